@@ -1,0 +1,9 @@
+/*
+ * gcscope.h - the public API of libgcscope: read .NET runtime traces and
+ * understand the garbage collector from them.
+ */
+#ifndef GCSCOPE_H
+#define GCSCOPE_H
+#include "gcscope/core.h"
+#include "gcscope/reader.h"
+#endif

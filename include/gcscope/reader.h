@@ -1,0 +1,166 @@
+/*
+ * gcscope/reader.h - reading EventPipe traces (nettrace, netperf) as a
+ * stream of events in timestamp order.
+ *
+ *   gcs_source *src = gcs_source_open_file(path, &err);
+ *   gcs_reader *r = gcs_reader_new(src, NULL, &err);
+ *   const gcs_event *ev;
+ *   while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) { ... }
+ *   // st == GCS_END: done; GCS_AGAIN: live source has no data yet;
+ *   // st < 0: err says what and where; events before it were delivered.
+ *
+ * Memory stays bounded by the events between two sequence points of the
+ * trace, whatever the file size.
+ */
+#ifndef GCSCOPE_READER_H
+#define GCSCOPE_READER_H
+
+#include "gcscope/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gcs_format {
+    GCS_FORMAT_UNKNOWN = 0,
+    GCS_FORMAT_NETTRACE = 1, /* "Nettrace" magic, versions 4, 5, 6 */
+    GCS_FORMAT_NETPERF = 2   /* "!FastSerialization.1", versions 1..3 */
+} gcs_format;
+
+/* Name of a format ("nettrace", "netperf"). */
+const char *gcs_format_name(gcs_format format);
+
+/* What the trace says about itself (its header). */
+typedef struct gcs_trace_info {
+    gcs_format format;
+    uint32_t format_version;  /* nettrace 4..6, netperf 1..3 */
+    uint32_t format_minor;    /* nettrace 6 minor version, else 0 */
+    uint32_t pointer_size;    /* 4 or 8 */
+    uint32_t pid;             /* process traced (0 if the trace does not say) */
+    uint32_t cpu_count;       /* 0 if unknown */
+    int64_t clock_frequency;  /* ticks per second */
+    int64_t start_ticks;      /* timestamp of the trace start (SyncTimeQPC) */
+    /* Trace start in UTC, as written (SyncTimeUTC). */
+    int start_year, start_month, start_day, start_hour, start_minute, start_second,
+        start_millisecond;
+    int64_t expected_cpu_sampling_rate; /* 0 if absent */
+} gcs_trace_info;
+
+/* Scalar kinds of payload fields. */
+typedef enum gcs_type {
+    GCS_T_NONE = 0,
+    GCS_T_BOOL8, GCS_T_BOOL32, GCS_T_CHAR16,
+    GCS_T_I8, GCS_T_U8, GCS_T_I16, GCS_T_U16, GCS_T_I32, GCS_T_U32,
+    GCS_T_I64, GCS_T_U64, GCS_T_F32, GCS_T_F64,
+    GCS_T_POINTER,      /* pointer_size bytes, unsigned */
+    GCS_T_GUID,         /* 16 bytes */
+    GCS_T_UTF16Z,       /* UTF-16LE, 0x0000-terminated */
+    GCS_T_ANSIZ,        /* bytes, 0x00-terminated */
+    GCS_T_UTF8,         /* varuint32 length then UTF-8 (nettrace V6 only) */
+    GCS_T_DATETIME,     /* 8-byte FILETIME */
+    GCS_T_BINARY,       /* raw bytes; length from array rule */
+    GCS_T_STRUCT        /* children describe the element */
+} gcs_type;
+
+/* How many times a field repeats. */
+typedef enum gcs_repeat {
+    GCS_REPEAT_ONE = 0,       /* a single value */
+    GCS_REPEAT_FIXED,         /* exactly repeat_arg elements */
+    GCS_REPEAT_COUNT_FIELD,   /* count is the value of sibling field #repeat_arg */
+    GCS_REPEAT_U16_PREFIX,    /* a uint16 element count precedes the elements */
+    GCS_REPEAT_VARUINT_PREFIX /* a varuint32 count precedes the elements (V6) */
+} gcs_repeat;
+
+/* One field of a payload schema. */
+typedef struct gcs_field {
+    const char *name;               /* UTF-8 */
+    gcs_type type;
+    gcs_repeat repeat;
+    uint32_t repeat_arg;
+    const struct gcs_field *children; /* for GCS_T_STRUCT */
+    uint32_t child_count;
+    const char *map_name;           /* value/bit map for display, or NULL */
+    bool hex;                       /* display in hexadecimal */
+} gcs_field;
+
+/* One kind of event (one metadata row of the trace). */
+typedef struct gcs_event_type {
+    uint32_t metadata_id;
+    const char *provider;     /* UTF-8 provider name */
+    uint32_t event_id;
+    uint32_t version;
+    uint64_t keywords;
+    uint32_t level;
+    uint32_t opcode;          /* 0 if the trace does not say */
+    const char *name;         /* display name: "GC/Start" (TraceEvent's naming) */
+    const gcs_field *fields;  /* payload schema: from the trace, or built in */
+    uint32_t field_count;
+    bool schema_from_trace;   /* false: the built-in manifest table (or none) */
+    bool known;               /* false: no name and no schema could be found */
+} gcs_event_type;
+
+/* One event, valid until the next gcs_reader_next call. */
+typedef struct gcs_event {
+    const gcs_event_type *type;
+    int64_t timestamp;        /* ticks */
+    double msec;              /* ms since trace start (TraceEvent's MSec) */
+    uint32_t pid;
+    uint64_t tid;             /* OS thread id */
+    uint64_t capture_tid;     /* thread that wrote the event */
+    uint32_t processor;
+    uint32_t sequence;        /* per capture thread, 0 if none */
+    uint32_t stack_id;        /* 0 = no stack */
+    uint8_t activity_id[16];
+    uint8_t related_activity_id[16];
+    const uint8_t *payload;
+    uint32_t payload_size;
+    uint32_t pointer_size;
+} gcs_event;
+
+/* Counters of what was read and of survivable problems. */
+typedef struct gcs_reader_stats {
+    uint64_t bytes_read;
+    uint64_t blocks;
+    uint64_t events;              /* events delivered */
+    uint64_t lost_events;         /* gaps in per-thread sequence numbers */
+    uint64_t unknown_events;      /* no name or schema known */
+    uint64_t undecodable_events;  /* payload does not fit its schema */
+    uint64_t sequence_points;
+    uint64_t stacks;
+    uint64_t metadata;
+    uint64_t sort_overflows;      /* sort window full: order not guaranteed */
+    int64_t first_timestamp;      /* of delivered events; 0 if none */
+    int64_t last_timestamp;
+} gcs_reader_stats;
+
+typedef struct gcs_reader_options {
+    /* Cap on the bytes of events buffered for sorting (0: default 256 MiB). */
+    size_t sort_window_bytes;
+} gcs_reader_options;
+
+typedef struct gcs_reader gcs_reader;
+
+/* Creates a reader over src (the reader does not own src). The header is
+ * read lazily by the first gcs_reader_next. NULL on failure. */
+gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_error *err);
+
+/* Next event in timestamp order. GCS_OK: *ev is set. GCS_END: finished.
+ * GCS_AGAIN: the source has no data yet. < 0: error in err; the reader
+ * stays in the error state. */
+gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **ev, gcs_error *err);
+
+/* Header facts; NULL until the header has been read. */
+const gcs_trace_info *gcs_reader_info(const gcs_reader *r);
+
+/* Counters so far. */
+const gcs_reader_stats *gcs_reader_get_stats(const gcs_reader *r);
+
+/* Iterates over the event types seen so far (index from 0). NULL past end. */
+const gcs_event_type *gcs_reader_event_type(const gcs_reader *r, uint32_t index);
+
+void gcs_reader_free(gcs_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

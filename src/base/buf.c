@@ -1,0 +1,167 @@
+#include "base/buf.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gcs_buf_init(gcs_buf *b, size_t max_cap)
+{
+    b->data = NULL;
+    b->len = b->cap = 0;
+    b->max_cap = max_cap;
+}
+
+void gcs_buf_free(gcs_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+gcs_status gcs_buf_reserve(gcs_buf *b, size_t extra)
+{
+    assert(b->len <= b->cap);
+    if (extra <= b->cap - b->len)
+        return GCS_OK;
+    if (extra > b->max_cap - b->len)
+        return GCS_ERR_LIMIT;
+    size_t need = b->len + extra;
+    size_t ncap = b->cap ? b->cap : 4096;
+    while (ncap < need)
+        ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
+    if (ncap > b->max_cap)
+        ncap = b->max_cap;
+    uint8_t *nd = realloc(b->data, ncap);
+    if (!nd)
+        return GCS_ERR_NOMEM;
+    b->data = nd;
+    b->cap = ncap;
+    return GCS_OK;
+}
+
+gcs_status gcs_buf_append(gcs_buf *b, const void *data, size_t n)
+{
+    gcs_status st = gcs_buf_reserve(b, n);
+    if (st != GCS_OK)
+        return st;
+    if (n)
+        memcpy(b->data + b->len, data, n);
+    b->len += n;
+    return GCS_OK;
+}
+
+struct gcs_arena_chunk {
+    gcs_arena_chunk *next;
+    size_t used, size;
+    _Alignas(8) uint8_t mem[];
+};
+
+void gcs_arena_init(gcs_arena *a, size_t max_total)
+{
+    a->head = NULL;
+    a->total = 0;
+    a->max_total = max_total;
+}
+
+void *gcs_arena_alloc(gcs_arena *a, size_t n)
+{
+    n = (n + 7) & ~(size_t)7;
+    if (n == 0)
+        n = 8;
+    gcs_arena_chunk *c = a->head;
+    if (!c || n > c->size - c->used) {
+        size_t size = n > 60000 ? n : 65536 - sizeof(gcs_arena_chunk);
+        if (a->max_total && size > a->max_total - (a->total < a->max_total ? a->total : a->max_total))
+            return NULL;
+        c = malloc(sizeof *c + size);
+        if (!c)
+            return NULL;
+        c->next = a->head;
+        c->used = 0;
+        c->size = size;
+        a->head = c;
+        a->total += size;
+    }
+    void *p = c->mem + c->used;
+    c->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *gcs_arena_strndup(gcs_arena *a, const char *s, size_t n)
+{
+    char *d = gcs_arena_alloc(a, n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+void gcs_arena_reset(gcs_arena *a)
+{
+    gcs_arena_chunk *c = a->head;
+    while (c) {
+        gcs_arena_chunk *n = c->next;
+        free(c);
+        c = n;
+    }
+    a->head = NULL;
+    a->total = 0;
+}
+
+static size_t put_utf8(uint32_t cp, char *o)
+{
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xC0 | (cp >> 6)); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | (cp >> 12)); o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | (cp >> 18)); o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+size_t gcs_utf16_to_utf8_buf(const uint8_t *s, size_t units, char *out, size_t out_cap)
+{
+    size_t o = 0;
+    if (out_cap == 0)
+        return 0;
+    for (size_t i = 0; i < units; i++) {
+        uint32_t u = (uint32_t)(s[2 * i] | (s[2 * i + 1] << 8));
+        uint32_t cp = u;
+        if (u >= 0xD800 && u <= 0xDBFF && i + 1 < units) {
+            uint32_t u2 = (uint32_t)(s[2 * i + 2] | (s[2 * i + 3] << 8));
+            if (u2 >= 0xDC00 && u2 <= 0xDFFF) {
+                cp = 0x10000 + ((u - 0xD800) << 10) + (u2 - 0xDC00);
+                i++;
+            } else {
+                cp = 0xFFFD;
+            }
+        } else if (u >= 0xD800 && u <= 0xDFFF) {
+            cp = 0xFFFD;
+        }
+        char tmp[4];
+        size_t k = put_utf8(cp, tmp);
+        if (k > out_cap - 1 - o)
+            break;
+        memcpy(out + o, tmp, k);
+        o += k;
+    }
+    out[o] = 0;
+    return o;
+}
+
+char *gcs_utf16_to_utf8(gcs_arena *a, const uint8_t *s, size_t units)
+{
+    if (units > SIZE_MAX / 4 - 1)
+        return NULL;
+    size_t cap = units * 3 + 1; /* a UTF-16 unit never needs more than 3 bytes; pairs need 4 for 2 */
+    char *d = gcs_arena_alloc(a, cap);
+    if (!d)
+        return NULL;
+    gcs_utf16_to_utf8_buf(s, units, d, cap);
+    return d;
+}

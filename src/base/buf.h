@@ -1,0 +1,50 @@
+/*
+ * base/buf.h - growable byte buffers with a hard cap, and a bump arena.
+ *
+ * Growth is always checked against the buffer's cap so that no length read
+ * from input can drive an unbounded allocation.
+ */
+#ifndef GCS_BASE_BUF_H
+#define GCS_BASE_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcscope/core.h"
+
+typedef struct gcs_buf {
+    uint8_t *data;
+    size_t len;
+    size_t cap;      /* allocated */
+    size_t max_cap;  /* never grow beyond this */
+} gcs_buf;
+
+void gcs_buf_init(gcs_buf *b, size_t max_cap);
+void gcs_buf_free(gcs_buf *b);
+/* Ensures room for `extra` more bytes. GCS_ERR_LIMIT past max_cap,
+ * GCS_ERR_NOMEM if malloc fails. */
+gcs_status gcs_buf_reserve(gcs_buf *b, size_t extra);
+gcs_status gcs_buf_append(gcs_buf *b, const void *data, size_t n);
+
+/* Bump allocator: many small objects freed together. */
+typedef struct gcs_arena_chunk gcs_arena_chunk;
+typedef struct gcs_arena {
+    gcs_arena_chunk *head;
+    size_t total;     /* bytes allocated in chunks */
+    size_t max_total; /* cap (0 = none) */
+} gcs_arena;
+
+void gcs_arena_init(gcs_arena *a, size_t max_total);
+/* 8-byte aligned, zeroed memory; NULL when over the cap or out of memory. */
+void *gcs_arena_alloc(gcs_arena *a, size_t n);
+char *gcs_arena_strndup(gcs_arena *a, const char *s, size_t n);
+void gcs_arena_reset(gcs_arena *a); /* frees everything */
+
+/* UTF-16LE (n code units) to a NUL-terminated UTF-8 string in the arena.
+ * Unpaired surrogates become U+FFFD. */
+char *gcs_utf16_to_utf8(gcs_arena *a, const uint8_t *s, size_t units);
+/* Same, into a caller buffer (truncated at a character boundary); returns
+ * the length written, excluding the NUL. */
+size_t gcs_utf16_to_utf8_buf(const uint8_t *s, size_t units, char *out, size_t out_cap);
+
+#endif

@@ -1,0 +1,204 @@
+/*
+ * base/cursor.h - the only code that touches raw input bytes.
+ *
+ * A cursor walks [p, end) of a buffer whose first byte sits at input offset
+ * `origin`. Every read checks the bytes left first (`n > end - p`, never
+ * `p + n > end`); a failed read leaves the cursor where it was and returns
+ * false, and the caller reports GCS_CORRUPT with gcs_cur_offset().
+ * Multi-byte values are little-endian and may be unaligned.
+ */
+#ifndef GCS_BASE_CURSOR_H
+#define GCS_BASE_CURSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct gcs_cursor {
+    const uint8_t *p;
+    const uint8_t *end;
+    const uint8_t *start;
+    uint64_t origin; /* input offset of start */
+} gcs_cursor;
+
+static inline gcs_cursor gcs_cur_make(const void *data, size_t size, uint64_t origin)
+{
+    gcs_cursor c;
+    c.start = c.p = (const uint8_t *)data;
+    c.end = c.p + size;
+    c.origin = origin;
+    return c;
+}
+
+static inline size_t gcs_cur_left(const gcs_cursor *c) { return (size_t)(c->end - c->p); }
+static inline uint64_t gcs_cur_offset(const gcs_cursor *c)
+{
+    return c->origin + (uint64_t)(c->p - c->start);
+}
+static inline bool gcs_cur_skip(gcs_cursor *c, size_t n)
+{
+    if (n > (size_t)(c->end - c->p))
+        return false;
+    c->p += n;
+    return true;
+}
+/* Points *out at the next n bytes and steps over them. */
+static inline bool gcs_cur_bytes(gcs_cursor *c, size_t n, const uint8_t **out)
+{
+    if (n > (size_t)(c->end - c->p))
+        return false;
+    *out = c->p;
+    c->p += n;
+    return true;
+}
+/* A sub-cursor over the next n bytes; steps over them. */
+static inline bool gcs_cur_sub(gcs_cursor *c, size_t n, gcs_cursor *sub)
+{
+    if (n > (size_t)(c->end - c->p))
+        return false;
+    *sub = gcs_cur_make(c->p, n, gcs_cur_offset(c));
+    c->p += n;
+    return true;
+}
+static inline bool gcs_cur_u8(gcs_cursor *c, uint8_t *v)
+{
+    if (c->p >= c->end)
+        return false;
+    *v = *c->p++;
+    return true;
+}
+static inline bool gcs_cur_u16(gcs_cursor *c, uint16_t *v)
+{
+    if (2 > c->end - c->p)
+        return false;
+    *v = (uint16_t)(c->p[0] | (c->p[1] << 8));
+    c->p += 2;
+    return true;
+}
+static inline bool gcs_cur_u32(gcs_cursor *c, uint32_t *v)
+{
+    if (4 > c->end - c->p)
+        return false;
+    *v = (uint32_t)c->p[0] | ((uint32_t)c->p[1] << 8) | ((uint32_t)c->p[2] << 16) |
+         ((uint32_t)c->p[3] << 24);
+    c->p += 4;
+    return true;
+}
+static inline bool gcs_cur_u64(gcs_cursor *c, uint64_t *v)
+{
+    if (8 > c->end - c->p)
+        return false;
+    uint64_t x = 0;
+    for (int i = 7; i >= 0; i--)
+        x = (x << 8) | c->p[i];
+    *v = x;
+    c->p += 8;
+    return true;
+}
+static inline bool gcs_cur_i16(gcs_cursor *c, int16_t *v)
+{
+    uint16_t u;
+    if (!gcs_cur_u16(c, &u))
+        return false;
+    *v = (int16_t)u;
+    return true;
+}
+static inline bool gcs_cur_i32(gcs_cursor *c, int32_t *v)
+{
+    uint32_t u;
+    if (!gcs_cur_u32(c, &u))
+        return false;
+    *v = (int32_t)u;
+    return true;
+}
+static inline bool gcs_cur_i64(gcs_cursor *c, int64_t *v)
+{
+    uint64_t u;
+    if (!gcs_cur_u64(c, &u))
+        return false;
+    *v = (int64_t)u;
+    return true;
+}
+/* Unsigned pointer of 4 or 8 bytes, zero-extended. */
+static inline bool gcs_cur_ptr(gcs_cursor *c, uint32_t pointer_size, uint64_t *v)
+{
+    if (pointer_size == 4) {
+        uint32_t u;
+        if (!gcs_cur_u32(c, &u))
+            return false;
+        *v = u;
+        return true;
+    }
+    return gcs_cur_u64(c, v);
+}
+/* LEB128-style varuint (7 bits a byte, high bit = more), at most max_bits. */
+static inline bool gcs_cur_varuint(gcs_cursor *c, unsigned max_bits, uint64_t *v)
+{
+    uint64_t x = 0;
+    unsigned shift = 0;
+    const uint8_t *q = c->p;
+    for (;;) {
+        if (q >= c->end || shift >= max_bits)
+            return false;
+        uint8_t b = *q++;
+        uint64_t part = (uint64_t)(b & 0x7f);
+        if (shift > 0 && (part >> (64 - shift)) != 0)
+            return false;
+        x |= part << shift;
+        shift += 7;
+        if (!(b & 0x80))
+            break;
+    }
+    if (max_bits < 64 && (x >> max_bits) != 0)
+        return false;
+    *v = x;
+    c->p = q;
+    return true;
+}
+static inline bool gcs_cur_varu32(gcs_cursor *c, uint32_t *v)
+{
+    uint64_t x;
+    if (!gcs_cur_varuint(c, 35, &x) || x > UINT32_MAX)
+        return false;
+    *v = (uint32_t)x;
+    return true;
+}
+static inline bool gcs_cur_varu64(gcs_cursor *c, uint64_t *v)
+{
+    return gcs_cur_varuint(c, 70, v);
+}
+/*
+ * Steps over a UTF-16LE string terminated by a 0x0000 unit (terminator
+ * included). *units gets the number of code units before the terminator.
+ */
+static inline bool gcs_cur_utf16z(gcs_cursor *c, const uint8_t **s, size_t *units)
+{
+    const uint8_t *q = c->p;
+    size_t n = 0;
+    for (;;) {
+        if (2 > c->end - q)
+            return false;
+        if (q[0] == 0 && q[1] == 0)
+            break;
+        q += 2;
+        n++;
+    }
+    *s = c->p;
+    *units = n;
+    c->p = q + 2;
+    return true;
+}
+/* Steps over a 0x00-terminated byte string (terminator included). */
+static inline bool gcs_cur_ansiz(gcs_cursor *c, const uint8_t **s, size_t *len)
+{
+    const uint8_t *z = memchr(c->p, 0, (size_t)(c->end - c->p));
+    if (!z)
+        return false;
+    *s = c->p;
+    *len = (size_t)(z - c->p);
+    c->p = z + 1;
+    return true;
+}
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * format/container.h - what every container reader (nettrace, netperf,
+ * later etl, ctf) gives the layers above it.
+ *
+ * A container reads whole units (blocks) from a gcs_stream and reports what
+ * they hold through a gcs_sink: the trace header once, metadata rows, raw
+ * events (in file order, NOT sorted), sequence points, stacks. It knows
+ * nothing of GC. Resolution of container-internal tables (V6 thread and
+ * label-list tables) happens here, so raw events already carry OS thread
+ * and process ids and activity ids.
+ */
+#ifndef GCS_FORMAT_CONTAINER_H
+#define GCS_FORMAT_CONTAINER_H
+
+#include "base/buf.h"
+#include "gcscope/reader.h"
+#include "io/source.h"
+
+/* Limits on lengths read from input (checked before any allocation). */
+#define GCS_MAX_BLOCK_SIZE ((size_t)32 << 20)   /* one block/object */
+#define GCS_MAX_STRING_UNITS 65536              /* metadata strings */
+#define GCS_MAX_FIELDS 1024                     /* fields of one metadata row */
+#define GCS_MAX_FIELD_DEPTH 16                  /* nesting of struct fields */
+#define GCS_MAX_PAYLOAD_SIZE ((size_t)16 << 20) /* one event payload */
+
+/* One metadata row: describes events that reference metadata_id. All
+ * pointers live in the sink's meta_arena (alive for the reader's life). */
+typedef struct gcs_meta_def {
+    uint32_t metadata_id;
+    const char *provider;   /* UTF-8, never NULL ("" if none) */
+    uint32_t event_id;
+    const char *event_name; /* UTF-8, "" when the trace gives none */
+    uint64_t keywords;
+    uint32_t version;
+    uint32_t level;
+    uint32_t opcode;
+    bool has_opcode;        /* the metadata carried an opcode */
+    const gcs_field *fields;
+    uint32_t field_count;   /* 0: no schema in the trace (native runtime events) */
+} gcs_meta_def;
+
+/* One event as stored in the container. Pointers are valid only during the
+ * sink call (the sink copies what it keeps). */
+typedef struct gcs_raw_event {
+    uint32_t metadata_id;
+    bool is_sorted;           /* the writer's IsSorted flag */
+    bool has_sequence;
+    uint32_t sequence;
+    uint32_t pid;             /* process id (from thread table or header) */
+    uint64_t tid;             /* OS thread id */
+    uint64_t capture_tid;     /* thread whose sequence numbering this is */
+    uint32_t processor;
+    uint32_t stack_id;
+    int64_t timestamp;        /* ticks */
+    const uint8_t *activity_id;          /* 16 bytes, or NULL */
+    const uint8_t *related_activity_id;  /* 16 bytes, or NULL */
+    const uint8_t *payload;
+    uint32_t payload_size;
+    uint64_t offset;          /* input offset of the event row */
+} gcs_raw_event;
+
+/* One thread's entry in a sequence point. */
+typedef struct gcs_seq_entry {
+    uint64_t capture_tid;
+    uint32_t sequence;
+} gcs_seq_entry;
+
+typedef struct gcs_sink {
+    void *ctx;
+    gcs_arena *meta_arena; /* for gcs_meta_def and its fields/strings */
+    gcs_status (*trace)(void *ctx, const gcs_trace_info *info, gcs_error *err);
+    gcs_status (*metadata)(void *ctx, const gcs_meta_def *def, gcs_error *err);
+    gcs_status (*event)(void *ctx, const gcs_raw_event *ev, gcs_error *err);
+    /* Every event before it may be sorted and released. entries may be
+     * NULL/0 (netperf has none; end of stream). */
+    gcs_status (*sequence_point)(void *ctx, int64_t timestamp, const gcs_seq_entry *entries,
+                                 size_t n, gcs_error *err);
+    /* Counters: a block was read / a stack was stored. */
+    void (*block)(void *ctx);
+    void (*stack)(void *ctx, uint32_t stack_id);
+} gcs_sink;
+
+typedef struct gcs_container gcs_container;
+
+typedef struct gcs_container_ops {
+    const char *name;
+    /* Reads and reports the next unit. GCS_OK: progress; GCS_END: the end
+     * of stream marker was read; GCS_AGAIN: call again later, nothing was
+     * consumed of a partial unit; < 0: error (offset, reason). A stream
+     * that ends without its end marker is GCS_ERR_TRUNCATED. */
+    gcs_status (*step)(gcs_container *c, gcs_error *err);
+    void (*destroy)(gcs_container *c);
+} gcs_container_ops;
+
+/* Common head of every container object. */
+struct gcs_container {
+    const gcs_container_ops *ops;
+    gcs_stream *stream;
+    const gcs_sink *sink;
+};
+
+/*
+ * Looks at the first bytes of the stream and creates the matching
+ * container (the magic is consumed). GCS_AGAIN if too few bytes have
+ * arrived, GCS_ERR_NOT_TRACE / GCS_ERR_UNSUPPORTED with a clear reason.
+ */
+gcs_status gcs_container_open(gcs_stream *s, const gcs_sink *sink, gcs_container **out,
+                              gcs_error *err);
+
+/* Constructors, called by gcs_container_open after sniffing. Each takes
+ * over after the bytes the sniffer consumed (see container.c). */
+gcs_status gcs_nettrace_v5_open(gcs_stream *s, const gcs_sink *sink, gcs_container **out,
+                                gcs_error *err);
+gcs_status gcs_nettrace_v6_open(gcs_stream *s, const gcs_sink *sink, gcs_container **out,
+                                gcs_error *err);
+gcs_status gcs_netperf_open(gcs_stream *s, const gcs_sink *sink, gcs_container **out,
+                            gcs_error *err);
+
+#endif

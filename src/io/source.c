@@ -1,0 +1,203 @@
+#include "io/source.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/error.h"
+
+struct gcs_source {
+    gcs_read_fn read;
+    void (*close)(void *ctx);
+    void *ctx;
+};
+
+typedef struct fd_ctx {
+    int fd;
+    bool owned;
+} fd_ctx;
+
+static gcs_status fd_read(void *ctx, void *buf, size_t cap, size_t *got)
+{
+    fd_ctx *f = ctx;
+    *got = 0;
+    for (;;) {
+        ssize_t n = read(f->fd, buf, cap);
+        if (n > 0) {
+            *got = (size_t)n;
+            return GCS_OK;
+        }
+        if (n == 0)
+            return GCS_END;
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return GCS_AGAIN;
+        return GCS_ERR_IO;
+    }
+}
+
+static void fd_close(void *ctx)
+{
+    fd_ctx *f = ctx;
+    if (f->owned)
+        close(f->fd);
+    free(f);
+}
+
+typedef struct mem_ctx {
+    const uint8_t *data;
+    size_t size, pos;
+} mem_ctx;
+
+static gcs_status mem_read(void *ctx, void *buf, size_t cap, size_t *got)
+{
+    mem_ctx *m = ctx;
+    size_t left = m->size - m->pos;
+    *got = 0;
+    if (left == 0)
+        return GCS_END;
+    size_t n = left < cap ? left : cap;
+    memcpy(buf, m->data + m->pos, n);
+    m->pos += n;
+    *got = n;
+    return GCS_OK;
+}
+
+static void mem_close(void *ctx) { free(ctx); }
+
+gcs_source *gcs_source_custom(gcs_read_fn read, void (*close_fn)(void *ctx), void *ctx,
+                              gcs_error *err)
+{
+    if (!read) {
+        GCS_FAIL(err, GCS_ERR_ARG, 0, "no read function");
+        return NULL;
+    }
+    gcs_source *s = calloc(1, sizeof *s);
+    if (!s) {
+        GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+        return NULL;
+    }
+    s->read = read;
+    s->close = close_fn;
+    s->ctx = ctx;
+    return s;
+}
+
+gcs_source *gcs_source_from_fd(int fd, bool close_when_freed, gcs_error *err)
+{
+    fd_ctx *f = calloc(1, sizeof *f);
+    if (!f) {
+        GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+        return NULL;
+    }
+    f->fd = fd;
+    f->owned = close_when_freed;
+    gcs_source *s = gcs_source_custom(fd_read, fd_close, f, err);
+    if (!s)
+        free(f);
+    return s;
+}
+
+gcs_source *gcs_source_open_file(const char *path, gcs_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        GCS_FAIL(err, GCS_ERR_IO, 0, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    gcs_source *s = gcs_source_from_fd(fd, true, err);
+    if (!s)
+        close(fd);
+    return s;
+}
+
+gcs_source *gcs_source_from_memory(const void *data, size_t size, gcs_error *err)
+{
+    mem_ctx *m = calloc(1, sizeof *m);
+    if (!m) {
+        GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+        return NULL;
+    }
+    m->data = data;
+    m->size = size;
+    gcs_source *s = gcs_source_custom(mem_read, mem_close, m, err);
+    if (!s)
+        free(m);
+    return s;
+}
+
+void gcs_source_free(gcs_source *src)
+{
+    if (!src)
+        return;
+    if (src->close)
+        src->close(src->ctx);
+    free(src);
+}
+
+gcs_status gcs_source_read(gcs_source *src, void *buf, size_t cap, size_t *got)
+{
+    return src->read(src->ctx, buf, cap, got);
+}
+
+void gcs_stream_init(gcs_stream *s, gcs_source *src)
+{
+    memset(s, 0, sizeof *s);
+    s->src = src;
+    gcs_buf_init(&s->buf, GCS_STREAM_MAX_UNIT + GCS_STREAM_READ_CHUNK);
+}
+
+void gcs_stream_free(gcs_stream *s) { gcs_buf_free(&s->buf); }
+
+void gcs_stream_consume(gcs_stream *s, size_t n)
+{
+    assert(n <= gcs_stream_avail(s));
+    s->pos += n;
+}
+
+gcs_status gcs_stream_need(gcs_stream *s, size_t n, gcs_error *err)
+{
+    if (n > GCS_STREAM_MAX_UNIT)
+        return GCS_FAIL(err, GCS_ERR_LIMIT, gcs_stream_offset(s),
+                        "unit of %zu bytes exceeds the %zu-byte limit", n, GCS_STREAM_MAX_UNIT);
+    while (gcs_stream_avail(s) < n) {
+        if (s->eof)
+            return GCS_END;
+        /* Drop consumed bytes before growing. */
+        if (s->pos > 0) {
+            size_t left = gcs_stream_avail(s);
+            memmove(s->buf.data, s->buf.data + s->pos, left);
+            s->base += s->pos;
+            s->buf.len = left;
+            s->pos = 0;
+        }
+        size_t want = n - gcs_stream_avail(s);
+        if (want < GCS_STREAM_READ_CHUNK)
+            want = GCS_STREAM_READ_CHUNK;
+        gcs_status st = gcs_buf_reserve(&s->buf, want);
+        if (st != GCS_OK)
+            return GCS_FAIL(err, st, gcs_stream_offset(s), "cannot buffer %zu bytes", n);
+        size_t got = 0;
+        st = gcs_source_read(s->src, s->buf.data + s->buf.len, s->buf.cap - s->buf.len, &got);
+        if (st == GCS_OK) {
+            s->buf.len += got;
+            continue;
+        }
+        if (st == GCS_END) {
+            s->eof = true;
+            continue;
+        }
+        if (st == GCS_AGAIN)
+            return GCS_AGAIN;
+        return GCS_FAIL(err, st, gcs_stream_offset(s) + gcs_stream_avail(s), "read failed (%s)",
+                        gcs_status_name(st));
+    }
+    return GCS_OK;
+}

@@ -1,0 +1,97 @@
+/*
+ * check.h - the unit-test harness: TEST functions run by RUN(), CHECK
+ * macros that record failures with file and line. Each test binary ends
+ * with "<name>: N passed, M failed" and exits non-zero on any failure.
+ */
+#ifndef GCS_TESTS_CHECK_H
+#define GCS_TESTS_CHECK_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static int check_failed_in_test;
+static int check_tests_passed, check_tests_failed;
+
+#define CHECK(cond)                                                              \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            check_failed_in_test = 1;                                            \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                        \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                            \
+    do {                                                                              \
+        long long check_a_ = (long long)(a), check_b_ = (long long)(b);               \
+        if (check_a_ != check_b_) {                                                   \
+            check_failed_in_test = 1;                                                 \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld != %lld)\n", __FILE__, \
+                    __LINE__, #a, #b, check_a_, check_b_);                            \
+        }                                                                             \
+    } while (0)
+
+#define CHECK_EQ_U64(a, b)                                                               \
+    do {                                                                                 \
+        unsigned long long check_a_ = (unsigned long long)(a),                           \
+                           check_b_ = (unsigned long long)(b);                           \
+        if (check_a_ != check_b_) {                                                      \
+            check_failed_in_test = 1;                                                    \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%llu != %llu)\n", __FILE__,  \
+                    __LINE__, #a, #b, check_a_, check_b_);                               \
+        }                                                                                \
+    } while (0)
+
+#define CHECK_EQ_STR(a, b)                                                                 \
+    do {                                                                                   \
+        const char *check_a_ = (a), *check_b_ = (b);                                       \
+        if (!check_a_ || !check_b_ || strcmp(check_a_, check_b_) != 0) {                   \
+            check_failed_in_test = 1;                                                      \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (\"%s\" != \"%s\")\n", __FILE__, \
+                    __LINE__, #a, #b, check_a_ ? check_a_ : "(null)",                     \
+                    check_b_ ? check_b_ : "(null)");                                       \
+        }                                                                                  \
+    } while (0)
+
+#define CHECK_NEAR(a, b, eps)                                                              \
+    do {                                                                                   \
+        double check_a_ = (double)(a), check_b_ = (double)(b);                             \
+        double check_d_ = check_a_ - check_b_;                                             \
+        if (check_d_ < 0) check_d_ = -check_d_;                                            \
+        if (!(check_d_ <= (eps))) {                                                        \
+            check_failed_in_test = 1;                                                      \
+            fprintf(stderr, "%s:%d: CHECK failed: %s ~ %s (%.9g vs %.9g)\n", __FILE__,     \
+                    __LINE__, #a, #b, check_a_, check_b_);                                 \
+        }                                                                                  \
+    } while (0)
+
+/* A test that cannot run here (no dotnet, no ../shared) says why. */
+#define SKIP(why)                                                  \
+    do {                                                           \
+        printf("skipped: %s (%s)\n", __func__, why);               \
+        return;                                                    \
+    } while (0)
+
+#define RUN(fn)                                                      \
+    do {                                                             \
+        check_failed_in_test = 0;                                    \
+        fn();                                                        \
+        if (check_failed_in_test) {                                  \
+            check_tests_failed++;                                    \
+            fprintf(stderr, "FAIL %s\n", #fn);                       \
+        } else {                                                     \
+            check_tests_passed++;                                    \
+        }                                                            \
+    } while (0)
+
+static inline int check_report(const char *name)
+{
+    printf("%s: %d passed, %d failed\n", name, check_tests_passed, check_tests_failed);
+    return check_tests_failed ? 1 : 0;
+}
+
+/* Path of a test data file, relative to the repo root (tests run there). */
+#define TEST_DATA(name) ("tests/data/" name)
+#define SHARED_TRACES "../shared/traces/perfview/"
+
+#endif

@@ -1,0 +1,96 @@
+/* Unit tests of src/base: the cursor, buffers, UTF-16 conversion. */
+#include "check.h"
+
+#include "base/buf.h"
+#include "base/cursor.h"
+#include "base/error.h"
+
+static void test_cursor_bounds(void)
+{
+    const uint8_t data[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    gcs_cursor c = gcs_cur_make(data, sizeof data, 100);
+    uint32_t v32;
+    uint64_t v64;
+    CHECK(gcs_cur_u32(&c, &v32));
+    CHECK_EQ_U64(v32, 0x04030201u);
+    CHECK_EQ_U64(gcs_cur_offset(&c), 104);
+    CHECK(!gcs_cur_u64(&c, &v64)); /* only 5 left */
+    CHECK_EQ_U64(gcs_cur_offset(&c), 104);
+    CHECK(gcs_cur_skip(&c, 5));
+    CHECK(!gcs_cur_skip(&c, 1));
+    CHECK(!gcs_cur_skip(&c, SIZE_MAX));
+}
+
+static void test_varuint(void)
+{
+    const uint8_t a[] = {0xE5, 0x8E, 0x26};
+    gcs_cursor c = gcs_cur_make(a, sizeof a, 0);
+    uint32_t v;
+    CHECK(gcs_cur_varu32(&c, &v));
+    CHECK_EQ_U64(v, 624485);
+    const uint8_t too_long[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+    c = gcs_cur_make(too_long, sizeof too_long, 0);
+    CHECK(!gcs_cur_varu32(&c, &v));
+    CHECK_EQ_U64(gcs_cur_offset(&c), 0);
+    const uint8_t unterminated[] = {0x80, 0x80};
+    c = gcs_cur_make(unterminated, sizeof unterminated, 0);
+    CHECK(!gcs_cur_varu32(&c, &v));
+    const uint8_t big[] = {0xff, 0xff, 0xff, 0xff, 0x1f};
+    c = gcs_cur_make(big, sizeof big, 0);
+    CHECK(!gcs_cur_varu32(&c, &v)); /* > UINT32_MAX */
+    uint64_t v64;
+    const uint8_t max64[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    c = gcs_cur_make(max64, sizeof max64, 0);
+    CHECK(gcs_cur_varu64(&c, &v64));
+    CHECK_EQ_U64(v64, UINT64_MAX);
+    const uint8_t over64[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x03};
+    c = gcs_cur_make(over64, sizeof over64, 0);
+    CHECK(!gcs_cur_varu64(&c, &v64));
+}
+
+static void test_utf16(void)
+{
+    const uint8_t s[] = {'G', 0, 'C', 0, 0xAC, 0x20, 0x3D, 0xD8, 0x00, 0xDE, 0, 0};
+    gcs_cursor c = gcs_cur_make(s, sizeof s, 0);
+    const uint8_t *str;
+    size_t units;
+    CHECK(gcs_cur_utf16z(&c, &str, &units));
+    CHECK_EQ_U64(units, 5);
+    CHECK_EQ_U64(gcs_cur_left(&c), 0);
+    char out[32];
+    gcs_utf16_to_utf8_buf(str, units, out, sizeof out);
+    CHECK_EQ_STR(out, "GC\xE2\x82\xAC\xF0\x9F\x98\x80");
+    const uint8_t unterminated[] = {'G', 0, 'C'};
+    c = gcs_cur_make(unterminated, sizeof unterminated, 0);
+    CHECK(!gcs_cur_utf16z(&c, &str, &units));
+}
+
+static void test_buf_cap(void)
+{
+    gcs_buf b;
+    gcs_buf_init(&b, 10);
+    CHECK_EQ_INT(gcs_buf_append(&b, "0123456789", 10), GCS_OK);
+    CHECK_EQ_INT(gcs_buf_append(&b, "x", 1), GCS_ERR_LIMIT);
+    CHECK_EQ_INT(gcs_buf_reserve(&b, SIZE_MAX), GCS_ERR_LIMIT);
+    gcs_buf_free(&b);
+}
+
+static void test_error_line(void)
+{
+    gcs_error e;
+    gcs_error_clear(&e);
+    CHECK_EQ_INT(GCS_CORRUPT(&e, 42, "bad %s", "thing"), GCS_ERR_CORRUPT);
+    CHECK_EQ_U64(e.offset, 42);
+    CHECK_EQ_STR(e.reason, "bad thing");
+    CHECK(e.src_line > 0);
+}
+
+int main(void)
+{
+    RUN(test_cursor_bounds);
+    RUN(test_varuint);
+    RUN(test_utf16);
+    RUN(test_buf_cap);
+    RUN(test_error_line);
+    return check_report("test_base");
+}

@@ -1,0 +1,14 @@
+/* tools/cli/commands.h - the CLI's subcommands (each in cmd_<name>.c). */
+#ifndef GCS_CLI_COMMANDS_H
+#define GCS_CLI_COMMANDS_H
+
+/* Each returns the process exit code: 0 ok, 1 usage, 2 bad input/failure. */
+typedef int (*gcs_cli_cmd_fn)(int argc, char **argv);
+
+typedef struct gcs_cli_command {
+    const char *name;
+    gcs_cli_cmd_fn run;
+    const char *summary;
+} gcs_cli_command;
+
+#endif
