@@ -83,6 +83,9 @@ IN_TYPES = {
 # wins (checked against microsoft/perfview, see docs/decode.md). Keys are
 # (provider, event id); values are "Task/Opcode".
 TRACEEVENT_NAMES = {
+    # TraceEvent names each GCDynamicEvent after the Name in its payload
+    # ("GC/CommittedUsage"); unknown names show as GC/DynamicTraceEvent.
+    ("Microsoft-Windows-DotNETRuntime", 39): "GC/DynamicTraceEvent",
     # TraceEvent registers 202 both as "GC/Mark" and "GC/MarkWithType"; its
     # dumps (gcevents.etl.baseline.txt) show the latter.
     ("Microsoft-Windows-DotNETRuntime", 202): "GC/MarkWithType",

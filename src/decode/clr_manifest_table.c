@@ -9,7 +9,7 @@
  * Source: dotnet/coreclr@92a61c430e2b433f2b42190cb8ee5ee9170ad365 src/vm/ClrEtwAll.man (2019-11-13)
  * Source: plus newer GC and rundown events (GCHeapStats V2, GCAllocationTick V4,
  * Source: GCGlobalHeapHistory V3/V4, GenAware, GCLOHCompact, GCFitBucketInfo,
- * Source: ExecutionCheckpointDCEnd, PinnedObjectHeap segment type) transcribed from
+ * Source: ExecutionCheckpointDCEnd, GCSettingsRundown, AllocationSampled (layouts checked against real payloads), PinnedObjectHeap segment type) transcribed from
  * Source: dotnet/runtime@68813511f6a4855bd2f2b1605ae19418680ae7de src/coreclr/vm/ClrEtwAll.man
  * Source: into a partial manifest given as a second argument (see docs/decode.md).
  */
@@ -294,6 +294,15 @@ const gcs_builtin_map gcs_builtin_maps[] = {
 };
 const size_t gcs_builtin_map_count = sizeof gcs_builtin_maps / sizeof gcs_builtin_maps[0];
 
+static const gcs_field fields_p0_AllocationSampled[] = {
+    {"AllocationKind", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, "GCAllocationKindMap", false},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"TypeID", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"TypeName", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"Address", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"ObjectSize", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"SampledByteOffset", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
 static const gcs_field fields_p0_AppDomainAssemblyResolveHandlerInvoked[] = {
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"AssemblyName", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
@@ -1338,6 +1347,16 @@ static const gcs_field fields_p1_ExecutionCheckpoint[] = {
     {"Name", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"Timestamp", GCS_T_I64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
+static const gcs_field fields_p1_GCSettingsRundown[] = {
+    {"HardLimit", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"LOHThreshold", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"PhysicalMemoryConfig", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"Gen0MinBudgetConfig", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"Gen0MaxBudgetConfig", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"HighMemPercentConfig", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"BitSettings", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
 static const gcs_field fields_p1_MethodILToNativeMapRundown[] = {
     {"MethodID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
     {"ReJITID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
@@ -1859,7 +1878,7 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {0, 36u, 0u, 0x100000u, 4u, 38u, "GC", "BulkRootCCW", "GC/BulkRootCCW", fields_p0_GCBulkRootCCW, 3},
     {0, 37u, 0u, 0x100000u, 4u, 39u, "GC", "BulkRCW", "GC/BulkRCW", fields_p0_GCBulkRCW, 3},
     {0, 38u, 0u, 0x100000u, 4u, 40u, "GC", "BulkRootStaticVar", "GC/BulkRootStaticVar", fields_p0_GCBulkRootStaticVar, 4},
-    {0, 39u, 0u, 0x3f00003u, 0u, 41u, "GC", "GCDynamicEvent", "GC/GCDynamicEvent", fields_p0_GCDynamicEvent, 4},
+    {0, 39u, 0u, 0x3f00003u, 0u, 41u, "GC", "DynamicTraceEvent", "GC/DynamicTraceEvent", fields_p0_GCDynamicEvent, 4},
     {0, 40u, 0u, 0x10000u, 4u, 1u, "WorkerThreadCreationV2", "Start", "WorkerThreadCreationV2/Start", fields_p0_ClrWorkerThread, 2},
     {0, 41u, 0u, 0x10000u, 4u, 2u, "WorkerThreadCreationV2", "Stop", "WorkerThreadCreationV2/Stop", fields_p0_ClrWorkerThread, 2},
     {0, 42u, 0u, 0x10000u, 4u, 1u, "WorkerThreadRetirementV2", "Start", "WorkerThreadRetirementV2/Start", fields_p0_ClrWorkerThread, 2},
@@ -1996,7 +2015,9 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {0, 293u, 0u, 0x4u, 4u, 12u, "AssemblyLoader", "AssemblyLoadContextResolvingHandlerInvoked", "AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked", fields_p0_AssemblyLoadContextResolvingHandlerInvoked, 6},
     {0, 294u, 0u, 0x4u, 4u, 13u, "AssemblyLoader", "AppDomainAssemblyResolveHandlerInvoked", "AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked", fields_p0_AppDomainAssemblyResolveHandlerInvoked, 5},
     {0, 295u, 0u, 0x4u, 4u, 14u, "AssemblyLoader", "AssemblyLoadFromResolveHandlerInvoked", "AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked", fields_p0_AssemblyLoadFromResolveHandlerInvoked, 5},
+    {0, 303u, 0u, 0x80000000000u, 4u, 0u, "AllocationSampling", "Info", "AllocationSampling", fields_p0_AllocationSampled, 7},
     {1, 0u, 0u, 0x40000000u, 0u, 82u, "ClrStack", "Walk", "ClrStack/Walk", fields_p1_ClrStackWalk, 5},
+    {1, 10u, 0u, 0x0u, 4u, 10u, "GC", "SettingsRundown", "GC/SettingsRundown", fields_p1_GCSettingsRundown, 8},
     {1, 141u, 0u, 0x30u, 4u, 35u, "Method", "DCStart", "Method/DCStart", fields_p1_MethodLoadUnloadRundown, 6},
     {1, 141u, 1u, 0x30u, 4u, 35u, "Method", "DCStart", "Method/DCStart", fields_p1_MethodLoadUnloadRundown_V1, 7},
     {1, 141u, 2u, 0x30u, 4u, 35u, "Method", "DCStart", "Method/DCStart", fields_p1_MethodLoadUnloadRundown_V2, 8},
