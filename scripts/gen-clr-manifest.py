@@ -135,6 +135,39 @@ TRACEEVENT_MAPS = {
         (0x10, "ReadyToRun")]),
 }
 
+# The runtime writes some struct arrays as raw C structs, with the compiler's
+# padding, which the manifest does not show (TraceEvent's parsers read them
+# at padded offsets). (template, struct) -> {field: alignment}: before that
+# field, skip to a multiple of the alignment from the element's start
+# (0 = the trace's pointer size). Emitted as GCS_T_NONE / GCS_REPEAT_FIXED
+# padding fields, which the payload walker skips silently.
+STRUCT_PADDING = {
+    ("GCFitBucketInfo", "Values"): {"Count": 4},
+    ("GCLOHCompact", "Values"): {"TotalRefs": 0},
+}
+
+
+def add_padding(tid, fields):
+    for f in fields:
+        if f["children"] is None:
+            continue
+        pads = STRUCT_PADDING.get((tid, f["name"]))
+        if not pads:
+            continue
+        out = []
+        for c in f["children"]:
+            if c["name"] in pads:
+                out.append({"name": None, "map": None, "hex": False, "type": "GCS_T_NONE",
+                            "repeat": "GCS_REPEAT_FIXED", "repeat_arg": pads[c["name"]],
+                            "children": None, "count_ref": None, "length_ref": None})
+            out.append(c)
+        # count= indexes shift with the inserted padding fields.
+        for c in out:
+            if c["repeat"] == "GCS_REPEAT_COUNT_FIELD":
+                target = [i for i, x in enumerate(out) if x["name"] == c["count_ref"] or x["name"] == c["length_ref"]]
+                c["repeat_arg"] = target[0]
+        f["children"] = out
+
 
 def local(tag):
     return tag.rsplit("}", 1)[-1]
@@ -270,6 +303,7 @@ def load(path, providers):
             for t in children(temps, "template"):
                 tid = t.get("tid")
                 p.templates[tid] = parse_fields(t, strings, name + ":" + tid)
+                add_padding(tid, p.templates[tid])
         evs = child(pe, "events")
         if evs is not None:
             for e in children(evs, "event"):

@@ -675,6 +675,7 @@ static const gcs_field fields_p0_GCFinalizersEnd_V1[] = {
 };
 static const gcs_field fields_p0_GCFitBucketInfo_Values[] = {
     {"Index", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {NULL, GCS_T_NONE, GCS_REPEAT_FIXED, 4, NULL, 0, NULL, false},
     {"Count", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"Size", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
 };
@@ -683,7 +684,7 @@ static const gcs_field fields_p0_GCFitBucketInfo[] = {
     {"BucketKind", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"TotalSize", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"Count", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
-    {"Values", GCS_T_STRUCT, GCS_REPEAT_COUNT_FIELD, 3, fields_p0_GCFitBucketInfo_Values, 3, NULL, false},
+    {"Values", GCS_T_STRUCT, GCS_REPEAT_COUNT_FIELD, 3, fields_p0_GCFitBucketInfo_Values, 4, NULL, false},
 };
 static const gcs_field fields_p0_GCFreeSegment[] = {
     {"Address", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
@@ -801,13 +802,14 @@ static const gcs_field fields_p0_GCLOHCompact_Values[] = {
     {"TimePlan", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"TimeCompact", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"TimeRelocate", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {NULL, GCS_T_NONE, GCS_REPEAT_FIXED, 0, NULL, 0, NULL, false},
     {"TotalRefs", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
     {"ZeroRefs", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
 };
 static const gcs_field fields_p0_GCLOHCompact[] = {
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"Count", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
-    {"Values", GCS_T_STRUCT, GCS_REPEAT_COUNT_FIELD, 1, fields_p0_GCLOHCompact_Values, 5, NULL, false},
+    {"Values", GCS_T_STRUCT, GCS_REPEAT_COUNT_FIELD, 1, fields_p0_GCLOHCompact_Values, 6, NULL, false},
 };
 static const gcs_field fields_p0_GCMark[] = {
     {"HeapNum", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},

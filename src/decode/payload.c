@@ -219,7 +219,7 @@ static gcs_status read_scalar(walker *w, const gcs_field *f, gcs_value *v)
 }
 
 static gcs_status walk_fields(walker *w, const gcs_field *fields, uint32_t count,
-                              uint32_t depth);
+                              uint32_t depth, uint32_t base);
 
 /* One element (or the single value) of field f. */
 static gcs_status walk_one(walker *w, const gcs_field *f, uint32_t depth, bool in_array,
@@ -241,7 +241,7 @@ static gcs_status walk_one(walker *w, const gcs_field *f, uint32_t depth, bool i
         v.offset = cur_pos(w);
         if (!emit(w, &v))
             return GCS_OK;
-        gcs_status st = walk_fields(w, f->children, f->child_count, depth + 1);
+        gcs_status st = walk_fields(w, f->children, f->child_count, depth + 1, cur_pos(w));
         if (st != GCS_OK || w->stopped)
             return st;
         v.kind = GCS_VALUE_STRUCT_END;
@@ -315,8 +315,14 @@ static gcs_status repeat_count(walker *w, const gcs_field *fields, uint32_t i,
                     f->name ? f->name : "?", (int)f->repeat);
 }
 
+/*
+ * base: payload offset where this struct element (or the payload) starts.
+ * A GCS_T_NONE field with GCS_REPEAT_FIXED is padding: skip to the next
+ * multiple of repeat_arg bytes from base (0: the pointer size), as the
+ * runtime writes some arrays as raw C structs. Other NONE fields are empty.
+ */
 static gcs_status walk_fields(walker *w, const gcs_field *fields, uint32_t count,
-                              uint32_t depth)
+                              uint32_t depth, uint32_t base)
 {
     uint64_t int_values[GCS_PAYLOAD_MAX_COUNT_FIELDS];
     bool is_int[GCS_PAYLOAD_MAX_COUNT_FIELDS];
@@ -327,8 +333,16 @@ static gcs_status walk_fields(walker *w, const gcs_field *fields, uint32_t count
         bool ignored_flag = false;
         uint64_t *slot = i < GCS_PAYLOAD_MAX_COUNT_FIELDS ? &int_values[i] : &ignored_value;
         bool *slot_flag = i < GCS_PAYLOAD_MAX_COUNT_FIELDS ? &is_int[i] : &ignored_flag;
-        if (f->type == GCS_T_NONE)
+        if (f->type == GCS_T_NONE) {
+            if (f->repeat != GCS_REPEAT_FIXED)
+                continue;
+            uint32_t align = f->repeat_arg ? f->repeat_arg : w->pointer_size;
+            uint32_t rel = cur_pos(w) - base;
+            uint32_t pad = (align - rel % align) % align;
+            if (!gcs_cur_skip(&w->cur, pad))
+                return short_payload(w, f, "padding");
             continue;
+        }
         uint64_t n = 0;
         gcs_status st = repeat_count(w, fields, i, int_values, is_int, &n);
         if (st != GCS_OK)
@@ -412,7 +426,7 @@ gcs_status gcs_payload_walk_fields(const gcs_field *fields, uint32_t field_count
     w.scalars = 0;
     w.stopped = false;
     w.str[0] = '\0';
-    gcs_status st = walk_fields(&w, fields, field_count, 0);
+    gcs_status st = walk_fields(&w, fields, field_count, 0, 0);
     if (info) {
         info->bytes_used = cur_pos(&w);
         info->trailing_bytes = st == GCS_OK && !w.stopped ? (uint32_t)gcs_cur_left(&w.cur) : 0;
