@@ -233,7 +233,7 @@ gcs_status gcs_event_print_text(FILE *out, const gcs_event *ev, gcs_error *err)
     p.out = out;
     p.kind[0] = LEVEL_FIELDS;
     if (t->field_count > 0)
-        fputs(" ", out);
+        fputs("  ", out);
     gcs_payload_info info;
     gcs_error werr;
     gcs_error_clear(&werr);
