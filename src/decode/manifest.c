@@ -155,7 +155,9 @@ const char *gcs_event_display_name(const char *provider, uint32_t event_id, uint
                                    char *buf, size_t cap)
 {
     assert(buf && cap > 0);
-    if (gcs_builtin_provider(provider) && (!meta_name || !meta_name[0])) {
+    /* TraceEvent dispatches runtime events to its own parsers by provider and
+     * id, whatever name the metadata carries (V6 traces may carry one). */
+    if (gcs_builtin_provider(provider)) {
         const gcs_builtin_event *e = gcs_builtin_lookup(provider, event_id, version);
         if (e) {
             snprintf(buf, cap, "%s", e->name);

@@ -231,6 +231,9 @@ static void test_display_name_rules(void)
                  "Method/DCStopComplete");
     CHECK_EQ_STR(gcs_event_display_name(RUNTIME, 65000, 0, NULL, 0, false, buf, sizeof buf),
                  "EventID(65000)");
+    /* A name in the metadata (nettrace V6) does not change TraceEvent's. */
+    CHECK_EQ_STR(gcs_event_display_name(RUNTIME, 1, 2, "GCStart_V2", 1, true, buf, sizeof buf),
+                 "GC/Start");
     /* EventSource events (baseline: TestEventSource0/TestEvent3/24). */
     CHECK_EQ_STR(gcs_event_display_name("TestEventSource0", 3, 0, "TestEvent3", 24, true, buf,
                                         sizeof buf),
