@@ -23,10 +23,54 @@ typedef struct printer {
     bool has_item[PRINT_MAX_LEVELS];
 } printer;
 
+/* Length of the valid UTF-8 sequence at s[0..n), or 0. */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+    size_t len;
+    uint32_t cp;
+    if (s[0] < 0x80)
+        return 1;
+    if ((s[0] & 0xe0) == 0xc0) {
+        len = 2;
+        cp = s[0] & 0x1f;
+    } else if ((s[0] & 0xf0) == 0xe0) {
+        len = 3;
+        cp = s[0] & 0x0f;
+    } else if ((s[0] & 0xf8) == 0xf0) {
+        len = 4;
+        cp = s[0] & 0x07;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min_cp[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+/* Escapes for a quoted string; bytes that are not valid UTF-8 (ANSI strings)
+ * become \u00XX (JSON) or \xXX (text), so every line stays valid UTF-8. */
 static void put_escaped(FILE *out, const char *s, size_t n, bool json)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        if (c >= 0x80) {
+            size_t k = utf8_sequence((const unsigned char *)s + i, n - i);
+            if (k == 0) {
+                fprintf(out, json ? "\\u%04x" : "\\x%02x", c);
+            } else {
+                fwrite(s + i, 1, k, out);
+                i += k - 1;
+            }
+            continue;
+        }
         switch (c) {
         case '"': fputs("\\\"", out); break;
         case '\\': fputs("\\\\", out); break;

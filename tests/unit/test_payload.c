@@ -764,6 +764,32 @@ static void test_metadata_schemas(void)
     free(json);
 }
 
+/* ANSI strings may hold bytes that are not UTF-8: escaped, so every line
+ * stays valid UTF-8 (and valid JSON). */
+static void test_ansi_bytes_escaped(void)
+{
+    static const gcs_field fields[] = {
+        {"Path", GCS_T_ANSIZ, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    };
+    static const uint8_t p[] = {'A', 0xff, 'B', 0xc3, 0xa9, 0xe2, 0x82, 0};
+    gcs_event_type type = {0};
+    type.provider = "P";
+    type.name = "E";
+    type.fields = fields;
+    type.field_count = 1;
+    gcs_event ev = {0};
+    ev.type = &type;
+    ev.payload = p;
+    ev.payload_size = sizeof p;
+    ev.pointer_size = 8;
+    char *json = print_json(&ev);
+    CHECK(strstr(json, "\"fields\":{\"Path\":\"A\\u00ffB\xc3\xa9\\u00e2\\u0082\"}}\n") != NULL);
+    free(json);
+    char *text = print_text(&ev);
+    CHECK(strstr(text, "  Path=\"A\\xffB\xc3\xa9\\xe2\\x82\"\n") != NULL);
+    free(text);
+}
+
 /* The visitor can stop the walk; helpers do exactly that. */
 static int stop_after_two(const gcs_value *v, void *ctx)
 {
@@ -788,6 +814,63 @@ static void test_visitor_stop(void)
     CHECK_EQ_INT(gcs_payload_walk(&t.ev, NULL, NULL, &err), GCS_OK);
 }
 
+/* Every schema of the table over pseudo-random bytes of every length up
+ * to 96 (fixed seed): only clean statuses, never a read outside the exact
+ * heap buffer (ASan), and the printers always end their line. */
+static void test_all_schemas_on_noise(void)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    int ok = 0, corrupt = 0;
+    for (size_t e = 0; e < gcs_builtin_event_count; e++) {
+        const gcs_builtin_event *b = &gcs_builtin_events[e];
+        for (uint32_t len = 0; len <= 96; len += 3) {
+            uint8_t *p = malloc(len ? len : 1);
+            for (uint32_t k = 0; k < len; k++) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                /* Mostly small bytes, so counts and strings end sometimes. */
+                p[k] = (uint8_t)((seed & 3) ? (seed >> 8) % 4 : (seed >> 8));
+            }
+            for (uint32_t ptr = 4; ptr <= 8; ptr += 4) {
+                gcs_error err;
+                gcs_payload_info info;
+                gcs_status st = gcs_payload_walk_fields(b->fields, b->field_count, p, len, ptr,
+                                                        NULL, NULL, &info, &err);
+                CHECK(st == GCS_OK || st == GCS_ERR_CORRUPT);
+                if (st == GCS_OK) {
+                    CHECK_EQ_INT(info.bytes_used + info.trailing_bytes, len);
+                    ok++;
+                } else {
+                    CHECK(err.offset <= len);
+                    corrupt++;
+                }
+            }
+            if (len == 48) {
+                gcs_event_type type = {0};
+                type.provider = gcs_builtin_provider_names[b->provider];
+                type.name = b->name;
+                type.fields = b->fields;
+                type.field_count = b->field_count;
+                gcs_event ev = {0};
+                ev.type = &type;
+                ev.payload = p;
+                ev.payload_size = len;
+                ev.pointer_size = 8;
+                char *text = print_text(&ev);
+                CHECK(text && text[strlen(text) - 1] == '\n');
+                free(text);
+                char *json = print_json(&ev);
+                CHECK(json && strcmp(json + strlen(json) - 2, "}\n") == 0);
+                free(json);
+            }
+            free(p);
+        }
+    }
+    CHECK(ok > 1000);
+    CHECK(corrupt > 1000);
+}
+
 int main(void)
 {
     RUN(test_gc_start_v2);
@@ -800,5 +883,7 @@ int main(void)
     RUN(test_hostile_counts_and_strings);
     RUN(test_metadata_schemas);
     RUN(test_visitor_stop);
+    RUN(test_ansi_bytes_escaped);
+    RUN(test_all_schemas_on_noise);
     return check_report("test_payload");
 }
