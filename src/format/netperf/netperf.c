@@ -8,8 +8,8 @@
  *   payload, int32 StackSize, StackSize bytes of stack, padding.
  * Metadata travels inline as events with MetadataId 0.
  * V3 puts events in EventBlock objects (fastser.c framing). V1/V2 write
- * them straight inside the Trace object, after its fields, up to
- * EndObject(6) NullReference(1) and a forward-reference table; there an
+ * them straight inside the Trace object, after its fields, up to the
+ * object's EndObject(6) and a forward-reference table; there an
  * event's MetadataId is the input offset of its metadata event.
  * Events are written in timestamp order and there are no sequence points.
  */
@@ -96,39 +96,36 @@ static gcs_status netperf_parse_block(gcs_fs_reader *r, gcs_fs_kind kind, gcs_cu
     return GCS_OK;
 }
 
-/* V1/V2 end: EndObject(6), NullReference(1), then the forward-reference
- * table: int32 count, then labels, the first of which is the offset of
- * that EndObject (where the event stream ended). */
-#define END_MARK_BYTES 10u
+/* V1/V2 end: the Trace object's EndObject(6), then the forward-reference
+ * table: int32 count, then count stream labels (int32 offsets), the first
+ * of which is the offset of that EndObject (where the events ended). */
+#define END_MARK_BYTES 9u
 #define MAX_FORWARD_REFERENCES (1u << 20)
 
 static gcs_status netperf_inline_step(gcs_fs_reader *r, gcs_error *err)
 {
     gcs_stream *s = r->base.stream;
     uint64_t at = gcs_stream_offset(s);
-    gcs_status st = gcs_stream_need(s, 2, err);
+    gcs_status st = gcs_stream_need(s, 1, err);
     if (st == GCS_END)
-        return GCS_FAIL(err, GCS_ERR_TRUNCATED, at + gcs_stream_avail(s),
-                        "truncated: netperf V%u events end at offset %llu without the end tags",
-                        r->version, (unsigned long long)(at + gcs_stream_avail(s)));
+        return GCS_FAIL(err, GCS_ERR_TRUNCATED, at,
+                        "truncated: netperf V%u events end at offset %llu without the end mark",
+                        r->version, (unsigned long long)at);
     if (st != GCS_OK)
         return st;
     const uint8_t *p = gcs_stream_peek(s);
-    if (p[0] == 6 && p[1] == 1) {
-        st = gcs_stream_need(s, END_MARK_BYTES, err);
-        if (st == GCS_AGAIN || st < 0)
+    if (p[0] == 6) {
+        /* An event starting with byte 6 has EventSize 6 + 256k, never
+         * followed by this exact signature. */
+        if ((st = gcs_fs_need(r, END_MARK_BYTES, at, "the netperf end mark", err)) != GCS_OK)
             return st;
-        bool end = st == GCS_END; /* too short to be an event */
-        if (!end) {
-            p = gcs_stream_peek(s);
-            uint32_t count = (uint32_t)p[2] | ((uint32_t)p[3] << 8) | ((uint32_t)p[4] << 16) |
-                             ((uint32_t)p[5] << 24);
-            uint32_t label = (uint32_t)p[6] | ((uint32_t)p[7] << 8) | ((uint32_t)p[8] << 16) |
-                             ((uint32_t)p[9] << 24);
-            end = count >= 1 && count <= MAX_FORWARD_REFERENCES && label == (uint32_t)at;
-        }
-        if (end) {
-            gcs_stream_consume(s, 2);
+        p = gcs_stream_peek(s);
+        uint32_t count = (uint32_t)p[1] | ((uint32_t)p[2] << 8) | ((uint32_t)p[3] << 16) |
+                         ((uint32_t)p[4] << 24);
+        uint32_t label = (uint32_t)p[5] | ((uint32_t)p[6] << 8) | ((uint32_t)p[7] << 16) |
+                         ((uint32_t)p[8] << 24);
+        if (count >= 1 && count <= MAX_FORWARD_REFERENCES && label == (uint32_t)at) {
+            gcs_stream_consume(s, 1);
             r->stage = GCS_FS_STAGE_DONE;
             return GCS_END;
         }
