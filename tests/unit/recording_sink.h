@@ -29,6 +29,7 @@ typedef struct rec_event {
     uint64_t payload_hash; /* FNV-1a of the payload */
     uint64_t offset;
     uint8_t activity[16];
+    uint8_t head[64]; /* first payload bytes, zero-filled */
 } rec_event;
 
 typedef struct rec_sink {
@@ -44,9 +45,12 @@ typedef struct rec_sink {
     size_t seq_points, seq_entries;
     uint64_t seq_entry_hash;
     size_t stacks, blocks, anomalies;
+    const gcs_stream *stream; /* set by rec_run: block starts are recorded */
+    uint64_t block_starts[4096];
+    size_t nblock_starts;
 } rec_sink;
 
-static uint64_t rec_fnv(const uint8_t *p, size_t n)
+static inline uint64_t rec_fnv(const uint8_t *p, size_t n)
 {
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < n; i++)
@@ -54,7 +58,7 @@ static uint64_t rec_fnv(const uint8_t *p, size_t n)
     return h;
 }
 
-static gcs_status rec_trace(void *ctx, const gcs_trace_info *info, gcs_error *err)
+static inline gcs_status rec_trace(void *ctx, const gcs_trace_info *info, gcs_error *err)
 {
     rec_sink *r = ctx;
     r->trace_calls++;
@@ -62,7 +66,7 @@ static gcs_status rec_trace(void *ctx, const gcs_trace_info *info, gcs_error *er
     return GCS_OK;
 }
 
-static gcs_status rec_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err)
+static inline gcs_status rec_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err)
 {
     rec_sink *r = ctx;
     if (!r->trace_calls)
@@ -75,7 +79,7 @@ static gcs_status rec_metadata(void *ctx, const gcs_meta_def *def, gcs_error *er
     return GCS_OK;
 }
 
-static gcs_status rec_event_fn(void *ctx, const gcs_raw_event *ev, gcs_error *err)
+static inline gcs_status rec_event_fn(void *ctx, const gcs_raw_event *ev, gcs_error *err)
 {
     rec_sink *r = ctx;
     if (!r->trace_calls)
@@ -101,10 +105,11 @@ static gcs_status rec_event_fn(void *ctx, const gcs_raw_event *ev, gcs_error *er
     e->offset = ev->offset;
     if (ev->activity_id)
         memcpy(e->activity, ev->activity_id, 16);
+    memcpy(e->head, ev->payload, ev->payload_size < 64 ? ev->payload_size : 64);
     return GCS_OK;
 }
 
-static gcs_status rec_seq(void *ctx, int64_t ts, const gcs_seq_entry *entries, size_t n,
+static inline gcs_status rec_seq(void *ctx, int64_t ts, const gcs_seq_entry *entries, size_t n,
                           gcs_error *err)
 {
     rec_sink *r = ctx;
@@ -117,11 +122,17 @@ static gcs_status rec_seq(void *ctx, int64_t ts, const gcs_seq_entry *entries, s
     return GCS_OK;
 }
 
-static void rec_block(void *ctx) { ((rec_sink *)ctx)->blocks++; }
-static void rec_stack(void *ctx, uint32_t id) { ((rec_sink *)ctx)->stacks++; }
-static void rec_anomaly(void *ctx, uint64_t off, const char *why) { ((rec_sink *)ctx)->anomalies++; }
+static inline void rec_block(void *ctx)
+{
+    rec_sink *r = ctx;
+    r->blocks++;
+    if (r->stream && r->nblock_starts < sizeof r->block_starts / sizeof r->block_starts[0])
+        r->block_starts[r->nblock_starts++] = gcs_stream_offset(r->stream);
+}
+static inline void rec_stack(void *ctx, uint32_t id) { ((rec_sink *)ctx)->stacks++; }
+static inline void rec_anomaly(void *ctx, uint64_t off, const char *why) { ((rec_sink *)ctx)->anomalies++; }
 
-static void rec_init(rec_sink *r)
+static inline void rec_init(rec_sink *r)
 {
     memset(r, 0, sizeof *r);
     gcs_arena_init(&r->arena, (size_t)64 << 20);
@@ -136,14 +147,14 @@ static void rec_init(rec_sink *r)
     r->sink.anomaly = rec_anomaly;
 }
 
-static void rec_free(rec_sink *r)
+static inline void rec_free(rec_sink *r)
 {
     free(r->defs);
     free(r->events);
     gcs_arena_reset(&r->arena);
 }
 
-static const gcs_meta_def *rec_def(const rec_sink *r, uint32_t id)
+static inline const gcs_meta_def *rec_def(const rec_sink *r, uint32_t id)
 {
     for (size_t i = 0; i < r->ndefs; i++)
         if (r->defs[i].metadata_id == id)
@@ -151,7 +162,7 @@ static const gcs_meta_def *rec_def(const rec_sink *r, uint32_t id)
     return NULL;
 }
 
-static const gcs_meta_def *rec_def_by_name(const rec_sink *r, const char *provider,
+static inline const gcs_meta_def *rec_def_by_name(const rec_sink *r, const char *provider,
                                            const char *name)
 {
     for (size_t i = 0; i < r->ndefs; i++)
@@ -161,7 +172,7 @@ static const gcs_meta_def *rec_def_by_name(const rec_sink *r, const char *provid
 }
 
 /* Events of (provider, event id). */
-static size_t rec_count(const rec_sink *r, const char *provider, uint32_t event_id)
+static inline size_t rec_count(const rec_sink *r, const char *provider, uint32_t event_id)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->nevents; i++) {
@@ -173,7 +184,7 @@ static size_t rec_count(const rec_sink *r, const char *provider, uint32_t event_
 }
 
 /* First event (file order) of (provider, event id), or NULL. */
-static const rec_event *rec_first(const rec_sink *r, const char *provider, uint32_t event_id)
+static inline const rec_event *rec_first(const rec_sink *r, const char *provider, uint32_t event_id)
 {
     const rec_event *best = NULL;
     for (size_t i = 0; i < r->nevents; i++) {
@@ -187,10 +198,11 @@ static const rec_event *rec_first(const rec_sink *r, const char *provider, uint3
 
 /* Reads everything from src through the sniffer and the container.
  * Returns the final status (GCS_END on success); AGAIN is retried. */
-static gcs_status rec_run(gcs_source *src, rec_sink *r, gcs_error *err)
+static inline gcs_status rec_run(gcs_source *src, rec_sink *r, gcs_error *err)
 {
     gcs_stream s;
     gcs_stream_init(&s, src);
+    r->stream = &s;
     gcs_container *c = NULL;
     gcs_status st;
     long spins = 0;
@@ -204,10 +216,11 @@ static gcs_status rec_run(gcs_source *src, rec_sink *r, gcs_error *err)
         c->ops->destroy(c);
     }
     gcs_stream_free(&s);
+    r->stream = NULL;
     return st;
 }
 
-static gcs_status rec_run_file(const char *path, rec_sink *r, gcs_error *err)
+static inline gcs_status rec_run_file(const char *path, rec_sink *r, gcs_error *err)
 {
     gcs_source *src = gcs_source_open_file(path, err);
     if (!src)
@@ -217,7 +230,7 @@ static gcs_status rec_run_file(const char *path, rec_sink *r, gcs_error *err)
     return st;
 }
 
-static gcs_status rec_run_memory(const void *data, size_t size, rec_sink *r, gcs_error *err)
+static inline gcs_status rec_run_memory(const void *data, size_t size, rec_sink *r, gcs_error *err)
 {
     gcs_source *src = gcs_source_from_memory(data, size, err);
     gcs_status st = rec_run(src, r, err);
@@ -233,7 +246,7 @@ typedef struct stutter_src {
     unsigned calls;
 } stutter_src;
 
-static gcs_status stutter_read(void *ctx, void *buf, size_t cap, size_t *got)
+static inline gcs_status stutter_read(void *ctx, void *buf, size_t cap, size_t *got)
 {
     stutter_src *t = ctx;
     *got = 0;
@@ -252,7 +265,7 @@ static gcs_status stutter_read(void *ctx, void *buf, size_t cap, size_t *got)
     return GCS_OK;
 }
 
-static uint8_t *rec_slurp(const char *path, size_t *size)
+static inline uint8_t *rec_slurp(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -272,7 +285,7 @@ static uint8_t *rec_slurp(const char *path, size_t *size)
 }
 
 /* Same events, same order, same fields. */
-static bool rec_same_events(const rec_sink *a, const rec_sink *b)
+static inline bool rec_same_events(const rec_sink *a, const rec_sink *b)
 {
     if (a->nevents != b->nevents || a->ndefs != b->ndefs || a->seq_points != b->seq_points ||
         a->seq_entry_hash != b->seq_entry_hash || a->stacks != b->stacks)
