@@ -4,6 +4,7 @@
  */
 #include "format/fastser.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -305,6 +306,7 @@ gcs_status gcs_fs_create(gcs_stream *s, const gcs_sink *sink, bool nettrace,
                          gcs_status (*inline_step)(gcs_fs_reader *, gcs_error *),
                          gcs_container **out, gcs_error *err)
 {
+    assert(sink && sink->meta_arena); /* metadata rows live in the sink's arena */
     *out = NULL;
     gcs_fs_reader *r = calloc(1, sizeof *r);
     if (!r)
