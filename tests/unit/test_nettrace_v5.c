@@ -439,6 +439,129 @@ static void test_again_source(void)
         check_stutter(PROBE_TRACE, 1021);
 }
 
+/* ---- the recorded GC fixtures against TraceEvent's own event list ---- */
+
+typedef struct oracle_key {
+    int64_t msec_thousandths;
+    uint32_t pid;
+    uint64_t tid;
+    uint32_t event_id;
+    char provider[64];
+} oracle_key;
+
+static int key_cmp(const void *a, const void *b)
+{
+    const oracle_key *x = a, *y = b;
+    if (x->msec_thousandths != y->msec_thousandths)
+        return x->msec_thousandths < y->msec_thousandths ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->event_id != y->event_id)
+        return x->event_id < y->event_id ? -1 : 1;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return strcmp(x->provider, y->provider);
+}
+
+/* "%.3f" of the event's MSec, as thousandths (the oracle prints F3). */
+static int64_t thousandths(double ms)
+{
+    char text[64];
+    snprintf(text, sizeof text, "%.3f", ms);
+    double whole = 0;
+    unsigned frac = 0;
+    char *dot = strchr(text, '.');
+    *dot = 0;
+    whole = atof(text);
+    frac = (unsigned)atoi(dot + 1);
+    return (int64_t)whole * 1000 + (text[0] == '-' ? -(int64_t)frac : (int64_t)frac);
+}
+
+/*
+ * Every event TraceEvent dispatches (tests/data/NAME.oracle-all.txt: "MSec
+ * pid=P tid=T Provider/Name id=N ...") is delivered by the container with
+ * the same MSec (to 0.001 ms), pid, tid, provider and event id, and
+ * nothing else but GCDynamicEvent (id 39), which TraceEvent's CLR parser
+ * does not dispatch.
+ */
+static void check_against_oracle(const char *name)
+{
+    char trace[256], oracle[256];
+    snprintf(trace, sizeof trace, "tests/data/%s.nettrace", name);
+    snprintf(oracle, sizeof oracle, "tests/data/%s.oracle-all.txt", name);
+    FILE *f = fopen(oracle, "r");
+    if (!f || !exists(trace)) {
+        if (f)
+            fclose(f);
+        printf("skipped: %s oracle (fixture not present)\n", name);
+        return;
+    }
+    rec_sink *r = new_sink();
+    gcs_error err;
+    CHECK_EQ_INT(rec_run_file(trace, r, &err), GCS_END);
+    size_t cap = 1024, n = 0;
+    oracle_key *want = malloc(cap * sizeof *want);
+    char line[8192];
+    while (fgets(line, sizeof line, f)) {
+        oracle_key k;
+        memset(&k, 0, sizeof k);
+        char ms[64], prov[512];
+        unsigned long long tid;
+        unsigned pid, id;
+        if (sscanf(line, "%63s pid=%u tid=%llu %511s id=%u", ms, &pid, &tid, prov, &id) != 5)
+            continue;
+        char *slash = strchr(prov, '/');
+        if (slash)
+            *slash = 0;
+        k.msec_thousandths = thousandths(atof(ms));
+        k.pid = pid;
+        k.tid = tid;
+        k.event_id = id;
+        snprintf(k.provider, sizeof k.provider, "%.63s", prov);
+        if (n == cap)
+            want = realloc(want, (cap *= 2) * sizeof *want);
+        want[n++] = k;
+    }
+    fclose(f);
+    oracle_key *got = calloc(r->nevents ? r->nevents : 1, sizeof *got);
+    size_t m = 0, dynamic = 0;
+    for (size_t i = 0; i < r->nevents; i++) {
+        const rec_event *e = &r->events[i];
+        const gcs_meta_def *d = rec_def(r, e->metadata_id);
+        if (!d)
+            continue;
+        if (d->event_id == 39 && !strcmp(d->provider, RUNTIME)) {
+            dynamic++;
+            continue;
+        }
+        got[m].msec_thousandths = thousandths(msec(r, e->timestamp));
+        got[m].pid = e->pid;
+        got[m].tid = e->tid;
+        got[m].event_id = d->event_id;
+        snprintf(got[m].provider, sizeof got[m].provider, "%.63s", d->provider);
+        m++;
+    }
+    qsort(want, n, sizeof *want, key_cmp);
+    qsort(got, m, sizeof *got, key_cmp);
+    CHECK(n > 1000);
+    CHECK_EQ_U64(m, n);
+    size_t same = 0;
+    for (size_t i = 0; i < n && i < m; i++)
+        same += key_cmp(&want[i], &got[i]) == 0;
+    CHECK_EQ_U64(same, n);
+    CHECK(dynamic > 0);
+    CHECK_EQ_U64(r->anomalies, 0);
+    free(got);
+    free(want);
+    free_sink(r);
+}
+
+static void test_fixtures_match_traceevent(void)
+{
+    check_against_oracle("gen0size-small");
+    check_against_oracle("objects-allocsampled");
+}
+
 /* ---- hand-made traces ---- */
 
 static void object_head(bb *b, const char *name, uint32_t version, uint32_t min_version)
@@ -694,5 +817,6 @@ int main(void)
     RUN(test_random_flips);
     RUN(test_again_source);
     RUN(test_synthetic_layouts);
+    RUN(test_fixtures_match_traceevent);
     return check_report("test_nettrace_v5");
 }
