@@ -21,6 +21,8 @@
 #ifndef GCSCOPE_GC_H
 #define GCSCOPE_GC_H
 
+#include <stdio.h>
+
 #include "gcscope/core.h"
 #include "gcscope/reader.h"
 
@@ -185,6 +187,26 @@ size_t gcs_gc_process_count(const gcs_gc_analyzer *an);
 const gcs_gc_process *gcs_gc_process_at(const gcs_gc_analyzer *an, size_t index);
 
 void gcs_gc_analyzer_free(gcs_gc_analyzer *an);
+
+/* ---- reports (src/report/gc_report.c) ---- */
+
+typedef enum gcs_gc_format {
+    GCS_GC_FORMAT_TABLE = 0, /* header, rollups, percentiles, per-GC table */
+    GCS_GC_FORMAT_JSON = 1,  /* schema: docs/gc-stats.md */
+    GCS_GC_FORMAT_CSV = 2    /* one row per GC, header row first */
+} gcs_gc_format;
+
+typedef struct gcs_gc_report_options {
+    gcs_gc_format format;
+    bool filter_pid;    /* only the process pid */
+    uint32_t pid;
+    const char *trace_name; /* shown in the header / JSON; may be NULL */
+} gcs_gc_report_options;
+
+/* Writes the report of a finished analyzer. Numbers use '.' and fixed
+ * formats whatever the locale. Returns the number of runtimes written, or
+ * -1 if writing failed. */
+int gcs_gc_report_write(FILE *out, const gcs_gc_analyzer *an, const gcs_gc_report_options *opts);
 
 #ifdef __cplusplus
 }
