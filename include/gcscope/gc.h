@@ -90,7 +90,7 @@ typedef struct gcs_gc_info {
     double user_allocated_mb[GCS_GEN_COUNT]; /* [0] gen0, [3] LOH, [4] POH */
     double allocated_since_last_gc_mb;
     double alloc_rate_mb_s;
-    double alloc_tick_mb[2];   /* AllocationTick sums since the last GC: small, other */
+    double alloc_tick_mb[3];   /* AllocationTick MB since the last GC: small, large, pinned */
     double finalization_promoted_mb;
     uint32_t pinned_objects;   /* GCHeapStats.PinnedObjectCount */
     uint32_t per_heap_histories; /* GCPerHeapHistory events received */

@@ -167,6 +167,13 @@ static void json_gc(FILE *f, const gcs_gc_info *gc, bool last)
     json_num(f, gc->user_allocated_mb[0]);
     fputs(", \"alloc_rate_mb_s\": ", f);
     json_num(f, gc->alloc_rate_mb_s);
+    fprintf(f, ", \"alloc_tick_mb\": [");
+    for (int k = 0; k < 3; k++) {
+        if (k)
+            fputs(", ", f);
+        json_num(f, gc->alloc_tick_mb[k]);
+    }
+    fputc(']', f);
     fputs(", \"duration_since_last_restart_ms\": ", f);
     json_num(f, gc->duration_since_last_restart_ms);
     fputs(", \"finalization_promoted_mb\": ", f);

@@ -128,6 +128,7 @@ static void test_blocking_gen0(void)
     tick(2, 0, 100000);
     tick(3, 0, 100000);
     tick(4, 1, 200000);
+    tick(5, 2, 400000); /* pinned: kept in its own bucket, used by nothing */
     /* GC 1 at 10: SS 10.0, SE 10.2, GS 10.3, GE 11.3, HS 11.4, RE 11.6 */
     blocking(10, 5, 1, 0, 0, s1, p1);
     tick(15, 0, 200000);
@@ -160,6 +161,7 @@ static void test_blocking_gen0(void)
     CHECK_NEAR(g->user_allocated_mb[3], 0.2, EPS);
     CHECK_NEAR(g->user_allocated_mb[4], 0.2, EPS);
     CHECK_NEAR(g->allocated_since_last_gc_mb, 0.7, EPS);
+    CHECK_NEAR(g->alloc_tick_mb[2], 0.4, EPS);
     CHECK_NEAR(g->alloc_rate_mb_s, 70.0, 1e-6);
     CHECK_NEAR(g->pause_time_pct, 1.6 * 100 / 11.6, EPS);
     CHECK(isnan(g->survival_pct[0]));

@@ -272,8 +272,8 @@ static void on_heap_stats(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx,
             gc->duration_since_last_restart_ms = gc->pause_start_ms - rt->last_restart_end_ms;
         if (rt->has_alloc_tick) {
             pv->has_alloc_tick = true;
-            gc->alloc_tick_mb[0] = rt->alloc_tick_current_mb[0] - rt->alloc_tick_at_last_gc[0];
-            gc->alloc_tick_mb[1] = rt->alloc_tick_current_mb[1] - rt->alloc_tick_at_last_gc[1];
+            for (int k = 0; k < 3; k++)
+                gc->alloc_tick_mb[k] = rt->alloc_tick_current_mb[k] - rt->alloc_tick_at_last_gc[k];
         }
         if (gc->type == GCS_GC_BACKGROUND && rt->current_bgc >= 0) {
             complete(rt, rt->current_bgc);
@@ -288,8 +288,8 @@ static void on_heap_stats(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx,
         rt->problems.orphan_events++;
     }
     /* Always, even with no GC to attach to. */
-    rt->alloc_tick_at_last_gc[0] = rt->alloc_tick_current_mb[0];
-    rt->alloc_tick_at_last_gc[1] = rt->alloc_tick_current_mb[1];
+    for (int k = 0; k < 3; k++)
+        rt->alloc_tick_at_last_gc[k] = rt->alloc_tick_current_mb[k];
     rt->last_restart_end_ms = ctx->msec;
 }
 
@@ -323,7 +323,9 @@ static void on_restart_end(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx)
 }
 
 /* GCAllocationTickTraceData.GetAllocAmount and the tick accumulators:
- * kind Small goes to [0], every other kind (Large, Pinned) to [1]. */
+ * Small [0], Large [1], anything else (Pinned) [2] - as TraceEvent 4.0.0
+ * does (its GitHub head folds Pinned into [1]; the oracle shows [2]). The
+ * pinned bucket feeds no derived value: POH allocation falls back on [1]. */
 static void on_alloc_tick(gcs_gc_runtime *rt, const gcs_gc_record *rec)
 {
     rt->has_alloc_tick = true;
@@ -340,10 +342,8 @@ static void on_alloc_tick(gcs_gc_runtime *rt, const gcs_gc_record *rec)
             amount = cap;
     }
     double mb = (double)amount / 1000000.0;
-    if (rec->u.allocation_tick.allocation_kind == 0)
-        rt->alloc_tick_current_mb[0] += mb;
-    else
-        rt->alloc_tick_current_mb[1] += mb;
+    uint32_t kind = rec->u.allocation_tick.allocation_kind;
+    rt->alloc_tick_current_mb[kind == 0 ? 0 : kind == 1 ? 1 : 2] += mb;
 }
 
 static void on_global_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs_gc_record *rec)

@@ -43,7 +43,7 @@ typedef struct gcs_gc_runtime {
     uint32_t last_suspend_reason;
     int64_t current_bgc, last_completed_gc; /* indexes, -1: none */
     double last_restart_end_ms;             /* time of the last GCHeapStats */
-    double alloc_tick_current_mb[2], alloc_tick_at_last_gc[2];
+    double alloc_tick_current_mb[3], alloc_tick_at_last_gc[3]; /* small, large, pinned */
     bool has_alloc_tick, seen_bad_alloc_tick;
     int32_t heap_count;
     bool any_bgc;
