@@ -237,7 +237,7 @@ static void json_process(FILE *f, const gcs_gc_process *p, bool last)
     fputs("      \"generations\": [\n", f);
     json_rollup(f, "all", &p->all);
     for (int g = 0; g < 3; g++) {
-        char row[4];
+        char row[16];
         snprintf(row, sizeof row, "%d", g);
         fputs(",\n", f);
         json_rollup(f, row, &p->gen[g]);
