@@ -326,23 +326,23 @@ static void on_restart_end(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx)
  * Small [0], Large [1], anything else (Pinned) [2] - as TraceEvent 4.0.0
  * does (its GitHub head folds Pinned into [1]; the oracle shows [2]). The
  * pinned bucket feeds no derived value: POH allocation falls back on [1]. */
-static void on_alloc_tick(gcs_gc_runtime *rt, const gcs_gc_record *rec)
+static void on_alloc_tick(gcs_gc_runtime *rt, uint32_t version, uint32_t amount32, uint32_t kind,
+                          uint64_t amount64)
 {
     rt->has_alloc_tick = true;
-    int64_t amount = rec->version >= 2 ? (int64_t)rec->u.allocation_tick.allocation_amount64 : 0;
+    int64_t amount = version >= 2 ? (int64_t)amount64 : 0;
     if (amount == 0)
-        amount = (int32_t)rec->u.allocation_tick.allocation_amount;
+        amount = (int32_t)amount32;
     if (amount < 0)
         rt->seen_bad_alloc_tick = true;
     if (rt->seen_bad_alloc_tick) {
         if (amount < 90 * 1024)
             amount = 90 * 1024;
-        int64_t cap = rec->u.allocation_tick.allocation_kind == 0 ? 110 * 1024 : 2 * 1024 * 1024;
+        int64_t cap = kind == 0 ? 110 * 1024 : 2 * 1024 * 1024;
         if (amount > cap)
             amount = cap;
     }
     double mb = (double)amount / 1000000.0;
-    uint32_t kind = rec->u.allocation_tick.allocation_kind;
     rt->alloc_tick_current_mb[kind == 0 ? 0 : kind == 1 ? 1 : 2] += mb;
 }
 
@@ -475,7 +475,11 @@ gcs_status gcs_gc_analyzer_feed_record(gcs_gc_analyzer *an, const gcs_gc_event_c
     case GCS_GCK_END: on_end(rt, ctx); break;
     case GCS_GCK_HEAP_STATS: on_heap_stats(rt, ctx, rec); break;
     case GCS_GCK_RESTART_EE_END: on_restart_end(rt, ctx); break;
-    case GCS_GCK_ALLOCATION_TICK: on_alloc_tick(rt, rec); break;
+    case GCS_GCK_ALLOCATION_TICK:
+        on_alloc_tick(rt, rec->version, rec->u.allocation_tick.allocation_amount,
+                      rec->u.allocation_tick.allocation_kind,
+                      rec->u.allocation_tick.allocation_amount64);
+        break;
     case GCS_GCK_GLOBAL_HEAP_HISTORY: on_global_history(an, rt, rec); break;
     case GCS_GCK_PER_HEAP_HISTORY: on_per_heap_history(an, rt, rec); break;
     case GCS_GCK_RUNTIME_INFORMATION: on_runtime_information(rt, rec); break;
@@ -524,9 +528,35 @@ gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev)
     if (isnan(an->first_event_ms))
         an->first_event_ms = ev->msec;
     an->last_event_ms = ev->msec;
-    gcs_gc_kind kind = gcs_gc_kind_cached(&an->kinds, ev->type);
+    /* Consecutive events often share a type: remember the last one. */
+    gcs_gc_kind kind;
+    if (ev->type == an->last_type) {
+        kind = an->last_kind;
+    } else {
+        kind = gcs_gc_kind_cached(&an->kinds, ev->type);
+        an->last_type = ev->type;
+        an->last_kind = kind;
+    }
     if (kind == GCS_GCK_NONE)
         return GCS_OK;
+    if (kind == GCS_GCK_ALLOCATION_TICK) {
+        /* Most GC events are ticks: skip the type name and the record. */
+        gcs_gc_alloc_amount a;
+        if (gcs_gc_decode_alloc_amount(ev->payload, ev->payload_size, ev->type->version, &a) !=
+            GCS_OK) {
+            gcs_gc_analyzer_count_truncated(an, ev->pid);
+            return GCS_OK;
+        }
+        gcs_gc_runtime *rt = an->last_runtime;
+        if (!rt || rt->pid != ev->pid || (a.has_clr_instance_id && rt->clr_instance_id != a.clr_instance_id))
+            rt = runtime_for(an, ev->pid, a.has_clr_instance_id, a.clr_instance_id);
+        if (!rt) {
+            an->failed = GCS_ERR_NOMEM;
+            return an->failed;
+        }
+        on_alloc_tick(rt, ev->type->version, a.amount, a.kind, a.amount64);
+        return GCS_OK;
+    }
     gcs_gc_record rec;
     if (gcs_gc_decode(ev, kind, &rec, NULL) != GCS_OK) {
         gcs_gc_analyzer_count_truncated(an, ev->pid);

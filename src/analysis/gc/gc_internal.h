@@ -60,6 +60,8 @@ struct gcs_gc_analyzer {
     gcs_gc_options opts;
     size_t max_gcs;
     gcs_gc_kind_cache kinds;
+    const gcs_event_type *last_type; /* one-entry cache in front of kinds */
+    gcs_gc_kind last_kind;
     gcs_gc_runtime **runtimes;
     size_t runtime_count, runtime_cap;
     gcs_gc_runtime *last_runtime;
