@@ -559,8 +559,59 @@ static void test_feed_events(void)
     CHECK_EQ_U64(p->problems.truncated_events, 1);
 }
 
+static uint32_t rnd(uint32_t *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (*seed >> 16) & 0x7fff;
+}
+
+/* Random sequences of GC events (lost, duplicated, out of order, odd
+ * values): never a crash, never a negative or absurd time on a complete GC. */
+static void test_random_sequences(void)
+{
+    fresh();
+    uint32_t seed = 777;
+#define RND() rnd(&seed)
+    double t = 0;
+    static const uint64_t s[5] = {1000000, 2000000, 0, 4000000, 1};
+    static const uint64_t p0[5] = {0};
+    for (int i = 0; i < 20000; i++) {
+        t += (RND() % 100) / 10.0;
+        if (RND() % 50 == 0)
+            t -= 5; /* out of order */
+        uint64_t tid = 1 + RND() % 3;
+        switch (RND() % 9) {
+        case 0: suspend(t, tid, RND() % 8); break;
+        case 1: suspend_end(t, tid); break;
+        case 2: gc_start(t, tid, (uint32_t)(i / 6 + RND() % 3), RND() % 4, RND() % 20, RND() % 4); break;
+        case 3: gc_end(t, tid, 0); break;
+        case 4: heap_stats(t, tid, s, p0, 0, 0); break;
+        case 5: restart_end(t, tid); break;
+        case 6: tick(t, RND() % 3, RND() % 2 ? 100000 : 0xFFFFFFF0u); break;
+        case 7: global_history(t, tid, (int32_t)(RND() % 4)); break;
+        default: per_heap(t, tid, 1000000, RND() % 3, RND(), RND()); break;
+        }
+    }
+#undef RND
+    const gcs_gc_process *p = finish_one();
+    CHECK(p->gc_count > 100);
+    for (size_t i = 0; i < p->gc_count; i++) {
+        const gcs_gc_info *g = &p->gcs[i];
+        if (!g->is_complete)
+            continue;
+        CHECK(g->pause_ms >= 0 && g->pause_ms < 86400000.0);
+        CHECK(g->suspend_ms >= 0);
+        CHECK(g->duration_ms >= 0);
+        CHECK(g->generation <= 2);
+    }
+    CHECK(p->all.max_pause_ms >= 0);
+    CHECK(p->problems.bad_times > 0);
+    CHECK_EQ_U64(p->all.count + p->problems.incomplete_gcs, p->gc_count);
+}
+
 int main(void)
 {
+    RUN(test_random_sequences);
     RUN(test_blocking_gen0);
     RUN(test_bgc_no_fgc);
     RUN(test_bgc_one_fgc);

@@ -3,6 +3,7 @@
  * version rules (prefix of newer versions, short payloads counted), the
  * classification by provider and id, and the array accessors.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "decode/gc_events.h"
@@ -499,8 +500,46 @@ static void test_private_events(void)
     CHECK_EQ_U64(r.u.runtime_information.command_line.units, 3);
 }
 
+/* Hostile payloads: every kind, versions 0..6, lengths 0..96 of pseudo-
+ * random bytes. Decoding must answer OK or TRUNCATED, never read outside
+ * the payload (ASan watches: each payload is its own allocation). */
+static void test_random_payloads(void)
+{
+    uint32_t seed = 12345;
+    uint64_t ok = 0, truncated = 0;
+    for (int k = GCS_GCK_NONE + 1; k < GCS_GCK_COUNT; k++)
+        for (uint32_t v = 0; v <= 6; v++)
+            for (uint32_t len = 0; len <= 96; len += 3)
+                for (uint32_t ps = 4; ps <= 8; ps += 4) {
+                    uint8_t *buf = malloc(len ? len : 1);
+                    for (uint32_t i = 0; i < len; i++) {
+                        seed = seed * 1103515245u + 12345u;
+                        buf[i] = (uint8_t)(seed >> 16);
+                    }
+                    gcs_gc_record r;
+                    gcs_status st = gcs_gc_decode_payload((gcs_gc_kind)k, v, buf, len, ps, &r, NULL);
+                    CHECK(st == GCS_OK || st == GCS_ERR_TRUNCATED);
+                    if (st == GCS_OK) {
+                        ok++;
+                        gcs_gc_gen_data gd;
+                        gcs_gc_moved_range m;
+                        for (uint32_t i = 0; i < 3; i++) {
+                            (void)gcs_gc_per_heap_gen(&r, i, &gd);
+                            if (k == GCS_GCK_BULK_MOVED_OBJECT_RANGES)
+                                (void)gcs_gc_moved_range_at(&r.u.bulk.values, i, &m);
+                        }
+                    } else {
+                        truncated++;
+                    }
+                    free(buf);
+                }
+    CHECK(ok > 1000);
+    CHECK(truncated > 1000);
+}
+
 int main(void)
 {
+    RUN(test_random_payloads);
     RUN(test_classify);
     RUN(test_gc_start_versions);
     RUN(test_end_suspend_small);
