@@ -257,6 +257,7 @@ static void test_server(void) { compare_fixture("server"); }
 static void test_objects_movement(void) { compare_fixture("objects-movement"); }
 static void test_objects_allocsampled(void) { compare_fixture("objects-allocsampled"); }
 static void test_gen0size_small(void) { compare_fixture("gen0size-small"); }
+static void test_probe_net10(void) { compare_fixture("probe-net10"); }
 
 int main(void)
 {
@@ -266,5 +267,6 @@ int main(void)
     RUN(test_objects_movement);
     RUN(test_objects_allocsampled);
     RUN(test_gen0size_small);
+    RUN(test_probe_net10);
     return check_report("test_gc_oracle");
 }
