@@ -7,4 +7,5 @@
 #include "gcscope/core.h"
 #include "gcscope/reader.h"
 #include "gcscope/decode.h"
+#include "gcscope/gc.h"
 #endif
