@@ -61,7 +61,7 @@ enum {
 /* One tracked object: 32 bytes. */
 typedef struct gcs_tracked_object {
     uint64_t address;   /* object ID: its current start address */
-    int64_t alloc_time; /* caller's clock (trace ticks in gcscope) */
+    int64_t alloc_time; /* caller's clock (gcscope: microseconds since trace start) */
     uint32_t size;      /* bytes; saturates at UINT32_MAX; 0 if unknown */
     uint32_t tag;       /* caller's data, e.g. a type index */
     uint32_t alloc_gc;  /* number of the last GC begun before the allocation */
