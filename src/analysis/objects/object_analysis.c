@@ -223,7 +223,7 @@ static gcs_status type_index(gcs_objects *a, uint64_t type_id, const char *name,
 {
     u64map *m = type_id ? &a->by_type_id : &a->by_name_hash;
     uint64_t key = type_id ? type_id : name_hash(name ? name : "");
-    uint32_t found;
+    uint32_t found = 0;
     if (map_get(m, key, &found)) {
         type_entry *t = &a->types[found];
         if (type_id && name && *name && !*t->s.name) {
@@ -506,7 +506,7 @@ static gcs_status on_generation_range(gcs_objects *a, const gcs_event *ev, gcs_e
 static gcs_status track(gcs_objects *a, const gcs_event *ev, uint64_t address, uint64_t size,
                         uint8_t generation, uint64_t type_id, const char *name, gcs_error *err)
 {
-    uint32_t ti;
+    uint32_t ti = 0;
     gcs_status st = type_index(a, type_id, name, &ti, err);
     if (st != GCS_OK)
         return st;
