@@ -56,7 +56,8 @@ enum {
 
 /* Object flags. */
 #define GCS_OBJ_PINNED 0x01u /* seen pinned (PinObjectAtGCTime) at least once */
-/* Bits 0x20..0x80 are the tracker's own; callers leave them clear. */
+/* Bits 0x20..0x80 are the tracker's own: callers leave them clear and
+ * ignore them when reading (gcs_objtrack_objects/find show them). */
 
 /* One tracked object: 32 bytes. */
 typedef struct gcs_tracked_object {

@@ -471,6 +471,34 @@ static void test_generation_ranges(void)
     gcs_objtrack_free(t);
 }
 
+/* A moved block lands between objects that stay put (older generation):
+ * the blocks interleave, the general merge sort restores the order. */
+static void test_resort_interleaved(void)
+{
+    deaths ds;
+    gcs_objtrack *t = new_tracker(&ds);
+    add(t, 1000, GCS_GEN2);
+    add(t, 2000, GCS_GEN2);
+    add(t, 3000, GCS_GEN2);
+    add(t, 5000, GCS_GEN0);
+    add(t, 5008, GCS_GEN0);
+    add(t, 6000, GCS_GEN0);
+    gcs_error err;
+    gcs_objtrack_begin_gc(t, 1, 1, 0, &err);
+    gcs_moved_range r[] = {{5000, 2500, 16}, {6000, 1500, 8}};
+    gcs_objtrack_add_moved(t, r, 2, &err);
+    gcs_objtrack_end_gc(t, &err);
+    size_t n;
+    const gcs_tracked_object *objs = gcs_objtrack_objects(t, &n);
+    static const uint64_t want[] = {1000, 1500, 2000, 2500, 2508, 3000};
+    CHECK_EQ_U64(n, 6);
+    for (size_t i = 0; i < n && i < 6; i++)
+        CHECK_EQ_U64(objs[i].address, want[i]);
+    CHECK_EQ_U64(gcs_objtrack_get_stats(t)->resorts, 1);
+    CHECK_EQ_U64(where(t, 6000), 1500);
+    gcs_objtrack_free(t);
+}
+
 /* Objects added while a GC is open are not subject to it. */
 static void test_born_in_gc(void)
 {
@@ -611,6 +639,7 @@ int main(void)
     RUN(test_bad_range_lists);
     RUN(test_adds);
     RUN(test_generation_ranges);
+    RUN(test_resort_interleaved);
     RUN(test_born_in_gc);
     RUN(test_against_model);
     return check_report("test_objects_tracker");

@@ -21,6 +21,15 @@
 #define OBJ_MOVED_NOW 0x20u    /* moved by the GC being applied (transient) */
 #define OBJ_PRIVATE (OBJ_NEW | OBJ_BORN_IN_GC | OBJ_MOVED_NOW)
 
+/* Capacity of the pending array kept between merges (objects). */
+#define PENDING_KEEP 65536
+
+/* A block of consecutive objects of the array: [start, start + len). */
+typedef struct run {
+    size_t start, len;
+    uint64_t first; /* address of a[start] */
+} run;
+
 typedef struct range {
     uint64_t old_start;
     uint64_t new_start;
@@ -43,6 +52,8 @@ struct gcs_objtrack {
     size_t rn, rcap;
     bool ranges_cut; /* some ranges of the open GC were dropped (limit) */
     uint32_t last_gc_number;
+    run *blocks; /* end_gc: output blocks, for re-sorting */
+    size_t nblocks, cblocks;
     gcs_objtrack_stats stats;
 };
 
@@ -56,6 +67,43 @@ static size_t run_end(const gcs_tracked_object *a, size_t i, size_t n)
     return j;
 }
 
+static int cmp_run(const void *pa, const void *pb)
+{
+    uint64_t a = ((const run *)pa)->first, b = ((const run *)pb)->first;
+    return (a > b) - (a < b);
+}
+
+/*
+ * Fast path for what compaction produces: blocks (one per range, ascending
+ * inside) whose address intervals do not interleave, only in the wrong
+ * order. Sorting the blocks by their first address and copying them out is
+ * O(n + k log k) for k blocks. False (a untouched) when blocks interleave
+ * or memory is short; the caller then merge-sorts.
+ */
+static bool sort_disjoint_blocks(gcs_tracked_object *a, size_t n, run *blocks, size_t k)
+{
+    for (size_t r = 0; r < k; r++)
+        blocks[r].first = a[blocks[r].start].address;
+    qsort(blocks, k, sizeof *blocks, cmp_run);
+    for (size_t r = 1; r < k; r++) {
+        const run *p = &blocks[r - 1];
+        if (a[p->start + p->len - 1].address >= a[blocks[r].start].address)
+            return false;
+    }
+    gcs_tracked_object *tmp = malloc(n * sizeof *tmp);
+    if (!tmp)
+        return false;
+    size_t out = 0;
+    for (size_t r = 0; r < k; r++) {
+        memcpy(tmp + out, a + blocks[r].start, blocks[r].len * sizeof *a);
+        out += blocks[r].len;
+    }
+    assert(out == n);
+    memcpy(a, tmp, n * sizeof *a);
+    free(tmp);
+    return true;
+}
+
 /* Sorts a[0..n) by address, stable. False when out of memory (a untouched). */
 static bool sort_objects(gcs_tracked_object *a, size_t n)
 {
@@ -64,6 +112,7 @@ static bool sort_objects(gcs_tracked_object *a, size_t n)
     gcs_tracked_object *tmp = malloc(n * sizeof *tmp);
     if (!tmp)
         return false;
+    /* Bottom-up natural merge sort: O(n log runs). */
     gcs_tracked_object *src = a, *dst = tmp;
     for (;;) {
         size_t i = 0, runs = 0;
@@ -117,6 +166,7 @@ void gcs_objtrack_free(gcs_objtrack *t)
     free(t->objs);
     free(t->pending);
     free(t->ranges);
+    free(t->blocks);
     free(t);
 }
 
@@ -178,10 +228,26 @@ gcs_status gcs_objtrack_add(gcs_objtrack *t, const gcs_tracked_object *obj, gcs_
     return GCS_OK;
 }
 
+/* Index of the first object at or above address. */
+static size_t lower_bound(const gcs_tracked_object *a, size_t n, uint64_t address)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid].address < address)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /*
- * Merges pending objects into the sorted array. At one address: a second
- * object added since the last GC is a duplicate (first kept); an object
- * that was there before the last GC died unseen (its address was reused).
+ * Merges pending objects into the sorted array: O(p log n + n) for p new
+ * objects, O(p log p) when they all lie above the tracked ones (the usual
+ * case between two GCs). At one address: a second object added since the
+ * last GC is a duplicate (the first is kept); an object that was there
+ * before the last GC died unseen (its address was reused).
  */
 static gcs_status merge_pending(gcs_objtrack *t, gcs_error *err)
 {
@@ -189,20 +255,35 @@ static gcs_status merge_pending(gcs_objtrack *t, gcs_error *err)
         return GCS_OK;
     if (!sort_objects(t->pending, t->pn))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory sorting new objects");
-    /* Duplicates among the new ones: keep the first added (stable sort). */
+    bool all_above = t->n == 0 || t->pending[0].address > t->objs[t->n - 1].address;
     size_t k = 0;
     for (size_t i = 0; i < t->pn; i++) {
-        if (k > 0 && t->pending[k - 1].address == t->pending[i].address) {
-            t->stats.duplicate_adds++;
+        gcs_tracked_object *x = &t->pending[i];
+        if (k > 0 && t->pending[k - 1].address == x->address) {
+            t->stats.duplicate_adds++; /* stable sort: the first added is kept */
             t->stats.objects_tracked--;
             continue;
         }
-        t->pending[k++] = t->pending[i];
+        if (!all_above) {
+            size_t at = lower_bound(t->objs, t->n, x->address);
+            if (at < t->n && t->objs[at].address == x->address) {
+                gcs_tracked_object *old = &t->objs[at];
+                t->stats.objects_tracked--;
+                if (old->flags & OBJ_NEW) {
+                    t->stats.duplicate_adds++;
+                    continue;
+                }
+                retire(t, old, GCS_DEATH_UNSEEN, t->last_gc_number, -1, t->gc_time);
+                *old = *x; /* same address: the order stays */
+                continue;
+            }
+        }
+        t->pending[k++] = *x;
     }
     t->pn = k;
     if (!grow((void **)&t->objs, &t->cap, t->n + t->pn, sizeof *t->objs))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory merging new objects");
-    /* Merge from the back, in place; on equal addresses the old one goes first. */
+    /* Merge from the back, in place (no equal addresses are left). */
     size_t i = t->n, j = t->pn, out = t->n + t->pn;
     while (j > 0) {
         if (i > 0 && t->objs[i - 1].address > t->pending[j - 1].address)
@@ -210,28 +291,13 @@ static gcs_status merge_pending(gcs_objtrack *t, gcs_error *err)
         else
             t->objs[--out] = t->pending[--j];
     }
-    size_t total = t->n + t->pn;
+    t->n += t->pn;
     t->pn = 0;
-    /* Resolve equal addresses: runs of two at most, old object first. */
-    k = 0;
-    for (size_t x = 0; x < total; x++) {
-        gcs_tracked_object *o = &t->objs[x];
-        if (k > 0 && t->objs[k - 1].address == o->address) {
-            gcs_tracked_object *prev = &t->objs[k - 1];
-            t->stats.objects_tracked--;
-            if (prev->flags & OBJ_NEW) {
-                t->stats.duplicate_adds++;
-                continue;
-            }
-            retire(t, prev, GCS_DEATH_UNSEEN, t->last_gc_number, -1, t->gc_time);
-            *prev = *o;
-            continue;
-        }
-        if (k != x)
-            t->objs[k] = *o;
-        k++;
+    if (t->pcap > PENDING_KEEP) { /* a burst of adds: give the memory back */
+        free(t->pending);
+        t->pending = NULL;
+        t->pcap = 0;
     }
-    t->n = k;
     return GCS_OK;
 }
 
@@ -393,6 +459,41 @@ static inline uint8_t promoted(uint8_t generation)
     return generation < GCS_GEN2 ? (uint8_t)(generation + 1) : generation;
 }
 
+/* Flags of an object once the GC being applied is over: objects added
+ * before it are no longer new; those born during it still are. */
+static inline uint8_t flags_after_gc(uint8_t f)
+{
+    f &= (uint8_t)~OBJ_MOVED_NOW;
+    if (f & OBJ_BORN_IN_GC)
+        return (uint8_t)(f & ~OBJ_BORN_IN_GC);
+    return (uint8_t)(f & ~OBJ_NEW);
+}
+
+/* After a sort: two objects on one address means bad ranges. The one this
+ * GC moved there wins (the ranges are this GC's word); otherwise the first
+ * (lower old order) is kept. */
+static void resolve_collisions(gcs_objtrack *t)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        gcs_tracked_object o = t->objs[i];
+        if (k > 0 && t->objs[k - 1].address == o.address) {
+            gcs_tracked_object *prev = &t->objs[k - 1];
+            t->stats.address_collisions++;
+            t->stats.objects_tracked--;
+            if ((o.flags & OBJ_MOVED_NOW) && !(prev->flags & OBJ_MOVED_NOW)) {
+                retire(t, prev, GCS_DEATH_COLLISION, t->gc_number, t->condemned, t->gc_time);
+                *prev = o;
+            } else {
+                retire(t, &o, GCS_DEATH_COLLISION, t->gc_number, t->condemned, t->gc_time);
+            }
+            continue;
+        }
+        t->objs[k++] = o;
+    }
+    t->n = k;
+}
+
 gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
 {
     if (!t->in_gc)
@@ -401,85 +502,84 @@ gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
     if (st != GCS_OK)
         return st;
     t->stats.gcs_applied++;
-    bool decide = t->rn > 0 || t->ranges_cut;
-    if (decide) {
-        normalize_ranges(t);
-        size_t j = 0, k = 0;
-        for (size_t i = 0; i < t->n; i++) {
-            gcs_tracked_object o = t->objs[i];
-            if (o.flags & OBJ_BORN_IN_GC) {
-                t->objs[k++] = o;
-                continue;
-            }
+    t->in_gc = false;
+    if (t->rn == 0 && !t->ranges_cut) {
+        /* Not reported (e.g. a background GC): nothing can be decided. */
+        for (size_t i = 0; i < t->n; i++)
+            t->objs[i].flags = flags_after_gc(t->objs[i].flags);
+        return GCS_OK;
+    }
+    normalize_ranges(t);
+    /* One pass: objects and ranges both ascending by (old) address. The
+     * pass also updates flags and checks that the result stays sorted. */
+    size_t j = 0, k = 0;
+    bool strictly_sorted = true;
+    bool blocks_ok = true; /* false: out of memory recording blocks */
+    size_t block_key = SIZE_MAX - 1, key;
+    t->nblocks = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        gcs_tracked_object o = t->objs[i];
+        bool born_in_gc = o.flags & OBJ_BORN_IN_GC;
+        o.flags = flags_after_gc(o.flags);
+        key = SIZE_MAX; /* objects that stay put form blocks of their own */
+        if (!born_in_gc) {
             while (j < t->rn && t->ranges[j].old_start + t->ranges[j].length <= o.address)
                 j++;
             bool in = j < t->rn && t->ranges[j].old_start <= o.address;
             if (!is_condemned(o.generation, t->condemned)) {
                 if (in)
                     t->stats.uncondemned_in_range++;
-                t->objs[k++] = o;
-                continue;
-            }
-            if (!in) {
+            } else if (!in) {
                 retire(t, &o, t->ranges_cut ? GCS_DEATH_INCOMPLETE : GCS_DEATH_GC, t->gc_number,
                        t->condemned, t->gc_time);
                 t->stats.objects_tracked--;
                 continue;
+            } else {
+                range *r = &t->ranges[j];
+                r->used = 1;
+                t->stats.objects_survived++;
+                uint64_t moved_to = r->new_start + (o.address - r->old_start);
+                if (moved_to != o.address) {
+                    t->stats.objects_moved++;
+                    o.flags |= OBJ_MOVED_NOW;
+                    o.address = moved_to;
+                }
+                o.generation = promoted(o.generation);
+                key = j;
             }
-            range *r = &t->ranges[j];
-            r->used = 1;
-            t->stats.objects_survived++;
-            uint64_t moved_to = r->new_start + (o.address - r->old_start);
-            if (moved_to != o.address) {
-                t->stats.objects_moved++;
-                o.flags |= OBJ_MOVED_NOW;
-                o.address = moved_to;
-            }
-            o.generation = promoted(o.generation);
-            t->objs[k++] = o;
         }
-        t->n = k;
-        for (size_t r = 0; r < t->rn; r++)
-            if (!t->ranges[r].used)
-                t->stats.ranges_covering_nothing++;
-        if (t->n > 1 && run_end(t->objs, 0, t->n) != t->n) {
+        if (k > 0 && t->objs[k - 1].address >= o.address)
+            strictly_sorted = false;
+        if (key != block_key && blocks_ok) {
+            if (grow((void **)&t->blocks, &t->cblocks, t->nblocks + 1, sizeof *t->blocks)) {
+                t->blocks[t->nblocks].start = k;
+                t->blocks[t->nblocks].len = 0;
+                t->nblocks++;
+                block_key = key;
+            } else {
+                blocks_ok = false;
+            }
+        }
+        if (blocks_ok)
+            t->blocks[t->nblocks - 1].len++;
+        t->objs[k++] = o;
+    }
+    t->n = k;
+    for (size_t r = 0; r < t->rn; r++)
+        if (!t->ranges[r].used)
+            t->stats.ranges_covering_nothing++;
+    t->rn = 0;
+    if (!strictly_sorted) {
+        if (run_end(t->objs, 0, t->n) != t->n) {
             t->stats.resorts++;
-            if (!sort_objects(t->objs, t->n))
+            if ((!blocks_ok || !sort_disjoint_blocks(t->objs, t->n, t->blocks, t->nblocks)) &&
+                !sort_objects(t->objs, t->n))
                 return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory re-sorting objects");
         }
-        /* Two objects on one address: bad ranges. The one this GC moved there
-         * wins (ranges are this GC's word); otherwise the first is kept. */
-        k = 0;
-        for (size_t i = 0; i < t->n; i++) {
-            gcs_tracked_object o = t->objs[i];
-            if (k > 0 && t->objs[k - 1].address == o.address) {
-                gcs_tracked_object *prev = &t->objs[k - 1];
-                t->stats.address_collisions++;
-                t->stats.objects_tracked--;
-                if ((o.flags & OBJ_MOVED_NOW) && !(prev->flags & OBJ_MOVED_NOW)) {
-                    retire(t, prev, GCS_DEATH_COLLISION, t->gc_number, t->condemned,
-                           t->gc_time);
-                    *prev = o;
-                } else {
-                    retire(t, &o, GCS_DEATH_COLLISION, t->gc_number, t->condemned, t->gc_time);
-                }
-                continue;
-            }
-            t->objs[k++] = o;
-        }
-        t->n = k;
+        resolve_collisions(t);
     }
-    /* The GC is over: objects added before it are no longer "new". */
-    for (size_t i = 0; i < t->n; i++) {
-        uint8_t f = t->objs[i].flags;
-        if (f & OBJ_BORN_IN_GC)
-            f &= (uint8_t)~OBJ_BORN_IN_GC;
-        else
-            f &= (uint8_t)~OBJ_NEW;
-        t->objs[i].flags = (uint8_t)(f & ~OBJ_MOVED_NOW);
-    }
-    t->in_gc = false;
-    t->rn = 0;
+    /* OBJ_MOVED_NOW stays set on moved objects until the next GC's pass
+     * (callers ignore the private bits); that saves a pass here. */
     return GCS_OK;
 }
 
@@ -555,14 +655,7 @@ gcs_tracked_object *gcs_objtrack_find(gcs_objtrack *t, uint64_t address)
             if (t->pending[i].address == address)
                 return &t->pending[i];
     }
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->objs[mid].address < address)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = lower_bound(t->objs, t->n, address);
     if (lo < t->n && t->objs[lo].address == address)
         return &t->objs[lo];
     return NULL;
