@@ -22,7 +22,7 @@
  * 2. The trace analysis (gcs_objects_*): feeds on gcs_event from a reader,
  *    drives a tracker from GC/Start, GC/End, GC/BulkMovedObjectRanges,
  *    GC/BulkSurvivingObjectRanges, GC/GenerationRange, GC/AllocationTick,
- *    GC/SampledObjectAllocation{High,Low}, Type/BulkType and
+ *    GC/SampledObjectAllocation{High,Low}, AllocationSampled, Type/BulkType and
  *    GC/PinObjectAtGCTime, and summarises object lifetimes per type; the
  *    report writes it as a table, JSON or CSV.
  *
@@ -242,6 +242,7 @@ typedef struct gcs_objects_summary {
     uint64_t allocation_ticks;     /* GC/AllocationTick events */
     uint64_t ticks_without_address; /* V0-V2: no address, cannot be tracked */
     uint64_t sampled_allocations;  /* GCSampledObjectAllocation High/Low */
+    uint64_t allocations_sampled;  /* AllocationSampled (id 303, .NET 9+) */
     uint64_t bulk_type_entries;
     uint64_t gcs;                  /* GC/Start events */
     uint64_t gcs_with_ranges;      /* GCs that reported moved/surviving ranges */

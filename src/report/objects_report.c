@@ -85,6 +85,7 @@ static size_t counters(const gcs_objects_summary *s, counter *out)
         {"allocation_ticks", s->allocation_ticks},
         {"ticks_without_address", s->ticks_without_address},
         {"sampled_allocations", s->sampled_allocations},
+        {"allocations_sampled", s->allocations_sampled},
         {"bulk_type_entries", s->bulk_type_entries},
         {"gcs", s->gcs},
         {"gcs_with_ranges", s->gcs_with_ranges},

@@ -364,15 +364,32 @@ static void test_bad_input(void)
     u32(&p, 1);
     u64(&p, 5);
     feed(15, 0, &p);
+    /* AllocationSampled (id 303), .NET 9+. */
+    p = fresh();
+    u32(&p, 1); /* large */
+    u16(&p, 0);
+    ptr(&p, 0x5678);
+    utf16z(&p, "Big.Sampled");
+    ptr(&p, 0x8000);
+    u64(&p, 90000);
+    u64(&p, 123);
+    feed(303, 0, &p);
     CHECK_EQ_INT(gcs_objects_finish(an, &err), GCS_OK);
     const gcs_objects_summary *s = gcs_objects_get_summary(an);
+    CHECK_EQ_U64(s->allocations_sampled, 1);
+    const gcs_object_type_stats *big = type_named("Big.Sampled");
+    CHECK(big != NULL);
+    if (big) {
+        CHECK_EQ_U64(big->sample_bytes, 90000);
+        CHECK_EQ_U64(big->alive_at_end_gen[GCS_GEN_LOH], 1);
+    }
     CHECK_EQ_U64(s->range_events_outside_gc, 1);
     CHECK_EQ_U64(s->tracker.ranges_outside_gc, 1);
     CHECK_EQ_U64(s->gc_end_without_start, 1);
     CHECK_EQ_U64(s->short_payloads, 2);
     CHECK_EQ_U64(s->ticks_without_address, 1);
     CHECK_EQ_U64(s->bulk_type_entries, 1);
-    CHECK_EQ_U64(s->events_seen, 11);
+    CHECK_EQ_U64(s->events_seen, 12);
     const gcs_object_type_stats *a = type_named("A");
     CHECK(a && a->alive_at_end == 1); /* the one range present moved it */
     const gcs_object_type_stats *n = type_named("Named.ByBulkType");

@@ -12,7 +12,8 @@
  *    its time. A batch that arrives inside a GC after that GC's ranges
  *    describes the heap after the GC and is applied right after the GC;
  *    any other batch is applied when it ends (next other event).
- *  - AllocationTick V3+ and SampledObjectAllocation add tracked objects;
+ *  - AllocationTick V3+, SampledObjectAllocation and AllocationSampled
+ *    (id 303) add tracked objects;
  *    PinObjectAtGCTime marks them pinned; BulkType names type ids.
  */
 #include <assert.h>
@@ -523,11 +524,15 @@ static gcs_status track(gcs_objects *a, const gcs_event *ev, uint64_t address, u
     return st;
 }
 
-static gcs_status on_allocation_tick(gcs_objects *a, const gcs_event *ev, gcs_error *err)
+static gcs_status on_allocation_tick(gcs_objects *a, const gcs_event *ev, bool sampled,
+                                     gcs_error *err)
 {
     objev_allocation_tick t;
-    a->sum.allocation_ticks++;
-    if (!objev_decode_allocation_tick(ev, &t)) {
+    if (sampled)
+        a->sum.allocations_sampled++;
+    else
+        a->sum.allocation_ticks++;
+    if (!(sampled ? objev_decode_allocation_sampled(ev, &t) : objev_decode_allocation_tick(ev, &t))) {
         a->sum.short_payloads++;
         return GCS_OK;
     }
@@ -617,7 +622,8 @@ gcs_status gcs_objects_feed(gcs_objects *a, const gcs_event *ev, gcs_error *err)
     switch (kind) {
     case OBJEV_GC_START: st = on_gc_start(a, ev, err); break;
     case OBJEV_GC_END: st = on_gc_end(a, ev, err); break;
-    case OBJEV_ALLOCATION_TICK: st = on_allocation_tick(a, ev, err); break;
+    case OBJEV_ALLOCATION_TICK: st = on_allocation_tick(a, ev, false, err); break;
+    case OBJEV_ALLOCATION_SAMPLED: st = on_allocation_tick(a, ev, true, err); break;
     case OBJEV_BULK_TYPE: st = on_bulk_type(a, ev, err); break;
     case OBJEV_SAMPLED_ALLOC: st = on_sampled_alloc(a, ev, err); break;
     case OBJEV_SURVIVING: st = on_ranges(a, ev, false, err); break;

@@ -35,6 +35,7 @@ objev_kind objev_classify(const gcs_event *ev)
     case 22: return OBJEV_MOVED;
     case 23: return OBJEV_GENERATION_RANGE;
     case 33: return OBJEV_PIN;
+    case 303: return OBJEV_ALLOCATION_SAMPLED;
     default: return OBJEV_OTHER;
     }
 }
@@ -107,6 +108,23 @@ bool objev_decode_allocation_tick(const gcs_event *ev, objev_allocation_tick *ou
     if (!gcs_cur_u64(&c, &out->object_size))
         return false;
     out->has_size = true;
+    return true;
+}
+
+bool objev_decode_allocation_sampled(const gcs_event *ev, objev_allocation_tick *out)
+{
+    memset(out, 0, sizeof *out);
+    gcs_cursor c = payload_cursor(ev);
+    uint16_t clr;
+    const uint8_t *name;
+    size_t units;
+    uint32_t p = pointer_size(ev);
+    if (!gcs_cur_u32(&c, &out->kind) || !gcs_cur_u16(&c, &clr) ||
+        !gcs_cur_ptr(&c, p, &out->type_id) || !gcs_cur_utf16z(&c, &name, &units) ||
+        !gcs_cur_ptr(&c, p, &out->address) || !gcs_cur_u64(&c, &out->object_size))
+        return false;
+    gcs_utf16_to_utf8_buf(name, units, out->type_name, sizeof out->type_name);
+    out->has_type = out->has_address = out->has_size = true;
     return true;
 }
 

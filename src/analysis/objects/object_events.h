@@ -29,7 +29,8 @@ typedef enum objev_kind {
     OBJEV_SURVIVING,       /* id 21 */
     OBJEV_MOVED,           /* id 22 */
     OBJEV_GENERATION_RANGE,/* id 23 */
-    OBJEV_PIN              /* id 33 */
+    OBJEV_PIN,             /* id 33 */
+    OBJEV_ALLOCATION_SAMPLED /* id 303 (.NET 9+ randomized sampling) */
 } objev_kind;
 
 /* Which of the above an event is (by provider name and event id). */
@@ -65,6 +66,11 @@ typedef struct objev_allocation_tick {
     bool has_size;
 } objev_allocation_tick;
 bool objev_decode_allocation_tick(const gcs_event *ev, objev_allocation_tick *out);
+
+/* AllocationSampled (id 303): same facts as a V4 tick, laid out as
+ * Kind, ClrInstanceID, TypeID, TypeName, Address, ObjectSize,
+ * SampledByteOffset. Fills the allocation tick record (amount = 0). */
+bool objev_decode_allocation_sampled(const gcs_event *ev, objev_allocation_tick *out);
 
 /* GCSampledObjectAllocationHigh/Low. */
 typedef struct objev_sampled_alloc {
