@@ -228,6 +228,8 @@ typedef struct gcs_object_type_stats {
     uint64_t died_unseen;        /* died in a GC not reported (e.g. background) */
     uint64_t died_gen2;          /* died while in gen2/LOH/POH ("gen2 object deaths") */
     uint64_t died_gen2_bytes;
+    uint32_t first_death_gc;     /* numbers of the first and last GC in which one */
+    uint32_t last_death_gc;      /* died (0: none died in a GC) */
     uint64_t alive_at_end;       /* still tracked when the trace ended */
     uint64_t alive_at_end_bytes;
     uint64_t alive_at_end_gen[GCS_GENERATION_COUNT];

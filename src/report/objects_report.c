@@ -224,12 +224,13 @@ static void json_type(FILE *f, row r)
             ",\"type_id\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"bytes\":%" PRIu64
             ",\"died_gen0_gc\":%" PRIu64 ",\"died_gen1_gc\":%" PRIu64 ",\"died_gen2_gc\":%" PRIu64
             ",\"died_unseen\":%" PRIu64 ",\"died_in_gen2\":%" PRIu64
-            ",\"died_in_gen2_bytes\":%" PRIu64 ",\"alive_at_end\":%" PRIu64
+            ",\"died_in_gen2_bytes\":%" PRIu64 ",\"first_death_gc\":%u,\"last_death_gc\":%u"
+            ",\"alive_at_end\":%" PRIu64
             ",\"alive_at_end_bytes\":%" PRIu64 ",\"alive_at_end_by_generation\":[%" PRIu64
             ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],\"pinned\":%" PRIu64,
             r->type_id, r->samples, r->sample_bytes, r->died_in_gc[0], r->died_in_gc[1],
-            r->died_in_gc[2], r->died_unseen, r->died_gen2, r->died_gen2_bytes, r->alive_at_end,
-            r->alive_at_end_bytes, r->alive_at_end_gen[0], r->alive_at_end_gen[1],
+            r->died_in_gc[2], r->died_unseen, r->died_gen2, r->died_gen2_bytes, r->first_death_gc,
+            r->last_death_gc, r->alive_at_end, r->alive_at_end_bytes, r->alive_at_end_gen[0], r->alive_at_end_gen[1],
             r->alive_at_end_gen[2], r->alive_at_end_gen[3], r->alive_at_end_gen[4], r->pinned);
     if (l->count)
         fprintf(f,
@@ -294,7 +295,8 @@ static void csv_string(FILE *f, const char *s)
 static void write_csv(const gcs_objects *a, FILE *f)
 {
     fprintf(f, "type,type_id,samples,bytes,died_gen0_gc,died_gen1_gc,died_gen2_gc,died_unseen,"
-               "died_in_gen2,died_in_gen2_bytes,alive_at_end,alive_at_end_bytes,"
+               "died_in_gen2,died_in_gen2_bytes,first_death_gc,last_death_gc,alive_at_end,"
+               "alive_at_end_bytes,"
                "alive_gen0,alive_gen1,alive_gen2,alive_loh,alive_poh,pinned,lifetime_count,"
                "lifetime_gcs_p50,lifetime_gcs_p90,lifetime_gcs_p99,lifetime_gcs_max,"
                "lifetime_ms_p50,lifetime_ms_p90,lifetime_ms_p99,lifetime_ms_max\n");
@@ -305,11 +307,11 @@ static void write_csv(const gcs_objects *a, FILE *f)
         csv_string(f, r->name ? r->name : "");
         fprintf(f,
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
                 r->type_id, r->samples, r->sample_bytes, r->died_in_gc[0], r->died_in_gc[1],
                 r->died_in_gc[2], r->died_unseen, r->died_gen2, r->died_gen2_bytes,
-                r->alive_at_end, r->alive_at_end_bytes, r->alive_at_end_gen[0],
+                r->first_death_gc, r->last_death_gc, r->alive_at_end, r->alive_at_end_bytes, r->alive_at_end_gen[0],
                 r->alive_at_end_gen[1], r->alive_at_end_gen[2], r->alive_at_end_gen[3],
                 r->alive_at_end_gen[4], r->pinned, l->count);
         if (l->count)

@@ -217,6 +217,8 @@ static void test_lifetimes(void)
     CHECK_EQ_INT(a->lifetime.gcs_max, 1);
     CHECK_NEAR(a->lifetime.ms_p50, 9.0, 1e-9);
     CHECK_EQ_U64(b->died_in_gc[1], 1);
+    CHECK_EQ_INT(b->first_death_gc, 3);
+    CHECK_EQ_INT(b->last_death_gc, 3);
     CHECK_EQ_U64(b->died_gen2, 0); /* it was in gen1 when it died */
     CHECK_EQ_INT(b->lifetime.gcs_p50, 3);
     CHECK_NEAR(b->lifetime.ms_p50, 29.0, 1e-9);
@@ -243,9 +245,9 @@ static void test_lifetimes(void)
     FILE *f = open_memstream(&buf, &len);
     CHECK_EQ_INT(gcs_objects_report(an, f, GCS_OBJECTS_CSV, &err), GCS_OK);
     fclose(f);
-    CHECK(strstr(buf, "\"GcLoad.KeptToEnd\",192,1,48,0,0,0,0,0,0,1,48,0,0,1,0,0,1,0,,,,,,,,\n") !=
+    CHECK(strstr(buf, "\"GcLoad.KeptToEnd\",192,1,48,0,0,0,0,0,0,0,0,1,48,0,0,1,0,0,1,0,,,,,,,,\n") !=
           NULL);
-    CHECK(strstr(buf, "\"GcLoad.DiesYoung\",160,1,24,1,0,0,0,0,0,0,0,0,0,0,0,0,0,1,"
+    CHECK(strstr(buf, "\"GcLoad.DiesYoung\",160,1,24,1,0,0,0,0,0,1,1,0,0,0,0,0,0,0,0,1,"
                       "1,1,1,1,9.000,9.000,9.000,9.000\n") != NULL);
     free(buf);
     f = open_memstream(&buf, &len);

@@ -261,6 +261,10 @@ static void on_death(void *ctx, const gcs_tracked_object *o, gcs_death_kind kind
         return;
     }
     t->s.died_in_gc[condemned]++;
+    if (!t->s.first_death_gc || gc_number < t->s.first_death_gc)
+        t->s.first_death_gc = gc_number;
+    if (gc_number > t->s.last_death_gc)
+        t->s.last_death_gc = gc_number;
     if (o->generation >= GCS_GEN2) {
         t->s.died_gen2++;
         t->s.died_gen2_bytes += o->size;
