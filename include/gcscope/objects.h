@@ -117,8 +117,8 @@ typedef struct gcs_objtrack_options {
     size_t max_ranges_per_gc; /* 0: default GCS_OBJTRACK_DEFAULT_MAX_RANGES */
 } gcs_objtrack_options;
 
-#define GCS_OBJTRACK_DEFAULT_MAX_OBJECTS ((size_t)1 << 26) /* 2 GiB of records */
-#define GCS_OBJTRACK_DEFAULT_MAX_RANGES ((size_t)1 << 25)  /* 800 MiB of ranges */
+#define GCS_OBJTRACK_DEFAULT_MAX_OBJECTS ((size_t)1 << 25) /* 1 GiB of records */
+#define GCS_OBJTRACK_DEFAULT_MAX_RANGES ((size_t)1 << 24)  /* 512 MiB of ranges */
 
 /* Survivable problems and volumes, counted. */
 typedef struct gcs_objtrack_stats {
