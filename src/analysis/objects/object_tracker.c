@@ -6,7 +6,8 @@
  * caller looks. Applying a GC = sort the ranges by old start, resolve
  * overlaps, then walk objects and ranges together once: an O((n + r) log
  * (n + r)) merge. Moves usually keep address order (sliding compaction);
- * when they do not, a natural merge sort restores it in O(n log runs).
+ * when they do not, the moved blocks are reordered by their first address
+ * (O(n + k log k)) or, if blocks interleave, merge-sorted (O(n log runs)).
  */
 #include <assert.h>
 #include <stdlib.h>
