@@ -81,8 +81,10 @@ static int cmp_run(const void *pa, const void *pb)
  * O(n + k log k) for k blocks. False (a untouched) when blocks interleave
  * or memory is short; the caller then merge-sorts.
  */
-static bool sort_disjoint_blocks(gcs_tracked_object *a, size_t n, run *blocks, size_t k)
+static bool sort_disjoint_blocks(gcs_tracked_object **array, size_t *cap, size_t n, run *blocks,
+                                 size_t k)
 {
+    gcs_tracked_object *a = *array;
     for (size_t r = 0; r < k; r++)
         blocks[r].first = a[blocks[r].start].address;
     qsort(blocks, k, sizeof *blocks, cmp_run);
@@ -91,17 +93,19 @@ static bool sort_disjoint_blocks(gcs_tracked_object *a, size_t n, run *blocks, s
         if (a[p->start + p->len - 1].address >= a[blocks[r].start].address)
             return false;
     }
-    gcs_tracked_object *tmp = malloc(n * sizeof *tmp);
-    if (!tmp)
+    gcs_tracked_object *out = malloc(n * sizeof *out);
+    if (!out)
         return false;
-    size_t out = 0;
+    size_t at = 0;
     for (size_t r = 0; r < k; r++) {
-        memcpy(tmp + out, a + blocks[r].start, blocks[r].len * sizeof *a);
-        out += blocks[r].len;
+        memcpy(out + at, a + blocks[r].start, blocks[r].len * sizeof *a);
+        at += blocks[r].len;
     }
-    assert(out == n);
-    memcpy(a, tmp, n * sizeof *a);
-    free(tmp);
+    assert(at == n);
+    /* Adopt the new array rather than copy back: one pass less. */
+    free(a);
+    *array = out;
+    *cap = n;
     return true;
 }
 
@@ -512,36 +516,47 @@ gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
     }
     normalize_ranges(t);
     /* One pass: objects and ranges both ascending by (old) address. The
-     * pass also updates flags and checks that the result stays sorted. */
+     * pass also updates flags, checks that the result stays sorted and
+     * notes where each block (objects of one range, or objects that stay
+     * put) starts, for a re-sort. Hot loop: state in locals. */
+    gcs_tracked_object *objs = t->objs;
+    range *ranges = t->ranges;
+    const size_t rn = t->rn, n = t->n;
+    const int condemned = t->condemned;
     size_t j = 0, k = 0;
+    uint64_t r_start = rn ? ranges[0].old_start : UINT64_MAX;
+    uint64_t r_end = rn ? r_start + ranges[0].length : UINT64_MAX;
+    uint64_t survived = 0, moved = 0, uncondemned_in_range = 0;
     bool strictly_sorted = true;
     bool blocks_ok = true; /* false: out of memory recording blocks */
-    size_t block_key = SIZE_MAX - 1, key;
+    size_t block_key = SIZE_MAX - 1;
     t->nblocks = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        gcs_tracked_object o = t->objs[i];
+    for (size_t i = 0; i < n; i++) {
+        gcs_tracked_object o = objs[i];
         bool born_in_gc = o.flags & OBJ_BORN_IN_GC;
         o.flags = flags_after_gc(o.flags);
-        key = SIZE_MAX; /* objects that stay put form blocks of their own */
+        size_t key = SIZE_MAX; /* objects that stay put form blocks of their own */
         if (!born_in_gc) {
-            while (j < t->rn && t->ranges[j].old_start + t->ranges[j].length <= o.address)
-                j++;
-            bool in = j < t->rn && t->ranges[j].old_start <= o.address;
-            if (!is_condemned(o.generation, t->condemned)) {
-                if (in)
-                    t->stats.uncondemned_in_range++;
+            while (j < rn && r_end <= o.address) {
+                if (++j < rn) {
+                    r_start = ranges[j].old_start;
+                    r_end = r_start + ranges[j].length;
+                }
+            }
+            bool in = j < rn && r_start <= o.address;
+            if (!is_condemned(o.generation, condemned)) {
+                uncondemned_in_range += in;
             } else if (!in) {
                 retire(t, &o, t->ranges_cut ? GCS_DEATH_INCOMPLETE : GCS_DEATH_GC, t->gc_number,
-                       t->condemned, t->gc_time);
+                       condemned, t->gc_time);
                 t->stats.objects_tracked--;
                 continue;
             } else {
-                range *r = &t->ranges[j];
-                r->used = 1;
-                t->stats.objects_survived++;
-                uint64_t moved_to = r->new_start + (o.address - r->old_start);
+                ranges[j].used = 1;
+                survived++;
+                uint64_t moved_to = ranges[j].new_start + (o.address - r_start);
                 if (moved_to != o.address) {
-                    t->stats.objects_moved++;
+                    moved++;
                     o.flags |= OBJ_MOVED_NOW;
                     o.address = moved_to;
                 }
@@ -549,31 +564,33 @@ gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
                 key = j;
             }
         }
-        if (k > 0 && t->objs[k - 1].address >= o.address)
+        if (k > 0 && objs[k - 1].address >= o.address)
             strictly_sorted = false;
         if (key != block_key && blocks_ok) {
             if (grow((void **)&t->blocks, &t->cblocks, t->nblocks + 1, sizeof *t->blocks)) {
-                t->blocks[t->nblocks].start = k;
-                t->blocks[t->nblocks].len = 0;
-                t->nblocks++;
+                t->blocks[t->nblocks++].start = k;
                 block_key = key;
             } else {
                 blocks_ok = false;
             }
         }
-        if (blocks_ok)
-            t->blocks[t->nblocks - 1].len++;
-        t->objs[k++] = o;
+        objs[k++] = o;
     }
     t->n = k;
-    for (size_t r = 0; r < t->rn; r++)
-        if (!t->ranges[r].used)
+    for (size_t b = 0; b < t->nblocks; b++)
+        t->blocks[b].len = (b + 1 < t->nblocks ? t->blocks[b + 1].start : k) - t->blocks[b].start;
+    t->stats.objects_survived += survived;
+    t->stats.objects_moved += moved;
+    t->stats.uncondemned_in_range += uncondemned_in_range;
+    for (size_t r = 0; r < rn; r++)
+        if (!ranges[r].used)
             t->stats.ranges_covering_nothing++;
     t->rn = 0;
     if (!strictly_sorted) {
         if (run_end(t->objs, 0, t->n) != t->n) {
             t->stats.resorts++;
-            if ((!blocks_ok || !sort_disjoint_blocks(t->objs, t->n, t->blocks, t->nblocks)) &&
+            if ((!blocks_ok ||
+                 !sort_disjoint_blocks(&t->objs, &t->cap, t->n, t->blocks, t->nblocks)) &&
                 !sort_objects(t->objs, t->n))
                 return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory re-sorting objects");
         }
