@@ -6,5 +6,6 @@
 #define GCSCOPE_H
 #include "gcscope/core.h"
 #include "gcscope/reader.h"
+#include "gcscope/decode.h"
 #include "gcscope/objects.h"
 #endif
