@@ -251,6 +251,7 @@ typedef struct gcs_objects_summary {
     uint64_t gcs_without_ranges;   /* foreground GCs with no range (nothing decided) */
     uint64_t background_gcs;       /* not tracked: the runtime reports no ranges */
     uint64_t gcs_without_generation_ranges; /* GCs with ranges but no GenerationRange */
+    uint64_t gcs_without_depth;    /* GC/Start V0 or Depth > 2: not tracked */
     uint64_t gc_end_without_start;
     uint64_t nested_gc_starts;     /* GC/Start while a foreground GC was open */
     uint64_t range_events;         /* Bulk{Moved,Surviving}ObjectRanges */

@@ -378,6 +378,7 @@ static gcs_status on_gc_start(gcs_objects *a, const gcs_event *ev, gcs_error *er
         return GCS_OK;
     }
     a->sum.gcs++;
+    a->last_gc_begun = s.count; /* GC numbers count every GC, background ones too */
     if (s.has_type && s.type == 1) {
         a->sum.background_gcs++;
         a->bgc_open = true;
@@ -393,9 +394,8 @@ static gcs_status on_gc_start(gcs_objects *a, const gcs_event *ev, gcs_error *er
             a->batch_deferred = false;
         }
     }
-    a->last_gc_begun = s.count;
     if (!s.has_depth || s.depth > 2) {
-        a->sum.short_payloads += !s.has_depth;
+        a->sum.gcs_without_depth++;
         return GCS_OK;
     }
     gcs_status st = gcs_objtrack_begin_gc(a->tracker, s.count, (int)s.depth, event_us(ev), err);
