@@ -12,6 +12,8 @@
 #                                  D=gen0|gen1: they died young
 #   where=end type=T in_genK=0     no sample of T alive in generation K
 #                                  (GC.GetGeneration counts LOH/POH as 2)
+#   kept_alive ... pinned=P with where=end in_gen0=P: the pinned samples,
+#                                  and only they, are in gen0 at the end
 set -u
 GCSCOPE=${GCSCOPE:-build/asan/gcscope}
 TRACE=tests/data/objects-movement.nettrace
@@ -43,7 +45,7 @@ BEGIN {
         unseen[name] = f[7]; in_gen2[name] = f[8]; first_gc[name] = f[10]
         last_gc[name] = f[11]; alive[name] = f[12]
         gen[name, 0] = f[14]; gen[name, 1] = f[15]; gen[name, 2] = f[16]
-        gen[name, 3] = f[17] + f[18]
+        gen[name, 3] = f[17] + f[18]; pinned[name] = f[19]
     }
     failures = 0; checks = 0
 }
@@ -66,6 +68,7 @@ function need_samples(t) {
     if (alive[t] != samples[t]) fail(t ": kept alive, but " alive[t] " of " samples[t] " alive at end")
     if (died0[t] + died1[t] + died2[t] + unseen[t] != 0) fail(t ": kept alive, but some died")
     if (kv("heap") == "loh" && gen[t, 3] != samples[t]) fail(t ": kept in the LOH, but " gen[t, 3] " there")
+    if (kv("pinned") != "") pinned_wl[t] = kv("pinned")
 }
 / died type=/ {
     t = kv("type"); d = kv("dies"); s = kv("step")
@@ -85,6 +88,7 @@ function need_samples(t) {
     t = kv("type")
     if (!(t in samples)) next
     checks++
+    end_gen0[t] = kv("in_gen0")
     if (kv("in_gen0") == "0" && gen[t, 0] != 0) fail(t ": workload has none in gen0 at end, report " gen[t, 0])
     if (kv("in_gen1") == "0" && gen[t, 1] != 0) fail(t ": workload has none in gen1 at end, report " gen[t, 1])
     # GC.GetGeneration says 2 for LOH/POH objects: compare gen2 with gen2+LOH+POH.
@@ -92,6 +96,14 @@ function need_samples(t) {
         fail(t ": workload has none in gen2/LOH/POH at end, report " gen[t, 2] + gen[t, 3])
 }
 END {
+    # Pinned survivors stay in (are demoted to) gen0: when the workload finds
+    # exactly its pinned objects in gen0 at the end, the report must find
+    # exactly its pinned samples there (GenerationRange, not the promotion rule).
+    for (t in pinned_wl)
+        if ((t in end_gen0) && end_gen0[t] == pinned_wl[t]) {
+            checks++
+            if (gen[t, 0] != pinned[t]) fail(t ": " pinned[t] " pinned samples but " gen[t, 0] " in gen0 at end")
+        }
     if (checks < 8) fail("only " checks " workload facts checked: workload file changed?")
     if (failures) exit 1
     print "objects_e2e: " checks " workload facts agree"
