@@ -8,6 +8,7 @@
  * buffered are released and delivered first; the error comes after them.
  */
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +168,15 @@ static void on_block(void *ctx)
     r->stats.blocks++;
 }
 
+static void on_anomaly(void *ctx, uint64_t offset, const char *reason)
+{
+    gcs_reader *r = ctx;
+    if (r->stats.anomalies++ == 0) {
+        r->stats.first_anomaly_offset = offset;
+        snprintf(r->stats.first_anomaly, sizeof r->stats.first_anomaly, "%s", reason);
+    }
+}
+
 static void on_stack(void *ctx, uint32_t stack_id)
 {
     gcs_reader *r = ctx;
@@ -200,6 +210,7 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
     r->sink.sequence_point = on_sequence_point;
     r->sink.block = on_block;
     r->sink.stack = on_stack;
+    r->sink.anomaly = on_anomaly;
     r->state = READER_OPENING;
     return r;
 }

@@ -183,10 +183,11 @@ int cmd_info(int argc, char **argv)
         printf(",\"events\":%" PRIu64 ",\"lost_events\":%" PRIu64 ",\"unknown_events\":%" PRIu64
                ",\"undecodable_events\":%" PRIu64 ",\"sequence_points\":%" PRIu64
                ",\"blocks\":%" PRIu64 ",\"stacks\":%" PRIu64 ",\"metadata\":%" PRIu64
-               ",\"sort_overflows\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"counts\":{",
+               ",\"sort_overflows\":%" PRIu64 ",\"anomalies\":%" PRIu64 ",\"bytes\":%" PRIu64
+               ",\"counts\":{",
                stats->events, stats->lost_events, stats->unknown_events, undecodable,
                stats->sequence_points, stats->blocks, stats->stacks, stats->metadata,
-               stats->sort_overflows, stats->bytes_read);
+               stats->sort_overflows, stats->anomalies, stats->bytes_read);
         for (size_t i = 0; i < n_names; i++) {
             if (i)
                 putchar(',');
@@ -221,6 +222,9 @@ int cmd_info(int argc, char **argv)
         printf("blocks:           %" PRIu64 " (%" PRIu64 " sequence points, %" PRIu64
                " stacks, %" PRIu64 " metadata rows)\n",
                stats->blocks, stats->sequence_points, stats->stacks, stats->metadata);
+        if (stats->anomalies)
+            printf("format anomalies: %" PRIu64 " (first at byte %" PRIu64 ": %s)\n",
+                   stats->anomalies, stats->first_anomaly_offset, stats->first_anomaly);
         if (stats->sort_overflows)
             printf("sort overflows:   %" PRIu64 " (order not guaranteed across them)\n",
                    stats->sort_overflows);
