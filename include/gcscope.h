@@ -8,4 +8,5 @@
 #include "gcscope/reader.h"
 #include "gcscope/decode.h"
 #include "gcscope/gc.h"
+#include "gcscope/objects.h"
 #endif
