@@ -535,7 +535,8 @@ static inline bool v6w_end(v6w *w)
  * nested struct / arrays / varuint / fixed array / array of arrays), three
  * threads in two processes, label lists redefined after a sequence point,
  * a stack block, a thread removal, a thread-flushing sequence point and a
- * timestamp that goes backwards (the compressed delta wraps modulo 2^64).
+ * timestamp that goes backwards between two capture threads (the compressed
+ * delta wraps modulo 2^64).
  * tests/unit/test_nettrace_v6.c knows the expected result by heart. */
 
 static const uint8_t v6w_synth_guid_a[16] = {0xA1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xA2};
@@ -654,15 +655,211 @@ static inline void v6w_synthetic(v6w *w)
     v6w_sequence_point(w, 1000600, 1, idx, seq, 2);
 
     v6w_thread(w, 4, 4242, 400, "Late");
+    v6w_thread(w, 5, 4242, 500, NULL);
     e.sequence = 1; e.thread_index = 4; e.capture_index = 4;
     e.timestamp = 1000700; e.label_id = 0; e.sorted = false;
     v6w_event_add(w, &e);
-    e.sequence = 2; e.timestamp = 1000650; /* backwards: delta wraps */
+    e.sequence = 1; e.capture_index = 5; /* 4's state, captured by 5 */
+    e.timestamp = 1000650; /* earlier than the row before: the delta wraps */
     v6w_event_add(w, &e);
-    v6w_thread(w, 5, 4242, 500, NULL);
-    e.sequence = 1; e.thread_index = 4; e.capture_index = 5; /* 4's state, captured by 5 */
+    e.sequence = 2; e.capture_index = 4;
     e.timestamp = 1000800;
     v6w_event_add(w, &e);
+}
+
+/* ---- converting what the public reader delivers -------------------- */
+
+#define V6W_EVENTS_PER_SEQUENCE_POINT 5000
+
+/* (pid, tid) -> V6 thread index, and the last sequence it captured. */
+typedef struct v6w_conv_thread {
+    uint32_t pid;
+    uint64_t tid;
+    uint64_t index;
+    uint32_t last_sequence;
+    bool used;
+} v6w_conv_thread;
+
+typedef struct v6w_converter {
+    v6w *w;
+    v6w_conv_thread *threads;
+    size_t cap, count;
+    uint8_t *meta_written; /* by metadata id */
+    size_t meta_cap;
+    bool have_label;
+    uint8_t last_activity[16], last_related[16];
+    uint32_t last_label;
+} v6w_converter;
+
+static inline size_t v6w_conv_slot(const v6w_converter *cv, uint32_t pid, uint64_t tid)
+{
+    uint64_t h = (tid * UINT64_C(0x9E3779B97F4A7C15)) ^ ((uint64_t)pid * 0xC2B2AE35u);
+    size_t i = (size_t)(h >> 20) & (cv->cap - 1);
+    while (cv->threads[i].used && (cv->threads[i].pid != pid || cv->threads[i].tid != tid))
+        i = (i + 1) & (cv->cap - 1);
+    return i;
+}
+
+static inline v6w_conv_thread *v6w_conv_thread_of(v6w_converter *cv, uint32_t pid, uint64_t tid)
+{
+    if ((cv->count + 1) * 2 > cv->cap) {
+        size_t ncap = cv->cap ? cv->cap * 2 : 256;
+        v6w_conv_thread *old = cv->threads;
+        size_t ocap = cv->cap;
+        cv->threads = calloc(ncap, sizeof *cv->threads);
+        if (!cv->threads) {
+            cv->threads = old;
+            return NULL;
+        }
+        cv->cap = ncap;
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i].used)
+                cv->threads[v6w_conv_slot(cv, old[i].pid, old[i].tid)] = old[i];
+        free(old);
+    }
+    v6w_conv_thread *t = &cv->threads[v6w_conv_slot(cv, pid, tid)];
+    if (!t->used) {
+        t->used = true;
+        t->pid = pid;
+        t->tid = tid;
+        t->index = ++cv->count;
+        v6w_thread(cv->w, t->index, pid, tid, NULL);
+    }
+    return t;
+}
+
+static inline void v6w_conv_sequence_point(v6w_converter *cv, int64_t ts)
+{
+    size_t n = 0;
+    uint64_t *idx = malloc((cv->count + 1) * sizeof *idx);
+    uint32_t *seq = malloc((cv->count + 1) * sizeof *seq);
+    if (!idx || !seq) {
+        cv->w->failed = true;
+    } else {
+        for (size_t i = 0; i < cv->cap; i++) {
+            if (!cv->threads[i].used)
+                continue;
+            idx[n] = cv->threads[i].index;
+            seq[n] = cv->threads[i].last_sequence;
+            n++;
+        }
+        v6w_sequence_point(cv->w, (uint64_t)ts, 0, idx, seq, (uint32_t)n);
+    }
+    free(idx);
+    free(seq);
+    cv->have_label = false; /* label ids restart after a sequence point */
+}
+
+static inline bool v6w_is_zero16(const uint8_t *g)
+{
+    for (int i = 0; i < 16; i++)
+        if (g[i])
+            return false;
+    return true;
+}
+
+/*
+ * Reads every event of r and writes it to w as V6, then ends w. Events are
+ * written in the order delivered (timestamp order), all marked IsSorted,
+ * with their metadata (provider, id, version, keywords, level, opcode,
+ * name; the schema when it came from the trace), one thread row per
+ * (pid, tid), label lists for non-zero activity ids, the original sequence
+ * numbers and processors, and a sequence point every
+ * V6W_EVENTS_PER_SEQUENCE_POINT events listing each capture thread's last
+ * sequence. Stack ids become 0 (the public API gives no stack contents).
+ * Returns the reader's final status (GCS_END when all went well); *events
+ * gets the number written. w->failed tells about write errors.
+ */
+static inline gcs_status v6w_convert(gcs_reader *r, v6w *w, uint64_t *events, gcs_error *err)
+{
+    v6w_converter cv;
+    memset(&cv, 0, sizeof cv);
+    cv.w = w;
+    const gcs_event *ev;
+    gcs_status st;
+    bool begun = false;
+    uint64_t n = 0;
+    int64_t last_ts = 0;
+    while ((st = gcs_reader_next(r, &ev, err)) == GCS_OK) {
+        if (!begun) {
+            v6w_begin(w, gcs_reader_info(r));
+            begun = true;
+        }
+        const gcs_event_type *t = ev->type;
+        if (t->metadata_id >= cv.meta_cap) {
+            size_t nc = cv.meta_cap ? cv.meta_cap : 256;
+            while (nc <= t->metadata_id && nc < ((size_t)1 << 26))
+                nc *= 2;
+            uint8_t *m = nc > t->metadata_id ? realloc(cv.meta_written, nc) : NULL;
+            if (!m) {
+                w->failed = true;
+                break;
+            }
+            memset(m + cv.meta_cap, 0, nc - cv.meta_cap);
+            cv.meta_written = m;
+            cv.meta_cap = nc;
+        }
+        if (!cv.meta_written[t->metadata_id]) {
+            v6w_metadata(w, t, t->schema_from_trace);
+            cv.meta_written[t->metadata_id] = 1;
+        }
+        v6w_conv_thread *th = v6w_conv_thread_of(&cv, ev->pid, ev->tid);
+        uint64_t thread_index = th ? th->index : 0;
+        v6w_conv_thread *cap = v6w_conv_thread_of(&cv, ev->pid, ev->capture_tid);
+        if (!th || !cap) {
+            w->failed = true;
+            break;
+        }
+        cap->last_sequence = ev->sequence;
+        uint32_t label = 0;
+        bool has_act = !v6w_is_zero16(ev->activity_id);
+        bool has_rel = !v6w_is_zero16(ev->related_activity_id);
+        if (has_act || has_rel) {
+            if (cv.have_label && memcmp(cv.last_activity, ev->activity_id, 16) == 0 &&
+                memcmp(cv.last_related, ev->related_activity_id, 16) == 0) {
+                label = cv.last_label;
+            } else {
+                label = v6w_label(w, has_act ? ev->activity_id : NULL,
+                                  has_rel ? ev->related_activity_id : NULL);
+                cv.have_label = true;
+                cv.last_label = label;
+                memcpy(cv.last_activity, ev->activity_id, 16);
+                memcpy(cv.last_related, ev->related_activity_id, 16);
+            }
+        }
+        v6w_event e;
+        memset(&e, 0, sizeof e);
+        e.metadata_id = t->metadata_id;
+        e.sorted = true; /* written in timestamp order */
+        e.sequence = ev->sequence;
+        e.thread_index = thread_index;
+        e.capture_index = cap->index;
+        e.processor = ev->processor;
+        e.timestamp = (uint64_t)ev->timestamp;
+        e.label_id = label;
+        e.payload = ev->payload;
+        e.payload_size = ev->payload_size;
+        v6w_event_add(w, &e);
+        last_ts = ev->timestamp;
+        if (++n % V6W_EVENTS_PER_SEQUENCE_POINT == 0)
+            v6w_conv_sequence_point(&cv, last_ts);
+    }
+    if (!begun) {
+        const gcs_trace_info *ti = gcs_reader_info(r);
+        gcs_trace_info empty;
+        memset(&empty, 0, sizeof empty);
+        empty.pointer_size = 8;
+        empty.clock_frequency = 1;
+        v6w_begin(w, ti ? ti : &empty);
+    }
+    if (n)
+        v6w_conv_sequence_point(&cv, last_ts);
+    if (!v6w_end(w))
+        w->failed = true;
+    free(cv.threads);
+    free(cv.meta_written);
+    *events = n;
+    return st;
 }
 
 /* ---- destinations -------------------------------------------------- */
