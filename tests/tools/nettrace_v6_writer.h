@@ -288,7 +288,7 @@ static inline bool v6w_field_list(v6w_bytes *b, const gcs_field *fields, uint32_
 
 /*
  * Queues the metadata row of t under id t->metadata_id: provider, event id,
- * name, fields (only when with_schema; a schema V6 cannot express is left
+ * name (when t->known), fields (only when with_schema; a schema V6 cannot express is left
  * out and counted), and opcode, keywords, level, version as optional
  * metadata.
  */
@@ -298,7 +298,9 @@ static inline void v6w_metadata(v6w *w, const gcs_event_type *t, bool with_schem
     v6w_varu(&row, t->metadata_id);
     v6w_str(&row, t->provider);
     v6w_varu(&row, t->event_id);
-    v6w_str(&row, t->name);
+    /* A placeholder name (known == false, e.g. "EventID(187)") stands for
+     * an empty name in the source: keep it empty so readers name it alike. */
+    v6w_str(&row, t->known ? t->name : "");
     size_t fields_at = row.len;
     if (!with_schema || !v6w_field_list(&row, t->fields, t->field_count, w->pointer_size)) {
         if (with_schema)
@@ -589,6 +591,7 @@ static inline void v6w_synthetic(v6w *w)
     gc.level = 4;
     gc.opcode = 1;
     gc.name = "GC/Start";
+    gc.known = true;
     v6w_metadata(w, &gc, false);
     gcs_event_type sm = {0};
     sm.metadata_id = 2;
@@ -599,6 +602,7 @@ static inline void v6w_synthetic(v6w *w)
     sm.level = 5;
     sm.opcode = 10;
     sm.name = "Sample";
+    sm.known = true;
     sm.fields = v6w_synth_fields;
     sm.field_count = 8;
     v6w_metadata(w, &sm, true);
