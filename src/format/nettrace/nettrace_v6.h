@@ -23,7 +23,7 @@ enum {
 };
 
 /* Live rows of the per-trace caches (beyond: GCS_ERR_LIMIT). */
-#define GCS_V6_MAX_THREADS ((size_t)1 << 18)
+#define GCS_V6_MAX_THREADS ((size_t)1 << 16)
 #define GCS_V6_MAX_LABEL_LISTS ((size_t)1 << 18)
 
 /* Survivable oddities of one trace, counted (never silently dropped). */
