@@ -144,7 +144,14 @@ int cmd_info(int argc, char **argv)
             st = GCS_ERR_NOMEM;
             break;
         }
-        /* TODO(decode): count payloads that do not fit their schema. */
+        if (ev->type->field_count > 0) {
+            gcs_payload_info pinfo;
+            gcs_error perr;
+            if (gcs_payload_walk_fields(ev->type->fields, ev->type->field_count, ev->payload,
+                                        ev->payload_size, ev->pointer_size, NULL, NULL, &pinfo,
+                                        &perr) != GCS_OK)
+                undecodable++;
+        }
     }
     const gcs_trace_info *in = gcs_reader_info(tr.reader);
     if (!in && st < 0) {
