@@ -61,6 +61,9 @@ static int convert(const char *in, const char *out, bool compressed)
     if (w.unencodable_schemas)
         fprintf(stderr, "note: %llu schemas had no V6 encoding and were written without "
                 "fields\n", (unsigned long long)w.unencodable_schemas);
+    if (w.unmatched_names)
+        fprintf(stderr, "note: %llu event names could not be stored so that they read back "
+                "the same\n", (unsigned long long)w.unmatched_names);
     fprintf(stderr, "%llu events written\n", (unsigned long long)events);
     v6w_free(&w);
     gcs_reader_free(r);

@@ -129,6 +129,7 @@ typedef struct v6w {
     uint64_t min_ts, max_ts;
     size_t event_block_target;
     uint64_t unencodable_schemas; /* written without fields */
+    uint64_t unmatched_names;     /* no metadata name displays as the original */
 } v6w;
 
 static inline void v6w_init(v6w *w, v6w_write_fn write, void *ctx, bool compressed)
@@ -287,20 +288,67 @@ static inline bool v6w_field_list(v6w_bytes *b, const gcs_field *fields, uint32_
 }
 
 /*
+ * The metadata name to store so that readers show t->name again: t->name is
+ * a display name (gcs_event_display_name: "EventID(7)" for no name, the
+ * built-in "GC/Start" for runtime events, "Name/Opcode" otherwise), read
+ * with or without the opcode (has_opcode). Tries "", the name, and the name without its
+ * "/Opcode" suffix (plus "Start"/"Stop" for opcodes 1/2), keeping the first
+ * that displays as t->name; else t->name itself (counted).
+ */
+static inline const char *v6w_meta_name(v6w *w, const gcs_event_type *t, bool has_opcode,
+                                        char *cand, size_t cap)
+{
+    char shown[256];
+    const char *slash = strrchr(t->name, '/');
+    size_t base = slash ? (size_t)(slash - t->name) : strlen(t->name);
+    for (int k = 0; k < 5; k++) {
+        switch (k) {
+        case 0: snprintf(cand, cap, "%s", ""); break;
+        case 1: snprintf(cand, cap, "%s", t->name); break;
+        case 2: snprintf(cand, cap, "%.*s", (int)base, t->name); break;
+        case 3: snprintf(cand, cap, "%.*sStart", (int)base, t->name); break;
+        default: snprintf(cand, cap, "%.*sStop", (int)base, t->name); break;
+        }
+        gcs_event_display_name(t->provider, t->event_id, t->version, cand, t->opcode,
+                               has_opcode, shown, sizeof shown);
+        if (strcmp(shown, t->name) == 0)
+            return cand;
+    }
+    w->unmatched_names++;
+    return t->name;
+}
+
+/* True if the library names t from its built-in runtime manifest (the
+ * display name of a nameless row is not the "EventID(n)" placeholder). */
+static inline bool v6w_is_builtin(const gcs_event_type *t)
+{
+    char shown[256], placeholder[64];
+    gcs_event_display_name(t->provider, t->event_id, t->version, "", 0, false, shown,
+                           sizeof shown);
+    if (t->event_id == 0)
+        snprintf(placeholder, sizeof placeholder, "EventWriteString");
+    else
+        snprintf(placeholder, sizeof placeholder, "EventID(%u)", (unsigned)t->event_id);
+    return strcmp(shown, placeholder) != 0;
+}
+
+/*
  * Queues the metadata row of t under id t->metadata_id: provider, event id,
- * name (when t->known), fields (only when with_schema; a schema V6 cannot express is left
- * out and counted), and opcode, keywords, level, version as optional
+ * meta_name (NULL: the name that reads back as t->name, see v6w_meta_name),
+ * the fields when with_schema (a schema V6 cannot express is left out and
+ * counted), opcode (when write_opcode), keywords, level, version as optional
  * metadata.
  */
-static inline void v6w_metadata(v6w *w, const gcs_event_type *t, bool with_schema)
+static inline void v6w_metadata(v6w *w, const gcs_event_type *t, bool with_schema,
+                                const char *meta_name, bool write_opcode)
 {
     v6w_bytes row = {0};
+    char name[256];
     v6w_varu(&row, t->metadata_id);
     v6w_str(&row, t->provider);
     v6w_varu(&row, t->event_id);
-    /* A placeholder name (known == false, e.g. "EventID(187)") stands for
-     * an empty name in the source: keep it empty so readers name it alike. */
-    v6w_str(&row, t->known ? t->name : "");
+    v6w_str(&row, meta_name ? meta_name
+                            : v6w_meta_name(w, t, write_opcode, name, sizeof name));
     size_t fields_at = row.len;
     if (!with_schema || !v6w_field_list(&row, t->fields, t->field_count, w->pointer_size)) {
         if (with_schema)
@@ -309,8 +357,10 @@ static inline void v6w_metadata(v6w *w, const gcs_event_type *t, bool with_schem
         v6w_u16(&row, 0);
     }
     v6w_bytes opt = {0};
-    v6w_u8(&opt, 1);
-    v6w_u8(&opt, (uint8_t)t->opcode);
+    if (write_opcode) {
+        v6w_u8(&opt, 1);
+        v6w_u8(&opt, (uint8_t)t->opcode);
+    }
     v6w_u8(&opt, 3);
     v6w_u64(&opt, t->keywords);
     v6w_u8(&opt, 8);
@@ -592,7 +642,7 @@ static inline void v6w_synthetic(v6w *w)
     gc.opcode = 1;
     gc.name = "GC/Start";
     gc.known = true;
-    v6w_metadata(w, &gc, false);
+    v6w_metadata(w, &gc, false, gc.name, true);
     gcs_event_type sm = {0};
     sm.metadata_id = 2;
     sm.provider = "Synthetic-Provider";
@@ -605,7 +655,7 @@ static inline void v6w_synthetic(v6w *w)
     sm.known = true;
     sm.fields = v6w_synth_fields;
     sm.field_count = 8;
-    v6w_metadata(w, &sm, true);
+    v6w_metadata(w, &sm, true, sm.name, true);
 
     v6w_thread(w, 1, 4242, 100, "Main");
     v6w_thread(w, 2, 4242, 200, NULL);
@@ -804,7 +854,9 @@ static inline gcs_status v6w_convert(gcs_reader *r, v6w *w, uint64_t *events, gc
             cv.meta_cap = nc;
         }
         if (!cv.meta_written[t->metadata_id]) {
-            v6w_metadata(w, t, t->schema_from_trace);
+            /* Runtime events carry no opcode in their metadata: readers take
+             * it from their manifests, and an explicit one would override. */
+            v6w_metadata(w, t, t->schema_from_trace, NULL, !v6w_is_builtin(t));
             cv.meta_written[t->metadata_id] = 1;
         }
         v6w_conv_thread *th = v6w_conv_thread_of(&cv, ev->pid, ev->tid);

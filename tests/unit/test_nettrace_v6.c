@@ -811,7 +811,7 @@ static bool same_schema(const gcs_field *a, uint32_t na, const gcs_field *b, uin
     return true;
 }
 
-/* Converts the trace in src_a to V6 in memory with the writer's converter. */
+/* Converts the trace of src to V6 in memory with the writer's converter. */
 static bool convert_to_v6(gcs_source *src, bool compressed, v6w_bytes *out, uint64_t *events)
 {
     gcs_error err;
@@ -824,6 +824,8 @@ static bool convert_to_v6(gcs_source *src, bool compressed, v6w_bytes *out, uint
         fprintf(stderr, "convert: %s at %llu: %s\n", gcs_status_name(st),
                 (unsigned long long)err.offset, err.reason);
     bool ok = st == GCS_END && !w.failed;
+    CHECK_EQ_U64(w.unmatched_names, 0);
+    CHECK_EQ_U64(w.unencodable_schemas, 0);
     v6w_free(&w);
     gcs_reader_free(r);
     return ok;
