@@ -663,7 +663,9 @@ static inline void v6w_synthetic(v6w *w)
     uint32_t la = v6w_label(w, v6w_synth_guid_a, NULL);
     uint32_t lbc = v6w_label(w, v6w_synth_guid_b, v6w_synth_guid_c);
 
-    static const uint8_t gc_payload[4] = {1, 2, 3, 4};
+    /* GCStart V2: Count 3, Depth 1, Reason 4, Type 0, ClrInstanceID 0,
+     * ClientSequenceNumber 0 */
+    static const uint8_t gc_payload[26] = {3, 0, 0, 0, 1, 0, 0, 0, 4};
     static const uint8_t sm_payload[] = {
         5, 0, 0, 0,                      /* Count = 5 */
         'h', 0, 'i', 0, 0, 0,            /* Name = "hi" */
@@ -677,7 +679,7 @@ static inline void v6w_synthetic(v6w *w)
     v6w_event e = {0};
     e.metadata_id = 1; e.sorted = true; e.sequence = 1; e.thread_index = 1;
     e.capture_index = 1; e.processor = 0; e.timestamp = 1000100;
-    e.payload = gc_payload; e.payload_size = 4;
+    e.payload = gc_payload; e.payload_size = sizeof gc_payload;
     v6w_event_add(w, &e);
     e.metadata_id = 2; e.sorted = false; e.sequence = 1; e.thread_index = 2;
     e.capture_index = 2; e.processor = 1; e.timestamp = 1000200; e.label_id = la;
@@ -688,7 +690,7 @@ static inline void v6w_synthetic(v6w *w)
     v6w_event_add(w, &e);
     e.metadata_id = 1; e.sequence = 5; e.thread_index = 3; e.capture_index = 3;
     e.processor = 3; e.timestamp = 1000250; e.label_id = 0; e.stack_id = 0;
-    e.payload = gc_payload; e.payload_size = 4;
+    e.payload = gc_payload; e.payload_size = sizeof gc_payload;
     v6w_event_add(w, &e);
     v6w_flush(w);
 
