@@ -225,7 +225,7 @@ static gcs_status read_stream_header(v6_reader *r, gcs_error *err)
         return st;
     if (st == GCS_END)
         return GCS_FAIL(err, GCS_ERR_TRUNCATED, gcs_stream_offset(s) + gcs_stream_avail(s),
-                        "truncated: the nettrace V6 header needs 12 bytes (Reserved, Major, "
+                        "the nettrace V6 header needs 12 bytes (Reserved, Major, "
                         "Minor) after the magic, the input ends after %zu",
                         gcs_stream_avail(s));
     gcs_cursor c = gcs_cur_make(gcs_stream_peek(s), 12, gcs_stream_offset(s));
@@ -757,11 +757,11 @@ static gcs_status v6_step(gcs_container *base, gcs_error *err)
     if (st == GCS_END) {
         if (gcs_stream_avail(s) == 0)
             return GCS_FAIL(err, GCS_ERR_TRUNCATED, block_at,
-                            "truncated: the input ends at offset %llu without an EndOfStream "
+                            "the input ends at offset %llu without an EndOfStream "
                             "block",
                             (unsigned long long)block_at);
         return GCS_FAIL(err, GCS_ERR_TRUNCATED, block_at,
-                        "truncated: block header at offset %llu needs 4 bytes, the input has "
+                        "block header at offset %llu needs 4 bytes, the input has "
                         "%zu",
                         (unsigned long long)block_at, gcs_stream_avail(s));
     }
@@ -778,7 +778,7 @@ static gcs_status v6_step(gcs_container *base, gcs_error *err)
         return st;
     if (st == GCS_END)
         return GCS_FAIL(err, GCS_ERR_TRUNCATED, block_at,
-                        "truncated: %s block (kind %u) at offset %llu declares %zu bytes, the "
+                        "%s block (kind %u) at offset %llu declares %zu bytes, the "
                         "input ends after %zu of them",
                         block_kind_name(kind), kind, (unsigned long long)block_at, size,
                         gcs_stream_avail(s) - 4);
