@@ -37,7 +37,8 @@ typedef struct recorder {
     gcs_arena arena;
     int traces;
     gcs_trace_info info;
-    size_t n_meta, n_events, n_sp, n_stacks, n_blocks;
+    size_t n_meta, n_events, n_sp, n_stacks, n_blocks, n_anomalies;
+    uint64_t first_anomaly_offset;
     gcs_meta_def meta[REC_MAX_META];
     rec_event events[REC_MAX_EVENTS];
     rec_sp sp[REC_MAX_SP];
@@ -94,6 +95,13 @@ static gcs_status rec_sp_cb(void *ctx, int64_t ts, const gcs_seq_entry *entries,
     return GCS_OK;
 }
 static void rec_block(void *ctx) { ((recorder *)ctx)->n_blocks++; }
+static void rec_anomaly(void *ctx, uint64_t offset, const char *reason)
+{
+    recorder *r = ctx;
+    if (r->n_anomalies++ == 0)
+        r->first_anomaly_offset = offset;
+    CHECK(reason && reason[0]);
+}
 static void rec_stack(void *ctx, uint32_t id)
 {
     recorder *r = ctx;
@@ -114,6 +122,7 @@ static recorder *rec_new(gcs_sink *sink)
     sink->sequence_point = rec_sp_cb;
     sink->block = rec_block;
     sink->stack = rec_stack;
+    sink->anomaly = rec_anomaly;
     return r;
 }
 static void rec_free(recorder *r)
@@ -276,6 +285,8 @@ static void test_hand_built(void)
     CHECK_EQ_STR(rec->meta[0].fields[0].name, "a");
     CHECK_EQ_INT(rec->meta[0].fields[0].type, GCS_T_U32);
     CHECK_EQ_U64(res.anomalies.optional_metadata_cut, 1);
+    CHECK_EQ_U64(rec->n_anomalies, 1);
+    CHECK_EQ_U64(rec->first_anomaly_offset, 8 + 12 + 4 + 54 + 4 + 2);
     CHECK_EQ_U64(rec->n_events, 1);
     const gcs_raw_event *e = &rec->events[0].ev;
     CHECK_EQ_U64(e->metadata_id, 5);
@@ -633,6 +644,7 @@ static void test_reference_errors(void)
     res = run(b.data, b.len, &rec, false);
     CHECK_EQ_INT(res.status, GCS_END);
     CHECK_EQ_U64(res.anomalies.unknown_blocks, 1);
+    CHECK_EQ_U64(rec->n_anomalies, 1);
     CHECK_EQ_U64(rec->n_events, 1);
     CHECK_EQ_U64(rec->events[0].ev.tid, 33);
     CHECK_EQ_U64(rec->events[0].ev.pid, 1);

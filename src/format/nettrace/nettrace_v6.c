@@ -17,6 +17,7 @@
  * nothing.
  */
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +217,13 @@ static const char *block_kind_name(unsigned kind)
     }
 }
 
+/* A survivable oddity: counted by the caller, and told to the sink. */
+static void report_anomaly(v6_reader *r, uint64_t offset, const char *reason)
+{
+    if (r->base.sink->anomaly)
+        r->base.sink->anomaly(r->base.sink->ctx, offset, reason);
+}
+
 /* Stream header after the magic: Reserved, Major, Minor. */
 static gcs_status read_stream_header(v6_reader *r, gcs_error *err)
 {
@@ -355,10 +363,15 @@ static gcs_status parse_metadata_block(v6_reader *r, gcs_cursor *c, gcs_error *e
                                "metadata row: size missing or beyond the %zu bytes left",
                                gcs_cur_left(c));
         gcs_meta_def def;
+        gcs_v6_anomalies before = r->anomalies;
         gcs_status st =
             gcs_v6_parse_metadata_row(&row, r->base.sink->meta_arena, &def, &r->anomalies, err);
         if (st != GCS_OK)
             return st;
+        if (r->anomalies.schemas_dropped != before.schemas_dropped)
+            report_anomaly(r, at, "metadata row with a field of unknown type: schema dropped");
+        if (r->anomalies.optional_metadata_cut != before.optional_metadata_cut)
+            report_anomaly(r, at, "metadata row: unknown optional metadata kind, rest ignored");
         if (r->base.sink->metadata) {
             st = r->base.sink->metadata(r->base.sink->ctx, &def, err);
             if (st != GCS_OK)
@@ -797,10 +810,14 @@ static gcs_status v6_step(gcs_container *base, gcs_error *err)
     case GCS_V6_BLOCK_THREAD: st = parse_thread_block(r, &c, err); break;
     case GCS_V6_BLOCK_REMOVE_THREAD: st = parse_remove_thread_block(r, &c, err); break;
     case GCS_V6_BLOCK_LABEL_LIST: st = parse_label_list_block(r, &c, err); break;
-    default:
+    default: {
+        char why[64];
+        snprintf(why, sizeof why, "unknown block kind %u skipped", kind);
         r->anomalies.unknown_blocks++; /* newer minor versions may add kinds */
+        report_anomaly(r, block_at, why);
         st = GCS_OK;
         break;
+    }
     }
     if (st != GCS_OK)
         return st;
