@@ -3,7 +3,9 @@
 //
 // Usage:
 //   gcload [all|SCENARIO[,SCENARIO...]] [--scale F] [--seed N] [--bgc-nodes N] [--bgc-rounds N]
-//   gcload bench [--seconds N] [--threads N] [--max-trace-mb N]
+//   gcload bench [--seconds N] [--threads N] [--max-trace-mb N] [--pinned N] [--handle-churn N]
+//     --pinned N        N pinned GC handles held during the run
+//     --handle-churn N  N GCHandle Alloc/Free pairs per 4096 allocations per thread
 //
 // Scenarios: gen0 gen1 gen2 loh poh handles finalizers induced pressure bgc objects noregion
 // "all" runs every scenario except bench, in the order listed above.
@@ -80,6 +82,8 @@ public static class Program
     static int Seed = 12345;
     static int BgcNodes = 1_500_000;
     static int BgcRounds = 3;
+    static int BenchPinned = 0;
+    static int BenchHandleChurn = 0;
     static readonly bool ConcurrentEnabled =
         GC.GetConfigurationVariables().TryGetValue("ConcurrentGC", out object? c) && c is bool b && b;
     static readonly Stopwatch Clock = Stopwatch.StartNew();
@@ -128,9 +132,11 @@ public static class Program
                 case "--max-trace-mb": maxTraceMb = double.Parse(args[++i], Inv); break;
                 case "--bgc-nodes": BgcNodes = int.Parse(args[++i], Inv); break;
                 case "--bgc-rounds": BgcRounds = int.Parse(args[++i], Inv); break;
+                case "--pinned": BenchPinned = int.Parse(args[++i], Inv); break;
+                case "--handle-churn": BenchHandleChurn = int.Parse(args[++i], Inv); break;
                 case "-h":
                 case "--help":
-                    Console.Error.WriteLine("usage: gcload [all|bench|SCENARIO[,SCENARIO...]] [--scale F] [--seed N] [--seconds N] [--threads N] [--max-trace-mb N] [--bgc-nodes N] [--bgc-rounds N]");
+                    Console.Error.WriteLine("usage: gcload [all|bench|SCENARIO[,SCENARIO...]] [--scale F] [--seed N] [--seconds N] [--threads N] [--max-trace-mb N] [--bgc-nodes N] [--bgc-rounds N] [--pinned N] [--handle-churn N]");
                     Console.Error.WriteLine("scenarios: " + string.Join(" ", AllScenarios));
                     return 0;
                 default:
@@ -696,6 +702,11 @@ public static class Program
         using var stop = new CancellationTokenSource();
         var keep = new Node[200_000];
         for (int i = 0; i < keep.Length; i++) keep[i] = new Node { A = i };
+        // Pinned handles: every GC reports each pinned object (PinObjectAtGCTime,
+        // Verbose) and its pinned plug (private PinPlugAtGCTime), which makes a
+        // trace grow fast for large-trace benchmarks.
+        var pins = new GCHandle[BenchPinned];
+        for (int i = 0; i < pins.Length; i++) pins[i] = GCHandle.Alloc(new byte[32 + (i & 63)], GCHandleType.Pinned);
         var ts = new Thread[threads];
         long[] allocs = new long[threads];
         for (int w = 0; w < threads; w++)
@@ -725,6 +736,13 @@ public static class Program
                         if ((i & 1023) == 0) keep[rnd.Next(keep.Length)] = new Node { A = n, Payload = o };
                     }
                     if ((n & 0x3ffff) < 4096) ring[0] = new byte[100_000 + rnd.Next(100_000)]; // some LOH
+                    // GC handle churn (SetGCHandle/DestroyGCHandle events with keyword 0x2):
+                    // the knob that makes a large trace grow at a chosen rate.
+                    for (int h = 0; h < BenchHandleChurn; h++)
+                    {
+                        var gh = GCHandle.Alloc(ring[h % ring.Length], (h & 1) == 0 ? GCHandleType.Weak : GCHandleType.Normal);
+                        gh.Free();
+                    }
                 }
                 allocs[id] = n;
             }) { IsBackground = true, Name = "bench-" + w };
@@ -745,7 +763,8 @@ public static class Program
         stop.Cancel();
         foreach (var t in ts) t.Join();
         GC.KeepAlive(keep);
-        Out(F($"bench seconds={sw.Elapsed.TotalSeconds:F1} threads={threads} objects={allocs.Sum()} stop_reason={stopReason} trace_bytes_seen={traceBytes}"));
+        foreach (var h in pins) h.Free();
+        Out(F($"bench seconds={sw.Elapsed.TotalSeconds:F1} threads={threads} pinned={pins.Length} handle_churn={BenchHandleChurn} objects={allocs.Sum()} stop_reason={stopReason} trace_bytes_seen={traceBytes}"));
         Count("bench.objects", allocs.Sum());
     }
 }
