@@ -44,15 +44,7 @@ extern "C" {
 /* The tracker                                                         */
 /* ------------------------------------------------------------------ */
 
-/* Generations as the runtime numbers them (GC/GenerationRange). */
-enum {
-    GCS_GEN0 = 0,
-    GCS_GEN1 = 1,
-    GCS_GEN2 = 2,
-    GCS_GEN_LOH = 3, /* large object heap: collected only by gen-2 GCs */
-    GCS_GEN_POH = 4  /* pinned object heap: collected only by gen-2 GCs */
-};
-#define GCS_GENERATION_COUNT 5
+/* Generations: GCS_GEN0 .. GCS_GEN_POH, GCS_GENERATION_COUNT (core.h). */
 
 /* Object flags. */
 #define GCS_OBJ_PINNED 0x01u /* seen pinned (PinObjectAtGCTime) at least once */
