@@ -73,6 +73,8 @@ static size_t utf8_length(const uint8_t *s, size_t units)
 static void set_utf16(walker *w, gcs_value *v, const uint8_t *s, size_t units)
 {
     v->bytes = s;
+    if (!w->fn)
+        return; /* validating only: nobody reads the text */
     v->str_len = gcs_utf16_to_utf8_buf(s, units, w->str, sizeof w->str);
     v->str = w->str;
     v->str_truncated = v->str_len + 4 >= sizeof w->str && utf8_length(s, units) != v->str_len;
@@ -80,6 +82,9 @@ static void set_utf16(walker *w, gcs_value *v, const uint8_t *s, size_t units)
 
 static void set_bytes_str(walker *w, gcs_value *v, const uint8_t *s, size_t n)
 {
+    v->bytes = s;
+    if (!w->fn)
+        return; /* validating only: nobody reads the text */
     size_t k = n < sizeof w->str - 1 ? n : sizeof w->str - 1;
     memcpy(w->str, s, k);
     w->str[k] = '\0';

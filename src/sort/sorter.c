@@ -22,6 +22,9 @@
 #include "base/error.h"
 
 #define DEFAULT_WINDOW_BYTES ((size_t)64 << 20)
+/* Released bytes are reclaimed (the rest moved to the front) only past this
+ * and past twice the live bytes, so that each byte moves O(1) times. */
+#define COMPACT_MIN_GARBAGE ((size_t)4 << 20)
 /* Below this many buffered bytes a watermark release is not worth a merge. */
 #define WATERMARK_RELEASE_BYTES ((size_t)1 << 20)
 /* Threads tracked for sequence numbers; more are not checked (counted). */
@@ -156,6 +159,17 @@ static void note_sequence(gcs_sorter *s, uint64_t capture_tid, uint32_t seq)
     t->last_seq = seq;
 }
 
+/* Most events carry no activity: then 32 bytes a event need not be kept. */
+static inline bool guid_is_zero(const uint8_t *g)
+{
+    if (!g)
+        return true;
+    uint64_t a, b;
+    memcpy(&a, g, 8);
+    memcpy(&b, g + 8, 8);
+    return (a | b) == 0;
+}
+
 gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err)
 {
     if (s->n == s->cap) {
@@ -166,7 +180,7 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
         s->recs = nr;
         s->cap = ncap;
     }
-    bool has_activity = ev->activity_id || ev->related_activity_id;
+    bool has_activity = !guid_is_zero(ev->activity_id) || !guid_is_zero(ev->related_activity_id);
     size_t need = ev->payload_size + (has_activity ? 32 : 0);
     gcs_status st = gcs_buf_reserve(&s->data, need);
     if (st != GCS_OK)
@@ -289,7 +303,7 @@ static void compact(gcs_sorter *s)
     assert(s->ready_pos == s->ready_n);
     s->ready_n = s->ready_pos = 0;
     size_t garbage = s->data.len - s->live_bytes;
-    if (garbage < ((size_t)256 << 10) || garbage < s->live_bytes) {
+    if (garbage < COMPACT_MIN_GARBAGE || garbage < 2 * s->live_bytes) {
         /* Keep the buffers; just forget emptied runs. */
         size_t wr = 0;
         for (size_t k = 0; k < s->n_runs; k++)
@@ -387,9 +401,23 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
     }
     while (hn > 0) {
         heap_item it = heap_pop(s->heap, &hn);
+        size_t limit_idx = s->heap_limit[it.run];
         s->ready[k++] = it.idx;
         size_t next = it.idx + 1;
-        if (next < s->heap_limit[it.run])
+        /* Gallop: the run keeps the lead while it stays before every other
+         * run's head, without heap operations. */
+        if (hn == 0) {
+            while (next < limit_idx)
+                s->ready[k++] = next++;
+            break;
+        }
+        while (next < limit_idx) {
+            heap_item cand = {s->recs[next].timestamp, next, it.run};
+            if (!item_less(&cand, &s->heap[0]))
+                break;
+            s->ready[k++] = next++;
+        }
+        if (next < limit_idx)
             heap_push(s->heap, &hn, (heap_item){s->recs[next].timestamp, next, it.run});
     }
     for (size_t i = 0; i < s->n_runs; i++)
