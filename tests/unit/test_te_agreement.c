@@ -744,16 +744,590 @@ static void test_shared_every_event(void)
     }
 }
 
+/* ------------------------------------------------------------------ */
+/* 1 and 2. Counts and first events against "Provider/Name, count,      */
+/* <Event .../>" dumps (PerfView baselines, oracle-dump).               */
+
+typedef struct battr {
+    char name[96];
+    char *value; /* XML-unescaped */
+} battr;
+
+typedef struct bentry {
+    char key[300];     /* Provider/EventName as TraceEvent prints it */
+    char provider[160];
+    unsigned long long count, ours_count;
+    battr *attrs;
+    size_t nattrs;
+    bool seen;         /* our first event of this name was compared */
+} bentry;
+
+static void xml_unescape(const char *p, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != '&') {
+            out[o++] = p[i];
+            continue;
+        }
+        static const struct { const char *ent; char c; } ents[] = {
+            {"&quot;", '"'}, {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&apos;", '\''}};
+        bool done = false;
+        for (size_t e = 0; e < 5 && !done; e++) {
+            size_t l = strlen(ents[e].ent);
+            if (i + l <= n && strncmp(p + i, ents[e].ent, l) == 0) {
+                out[o++] = ents[e].c;
+                i += l - 1;
+                done = true;
+            }
+        }
+        if (!done) out[o++] = '&';
+    }
+    out[o] = 0;
+}
+
+/* Parses one dump line; false when it is not one. */
+static bool parse_bentry(const char *line, const char *end, bentry *b)
+{
+    memset(b, 0, sizeof *b);
+    const char *comma = strstr(line, ", ");
+    if (!comma || comma > end) return false;
+    snprintf(b->key, sizeof b->key, "%.*s", (int)(comma - line), line);
+    const char *slash = strchr(b->key, '/');
+    if (!slash) return false;
+    snprintf(b->provider, sizeof b->provider, "%.*s", (int)(slash - b->key), b->key);
+    char *after;
+    b->count = strtoull(comma + 2, &after, 10);
+    const char *ev = strstr(after, "<Event ");
+    if (!ev || ev > end) return false;
+    const char *p = ev + 7;
+    size_t cap = 16;
+    b->attrs = calloc(cap, sizeof *b->attrs);
+    while (p < end) {
+        while (p < end && *p == ' ') p++;
+        if (p >= end || *p == '/' || *p == '>') break;
+        const char *eq = memchr(p, '=', (size_t)(end - p));
+        if (!eq) break;
+        const char *q = eq + 1;
+        while (q < end && *q == ' ') q++;
+        if (q >= end || *q != '"') break;
+        const char *close = memchr(q + 1, '"', (size_t)(end - q - 1));
+        if (!close) break;
+        if (b->nattrs == cap) b->attrs = realloc(b->attrs, (cap *= 2) * sizeof *b->attrs);
+        battr *a = &b->attrs[b->nattrs++];
+        snprintf(a->name, sizeof a->name, "%.*s", (int)(eq - p), p);
+        a->value = malloc((size_t)(close - q));
+        xml_unescape(q + 1, (size_t)(close - q - 1), a->value);
+        p = close + 1;
+    }
+    return true;
+}
+
+static void bentries_free(bentry *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < b[i].nattrs; k++) free(b[i].attrs[k].value);
+        free(b[i].attrs);
+    }
+    free(b);
+}
+
+/* Exceptions of the first-event comparison (named, counted). */
+enum {
+    B_TRACELOG_CONSUMED,
+    B_NAME_MAPPED,
+    B_DERIVED_ATTRIBUTE,
+    B_DISPLAY_REWRITE,
+    B_NOT_LISTED,
+    B_DYNAMIC_EVENT,
+    B_TE_ENUM,
+    B_COUNT
+};
+
+static rule brules[B_COUNT] = {
+    [B_TRACELOG_CONSUMED] = {"tracelog-consumes-method-rundown",
+                             "TraceLog keeps Method/DCStopVerbose and Method/ILToNativeMapDCStop "
+                             "for its symbol tables and never lists them (PerfView baselines "
+                             "only)"},
+    [B_NAME_MAPPED] = {"event-name-mapped", "EventID(N) in TraceEvent, named by us (name_mappings)"},
+    [B_DERIVED_ATTRIBUTE] = {"derived-attribute",
+                             "an attribute TraceEvent computes (no payload field of that name); "
+                             "its value is checked against ours in the field-by-field test"},
+    [B_DISPLAY_REWRITE] = {"display-rewrite",
+                           "TraceEvent rewrites the raw value (MethodFlags masked, UInt32 shown "
+                           "signed, PerHeapHistory mechanism index); checked raw in the "
+                           "field-by-field test"},
+    [B_NOT_LISTED] = {"field-not-listed",
+                      "a payload field (or array) TraceEvent leaves out of its XML"},
+    [B_TE_ENUM] = {"traceevent-enum-name",
+                   "TraceEvent shows an enum name where the runtime manifest (our schema) has "
+                   "no map: checked with the manifest map of the same meaning when there is "
+                   "one (te_enums), else the raw number is checked in the field-by-field test"},
+    [B_DYNAMIC_EVENT] = {"gc-dynamic-event-not-listed",
+                         "GC/DynamicTraceEvent (id 39): TraceEvent does not list it"},
+};
+
+static unsigned long long battrs_compared, battrs_equal;
+
+/* Parses TraceEvent's integer display: "2,033,417,279", "-1", "0x0001AF40". */
+static bool display_int(const char *t, unsigned long long *u, long long *i)
+{
+    char buf[64];
+    size_t n = 0;
+    for (const char *p = t; *p && n + 1 < sizeof buf; p++)
+        if (*p != ',') buf[n++] = *p;
+    buf[n] = 0;
+    if (!n) return false;
+    char *end;
+    if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) {
+        *u = strtoull(buf + 2, &end, 16);
+        *i = (long long)*u;
+    } else if (buf[0] == '-') {
+        *i = strtoll(buf, &end, 10);
+        *u = (unsigned long long)*i;
+    } else {
+        *u = strtoull(buf, &end, 10);
+        *i = (long long)*u;
+    }
+    return *end == 0;
+}
+
+typedef struct top_value {
+    const gcs_field *field;
+    te_str text;      /* arrays: elements joined by ','; scalars: canonical text */
+    gcs_value v;      /* scalars: a copy (bytes/str invalid after the walk) */
+    char str[GCS_VALUE_STR_CAP];
+    bool is_array, is_struct_array;
+} top_value;
+
+typedef struct top_walk {
+    top_value *v;
+    size_t n, cap;
+} top_walk;
+
+static int top_visit(const gcs_value *v, void *ctx)
+{
+    top_walk *w = ctx;
+    if (v->depth == 0 && (v->kind == GCS_VALUE_ARRAY_BEGIN ||
+                          (v->kind == GCS_VALUE_SCALAR && !v->in_array))) {
+        if (w->n == w->cap) w->v = realloc(w->v, (w->cap = w->cap ? w->cap * 2 : 32) * sizeof *w->v);
+        top_value *t = &w->v[w->n++];
+        memset(t, 0, sizeof *t);
+        t->field = v->field;
+        t->is_array = v->kind == GCS_VALUE_ARRAY_BEGIN;
+        t->is_struct_array = t->is_array && v->type == GCS_T_STRUCT;
+        if (!t->is_array) {
+            t->v = *v;
+            if (v->str) snprintf(t->str, sizeof t->str, "%s", v->str);
+            bool f;
+            te_render_scalar(&t->text, v, &f);
+        }
+        return 0;
+    }
+    if (v->kind == GCS_VALUE_SCALAR && w->n && w->v[w->n - 1].is_array) {
+        top_value *t = &w->v[w->n - 1];
+        bool f;
+        if (t->text.n) te_str_puts(&t->text, ",");
+        te_render_scalar(&t->text, v, &f);
+    }
+    return 0;
+}
+
+/* Does TraceEvent's display text show our value? */
+static bool display_matches(const top_value *t, const char *shown)
+{
+    const gcs_field *f = t->field;
+    if (t->is_array) {
+        const char *txt = t->text.p ? t->text.p : "";
+        if (shown[0] == '[') {
+            size_t n = strlen(shown);
+            return n >= 2 && strlen(txt) == n - 2 && strncmp(shown + 1, txt, n - 2) == 0;
+        }
+        if (strcmp(shown, txt) == 0) return true;
+        /* a char[] argument shown as a string */
+        char a[1024], br[1100];
+        snprintf(br, sizeof br, "[%s]", txt);
+        return units_to_utf8(br, a, sizeof a) && strcmp(a, shown) == 0;
+    }
+    const gcs_value *v = &t->v;
+    if (f->map_name) {
+        char buf[512];
+        const char *name = gcs_map_lookup(f->map_name, v->u, buf, sizeof buf);
+        if (name && strcmp(name, shown) == 0) return true;
+    }
+    unsigned long long u;
+    long long i;
+    switch (v->type) {
+    case GCS_T_BOOL8:
+    case GCS_T_BOOL32:
+        return strcasecmp(shown, v->u ? "true" : "false") == 0;
+    case GCS_T_F32:
+    case GCS_T_F64: {
+        char buf[64];
+        size_t n = 0;
+        for (const char *p = shown; *p && n + 1 < sizeof buf; p++)
+            if (*p != ',') buf[n++] = *p;
+        buf[n] = 0;
+        double d = strtod(buf, NULL);
+        return d == v->f || (float)d == (float)v->f ||
+               fabs(d - v->f) <= 1e-6 * fabs(v->f);
+    }
+    case GCS_T_GUID:
+        return strcasecmp(shown, t->text.p) == 0;
+    case GCS_T_UTF16Z:
+    case GCS_T_ANSIZ:
+    case GCS_T_UTF8:
+        return strcmp(shown, t->str) == 0;
+    case GCS_T_BINARY:
+        return strcasecmp(shown, t->text.p) == 0;
+    case GCS_T_I8:
+    case GCS_T_I16:
+    case GCS_T_I32:
+    case GCS_T_I64:
+        return display_int(shown, &u, &i) && i == v->i;
+    default:
+        return display_int(shown, &u, &i) && u == v->u;
+    }
+}
+
+/* Attribute names that are not payload fields. */
+static bool is_header_attr(const char *name)
+{
+    static const char *names[] = {"MSec", "PID", "PName", "TID", "EventName", "ProviderName",
+                                  "ActivityID", "RelatedActivityID"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(names[i], name) == 0) return true;
+    return false;
+}
+
+/* Attributes TraceEvent derives (see the field-by-field rules). */
+static bool is_derived_attr(const char *event, const char *name)
+{
+    static const struct { const char *event, *name; } d[] = {
+        {"GC/HeapStats", "TotalHeapSize"}, {"GC/HeapStats", "TotalPromoted"},
+        {"GC/HeapStats", "Depth"},         {"Loader/ModuleDCStop", "ModuleILFileName"},
+        {"Loader/ModuleLoad", "ModuleILFileName"}, {"GC/FinalizeObject", "TypeName"},
+        {"Method/DCStopVerbose", "OptimizationTier"}, {"Method/DCStopVerbose", "ReJITID"},
+        {"Type/BulkType", "TypeID_0"},     {"Type/BulkType", "TypeName_0"},
+        {"GC/PerHeapHistory", "ConcurrentCompactMechanisms"},
+        {"GC/PerHeapHistory", "MemoryPressure"},
+    };
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        if (strcmp(d[i].event, event) == 0 && strcmp(d[i].name, name) == 0) return true;
+    return false;
+}
+
+/* Fields TraceEvent shows by an enum of its own where the manifest field
+ * has no map: (event, field, our map of the same meaning or NULL). */
+static const struct te_enum {
+    const char *event, *field, *map;
+} te_enums[] = {
+    {"GC/GlobalHeapHistory", "Reason", "GCReasonMap"},
+    {"GC/GlobalHeapHistory", "GlobalMechanisms", NULL},
+    {"GC/GlobalHeapHistory", "PauseMode", NULL},
+    {"GC/FitBucketInfo", "BucketKind", NULL},
+    {"GC/SettingsRundown", "BitSettings", NULL},
+    {"GC/Join", "JoinType", NULL},
+    {"GC/Join", "JoinTime", NULL},
+};
+
+static int te_enum_check(const char *event, const top_value *t, const char *shown)
+{
+    for (size_t i = 0; i < sizeof te_enums / sizeof te_enums[0]; i++) {
+        if (strcmp(te_enums[i].event, event) != 0 ||
+            strcmp(te_enums[i].field, t->field->name) != 0)
+            continue;
+        if (!te_enums[i].map) return 1;
+        char buf[256];
+        const char *name = gcs_map_lookup(te_enums[i].map, t->v.u, buf, sizeof buf);
+        return name && strcmp(name, shown) == 0 ? 1 : 0;
+    }
+    return -1;
+}
+
+/* Payload fields TraceEvent's XML leaves out (oracle-all lists them). */
+static bool is_unlisted_xml_field(const char *event, const char *name)
+{
+    static const struct { const char *event, *name; } u[] = {
+        {"GC/GlobalHeapHistory", "PauseMode"},
+        {"GC/GlobalHeapHistory", "MemoryPressure"},
+        {"GC/GlobalHeapHistory", "CondemnReasons0"},
+        {"GC/GlobalHeapHistory", "CondemnReasons1"},
+        {"Loader/ModuleDCStop", "NativePdbSignature"},
+        {"Loader/ModuleDCStop", "NativePdbAge"},
+        {"Loader/ModuleDCStop", "NativePdbBuildPath"},
+    };
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        if (strcmp(u[i].event, event) == 0 && strcmp(u[i].name, name) == 0) return true;
+    return false;
+}
+
+static bool is_rewritten_attr(const char *event, const char *name)
+{
+    return (strcmp(name, "MethodFlags") == 0 && strncmp(event, "Method/", 7) == 0) ||
+           (strcmp(event, "GC/SuspendEEStart") == 0 && strcmp(name, "Count") == 0) ||
+           (strcmp(event, "GC/Join") == 0 && strcmp(name, "ID") == 0) ||
+           (strcmp(event, "GC/PerHeapHistory") == 0 &&
+            (strcmp(name, "CompactMechanisms") == 0 || strcmp(name, "ExpandMechanisms") == 0));
+}
+
+static void guid_text(const uint8_t *b, char *out, size_t cap, bool dashes)
+{
+    snprintf(out, cap,
+             dashes ? "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x"
+                    : "%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x",
+             b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6], b[8], b[9], b[10], b[11], b[12],
+             b[13], b[14], b[15]);
+}
+
+static void compare_first_event(const char *label, const gcs_event *ev, const bentry *b)
+{
+    const char *event = ev->type->name;
+    top_walk w = {0};
+    gcs_error err;
+    gcs_error_clear(&err);
+    CHECK_EQ_INT(gcs_payload_walk(ev, top_visit, &w, &err), GCS_OK);
+    bool unnamed = strncmp(b->key + strlen(b->provider) + 1, "EventID(", 8) == 0;
+    bool *used = calloc(w.n + 1, sizeof *used);
+    for (size_t k = 0; k < b->nattrs; k++) {
+        const battr *a = &b->attrs[k];
+        char buf[64];
+        if (strcmp(a->name, "MSec") == 0) {
+            snprintf(buf, sizeof buf, "%.4f", ev->msec);
+            const char *s = a->value;
+            while (*s == ' ') s++;
+            if (strcmp(buf, s) != 0) {
+                fprintf(stderr, "%s: %s first MSec ours %s TraceEvent %s\n", label, b->key, buf, s);
+                CHECK(!"first event MSec");
+            }
+            continue;
+        }
+        if (strcmp(a->name, "PID") == 0) {
+            CHECK_EQ_U64(ev->pid, strtoull(a->value, NULL, 10));
+            continue;
+        }
+        if (strcmp(a->name, "TID") == 0) {
+            CHECK_EQ_U64(ev->tid, strtoull(a->value, NULL, 10));
+            continue;
+        }
+        if (strcmp(a->name, "ActivityID") == 0 || strcmp(a->name, "RelatedActivityID") == 0) {
+            const uint8_t *id = a->name[0] == 'A' ? ev->activity_id : ev->related_activity_id;
+            char g1[64], g2[64];
+            guid_text(id, g1, sizeof g1, false);
+            guid_text(id, g2, sizeof g2, true);
+            if (strcasecmp(a->value, g1) != 0 && strcasecmp(a->value, g2) != 0) {
+                fprintf(stderr, "%s: %s %s ours %s TraceEvent %s\n", label, b->key, a->name, g2,
+                        a->value);
+                CHECK(!"activity id");
+            }
+            continue;
+        }
+        if (is_header_attr(a->name)) continue;
+        battrs_compared++;
+        char ours_name[128];
+        if (!rename_field(event, a->name, ours_name, sizeof ours_name))
+            snprintf(ours_name, sizeof ours_name, "%s", a->name);
+        if (strcmp(event, "GC/GlobalHeapHistory") == 0 && strcmp(a->name, "Times") == 0)
+            snprintf(ours_name, sizeof ours_name, "Values"); /* Times = Values[].Time */
+        size_t f = w.n;
+        for (size_t i = 0; i < w.n; i++)
+            if (!used[i] && strcmp(w.v[i].field->name, ours_name) == 0) {
+                f = i;
+                break;
+            }
+        if (f < w.n) {
+            used[f] = true;
+            if (display_matches(&w.v[f], a->value)) {
+                battrs_equal++;
+                continue;
+            }
+            if (is_rewritten_attr(event, a->name)) {
+                brules[B_DISPLAY_REWRITE].uses++;
+                continue;
+            }
+            if (te_enum_check(event, &w.v[f], a->value) == 1) {
+                brules[B_TE_ENUM].uses++;
+                continue;
+            }
+        } else if (is_derived_attr(event, a->name)) {
+            brules[B_DERIVED_ATTRIBUTE].uses++;
+            continue;
+        }
+        fprintf(stderr, "%s: %s first event: %s=\"%s\" %s\n", label, b->key, a->name, a->value,
+                f < w.n ? (w.v[f].text.p ? w.v[f].text.p : "?") : "(no such field of ours)");
+        CHECK(!"first event attribute agrees");
+    }
+    /* our fields TraceEvent does not show */
+    for (size_t i = 0; i < w.n; i++) {
+        if (used[i]) continue;
+        battrs_compared++;
+        if (unnamed) {
+            rules[R_UNNAMED_EVENT_FIELDS].uses++;
+            continue;
+        }
+        const char *name = w.v[i].field->name;
+        if (strcmp(name, "Reserved1") == 0 || is_unlisted_xml_field(event, name) ||
+            (strcmp(event, "Loader/ModuleDCStop") == 0 && strcmp(name, "ClrInstanceID") == 0) ||
+            (strcmp(event, "Method/ILToNativeMapDCStop") == 0 && w.v[i].is_array) ||
+            (strcmp(event, "Type/BulkType") == 0 && w.v[i].is_struct_array) ||
+            (strcmp(event, "GC/PerHeapHistory") == 0 && w.v[i].is_struct_array) ||
+            (strcmp(event, "GC/LOHCompact") == 0 && w.v[i].is_struct_array) ||
+            (strcmp(event, "GC/FitBucketInfo") == 0 && w.v[i].is_struct_array) ||
+            (strncmp(event, "GC/Bulk", 7) == 0 && w.v[i].is_struct_array)) {
+            brules[B_NOT_LISTED].uses++;
+            continue;
+        }
+        fprintf(stderr, "%s: %s first event: our field %s=%s not shown by TraceEvent\n", label,
+                b->key, name, w.v[i].text.p ? w.v[i].text.p : "");
+        CHECK(!"every field of ours is shown");
+    }
+    for (size_t i = 0; i < w.n; i++) free(w.v[i].text.p);
+    free(w.v);
+    free(used);
+}
+
+/* The baseline name of our event (TraceEvent's naming). */
+static void baseline_key(const gcs_event *ev, char *out, size_t cap)
+{
+    const struct name_mapping *nm = find_name_mapping(ev->type->provider, ev->type->event_id);
+    if (nm && strcmp(nm->our_name, ev->type->name) == 0)
+        snprintf(out, cap, "%s/%s", ev->type->provider, nm->traceevent_name);
+    else
+        snprintf(out, cap, "%s/%s", ev->type->provider, ev->type->name);
+}
+
+static void compare_dump(const char *trace_path, const char *dump_path, const char *label,
+                         bool tracelog)
+{
+    char *text = te_read_text(dump_path, NULL);
+    if (!text) {
+        printf("skipped: %s (%s not present)\n", label, dump_path);
+        return;
+    }
+    char *p = text;
+    if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
+        p += 3; /* UTF-8 BOM */
+    size_t n = 0, cap = 64;
+    bentry *b = malloc(cap * sizeof *b);
+    while (*p) {
+        char *nl = strchr(p, '\n');
+        char *end = nl ? nl : p + strlen(p);
+        if (end > p && end[-1] == '\r') end[-1] = ' ';
+        if (n == cap) b = realloc(b, (cap *= 2) * sizeof *b);
+        if (parse_bentry(p, end, &b[n])) n++;
+        p = nl ? nl + 1 : end;
+    }
+    our_reader o = {0};
+    if (!our_open(&o, trace_path)) {
+        printf("skipped: %s (%s not present)\n", label, trace_path);
+        bentries_free(b, n);
+        free(text);
+        return;
+    }
+    /* our names not in the dump */
+    char extra[64][300];
+    unsigned long long extra_count[64];
+    size_t nextra = 0;
+    const gcs_event *ev;
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_status st;
+    unsigned long long events = 0;
+    while ((st = gcs_reader_next(o.r, &ev, &err)) == GCS_OK) {
+        char key[300];
+        baseline_key(ev, key, sizeof key);
+        events++;
+        size_t i;
+        for (i = 0; i < n; i++)
+            if (strcmp(b[i].key, key) == 0) break;
+        if (i < n) {
+            b[i].ours_count++;
+            if (!b[i].seen) {
+                b[i].seen = true;
+                if (strcmp(key + strlen(ev->type->provider) + 1, ev->type->name) != 0)
+                    brules[B_NAME_MAPPED].uses++;
+                compare_first_event(label, ev, &b[i]);
+            }
+            continue;
+        }
+        size_t x;
+        for (x = 0; x < nextra; x++)
+            if (strcmp(extra[x], key) == 0) break;
+        if (x == nextra && nextra < 64) {
+            snprintf(extra[nextra], sizeof extra[nextra], "%s", key);
+            extra_count[nextra++] = 0;
+        }
+        if (x < 64) extra_count[x]++;
+    }
+    CHECK_EQ_INT(st, GCS_END);
+    size_t names_equal = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (b[i].ours_count != b[i].count) {
+            fprintf(stderr, "%s: %s count ours %llu TraceEvent %llu\n", label, b[i].key,
+                    b[i].ours_count, b[i].count);
+            CHECK(!"count per event name");
+        } else {
+            names_equal++;
+        }
+    }
+    for (size_t x = 0; x < nextra; x++) {
+        bool consumed = tracelog && strncmp(extra[x], RT_RUNDOWN "/", strlen(RT_RUNDOWN) + 1) == 0 &&
+                        (strcmp(extra[x] + strlen(RT_RUNDOWN) + 1, "Method/DCStopVerbose") == 0 ||
+                         strcmp(extra[x] + strlen(RT_RUNDOWN) + 1, "Method/ILToNativeMapDCStop") == 0);
+        bool dynamic = strcmp(extra[x], RT "/GC/DynamicTraceEvent") == 0;
+        if (consumed) brules[B_TRACELOG_CONSUMED].uses += extra_count[x];
+        else if (dynamic) brules[B_DYNAMIC_EVENT].uses += extra_count[x];
+        else {
+            fprintf(stderr, "%s: we deliver %llu %s, TraceEvent lists none\n", label,
+                    extra_count[x], extra[x]);
+            CHECK(!"every name of ours is listed");
+        }
+    }
+    printf("%s: %zu names, %zu with equal counts, %llu events of ours, %zu names only ours "
+           "(explained by rules)\n",
+           label, n, names_equal, events, nextra);
+    our_close(&o);
+    bentries_free(b, n);
+    free(text);
+}
+
+static void test_shared_baselines(void)
+{
+    if (!file_exists(SHARED_TRACES)) SKIP("../shared/traces/perfview not present");
+    for (size_t i = 0; i < sizeof shared_traces / sizeof shared_traces[0]; i++) {
+        char trace[256], dump[300];
+        snprintf(trace, sizeof trace, SHARED_TRACES "%s", shared_traces[i]);
+        snprintf(dump, sizeof dump, "%s.baseline.txt", trace);
+        compare_dump(trace, dump, shared_traces[i], true);
+    }
+}
+
+static void test_fixture_dumps(void)
+{
+    for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) {
+        char trace[256], dump[300];
+        snprintf(trace, sizeof trace, "tests/data/%s.nettrace", fixtures[i]);
+        snprintf(dump, sizeof dump, "tests/data/%s.oracle-dump.txt", fixtures[i]);
+        compare_dump(trace, dump, fixtures[i], false);
+    }
+}
+
 static void print_totals(void)
 {
     printf("totals: %llu events compared, %llu values compared, %llu equal, %llu unexplained\n",
            grand.events, grand.values, grand.equal, grand.unexplained);
     for (int r = 0; r < R_COUNT; r++)
         printf("exception %-28s %llu\n", rules[r].name, rules[r].uses);
+    printf("first events: %llu attributes compared, %llu equal\n", battrs_compared,
+           battrs_equal);
+    for (int r = 0; r < B_COUNT; r++)
+        printf("first-event exception %-32s %llu\n", brules[r].name, brules[r].uses);
 }
 
 int main(void)
 {
+    RUN(test_shared_baselines);
+    RUN(test_fixture_dumps);
     RUN(test_fixtures_every_event);
     RUN(test_shared_every_event);
     print_totals();
