@@ -186,9 +186,9 @@ static int te_flatten_visit(const gcs_value *v, void *ctx)
             te_str_puts(&fl->array_text, "[");
             if (v->depth == 0)
                 snprintf(fl->array_name, sizeof fl->array_name, "%s", v->field->name);
-            else
-                snprintf(fl->array_name, sizeof fl->array_name, "%s.%s", fl->elem_prefix,
-                         v->field->name);
+            else if (snprintf(fl->array_name, sizeof fl->array_name, "%s.%s", fl->elem_prefix,
+                              v->field->name) >= (int)sizeof fl->array_name)
+                fl->array_name[0] = 0; /* never with real schemas; shows as a mismatch */
         }
         return 0;
     case GCS_VALUE_ARRAY_END:
