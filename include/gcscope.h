@@ -7,4 +7,6 @@
 #include "gcscope/core.h"
 #include "gcscope/reader.h"
 #include "gcscope/decode.h"
+#include "gcscope/gc.h"
+#include "gcscope/objects.h"
 #endif

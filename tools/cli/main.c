@@ -9,6 +9,8 @@
 static const gcs_cli_command commands[] = {
     {"info", cmd_info, "what a trace is and which events it holds"},
     {"events", cmd_events, "every event in timestamp order with decoded fields"},
+    {"stats", cmd_stats, "per-GC statistics (TraceEvent GCStats)"},
+    {"objects", cmd_objects, "object lifetimes by type across GCs"},
     {NULL, NULL, NULL},
 };
 
