@@ -472,7 +472,13 @@ static bool parse_oline(const char *line, const char *end, oline *o)
     char pn[300];
     int used = 0;
     memset(o, 0, sizeof *o);
-    if (sscanf(line, "%lf pid=%u tid=%llu %299s id=%u v=%u%n", &o->msec, &o->pid, &o->tid, pn,
+    /* sscanf measures its whole input string: give it the line's head
+     * only, not the rest of the file. */
+    char head[512];
+    size_t hn = (size_t)(end - line) < sizeof head - 1 ? (size_t)(end - line) : sizeof head - 1;
+    memcpy(head, line, hn);
+    head[hn] = 0;
+    if (sscanf(head, "%lf pid=%u tid=%llu %299s id=%u v=%u%n", &o->msec, &o->pid, &o->tid, pn,
                &o->id, &o->version, &used) != 6)
         return false;
     const char *dot = strchr(line, '.');
@@ -533,17 +539,23 @@ static void compare_fields(const char *trace, const gcs_event *ev, const oline *
         return;
     }
     bool *consumed = calloc(ours->n ? ours->n : 1, sizeof *consumed);
+    size_t hint = 0;
     for (size_t i = 0; i < theirs->n; i++) {
         char name[512];
         bool renamed = rename_field(event, theirs->v[i].name, name, sizeof name);
         if (!renamed) rename_oracle_field(event, theirs->v[i].name, name, sizeof name);
+        /* Both sides list fields in payload order almost always: search
+         * from just after the previous match, then wrap around. */
         const te_field *f = NULL;
-        for (size_t k = 0; k < ours->n; k++)
+        for (size_t step = 0; step < ours->n; step++) {
+            size_t k = (hint + step) % ours->n;
             if (!consumed[k] && strcmp(ours->v[k].name, name) == 0) {
                 consumed[k] = true;
                 f = &ours->v[k];
+                hint = k + 1;
                 break;
             }
+        }
         t->values++;
         int r;
         if (f && values_equal(f, theirs->v[i].value)) {
