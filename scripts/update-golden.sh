@@ -3,6 +3,9 @@
 # perfview traces:
 #   tests/golden/NAME.events.json.gz         gcscope events --format json (gzip -9n)
 #   tests/golden/NAME.info.txt               gcscope info (run in the trace's folder)
+#   tests/golden/NAME.events.txt.gz          gcscope events --format text, only for the
+#                                            small traces in TEXT_TRACES (the text printer;
+#                                            JSON of everything is the precise record)
 #   tests/golden/shared/NAME.events.json.gz  the same for ../shared/traces/perfview
 #   tests/golden/shared/NAME.info.txt
 # Usage: scripts/update-golden.sh [--out DIR]   (default: tests/golden)
@@ -21,12 +24,22 @@ root=$(pwd)
 case $out in /*) ;; *) out=$root/$out ;; esac
 shared=$root/../shared/traces/perfview
 
+# Traces whose text dump is kept too (small, and between them every kind of
+# value: runtime GC events, rundown, EventSource arrays, strings, GUIDs).
+TEXT_TRACES="probe-net10.nettrace eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace"
+
 # dump TRACE_DIR TRACE_FILE OUT_PREFIX
 dump() {
     (cd "$1" && "$GCSCOPE" events --format json "$2") | gzip -9n > "$3.events.json.gz.tmp"
     mv "$3.events.json.gz.tmp" "$3.events.json.gz"
     (cd "$1" && "$GCSCOPE" info "$2") > "$3.info.txt.tmp"
     mv "$3.info.txt.tmp" "$3.info.txt"
+    case " $TEXT_TRACES " in
+    *" $2 "*)
+        (cd "$1" && "$GCSCOPE" events --format text "$2") | gzip -9n > "$3.events.txt.gz.tmp"
+        mv "$3.events.txt.gz.tmp" "$3.events.txt.gz"
+        ;;
+    esac
 }
 
 mkdir -p "$out"
