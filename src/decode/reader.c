@@ -50,6 +50,8 @@ struct gcs_reader {
     reader_state state;
     gcs_error final_error; /* status GCS_END or the error to return */
     double ms_per_tick;
+    const gcs_event_type *last_type; /* type of the last delivered event */
+    bool activity_clear;             /* current's activity ids are zero */
 };
 
 static const char *const format_names[] = {"unknown", "nettrace", "netperf"};
@@ -115,6 +117,7 @@ static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
                 r->types[i] = t;
     }
     r->type_slots[h] = t;
+    r->last_type = NULL; /* a redefinition must not be served from the cache */
     return GCS_OK;
 }
 
@@ -281,9 +284,14 @@ static bool payload_fits(const type_entry *te, const gcs_event *ev)
 static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *data)
 {
     gcs_event *ev = &r->current;
-    const gcs_event_type *t = type_find(r, se->metadata_id);
-    if (!t)
-        t = missing_type(r, se->metadata_id);
+    /* Consecutive events often share a type. */
+    const gcs_event_type *t = r->last_type;
+    if (!t || t->metadata_id != se->metadata_id) {
+        t = type_find(r, se->metadata_id);
+        if (!t)
+            t = missing_type(r, se->metadata_id);
+        r->last_type = t;
+    }
     if (!t)
         t = &unresolvable_type.pub;
     ev->type = t;
@@ -304,9 +312,11 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
     if (se->has_activity) {
         memcpy(ev->activity_id, data + se->payload_size, 16);
         memcpy(ev->related_activity_id, data + se->payload_size + 16, 16);
-    } else {
+        r->activity_clear = false;
+    } else if (!r->activity_clear) {
         memset(ev->activity_id, 0, 16);
         memset(ev->related_activity_id, 0, 16);
+        r->activity_clear = true;
     }
     if (!t->known)
         r->stats.unknown_events++;

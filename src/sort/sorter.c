@@ -182,7 +182,7 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
     }
     bool has_activity = !guid_is_zero(ev->activity_id) || !guid_is_zero(ev->related_activity_id);
     size_t need = ev->payload_size + (has_activity ? 32 : 0);
-    gcs_status st = gcs_buf_reserve(&s->data, need);
+    gcs_status st = need <= s->data.cap - s->data.len ? GCS_OK : gcs_buf_reserve(&s->data, need);
     if (st != GCS_OK)
         return GCS_FAIL(err, st, ev->offset,
                         "more than %zu bytes of events between two sequence points",

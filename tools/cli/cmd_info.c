@@ -27,10 +27,15 @@ typedef struct name_count {
 typedef struct type_counter {
     count_slot *slots;
     size_t cap, used;
+    count_slot *last; /* consecutive events often share a type */
 } type_counter;
 
 static bool counter_add(type_counter *c, const gcs_event_type *t)
 {
+    if (c->last && c->last->type == t) {
+        c->last->count++;
+        return true;
+    }
     if ((c->used + 1) * 2 > c->cap) {
         size_t ncap = c->cap ? c->cap * 2 : 256;
         count_slot *ns = calloc(ncap, sizeof *ns);
@@ -47,6 +52,7 @@ static bool counter_add(type_counter *c, const gcs_event_type *t)
         free(c->slots);
         c->slots = ns;
         c->cap = ncap;
+        c->last = NULL;
     }
     size_t h = ((uintptr_t)t >> 3) & (c->cap - 1);
     while (c->slots[h].type && c->slots[h].type != t)
@@ -56,6 +62,7 @@ static bool counter_add(type_counter *c, const gcs_event_type *t)
         c->used++;
     }
     c->slots[h].count++;
+    c->last = &c->slots[h];
     return true;
 }
 
