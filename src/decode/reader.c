@@ -377,6 +377,7 @@ gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
             gcs_status st = r->container->ops->step(r->container, &e);
             if (st == GCS_OK) {
                 gcs_sorter_settle(r->sorter, false);
+                gcs_sorter_end_step(r->sorter);
                 continue;
             }
             if (st == GCS_AGAIN) {
@@ -387,6 +388,9 @@ gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
                 sync_stats(r);
                 return GCS_AGAIN;
             }
+            /* Nothing may keep pointing into the unit once input moves on
+             * (an error leaves the unit in place: draining is safe too). */
+            gcs_sorter_end_step(r->sorter);
             if (st == GCS_END) {
                 r->final_error.status = GCS_END;
             } else {

@@ -25,8 +25,10 @@
 /* Released bytes are reclaimed (the rest moved to the front) only past this
  * and past twice the live bytes, so that each byte moves O(1) times. */
 #define COMPACT_MIN_GARBAGE ((size_t)4 << 20)
-/* Below this many buffered bytes a watermark release is not worth a merge. */
-#define WATERMARK_RELEASE_BYTES ((size_t)1 << 20)
+/* A watermark release happens once this many payload bytes arrived since
+ * the last one. Small: events released in the step that brought them are
+ * never copied. */
+#define WATERMARK_RELEASE_BYTES ((size_t)16 << 10)
 /* Threads tracked for sequence numbers; more are not checked (counted). */
 #define MAX_TRACKED_THREADS ((size_t)1 << 20)
 
@@ -76,7 +78,9 @@ gcs_sorter *gcs_sorter_new(size_t window_bytes)
         return NULL;
     s->window = window_bytes ? window_bytes : DEFAULT_WINDOW_BYTES;
     /* One block past the window may arrive before the release. */
-    gcs_buf_init(&s->data, s->window + GCS_MAX_BLOCK_SIZE * 2);
+    /* Live bytes stay under the window plus one unit (settle releases past
+     * it); released bytes under max(COMPACT_MIN_GARBAGE, twice the live). */
+    gcs_buf_init(&s->data, 3 * s->window + 4 * GCS_MAX_BLOCK_SIZE + COMPACT_MIN_GARBAGE);
     return s;
 }
 
@@ -181,7 +185,9 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
         s->cap = ncap;
     }
     bool has_activity = !guid_is_zero(ev->activity_id) || !guid_is_zero(ev->related_activity_id);
-    size_t need = ev->payload_size + (has_activity ? 32 : 0);
+    /* Rare events with activity ids go to the store at once; the others
+     * are kept by reference until the step ends (gcs_sorter_end_step). */
+    size_t need = has_activity ? ev->payload_size + 32 : 0;
     gcs_status st = need <= s->data.cap - s->data.len ? GCS_OK : gcs_buf_reserve(&s->data, need);
     if (st != GCS_OK)
         return GCS_FAIL(err, st, ev->offset,
@@ -205,7 +211,6 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
     r->timestamp = ev->timestamp;
     r->tid = ev->tid;
     r->capture_tid = ev->capture_tid;
-    r->data_offset = s->data.len;
     r->metadata_id = ev->metadata_id;
     r->payload_size = ev->payload_size;
     r->sequence = ev->has_sequence ? ev->sequence : 0;
@@ -213,19 +218,23 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
     r->processor = ev->processor;
     r->stack_id = ev->stack_id;
     r->has_activity = has_activity;
-    if (ev->payload_size)
-        memcpy(s->data.data + s->data.len, ev->payload, ev->payload_size);
-    s->data.len += ev->payload_size;
-    s->live_bytes += need;
-    s->added_since_release += need;
-    if (has_activity) {
-        uint8_t *a = s->data.data + s->data.len;
+    s->added_since_release += ev->payload_size;
+    if (!has_activity) {
+        r->ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
+        r->data_offset = 0;
+    } else {
+        r->ref = NULL;
+        r->data_offset = s->data.len;
+        if (ev->payload_size)
+            memcpy(s->data.data + s->data.len, ev->payload, ev->payload_size);
+        uint8_t *a = s->data.data + s->data.len + ev->payload_size;
         memset(a, 0, 32);
         if (ev->activity_id)
             memcpy(a, ev->activity_id, 16);
         if (ev->related_activity_id)
             memcpy(a + 16, ev->related_activity_id, 16);
-        s->data.len += 32;
+        s->data.len += need;
+        s->live_bytes += need;
     }
     s->n++;
     if (ev->has_sequence)
@@ -317,19 +326,20 @@ static void compact(gcs_sorter *s)
         run rn = s->runs[k];
         if (rn.start == rn.end)
             continue;
-        /* Bytes of a run's events are contiguous: one move per run. */
-        size_t b0 = (size_t)s->recs[rn.start].data_offset;
-        const gcs_sorted_event *lastr = &s->recs[rn.end - 1];
-        size_t b1 = (size_t)lastr->data_offset + lastr->payload_size + (lastr->has_activity ? 32 : 0);
-        assert(b0 >= out);
-        memmove(s->data.data + out, s->data.data + b0, b1 - b0);
+        for (size_t i = rn.start; i < rn.end; i++) {
+            gcs_sorted_event r = s->recs[i];
+            if (!r.ref) {
+                size_t len = r.payload_size + (r.has_activity ? 32 : 0);
+                assert(r.data_offset >= out);
+                memmove(s->data.data + out, s->data.data + r.data_offset, len);
+                r.data_offset = out;
+                out += len;
+            }
+            s->recs[w + (i - rn.start)] = r;
+        }
         size_t cnt = rn.end - rn.start;
-        memmove(&s->recs[w], &s->recs[rn.start], cnt * sizeof *s->recs);
-        for (size_t i = w; i < w + cnt; i++)
-            s->recs[i].data_offset -= b0 - out;
         s->runs[wr++] = (run){w, w + cnt};
         w += cnt;
-        out += b1 - b0;
     }
     s->n = w;
     s->n_runs = wr;
@@ -356,7 +366,7 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
 {
     compact(s);
     s->added_since_release = 0;
-    if (s->live_bytes == 0 && s->n_runs <= 1) {
+    if (gcs_sorter_pending(s) == 0) {
         /* Nothing pending: the buffers can restart from zero. */
         s->n = s->n_runs = 0;
         s->data.len = 0;
@@ -388,7 +398,8 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
         if (cut == rn->start)
             continue;
         for (size_t j = rn->start; j < cut; j++)
-            s->live_bytes -= s->recs[j].payload_size + (s->recs[j].has_activity ? 32 : 0);
+            if (!s->recs[j].ref)
+                s->live_bytes -= s->recs[j].payload_size + (s->recs[j].has_activity ? 32 : 0);
         if (s->n_runs == 1) { /* one run: already in order */
             for (size_t j = rn->start; j < cut; j++)
                 s->ready[k++] = j;
@@ -454,6 +465,36 @@ void gcs_sorter_settle(gcs_sorter *s, bool eager)
         release(s, false, s->watermark);
 }
 
+void gcs_sorter_end_step(gcs_sorter *s)
+{
+    /* Events of this step sit at the end of the runs that were open: walk
+     * back until a pending event that is already in the store. */
+    for (size_t k = s->n_runs; k-- > 0;) {
+        run *rn = &s->runs[k];
+        size_t i = rn->end;
+        while (i > rn->start && s->recs[i - 1].ref)
+            i--;
+        for (size_t j = i; j < rn->end; j++) {
+            gcs_sorted_event *r = &s->recs[j];
+            /* The store was reserved for the window; a failure here would
+             * leave a dangling reference, so it is fatal by design. */
+            if (r->payload_size > s->data.cap - s->data.len &&
+                gcs_buf_reserve(&s->data, r->payload_size) != GCS_OK) {
+                assert(!"sorter store exhausted");
+                abort();
+            }
+            if (r->payload_size)
+                memcpy(s->data.data + s->data.len, r->ref, r->payload_size);
+            r->data_offset = s->data.len;
+            r->ref = NULL;
+            s->data.len += r->payload_size;
+            s->live_bytes += r->payload_size;
+        }
+        if (i > rn->start)
+            break; /* an older event in the store: earlier runs are older */
+    }
+}
+
 bool gcs_sorter_ready(const gcs_sorter *s) { return s->ready_pos < s->ready_n; }
 
 size_t gcs_sorter_pending(const gcs_sorter *s)
@@ -470,7 +511,7 @@ bool gcs_sorter_pop(gcs_sorter *s, const gcs_sorted_event **ev, const uint8_t **
         return false;
     const gcs_sorted_event *r = &s->recs[s->ready[s->ready_pos++]];
     *ev = r;
-    *data = s->data.data + r->data_offset;
+    *data = r->ref ? r->ref : s->data.data + r->data_offset;
     return true;
 }
 

@@ -25,7 +25,9 @@ typedef struct gcs_sorted_event {
     int64_t timestamp;
     uint64_t tid;
     uint64_t capture_tid;
-    uint64_t data_offset;   /* payload (then 32 bytes of activity ids if has_activity) */
+    const uint8_t *ref;     /* payload still in the container's unit (this step), or NULL */
+    uint64_t data_offset;   /* else: payload in the store (then 32 bytes of activity ids
+                               if has_activity) */
     uint32_t metadata_id;
     uint32_t payload_size;
     uint32_t sequence;
@@ -43,6 +45,11 @@ void gcs_sorter_free(gcs_sorter *s);
 
 /* Buffers one event (copies its payload). GCS_ERR_LIMIT/NOMEM on failure. */
 gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err);
+
+/* The container's unit is about to be reused: events still pending that
+ * point into it are copied into the sorter's own store. Events released in
+ * the same step are delivered straight from the unit, uncopied. */
+void gcs_sorter_end_step(gcs_sorter *s);
 
 /* Sequence point: counts lost events from the per-thread numbers, then
  * sorts and releases everything buffered. */
