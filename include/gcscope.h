@@ -6,4 +6,5 @@
 #define GCSCOPE_H
 #include "gcscope/core.h"
 #include "gcscope/reader.h"
+#include "gcscope/live.h"
 #endif
