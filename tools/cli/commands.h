@@ -11,4 +11,7 @@ typedef struct gcs_cli_command {
     const char *summary;
 } gcs_cli_command;
 
+int cmd_info(int argc, char **argv);
+int cmd_events(int argc, char **argv);
+
 #endif

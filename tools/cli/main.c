@@ -7,6 +7,8 @@
 
 /* Subcommands: one line each, defined in cmd_<name>.c. */
 static const gcs_cli_command commands[] = {
+    {"info", cmd_info, "what a trace is and which events it holds"},
+    {"events", cmd_events, "every event in timestamp order with decoded fields"},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,368 @@
+/*
+ * decode/reader.c - the public reader: source -> stream -> container ->
+ * sorter -> typed gcs_event, one call at a time.
+ *
+ * gcs_reader_next steps the container only when the sorter has nothing
+ * released, so a single block is parsed at a time and memory stays bounded
+ * by the sorter's window. On a container error, the events already
+ * buffered are released and delivered first; the error comes after them.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "decode/reader_names.h"
+#include "format/container.h"
+#include "gcscope/reader.h"
+#include "sort/sorter.h"
+
+/* Distinct metadata rows kept; past this a trace is refused. */
+#define GCS_MAX_EVENT_TYPES ((size_t)1 << 20)
+/* Bytes of metadata (names, schemas) kept for the reader's life. */
+#define GCS_MAX_METADATA_BYTES ((size_t)256 << 20)
+
+typedef enum reader_state {
+    READER_OPENING,
+    READER_READING,
+    READER_DRAINING, /* input done or failed: deliver what is buffered */
+    READER_DONE
+} reader_state;
+
+struct gcs_reader {
+    gcs_stream stream;
+    gcs_container *container;
+    gcs_sink sink;
+    gcs_arena meta_arena;
+    gcs_trace_info info;
+    bool have_info;
+    /* metadata id -> type (open addressing), and arrival order list */
+    gcs_event_type **type_slots;
+    size_t type_slots_cap;
+    gcs_event_type **types;
+    size_t types_n, types_cap;
+    gcs_sorter *sorter;
+    gcs_reader_stats stats;
+    gcs_event current;
+    reader_state state;
+    gcs_error final_error; /* status GCS_END or the error to return */
+    double ms_per_tick;
+};
+
+static const char *const format_names[] = {"unknown", "nettrace", "netperf"};
+
+const char *gcs_format_name(gcs_format format)
+{
+    return (unsigned)format < 3 ? format_names[format] : "unknown";
+}
+
+static gcs_event_type *type_find(const gcs_reader *r, uint32_t id)
+{
+    if (!r->type_slots_cap)
+        return NULL;
+    size_t mask = r->type_slots_cap - 1;
+    for (size_t h = (id * 2654435761u) & mask;; h = (h + 1) & mask) {
+        gcs_event_type *t = r->type_slots[h];
+        if (!t || t->metadata_id == id)
+            return t;
+    }
+}
+
+static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
+{
+    if ((r->types_n + 1) * 2 > r->type_slots_cap) {
+        if (r->types_n >= GCS_MAX_EVENT_TYPES)
+            return GCS_FAIL(err, GCS_ERR_LIMIT, gcs_stream_offset(&r->stream),
+                            "more than %zu metadata rows", GCS_MAX_EVENT_TYPES);
+        size_t ncap = r->type_slots_cap ? r->type_slots_cap * 2 : 256;
+        gcs_event_type **ns = calloc(ncap, sizeof *ns);
+        if (!ns)
+            return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+        for (size_t i = 0; i < r->type_slots_cap; i++) {
+            gcs_event_type *o = r->type_slots[i];
+            if (!o)
+                continue;
+            size_t h = (o->metadata_id * 2654435761u) & (ncap - 1);
+            while (ns[h])
+                h = (h + 1) & (ncap - 1);
+            ns[h] = o;
+        }
+        free(r->type_slots);
+        r->type_slots = ns;
+        r->type_slots_cap = ncap;
+    }
+    if (r->types_n == r->types_cap) {
+        size_t ncap = r->types_cap ? r->types_cap * 2 : 64;
+        gcs_event_type **nl = realloc(r->types, ncap * sizeof *nl);
+        if (!nl)
+            return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+        r->types = nl;
+        r->types_cap = ncap;
+    }
+    size_t mask = r->type_slots_cap - 1;
+    size_t h = (t->metadata_id * 2654435761u) & mask;
+    while (r->type_slots[h] && r->type_slots[h]->metadata_id != t->metadata_id)
+        h = (h + 1) & mask;
+    if (!r->type_slots[h])
+        r->types_n++, r->types[r->types_n - 1] = t;
+    else {
+        /* A redefinition (V6 metadata flush): later events use the new row. */
+        for (size_t i = 0; i < r->types_n; i++)
+            if (r->types[i] == r->type_slots[h])
+                r->types[i] = t;
+    }
+    r->type_slots[h] = t;
+    return GCS_OK;
+}
+
+static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err)
+{
+    gcs_reader *r = ctx;
+    r->info = *info;
+    r->have_info = true;
+    r->ms_per_tick = info->clock_frequency > 0 ? 1000.0 / (double)info->clock_frequency : 0.0;
+    return GCS_OK;
+}
+
+static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err)
+{
+    gcs_reader *r = ctx;
+    gcs_event_type *t = gcs_arena_alloc(&r->meta_arena, sizeof *t);
+    if (!t)
+        return GCS_FAIL(err, GCS_ERR_LIMIT, gcs_stream_offset(&r->stream),
+                        "metadata exceeds %zu bytes", GCS_MAX_METADATA_BYTES);
+    t->metadata_id = def->metadata_id;
+    t->provider = def->provider ? def->provider : "";
+    t->event_id = def->event_id;
+    t->version = def->version;
+    t->keywords = def->keywords;
+    t->level = def->level;
+    t->opcode = def->opcode;
+    gcs_names_resolve(t, def, &r->meta_arena);
+    if (!t->name)
+        return GCS_FAIL(err, GCS_ERR_LIMIT, gcs_stream_offset(&r->stream),
+                        "metadata exceeds %zu bytes", GCS_MAX_METADATA_BYTES);
+    r->stats.metadata++;
+    return type_insert(r, t, err);
+}
+
+static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
+{
+    gcs_reader *r = ctx;
+    return gcs_sorter_add(r->sorter, ev, err);
+}
+
+static gcs_status on_sequence_point(void *ctx, int64_t timestamp, const gcs_seq_entry *entries,
+                                    size_t n, gcs_error *err)
+{
+    gcs_reader *r = ctx;
+    r->stats.sequence_points++;
+    gcs_sorter_sequence_point(r->sorter, entries, n);
+    return GCS_OK;
+}
+
+static void on_block(void *ctx)
+{
+    gcs_reader *r = ctx;
+    r->stats.blocks++;
+}
+
+static void on_stack(void *ctx, uint32_t stack_id)
+{
+    gcs_reader *r = ctx;
+    r->stats.stacks++;
+}
+
+gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_error *err)
+{
+    if (!src) {
+        GCS_FAIL(err, GCS_ERR_ARG, 0, "no source");
+        return NULL;
+    }
+    gcs_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+        return NULL;
+    }
+    gcs_stream_init(&r->stream, src);
+    gcs_arena_init(&r->meta_arena, GCS_MAX_METADATA_BYTES);
+    r->sorter = gcs_sorter_new(opts ? opts->sort_window_bytes : 0);
+    if (!r->sorter) {
+        gcs_reader_free(r);
+        GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+        return NULL;
+    }
+    r->sink.ctx = r;
+    r->sink.meta_arena = &r->meta_arena;
+    r->sink.trace = on_trace;
+    r->sink.metadata = on_metadata;
+    r->sink.event = on_event;
+    r->sink.sequence_point = on_sequence_point;
+    r->sink.block = on_block;
+    r->sink.stack = on_stack;
+    r->state = READER_OPENING;
+    return r;
+}
+
+void gcs_reader_free(gcs_reader *r)
+{
+    if (!r)
+        return;
+    if (r->container)
+        r->container->ops->destroy(r->container);
+    gcs_sorter_free(r->sorter);
+    gcs_stream_free(&r->stream);
+    gcs_arena_reset(&r->meta_arena);
+    free(r->type_slots);
+    free(r->types);
+    free(r);
+}
+
+/* Placeholder type for events whose metadata row never arrived. */
+static const gcs_event_type *missing_type(gcs_reader *r, uint32_t id)
+{
+    gcs_event_type *t = type_find(r, id);
+    if (t)
+        return t;
+    t = gcs_arena_alloc(&r->meta_arena, sizeof *t);
+    if (!t)
+        return NULL;
+    t->metadata_id = id;
+    t->provider = "";
+    t->name = "UnknownMetadata";
+    t->known = false;
+    gcs_error ignored;
+    if (type_insert(r, t, &ignored) != GCS_OK)
+        return NULL;
+    return t;
+}
+
+static const gcs_event_type unresolvable_type = {.provider = "", .name = "UnknownMetadata"};
+
+static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *data)
+{
+    gcs_event *ev = &r->current;
+    const gcs_event_type *t = type_find(r, se->metadata_id);
+    if (!t)
+        t = missing_type(r, se->metadata_id);
+    if (!t)
+        t = &unresolvable_type;
+    ev->type = t;
+    ev->timestamp = se->timestamp;
+    /* Differences of 64-bit tick counts wrap; the signed result is the
+     * distance from the trace start. */
+    ev->msec = (double)(int64_t)((uint64_t)se->timestamp - (uint64_t)r->info.start_ticks) *
+               r->ms_per_tick;
+    ev->pid = se->pid;
+    ev->tid = se->tid;
+    ev->capture_tid = se->capture_tid;
+    ev->processor = se->processor;
+    ev->sequence = se->sequence;
+    ev->stack_id = se->stack_id;
+    ev->payload = data;
+    ev->payload_size = se->payload_size;
+    ev->pointer_size = r->info.pointer_size;
+    if (se->has_activity) {
+        memcpy(ev->activity_id, data + se->payload_size, 16);
+        memcpy(ev->related_activity_id, data + se->payload_size + 16, 16);
+    } else {
+        memset(ev->activity_id, 0, 16);
+        memset(ev->related_activity_id, 0, 16);
+    }
+    if (!t->known)
+        r->stats.unknown_events++;
+    if (r->stats.events == 0)
+        r->stats.first_timestamp = se->timestamp;
+    r->stats.last_timestamp = se->timestamp;
+    r->stats.events++;
+}
+
+static void sync_stats(gcs_reader *r)
+{
+    r->stats.bytes_read = gcs_stream_offset(&r->stream);
+    r->stats.lost_events = gcs_sorter_lost_events(r->sorter);
+    r->stats.sort_overflows = gcs_sorter_overflows(r->sorter);
+}
+
+gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
+{
+    *out = NULL;
+    for (;;) {
+        const gcs_sorted_event *se;
+        const uint8_t *data;
+        if (gcs_sorter_pop(r->sorter, &se, &data)) {
+            deliver(r, se, data);
+            *out = &r->current;
+            return GCS_OK;
+        }
+        switch (r->state) {
+        case READER_DONE:
+            sync_stats(r);
+            if (err)
+                *err = r->final_error;
+            return r->final_error.status;
+        case READER_DRAINING:
+            gcs_sorter_flush(r->sorter);
+            if (!gcs_sorter_ready(r->sorter))
+                r->state = READER_DONE;
+            continue;
+        case READER_OPENING: {
+            gcs_error e;
+            gcs_error_clear(&e);
+            gcs_status st = gcs_container_open(&r->stream, &r->sink, &r->container, &e);
+            if (st == GCS_AGAIN)
+                return GCS_AGAIN;
+            if (st < 0) {
+                r->final_error = e;
+                r->state = READER_DRAINING;
+                continue;
+            }
+            r->state = READER_READING;
+            continue;
+        }
+        case READER_READING: {
+            gcs_error e;
+            gcs_error_clear(&e);
+            gcs_status st = r->container->ops->step(r->container, &e);
+            if (st == GCS_OK) {
+                gcs_sorter_settle(r->sorter, false);
+                continue;
+            }
+            if (st == GCS_AGAIN) {
+                /* Live source waiting: release what the watermark allows. */
+                gcs_sorter_settle(r->sorter, true);
+                if (gcs_sorter_ready(r->sorter))
+                    continue;
+                sync_stats(r);
+                return GCS_AGAIN;
+            }
+            if (st == GCS_END) {
+                r->final_error.status = GCS_END;
+            } else {
+                r->final_error = e;
+                if (r->final_error.status >= 0)
+                    r->final_error.status = st;
+            }
+            r->state = READER_DRAINING;
+            continue;
+        }
+        }
+    }
+}
+
+const gcs_trace_info *gcs_reader_info(const gcs_reader *r)
+{
+    return r->have_info ? &r->info : NULL;
+}
+
+const gcs_reader_stats *gcs_reader_get_stats(const gcs_reader *r)
+{
+    gcs_reader *m = (gcs_reader *)r;
+    sync_stats(m);
+    return &r->stats;
+}
+
+const gcs_event_type *gcs_reader_event_type(const gcs_reader *r, uint32_t index)
+{
+    return index < r->types_n ? r->types[index] : NULL;
+}

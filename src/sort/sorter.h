@@ -1,0 +1,76 @@
+/*
+ * sort/sorter.h - puts events in timestamp order while streaming.
+ *
+ * Containers hand over events in file order. The formats guarantee that
+ * every event written before a sequence point has a timestamp no later than
+ * any event after it, so events are buffered until a sequence point (or the
+ * end of the stream), sorted by (timestamp, arrival), and released. Memory
+ * is bounded by the events between two sequence points; a trace without
+ * sequence points (netperf) is released in windows of `window_bytes`, each
+ * window full counted as a sort overflow (order across windows is then
+ * only as good as the file's).
+ *
+ * The sorter also counts lost events from per-thread sequence numbers:
+ * a gap on one capture thread, or a sequence point announcing a higher
+ * number than the last event seen on that thread.
+ */
+#ifndef GCS_SORT_SORTER_H
+#define GCS_SORT_SORTER_H
+
+#include "base/buf.h"
+#include "format/container.h"
+
+/* One buffered event. Payload and activity ids live in the byte store. */
+typedef struct gcs_sorted_event {
+    int64_t timestamp;
+    uint64_t tid;
+    uint64_t capture_tid;
+    uint64_t data_offset;   /* payload (then 32 bytes of activity ids if has_activity) */
+    uint32_t metadata_id;
+    uint32_t payload_size;
+    uint32_t sequence;
+    uint32_t pid;
+    uint32_t processor;
+    uint32_t stack_id;
+    bool has_activity;
+} gcs_sorted_event;
+
+typedef struct gcs_sorter gcs_sorter;
+
+/* window_bytes: cap on buffered bytes before a forced release (0: default). */
+gcs_sorter *gcs_sorter_new(size_t window_bytes);
+void gcs_sorter_free(gcs_sorter *s);
+
+/* Buffers one event (copies its payload). GCS_ERR_LIMIT/NOMEM on failure. */
+gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err);
+
+/* Sequence point: counts lost events from the per-thread numbers, then
+ * sorts and releases everything buffered. */
+void gcs_sorter_sequence_point(gcs_sorter *s, const gcs_seq_entry *entries, size_t n);
+
+/* Sorts and releases everything buffered (end of stream, error). Does
+ * nothing while released events are still waiting: drain, then repeat. */
+void gcs_sorter_flush(gcs_sorter *s);
+
+/*
+ * Called between container steps, when no released event is waiting:
+ * releases everything after a sequence point or when the window is full,
+ * else the events older than the IsSorted watermark once enough are
+ * buffered (or at once when `eager`, e.g. before a live source waits).
+ */
+void gcs_sorter_settle(gcs_sorter *s, bool eager);
+
+/* Events buffered and not yet released. */
+size_t gcs_sorter_pending(const gcs_sorter *s);
+
+/* Next released event; false when none is ready. The returned pointers
+ * stay valid until the next gcs_sorter_* call that adds or flushes. */
+bool gcs_sorter_pop(gcs_sorter *s, const gcs_sorted_event **ev, const uint8_t **data);
+
+/* True when released events are waiting. */
+bool gcs_sorter_ready(const gcs_sorter *s);
+
+uint64_t gcs_sorter_lost_events(const gcs_sorter *s);
+uint64_t gcs_sorter_overflows(const gcs_sorter *s);
+
+#endif

@@ -1,0 +1,196 @@
+/* Unit tests of src/sort: ordering, release rules, lost-event counting. */
+#include "check.h"
+
+#include "sort/sorter.h"
+
+static gcs_raw_event mk(int64_t ts, uint64_t tid, uint32_t seq, uint8_t payload_byte)
+{
+    static uint8_t payloads[256];
+    payloads[payload_byte] = payload_byte;
+    gcs_raw_event e = {0};
+    e.timestamp = ts;
+    e.tid = e.capture_tid = tid;
+    e.has_sequence = true;
+    e.sequence = seq;
+    e.payload = &payloads[payload_byte];
+    e.payload_size = 1;
+    return e;
+}
+
+/* Pops everything ready into ts[]; returns how many. */
+static size_t drain(gcs_sorter *s, int64_t *ts, uint8_t *bytes, size_t cap)
+{
+    size_t n = 0;
+    const gcs_sorted_event *e;
+    const uint8_t *d;
+    while (n < cap && gcs_sorter_pop(s, &e, &d)) {
+        ts[n] = e->timestamp;
+        bytes[n] = d[0];
+        n++;
+    }
+    return n;
+}
+
+static void test_sorts_between_sequence_points(void)
+{
+    gcs_sorter *s = gcs_sorter_new(0);
+    gcs_error err;
+    /* thread 1: 10, 15, 20; thread 2: 12, 13, 14 (file order per thread). */
+    int64_t in_ts[] = {10, 15, 20, 12, 13, 14};
+    uint64_t in_tid[] = {1, 1, 1, 2, 2, 2};
+    uint32_t in_seq[] = {1, 2, 3, 1, 2, 3};
+    for (int i = 0; i < 6; i++) {
+        gcs_raw_event e = mk(in_ts[i], in_tid[i], in_seq[i], (uint8_t)(i + 1));
+        CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+    }
+    gcs_sorter_settle(s, false);
+    CHECK(!gcs_sorter_ready(s)); /* nothing may go before the sequence point */
+    gcs_seq_entry sp[] = {{1, 3}, {2, 3}};
+    gcs_sorter_sequence_point(s, sp, 2);
+    gcs_sorter_settle(s, false);
+    int64_t ts[8];
+    uint8_t b[8];
+    size_t n = drain(s, ts, b, 8);
+    CHECK_EQ_U64(n, 6);
+    int64_t want[] = {10, 12, 13, 14, 15, 20};
+    uint8_t want_b[] = {1, 4, 5, 6, 2, 3};
+    for (size_t i = 0; i < 6 && i < n; i++) {
+        CHECK_EQ_INT(ts[i], want[i]);
+        CHECK_EQ_INT(b[i], want_b[i]);
+    }
+    CHECK_EQ_U64(gcs_sorter_lost_events(s), 0);
+    /* Next region after compaction. */
+    gcs_raw_event e = mk(30, 1, 4, 9);
+    CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+    gcs_sorter_flush(s);
+    n = drain(s, ts, b, 8);
+    CHECK_EQ_U64(n, 1);
+    CHECK_EQ_INT(ts[0], 30);
+    CHECK_EQ_INT(b[0], 9);
+    gcs_sorter_free(s);
+}
+
+static void test_equal_timestamps_keep_file_order(void)
+{
+    gcs_sorter *s = gcs_sorter_new(0);
+    gcs_error err;
+    for (int i = 0; i < 40; i++) {
+        gcs_raw_event e = mk(i % 2 ? 5 : 7, 1, (uint32_t)i + 1, (uint8_t)i);
+        CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+    }
+    gcs_sorter_flush(s);
+    int64_t ts[64];
+    uint8_t b[64];
+    size_t n = drain(s, ts, b, 64);
+    CHECK_EQ_U64(n, 40);
+    /* 20 events at 5 (odd i ascending), then 20 at 7 (even i ascending). */
+    for (size_t i = 0; i < 20; i++) {
+        CHECK_EQ_INT(b[i], 2 * i + 1);
+        CHECK_EQ_INT(b[20 + i], 2 * i);
+    }
+    gcs_sorter_free(s);
+}
+
+static void test_lost_events(void)
+{
+    gcs_sorter *s = gcs_sorter_new(0);
+    gcs_error err;
+    gcs_raw_event e = mk(1, 7, 1, 0);
+    gcs_sorter_add(s, &e, &err);
+    e = mk(2, 7, 2, 0);
+    gcs_sorter_add(s, &e, &err);
+    e = mk(3, 7, 6, 0); /* 3, 4, 5 dropped */
+    gcs_sorter_add(s, &e, &err);
+    CHECK_EQ_U64(gcs_sorter_lost_events(s), 3);
+    /* A sequence point says thread 7 reached 9 (7, 8, 9 dropped) and an
+     * unseen thread 8 reached 2 (both its events dropped). */
+    gcs_seq_entry sp[] = {{7, 9}, {8, 2}};
+    gcs_sorter_sequence_point(s, sp, 2);
+    CHECK_EQ_U64(gcs_sorter_lost_events(s), 3 + 3 + 2);
+    /* Numbers continue after the sequence point without a new loss. */
+    e = mk(4, 7, 10, 0);
+    gcs_sorter_add(s, &e, &err);
+    CHECK_EQ_U64(gcs_sorter_lost_events(s), 8);
+    /* Wrap-around of the 32-bit counter is not a loss. */
+    gcs_sorter *w = gcs_sorter_new(0);
+    e = mk(1, 3, 1, 0);
+    gcs_sorter_add(w, &e, &err);
+    gcs_seq_entry sp2[] = {{3, UINT32_MAX}};
+    gcs_sorter_sequence_point(w, sp2, 1);
+    uint64_t before = gcs_sorter_lost_events(w);
+    e = mk(2, 3, 0, 0);
+    gcs_sorter_add(w, &e, &err);
+    CHECK_EQ_U64(gcs_sorter_lost_events(w), before);
+    gcs_sorter_free(w);
+    gcs_sorter_free(s);
+}
+
+static void test_watermark_release(void)
+{
+    gcs_sorter *s = gcs_sorter_new(0);
+    gcs_error err;
+    gcs_raw_event e = mk(50, 1, 1, 1);
+    gcs_sorter_add(s, &e, &err);
+    e = mk(40, 2, 1, 2);
+    gcs_sorter_add(s, &e, &err);
+    e = mk(60, 1, 2, 3);
+    e.is_sorted = true; /* everything after is >= 60 */
+    gcs_sorter_add(s, &e, &err);
+    e = mk(70, 2, 2, 4);
+    gcs_sorter_add(s, &e, &err);
+    gcs_sorter_settle(s, true);
+    int64_t ts[8];
+    uint8_t b[8];
+    size_t n = drain(s, ts, b, 8);
+    CHECK_EQ_U64(n, 2); /* 40 and 50 are older than the watermark */
+    CHECK_EQ_INT(ts[0], 40);
+    CHECK_EQ_INT(ts[1], 50);
+    CHECK_EQ_U64(gcs_sorter_pending(s), 2);
+    e = mk(65, 3, 1, 5);
+    gcs_sorter_add(s, &e, &err);
+    gcs_sorter_flush(s);
+    n = drain(s, ts, b, 8);
+    CHECK_EQ_U64(n, 3);
+    CHECK_EQ_INT(ts[0], 60);
+    CHECK_EQ_INT(ts[1], 65);
+    CHECK_EQ_INT(ts[2], 70);
+    CHECK_EQ_INT(b[1], 5);
+    gcs_sorter_free(s);
+}
+
+static void test_window_overflow_is_counted(void)
+{
+    gcs_sorter *s = gcs_sorter_new(4096);
+    gcs_error err;
+    static uint8_t big[1024];
+    size_t released = 0;
+    for (int i = 0; i < 20; i++) {
+        gcs_raw_event e = mk(100 - i, 1, (uint32_t)i + 1, 0);
+        e.payload = big;
+        e.payload_size = sizeof big;
+        CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+        gcs_sorter_settle(s, false);
+        const gcs_sorted_event *r;
+        const uint8_t *d;
+        while (gcs_sorter_pop(s, &r, &d))
+            released++;
+    }
+    CHECK(gcs_sorter_overflows(s) >= 4);
+    gcs_sorter_flush(s);
+    const gcs_sorted_event *r;
+    const uint8_t *d;
+    while (gcs_sorter_pop(s, &r, &d))
+        released++;
+    CHECK_EQ_U64(released, 20);
+    gcs_sorter_free(s);
+}
+
+int main(void)
+{
+    RUN(test_sorts_between_sequence_points);
+    RUN(test_equal_timestamps_keep_file_order);
+    RUN(test_lost_events);
+    RUN(test_watermark_release);
+    RUN(test_window_overflow_is_counted);
+    return check_report("test_sorter");
+}

@@ -1,0 +1,235 @@
+/*
+ * gcscope info TRACE [--format text|json]
+ *
+ * What the trace is (container, version, pointer size, process, clock,
+ * start, duration) and what is in it (events per provider/event name, lost,
+ * unknown and undecodable events).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "commands.h"
+
+typedef struct count_slot {
+    const gcs_event_type *type;
+    uint64_t count;
+} count_slot;
+
+typedef struct name_count {
+    char *name;
+    uint64_t count;
+} name_count;
+
+/* Counts per event type, keyed by the type's address (stable for the
+ * reader's life). */
+typedef struct type_counter {
+    count_slot *slots;
+    size_t cap, used;
+} type_counter;
+
+static bool counter_add(type_counter *c, const gcs_event_type *t)
+{
+    if ((c->used + 1) * 2 > c->cap) {
+        size_t ncap = c->cap ? c->cap * 2 : 256;
+        count_slot *ns = calloc(ncap, sizeof *ns);
+        if (!ns)
+            return false;
+        for (size_t i = 0; i < c->cap; i++) {
+            if (!c->slots[i].type)
+                continue;
+            size_t h = ((uintptr_t)c->slots[i].type >> 3) & (ncap - 1);
+            while (ns[h].type)
+                h = (h + 1) & (ncap - 1);
+            ns[h] = c->slots[i];
+        }
+        free(c->slots);
+        c->slots = ns;
+        c->cap = ncap;
+    }
+    size_t h = ((uintptr_t)t >> 3) & (c->cap - 1);
+    while (c->slots[h].type && c->slots[h].type != t)
+        h = (h + 1) & (c->cap - 1);
+    if (!c->slots[h].type) {
+        c->slots[h].type = t;
+        c->used++;
+    }
+    c->slots[h].count++;
+    return true;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(((const name_count *)a)->name, ((const name_count *)b)->name);
+}
+
+/* Merges counts of types with the same "Provider/Name" and sorts by name. */
+static name_count *collect_names(const type_counter *c, size_t *n_out)
+{
+    name_count *list = calloc(c->used ? c->used : 1, sizeof *list);
+    size_t n = 0;
+    if (!list)
+        return NULL;
+    for (size_t i = 0; i < c->cap; i++) {
+        const gcs_event_type *t = c->slots[i].type;
+        if (!t)
+            continue;
+        size_t len = strlen(t->provider) + strlen(t->name) + 2;
+        char *name = malloc(len);
+        if (!name)
+            continue;
+        snprintf(name, len, "%s/%s", t->provider, t->name);
+        list[n].name = name;
+        list[n].count = c->slots[i].count;
+        n++;
+    }
+    qsort(list, n, sizeof *list, cmp_name);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w > 0 && !strcmp(list[w - 1].name, list[i].name)) {
+            list[w - 1].count += list[i].count;
+            free(list[i].name);
+        } else {
+            list[w++] = list[i];
+        }
+    }
+    *n_out = w;
+    return list;
+}
+
+static void print_start(FILE *f, const gcs_trace_info *in)
+{
+    fprintf(f, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", in->start_year, in->start_month,
+            in->start_day, in->start_hour, in->start_minute, in->start_second,
+            in->start_millisecond);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *path = NULL;
+    cli_format fmt = CLI_FMT_TEXT;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+            if (!cli_parse_format(argv[++i], false, &fmt)) {
+                fprintf(stderr, "gcscope info: --format takes text or json\n");
+                return CLI_USAGE;
+            }
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "gcscope info: unknown option %s\n", argv[i]);
+            return CLI_USAGE;
+        } else if (!path) {
+            path = argv[i];
+        } else {
+            fprintf(stderr, "gcscope info: one trace at a time\n");
+            return CLI_USAGE;
+        }
+    }
+    if (!path) {
+        fprintf(stderr, "usage: gcscope info TRACE [--format text|json]\n");
+        return CLI_USAGE;
+    }
+    cli_trace tr;
+    if (!cli_open_trace(&tr, path))
+        return CLI_FAILED;
+
+    type_counter counter = {0};
+    uint64_t undecodable = 0;
+    const gcs_event *ev;
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_status st;
+    while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
+        if (!counter_add(&counter, ev->type)) {
+            st = GCS_ERR_NOMEM;
+            break;
+        }
+        /* TODO(decode): count payloads that do not fit their schema. */
+    }
+    const gcs_trace_info *in = gcs_reader_info(tr.reader);
+    if (!in && st < 0) {
+        /* Not a trace, or not one we read: one line is all there is to say. */
+        cli_report_error(path, &err);
+        free(counter.slots);
+        cli_close_trace(&tr);
+        return CLI_FAILED;
+    }
+    const gcs_reader_stats *stats = gcs_reader_get_stats(tr.reader);
+    size_t n_names = 0;
+    name_count *names = collect_names(&counter, &n_names);
+    double duration_ms = 0;
+    if (in && in->clock_frequency > 0 && stats->events > 0)
+        duration_ms = (double)(int64_t)((uint64_t)stats->last_timestamp - (uint64_t)in->start_ticks) *
+                      1000.0 / (double)in->clock_frequency;
+
+    if (fmt == CLI_FMT_JSON) {
+        printf("{\"file\":");
+        cli_json_string(stdout, path);
+        if (in) {
+            printf(",\"format\":\"%s\",\"format_version\":%u,\"pointer_size\":%u,\"pid\":%u,"
+                   "\"cpu_count\":%u,\"clock_frequency\":%" PRId64 ",\"start_utc\":\"",
+                   gcs_format_name(in->format), in->format_version, in->pointer_size, in->pid,
+                   in->cpu_count, in->clock_frequency);
+            print_start(stdout, in);
+            printf("\",\"duration_ms\":%.3f", duration_ms);
+        }
+        printf(",\"events\":%" PRIu64 ",\"lost_events\":%" PRIu64 ",\"unknown_events\":%" PRIu64
+               ",\"undecodable_events\":%" PRIu64 ",\"sequence_points\":%" PRIu64
+               ",\"blocks\":%" PRIu64 ",\"stacks\":%" PRIu64 ",\"metadata\":%" PRIu64
+               ",\"sort_overflows\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"counts\":{",
+               stats->events, stats->lost_events, stats->unknown_events, undecodable,
+               stats->sequence_points, stats->blocks, stats->stacks, stats->metadata,
+               stats->sort_overflows, stats->bytes_read);
+        for (size_t i = 0; i < n_names; i++) {
+            if (i)
+                putchar(',');
+            cli_json_string(stdout, names[i].name);
+            printf(":%" PRIu64, names[i].count);
+        }
+        printf("}");
+        if (st < 0) {
+            printf(",\"error\":{\"status\":\"%s\",\"offset\":%llu,\"reason\":",
+                   gcs_status_name(st), (unsigned long long)err.offset);
+            cli_json_string(stdout, err.reason);
+            printf("}");
+        }
+        printf("}\n");
+    } else {
+        printf("file:             %s\n", path);
+        if (in) {
+            printf("format:           %s version %u\n", gcs_format_name(in->format),
+                   in->format_version);
+            printf("pointer size:     %u\n", in->pointer_size);
+            printf("process id:       %u\n", in->pid);
+            printf("processors:       %u\n", in->cpu_count);
+            printf("clock frequency:  %" PRId64 " ticks/s\n", in->clock_frequency);
+            printf("trace start:      ");
+            print_start(stdout, in);
+            printf("\nduration:         %.3f ms (trace start to last event)\n", duration_ms);
+        }
+        printf("events:           %" PRIu64 "\n", stats->events);
+        printf("lost events:      %" PRIu64 "\n", stats->lost_events);
+        printf("unknown events:   %" PRIu64 "\n", stats->unknown_events);
+        printf("undecodable:      %" PRIu64 "\n", undecodable);
+        printf("blocks:           %" PRIu64 " (%" PRIu64 " sequence points, %" PRIu64
+               " stacks, %" PRIu64 " metadata rows)\n",
+               stats->blocks, stats->sequence_points, stats->stacks, stats->metadata);
+        if (stats->sort_overflows)
+            printf("sort overflows:   %" PRIu64 " (order not guaranteed across them)\n",
+                   stats->sort_overflows);
+        printf("\n%12s  %s\n", "count", "provider/event");
+        for (size_t i = 0; i < n_names; i++)
+            printf("%12" PRIu64 "  %s\n", names[i].count, names[i].name);
+    }
+    for (size_t i = 0; i < n_names; i++)
+        free(names[i].name);
+    free(names);
+    free(counter.slots);
+    int rc = CLI_OK;
+    if (st < 0) {
+        cli_report_error(path, &err);
+        rc = CLI_FAILED;
+    }
+    cli_close_trace(&tr);
+    return rc;
+}
