@@ -143,6 +143,11 @@ gcs_tee *gcs_tee_open(gcs_source *inner, const char *path, gcs_error *err);
 /* The source to read through (owned by the tee). */
 gcs_source *gcs_tee_source(gcs_tee *t);
 
+/* Reads up to max bytes through the tee (saving them) without analyzing
+ * them: for going on saving after the analysis stopped. Same statuses as
+ * a read (GCS_OK with *got > 0, GCS_AGAIN, GCS_END, error). */
+gcs_status gcs_tee_pump(gcs_tee *t, size_t max, size_t *got);
+
 /* Bytes passed through so far. */
 uint64_t gcs_tee_bytes(const gcs_tee *t);
 

@@ -243,6 +243,12 @@ gcs_tee *gcs_tee_open(gcs_source *inner, const char *path, gcs_error *err)
 }
 
 gcs_source *gcs_tee_source(gcs_tee *t) { return t->self; }
+
+gcs_status gcs_tee_pump(gcs_tee *t, size_t max, size_t *got)
+{
+    uint8_t buf[65536];
+    return tee_read(t, buf, max < sizeof buf ? max : sizeof buf, got);
+}
 uint64_t gcs_tee_bytes(const gcs_tee *t) { return t->bytes; }
 
 gcs_status gcs_tee_close(gcs_tee *t, gcs_tee_result *res, gcs_error *err)

@@ -13,5 +13,8 @@ typedef struct gcs_cli_command {
 
 int cmd_info(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_live(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif
