@@ -13,7 +13,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: gcscope live PID [options]\n"
                     "  attach to a .NET process and print each GC as it completes;\n"
-                    "  Ctrl-C stops and prints the summary\n%s",
+                    "  Ctrl-C stops and prints the summary\n"
+                    "  --replay FILE          analyze a saved stream the same way (no attach)\n%s",
             live_common_usage);
     return 1;
 }
@@ -48,6 +49,10 @@ int cmd_live(int argc, char **argv)
             continue;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return usage();
+        if (!strcmp(argv[i], "--replay") && i + 1 < argc) {
+            o.replay_path = argv[++i];
+            continue;
+        }
         if (argv[i][0] == '-') {
             fprintf(stderr, "gcscope live: unknown option %s\n", argv[i]);
             return usage();
@@ -58,7 +63,7 @@ int cmd_live(int argc, char **argv)
         }
         have_pid = true;
     }
-    if (!have_pid && !o.socket_path)
+    if (!have_pid && !o.socket_path && !o.replay_path)
         return usage();
     if (o.stop_on_pause_ms > 0) {
         fprintf(stderr, "gcscope live: --stop-on-pause-ms belongs to record\n");

@@ -347,6 +347,14 @@ static bool process_alive(uint32_t pid)
     return pid != 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
+static void stop_and_free(gcs_session *session, gcs_source *file_src)
+{
+    if (session)
+        gcs_session_stop(session, NULL);
+    gcs_session_free(session);
+    gcs_source_free(file_src);
+}
+
 int live_run(const live_opts *o)
 {
     gcs_error err;
@@ -359,28 +367,39 @@ int live_run(const live_opts *o)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    gcs_session *session = o->socket_path ? gcs_session_start_at(o->socket_path, &o->config, &err)
-                                          : gcs_session_start(o->pid, &o->config, &err);
-    if (!session) {
-        fprintf(stderr, "gcscope %s: %s\n", o->cmd, err.reason);
-        return 2;
-    }
+    gcs_session *session = NULL;
+    gcs_source *file_src = NULL, *src;
     double started = now_s();
-    if (o->socket_path)
-        fprintf(stderr, "gcscope %s: attached to %s, session %" PRIu64 "\n", o->cmd,
-                o->socket_path, gcs_session_id(session));
-    else
-        fprintf(stderr, "gcscope %s: attached to pid %u, session %" PRIu64 "\n", o->cmd,
-                (unsigned)o->pid, gcs_session_id(session));
-
-    gcs_source *src = gcs_session_source(session);
+    if (o->replay_path) {
+        /* A saved stream, analyzed exactly as a live one. */
+        file_src = gcs_source_open_file(o->replay_path, &err);
+        if (!file_src) {
+            fprintf(stderr, "gcscope %s: %s\n", o->cmd, err.reason);
+            return 2;
+        }
+        src = file_src;
+    } else {
+        session = o->socket_path ? gcs_session_start_at(o->socket_path, &o->config, &err)
+                                 : gcs_session_start(o->pid, &o->config, &err);
+        if (!session) {
+            fprintf(stderr, "gcscope %s: %s\n", o->cmd, err.reason);
+            return 2;
+        }
+        started = now_s();
+        if (o->socket_path)
+            fprintf(stderr, "gcscope %s: attached to %s, session %" PRIu64 "\n", o->cmd,
+                    o->socket_path, gcs_session_id(session));
+        else
+            fprintf(stderr, "gcscope %s: attached to pid %u, session %" PRIu64 "\n", o->cmd,
+                    (unsigned)o->pid, gcs_session_id(session));
+        src = gcs_session_source(session);
+    }
     gcs_tee *tee = NULL;
     if (o->out_path) {
         tee = gcs_tee_open(src, o->out_path, &err);
         if (!tee) {
             fprintf(stderr, "gcscope %s: %s\n", o->cmd, err.reason);
-            gcs_session_stop(session, NULL);
-            gcs_session_free(session);
+            stop_and_free(session, file_src);
             return 2;
         }
         src = gcs_tee_source(tee);
@@ -390,8 +409,7 @@ int live_run(const live_opts *o)
     if (!reader) {
         fprintf(stderr, "gcscope %s: cannot analyze the stream: %s\n", o->cmd, err.reason);
         if (!tee) {
-            gcs_session_stop(session, NULL);
-            gcs_session_free(session);
+            stop_and_free(session, file_src);
             return 2;
         }
     }
@@ -425,7 +443,7 @@ int live_run(const live_opts *o)
             if (stop_reason) {
                 gcs_error serr;
                 gcs_error_clear(&serr);
-                if (gcs_session_stop(session, &serr) != GCS_OK)
+                if (session && gcs_session_stop(session, &serr) != GCS_OK)
                     fprintf(stderr, "gcscope %s: stopping: %s\n", o->cmd, serr.reason);
                 stop_sent = true;
                 stop_deadline = now_s() + DRAIN_TIMEOUT_MS / 1000.0;
@@ -453,7 +471,7 @@ int live_run(const live_opts *o)
                 analysis_failed = !(tee && err.status == GCS_ERR_UNSUPPORTED &&
                                     o->stop_on_pause_ms == 0);
                 if (!tee) {
-                    if (!stop_sent)
+                    if (!stop_sent && session)
                         gcs_session_stop(session, NULL);
                     stop_sent = true;
                     break;
@@ -481,18 +499,20 @@ int live_run(const live_opts *o)
             drain_timeout = true;
             break;
         }
-        struct pollfd pfd = {gcs_session_fd(session), POLLIN, 0};
-        (void)poll(&pfd, 1, POLL_MS);
+        if (session) {
+            struct pollfd pfd = {gcs_session_fd(session), POLLIN, 0};
+            (void)poll(&pfd, 1, POLL_MS);
+        }
     }
     watch_finish(&w);
     fflush(stdout);
 
-    bool exited = !stop_sent && !o->socket_path && !process_alive(o->pid);
+    bool exited = session && !stop_sent && !o->socket_path && !process_alive(o->pid);
     if (stop_reason)
         fprintf(stderr, "gcscope %s: stopped: %s\n", o->cmd, stop_reason);
     else if (exited)
         fprintf(stderr, "gcscope %s: the process exited\n", o->cmd);
-    else if (ended && !stop_sent)
+    else if (ended && !stop_sent && session)
         fprintf(stderr, "gcscope %s: the runtime ended the stream\n", o->cmd);
     if (drain_timeout)
         fprintf(stderr, "gcscope %s: the runtime did not end the stream within %d s\n", o->cmd,
@@ -536,7 +556,7 @@ int live_run(const live_opts *o)
                    tr.framing_known ? ", complete" : " (framing not checked)");
         }
     }
-    gcs_session_free(session);
+    stop_and_free(session, file_src);
     if (analysis_failed && rc == 0)
         rc = 2;
     signal(SIGINT, SIG_DFL);

@@ -13,6 +13,7 @@ typedef struct live_opts {
     const char *cmd;            /* "live" or "record" (messages) */
     uint32_t pid;               /* 0 when socket_path is given */
     const char *socket_path;    /* explicit diagnostic socket, or NULL */
+    const char *replay_path;    /* analyze this saved stream instead of attaching */
     const char *out_path;       /* save the stream here, or NULL */
     double duration_s;          /* stop after this long (0: no limit) */
     double stop_on_pause_ms;    /* stop after a longer pause (0: never) */

@@ -5,9 +5,9 @@
 //   live steady N      "ready", wait for a stdin line, N induced GCs
 //                      (gen 0,1,2,0,1,2...), print counts, wait for stdin EOF
 //   live exit N        same, but exit right after printing (mid-session)
-//   live longpause MB  "ready", wait, build a heap of MB megabytes of small
-//                      linked objects, one blocking compacting gen2 GC,
-//                      print counts, wait for stdin EOF
+//   live longpause MB  build a heap of MB megabytes of small linked objects,
+//                      "ready", wait, one blocking compacting gen2 GC (a
+//                      long pause), print counts, wait for stdin EOF
 //   live alloc SECONDS allocate short-lived garbage for SECONDS (normal GC
 //                      rate, for benchmarks), print counts, exit
 using System;
@@ -44,19 +44,21 @@ static class Workload
             Report(b0);
             return 0;
         }
-        Console.WriteLine("ready");
-        Console.In.ReadLine();
-        int[] before = Counts();
+        List<Node> roots = null;
         if (mode == "longpause") {
-            var roots = new List<Node>();
-            long objects = (long)n * 1024 * 1024 / 48;
+            roots = new List<Node>();
+            long objects = (long)n * 1024 * 1024 / 40;
             Node head = null;
             for (long i = 0; i < objects; i++) {
                 head = new Node { Next = head, A = i };
                 if (i % 4096 == 0) { roots.Add(head); head = null; }
             }
             roots.Add(head);
-            before = Counts();
+        }
+        Console.WriteLine("ready");
+        Console.In.ReadLine();
+        int[] before = Counts();
+        if (mode == "longpause") {
             GC.Collect(2, GCCollectionMode.Forced, true, true);
             GC.KeepAlive(roots);
         } else {
