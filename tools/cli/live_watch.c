@@ -342,9 +342,34 @@ static void print_summary(const gc_watch *w)
 
 /* ---- the loop ---- */
 
+/* Alive and not a zombie waiting to be reaped. */
 static bool process_alive(uint32_t pid)
 {
-    return pid != 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+    if (pid == 0 || (kill((pid_t)pid, 0) != 0 && errno != EPERM))
+        return false;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%u/stat", (unsigned)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')');
+    return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
+}
+
+/* After the stream ended on its own: did the process exit? It may take a
+ * moment after its runtime closed the stream. */
+static bool process_exited(uint32_t pid)
+{
+    for (int i = 0; i < 20; i++) {
+        if (!process_alive(pid))
+            return true;
+        struct timespec ts = {0, 50 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return false;
 }
 
 static void stop_and_free(gcs_session *session, gcs_source *file_src)
@@ -507,7 +532,7 @@ int live_run(const live_opts *o)
     watch_finish(&w);
     fflush(stdout);
 
-    bool exited = session && !stop_sent && !o->socket_path && !process_alive(o->pid);
+    bool exited = session && !stop_sent && !o->socket_path && process_exited(o->pid);
     if (stop_reason)
         fprintf(stderr, "gcscope %s: stopped: %s\n", o->cmd, stop_reason);
     else if (exited)
@@ -518,8 +543,8 @@ int live_run(const live_opts *o)
         fprintf(stderr, "gcscope %s: the runtime did not end the stream within %d s\n", o->cmd,
                 DRAIN_TIMEOUT_MS / 1000);
     if (ended && !ended_clean && !analysis_stopped && reader)
-        fprintf(stderr, "gcscope %s: the stream ended before its end marker; the events of "
-                        "its last partial block are lost\n",
+        fprintf(stderr, "gcscope %s: the stream ended without its end marker (the runtime "
+                        "stopped abruptly)\n",
                 o->cmd);
 
     print_summary(&w);
@@ -546,6 +571,10 @@ int live_run(const live_opts *o)
         if (gcs_tee_close(tee, &tr, &terr) != GCS_OK) {
             fprintf(stderr, "gcscope %s: %s\n", o->cmd, terr.reason);
             rc = 2;
+        } else if (tr.repaired && tr.bytes_kept - 1 == tr.bytes_received) {
+            printf("saved %s: %" PRIu64 " bytes, %" PRIu64
+                   " whole blocks; the stream stopped between blocks: end marker added\n",
+                   o->out_path, tr.bytes_kept, tr.objects);
         } else if (tr.repaired) {
             printf("saved %s: %" PRIu64 " bytes, %" PRIu64
                    " whole blocks; cut to the last whole block (%" PRIu64

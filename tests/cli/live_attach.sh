@@ -1,0 +1,58 @@
+#!/bin/sh
+# gcscope live and record against a real runtime: the GCs seen from
+# outside match the workload's own GC.CollectionCount deltas, and the
+# recorded file re-read gives the same GC list as the live view.
+. tests/cli/live_lib.inc
+need_dotnet live_attach
+need_v5_reader live_attach
+build_workload
+
+rows() { grep -E '^ +[0-9]+ +[0-9]+ [A-Za-z]' "$1"; }
+
+# live: 12 induced GCs (gen 0,1,2,...), stopped with Ctrl-C.
+start_workload steady 12
+"$GCSCOPE" live "$WPID" >"$WORK/live.out" 2>"$WORK/live.err" &
+LP=$!
+wait_for "$WORK/live.err" "attached to pid $WPID" 30 || fail "live did not attach"
+go
+wait_for "$WORK/workload.out" '^gcs total=' 60 || fail "workload did not finish"
+kill -INT $LP
+wait $LP; rc=$?
+cat "$WORK/live.out" "$WORK/live.err"
+[ $rc -eq 0 ] || fail "live exit $rc"
+grep -q "stopped: interrupted" "$WORK/live.err" || fail "no stop message"
+[ "$(gc_counts "$WORK/workload.out")" = "gcs total=12 gen0=4 gen1=4 gen2=4" ] ||
+    fail "workload says $(gc_counts "$WORK/workload.out")"
+[ "$(gc_counts "$WORK/live.out")" = "$(gc_counts "$WORK/workload.out")" ] ||
+    fail "live saw $(gc_counts "$WORK/live.out")"
+# One row per GC, numbered 1..12, generations 0,1,2 in turn, all induced.
+[ "$(rows "$WORK/live.out" | awk '{printf "%s:%s ", $1, $2}')" = \
+  "1:0 2:1 3:2 4:0 5:1 6:2 7:0 8:1 9:2 10:0 11:1 12:2 " ] || fail "rows"
+[ "$(rows "$WORK/live.out" | grep -c ' Induced ')" -eq 12 ] || fail "reasons"
+grep -q '^stream: [0-9]* events, 0 lost' "$WORK/live.err" || fail "lost events"
+end_workload
+
+# record: stopped with SIGTERM; the saved file gives the same GCs.
+rm -f "$WORK/in"
+start_workload steady 9
+"$GCSCOPE" record "$WPID" -o "$WORK/rec.nettrace" --rows >"$WORK/rec.out" 2>"$WORK/rec.err" &
+RP=$!
+wait_for "$WORK/rec.err" "attached to pid $WPID" 30 || fail "record did not attach"
+go
+wait_for "$WORK/workload.out" '^gcs total=' 60 || fail "workload did not finish"
+kill -TERM $RP
+wait $RP; rc=$?
+cat "$WORK/rec.out" "$WORK/rec.err"
+[ $rc -eq 0 ] || fail "record exit $rc"
+grep -q "stopped: terminated" "$WORK/rec.err" || fail "no stop message"
+grep -q "^saved $WORK/rec.nettrace: [0-9]* bytes, complete" "$WORK/rec.out" || fail "not saved complete"
+[ "$(gc_counts "$WORK/rec.out")" = "$(gc_counts "$WORK/workload.out")" ] ||
+    fail "record saw $(gc_counts "$WORK/rec.out"), workload $(gc_counts "$WORK/workload.out")"
+"$GCSCOPE" live --replay "$WORK/rec.nettrace" >"$WORK/replay.out" 2>"$WORK/replay.err" ||
+    { cat "$WORK/replay.err"; fail "replay failed"; }
+rows "$WORK/rec.out" >"$WORK/a"
+rows "$WORK/replay.out" >"$WORK/b"
+[ "$(wc -l <"$WORK/a")" -eq 9 ] || fail "record rows"
+cmp -s "$WORK/a" "$WORK/b" || { diff "$WORK/a" "$WORK/b"; fail "replayed GC list differs"; }
+end_workload
+echo ok
