@@ -110,12 +110,17 @@ int gcs_session_fd(const gcs_session *s);
 gcs_source *gcs_session_source(gcs_session *s);
 
 /*
- * Asks the runtime to stop the session (StopTracing on a new connection).
- * The runtime then writes the end of the stream and closes it: keep
- * reading until GCS_END. Calling it again does nothing. A process that
- * is already gone is not an error (GCS_OK).
+ * Asks the runtime to stop the session (StopTracing on a new connection)
+ * and returns without waiting: the runtime answers only after it has
+ * flushed the session into the stream, so keep reading the stream until
+ * GCS_END. Calling it again does nothing. A process that is already gone
+ * is not an error (GCS_OK).
  */
 gcs_status gcs_session_stop(gcs_session *s, gcs_error *err);
+
+/* The runtime's answer to the stop: GCS_AGAIN while it has not come,
+ * GCS_OK when acknowledged, an error (e.g. refused, with its HRESULT). */
+gcs_status gcs_session_stop_result(gcs_session *s, gcs_error *err);
 
 /* Closes the stream. NULL is allowed. */
 void gcs_session_free(gcs_session *s);

@@ -343,8 +343,15 @@ int gcs_ipc_connect(const char *path, gcs_error *err)
     do
         rc = connect(fd, (struct sockaddr *)&addr, sizeof addr);
     while (rc < 0 && errno == EINTR);
-    if (rc == 0)
-        return fd;
+    if (rc == 0) {
+        /* Every wait on the runtime then has a deadline (poll). */
+        int flags = fcntl(fd, F_GETFL);
+        if (flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0)
+            return fd;
+        GCS_FAIL(err, GCS_ERR_IO, 0, "cannot make the socket non-blocking: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
     int e = errno;
     close(fd);
     if (e == EACCES || e == EPERM)
@@ -592,7 +599,11 @@ struct gcs_session {
     int fd;
     uint64_t id;
     uint16_t command;
-    bool stopped;
+    bool stopped;          /* StopTracing sent (or nothing left to stop) */
+    int stop_fd;           /* connection awaiting StopTracing's reply, or -1 */
+    bool stop_done;
+    gcs_status stop_status;
+    gcs_error stop_error;
     int reply_timeout_ms;
     char socket_path[256];
     gcs_source *source;
@@ -677,6 +688,7 @@ gcs_session *gcs_session_start_at(const char *socket_path, const gcs_session_con
         return NULL;
     }
     s->fd = -1;
+    s->stop_fd = -1;
     snprintf(s->socket_path, sizeof s->socket_path, "%s", socket_path);
     s->reply_timeout_ms = cfg->reply_timeout_ms > 0 ? cfg->reply_timeout_ms : 10000;
     uint32_t refused = 0;
@@ -721,29 +733,11 @@ uint16_t gcs_session_command(const gcs_session *s) { return s->command; }
 int gcs_session_fd(const gcs_session *s) { return s->fd; }
 gcs_source *gcs_session_source(gcs_session *s) { return s->source; }
 
-gcs_status gcs_session_stop(gcs_session *s, gcs_error *err)
+/* Reads and checks StopTracing's reply (it is there: poll said so). */
+static gcs_status read_stop_reply(gcs_session *s, gcs_error *err)
 {
-    if (s->stopped)
-        return GCS_OK;
-    s->stopped = true;
-    gcs_error local;
-    int fd = gcs_ipc_connect(s->socket_path, &local);
-    if (fd < 0) {
-        /* The runtime is gone (its socket with it): nothing left to stop. */
-        struct stat sb;
-        if (stat(s->socket_path, &sb) != 0 || strstr(local.reason, "nobody listens"))
-            return GCS_OK;
-        if (err)
-            *err = local;
-        return local.status;
-    }
-    uint8_t msg[28];
-    gcs_ipc_encode_stop(s->id, msg);
-    gcs_status st = write_all(fd, msg, sizeof msg, err);
     gcs_ipc_reply reply;
-    if (st == GCS_OK)
-        st = gcs_ipc_read_reply(fd, s->reply_timeout_ms, &reply, err);
-    close(fd);
+    gcs_status st = gcs_ipc_read_reply(s->stop_fd, s->reply_timeout_ms, &reply, err);
     if (st != GCS_OK)
         return st;
     if (reply.header.command_set == GCS_IPC_SET_SERVER &&
@@ -767,6 +761,63 @@ gcs_status gcs_session_stop(gcs_session *s, gcs_error *err)
     return GCS_OK;
 }
 
+gcs_status gcs_session_stop_result(gcs_session *s, gcs_error *err)
+{
+    if (!s->stopped)
+        return GCS_FAIL(err, GCS_ERR_ARG, 0, "the session was not asked to stop");
+    if (!s->stop_done) {
+        struct pollfd pfd = {s->stop_fd, POLLIN, 0};
+        if (poll(&pfd, 1, 0) <= 0)
+            return GCS_AGAIN;
+        gcs_error_clear(&s->stop_error);
+        s->stop_status = read_stop_reply(s, &s->stop_error);
+        s->stop_done = true;
+        close(s->stop_fd);
+        s->stop_fd = -1;
+    }
+    if (s->stop_status != GCS_OK && err)
+        *err = s->stop_error;
+    return s->stop_status;
+}
+
+gcs_status gcs_session_stop(gcs_session *s, gcs_error *err)
+{
+    if (s->stopped)
+        return GCS_OK;
+    s->stopped = true;
+    gcs_error local;
+    gcs_error_clear(&local);
+    int fd = gcs_ipc_connect(s->socket_path, &local);
+    if (fd < 0) {
+        s->stop_done = true;
+        /* The runtime is gone (its socket with it): nothing left to stop. */
+        struct stat sb;
+        if (stat(s->socket_path, &sb) != 0 || strstr(local.reason, "nobody listens"))
+            return GCS_OK;
+        s->stop_status = local.status;
+        s->stop_error = local;
+        if (err)
+            *err = local;
+        return local.status;
+    }
+    uint8_t msg[28];
+    gcs_ipc_encode_stop(s->id, msg);
+    gcs_status st = write_all(fd, msg, sizeof msg, err);
+    if (st != GCS_OK) {
+        close(fd);
+        s->stop_done = true;
+        s->stop_status = st;
+        if (err)
+            s->stop_error = *err;
+        return st;
+    }
+    /* The reply comes once the runtime has flushed the session into the
+     * stream, which only happens while the caller keeps reading it: so
+     * do not wait here (gcs_session_stop_result collects it). */
+    s->stop_fd = fd;
+    return GCS_OK;
+}
+
 void gcs_session_free(gcs_session *s)
 {
     if (!s)
@@ -774,5 +825,7 @@ void gcs_session_free(gcs_session *s)
     gcs_source_free(s->source);
     if (s->fd >= 0)
         close(s->fd);
+    if (s->stop_fd >= 0)
+        close(s->stop_fd);
     free(s);
 }

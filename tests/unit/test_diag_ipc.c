@@ -161,6 +161,18 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* Polls gcs_session_stop_result until the answer came (at most ~5 s). */
+static gcs_status wait_stop_result(gcs_session *s, gcs_error *err)
+{
+    gcs_status st = GCS_AGAIN;
+    for (int i = 0; i < 500 && st == GCS_AGAIN; i++) {
+        st = gcs_session_stop_result(s, err);
+        if (st == GCS_AGAIN)
+            poll(NULL, 0, 10);
+    }
+    return st;
+}
+
 /* ---- tests ---- */
 
 static void test_encode_collect2(void)
@@ -307,8 +319,10 @@ static void test_session_ok_stream_and_stop(void)
     if (t)
         gcs_tee_close(t, &res, NULL);
     CHECK_EQ_U64(total, sizeof stream - 1);
+    CHECK_EQ_INT(gcs_session_stop_result(s, &err), GCS_ERR_ARG); /* not asked yet */
     CHECK_EQ_INT(gcs_session_stop(s, &err), GCS_OK);
     CHECK_EQ_INT(gcs_session_stop(s, &err), GCS_OK); /* again: nothing */
+    CHECK_EQ_INT(wait_stop_result(s, &err), GCS_OK);
     gcs_session_free(s);
     CHECK_EQ_INT(wait_fake(child), 0);
     /* What the server received: CollectTracing2, then StopTracing(id). */
@@ -322,6 +336,30 @@ static void test_session_ok_stream_and_stop(void)
     CHECK_EQ_INT(req[17], 0x01);
     CHECK_EQ_U64(le32(req + 20), (uint32_t)fake_session);
     CHECK_EQ_U64(le32(req + 24), (uint32_t)(fake_session >> 32));
+}
+
+static void test_stop_refused(void)
+{
+    make_tmpdir();
+    char path[256];
+    snprintf(path, sizeof path, "%s/fake-stop", tmpdir);
+    uint8_t er[24];
+    error_reply(er, 0x80004005u);
+    fake_reply replies[2] = {{ok_session_reply, 28, NULL, 0}, {er, 24, NULL, 0}};
+    pid_t child = start_fake(path, replies, 2);
+    gcs_session_config cfg;
+    gcs_session_config_gc(&cfg, false);
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_session *s = gcs_session_start_at(path, &cfg, &err);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK_EQ_INT(gcs_session_stop(s, &err), GCS_OK);
+        CHECK_EQ_INT(wait_stop_result(s, &err), GCS_ERR_UNSUPPORTED);
+        CHECK(strstr(err.reason, "refused to stop") && strstr(err.reason, "0x80004005"));
+        gcs_session_free(s);
+    }
+    CHECK_EQ_INT(wait_fake(child), 0);
 }
 
 /* Starts a session against one fake reply; returns the error text. */
@@ -616,6 +654,7 @@ int main(void)
     RUN(test_encode_collect2);
     RUN(test_parse_header);
     RUN(test_session_ok_stream_and_stop);
+    RUN(test_stop_refused);
     RUN(test_session_errors);
     RUN(test_find_socket);
     RUN(test_frame_tracker_real_trace);

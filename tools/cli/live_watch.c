@@ -444,7 +444,7 @@ int live_run(const live_opts *o)
     w.print_rows = o->print_rows;
     w.threshold_ms = o->stop_on_pause_ms;
 
-    bool stop_sent = false, ended = false, ended_clean = false, drain_timeout = false;
+    bool stop_sent = false, stop_answered = false, ended = false, ended_clean = false, drain_timeout = false;
     bool analysis_failed = false, analysis_stopped = false;
     const char *stop_reason = NULL;
     char stop_text[160] = "";
@@ -520,6 +520,16 @@ int live_run(const live_opts *o)
         }
         /* GCS_AGAIN: wait for data, a signal or a deadline. */
         steps = 0;
+        if (stop_sent && session && !stop_answered) {
+            gcs_error serr;
+            gcs_error_clear(&serr);
+            gcs_status sst = gcs_session_stop_result(session, &serr);
+            if (sst != GCS_AGAIN) {
+                stop_answered = true;
+                if (sst < 0)
+                    fprintf(stderr, "gcscope %s: stopping: %s\n", o->cmd, serr.reason);
+            }
+        }
         if (stop_sent && now_s() > stop_deadline) {
             drain_timeout = true;
             break;
