@@ -6,5 +6,7 @@
 #define GCSCOPE_H
 #include "gcscope/core.h"
 #include "gcscope/reader.h"
+#include "gcscope/decode.h"
+#include "gcscope/gc.h"
 #include "gcscope/live.h"
 #endif

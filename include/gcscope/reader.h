@@ -129,6 +129,10 @@ typedef struct gcs_reader_stats {
     uint64_t stacks;
     uint64_t metadata;
     uint64_t sort_overflows;      /* sort window full: order not guaranteed */
+    uint64_t anomalies;           /* survivable container problems (an unusable
+                                     field description, a skipped object) */
+    uint64_t first_anomaly_offset;
+    char first_anomaly[160];      /* reason of the first one, "" if none */
     int64_t first_timestamp;      /* of delivered events; 0 if none */
     int64_t last_timestamp;
 } gcs_reader_stats;

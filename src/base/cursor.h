@@ -135,6 +135,11 @@ static inline bool gcs_cur_ptr(gcs_cursor *c, uint32_t pointer_size, uint64_t *v
 /* LEB128-style varuint (7 bits a byte, high bit = more), at most max_bits. */
 static inline bool gcs_cur_varuint(gcs_cursor *c, unsigned max_bits, uint64_t *v)
 {
+    /* One-byte values dominate compressed event headers. */
+    if (c->p < c->end && !(*c->p & 0x80) && max_bits >= 7) {
+        *v = *c->p++;
+        return true;
+    }
     uint64_t x = 0;
     unsigned shift = 0;
     const uint8_t *q = c->p;

@@ -8,11 +8,14 @@
  * buffered are released and delivered first; the error comes after them.
  */
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "decode/reader_names.h"
+#include "decode/schema_size.h"
+#include "gcscope/decode.h"
 #include "format/container.h"
 #include "gcscope/reader.h"
 #include "sort/sorter.h"
@@ -124,10 +127,18 @@ static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err
     return GCS_OK;
 }
 
+/* An event type with what the reader derives once for it. */
+typedef struct type_entry {
+    gcs_event_type pub; /* first: the public view is a pointer to this */
+    bool fixed;         /* schema of fixed size: checking is one compare */
+    uint32_t fixed_size;
+} type_entry;
+
 static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err)
 {
     gcs_reader *r = ctx;
-    gcs_event_type *t = gcs_arena_alloc(&r->meta_arena, sizeof *t);
+    type_entry *te = gcs_arena_alloc(&r->meta_arena, sizeof *te);
+    gcs_event_type *t = te ? &te->pub : NULL;
     if (!t)
         return GCS_FAIL(err, GCS_ERR_LIMIT, gcs_stream_offset(&r->stream),
                         "metadata exceeds %zu bytes", GCS_MAX_METADATA_BYTES);
@@ -142,6 +153,9 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
     if (!t->name)
         return GCS_FAIL(err, GCS_ERR_LIMIT, gcs_stream_offset(&r->stream),
                         "metadata exceeds %zu bytes", GCS_MAX_METADATA_BYTES);
+    te->fixed = t->field_count > 0 &&
+                gcs_schema_fixed_size(t->fields, t->field_count,
+                                      r->have_info ? r->info.pointer_size : 8, &te->fixed_size);
     r->stats.metadata++;
     return type_insert(r, t, err);
 }
@@ -165,6 +179,15 @@ static void on_block(void *ctx)
 {
     gcs_reader *r = ctx;
     r->stats.blocks++;
+}
+
+static void on_anomaly(void *ctx, uint64_t offset, const char *reason)
+{
+    gcs_reader *r = ctx;
+    if (r->stats.anomalies++ == 0) {
+        r->stats.first_anomaly_offset = offset;
+        snprintf(r->stats.first_anomaly, sizeof r->stats.first_anomaly, "%s", reason);
+    }
 }
 
 static void on_stack(void *ctx, uint32_t stack_id)
@@ -200,6 +223,7 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
     r->sink.sequence_point = on_sequence_point;
     r->sink.block = on_block;
     r->sink.stack = on_stack;
+    r->sink.anomaly = on_anomaly;
     r->state = READER_OPENING;
     return r;
 }
@@ -224,9 +248,10 @@ static const gcs_event_type *missing_type(gcs_reader *r, uint32_t id)
     gcs_event_type *t = type_find(r, id);
     if (t)
         return t;
-    t = gcs_arena_alloc(&r->meta_arena, sizeof *t);
-    if (!t)
+    type_entry *te = gcs_arena_alloc(&r->meta_arena, sizeof *te);
+    if (!te)
         return NULL;
+    t = &te->pub;
     t->metadata_id = id;
     t->provider = "";
     t->name = "UnknownMetadata";
@@ -237,7 +262,21 @@ static const gcs_event_type *missing_type(gcs_reader *r, uint32_t id)
     return t;
 }
 
-static const gcs_event_type unresolvable_type = {.provider = "", .name = "UnknownMetadata"};
+static const type_entry unresolvable_type = {.pub = {.provider = "", .name = "UnknownMetadata"}};
+
+/* Does the payload fit its schema? One compare for fixed-size schemas. */
+static bool payload_fits(const type_entry *te, const gcs_event *ev)
+{
+    const gcs_event_type *t = &te->pub;
+    if (t->field_count == 0)
+        return true; /* nothing to check against */
+    if (te->fixed)
+        return ev->payload_size >= te->fixed_size;
+    gcs_payload_info info;
+    gcs_error ignored;
+    return gcs_payload_walk_fields(t->fields, t->field_count, ev->payload, ev->payload_size,
+                                   ev->pointer_size, NULL, NULL, &info, &ignored) == GCS_OK;
+}
 
 static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *data)
 {
@@ -246,7 +285,7 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
     if (!t)
         t = missing_type(r, se->metadata_id);
     if (!t)
-        t = &unresolvable_type;
+        t = &unresolvable_type.pub;
     ev->type = t;
     ev->timestamp = se->timestamp;
     /* Differences of 64-bit tick counts wrap; the signed result is the
@@ -271,6 +310,8 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
     }
     if (!t->known)
         r->stats.unknown_events++;
+    else if (!payload_fits((const type_entry *)t, ev))
+        r->stats.undecodable_events++;
     if (r->stats.events == 0)
         r->stats.first_timestamp = se->timestamp;
     r->stats.last_timestamp = se->timestamp;

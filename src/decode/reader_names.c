@@ -1,20 +1,45 @@
+/*
+ * decode/reader_names.c - names and schemas for new event types: the
+ * trace's own metadata when it describes the fields, else the built-in
+ * table of the runtime's manifest; names always as TraceEvent shows them.
+ */
 #include "decode/reader_names.h"
 
-#include <stdio.h>
 #include <string.h>
+
+#include "decode/manifest.h"
+#include "gcscope/decode.h"
 
 void gcs_names_resolve(gcs_event_type *t, const gcs_meta_def *def, gcs_arena *arena)
 {
-    t->fields = def->fields;
-    t->field_count = def->field_count;
-    t->schema_from_trace = def->field_count > 0;
-    if (def->event_name && def->event_name[0]) {
-        t->name = def->event_name;
-        t->known = true;
+    char buf[256];
+    const gcs_builtin_event *b = NULL;
+    if (gcs_builtin_provider(def->provider))
+        b = gcs_builtin_lookup(def->provider, def->event_id, def->version);
+    gcs_event_display_name(def->provider, def->event_id, def->version, def->event_name,
+                           def->opcode, def->has_opcode, buf, sizeof buf);
+    t->name = gcs_arena_strndup(arena, buf, strlen(buf));
+    if (def->field_count > 0) {
+        t->fields = def->fields;
+        t->field_count = def->field_count;
+        t->schema_from_trace = true;
+    } else if (b) {
+        t->fields = b->fields;
+        t->field_count = b->field_count;
+        t->schema_from_trace = false;
     } else {
-        char buf[64];
-        snprintf(buf, sizeof buf, "EventID(%u)", def->event_id);
-        t->name = gcs_arena_strndup(arena, buf, strlen(buf));
-        t->known = false;
+        t->fields = NULL;
+        t->field_count = 0;
+        t->schema_from_trace = false;
     }
+    if (b) {
+        /* Runtime events leave these out of their metadata (V5 and older). */
+        if (!def->has_opcode)
+            t->opcode = b->opcode;
+        if (t->level == 0)
+            t->level = b->level;
+        if (t->keywords == 0)
+            t->keywords = b->keywords;
+    }
+    t->known = b != NULL || (def->event_name && def->event_name[0]) || def->field_count > 0;
 }

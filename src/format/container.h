@@ -78,6 +78,10 @@ typedef struct gcs_sink {
     /* Counters: a block was read / a stack was stored. */
     void (*block)(void *ctx);
     void (*stack)(void *ctx, uint32_t stack_id);
+    /* Optional (may be NULL): a survivable anomaly in the container, e.g.
+     * a metadata row whose field description could not be read (the row
+     * is still reported, without fields) or an unknown object skipped. */
+    void (*anomaly)(void *ctx, uint64_t offset, const char *reason);
 } gcs_sink;
 
 typedef struct gcs_container gcs_container;

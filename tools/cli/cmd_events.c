@@ -13,8 +13,6 @@
 
 #include "cli_util.h"
 #include "commands.h"
-void gcs_event_print_text(FILE *f, const gcs_event *ev);
-void gcs_event_print_json(FILE *f, const gcs_event *ev);
 
 static bool event_matches(const gcs_event *ev, const char *provider, const char *name)
 {
@@ -81,9 +79,9 @@ int cmd_events(int argc, char **argv)
         if (!event_matches(ev, provider, name))
             continue;
         if (fmt == CLI_FMT_JSON)
-            gcs_event_print_json(stdout, ev);
+            gcs_event_print_json(stdout, ev, NULL);
         else
-            gcs_event_print_text(stdout, ev);
+            gcs_event_print_text(stdout, ev, NULL);
         printed++;
     }
     if (printed >= limit)

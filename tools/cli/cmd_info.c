@@ -134,7 +134,6 @@ int cmd_info(int argc, char **argv)
         return CLI_FAILED;
 
     type_counter counter = {0};
-    uint64_t undecodable = 0;
     const gcs_event *ev;
     gcs_error err;
     gcs_error_clear(&err);
@@ -144,7 +143,6 @@ int cmd_info(int argc, char **argv)
             st = GCS_ERR_NOMEM;
             break;
         }
-        /* TODO(decode): count payloads that do not fit their schema. */
     }
     const gcs_trace_info *in = gcs_reader_info(tr.reader);
     if (!in && st < 0) {
@@ -176,10 +174,11 @@ int cmd_info(int argc, char **argv)
         printf(",\"events\":%" PRIu64 ",\"lost_events\":%" PRIu64 ",\"unknown_events\":%" PRIu64
                ",\"undecodable_events\":%" PRIu64 ",\"sequence_points\":%" PRIu64
                ",\"blocks\":%" PRIu64 ",\"stacks\":%" PRIu64 ",\"metadata\":%" PRIu64
-               ",\"sort_overflows\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"counts\":{",
-               stats->events, stats->lost_events, stats->unknown_events, undecodable,
+               ",\"sort_overflows\":%" PRIu64 ",\"anomalies\":%" PRIu64 ",\"bytes\":%" PRIu64
+               ",\"counts\":{",
+               stats->events, stats->lost_events, stats->unknown_events, stats->undecodable_events,
                stats->sequence_points, stats->blocks, stats->stacks, stats->metadata,
-               stats->sort_overflows, stats->bytes_read);
+               stats->sort_overflows, stats->anomalies, stats->bytes_read);
         for (size_t i = 0; i < n_names; i++) {
             if (i)
                 putchar(',');
@@ -210,10 +209,13 @@ int cmd_info(int argc, char **argv)
         printf("events:           %" PRIu64 "\n", stats->events);
         printf("lost events:      %" PRIu64 "\n", stats->lost_events);
         printf("unknown events:   %" PRIu64 "\n", stats->unknown_events);
-        printf("undecodable:      %" PRIu64 "\n", undecodable);
+        printf("undecodable:      %" PRIu64 "\n", stats->undecodable_events);
         printf("blocks:           %" PRIu64 " (%" PRIu64 " sequence points, %" PRIu64
                " stacks, %" PRIu64 " metadata rows)\n",
                stats->blocks, stats->sequence_points, stats->stacks, stats->metadata);
+        if (stats->anomalies)
+            printf("format anomalies: %" PRIu64 " (first at byte %" PRIu64 ": %s)\n",
+                   stats->anomalies, stats->first_anomaly_offset, stats->first_anomaly);
         if (stats->sort_overflows)
             printf("sort overflows:   %" PRIu64 " (order not guaranteed across them)\n",
                    stats->sort_overflows);

@@ -1,10 +1,272 @@
-/* Placeholder until the reader for this container lands. */
-#include "base/error.h"
-#include "format/container.h"
+/*
+ * format/nettrace/nettrace_v5.c - nettrace V4 and V5 (.NET Core 3.0 to
+ * .NET 10 when asked for the V5 format): the blocks inside the
+ * FastSerialization framing of fastser.c.
+ *
+ * EventBlock / MetadataBlock: int16 HeaderSize (>= 20), int16 Flags, then
+ * min/max timestamps and reserved bytes up to HeaderSize, then event rows,
+ * header-compressed when Flags & 1. StackBlock: FirstId, Count, then Count
+ * times (Size, bytes). SPBlock: Timestamp, ThreadCount, then ThreadCount
+ * times (CaptureThreadId int64, SequenceNumber int32). See
+ * docs/format-nettrace.md for the exact layouts.
+ */
+#include <string.h>
 
-gcs_status gcs_nettrace_v5_open(gcs_stream *s, const gcs_sink *sink, gcs_container **out, gcs_error *err)
+#include "base/error.h"
+#include "format/eventpipe_metadata.h"
+#include "format/fastser.h"
+
+/* Flags of a compressed event header. */
+enum {
+    CF_METADATA_ID = 1 << 0,
+    CF_CAPTURE_THREAD_AND_SEQUENCE = 1 << 1,
+    CF_THREAD_ID = 1 << 2,
+    CF_STACK_ID = 1 << 3,
+    CF_ACTIVITY_ID = 1 << 4,
+    CF_RELATED_ACTIVITY_ID = 1 << 5,
+    CF_SORTED = 1 << 6,
+    CF_DATA_LENGTH = 1 << 7
+};
+
+#define BLOCK_FLAG_HEADER_COMPRESSION 1u
+#define MIN_BLOCK_HEADER_SIZE 20u
+/* EventSize .. PayloadSize of an uncompressed row. */
+#define UNCOMPRESSED_HEADER_SIZE 80u
+
+/* The previous row's header: compressed rows are deltas against it; all
+ * zero at the start of each block. */
+typedef struct row_state {
+    uint32_t metadata_id;
+    uint32_t sequence;
+    uint64_t capture_tid;
+    uint32_t processor;
+    uint64_t tid;
+    uint32_t stack_id;
+    uint64_t timestamp; /* unsigned: deltas wrap modulo 2^64 */
+    uint8_t activity[16];
+    uint8_t related[16];
+    uint32_t payload_size;
+    bool sorted;
+} row_state;
+
+#define ROW_CUT(err, c, what) \
+    GCS_CORRUPT(err, gcs_cur_offset(c), "event row: %s cut short or invalid", what)
+
+static gcs_status read_compressed_row(gcs_cursor *c, row_state *rs, gcs_error *err)
 {
-    (void)sink;
-    *out = NULL;
-    return GCS_FAIL(err, GCS_ERR_UNSUPPORTED, gcs_stream_offset(s), "nettrace_v5 reader not built yet");
+    uint8_t flags;
+    if (!gcs_cur_u8(c, &flags))
+        return ROW_CUT(err, c, "flags");
+    if ((flags & CF_METADATA_ID) && !gcs_cur_varu32(c, &rs->metadata_id))
+        return ROW_CUT(err, c, "metadata id");
+    if (flags & CF_CAPTURE_THREAD_AND_SEQUENCE) {
+        uint32_t delta;
+        if (!gcs_cur_varu32(c, &delta) || !gcs_cur_varu64(c, &rs->capture_tid) ||
+            !gcs_cur_varu32(c, &rs->processor))
+            return ROW_CUT(err, c, "capture thread/sequence");
+        rs->sequence += delta + 1u; /* wraps modulo 2^32 like the writer's counter */
+    } else if (rs->metadata_id != 0) {
+        rs->sequence++;
+    }
+    if ((flags & CF_THREAD_ID) && !gcs_cur_varu64(c, &rs->tid))
+        return ROW_CUT(err, c, "thread id");
+    if ((flags & CF_STACK_ID) && !gcs_cur_varu32(c, &rs->stack_id))
+        return ROW_CUT(err, c, "stack id");
+    uint64_t delta_ts;
+    if (!gcs_cur_varu64(c, &delta_ts))
+        return ROW_CUT(err, c, "timestamp");
+    rs->timestamp += delta_ts;
+    const uint8_t *g;
+    if (flags & CF_ACTIVITY_ID) {
+        if (!gcs_cur_bytes(c, 16, &g))
+            return ROW_CUT(err, c, "activity id");
+        memcpy(rs->activity, g, 16);
+    }
+    if (flags & CF_RELATED_ACTIVITY_ID) {
+        if (!gcs_cur_bytes(c, 16, &g))
+            return ROW_CUT(err, c, "related activity id");
+        memcpy(rs->related, g, 16);
+    }
+    rs->sorted = (flags & CF_SORTED) != 0;
+    if ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32(c, &rs->payload_size))
+        return ROW_CUT(err, c, "payload size");
+    return GCS_OK;
+}
+
+/* Reads the fixed header; *row_end gets where the row ends by EventSize. */
+static gcs_status read_uncompressed_row(gcs_cursor *c, row_state *rs, uint64_t *event_size,
+                                        gcs_error *err)
+{
+    uint32_t size, raw_id;
+    const uint8_t *g1, *g2;
+    if (!gcs_cur_u32(c, &size) || !gcs_cur_u32(c, &raw_id) || !gcs_cur_u32(c, &rs->sequence) ||
+        !gcs_cur_u64(c, &rs->tid) || !gcs_cur_u64(c, &rs->capture_tid) ||
+        !gcs_cur_u32(c, &rs->processor) || !gcs_cur_u32(c, &rs->stack_id) ||
+        !gcs_cur_u64(c, &rs->timestamp) || !gcs_cur_bytes(c, 16, &g1) ||
+        !gcs_cur_bytes(c, 16, &g2) || !gcs_cur_u32(c, &rs->payload_size))
+        return ROW_CUT(err, c, "uncompressed header");
+    rs->metadata_id = raw_id & 0x7fffffffu;
+    /* TraceEvent reads a clear high bit as "sorted"; the runtime writes
+     * compressed headers only, so this layout is rare. */
+    rs->sorted = (raw_id & 0x80000000u) == 0;
+    memcpy(rs->activity, g1, 16);
+    memcpy(rs->related, g2, 16);
+    *event_size = size;
+    return GCS_OK;
+}
+
+static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_block,
+                             gcs_error *err)
+{
+    const gcs_sink *sink = r->base.sink;
+    uint64_t block_at = gcs_cur_offset(c);
+    uint16_t header_size, flags;
+    if (!gcs_cur_u16(c, &header_size) || !gcs_cur_u16(c, &flags))
+        return GCS_CORRUPT(err, block_at, "block header cut short");
+    if (header_size < MIN_BLOCK_HEADER_SIZE || !gcs_cur_skip(c, (size_t)header_size - 4))
+        return GCS_CORRUPT(err, block_at, "block header size %u is invalid", header_size);
+    bool compressed = (flags & BLOCK_FLAG_HEADER_COMPRESSION) != 0;
+
+    row_state rs;
+    memset(&rs, 0, sizeof rs);
+    gcs_raw_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.has_sequence = true;
+    ev.pid = r->info.pid;
+    ev.activity_id = rs.activity;
+    ev.related_activity_id = rs.related;
+    gcs_status st;
+
+    while (gcs_cur_left(c) > 0) {
+        uint64_t row_at = gcs_cur_offset(c);
+        uint64_t event_size = 0;
+        st = compressed ? read_compressed_row(c, &rs, err)
+                        : read_uncompressed_row(c, &rs, &event_size, err);
+        if (st != GCS_OK)
+            return st;
+        if (rs.payload_size > GCS_MAX_PAYLOAD_SIZE)
+            return GCS_FAIL(err, GCS_ERR_LIMIT, row_at, "event payload of %u bytes exceeds the limit",
+                            rs.payload_size);
+        const uint8_t *payload;
+        uint64_t payload_at = gcs_cur_offset(c);
+        if (!gcs_cur_bytes(c, rs.payload_size, &payload))
+            return GCS_CORRUPT(err, payload_at, "event payload of %u bytes overruns its block",
+                               rs.payload_size);
+        if (!compressed) {
+            /* EventSize covers the row after itself; then zero padding to a
+             * 4-byte file offset. */
+            uint64_t used = gcs_cur_offset(c) - row_at - 4;
+            if (event_size < used)
+                return GCS_CORRUPT(err, row_at, "EventSize %llu smaller than the row (%llu)",
+                                   (unsigned long long)event_size, (unsigned long long)used);
+            if (!gcs_cur_skip(c, (size_t)(event_size - used)))
+                return GCS_CORRUPT(err, row_at, "EventSize %llu overruns its block",
+                                   (unsigned long long)event_size);
+            size_t pad = (size_t)((4 - (gcs_cur_offset(c) & 3)) & 3);
+            if (pad > gcs_cur_left(c))
+                pad = gcs_cur_left(c);
+            gcs_cur_skip(c, pad);
+        }
+        if (metadata_block) {
+            gcs_cursor mc = gcs_cur_make(payload, rs.payload_size, payload_at);
+            gcs_meta_def def;
+            gcs_error problem;
+            st = gcs_ep_metadata_parse(&mc, r->version == 4 ? 5 : r->version, 0, sink->meta_arena,
+                                       &def, &problem, err);
+            if (st != GCS_OK)
+                return st;
+            if ((st = gcs_fs_report_metadata(r, &def, &problem, err)) < 0)
+                return st;
+            continue;
+        }
+        ev.metadata_id = rs.metadata_id;
+        ev.is_sorted = rs.sorted;
+        ev.sequence = rs.sequence;
+        ev.tid = rs.tid;
+        ev.capture_tid = rs.capture_tid;
+        ev.processor = rs.processor;
+        ev.stack_id = rs.stack_id;
+        ev.timestamp = (int64_t)rs.timestamp;
+        ev.payload = payload;
+        ev.payload_size = rs.payload_size;
+        ev.offset = row_at;
+        if (sink->event && (st = sink->event(sink->ctx, &ev, err)) < 0)
+            return st;
+    }
+    return GCS_OK;
+}
+
+static gcs_status parse_stacks(gcs_fs_reader *r, gcs_cursor *c, gcs_error *err)
+{
+    const gcs_sink *sink = r->base.sink;
+    uint32_t first_id, count;
+    if (!gcs_cur_u32(c, &first_id) || !gcs_cur_u32(c, &count))
+        return GCS_CORRUPT(err, gcs_cur_offset(c), "stack block header cut short");
+    if (count > gcs_cur_left(c) / 4)
+        return GCS_CORRUPT(err, gcs_cur_offset(c) - 4, "%u stacks cannot fit in %zu bytes", count,
+                           gcs_cur_left(c));
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t size;
+        uint64_t at = gcs_cur_offset(c);
+        if (!gcs_cur_u32(c, &size) || !gcs_cur_skip(c, size))
+            return GCS_CORRUPT(err, at, "stack %u overruns its block", first_id + i);
+        if (sink->stack)
+            sink->stack(sink->ctx, first_id + i);
+    }
+    return GCS_OK;
+}
+
+#define SEQ_ENTRY_BYTES 12u
+
+static gcs_status parse_sequence_point(gcs_fs_reader *r, gcs_cursor *c, gcs_error *err)
+{
+    const gcs_sink *sink = r->base.sink;
+    uint64_t timestamp;
+    uint32_t count;
+    uint64_t at = gcs_cur_offset(c);
+    if (!gcs_cur_u64(c, &timestamp) || !gcs_cur_u32(c, &count))
+        return GCS_CORRUPT(err, at, "sequence point header cut short");
+    if (count > gcs_cur_left(c) / SEQ_ENTRY_BYTES)
+        return GCS_CORRUPT(err, at + 8, "%u sequence point threads cannot fit in %zu bytes", count,
+                           gcs_cur_left(c));
+    gcs_seq_entry *entries = NULL;
+    if (count > 0) {
+        r->scratch.len = 0;
+        gcs_status st = gcs_buf_reserve(&r->scratch, (size_t)count * sizeof *entries);
+        if (st != GCS_OK)
+            return GCS_FAIL(err, st, at, "cannot hold %u sequence point threads", count);
+        entries = (gcs_seq_entry *)(void *)r->scratch.data;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        (void)(gcs_cur_u64(c, &entries[i].capture_tid) && gcs_cur_u32(c, &entries[i].sequence));
+    }
+    if (gcs_cur_left(c) != 0)
+        gcs_fs_anomaly(r, gcs_cur_offset(c), "sequence point block has trailing bytes");
+    if (!sink->sequence_point)
+        return GCS_OK;
+    return sink->sequence_point(sink->ctx, (int64_t)timestamp, entries, count, err);
+}
+
+static gcs_status nettrace_parse_block(gcs_fs_reader *r, gcs_fs_kind kind, gcs_cursor *body,
+                                       gcs_error *err)
+{
+    switch (kind) {
+    case GCS_FS_EVENT_BLOCK:
+        return parse_rows(r, body, false, err);
+    case GCS_FS_METADATA_BLOCK:
+        return parse_rows(r, body, true, err);
+    case GCS_FS_STACK_BLOCK:
+        return parse_stacks(r, body, err);
+    case GCS_FS_SP_BLOCK:
+        return parse_sequence_point(r, body, err);
+    default:
+        gcs_fs_anomaly(r, gcs_cur_offset(body), "unexpected object type skipped");
+        return GCS_OK;
+    }
+}
+
+gcs_status gcs_nettrace_v5_open(gcs_stream *s, const gcs_sink *sink, gcs_container **out,
+                                gcs_error *err)
+{
+    return gcs_fs_create(s, sink, true, nettrace_parse_block, NULL, out, err);
 }

@@ -1,0 +1,214 @@
+/*
+ * gcscope/gc.h - per-GC statistics, computed as TraceEvent/PerfView's
+ * GCStats computes them (TraceLoadedDotNetRuntime / TraceGC / GCStats).
+ *
+ *   gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
+ *   while (gcs_reader_next(r, &ev, &err) == GCS_OK)
+ *       gcs_gc_analyzer_feed(an, ev);          // any event; non-GC ones are skipped
+ *   gcs_gc_analyzer_finish(an);
+ *   for (size_t i = 0; i < gcs_gc_process_count(an); i++) {
+ *       const gcs_gc_process *p = gcs_gc_process_at(an, i);
+ *       for (size_t k = 0; k < p->gc_count; k++) use(&p->gcs[k]);
+ *   }
+ *   gcs_gc_analyzer_free(an);
+ *
+ * Times are milliseconds since the trace start (gcs_event.msec); sizes are
+ * MB of 1,000,000 bytes. Values TraceEvent leaves undefined are NaN (the
+ * JSON report prints them as null). Memory: one small record per GC (no
+ * per-event storage; server-GC per-heap histories are folded into sums as
+ * they arrive).
+ */
+#ifndef GCSCOPE_GC_H
+#define GCSCOPE_GC_H
+
+#include <stdio.h>
+
+#include "gcscope/core.h"
+#include "gcscope/reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* GCStart.Type. */
+typedef enum gcs_gc_type {
+    GCS_GC_NONCONCURRENT = 0, /* blocking, outside a background GC */
+    GCS_GC_BACKGROUND = 1,
+    GCS_GC_FOREGROUND = 2     /* blocking ephemeral GC during a background GC */
+} gcs_gc_type;
+
+/* Generation indexes of the per-generation arrays. */
+enum { GCS_GEN0 = 0, GCS_GEN1 = 1, GCS_GEN2 = 2, GCS_GEN_LOH = 3, GCS_GEN_POH = 4,
+       GCS_GEN_COUNT = 5 };
+
+/* Names (the shared seeds' names; NULL when the value has no name). */
+const char *gcs_gc_reason_name(uint32_t reason);          /* "AllocSmall", ... */
+const char *gcs_gc_type_name(uint32_t type);              /* "NonConcurrentGC", ... */
+const char *gcs_gc_suspend_reason_name(uint32_t reason);  /* "SuspendForGC", ... */
+const char *gcs_gc_alloc_kind_name(uint32_t kind);        /* "Small", "Large", "Pinned" */
+const char *gcs_gc_segment_type_name(uint32_t type);      /* "SmallObjectHeap", ... */
+/* TraceEvent's CondemnedReasonGroup names ("Alloc_Exceeded", ...), 0..29. */
+const char *gcs_gc_condemned_group_name(uint32_t group);
+#define GCS_GC_CONDEMNED_GROUPS 30
+
+/* Why a GC is not complete (is_complete false). */
+typedef enum gcs_gc_incomplete {
+    GCS_GC_INC_NONE = 0,
+    GCS_GC_INC_NO_END,          /* no GCEnd before the pause ended / trace ended */
+    GCS_GC_INC_NO_HEAP_STATS,   /* no GCHeapStats */
+    GCS_GC_INC_NO_RESTART,      /* the execution engine never restarted (trace ended) */
+    GCS_GC_INC_TRACE_ENDED,     /* background GC still running at the end */
+    GCS_GC_INC_SUPERSEDED,      /* a later background GC started before this one ended */
+    GCS_GC_INC_BAD_TIMES        /* negative or absurd pause/suspend/duration */
+} gcs_gc_incomplete;
+const char *gcs_gc_incomplete_name(gcs_gc_incomplete why);
+
+/* One GC (TraceEvent's TraceGC). */
+typedef struct gcs_gc_info {
+    int32_t number;            /* GCStart.Count */
+    uint32_t generation;       /* GCStart.Depth (condemned generation) */
+    uint32_t type;             /* gcs_gc_type */
+    uint32_t reason;           /* GCStart.Reason */
+    bool is_complete;
+    gcs_gc_incomplete incomplete_reason;
+    double start_ms;           /* GCStart */
+    double pause_start_ms;     /* SuspendEEBegin (see docs/gc-stats.md for BGC cases) */
+    double pause_ms;
+    double suspend_ms;
+    double duration_ms;        /* GCEnd - GCStart */
+    double duration_since_last_restart_ms;
+    double bgc_final_pause_ms;
+    double pause_time_pct;     /* % pause time since the previous GC */
+    double heap_size_before_mb, heap_size_after_mb, heap_size_peak_mb, ratio_peak_after;
+    double promoted_mb;
+    double gen_size_before_mb[GCS_GEN_COUNT];
+    double gen_size_after_mb[GCS_GEN_COUNT];
+    double gen_promoted_mb[GCS_GEN_COUNT];
+    double survival_pct[GCS_GEN_COUNT];
+    double fragmentation_pct[GCS_GEN_COUNT];
+    double fragmentation_mb[GCS_GEN_COUNT];
+    double user_allocated_mb[GCS_GEN_COUNT]; /* [0] gen0, [3] LOH, [4] POH */
+    double allocated_since_last_gc_mb;
+    double alloc_rate_mb_s;
+    double alloc_tick_mb[3];   /* AllocationTick MB since the last GC: small, large, pinned */
+    double finalization_promoted_mb;
+    uint32_t pinned_objects;   /* GCHeapStats.PinnedObjectCount */
+    uint32_t per_heap_histories; /* GCPerHeapHistory events received */
+    int32_t heap_count;        /* TraceEvent's TraceGC.HeapCount */
+    uint32_t condemned_reasons; /* bit g set: group g (GetCondemnedReasons) */
+    bool has_heap_stats;
+    bool has_global_history;
+} gcs_gc_info;
+
+/* A rollup (TraceEvent GCStats): all GCs or one generation. Complete GCs
+ * only. */
+typedef struct gcs_gc_rollup {
+    uint32_t count, num_induced;
+    double total_pause_ms, max_pause_ms, mean_pause_ms, max_suspend_ms;
+    double max_size_peak_mb, mean_size_peak_mb, total_size_peak_mb;
+    double mean_size_after_mb, total_size_after_mb;
+    double total_allocated_mb, total_promoted_mb, max_alloc_rate_mb_s;
+} gcs_gc_rollup;
+
+/* Pause percentiles (nearest-rank) of complete GCs. */
+typedef struct gcs_gc_percentiles {
+    uint32_t count;
+    double p50, p90, p99, max;
+} gcs_gc_percentiles;
+
+/* Pause histogram bucket upper bounds in ms (last bucket: above). */
+#define GCS_GC_HIST_BUCKETS 10
+extern const double gcs_gc_hist_bounds_ms[GCS_GC_HIST_BUCKETS - 1];
+
+/* Survivable anomalies, counted per runtime. */
+typedef struct gcs_gc_problems {
+    uint64_t incomplete_gcs;
+    uint64_t bad_times;            /* GCs whose times were negative or absurd */
+    uint64_t starts_without_suspension; /* GCStart ignored: no GC suspension open */
+    uint64_t duplicate_starts;     /* GCStart with the last GC's number */
+    uint64_t number_jumps;         /* GC numbers not consecutive */
+    uint64_t orphan_events;        /* GCEnd/HeapStats/history with no current GC */
+    uint64_t truncated_events;     /* payload shorter than its layout */
+    uint64_t unrecognised_histories; /* PerHeapHistory of an unknown layout */
+    uint64_t lost_events;          /* reported by the reader (whole trace) */
+} gcs_gc_problems;
+
+/* One runtime in one process. */
+typedef struct gcs_gc_process {
+    uint32_t pid;
+    uint16_t clr_instance_id;
+    char runtime_version[48];  /* "major.minor.build.qfe", "" if unknown */
+    uint32_t startup_flags;    /* RuntimeInformation StartupFlags (0 unknown) */
+    const char *gc_mode;       /* "workstation", "server", "unknown" */
+    int concurrent;            /* 1 yes, 0 no, -1 unknown */
+    int32_t heap_count;        /* first GlobalHeapHistory NumHeaps, -1 if none */
+    double first_event_ms, last_event_ms;
+    gcs_gc_rollup all;
+    gcs_gc_rollup gen[3];
+    double process_duration_ms; /* TraceEvent's GCStats.ProcessDuration */
+    double pause_time_pct;      /* GetGCPauseTimePercentage */
+    /* Ours: pause percentiles per generation, per kind, and overall. */
+    gcs_gc_percentiles pct_gen[3];
+    gcs_gc_percentiles pct_kind[3]; /* by gcs_gc_type */
+    gcs_gc_percentiles pct_all;
+    uint64_t histogram[GCS_GC_HIST_BUCKETS];
+    gcs_gc_problems problems;
+    size_t gc_count;
+    const gcs_gc_info *gcs;     /* in GCStart order, incomplete ones included */
+} gcs_gc_process;
+
+typedef struct gcs_gc_analyzer gcs_gc_analyzer;
+
+typedef struct gcs_gc_options {
+    /* Emulate PerfView with a TraceLog attached (server-GC BGC histories
+     * reach a completed BGC). Default false: raw TraceEvent semantics, as
+     * TraceEvent on an EventPipe file gives. */
+    bool server_gc_known;
+    /* Upper bound on GC records kept per runtime (0: 10,000,000). */
+    size_t max_gcs;
+} gcs_gc_options;
+
+/* A new analyzer (opts may be NULL). NULL on out-of-memory. */
+gcs_gc_analyzer *gcs_gc_analyzer_new(const gcs_gc_options *opts, gcs_error *err);
+
+/* Feeds one event in timestamp order. Non-GC events are ignored cheaply.
+ * Returns GCS_OK, or GCS_ERR_NOMEM/GCS_ERR_LIMIT (the analyzer is then
+ * stuck); bad payloads are counted in problems, not returned. */
+gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev);
+
+/* Tells the analyzer how many events the reader lost (for the report). */
+void gcs_gc_analyzer_set_lost_events(gcs_gc_analyzer *an, uint64_t lost);
+
+/* Ends the stream: computes derived values, rollups, percentiles. */
+void gcs_gc_analyzer_finish(gcs_gc_analyzer *an);
+
+/* Runtimes seen, ordered by pid then ClrInstanceID (valid after finish). */
+size_t gcs_gc_process_count(const gcs_gc_analyzer *an);
+const gcs_gc_process *gcs_gc_process_at(const gcs_gc_analyzer *an, size_t index);
+
+void gcs_gc_analyzer_free(gcs_gc_analyzer *an);
+
+/* ---- reports (src/report/gc_report.c) ---- */
+
+typedef enum gcs_gc_format {
+    GCS_GC_FORMAT_TABLE = 0, /* header, rollups, percentiles, per-GC table */
+    GCS_GC_FORMAT_JSON = 1,  /* schema: docs/gc-stats.md */
+    GCS_GC_FORMAT_CSV = 2    /* one row per GC, header row first */
+} gcs_gc_format;
+
+typedef struct gcs_gc_report_options {
+    gcs_gc_format format;
+    bool filter_pid;    /* only the process pid */
+    uint32_t pid;
+    const char *trace_name; /* shown in the header / JSON; may be NULL */
+} gcs_gc_report_options;
+
+/* Writes the report of a finished analyzer. Numbers use '.' and fixed
+ * formats whatever the locale. Returns the number of runtimes written, or
+ * -1 if writing failed. */
+int gcs_gc_report_write(FILE *out, const gcs_gc_analyzer *an, const gcs_gc_report_options *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,71 @@
+#!/bin/sh
+# make bench: throughput and memory of gcscope on one large real trace,
+# measured in the same run as `cat FILE > /dev/null` on the same file.
+#
+#   sh scripts/bench.sh build/gcscope
+#
+# The trace is bench/out/bench.nettrace (or $GCSCOPE_BENCH_TRACE); when it
+# is absent it is recorded first with scripts/record-bench.sh (needs dotnet).
+# Each command runs 3 times after a warm-up read; the best time counts.
+set -eu
+GCSCOPE=${1:-build/gcscope}
+TRACE=${GCSCOPE_BENCH_TRACE:-bench/out/bench.nettrace}
+SIZE_MB=${GCSCOPE_BENCH_SIZE_MB:-1100}
+
+if [ ! -f "$TRACE" ]; then
+    if ! command -v dotnet >/dev/null 2>&1; then
+        echo "bench: skipped: no $TRACE and no dotnet to record it"
+        exit 0
+    fi
+    mkdir -p "$(dirname "$TRACE")"
+    echo "bench: recording $TRACE (~${SIZE_MB} MB) with scripts/record-bench.sh"
+    sh scripts/record-bench.sh "$TRACE" "$SIZE_MB"
+fi
+if [ ! -x /usr/bin/time ]; then
+    echo "bench: installing GNU time" && apt-get install -y time >/dev/null
+fi
+
+bytes=$(stat -c %s "$TRACE")
+mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
+pin=""
+command -v taskset >/dev/null 2>&1 && pin="taskset -c 0"
+
+now() { date +%s.%N; }
+
+# best_of CMD...: prints "seconds peak_rss_kb" of the fastest of 3 runs.
+best_of() {
+    best=""; best_rss=0
+    for i in 1 2 3; do
+        /usr/bin/time -f "%e %M" -o /tmp/gcscope-bench-time $pin "$@" >/dev/null 2>/tmp/gcscope-bench-err || true
+        t0=$(now); $pin "$@" >/dev/null 2>&1 || true; t1=$(now)
+        secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+        rss=$(awk '{ print $2 }' /tmp/gcscope-bench-time)
+        if [ -z "$best" ] || awk -v a="$secs" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+            best=$secs
+        fi
+        [ "$rss" -gt "$best_rss" ] && best_rss=$rss
+    done
+    echo "$best $best_rss"
+}
+
+cat "$TRACE" >/dev/null # warm the page cache
+events=$("$GCSCOPE" info --format json "$TRACE" | sed -E 's/.*"events":([0-9]+).*/\1/')
+
+set -- $(best_of sh -c "cat '$TRACE' > /dev/null"); cat_s=$1
+set -- $(best_of "$GCSCOPE" info "$TRACE"); info_s=$1; info_rss=$2
+
+report() { # name seconds rss
+    awk -v n="$1" -v s="$2" -v r="$3" -v mb="$mb" -v ev="$events" -v cs="$cat_s" 'BEGIN {
+        printf "%-16s %8.3f s %9.1f MB/s %12.0f events/s  peak RSS %6.1f MB  %5.2f x cat\n",
+               n, s, mb / s, ev / s, r / 1024, cs / s }'
+}
+echo "trace: $TRACE  $mb MB  $events events  (one core: ${pin:-no taskset})"
+awk -v s="$cat_s" -v mb="$mb" 'BEGIN { printf "%-16s %8.3f s %9.1f MB/s\n", "cat", s, mb / s }'
+report "gcscope info" "$info_s" "$info_rss"
+if "$GCSCOPE" --help | grep -q '^  stats '; then
+    set -- $(best_of "$GCSCOPE" stats "$TRACE"); report "gcscope stats" "$1" "$2"
+    awk -v a="$info_s" -v b="$1" 'BEGIN { printf "stats keeps %.0f%% of info throughput\n", 100 * a / b }'
+fi
+if [ -f scripts/bench-objects.sh ]; then
+    sh scripts/bench-objects.sh
+fi

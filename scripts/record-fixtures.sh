@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Records the GC trace fixtures under tests/data/ with the runtime's own
+# EventPipe file output (DOTNET_EnableEventPipe=1), then regenerates the
+# TraceEvent oracle outputs (tools/oracle/run-oracle.sh) unless --no-oracle.
+#
+#   scripts/record-fixtures.sh [--no-oracle] [FIXTURE...]
+#
+# With no FIXTURE names every fixture is recorded. Each fixture must stay
+# under 2 MB; the script fails if one does not. Next to each TRACE it saves the
+# workload's stdout as NAME.workload.txt. The recording environment (SDK and
+# runtime versions) is written into docs/fixtures.md between the
+# "recording-env" markers.
+#
+# Traces differ from run to run (timing, addresses, thread ids): re-recording
+# changes every committed fixture and its oracle outputs, so re-record only
+# what you need.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DATA="$ROOT/tests/data"
+BUILD="$ROOT/build/workloads"
+DOCS="$ROOT/docs/fixtures.md"
+MAX_BYTES=$((2 * 1024 * 1024))
+
+RUN_ORACLE=1
+WANT=()
+for a in "$@"; do
+    case "$a" in
+        --no-oracle) RUN_ORACLE=0 ;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        *) WANT+=("$a") ;;
+    esac
+done
+
+mkdir -p "$DATA" "$BUILD"
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+dotnet build "$ROOT/tests/workloads/gcload/gcload.csproj" -c Release \
+    --artifacts-path "$BUILD" -nologo -v q >/dev/null
+GCLOAD="$BUILD/bin/gcload/release/gcload.dll"
+test -f "$GCLOAD"
+
+RT=Microsoft-Windows-DotNETRuntime
+PRIV=Microsoft-Windows-DotNETRuntimePrivate
+# Runtime keywords (docs/gc-events.md section 3):
+#   0x1 GC, 0x2 GCHandle, 0x80000 Type (BulkType), 0x200000 GCSampledObjectAllocationHigh,
+#   0x400000 GCHeapSurvivalAndMovement, 0x1000000 GCHeapAndTypeNames,
+#   0x80000000000 AllocationSampling (.NET 10 AllocationSampled; replaces AllocationTick)
+# Private keyword 0x1 = GCPrivate (BGC phase events, PinPlugAtGCTime, ...).
+# Level 5 (Verbose) adds AllocationTick, FinalizeObject, PinObjectAtGCTime,
+# GCJoin, FitBucketInfo, Increase/DecreaseMemoryPressure.
+
+wanted() {
+    [ ${#WANT[@]} -eq 0 ] && return 0
+    local w
+    for w in "${WANT[@]}"; do [ "$w" = "$1" ] && return 0; done
+    return 1
+}
+
+# record NAME CONFIG "ENV=VAL ..." GCLOAD-ARGS...
+record() {
+    local name=$1 config=$2 envs=$3
+    shift 3
+    wanted "$name" || return 0
+    local tmp="$BUILD/$name.nettrace"
+    rm -f "$tmp"
+    echo "recording $name: gcload $* [$envs] config=$config" >&2
+    # shellcheck disable=SC2086
+    env -u DOTNET_gcServer -u DOTNET_gcConcurrent -u DOTNET_GCHeapCount -u DOTNET_GCgen0size \
+        DOTNET_EnableEventPipe=1 \
+        DOTNET_EventPipeOutputStreaming=1 \
+        DOTNET_EventPipeCircularMB=256 \
+        DOTNET_EventPipeOutputPath="$tmp" \
+        DOTNET_EventPipeConfig="$config" \
+        $envs \
+        dotnet "$GCLOAD" "$@" > "$DATA/$name.workload.txt"
+    local size
+    size=$(stat -c %s "$tmp")
+    if [ "$size" -ge "$MAX_BYTES" ]; then
+        echo "error: $name is $size bytes (limit $MAX_BYTES); not saved" >&2
+        exit 1
+    fi
+    mv "$tmp" "$DATA/$name.nettrace"
+    echo "  $name.nettrace: $size bytes" >&2
+}
+
+# Workstation, non-concurrent: every scenario, GC + GCHandle keywords, verbose.
+record wks-nonconcurrent "$RT:0x3:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=0" \
+    all --scale 0.15 --bgc-nodes 300000 --bgc-rounds 1
+
+# Workstation, concurrent: background GCs with foreground GCs during them.
+record wks-concurrent "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" \
+    gen0,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 3
+
+# Server GC, two heaps (the machine has 2 cores), background GC on.
+record server "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcServer=1 DOTNET_GCHeapCount=2 DOTNET_gcConcurrent=1" \
+    gen0,gen1,gen2,loh,poh,handles,finalizers,induced,pressure,bgc --scale 0.1 --bgc-nodes 600000 --bgc-rounds 2
+
+# Object tracking: survival/movement ranges, BulkType, sampled object allocations.
+record objects-movement "$RT:0x1680003:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" \
+    objects
+
+# .NET 10 randomized allocation sampling (AllocationSampled, event 303).
+record objects-allocsampled "$RT:0x80000080003:5" "DOTNET_gcConcurrent=1" \
+    objects
+
+# A tiny gen0 budget (DOTNET_GCgen0size is hexadecimal: 0x40000 = 256 KiB) for
+# many GCs; Informational level only (no AllocationTick), no private provider.
+record gen0size-small "$RT:0x1:4" "DOTNET_gcConcurrent=0 DOTNET_GCgen0size=0x40000" \
+    gen0,gen1 --scale 0.2
+
+# Recording environment -> docs/fixtures.md
+if [ -f "$DOCS" ] && grep -q '<!-- recording-env:begin -->' "$DOCS"; then
+    envfile="$BUILD/recording-env.md"
+    {
+        echo '<!-- recording-env:begin -->'
+        echo '```'
+        echo "recorded:        $(date -u +%Y-%m-%d)"
+        echo "dotnet --version: $(dotnet --version)"
+        echo "runtimes:        $(dotnet --list-runtimes | grep Microsoft.NETCore.App | awk '{print $2}' | tr '\n' ' ')"
+        echo "gcload runtime:  $(grep -m1 '^gcload: runtime' "$DATA/wks-nonconcurrent.workload.txt" 2>/dev/null | sed 's/^gcload: runtime //')"
+        echo "os:              $(uname -srm)"
+        echo "cpus:            $(nproc)"
+        echo '```'
+        echo '<!-- recording-env:end -->'
+    } > "$envfile"
+    awk -v f="$envfile" '
+        /<!-- recording-env:begin -->/ { while ((getline l < f) > 0) print l; skip = 1; next }
+        /<!-- recording-env:end -->/ { skip = 0; next }
+        !skip { print }' "$DOCS" > "$DOCS.tmp" && mv "$DOCS.tmp" "$DOCS"
+fi
+
+if [ "$RUN_ORACLE" = 1 ]; then
+    "$ROOT/tools/oracle/run-oracle.sh"
+fi

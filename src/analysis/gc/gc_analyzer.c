@@ -1,0 +1,623 @@
+/*
+ * analysis/gc/gc_analyzer.c - the GC state machine.
+ *
+ * Reproduces TraceEvent's TraceLoadedDotNetRuntime GC handlers (microsoft/
+ * perfview src/TraceEvent/Computers/TraceManagedProcess.cs): which events
+ * create, feed and complete a GC, and the per-process state they share.
+ * The derived values (sizes before, allocation, peak, rates, rollups) are
+ * computed once at the end, in list order, as TraceEvent's final
+ * Calculate() pass does (gc_derive.c). docs/gc-stats.md explains where we
+ * deliberately differ.
+ */
+#include "analysis/gc/gc_analyzer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/gc/gc_internal.h"
+#include "base/error.h"
+
+#define DEFAULT_MAX_GCS ((size_t)10 * 1000 * 1000)
+#define MAX_RUNTIMES 4096
+
+double gcs_gc_cs_max(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return NAN;
+    return a > b ? a : b;
+}
+
+/* ------------------------------------------------------------ runtimes */
+
+static gcs_gc_runtime *runtime_new(uint32_t pid, uint16_t clr)
+{
+    gcs_gc_runtime *rt = calloc(1, sizeof *rt);
+    if (!rt)
+        return NULL;
+    rt->pid = pid;
+    rt->clr_instance_id = clr;
+    rt->suspend_tid_gc = rt->suspend_tid_bgc = rt->suspend_tid_other = -1;
+    rt->suspend_start_ms = -1;
+    rt->suspend_end_ms = -1;
+    rt->current_bgc = -1;
+    rt->last_completed_gc = -1;
+    rt->heap_count = -1;
+    rt->concurrent = -1;
+    rt->server_gc_setting = -1;
+    return rt;
+}
+
+/* The runtime for (pid, ClrInstanceID). Events without a ClrInstanceID
+ * (version 0 layouts) go to the runtime of that pid seen last. */
+static gcs_gc_runtime *runtime_for(gcs_gc_analyzer *an, uint32_t pid, bool has_clr,
+                                   uint16_t clr)
+{
+    gcs_gc_runtime *last = an->last_runtime;
+    if (last && last->pid == pid && (!has_clr || last->clr_instance_id == clr))
+        return last;
+    gcs_gc_runtime *found = NULL;
+    for (size_t i = 0; i < an->runtime_count; i++) {
+        gcs_gc_runtime *rt = an->runtimes[i];
+        if (rt->pid != pid)
+            continue;
+        if (!has_clr || rt->clr_instance_id == clr) {
+            found = rt;
+            if (has_clr)
+                break;
+        }
+    }
+    if (!found) {
+        if (an->runtime_count >= MAX_RUNTIMES)
+            return NULL;
+        if (an->runtime_count == an->runtime_cap) {
+            size_t cap = an->runtime_cap ? an->runtime_cap * 2 : 4;
+            gcs_gc_runtime **p = realloc(an->runtimes, cap * sizeof *p);
+            if (!p)
+                return NULL;
+            an->runtimes = p;
+            an->runtime_cap = cap;
+        }
+        found = runtime_new(pid, has_clr ? clr : 0);
+        if (!found)
+            return NULL;
+        an->runtimes[an->runtime_count++] = found;
+    }
+    an->last_runtime = found;
+    return found;
+}
+
+static gcs_status gc_append(gcs_gc_analyzer *an, gcs_gc_runtime *rt, int64_t *index)
+{
+    if (rt->n >= an->max_gcs)
+        return GCS_ERR_LIMIT;
+    if (rt->n == rt->cap) {
+        size_t cap = rt->cap ? rt->cap * 2 : 64;
+        if (cap > an->max_gcs)
+            cap = an->max_gcs;
+        gcs_gc_info *info = realloc(rt->info, cap * sizeof *info);
+        if (!info)
+            return GCS_ERR_NOMEM;
+        rt->info = info;
+        gcs_gc_priv *priv = realloc(rt->priv, cap * sizeof *priv);
+        if (!priv)
+            return GCS_ERR_NOMEM;
+        rt->priv = priv;
+        rt->cap = cap;
+    }
+    size_t i = rt->n++;
+    memset(&rt->info[i], 0, sizeof rt->info[i]);
+    memset(&rt->priv[i], 0, sizeof rt->priv[i]);
+    *index = (int64_t)i;
+    return GCS_OK;
+}
+
+/* TraceEvent's GetCurrentGC: the last GC if it is not complete, else the
+ * background GC in progress. */
+static int64_t current_gc(const gcs_gc_runtime *rt)
+{
+    if (rt->n == 0)
+        return -1;
+    if (!rt->info[rt->n - 1].is_complete)
+        return (int64_t)rt->n - 1;
+    return rt->current_bgc;
+}
+
+/* GCStats.GetLastGC: with server GC known, histories fired after a server
+ * BGC completed still reach it. */
+static int64_t last_gc(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt)
+{
+    int64_t g = current_gc(rt);
+    if (an->opts.server_gc_known && g < 0 && rt->last_completed_gc >= 0)
+        g = rt->last_completed_gc;
+    return g;
+}
+
+static void complete(gcs_gc_runtime *rt, int64_t g)
+{
+    rt->info[g].is_complete = true;
+}
+
+/* GCStats.AddConcurrentPauseTime. */
+static void add_concurrent_pause(gcs_gc_runtime *rt, int64_t g, double restart_ms)
+{
+    gcs_gc_info *gc = &rt->info[g];
+    if (rt->suspend_tid_bgc > 0) {
+        double pause = restart_ms - rt->suspend_start_ms;
+        gc->pause_ms += pause;
+        if (rt->last_suspend_reason == 6 /* SuspendForGCPrep */)
+            gc->bgc_final_pause_ms = pause;
+    } else {
+        gc->pause_ms = restart_ms - gc->pause_start_ms;
+    }
+}
+
+/* ------------------------------------------------------------ handlers */
+
+static void on_suspend_begin(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx,
+                             const gcs_gc_record *rec)
+{
+    uint32_t reason = rec->u.suspend_ee_begin.reason;
+    int64_t tid = (int64_t)ctx->tid;
+    if (reason == 1)
+        rt->suspend_tid_gc = tid;
+    else if (reason == 6)
+        rt->suspend_tid_bgc = tid;
+    else {
+        rt->suspend_tid_other = tid;
+        return;
+    }
+    rt->last_suspend_reason = reason;
+    rt->suspend_start_ms = ctx->msec;
+}
+
+static void on_suspend_end(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx)
+{
+    int64_t tid = (int64_t)ctx->tid;
+    if (tid != rt->suspend_tid_bgc && tid != rt->suspend_tid_gc)
+        return;
+    if (rt->suspend_tid_bgc > 0 && rt->current_bgc >= 0)
+        rt->info[rt->current_bgc].suspend_ms += ctx->msec - rt->suspend_start_ms;
+    rt->suspend_end_ms = ctx->msec;
+}
+
+static gcs_status on_start(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx,
+                           const gcs_gc_record *rec)
+{
+    int32_t number = (int32_t)rec->u.start.count;
+    if (!(rt->suspend_tid_gc > 0 || rt->suspend_tid_other > 0)) {
+        rt->problems.starts_without_suspension++;
+        return GCS_OK;
+    }
+    if (rt->n > 0 && rt->info[rt->n - 1].number == number) {
+        rt->problems.duplicate_starts++;
+        return GCS_OK;
+    }
+    if (rt->n > 0 && (int64_t)number != (int64_t)rt->info[rt->n - 1].number + 1)
+        rt->problems.number_jumps++;
+
+    uint32_t type = rec->u.start.type;
+    uint32_t reason = rec->u.start.reason;
+    bool ephemeral_at_bgc_start = false;
+    if (rt->n > 0) {
+        const gcs_gc_info *last = &rt->info[rt->n - 1];
+        ephemeral_at_bgc_start = last->type == GCS_GC_BACKGROUND && !last->is_complete &&
+                                 type == GCS_GC_NONCONCURRENT;
+    }
+    /* Evaluated before appending, as TraceEvent does. */
+    int64_t previous_current = current_gc(rt);
+
+    int64_t g;
+    gcs_status st = gc_append(an, rt, &g);
+    if (st != GCS_OK)
+        return st;
+    gcs_gc_info *gc = &rt->info[g];
+    gc->number = number;
+    gc->generation = rec->u.start.depth;
+    gc->type = type;
+    gc->reason = reason;
+    gc->heap_count = rt->heap_count;
+    for (int k = 0; k < GCS_GEN_COUNT; k++)
+        gc->survival_pct[k] = gc->fragmentation_pct[k] = NAN;
+
+    if (ephemeral_at_bgc_start || reason == 0xC /* PMFullGC */) {
+        gc->pause_start_ms = ctx->msec;
+        if (reason == 0xC && previous_current >= 0)
+            complete(rt, previous_current);
+    } else {
+        gc->pause_start_ms = rt->suspend_start_ms;
+        if (rt->suspend_end_ms == -1)
+            rt->suspend_end_ms = ctx->msec;
+        gc->suspend_ms = rt->suspend_end_ms - rt->suspend_start_ms;
+    }
+    gc->start_ms = ctx->msec;
+    if (type == GCS_GC_BACKGROUND) {
+        if (rt->current_bgc >= 0 && !rt->info[rt->current_bgc].is_complete)
+            rt->priv[rt->current_bgc].superseded = true;
+        rt->current_bgc = g;
+        gc->pause_ms = gc->suspend_ms;
+        rt->any_bgc = true;
+    }
+    return GCS_OK;
+}
+
+static void on_end(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx)
+{
+    int64_t g = current_gc(rt);
+    if (g < 0) {
+        rt->problems.orphan_events++;
+        return;
+    }
+    rt->info[g].duration_ms = ctx->msec - rt->info[g].start_ms;
+}
+
+static void on_heap_stats(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx,
+                          const gcs_gc_record *rec)
+{
+    int64_t g = current_gc(rt);
+    if (g >= 0) {
+        gcs_gc_info *gc = &rt->info[g];
+        gcs_gc_priv *pv = &rt->priv[g];
+        for (int k = 0; k < GCS_GEN_COUNT; k++) {
+            pv->gen_size[k] = rec->u.heap_stats.generation_size[k];
+            pv->promoted[k] = rec->u.heap_stats.total_promoted_size[k];
+        }
+        pv->finalization_promoted_size = rec->u.heap_stats.finalization_promoted_size;
+        gc->pinned_objects = rec->u.heap_stats.pinned_object_count;
+        gc->has_heap_stats = true;
+        if (gc->type == GCS_GC_BACKGROUND)
+            gc->duration_since_last_restart_ms = ctx->msec - rt->last_restart_end_ms;
+        else
+            gc->duration_since_last_restart_ms = gc->pause_start_ms - rt->last_restart_end_ms;
+        if (rt->has_alloc_tick) {
+            pv->has_alloc_tick = true;
+            for (int k = 0; k < 3; k++)
+                gc->alloc_tick_mb[k] = rt->alloc_tick_current_mb[k] - rt->alloc_tick_at_last_gc[k];
+        }
+        if (gc->type == GCS_GC_BACKGROUND && rt->current_bgc >= 0) {
+            complete(rt, rt->current_bgc);
+            rt->last_completed_gc = rt->current_bgc;
+            rt->current_bgc = -1;
+        }
+        if (pv->is_concurrent_gc) {
+            complete(rt, g);
+            rt->last_completed_gc = g;
+        }
+    } else {
+        rt->problems.orphan_events++;
+    }
+    /* Always, even with no GC to attach to. */
+    for (int k = 0; k < 3; k++)
+        rt->alloc_tick_at_last_gc[k] = rt->alloc_tick_current_mb[k];
+    rt->last_restart_end_ms = ctx->msec;
+}
+
+static void on_restart_end(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx)
+{
+    int64_t tid = (int64_t)ctx->tid;
+    if (tid == rt->suspend_tid_other)
+        rt->suspend_tid_other = -1;
+    if (tid != rt->suspend_tid_bgc && tid != rt->suspend_tid_gc)
+        return;
+    int64_t g = current_gc(rt);
+    if (g >= 0) {
+        gcs_gc_info *gc = &rt->info[g];
+        if (gc->type == GCS_GC_BACKGROUND) {
+            add_concurrent_pause(rt, g, ctx->msec);
+        } else if (gc->duration_ms == 0) {
+            /* No GCEnd yet: TraceEvent treats it as a .NET 2.0 concurrent GC. */
+            rt->priv[g].is_concurrent_gc = true;
+            add_concurrent_pause(rt, g, ctx->msec);
+        } else {
+            gc->pause_ms = ctx->msec - gc->pause_start_ms;
+            if (gc->has_heap_stats) {
+                complete(rt, g);
+                rt->last_completed_gc = g;
+            }
+        }
+    }
+    rt->suspend_start_ms = -1;
+    rt->suspend_tid_bgc = -1;
+    rt->suspend_tid_gc = -1;
+}
+
+/* GCAllocationTickTraceData.GetAllocAmount and the tick accumulators:
+ * Small [0], Large [1], anything else (Pinned) [2] - as TraceEvent 4.0.0
+ * does (its GitHub head folds Pinned into [1]; the oracle shows [2]). The
+ * pinned bucket feeds no derived value: POH allocation falls back on [1]. */
+static void on_alloc_tick(gcs_gc_runtime *rt, uint32_t version, uint32_t amount32, uint32_t kind,
+                          uint64_t amount64)
+{
+    rt->has_alloc_tick = true;
+    int64_t amount = version >= 2 ? (int64_t)amount64 : 0;
+    if (amount == 0)
+        amount = (int32_t)amount32;
+    if (amount < 0)
+        rt->seen_bad_alloc_tick = true;
+    if (rt->seen_bad_alloc_tick) {
+        if (amount < 90 * 1024)
+            amount = 90 * 1024;
+        int64_t cap = kind == 0 ? 110 * 1024 : 2 * 1024 * 1024;
+        if (amount > cap)
+            amount = cap;
+    }
+    double mb = (double)amount / 1000000.0;
+    rt->alloc_tick_current_mb[kind == 0 ? 0 : kind == 1 ? 1 : 2] += mb;
+}
+
+static void on_global_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs_gc_record *rec)
+{
+    int32_t nh = rec->u.global_heap_history.num_heaps;
+    if (rt->heap_count == -1)
+        rt->heap_count = nh;
+    int64_t g = last_gc(an, rt);
+    if (g < 0) {
+        rt->problems.orphan_events++;
+        return;
+    }
+    gcs_gc_info *gc = &rt->info[g];
+    gc->has_global_history = true;
+    if (gc->heap_count == -1)
+        gc->heap_count = nh;
+}
+
+/* Decodes a (Reasons, ReasonsEx) pair into TraceEvent's 30 groups. */
+static void decode_condemned(uint32_t reasons, uint32_t reasons_ex, uint32_t version,
+                             uint8_t groups[GCS_GC_CONDEMNED_GROUPS])
+{
+    /* condition bit -> (group, value); group 255: ignored condition */
+    static const uint8_t cond_group[31] = {4, 6, 255, 255, 5, 14, 7, 9, 8, 10, 10, 2, 11, 12, 4, 13,
+                                           15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29};
+    memset(groups, 0, GCS_GC_CONDEMNED_GROUPS);
+    for (int k = 0; k < 4; k++)
+        groups[k] = (uint8_t)((reasons >> (2 * k)) & 3);
+    for (uint32_t c = 0; c < 31; c++) {
+        bool set;
+        if (version == 0)
+            set = (reasons & (1u << ((c + 16) & 31))) != 0;
+        else if (version >= 2)
+            set = (reasons_ex & (1u << c)) != 0;
+        else
+            set = false;
+        if (!set || cond_group[c] == 255)
+            continue;
+        uint8_t value = 1;
+        if (c == 14)
+            value = 2; /* induced, not forced */
+        else if (c == 11)
+            value = 2; /* max_gen1: Alloc_Exceeded = 2 */
+        groups[cond_group[c]] = value;
+    }
+}
+
+static void on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
+                                const gcs_gc_record *rec)
+{
+    uint32_t ps = rec->pointer_size;
+    uint32_t layout = rec->u.per_heap_history.layout;
+    /* TraceEvent's VersionRecognized for V3+: room for at least 4 generations. */
+    if (layout == 3 && (uint64_t)rec->payload_size < 30ull + 7ull * ps + 40ull * ps) {
+        rt->problems.unrecognised_histories++;
+        return;
+    }
+    int64_t g = last_gc(an, rt);
+    if (g < 0) {
+        rt->problems.orphan_events++;
+        return;
+    }
+    gcs_gc_info *gc = &rt->info[g];
+    gcs_gc_priv *pv = &rt->priv[g];
+    uint32_t heap = pv->ph_count;
+    if (heap == 0) {
+        pv->ph_gen_count = rec->u.per_heap_history.gen_count;
+        pv->ph_layout = layout;
+    }
+    pv->ph_count++;
+    gc->per_heap_histories = pv->ph_count;
+    uint32_t ngen = rec->u.per_heap_history.gen_count;
+    for (uint32_t k = 0; k < ngen && k < GCS_GEN_COUNT; k++) {
+        gcs_gc_gen_data gd;
+        if (!gcs_gc_per_heap_gen(rec, k, &gd))
+            break;
+        pv->ph_size_before_mb[k] += (double)(int64_t)gd.size_before / 1000000.0;
+        pv->ph_frag_mb[k] += (double)gcs_gc_gen_fragmentation(&gd, layout) / 1000000.0;
+        pv->ph_surv_rate_sum[k] += gcs_gc_gen_surv_rate(&gd, layout);
+        pv->ph_obj_space_before_sum[k] += gcs_gc_gen_obj_space_before(&gd, layout);
+        /* What the next GC will subtract as "previous object size". */
+        int64_t prev_obj = gcs_gc_gen_obj_size_after(&gd, layout);
+        if ((k == GCS_GEN_LOH || k == GCS_GEN_POH) && prev_obj == 0 && gc->generation < 1)
+            prev_obj = gcs_gc_gen_obj_space_before(&gd, layout);
+        pv->ph_next_prev_obj_sum[k] += prev_obj;
+    }
+    /* Condemned reasons: heap 0, and the first heap whose final generation
+     * is the GC's (TraceEvent's FindFirstHighestCondemnedHeap). */
+    uint32_t version = layout;
+    uint32_t r1 = rec->u.per_heap_history.has_condemn_reasons1 ? rec->u.per_heap_history.condemn_reasons1 : 0;
+    uint8_t groups[GCS_GC_CONDEMNED_GROUPS];
+    decode_condemned(rec->u.per_heap_history.condemn_reasons0, r1, version, groups);
+    if (heap == 0)
+        memcpy(pv->groups_heap0, groups, sizeof groups);
+    if (!pv->highest_found && groups[1] == gc->generation) {
+        pv->highest_found = true;
+        memcpy(pv->groups_highest, groups, sizeof groups);
+    }
+}
+
+static void on_runtime_information(gcs_gc_runtime *rt, const gcs_gc_record *rec)
+{
+    /* As TraceEvent: keep the first version unless a later one has a QFE. */
+    if (!rt->runtime_version[0] || rec->u.runtime_information.vm_qfe > 0)
+        snprintf(rt->runtime_version, sizeof rt->runtime_version, "%u.%u.%u.%u",
+                 (unsigned)rec->u.runtime_information.vm_major,
+                 (unsigned)rec->u.runtime_information.vm_minor,
+                 (unsigned)rec->u.runtime_information.vm_build,
+                 (unsigned)rec->u.runtime_information.vm_qfe);
+    rt->startup_flags = rec->u.runtime_information.startup_flags;
+    rt->has_startup_flags = true;
+}
+
+gcs_status gcs_gc_analyzer_feed_record(gcs_gc_analyzer *an, const gcs_gc_event_ctx *ctx,
+                                       const gcs_gc_record *rec)
+{
+    if (an->failed)
+        return an->failed;
+    gcs_gc_runtime *rt = runtime_for(an, ctx->pid, rec->has_clr_instance_id, rec->clr_instance_id);
+    if (!rt) {
+        an->failed = GCS_ERR_NOMEM;
+        return an->failed;
+    }
+    gcs_status st = GCS_OK;
+    switch (rec->kind) {
+    case GCS_GCK_SUSPEND_EE_BEGIN: on_suspend_begin(rt, ctx, rec); break;
+    case GCS_GCK_SUSPEND_EE_END: on_suspend_end(rt, ctx); break;
+    case GCS_GCK_START: st = on_start(an, rt, ctx, rec); break;
+    case GCS_GCK_END: on_end(rt, ctx); break;
+    case GCS_GCK_HEAP_STATS: on_heap_stats(rt, ctx, rec); break;
+    case GCS_GCK_RESTART_EE_END: on_restart_end(rt, ctx); break;
+    case GCS_GCK_ALLOCATION_TICK:
+        on_alloc_tick(rt, rec->version, rec->u.allocation_tick.allocation_amount,
+                      rec->u.allocation_tick.allocation_kind,
+                      rec->u.allocation_tick.allocation_amount64);
+        break;
+    case GCS_GCK_GLOBAL_HEAP_HISTORY: on_global_history(an, rt, rec); break;
+    case GCS_GCK_PER_HEAP_HISTORY: on_per_heap_history(an, rt, rec); break;
+    case GCS_GCK_RUNTIME_INFORMATION: on_runtime_information(rt, rec); break;
+    case GCS_GCK_SETTINGS: rt->server_gc_setting = rec->u.settings.server_gc ? 1 : 0; break;
+    case GCS_GCK_SETTINGS_RUNDOWN:
+        rt->concurrent = (rec->u.settings_rundown.bit_settings & 1) ? 1 : 0;
+        break;
+    default:
+        /* Other GC events do not change any GCStats number (marks, joins,
+         * BGC phases, segments, handles, ...). */
+        break;
+    }
+    if (st < 0)
+        an->failed = st;
+    return st;
+}
+
+void gcs_gc_analyzer_count_truncated(gcs_gc_analyzer *an, uint32_t pid)
+{
+    an->truncated_events++;
+    (void)pid;
+}
+
+/* ------------------------------------------------------------ public API */
+
+gcs_gc_analyzer *gcs_gc_analyzer_new(const gcs_gc_options *opts, gcs_error *err)
+{
+    gcs_gc_analyzer *an = calloc(1, sizeof *an);
+    if (!an) {
+        GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory for the GC analyzer");
+        return NULL;
+    }
+    if (opts)
+        an->opts = *opts;
+    an->max_gcs = an->opts.max_gcs ? an->opts.max_gcs : DEFAULT_MAX_GCS;
+    gcs_gc_kind_cache_init(&an->kinds);
+    an->first_event_ms = NAN;
+    an->last_event_ms = NAN;
+    return an;
+}
+
+gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev)
+{
+    if (an->failed)
+        return an->failed;
+    if (isnan(an->first_event_ms))
+        an->first_event_ms = ev->msec;
+    an->last_event_ms = ev->msec;
+    /* Consecutive events often share a type: remember the last one. */
+    gcs_gc_kind kind;
+    if (ev->type == an->last_type) {
+        kind = an->last_kind;
+    } else {
+        kind = gcs_gc_kind_cached(&an->kinds, ev->type);
+        an->last_type = ev->type;
+        an->last_kind = kind;
+    }
+    if (kind == GCS_GCK_NONE)
+        return GCS_OK;
+    if (kind == GCS_GCK_ALLOCATION_TICK) {
+        /* Most GC events are ticks: skip the type name and the record. */
+        gcs_gc_alloc_amount a;
+        if (gcs_gc_decode_alloc_amount(ev->payload, ev->payload_size, ev->type->version, &a) !=
+            GCS_OK) {
+            gcs_gc_analyzer_count_truncated(an, ev->pid);
+            return GCS_OK;
+        }
+        gcs_gc_runtime *rt = an->last_runtime;
+        if (!rt || rt->pid != ev->pid || (a.has_clr_instance_id && rt->clr_instance_id != a.clr_instance_id))
+            rt = runtime_for(an, ev->pid, a.has_clr_instance_id, a.clr_instance_id);
+        if (!rt) {
+            an->failed = GCS_ERR_NOMEM;
+            return an->failed;
+        }
+        on_alloc_tick(rt, ev->type->version, a.amount, a.kind, a.amount64);
+        return GCS_OK;
+    }
+    gcs_gc_record rec;
+    if (gcs_gc_decode(ev, kind, &rec, NULL) != GCS_OK) {
+        gcs_gc_analyzer_count_truncated(an, ev->pid);
+        return GCS_OK;
+    }
+    gcs_gc_event_ctx ctx = {ev->pid, ev->tid, ev->msec};
+    return gcs_gc_analyzer_feed_record(an, &ctx, &rec);
+}
+
+void gcs_gc_analyzer_set_lost_events(gcs_gc_analyzer *an, uint64_t lost)
+{
+    an->lost_events = lost;
+}
+
+static int runtime_order(const void *a, const void *b)
+{
+    const gcs_gc_runtime *x = *(const gcs_gc_runtime *const *)a;
+    const gcs_gc_runtime *y = *(const gcs_gc_runtime *const *)b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->clr_instance_id != y->clr_instance_id)
+        return x->clr_instance_id < y->clr_instance_id ? -1 : 1;
+    return 0;
+}
+
+void gcs_gc_analyzer_finish(gcs_gc_analyzer *an)
+{
+    if (an->finished)
+        return;
+    an->finished = true;
+    if (an->runtime_count > 1)
+        qsort(an->runtimes, an->runtime_count, sizeof *an->runtimes, runtime_order);
+    for (size_t i = 0; i < an->runtime_count; i++) {
+        gcs_gc_runtime *rt = an->runtimes[i];
+        gcs_gc_derive(an, rt);
+    }
+    /* Problems that are not per runtime go to the first one. */
+    if (an->runtime_count > 0) {
+        an->runtimes[0]->pub.problems.truncated_events += an->truncated_events;
+        an->runtimes[0]->pub.problems.lost_events = an->lost_events;
+    }
+}
+
+size_t gcs_gc_process_count(const gcs_gc_analyzer *an) { return an->runtime_count; }
+
+const gcs_gc_process *gcs_gc_process_at(const gcs_gc_analyzer *an, size_t index)
+{
+    if (index >= an->runtime_count || !an->finished)
+        return NULL;
+    return &an->runtimes[index]->pub;
+}
+
+void gcs_gc_analyzer_free(gcs_gc_analyzer *an)
+{
+    if (!an)
+        return;
+    for (size_t i = 0; i < an->runtime_count; i++) {
+        free(an->runtimes[i]->info);
+        free(an->runtimes[i]->priv);
+        free(an->runtimes[i]);
+    }
+    free(an->runtimes);
+    free(an);
+}

@@ -1,0 +1,391 @@
+/*
+ * analysis/gc/gc_derive.c - the values TraceEvent derives for each GC
+ * (TraceGC.OnEnd and its helpers) and the rollups of GCStats (Calculate),
+ * computed once after the last event, in list order, as TraceEvent's final
+ * pass does; plus our own percentiles and histogram.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/gc/gc_internal.h"
+
+#define MB 1000000.0
+/* A pause longer than this is not a pause but a broken sequence. */
+#define ABSURD_MS (24.0 * 3600.0 * 1000.0)
+
+const double gcs_gc_hist_bounds_ms[GCS_GC_HIST_BUCKETS - 1] = {0.1, 0.5, 1, 5, 10, 50, 100, 500, 1000};
+
+/* ValidGenData: histories exist and the first has generation g. */
+static bool valid_gen(const gcs_gc_priv *pv, uint32_t g)
+{
+    return pv->ph_count > 0 && pv->ph_gen_count > g;
+}
+
+/* TraceGC.GetGenSizeBeforeMB. */
+static double gen_size_before_mb(const gcs_gc_runtime *rt, size_t i, uint32_t g)
+{
+    const gcs_gc_info *gc = &rt->info[i];
+    const gcs_gc_priv *pv = &rt->priv[i];
+    if (valid_gen(pv, g))
+        return pv->ph_size_before_mb[g];
+    double gen0_before = g == 0 ? gc->alloc_tick_mb[0] : 0;
+    if (i == 0)
+        return g == 0 ? gen0_before : 0;
+    /* The previous GC with heap stats; TraceEvent never looks at list[0]. */
+    size_t j = i - 1;
+    for (;; j--) {
+        if (j == 0)
+            return 0;
+        if (rt->info[j].has_heap_stats)
+            break;
+    }
+    const gcs_gc_priv *hs = &rt->priv[j];
+    switch (g) {
+    case 0: return gcs_gc_cs_max((double)hs->gen_size[0] / MB, gen0_before);
+    case 1: return (double)hs->gen_size[1] / MB;
+    case 2: return (double)hs->gen_size[2] / MB;
+    default: {
+        uint64_t v = hs->gen_size[g];
+        if (gc->has_heap_stats && pv->gen_size[g] > v)
+            v = pv->gen_size[g];
+        return (double)v / MB;
+    }
+    }
+}
+
+static double heap_size_before_mb(const gcs_gc_runtime *rt, size_t i)
+{
+    double sum = 0;
+    for (uint32_t g = 0; g < GCS_GEN_COUNT; g++)
+        sum += gen_size_before_mb(rt, i, g);
+    return sum;
+}
+
+/* TraceGC.GetUserAllocated for g in {0, LOH, POH}. Per-heap allocation is
+ * ObjSpaceBefore - previous GC's ObjSizeAfter, summed over heaps (heaps
+ * paired by arrival position). */
+static double user_allocated_mb(const gcs_gc_runtime *rt, size_t i, uint32_t g)
+{
+    const gcs_gc_info *gc = &rt->info[i];
+    const gcs_gc_priv *pv = &rt->priv[i];
+    if (gc->type == GCS_GC_BACKGROUND && g == 0)
+        return gc->alloc_tick_mb[0];
+    if (pv->ph_count > 0 && i > 0 && rt->priv[i - 1].ph_count > 0) {
+        if (!valid_gen(pv, g))
+            return 0;
+        const gcs_gc_priv *pp = &rt->priv[i - 1];
+        int64_t prev = pp->ph_gen_count > g ? pp->ph_next_prev_obj_sum[g] : 0;
+        if (pv->ph_layout == 0)
+            return 0; /* .NET 4.0 layout: see docs/gc-stats.md */
+        return (double)(pv->ph_obj_space_before_sum[g] - prev) / MB;
+    }
+    return gc->alloc_tick_mb[g == 0 ? 0 : 1];
+}
+
+static bool is_induced(uint32_t reason) { return reason == 1 || reason == 7; }
+
+/* Marks GCs whose times cannot be a pause: TraceEvent would print them;
+ * we refuse (docs/gc-stats.md). */
+static void check_times(gcs_gc_runtime *rt, size_t i)
+{
+    gcs_gc_info *gc = &rt->info[i];
+    if (!gc->is_complete)
+        return;
+    double t[3] = {gc->pause_ms, gc->suspend_ms, gc->duration_ms};
+    bool bad = gc->generation > 2 || gc->pause_start_ms < 0;
+    for (int k = 0; k < 3; k++)
+        if (!(t[k] >= 0) || t[k] > ABSURD_MS)
+            bad = true;
+    if (bad) {
+        gc->is_complete = false;
+        gc->incomplete_reason = GCS_GC_INC_BAD_TIMES;
+        rt->problems.bad_times++;
+    }
+}
+
+static void incomplete_reason(gcs_gc_runtime *rt, size_t i)
+{
+    gcs_gc_info *gc = &rt->info[i];
+    const gcs_gc_priv *pv = &rt->priv[i];
+    if (gc->is_complete || gc->incomplete_reason != GCS_GC_INC_NONE)
+        return;
+    if (gc->type == GCS_GC_BACKGROUND)
+        gc->incomplete_reason = pv->superseded ? GCS_GC_INC_SUPERSEDED
+                                : gc->duration_ms == 0 ? GCS_GC_INC_NO_END
+                                : !gc->has_heap_stats ? GCS_GC_INC_NO_HEAP_STATS
+                                                      : GCS_GC_INC_TRACE_ENDED;
+    else if (gc->duration_ms == 0)
+        gc->incomplete_reason = GCS_GC_INC_NO_END;
+    else if (!gc->has_heap_stats)
+        gc->incomplete_reason = GCS_GC_INC_NO_HEAP_STATS;
+    else
+        gc->incomplete_reason = GCS_GC_INC_NO_RESTART;
+}
+
+/* Values of an incomplete GC that TraceEvent never computes: NaN. Times
+ * that are negative (missing pieces) become NaN too. */
+static void blank_incomplete(gcs_gc_runtime *rt, size_t i)
+{
+    gcs_gc_info *gc = &rt->info[i];
+    const gcs_gc_priv *pv = &rt->priv[i];
+    double *times[] = {&gc->pause_ms, &gc->suspend_ms, &gc->duration_ms, &gc->pause_start_ms,
+                       &gc->duration_since_last_restart_ms};
+    for (size_t k = 0; k < sizeof times / sizeof times[0]; k++)
+        if (!(*times[k] >= 0) || *times[k] > ABSURD_MS)
+            *times[k] = NAN;
+    gc->pause_time_pct = gc->heap_size_before_mb = gc->heap_size_peak_mb = NAN;
+    gc->ratio_peak_after = gc->allocated_since_last_gc_mb = gc->alloc_rate_mb_s = NAN;
+    for (int g = 0; g < GCS_GEN_COUNT; g++) {
+        gc->gen_size_before_mb[g] = gc->user_allocated_mb[g] = NAN;
+        gc->gen_size_after_mb[g] = gc->has_heap_stats ? (double)pv->gen_size[g] / MB : NAN;
+        gc->gen_promoted_mb[g] = gc->has_heap_stats ? (double)pv->promoted[g] / MB : NAN;
+        gc->survival_pct[g] = gc->fragmentation_pct[g] = gc->fragmentation_mb[g] = NAN;
+    }
+    gc->heap_size_after_mb = gc->promoted_mb = gc->finalization_promoted_mb = NAN;
+}
+
+/* TraceGC.OnEnd for a complete GC. */
+static void derive_one(gcs_gc_runtime *rt, size_t i)
+{
+    gcs_gc_info *gc = &rt->info[i];
+    const gcs_gc_priv *pv = &rt->priv[i];
+    size_t n = rt->n;
+
+    if (gc->has_heap_stats) {
+        uint64_t after = 0, promoted = 0;
+        for (int g = 0; g < GCS_GEN_COUNT; g++) {
+            after += pv->gen_size[g];
+            promoted += pv->promoted[g];
+        }
+        gc->heap_size_after_mb = (double)(int64_t)after / MB;
+        gc->promoted_mb = (double)(int64_t)promoted / MB;
+        gc->finalization_promoted_mb = (double)pv->finalization_promoted_size / MB;
+    } else {
+        gc->heap_size_after_mb = -1.0;
+        gc->promoted_mb = -1.0;
+        gc->finalization_promoted_mb = NAN;
+    }
+    for (uint32_t g = 0; g < GCS_GEN_COUNT; g++) {
+        gc->gen_size_after_mb[g] = gc->has_heap_stats ? (double)pv->gen_size[g] / MB : NAN;
+        gc->gen_promoted_mb[g] = gc->has_heap_stats ? (double)pv->promoted[g] / MB : NAN;
+        gc->gen_size_before_mb[g] = gen_size_before_mb(rt, i, g);
+        gc->fragmentation_mb[g] = valid_gen(pv, g) ? pv->ph_frag_mb[g] : NAN;
+        gc->fragmentation_pct[g] = gc->fragmentation_mb[g] * 100.0 / gc->gen_size_after_mb[g];
+        /* SurvivalPercent: integer average of per-heap integer rates. */
+        double surv = NAN;
+        if (valid_gen(pv, g)) {
+            bool skip = (g == GCS_GEN_LOH || g == GCS_GEN_POH) ? gc->generation < 2
+                                                               : g > gc->generation;
+            if (!skip)
+                surv = (double)(pv->ph_surv_rate_sum[g] / (int64_t)pv->ph_count);
+        }
+        gc->survival_pct[g] = surv;
+        gc->user_allocated_mb[g] = 0;
+    }
+    gc->user_allocated_mb[0] = user_allocated_mb(rt, i, 0);
+    gc->user_allocated_mb[3] = user_allocated_mb(rt, i, 3);
+    gc->user_allocated_mb[4] = user_allocated_mb(rt, i, 4);
+    gc->allocated_since_last_gc_mb =
+        gc->user_allocated_mb[0] + gc->user_allocated_mb[3] + gc->user_allocated_mb[4];
+    gc->alloc_rate_mb_s = gc->allocated_since_last_gc_mb * 1000.0 / gc->duration_since_last_restart_ms;
+
+    gc->heap_size_before_mb = heap_size_before_mb(rt, i);
+    double peak = gc->heap_size_before_mb;
+    if (gc->type == GCS_GC_BACKGROUND) {
+        double ended = gc->pause_start_ms + gc->duration_ms;
+        for (size_t k = i + 1; k < n; k++) {
+            if (ended < rt->info[k].pause_start_ms)
+                break;
+            peak = gcs_gc_cs_max(peak, heap_size_before_mb(rt, k));
+        }
+    }
+    gc->heap_size_peak_mb = peak;
+    gc->ratio_peak_after = gc->heap_size_after_mb == 0 ? 0 : peak / gc->heap_size_after_mb;
+
+    if (gc->type == GCS_GC_BACKGROUND) {
+        double prev_stop = i >= 1 ? rt->info[i - 1].start_ms + rt->info[i - 1].duration_ms
+                                  : rt->info[0].start_ms;
+        double total = (gc->start_ms + gc->duration_ms) - prev_stop;
+        gc->pause_time_pct = gc->pause_ms * 100 / total;
+    } else {
+        double total = gc->pause_ms + gc->duration_since_last_restart_ms;
+        gc->pause_time_pct = gc->pause_ms * 100 / total;
+    }
+
+    /* GetCondemnedReasons: heap 0, or with several heaps the first heap
+     * condemning the GC's generation. */
+    gc->condemned_reasons = 0;
+    if (pv->ph_count > 0) {
+        const uint8_t *groups =
+            pv->ph_count > 1 && pv->highest_found ? pv->groups_highest : pv->groups_heap0;
+        for (uint32_t k = 2; k <= 3; k++)
+            if (groups[k] == gc->generation)
+                gc->condemned_reasons |= 1u << k;
+        if (groups[4] != 0 && groups[0] == gc->generation)
+            gc->condemned_reasons |= 1u << 4;
+        for (uint32_t k = 5; k < GCS_GC_CONDEMNED_GROUPS; k++)
+            if (groups[k] != 0)
+                gc->condemned_reasons |= 1u << k;
+    }
+}
+
+static void rollup_add(gcs_gc_rollup *r, const gcs_gc_info *gc)
+{
+    r->count++;
+    if (is_induced(gc->reason))
+        r->num_induced++;
+    r->total_size_after_mb += gc->heap_size_after_mb;
+    r->total_size_peak_mb += gc->heap_size_peak_mb;
+    r->total_promoted_mb += gc->promoted_mb;
+    r->total_pause_ms += gc->pause_ms;
+    r->total_allocated_mb += gc->allocated_since_last_gc_mb;
+    r->max_pause_ms = gcs_gc_cs_max(r->max_pause_ms, gc->pause_ms);
+    r->max_size_peak_mb = gcs_gc_cs_max(r->max_size_peak_mb, gc->heap_size_peak_mb);
+    r->max_alloc_rate_mb_s = gcs_gc_cs_max(r->max_alloc_rate_mb_s, gc->alloc_rate_mb_s);
+    r->max_suspend_ms = gcs_gc_cs_max(r->max_suspend_ms, gc->suspend_ms);
+}
+
+static void rollup_means(gcs_gc_rollup *r)
+{
+    double n = (double)r->count;
+    r->mean_pause_ms = r->total_pause_ms / n;
+    r->mean_size_peak_mb = r->total_size_peak_mb / n;
+    r->mean_size_after_mb = r->total_size_after_mb / n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* Nearest-rank percentile of sorted v[0..n-1]: the smallest value with at
+ * least p% of the values at or below it. */
+static double nearest_rank(const double *v, size_t n, double p)
+{
+    size_t rank = (size_t)ceil(p / 100.0 * (double)n);
+    if (rank < 1)
+        rank = 1;
+    if (rank > n)
+        rank = n;
+    return v[rank - 1];
+}
+
+/* Percentiles of the pauses of complete GCs selected by (by_gen, key). */
+static void percentiles(const gcs_gc_runtime *rt, int by, uint32_t key, double *scratch,
+                        gcs_gc_percentiles *out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < rt->n; i++) {
+        const gcs_gc_info *gc = &rt->info[i];
+        if (!gc->is_complete)
+            continue;
+        if (by == 1 && gc->generation != key)
+            continue;
+        if (by == 2 && gc->type != key)
+            continue;
+        scratch[m++] = gc->pause_ms;
+    }
+    memset(out, 0, sizeof *out);
+    out->count = (uint32_t)m;
+    if (m == 0) {
+        out->p50 = out->p90 = out->p99 = out->max = NAN;
+        return;
+    }
+    qsort(scratch, m, sizeof *scratch, cmp_double);
+    out->p50 = nearest_rank(scratch, m, 50);
+    out->p90 = nearest_rank(scratch, m, 90);
+    out->p99 = nearest_rank(scratch, m, 99);
+    out->max = scratch[m - 1];
+}
+
+static const char *gc_mode(const gcs_gc_runtime *rt)
+{
+    if (rt->has_startup_flags)
+        return (rt->startup_flags & 0x1000) ? "server" : "workstation";
+    if (rt->server_gc_setting == 1)
+        return "server";
+    if (rt->server_gc_setting == 0)
+        return "workstation";
+    if (rt->heap_count > 1)
+        return "server";
+    if (rt->heap_count == 1)
+        return "workstation";
+    return "unknown";
+}
+
+void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
+{
+    size_t n = rt->n;
+    for (size_t i = 0; i < n; i++)
+        check_times(rt, i);
+    for (size_t i = 0; i < n; i++) {
+        if (rt->info[i].is_complete)
+            derive_one(rt, i);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!rt->info[i].is_complete) {
+            incomplete_reason(rt, i);
+            blank_incomplete(rt, i);
+            rt->problems.incomplete_gcs++;
+        }
+    }
+
+    gcs_gc_process *p = &rt->pub;
+    memset(p, 0, sizeof *p);
+    p->pid = rt->pid;
+    p->clr_instance_id = rt->clr_instance_id;
+    memcpy(p->runtime_version, rt->runtime_version, sizeof p->runtime_version);
+    p->startup_flags = rt->startup_flags;
+    p->gc_mode = gc_mode(rt);
+    p->concurrent = rt->has_startup_flags ? ((rt->startup_flags & 1) ? 1 : 0)
+                    : rt->concurrent >= 0 ? rt->concurrent
+                    : rt->any_bgc         ? 1
+                                          : -1;
+    p->heap_count = rt->heap_count;
+    p->first_event_ms = an->first_event_ms;
+    p->last_event_ms = an->last_event_ms;
+
+    double first_pause_start = 0.0;
+    bool first_found = false;
+    for (size_t i = 0; i < n; i++) {
+        const gcs_gc_info *gc = &rt->info[i];
+        if (!gc->is_complete)
+            continue;
+        if (!first_found) {
+            first_found = true;
+            first_pause_start = gc->pause_start_ms;
+        }
+        rollup_add(&p->all, gc);
+        if (gc->generation <= 2)
+            rollup_add(&p->gen[gc->generation], gc);
+        size_t b = 0;
+        while (b < GCS_GC_HIST_BUCKETS - 1 && gc->pause_ms >= gcs_gc_hist_bounds_ms[b])
+            b++;
+        p->histogram[b]++;
+    }
+    rollup_means(&p->all);
+    for (int g = 0; g < 3; g++)
+        rollup_means(&p->gen[g]);
+    /* GCStats.ProcessDuration / GetGCPauseTimePercentage. */
+    p->process_duration_ms = first_pause_start == 0.0 ? 0 : rt->last_restart_end_ms - first_pause_start;
+    p->pause_time_pct =
+        p->process_duration_ms == 0 ? 0.0 : p->all.total_pause_ms * 100 / p->process_duration_ms;
+
+    double *scratch = n ? malloc(n * sizeof *scratch) : NULL;
+    if (n && !scratch) {
+        /* No memory for percentiles: report them as unknown. */
+        p->pct_all.p50 = p->pct_all.p90 = p->pct_all.p99 = p->pct_all.max = NAN;
+    } else {
+        percentiles(rt, 0, 0, scratch, &p->pct_all);
+        for (uint32_t g = 0; g < 3; g++)
+            percentiles(rt, 1, g, scratch, &p->pct_gen[g]);
+        for (uint32_t k = 0; k < 3; k++)
+            percentiles(rt, 2, k, scratch, &p->pct_kind[k]);
+    }
+    free(scratch);
+    p->problems = rt->problems;
+    p->gc_count = n;
+    p->gcs = rt->info;
+}

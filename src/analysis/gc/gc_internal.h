@@ -1,0 +1,77 @@
+/*
+ * analysis/gc/gc_internal.h - state shared by the GC state machine
+ * (gc_analyzer.c) and the final pass (gc_derive.c). Not public.
+ */
+#ifndef GCS_ANALYSIS_GC_INTERNAL_H
+#define GCS_ANALYSIS_GC_INTERNAL_H
+
+#include "analysis/gc/gc_analyzer.h"
+
+/* What a GC keeps besides its public record: heap stats in bytes and the
+ * per-heap histories folded into sums (so memory stays one record per
+ * GC, whatever the heap count). */
+typedef struct gcs_gc_priv {
+    uint64_t gen_size[GCS_GEN_COUNT];
+    uint64_t promoted[GCS_GEN_COUNT];
+    uint64_t finalization_promoted_size;
+    bool has_alloc_tick;
+    bool is_concurrent_gc;   /* TraceEvent's IsConcurrentGC (.NET 2.0 style) */
+    bool superseded;         /* a later BGC started while this one was current */
+    /* Per-heap histories, summed in arrival order. */
+    uint32_t ph_count;
+    uint32_t ph_gen_count;   /* generations in the first history */
+    uint32_t ph_layout;      /* 3, or legacy 2 / 0 */
+    double ph_size_before_mb[GCS_GEN_COUNT];
+    double ph_frag_mb[GCS_GEN_COUNT];
+    int64_t ph_surv_rate_sum[GCS_GEN_COUNT];
+    int64_t ph_obj_space_before_sum[GCS_GEN_COUNT];
+    int64_t ph_next_prev_obj_sum[GCS_GEN_COUNT]; /* what the next GC subtracts */
+    bool highest_found;
+    uint8_t groups_heap0[GCS_GC_CONDEMNED_GROUPS];
+    uint8_t groups_highest[GCS_GC_CONDEMNED_GROUPS];
+} gcs_gc_priv;
+
+/* One runtime (process, ClrInstanceID): TraceEvent's GCStats state. */
+typedef struct gcs_gc_runtime {
+    uint32_t pid;
+    uint16_t clr_instance_id;
+    gcs_gc_info *info;  /* parallel arrays, index = list position */
+    gcs_gc_priv *priv;
+    size_t n, cap;
+    int64_t suspend_tid_gc, suspend_tid_bgc, suspend_tid_other; /* -1: none */
+    double suspend_start_ms, suspend_end_ms;
+    uint32_t last_suspend_reason;
+    int64_t current_bgc, last_completed_gc; /* indexes, -1: none */
+    double last_restart_end_ms;             /* time of the last GCHeapStats */
+    double alloc_tick_current_mb[3], alloc_tick_at_last_gc[3]; /* small, large, pinned */
+    bool has_alloc_tick, seen_bad_alloc_tick;
+    int32_t heap_count;
+    bool any_bgc;
+    char runtime_version[48];
+    uint32_t startup_flags;
+    bool has_startup_flags;
+    int server_gc_setting; /* private GCSettings: 1 server, 0 not, -1/0 unknown */
+    int concurrent;        /* GCSettingsRundown: 1/0, -1 unknown */
+    gcs_gc_problems problems;
+    gcs_gc_process pub;    /* filled by the final pass */
+} gcs_gc_runtime;
+
+struct gcs_gc_analyzer {
+    gcs_gc_options opts;
+    size_t max_gcs;
+    gcs_gc_kind_cache kinds;
+    const gcs_event_type *last_type; /* one-entry cache in front of kinds */
+    gcs_gc_kind last_kind;
+    gcs_gc_runtime **runtimes;
+    size_t runtime_count, runtime_cap;
+    gcs_gc_runtime *last_runtime;
+    uint64_t truncated_events, lost_events;
+    double first_event_ms, last_event_ms;
+    gcs_status failed;
+    bool finished;
+};
+
+/* The final pass: derived values, rollups, percentiles (gc_derive.c). */
+void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt);
+
+#endif

@@ -1,0 +1,196 @@
+/*
+ * decode/manifest.c - lookups in the generated runtime-provider table and
+ * TraceEvent's naming rules for events.
+ */
+#include "decode/manifest.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const gcs_builtin_provider_names[GCS_PROV_COUNT] = {
+    "Microsoft-Windows-DotNETRuntime",
+    "Microsoft-Windows-DotNETRuntimeRundown",
+    "Microsoft-Windows-DotNETRuntimePrivate",
+};
+
+static int provider_index(const char *provider)
+{
+    if (!provider)
+        return -1;
+    for (int i = 0; i < GCS_PROV_COUNT; i++)
+        if (strcmp(provider, gcs_builtin_provider_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+bool gcs_builtin_provider(const char *provider)
+{
+    return provider_index(provider) >= 0;
+}
+
+/* Orders (provider, id, version) keys as the generator sorts the table. */
+static int compare_key(const gcs_builtin_event *e, int provider, uint32_t id, uint32_t version)
+{
+    if (e->provider != provider)
+        return e->provider < provider ? -1 : 1;
+    if (e->event_id != id)
+        return e->event_id < id ? -1 : 1;
+    if (e->version != version)
+        return e->version < version ? -1 : 1;
+    return 0;
+}
+
+const gcs_builtin_event *gcs_builtin_lookup(const char *provider, uint32_t event_id,
+                                            uint32_t version)
+{
+    int prov = provider_index(provider);
+    if (prov < 0)
+        return NULL;
+    /* Last entry <= (prov, id, version), by binary search. */
+    size_t lo = 0, hi = gcs_builtin_event_count; /* answer in [lo, hi) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (compare_key(&gcs_builtin_events[mid], prov, event_id, version) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const gcs_builtin_event *e = &gcs_builtin_events[lo - 1];
+    if (e->provider != prov || e->event_id != event_id)
+        return NULL; /* no version of this event at or below the one asked */
+    assert(e->version <= version);
+    return e;
+}
+
+const gcs_builtin_map *gcs_builtin_map_find(const char *map_name)
+{
+    if (!map_name)
+        return NULL;
+    size_t lo = 0, hi = gcs_builtin_map_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(gcs_builtin_maps[mid].name, map_name);
+        if (c == 0)
+            return &gcs_builtin_maps[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* Appends s to buf (capacity cap, current length *len); false if it does not fit. */
+static bool append(char *buf, size_t cap, size_t *len, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= cap - *len)
+        return false;
+    memcpy(buf + *len, s, n + 1);
+    *len += n;
+    return true;
+}
+
+const char *gcs_map_lookup(const char *map_name, uint64_t value, char *buf, size_t cap)
+{
+    const gcs_builtin_map *m = gcs_builtin_map_find(map_name);
+    if (!m)
+        return NULL;
+    if (!m->is_bitmap || value == 0) {
+        for (uint32_t i = 0; i < m->entry_count; i++)
+            if (m->entries[i].value == value)
+                return m->entries[i].name;
+        /* TraceEvent's flag enums all name 0 "None". */
+        return (m->is_bitmap && value == 0) ? "None" : NULL;
+    }
+    /* Bit map: like .NET's [Flags] Enum.ToString(), every set bit must be
+     * named, else the number is shown. Names join in increasing value. */
+    if (!buf || cap == 0)
+        return NULL;
+    uint64_t covered = 0;
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < m->entry_count; i++) {
+        uint64_t bits = m->entries[i].value;
+        if (bits == 0 || (value & bits) != bits)
+            continue;
+        if ((len > 0 && !append(buf, cap, &len, ", ")) ||
+            !append(buf, cap, &len, m->entries[i].name))
+            return NULL;
+        covered |= bits;
+    }
+    if (covered != value)
+        return NULL;
+    return buf;
+}
+
+/* ETW's standard opcode names, as TraceEvent's TraceEventOpcode prints them. */
+static const char *const opcode_names[] = {
+    "Info", "Start", "Stop", "DataCollectionStart", "DataCollectionStop",
+    "Extension", "Reply", "Resume", "Suspend", "Transfer",
+};
+
+static bool ends_with_ci(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    if (n < k)
+        return false;
+    for (size_t i = 0; i < k; i++) {
+        char a = s[n - k + i], b = suffix[i];
+        if (a >= 'A' && a <= 'Z')
+            a = (char)(a - 'A' + 'a');
+        if (b >= 'A' && b <= 'Z')
+            b = (char)(b - 'A' + 'a');
+        if (a != b)
+            return false;
+    }
+    return true;
+}
+
+const char *gcs_event_display_name(const char *provider, uint32_t event_id, uint32_t version,
+                                   const char *meta_name, uint32_t opcode, bool has_opcode,
+                                   char *buf, size_t cap)
+{
+    assert(buf && cap > 0);
+    /* TraceEvent dispatches runtime events to its own parsers by provider and
+     * id, whatever name the metadata carries (V6 traces may carry one). */
+    if (gcs_builtin_provider(provider)) {
+        const gcs_builtin_event *e = gcs_builtin_lookup(provider, event_id, version);
+        if (e) {
+            snprintf(buf, cap, "%s", e->name);
+            return buf;
+        }
+    }
+    if (!meta_name || !meta_name[0]) {
+        /* TraceEvent: no task name -> the event id stands for the name. */
+        if (event_id == 0)
+            snprintf(buf, cap, "EventWriteString");
+        else
+            snprintf(buf, cap, "EventID(%u)", (unsigned)event_id);
+        return buf;
+    }
+    size_t n = strlen(meta_name);
+    if (!has_opcode) {
+        if (ends_with_ci(meta_name, n, "Start"))
+            opcode = 1;
+        else if (ends_with_ci(meta_name, n, "Stop"))
+            opcode = 2;
+        else
+            opcode = 0;
+    }
+    if (opcode == 1 && ends_with_ci(meta_name, n, "Start"))
+        n -= 5;
+    else if (opcode == 2 && ends_with_ci(meta_name, n, "Stop"))
+        n -= 4;
+    int len = n > (size_t)INT32_MAX ? INT32_MAX : (int)n;
+    if (opcode == 0)
+        snprintf(buf, cap, "%.*s", len, meta_name);
+    else if (opcode < sizeof opcode_names / sizeof opcode_names[0])
+        snprintf(buf, cap, "%.*s/%s", len, meta_name, opcode_names[opcode]);
+    else
+        snprintf(buf, cap, "%.*s/%u", len, meta_name, (unsigned)opcode);
+    return buf;
+}

@@ -1,0 +1,314 @@
+/*
+ * Tests of the netperf container (src/format/netperf/netperf.c over
+ * src/format/fastser.c): the .NET Core 2.1 V3 trace with its TraceEvent
+ * baseline, and hand-made V1/V2 streams (events inline in the Trace
+ * object, metadata ids that are input offsets).
+ */
+#include "check.h"
+
+#include "byte_builder.h"
+#include "format/eventpipe_metadata.h"
+#include "recording_sink.h"
+
+#define V3_TRACE SHARED_TRACES "eventpipe-dotnetcore2.1-linux-x64-objver3.netperf"
+#define RUNDOWN "Microsoft-Windows-DotNETRuntimeRundown"
+
+static bool exists(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
+static double msec(const rec_sink *r, int64_t ts)
+{
+    return (double)(ts - r->info.start_ticks) * 1000.0 / (double)r->info.clock_frequency;
+}
+
+static rec_sink *new_sink(void)
+{
+    rec_sink *r = malloc(sizeof *r);
+    rec_init(r);
+    return r;
+}
+static void free_sink(rec_sink *r)
+{
+    rec_free(r);
+    free(r);
+}
+
+/* (event id, count, first MSec) of the Rundown provider, from the baseline. */
+static const struct {
+    uint32_t id;
+    size_t count;
+    double first_msec;
+} v3_baseline[] = {
+    {158, 2, 122.4658},  /* Loader/AppDomainDCStop, 2, MSec="122.4658" */
+    {156, 13, 120.8248}, /* Loader/AssemblyDCStop, 13, MSec="120.8248" */
+    {152, 12, 120.7500}, /* Loader/DomainModuleDCStop, 12, MSec="120.7500" */
+    {154, 13, 120.6754}, /* Loader/ModuleDCStop, 13, MSec="120.6754" */
+    {146, 1, 1857.3397}, /* Method/DCStopComplete, 1, MSec="1857.3397" */
+    {148, 1, 112.8040},  /* Method/DCStopInit, 1, MSec="112.8040" */
+};
+
+static void test_v3_trace(void)
+{
+    if (!exists(V3_TRACE))
+        SKIP("../shared/traces/perfview not present");
+    rec_sink *r = new_sink();
+    gcs_error err;
+    CHECK_EQ_INT(rec_run_file(V3_TRACE, r, &err), GCS_END);
+    CHECK_EQ_INT(r->trace_calls, 1);
+    CHECK(!r->out_of_order);
+    const gcs_trace_info *t = &r->info;
+    CHECK_EQ_INT(t->format, GCS_FORMAT_NETPERF);
+    CHECK_EQ_U64(t->format_version, 3);
+    CHECK_EQ_U64(t->pointer_size, 8);
+    CHECK_EQ_U64(t->pid, 80749); /* PID="80749" in the baseline */
+    CHECK_EQ_U64(t->cpu_count, 4);
+    CHECK_EQ_U64(t->clock_frequency, 1000000000);
+    CHECK_EQ_INT(t->start_year, 2018);
+    CHECK_EQ_INT(t->start_month, 2);
+    CHECK_EQ_INT(t->start_day, 9);
+    for (size_t i = 0; i < sizeof v3_baseline / sizeof v3_baseline[0]; i++) {
+        CHECK_EQ_U64(rec_count(r, RUNDOWN, v3_baseline[i].id), v3_baseline[i].count);
+        const rec_event *e = rec_first(r, RUNDOWN, v3_baseline[i].id);
+        CHECK(e != NULL);
+        if (e) {
+            CHECK_NEAR(msec(r, e->timestamp), v3_baseline[i].first_msec, 0.0001);
+            CHECK_EQ_U64(e->tid, 80749);
+            CHECK_EQ_U64(e->pid, 80749);
+            /* ActivityID="10000000000000000000000000000001" */
+            CHECK_EQ_U64(e->activity[3], 0x10);
+            CHECK_EQ_U64(e->activity[15], 0x01);
+        }
+    }
+    /* System.Threading.Tasks.TplEventSource/SetActivityId, 1, MSec="111.4517"
+     * NewId="10000000-0000-0000-0000-000000000001" */
+    const gcs_meta_def *d = rec_def_by_name(r, "System.Threading.Tasks.TplEventSource",
+                                            "SetActivityId");
+    CHECK(d != NULL);
+    if (d) {
+        CHECK_EQ_U64(d->field_count, 1);
+        if (d->field_count == 1) {
+            CHECK_EQ_STR(d->fields[0].name, "NewId");
+            CHECK_EQ_INT(d->fields[0].type, GCS_T_GUID);
+        }
+        const rec_event *e = rec_first(r, d->provider, d->event_id);
+        if (e) {
+            CHECK_NEAR(msec(r, e->timestamp), 111.4517, 0.0001);
+            CHECK_EQ_U64(e->payload_size, 16);
+            CHECK_EQ_U64(e->head[3], 0x10);
+            CHECK_EQ_U64(e->head[15], 0x01);
+        }
+    }
+    CHECK_EQ_U64(r->nevents, 26146);
+    CHECK_EQ_U64(r->ndefs, 9);
+    /* netperf: events are in time order, no sequence numbers or points */
+    CHECK_EQ_U64(r->seq_points, 0);
+    for (size_t i = 0; i < r->nevents; i++) {
+        CHECK(r->events[i].is_sorted);
+        CHECK(!r->events[i].has_sequence);
+        if (i > 0)
+            CHECK(r->events[i].timestamp >= r->events[i - 1].timestamp);
+    }
+    CHECK_EQ_U64(r->anomalies, 0);
+    free_sink(r);
+}
+
+static void test_v3_truncation_flips_again(void)
+{
+    if (!exists(V3_TRACE))
+        SKIP("../shared/traces/perfview not present");
+    size_t size;
+    uint8_t *data = rec_slurp(V3_TRACE, &size);
+    rec_sink *full = new_sink();
+    gcs_error err;
+    CHECK_EQ_INT(rec_run_memory(data, size, full, &err), GCS_END);
+
+    /* Cuts in the first 300 KB (each run reads only up to its cut) and at
+     * every block start there. */
+    const size_t window = 300000;
+    for (size_t cut = 0; cut < window; cut += 1499) {
+        rec_sink *r = new_sink();
+        gcs_status st = rec_run_memory(data, cut, r, &err);
+        CHECK_EQ_INT(st, cut < 24 ? GCS_ERR_NOT_TRACE : GCS_ERR_TRUNCATED);
+        if (cut >= 24)
+            CHECK(err.offset <= cut);
+        if (r->nevents > 0)
+            CHECK(memcmp(r->events, full->events, r->nevents * sizeof *r->events) == 0);
+        free_sink(r);
+    }
+    for (size_t i = 0; i < full->nblock_starts && full->block_starts[i] < window; i++) {
+        for (int d = -1; d <= 1; d++) {
+            size_t cut = (size_t)full->block_starts[i] + (size_t)(int64_t)d;
+            rec_sink *r = new_sink();
+            CHECK_EQ_INT(rec_run_memory(data, cut, r, &err), GCS_ERR_TRUNCATED);
+            CHECK(err.offset <= cut);
+            free_sink(r);
+        }
+    }
+    /* The whole file but its last byte (the end tag). */
+    rec_sink *r = new_sink();
+    CHECK_EQ_INT(rec_run_memory(data, size - 1, r, &err), GCS_ERR_TRUNCATED);
+    CHECK_EQ_U64(r->nevents, full->nevents);
+    free_sink(r);
+
+    /* Byte flips in a 256 KB prefix never crash. */
+    uint64_t x = 88172645463325252ull;
+    uint8_t *copy = malloc(window);
+    for (int round = 0; round < 300; round++) {
+        memcpy(copy, data, window);
+        for (int f = 0; f < 3; f++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            copy[x % window] ^= (uint8_t)(1 + (x >> 40) % 255);
+        }
+        r = new_sink();
+        gcs_status st = rec_run_memory(copy, window, r, &err);
+        CHECK(st < 0); /* a prefix never ends cleanly */
+        CHECK(err.offset <= window);
+        free_sink(r);
+    }
+    free(copy);
+
+    /* A source answering AGAIN every other call gives the same events. */
+    stutter_src t = {data, size, 0, 65521, 0};
+    gcs_source *src = gcs_source_custom(stutter_read, NULL, &t, &err);
+    r = new_sink();
+    CHECK_EQ_INT(rec_run(src, r, &err), GCS_END);
+    CHECK(rec_same_events(full, r));
+    free_sink(r);
+    gcs_source_free(src);
+    free_sink(full);
+    free(data);
+}
+
+/* ---- hand-made V1/V2 streams ---- */
+
+/* One V1..V3 event: header, payload, StackSize and stack, no padding. */
+static void netperf_event(bb *b, uint32_t metadata_id, uint32_t tid, uint64_t ts,
+                          const uint8_t *payload, uint32_t n, uint32_t stack_bytes)
+{
+    bb_u32(b, 52 + n + 4 + stack_bytes);
+    bb_u32(b, metadata_id);
+    bb_u32(b, tid);
+    bb_u64(b, ts);
+    for (int i = 0; i < 16; i++)
+        bb_u8(b, (uint8_t)i);
+    bb_zeros(b, 16);
+    bb_u32(b, n);
+    bb_bytes(b, payload, n);
+    bb_u32(b, stack_bytes);
+    for (uint32_t i = 0; i < stack_bytes; i++)
+        bb_u8(b, 0xEE);
+}
+
+/* Builds a V1 or V2 stream; *meta_at gets the metadata event's offset.
+ * Returns the offset where the events end (the EndObject tag). */
+static size_t build_inline(bb *b, uint32_t version, size_t *meta_at)
+{
+    const char *name = "Microsoft.DotNet.Runtime.EventPipeFile";
+    bb_u32(b, 20);
+    bb_bytes(b, "!FastSerialization.1", 20);
+    bb_u8(b, 4);
+    bb_u8(b, 4);
+    bb_u8(b, 1);
+    bb_u32(b, version);
+    bb_u32(b, 0);
+    bb_u32(b, (uint32_t)strlen(name));
+    bb_bytes(b, name, strlen(name));
+    bb_u8(b, 6);
+    bb_u32(b, 0); /* forward reference index */
+    const uint16_t st[8] = {2017, 9, 1, 18, 23, 4, 52, 582};
+    for (int i = 0; i < 8; i++)
+        bb_u16(b, st[i]);
+    bb_u64(b, 1000);       /* QPC */
+    bb_u64(b, 1000000000); /* frequency */
+
+    bb meta = {0};
+    if (version == 1) {
+        for (int i = 0; i < 16; i++)
+            bb_u8(&meta, (uint8_t)(0x10 + i));
+    } else {
+        bb_utf16z(&meta, "Microsoft-Windows-DotNETRuntime");
+    }
+    bb_u32(&meta, 10); /* EventId */
+    bb_u32(&meta, 3);  /* Version */
+    bb_u32(&meta, 0);  /* no more metadata */
+    *meta_at = b->len;
+    netperf_event(b, 0, 0x344b, 1000, meta.data, (uint32_t)meta.len, 0);
+
+    const uint8_t small[4] = {1, 2, 3, 4};
+    netperf_event(b, (uint32_t)*meta_at, 77, 1500, small, 4, 16);
+    /* EventSize 262 = 0x106: the event starts with byte 6 like the end mark. */
+    uint8_t big[206];
+    memset(big, 0x5A, sizeof big);
+    netperf_event(b, (uint32_t)*meta_at, 78, 2500, big, sizeof big, 0);
+
+    size_t end = b->len;
+    bb_u8(b, 6);          /* EndObject of the Trace object */
+    bb_u32(b, 1);         /* forward-reference table: one label */
+    bb_u32(b, (uint32_t)end);
+    bb_u32(b, (uint32_t)end + 1);
+    bb_u32(b, (uint32_t)end + 9);
+    return end;
+}
+
+static void test_inline_versions(void)
+{
+    for (uint32_t version = 1; version <= 2; version++) {
+        bb *b = calloc(1, sizeof *b);
+        size_t meta_at;
+        size_t end = build_inline(b, version, &meta_at);
+        rec_sink *r = new_sink();
+        gcs_error err;
+        CHECK_EQ_INT(rec_run_memory(b->data, b->len, r, &err), GCS_END);
+        CHECK_EQ_U64(r->info.format_version, version);
+        CHECK_EQ_U64(r->info.pointer_size, 8);
+        CHECK_EQ_U64(r->info.pid, 0);
+        CHECK_EQ_U64(r->info.start_ticks, 1000);
+        CHECK_EQ_INT(r->info.start_millisecond, 582);
+        CHECK_EQ_U64(r->ndefs, 1);
+        if (r->ndefs == 1) {
+            CHECK_EQ_U64(r->defs[0].metadata_id, meta_at);
+            CHECK_EQ_U64(r->defs[0].event_id, 10);
+            CHECK_EQ_U64(r->defs[0].version, 3);
+            CHECK_EQ_STR(r->defs[0].provider, version == 1 ? "13121110-1514-1716-1819-1a1b1c1d1e1f"
+                                                            : "Microsoft-Windows-DotNETRuntime");
+        }
+        CHECK_EQ_U64(r->nevents, 2);
+        if (r->nevents == 2) {
+            CHECK_EQ_U64(r->events[0].metadata_id, meta_at);
+            CHECK_EQ_U64(r->events[0].tid, 77);
+            CHECK_EQ_U64(r->events[0].timestamp, 1500);
+            CHECK_EQ_U64(r->events[0].payload_size, 4);
+            CHECK_EQ_U64(r->events[0].head[3], 4);
+            CHECK_EQ_U64(r->events[0].activity[5], 5);
+            CHECK_EQ_U64(r->events[1].tid, 78);
+            CHECK_EQ_U64(r->events[1].payload_size, 206);
+        }
+        free_sink(r);
+
+        /* Every cut before the end mark is complete ends in a clean error
+         * at or before the cut; the table after the mark is not needed. */
+        for (size_t cut = 0; cut < b->len; cut++) {
+            r = new_sink();
+            gcs_status st = rec_run_memory(b->data, cut, r, &err);
+            CHECK_EQ_INT(st, cut < 24 ? GCS_ERR_NOT_TRACE
+                             : cut < end + 9 ? GCS_ERR_TRUNCATED : GCS_END);
+            if (st < 0 && cut >= 24)
+                CHECK(err.offset <= cut);
+            free_sink(r);
+        }
+        free(b);
+    }
+}
+
+int main(void)
+{
+    RUN(test_v3_trace);
+    RUN(test_v3_truncation_flips_again);
+    RUN(test_inline_versions);
+    return check_report("test_netperf");
+}

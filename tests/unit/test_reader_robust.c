@@ -1,0 +1,260 @@
+/*
+ * Bad input never crashes, hangs or misleads: every trace at hand (the
+ * committed fixtures, and ../shared's when present) is cut at every unit
+ * (block) boundary and at many points inside units, and has random bytes
+ * flipped; each variant is read to the end under ASan+UBSan.
+ *
+ * A cut trace must end in an error (never GCS_END) whose offset is within
+ * the bytes given, after delivering no more events than the whole trace.
+ * A source that answers "no data yet" every other read gives exactly the
+ * same events as the plain one.
+ */
+#include "check.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "format/container.h"
+#include "gcscope.h"
+
+#define MAX_FILES 32
+#define CUTS_INSIDE_UNITS 160
+#define FLIPS_PER_FILE 120
+
+static char *files[MAX_FILES];
+static size_t n_files;
+
+static void add_dir(const char *dir, const char *suffix1, const char *suffix2)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) && n_files < MAX_FILES) {
+        size_t l = strlen(de->d_name);
+        bool ok = false;
+        const char *sfx[] = {suffix1, suffix2};
+        for (int i = 0; i < 2; i++) {
+            size_t sl = sfx[i] ? strlen(sfx[i]) : 0;
+            if (sfx[i] && l > sl && !strcmp(de->d_name + l - sl, sfx[i]))
+                ok = true;
+        }
+        if (!ok)
+            continue;
+        size_t pl = strlen(dir) + l + 2;
+        files[n_files] = malloc(pl);
+        snprintf(files[n_files], pl, "%s/%s", dir, de->d_name);
+        n_files++;
+    }
+    closedir(d);
+}
+
+static uint8_t *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        fclose(f);
+        return NULL;
+    }
+    uint8_t *d = malloc((size_t)st.st_size + 1);
+    *size = fread(d, 1, (size_t)st.st_size, f);
+    fclose(f);
+    return d;
+}
+
+typedef struct result {
+    gcs_status status;
+    uint64_t events;
+    uint64_t offset;
+    uint64_t checksum; /* over delivered timestamps and payload sizes */
+} result;
+
+typedef struct again_src {
+    const uint8_t *data;
+    size_t size, pos;
+    unsigned calls;
+} again_src;
+
+static gcs_status again_read(void *ctx, void *buf, size_t cap, size_t *got)
+{
+    again_src *a = ctx;
+    *got = 0;
+    if (a->calls++ % 2 == 0)
+        return GCS_AGAIN;
+    if (a->pos == a->size)
+        return GCS_END;
+    size_t n = a->size - a->pos;
+    if (n > cap)
+        n = cap;
+    if (n > 1000) /* small reads: units arrive in pieces */
+        n = 1000;
+    memcpy(buf, a->data + a->pos, n);
+    a->pos += n;
+    *got = n;
+    return GCS_OK;
+}
+
+static result read_all(const uint8_t *data, size_t size, bool with_again)
+{
+    result res = {0};
+    gcs_error err;
+    gcs_error_clear(&err);
+    again_src a = {data, size, 0, 0};
+    gcs_source *src = with_again ? gcs_source_custom(again_read, NULL, &a, &err)
+                                 : gcs_source_from_memory(data, size, &err);
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    const gcs_event *ev;
+    gcs_status st;
+    for (;;) {
+        st = gcs_reader_next(r, &ev, &err);
+        if (st == GCS_AGAIN)
+            continue;
+        if (st != GCS_OK)
+            break;
+        res.events++;
+        res.checksum = res.checksum * 31 + (uint64_t)ev->timestamp + ev->payload_size;
+    }
+    res.status = st;
+    res.offset = err.offset;
+    gcs_reader_free(r);
+    gcs_source_free(src);
+    return res;
+}
+
+/* End offsets of the container's units, found by stepping it directly. */
+static gcs_status nop_trace(void *c, const gcs_trace_info *i, gcs_error *e) { return GCS_OK; }
+static gcs_status nop_meta(void *c, const gcs_meta_def *d, gcs_error *e) { return GCS_OK; }
+static gcs_status nop_event(void *c, const gcs_raw_event *ev, gcs_error *e) { return GCS_OK; }
+static gcs_status nop_sp(void *c, int64_t t, const gcs_seq_entry *s, size_t n, gcs_error *e)
+{
+    return GCS_OK;
+}
+static void nop_block(void *c) {}
+static void nop_stack(void *c, uint32_t id) {}
+
+static size_t unit_ends(const uint8_t *data, size_t size, uint64_t *ends, size_t cap)
+{
+    gcs_error err;
+    gcs_source *src = gcs_source_from_memory(data, size, &err);
+    gcs_stream s;
+    gcs_stream_init(&s, src);
+    gcs_arena arena;
+    gcs_arena_init(&arena, 0);
+    gcs_sink sink = {.ctx = NULL, .meta_arena = &arena, .trace = nop_trace,
+                     .metadata = nop_meta, .event = nop_event, .sequence_point = nop_sp,
+                     .block = nop_block, .stack = nop_stack};
+    gcs_container *c = NULL;
+    size_t n = 0;
+    if (gcs_container_open(&s, &sink, &c, &err) == GCS_OK) {
+        ends[n++] = gcs_stream_offset(&s);
+        while (n < cap && c->ops->step(c, &err) == GCS_OK)
+            ends[n++] = gcs_stream_offset(&s);
+        c->ops->destroy(c);
+    }
+    gcs_arena_reset(&arena);
+    gcs_stream_free(&s);
+    gcs_source_free(src);
+    return n;
+}
+
+static void check_cut(const char *path, const uint8_t *data, size_t cut, const result *whole)
+{
+    result r = read_all(data, cut, false);
+    bool ok = r.status < 0 && r.offset <= cut && r.events <= whole->events;
+    if (!ok) {
+        check_failed_in_test = 1;
+        fprintf(stderr, "%s cut at %zu: status %s offset %llu events %llu (whole %llu)\n", path,
+                cut, gcs_status_name(r.status), (unsigned long long)r.offset,
+                (unsigned long long)r.events, (unsigned long long)whole->events);
+    }
+}
+
+static void test_truncation_and_again(void)
+{
+    if (n_files == 0)
+        SKIP("no traces found");
+    static uint64_t ends[200000];
+    for (size_t f = 0; f < n_files; f++) {
+        size_t size = 0;
+        uint8_t *data = slurp(files[f], &size);
+        CHECK(data != NULL);
+        if (!data)
+            continue;
+        result whole = read_all(data, size, false);
+        CHECK_EQ_INT(whole.status, GCS_END);
+        CHECK(whole.events > 0);
+        result again = read_all(data, size, true);
+        CHECK_EQ_INT(again.status, GCS_END);
+        CHECK_EQ_U64(again.events, whole.events);
+        CHECK_EQ_U64(again.checksum, whole.checksum);
+
+        size_t n = unit_ends(data, size, ends, sizeof ends / sizeof ends[0]);
+        CHECK(n > 2);
+        /* At every unit boundary but the very end, and one byte around it. */
+        for (size_t i = 0; i < n; i++) {
+            if (ends[i] < size)
+                check_cut(files[f], data, (size_t)ends[i], &whole);
+            if (ends[i] + 1 < size)
+                check_cut(files[f], data, (size_t)ends[i] + 1, &whole);
+            if (ends[i] > 0 && ends[i] - 1 < size)
+                check_cut(files[f], data, (size_t)ends[i] - 1, &whole);
+            if (n > 400)
+                i += n / 400; /* long traces: a spread of boundaries */
+        }
+        /* Inside units, spread over the file. */
+        for (size_t k = 1; k <= CUTS_INSIDE_UNITS; k++)
+            check_cut(files[f], data, (size_t)((double)size * k / (CUTS_INSIDE_UNITS + 1)) + 3,
+                      &whole);
+        check_cut(files[f], data, 0, &whole);
+        free(data);
+    }
+}
+
+static void test_random_flips(void)
+{
+    if (n_files == 0)
+        SKIP("no traces found");
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    for (size_t f = 0; f < n_files; f++) {
+        size_t size = 0;
+        uint8_t *data = slurp(files[f], &size);
+        if (!data || size == 0) {
+            free(data);
+            continue;
+        }
+        uint8_t *copy = malloc(size);
+        for (int k = 0; k < FLIPS_PER_FILE; k++) {
+            memcpy(copy, data, size);
+            int flips = 1 + k % 4;
+            for (int j = 0; j < flips; j++) {
+                rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+                size_t at = (size_t)(rng % size);
+                copy[at] ^= (uint8_t)(1u << (rng >> 60 & 7));
+            }
+            result r = read_all(copy, size, false);
+            /* Anything may happen to the events, but the reader must end
+             * with END or an error whose offset lies inside the input. */
+            CHECK(r.status == GCS_END || (r.status < 0 && r.offset <= size));
+        }
+        free(copy);
+        free(data);
+    }
+}
+
+int main(void)
+{
+    add_dir("tests/data", ".nettrace", ".netperf");
+    add_dir("../shared/traces/perfview", ".nettrace", ".netperf");
+    if (n_files == 0)
+        printf("skipped: no traces in tests/data or ../shared/traces/perfview\n");
+    RUN(test_truncation_and_again);
+    RUN(test_random_flips);
+    for (size_t i = 0; i < n_files; i++)
+        free(files[i]);
+    return check_report("test_reader_robust");
+}

@@ -1,0 +1,117 @@
+/*
+ * gcscope stats TRACE [--format table|json|csv] [--process PID]
+ *
+ * Per-GC statistics as TraceEvent/PerfView's GCStats computes them, plus
+ * pause percentiles and a histogram (docs/gc-stats.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "commands.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gcscope stats TRACE [--format table|json|csv] [--process PID]\n");
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    const char *path = NULL;
+    gcs_gc_report_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.format = GCS_GC_FORMAT_TABLE;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (!strcmp(v, "table") || !strcmp(v, "text"))
+                ro.format = GCS_GC_FORMAT_TABLE;
+            else if (!strcmp(v, "json"))
+                ro.format = GCS_GC_FORMAT_JSON;
+            else if (!strcmp(v, "csv"))
+                ro.format = GCS_GC_FORMAT_CSV;
+            else {
+                fprintf(stderr, "gcscope stats: --format takes table, json or csv\n");
+                return CLI_USAGE;
+            }
+        } else if (!strcmp(argv[i], "--process") && i + 1 < argc) {
+            char *end;
+            unsigned long pid = strtoul(argv[++i], &end, 10);
+            if (*end || end == argv[i] || pid > UINT32_MAX) {
+                fprintf(stderr, "gcscope stats: --process takes a process id\n");
+                return CLI_USAGE;
+            }
+            ro.filter_pid = true;
+            ro.pid = (uint32_t)pid;
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return CLI_OK;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "gcscope stats: unknown option %s\n", argv[i]);
+            usage(stderr);
+            return CLI_USAGE;
+        } else if (!path) {
+            path = argv[i];
+        } else {
+            fprintf(stderr, "gcscope stats: one trace at a time\n");
+            return CLI_USAGE;
+        }
+    }
+    if (!path) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    cli_trace tr;
+    if (!cli_open_trace(&tr, path))
+        return CLI_FAILED;
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
+    if (!an) {
+        cli_report_error(path, &err);
+        cli_close_trace(&tr);
+        return CLI_FAILED;
+    }
+    const gcs_event *ev;
+    gcs_status st;
+    while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
+        gcs_status fs = gcs_gc_analyzer_feed(an, ev);
+        if (fs < 0) {
+            fprintf(stderr, "gcscope stats: %s: the GC analysis stopped (%s)\n", path,
+                    gcs_status_name(fs));
+            st = fs;
+            break;
+        }
+    }
+    int rc = CLI_OK;
+    if (st < 0 && st != GCS_END) {
+        /* Report what was read before the error, then fail. */
+        if (err.status < 0)
+            cli_report_error(path, &err);
+        rc = CLI_FAILED;
+    }
+    const gcs_reader_stats *rs = gcs_reader_get_stats(tr.reader);
+    if (rs)
+        gcs_gc_analyzer_set_lost_events(an, rs->lost_events);
+    gcs_gc_analyzer_finish(an);
+    if (rc != CLI_OK && (!rs || rs->events == 0)) {
+        gcs_gc_analyzer_free(an);
+        cli_close_trace(&tr);
+        return rc;
+    }
+    const char *base = strrchr(path, '/');
+    ro.trace_name = base ? base + 1 : path;
+    if (gcs_gc_report_write(stdout, an, &ro) < 0)
+        rc = CLI_FAILED;
+    if (ro.filter_pid && gcs_gc_process_count(an) > 0) {
+        bool found = false;
+        for (size_t i = 0; i < gcs_gc_process_count(an); i++)
+            if (gcs_gc_process_at(an, i)->pid == ro.pid)
+                found = true;
+        if (!found)
+            fprintf(stderr, "gcscope stats: no GC events for process %u\n", ro.pid);
+    }
+    gcs_gc_analyzer_free(an);
+    cli_close_trace(&tr);
+    return rc;
+}
