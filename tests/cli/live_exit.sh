@@ -4,7 +4,6 @@
 need_dotnet live_exit
 need_v5_reader live_exit
 build_workload
-rows() { grep -E '^ +[0-9]+ +[0-9]+ [A-Za-z]' "$1"; }
 
 # A normal exit: the runtime ends the stream itself.
 start_workload exit 6
@@ -16,7 +15,7 @@ wait $RP; rc=$?
 cat "$WORK/rec.out" "$WORK/rec.err"
 [ $rc -eq 0 ] || fail "record exit $rc"
 grep -Eq "the (process exited|runtime ended the stream)" "$WORK/rec.err" || fail "no end message"
-grep -q '^GC rollup' "$WORK/rec.out" || fail "no summary"
+grep -q '^GC Rollup By Generation' "$WORK/rec.out" || fail "no summary"
 grep -q "^saved $WORK/a.nettrace: [0-9]* bytes" "$WORK/rec.out" || fail "not saved"
 [ "$(gc_counts "$WORK/rec.out")" = "$(gc_counts "$WORK/workload.out")" ] || fail "counts"
 "$GCSCOPE" live --replay "$WORK/a.nettrace" >"$WORK/replay.out" 2>"$WORK/replay.err" ||
@@ -40,7 +39,7 @@ wait $RP; rc=$?
 cat "$WORK/rec.out" "$WORK/rec.err"
 [ $rc -eq 0 ] || fail "record exit $rc after a crash"
 grep -q "the process exited" "$WORK/rec.err" || fail "no exit message"
-grep -q '^GC rollup' "$WORK/rec.out" || fail "no summary"
+grep -q '^GC Rollup By Generation' "$WORK/rec.out" || fail "no summary"
 grep -Eq "^saved $WORK/b.nettrace: [0-9]* bytes(, complete|, [0-9]* whole blocks; )" "$WORK/rec.out" ||
     fail "not saved"
 "$GCSCOPE" live --replay "$WORK/b.nettrace" >"$WORK/replay.out" 2>"$WORK/replay.err" ||

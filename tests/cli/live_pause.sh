@@ -16,11 +16,11 @@ wait $RP; rc=$?
 cat "$WORK/rec.out" "$WORK/rec.err" "$WORK/workload.out"
 [ $rc -eq 0 ] || fail "record exit $rc"
 grep -Eq "stopped: GC #[0-9]+ paused [0-9.]+ ms > 10.000 ms" "$WORK/rec.err" || fail "no pause stop"
-grep -Eq '^ +[0-9]+ +2 NonConcurrent InducedCompacting' "$WORK/rec.out" || fail "no gen2 row"
+grep -Eq '^ +[0-9]+ +[0-9.]+ InducedCompacting +2N ' "$WORK/rec.out" || fail "no gen2 row"
 grep -q "^saved $WORK/p.nettrace: [0-9]* bytes, complete" "$WORK/rec.out" || fail "not saved"
 kill -0 "$WPID" || fail "the workload should still run"
 "$GCSCOPE" live --replay "$WORK/p.nettrace" >"$WORK/replay.out" ||
     fail "saved file does not read back"
-grep -Eq '^ +[0-9]+ +2 NonConcurrent InducedCompacting' "$WORK/replay.out" || fail "replay row"
+grep -Eq '^ +[0-9]+ +[0-9.]+ InducedCompacting +2N ' "$WORK/replay.out" || fail "replay row"
 end_workload
 echo ok

@@ -24,6 +24,7 @@
 #define EV_GC_START 1
 #define EV_GC_STOP 2
 #define EV_RESTART_EE_STOP 3
+#define EV_SUSPEND_EE_STOP 8
 #define EV_SUSPEND_EE_START 9
 
 /* How long to wait for the runtime to end the stream after StopTracing. */
@@ -147,12 +148,15 @@ typedef struct gc_info {
     bool active, stopped;
     uint32_t number, gen, reason, type;
     double start_ms, stop_ms, pause_ms;
+    double pause_start_ms, suspend_ms; /* of its first suspension */
+    bool has_suspension;
 } gc_info;
 
 typedef struct gc_watch {
     bool print_rows, header_printed;
-    bool suspended;
-    double suspend_ms;
+    bool suspended, suspend_done;
+    double suspend_ms;        /* when the current suspension began */
+    double suspend_dur_ms;    /* SuspendEEStart..SuspendEEStop of it */
     gc_info blocking;   /* a non-concurrent or foreground GC */
     gc_info background; /* a background GC (runs across other GCs) */
     uint64_t count[3], total_count;
@@ -176,32 +180,33 @@ static bool payload_u32(const gcs_event *ev, uint32_t offset, uint32_t *v)
     return true;
 }
 
-static const char *reason_name(uint32_t r)
-{
-    static const char *const names[] = {
-        "AllocSmall",      "Induced",           "LowMemory",          "Empty",
-        "AllocLarge",      "OutOfSpaceSOH",     "OutOfSpaceLOH",      "InducedNotForced",
-        "Internal",        "InducedLowMemory",  "InducedCompacting",  "LowMemoryHost",
-        "PMFullGC",        "LowMemoryHostBlocking"};
-    return r < sizeof names / sizeof names[0] ? names[r] : "Other";
-}
-
-static const char *type_name(uint32_t t)
-{
-    return t == 0 ? "NonConcurrent" : t == 1 ? "Background" : t == 2 ? "Foreground" : "Other";
-}
-
+/* The leading columns of `gcscope stats`' per-GC table (same widths and
+ * names): what is known when a GC completes. */
 static void print_row(gc_watch *w, const gc_info *g)
 {
     if (!w->print_rows)
         return;
     if (!w->header_printed) {
-        printf("%6s %3s %-13s %-21s %12s %10s %10s\n", "GC#", "Gen", "Type", "Reason",
-               "StartMSec", "PauseMSec", "DurMSec");
+        printf("  %6s %12s %-16s %-5s %9s %9s %9s\n", "GC#", "PauseStart", "Reason", "Gen",
+               "Suspend", "Pause", "Duration");
         w->header_printed = true;
     }
-    printf("%6u %3u %-13s %-21s %12.3f %10.3f %10.3f\n", g->number, g->gen, type_name(g->type),
-           reason_name(g->reason), g->start_ms, g->pause_ms, g->stop_ms - g->start_ms);
+    char gen[16];
+    snprintf(gen, sizeof gen, "%u%s%s", g->gen,
+             g->type == 1 ? "B" : g->type == 2 ? "F" : "N",
+             g->reason == 1 ? "I" : g->reason == 7 ? "i" : "");
+    const char *reason = gcs_gc_reason_name(g->reason);
+    char rb[16];
+    if (!reason) {
+        snprintf(rb, sizeof rb, "%u", g->reason);
+        reason = rb;
+    }
+    if (g->has_suspension)
+        printf("  %6u %12.3f %-16s %-5s %9.3f %9.3f %9.3f\n", g->number, g->pause_start_ms,
+               reason, gen, g->suspend_ms, g->pause_ms, g->stop_ms - g->start_ms);
+    else
+        printf("  %6u %12s %-16s %-5s %9s %9.3f %9.3f\n", g->number, "-", reason, gen, "-",
+               g->pause_ms, g->stop_ms - g->start_ms);
     fflush(stdout);
 }
 
@@ -239,7 +244,15 @@ static void watch_event(gc_watch *w, const gcs_event *ev)
     switch (t->event_id) {
     case EV_SUSPEND_EE_START:
         w->suspended = true;
+        w->suspend_done = false;
         w->suspend_ms = ev->msec;
+        w->suspend_dur_ms = 0;
+        break;
+    case EV_SUSPEND_EE_STOP:
+        if (w->suspended && !w->suspend_done) {
+            w->suspend_done = true;
+            w->suspend_dur_ms = ev->msec - w->suspend_ms;
+        }
         break;
     case EV_RESTART_EE_STOP: {
         if (!w->suspended)
@@ -280,7 +293,12 @@ static void watch_event(gc_watch *w, const gcs_event *ev)
             g.reason = c;
             g.type = d;
         }
-        /* A suspension that began before this GC belongs to it. */
+        /* The suspension that began before this GC belongs to it. */
+        if (w->suspended && g.type != 1) {
+            g.has_suspension = true;
+            g.pause_start_ms = w->suspend_ms;
+            g.suspend_ms = w->suspend_dur_ms;
+        }
         if (g.type == 1) {
             w->background = g;
         } else {
@@ -320,24 +338,38 @@ static void watch_finish(gc_watch *w)
         complete_gc(w, &w->background);
 }
 
-static void print_summary(const gc_watch *w)
+/* The GC analysis of everything seen (the `gcscope stats` table: header,
+ * rollups, percentiles, histogram, every GC), then one line of counts. */
+static void print_summary(const gc_watch *w, gcs_gc_analyzer *an, const char *name,
+                          const char *cmd)
 {
-    double total = w->pause_total[0] + w->pause_total[1] + w->pause_total[2];
-    printf("\nGC rollup\n%-4s %6s %12s %12s %12s\n", "Gen", "Count", "MaxPauseMSec",
-           "MeanPauseMSec", "TotPauseMSec");
-    double max_all = 0;
-    for (int g = 0; g < 3; g++)
-        if (w->pause_max[g] > max_all)
-            max_all = w->pause_max[g];
-    printf("%-4s %6" PRIu64 " %12.3f %12.3f %12.3f\n", "ALL", w->total_count, max_all,
-           w->total_count ? total / (double)w->total_count : 0.0, total);
-    for (int g = 0; g < 3; g++)
-        printf("%-4d %6" PRIu64 " %12.3f %12.3f %12.3f\n", g, w->count[g], w->pause_max[g],
-               w->count[g] ? w->pause_total[g] / (double)w->count[g] : 0.0, w->pause_total[g]);
-    printf("gcs total=%" PRIu64 " gen0=%" PRIu64 " gen1=%" PRIu64 " gen2=%" PRIu64 "\n",
-           w->total_count, w->count[0], w->count[1], w->count[2]);
-    if (w->total_count)
-        printf("longest pause: %.3f ms (GC #%" PRIu64 ")\n", w->max_pause, w->max_pause_gc);
+    uint64_t count[3] = {0, 0, 0}, total = 0;
+    if (an) {
+        printf("\n");
+        gcs_gc_report_options ro;
+        memset(&ro, 0, sizeof ro);
+        ro.format = GCS_GC_FORMAT_TABLE;
+        ro.trace_name = name;
+        gcs_gc_report_write(stdout, an, &ro);
+        for (size_t i = 0; i < gcs_gc_process_count(an); i++) {
+            const gcs_gc_process *p = gcs_gc_process_at(an, i);
+            for (size_t k = 0; k < p->gc_count; k++) {
+                count[p->gcs[k].generation < 2 ? p->gcs[k].generation : 2]++;
+                total++;
+            }
+        }
+        if (total != w->total_count)
+            fprintf(stderr, "gcscope %s: the rows show %" PRIu64 " GCs, the analysis %" PRIu64
+                            "\n",
+                    cmd, w->total_count, total);
+    } else {
+        for (int g = 0; g < 3; g++)
+            count[g] = w->count[g];
+        total = w->total_count;
+    }
+    printf("gcs total=%" PRIu64 " gen0=%" PRIu64 " gen1=%" PRIu64 " gen2=%" PRIu64 "\n", total,
+           count[0], count[1], count[2]);
+    fflush(stdout);
 }
 
 /* ---- the loop ---- */
@@ -439,6 +471,9 @@ int live_run(const live_opts *o)
         }
     }
 
+    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
+    if (!an)
+        fprintf(stderr, "gcscope %s: no GC analysis: %s\n", o->cmd, err.reason);
     gc_watch w;
     memset(&w, 0, sizeof w);
     w.print_rows = o->print_rows;
@@ -480,6 +515,13 @@ int live_run(const live_opts *o)
             st = gcs_reader_next(reader, &ev, &err);
             if (st == GCS_OK) {
                 watch_event(&w, ev);
+                if (an && gcs_gc_analyzer_feed(an, ev) < 0) {
+                    fprintf(stderr, "gcscope %s: the GC analysis stopped (out of memory or "
+                                    "beyond its limit)\n",
+                            o->cmd);
+                    gcs_gc_analyzer_free(an);
+                    an = NULL;
+                }
                 continue;
             }
             if (st < 0) {
@@ -557,8 +599,22 @@ int live_run(const live_opts *o)
                         "stopped abruptly)\n",
                 o->cmd);
 
-    print_summary(&w);
     const gcs_reader_stats *rs = reader ? gcs_reader_get_stats(reader) : NULL;
+    if (an) {
+        gcs_gc_analyzer_set_lost_events(an, rs ? rs->lost_events : 0);
+        gcs_gc_analyzer_finish(an);
+    }
+    char name[300];
+    if (o->replay_path) {
+        const char *base = strrchr(o->replay_path, '/');
+        snprintf(name, sizeof name, "%s", base ? base + 1 : o->replay_path);
+    } else if (o->socket_path) {
+        snprintf(name, sizeof name, "live session on %s", o->socket_path);
+    } else {
+        snprintf(name, sizeof name, "live session on pid %u", (unsigned)o->pid);
+    }
+    print_summary(&w, an, name, o->cmd);
+    gcs_gc_analyzer_free(an);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
