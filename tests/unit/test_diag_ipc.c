@@ -532,14 +532,24 @@ static uint8_t *load(const char *path, size_t *size)
     return b;
 }
 
-#define SAMPLE SHARED_TRACES "eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace"
-
-static void test_frame_tracker_real_trace(void)
+static uint64_t count_events(const uint8_t *data, size_t size, gcs_status *end)
 {
-    size_t size;
-    uint8_t *data = load(SAMPLE, &size);
-    if (!data)
-        SKIP("needs ../shared/traces/perfview");
+    gcs_error err;
+    gcs_source *src = gcs_source_from_memory(data, size, &err);
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    const gcs_event *ev;
+    uint64_t events = 0;
+    while ((*end = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+        events++;
+    gcs_reader_free(r);
+    gcs_source_free(src);
+    return events;
+}
+
+/* Follows a real trace's framing, then cuts it in the middle and checks
+ * the tee's repair gives a trace the reader takes whole. */
+static void check_tracker_on(const uint8_t *data, size_t size)
+{
     /* Whole file, in uneven pieces: ends exactly at its end marker. */
     gcs_frame_tracker t;
     gcs_frame_init(&t);
@@ -587,6 +597,14 @@ static void test_frame_tracker_real_trace(void)
         gcs_frame_feed(&t, repaired, rsize);
         CHECK_EQ_INT(t.state, GCS_FRAME_DONE);
         CHECK_EQ_U64(t.objects, res.objects);
+        /* The reader takes it as a whole trace: events, then a clean end;
+         * fewer events than the whole file. */
+        gcs_status st_cut, st_full;
+        uint64_t events = count_events(repaired, rsize, &st_cut);
+        uint64_t all = count_events(data, size, &st_full);
+        CHECK_EQ_INT(st_cut, GCS_END);
+        CHECK_EQ_INT(st_full, GCS_END);
+        CHECK(events > 0 && events < all);
         free(repaired);
     }
 
@@ -609,6 +627,30 @@ static void test_frame_tracker_real_trace(void)
     CHECK_EQ_INT(gcs_tee_close(tee, &res, &err), GCS_ERR_TRUNCATED);
     CHECK(strstr(err.reason, "before its first whole block") != NULL);
     gcs_source_free(mem);
+}
+
+static void test_frame_tracker_real_trace(void)
+{
+    size_t size;
+    uint8_t *data = load(TEST_DATA("wks-nonconcurrent.nettrace"), &size);
+    if (!data)
+        SKIP("needs tests/data/wks-nonconcurrent.nettrace");
+    check_tracker_on(data, size);
+    free(data);
+}
+
+static void test_frame_tracker_v4_windows_trace(void)
+{
+    size_t size;
+    uint8_t *data =
+        load(SHARED_TRACES "eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace", &size);
+    if (!data)
+        SKIP("needs ../shared/traces/perfview");
+    gcs_frame_tracker t;
+    gcs_frame_init(&t);
+    gcs_frame_feed(&t, data, size);
+    CHECK_EQ_INT(t.state, GCS_FRAME_DONE);
+    CHECK_EQ_U64(t.last_good, size);
     free(data);
 }
 
@@ -658,6 +700,7 @@ int main(void)
     RUN(test_session_errors);
     RUN(test_find_socket);
     RUN(test_frame_tracker_real_trace);
+    RUN(test_frame_tracker_v4_windows_trace);
     RUN(test_frame_tracker_hostile);
     remove_tmpdir();
     return check_report("test_diag_ipc");
