@@ -2,7 +2,7 @@
 # bench-live.sh [GCSCOPE] [SECONDS] - what the live path sustains.
 #
 # Attaches `gcscope live` to the test workload (tests/workloads/live, mode
-# alloc: short-lived garbage at the normal GC rate) under three session
+# alloc: short-lived garbage at the normal GC rate) under four session
 # configurations of rising event volume, and prints for each: events/s
 # delivered, events the runtime dropped (gaps in sequence numbers, from
 # the reader's lost_events) and gcscope's CPU (getrusage) over the run.
@@ -22,9 +22,9 @@ fi
 TMP=$(mktemp -d /tmp/gcs-bench-live.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-run() { # run LABEL [gcscope options]
-    label=$1; shift
-    dotnet "$W/bin/live.dll" alloc "$((SECONDS_RUN + 2))" >"$TMP/w.out" 2>&1 &
+run() { # run LABEL THREADS [gcscope options]
+    label=$1; threads=$2; shift 2
+    dotnet "$W/bin/live.dll" alloc "$((SECONDS_RUN + 2))" "$threads" >"$TMP/w.out" 2>&1 &
     wp=$!
     n=0
     while ! grep -q '^pid' "$TMP/w.out" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
@@ -42,7 +42,8 @@ run() { # run LABEL [gcscope options]
 
 printf "%-28s %8s %9s %6s %9s %8s %7s %6s\n" "session" "events" "events/s" "lost" "KiB/s" \
     "cpu s" "cpu%" "GCs"
-run "GC level 4 (default)"
-run "GC level 5 (alloc ticks)" --alloc-ticks
-run "0xC00003:5, 4 MB buffer" --buffer-mb 4 \
-    --providers Microsoft-Windows-DotNETRuntime:0xC00003:5,Microsoft-Windows-DotNETRuntimePrivate:0x1:5
+HEAVY=Microsoft-Windows-DotNETRuntime:0xC00003:5,Microsoft-Windows-DotNETRuntimePrivate:0x1:5
+run "GC level 4 (default)" 1
+run "GC level 5 (alloc ticks)" 1 --alloc-ticks
+run "0xC00003:5, 4 MB buffer" 1 --buffer-mb 4 --providers "$HEAVY"
+run "0xC00003:5, 1 MB, 2 threads" 2 --buffer-mb 1 --providers "$HEAVY"

@@ -8,8 +8,9 @@
 //   live longpause MB  build a heap of MB megabytes of small linked objects,
 //                      "ready", wait, one blocking compacting gen2 GC (a
 //                      long pause), print counts, wait for stdin EOF
-//   live alloc SECONDS allocate short-lived garbage for SECONDS (normal GC
-//                      rate, for benchmarks), print counts, exit
+//   live alloc SECONDS [THREADS]  allocate short-lived garbage for SECONDS
+//                      on THREADS threads (default 1; normal GC rate, for
+//                      benchmarks), print counts, exit
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -34,13 +35,21 @@ static class Workload
         int n = args.Length > 1 ? int.Parse(args[1]) : 10;
         Console.WriteLine($"pid {Environment.ProcessId}");
         if (mode == "alloc") {
+            int threads = args.Length > 2 ? int.Parse(args[2]) : 1;
             int[] b0 = Counts();
-            var sw = Stopwatch.StartNew();
-            var keep = new object[1024];
-            long i = 0;
-            while (sw.Elapsed.TotalSeconds < n) {
-                keep[i++ & 1023] = new byte[(int)(i % 2000) + 16];
+            var workers = new System.Threading.Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                workers[t] = new System.Threading.Thread(() => {
+                    var sw = Stopwatch.StartNew();
+                    var keep = new object[1024];
+                    long i = 0;
+                    while (sw.Elapsed.TotalSeconds < n) {
+                        keep[i++ & 1023] = new byte[(int)(i % 2000) + 16];
+                    }
+                });
+                workers[t].Start();
             }
+            foreach (var w in workers) w.Join();
             Report(b0);
             return 0;
         }
