@@ -10,6 +10,7 @@ build_workload
 
 # live: 12 induced GCs (gen 0,1,2,...), stopped with Ctrl-C.
 start_workload steady 12
+"$GCSCOPE" ps | grep -Eq "^ *$WPID  dotnet +dotnet .*live.dll steady 12" || fail "ps does not list the workload"
 "$GCSCOPE" live "$WPID" >"$WORK/live.out" 2>"$WORK/live.err" &
 LP=$!
 wait_for "$WORK/live.err" "attached to pid $WPID" 30 || fail "live did not attach"
