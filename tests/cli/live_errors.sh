@@ -24,6 +24,7 @@ FPID=$!
 wait_for "$WORK/fake.out" '^ready' 10 || fail "fake server did not start"
 expect_error 'not a .NET diagnostic server' env TMPDIR="$WORK/sock" "$GCSCOPE" live $FPID
 expect_error 'not a .NET diagnostic server' env TMPDIR="$WORK/sock" "$GCSCOPE" record $FPID -o "$WORK/x.nettrace"
+expect_error 'not a .NET diagnostic server' "$GCSCOPE" live --socket "$(ls "$WORK"/sock/dotnet-diagnostic-$FPID-*-socket)"
 # ps lists it (it has a socket); live finds it by pid.
 env TMPDIR="$WORK/sock" "$GCSCOPE" ps | grep -q "^ *$FPID  fake_diag_serve" || fail "ps does not list the fake server"
 kill $FPID; wait $FPID 2>/dev/null

@@ -9,15 +9,17 @@
 #include "commands.h"
 #include "live_watch.h"
 
-static int usage(void)
+static int usage_to(FILE *f, int rc)
 {
-    fprintf(stderr, "usage: gcscope live PID [options]\n"
+    fprintf(f, "usage: gcscope live PID [options]\n"
                     "  attach to a .NET process and print each GC as it completes;\n"
                     "  Ctrl-C stops and prints the summary\n"
                     "  --replay FILE          analyze a saved stream the same way (no attach)\n%s",
             live_common_usage);
-    return 1;
+    return rc;
 }
+
+static int usage(void) { return usage_to(stderr, 1); }
 
 /* Parses a pid operand; false if it is not one. */
 bool live_parse_pid(const char *s, uint32_t *pid);
@@ -48,7 +50,7 @@ int cmd_live(int argc, char **argv)
         if (r > 0)
             continue;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return usage();
+            return usage_to(stdout, 0);
         if (!strcmp(argv[i], "--replay") && i + 1 < argc) {
             o.replay_path = argv[++i];
             continue;

@@ -15,17 +15,19 @@
 
 bool live_parse_pid(const char *s, uint32_t *pid);
 
-static int usage(void)
+static int usage_to(FILE *f, int rc)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: gcscope record PID -o FILE.nettrace [options]\n"
             "  save the process's GC events as a nettrace file\n"
             "  -o FILE                the file to write\n"
             "  --stop-on-pause-ms N   stop and save as soon as a GC pause exceeds N ms\n"
             "  --rows                 also print each GC as it completes\n%s",
             live_common_usage);
-    return 1;
+    return rc;
 }
+
+static int usage(void) { return usage_to(stderr, 1); }
 
 int cmd_record(int argc, char **argv)
 {
@@ -41,7 +43,7 @@ int cmd_record(int argc, char **argv)
         if (r > 0)
             continue;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return usage();
+            return usage_to(stdout, 0);
         if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
             if (i + 1 >= argc)
                 return usage();

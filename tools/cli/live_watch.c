@@ -95,7 +95,10 @@ int live_parse_common(live_opts *o, int argc, char **argv, int *i)
     bool has_value = *i + 1 < argc;
     char *end;
     if (!strcmp(a, "--alloc-ticks")) {
-        o->config.providers[0].level = 5;
+        /* GC/AllocationTick is the runtime provider's GC keyword at level 5. */
+        for (size_t k = 0; k < o->config.provider_count; k++)
+            if (!strcmp(o->config.providers[k].name, "Microsoft-Windows-DotNETRuntime"))
+                o->config.providers[k].level = 5;
         return 1;
     }
     if (!strcmp(a, "--rundown")) {
