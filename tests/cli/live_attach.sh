@@ -13,7 +13,7 @@ start_workload steady 12
 "$GCSCOPE" ps | grep -Eq "^ *$WPID  dotnet +dotnet .*live.dll steady 12" || fail "ps does not list the workload"
 "$GCSCOPE" live "$WPID" >"$WORK/live.out" 2>"$WORK/live.err" &
 LP=$!
-wait_for "$WORK/live.err" "attached to pid $WPID" 30 || fail "live did not attach"
+wait_attached "$WORK/live.err" $LP || fail "live did not attach"
 go
 wait_for "$WORK/workload.out" '^gcs total=' 60 || fail "workload did not finish"
 kill -INT $LP
@@ -38,7 +38,7 @@ rm -f "$WORK/in"
 start_workload steady 9
 "$GCSCOPE" record "$WPID" -o "$WORK/rec.nettrace" --rows >"$WORK/rec.out" 2>"$WORK/rec.err" &
 RP=$!
-wait_for "$WORK/rec.err" "attached to pid $WPID" 30 || fail "record did not attach"
+wait_attached "$WORK/rec.err" $RP || fail "record did not attach"
 go
 wait_for "$WORK/workload.out" '^gcs total=' 60 || fail "workload did not finish"
 kill -TERM $RP

@@ -9,7 +9,7 @@ build_workload
 start_workload exit 6
 "$GCSCOPE" record "$WPID" -o "$WORK/a.nettrace" --rows >"$WORK/rec.out" 2>"$WORK/rec.err" &
 RP=$!
-wait_for "$WORK/rec.err" "attached to pid $WPID" 30 || fail "record did not attach"
+wait_attached "$WORK/rec.err" $RP || fail "record did not attach"
 go
 wait $RP; rc=$?
 cat "$WORK/rec.out" "$WORK/rec.err"
@@ -30,9 +30,11 @@ rm -f "$WORK/in"
 start_workload steady 6
 "$GCSCOPE" record "$WPID" -o "$WORK/b.nettrace" --rows >"$WORK/rec.out" 2>"$WORK/rec.err" &
 RP=$!
-wait_for "$WORK/rec.err" "attached to pid $WPID" 30 || fail "record did not attach"
+wait_attached "$WORK/rec.err" $RP || fail "record did not attach"
 go
 wait_for "$WORK/workload.out" '^gcs total=' 60 || fail "workload did not finish"
+# Kill once the runtime has flushed some of the GCs to us (a row shows).
+wait_for "$WORK/rec.out" ' Induced ' 60 || fail "no GC arrived"
 kill -KILL "$WPID"
 WPID=
 wait $RP; rc=$?

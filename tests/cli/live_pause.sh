@@ -10,7 +10,7 @@ start_workload longpause 100
 "$GCSCOPE" record "$WPID" -o "$WORK/p.nettrace" --rows --stop-on-pause-ms 10 \
     >"$WORK/rec.out" 2>"$WORK/rec.err" &
 RP=$!
-wait_for "$WORK/rec.err" "attached to pid $WPID" 30 || fail "record did not attach"
+wait_attached "$WORK/rec.err" $RP || fail "record did not attach"
 go
 wait $RP; rc=$?
 cat "$WORK/rec.out" "$WORK/rec.err" "$WORK/workload.out"
