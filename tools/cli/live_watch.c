@@ -39,9 +39,16 @@ const char live_common_usage[] =
     "  --providers SPEC       replace the providers: Name:Keywords:Level[,...]\n"
     "  --socket PATH          use this diagnostic socket instead of finding PID's\n";
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal, signal_count;
 
-static void on_signal(int sig) { stop_signal = sig; }
+/* The first Ctrl-C/SIGTERM stops the session cleanly; a second one stops
+ * waiting for the runtime to end the stream. */
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+    if (signal_count < 2)
+        signal_count++;
+}
 
 static double now_s(void)
 {
@@ -420,6 +427,7 @@ int live_run(const live_opts *o)
     gcs_error err;
     gcs_error_clear(&err);
     stop_signal = 0;
+    signal_count = 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -575,7 +583,7 @@ int live_run(const live_opts *o)
                     fprintf(stderr, "gcscope %s: stopping: %s\n", o->cmd, serr.reason);
             }
         }
-        if (stop_sent && now_s() > stop_deadline) {
+        if (stop_sent && (now_s() > stop_deadline || signal_count >= 2)) {
             drain_timeout = true;
             break;
         }
@@ -594,7 +602,10 @@ int live_run(const live_opts *o)
         fprintf(stderr, "gcscope %s: the process exited\n", o->cmd);
     else if (ended && !stop_sent && session)
         fprintf(stderr, "gcscope %s: the runtime ended the stream\n", o->cmd);
-    if (drain_timeout)
+    if (drain_timeout && signal_count >= 2)
+        fprintf(stderr, "gcscope %s: interrupted again: not waiting for the end of the stream\n",
+                o->cmd);
+    else if (drain_timeout)
         fprintf(stderr, "gcscope %s: the runtime did not end the stream within %d s\n", o->cmd,
                 DRAIN_TIMEOUT_MS / 1000);
     if (ended && !ended_clean && !analysis_stopped && reader)
