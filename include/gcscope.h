@@ -8,5 +8,6 @@
 #include "gcscope/reader.h"
 #include "gcscope/decode.h"
 #include "gcscope/gc.h"
+#include "gcscope/objects.h"
 #include "gcscope/live.h"
 #endif

@@ -11,12 +11,16 @@ the display name TraceEvent gives it ("GC/Start"), and its fields in order
 with types, repeat rules, hex display and value/bit maps.
 
 Usage:
-    scripts/gen-clr-manifest.py [--source TEXT] MANIFEST.man [MORE.man ...] \
+    scripts/gen-clr-manifest.py [--source TEXT] [--supplement PART.man] \
+        MANIFEST.man [MORE.man ...] \
         > src/decode/clr_manifest_table.c
 
 Later manifests override earlier ones event by event (same provider, id and
 version), template by template and map by map, so a newer manifest, or a
 partial one holding only newer events, can be laid over an older one.
+Manifests given with --supplement are read last and only fill gaps: they add
+events, templates, maps, tasks, opcodes and keywords the other manifests do
+not define, and never replace one (for events newer than the manifest at hand).
 --source is copied into the header comment (say which manifest commits).
 
 Only python3's standard library is needed; make never runs this.
@@ -101,19 +105,25 @@ TRACEEVENT_NAMES = {
     ("Microsoft-Windows-DotNETRuntime", 36): "GC/BulkRootCCW",
     ("Microsoft-Windows-DotNETRuntime", 37): "GC/BulkRCW",
     ("Microsoft-Windows-DotNETRuntime", 38): "GC/BulkRootStaticVar",
+    ("Microsoft-Windows-DotNETRuntime", 90): "Contention/LockCreated",
     ("Microsoft-Windows-DotNETRuntime", 136): "Method/DCStopCompleteV2",
     ("Microsoft-Windows-DotNETRuntime", 159): "Method/R2RGetEntryPoint",
+    ("Microsoft-Windows-DotNETRuntime", 160): "Method/R2RGetEntryPointStart",
     ("Microsoft-Windows-DotNETRuntime", 186): "Method/InliningFailedAnsi",
     ("Microsoft-Windows-DotNETRuntime", 190): "Method/ILToNativeMap",
     ("Microsoft-Windows-DotNETRuntime", 203): "GC/Join",
     ("Microsoft-Windows-DotNETRuntime", 206): "GC/GenAwareBegin",
     ("Microsoft-Windows-DotNETRuntime", 207): "GC/GenAwareEnd",
+    ("Microsoft-Windows-DotNETRuntime", 208): "GC/LOHCompact",
+    ("Microsoft-Windows-DotNETRuntime", 209): "GC/FitBucketInfo",
     ("Microsoft-Windows-DotNETRuntime", 283): "TieredCompilation/BackgroundJitStart",
     ("Microsoft-Windows-DotNETRuntime", 284): "TieredCompilation/BackgroundJitStop",
+    ("Microsoft-Windows-DotNETRuntime", 298): "JitInstrumentationDataVerbose/InstrumentationData",
     ("Microsoft-Windows-DotNETRuntimePrivate", 191): "FailFast",
     ("Microsoft-Windows-DotNETRuntimePrivate", 193): "GC/CCWRefCountChangeAnsi",
     ("Microsoft-Windows-DotNETRuntimePrivate", 195): "GC/DestroyGCHandle",
     ("Microsoft-Windows-DotNETRuntimePrivate", 310): "LoaderHeap/AllocRequest",
+    ("Microsoft-Windows-DotNETRuntimeRundown", 10): "GC/SettingsRundown",
     ("Microsoft-Windows-DotNETRuntimeRundown", 149): "Method/ILToNativeMapDCStart",
     ("Microsoft-Windows-DotNETRuntimeRundown", 150): "Method/ILToNativeMapDCStop",
     ("Microsoft-Windows-DotNETRuntimeRundown", 280): "TieredCompilationRundown/SettingsDCStart",
@@ -130,6 +140,11 @@ TRACEEVENT_MAPS = {
         (0x7, "InducedNotForced"), (0x8, "Internal"), (0x9, "InducedLowMemory"),
         (0xa, "InducedCompacting"), (0xb, "LowMemoryHost"), (0xc, "PMFullGC"),
         (0xd, "LowMemoryHostBlocking")]),
+    # The manifest's string for 3 is "PinnedHeap"; TraceEvent's GCSegmentType
+    # enum (and this table before the current manifest) says PinnedObjectHeap.
+    "GCSegmentTypeMap": (False, [
+        (0x0, "SmallObjectHeap"), (0x1, "LargeObjectHeap"), (0x2, "ReadOnlyHeap"),
+        (0x3, "PinnedObjectHeap")]),
     "AssemblyFlagsMap": (True, [
         (0x1, "DomainNeutral"), (0x2, "Dynamic"), (0x4, "Native"), (0x8, "Collectible"),
         (0x10, "ReadyToRun")]),
@@ -256,7 +271,12 @@ def parse_fields(elem, strings, where):
     return fields
 
 
-def load(path, providers):
+def load(path, providers, fill_only=False):
+    # fill_only: a supplement adds what is missing and replaces nothing.
+    def put(d, k, v):
+        if not (fill_only and k in d):
+            d[k] = v
+
     tree = ET.parse(path)
     root = tree.getroot()
     strings = {}
@@ -273,22 +293,22 @@ def load(path, providers):
         kws = child(pe, "keywords")
         if kws is not None:
             for k in children(kws, "keyword"):
-                p.keywords[k.get("name")] = int(k.get("mask"), 0)
+                put(p.keywords, k.get("name"), int(k.get("mask"), 0))
         tasks = child(pe, "tasks")
         if tasks is not None:
             for t in children(tasks, "task"):
                 tname = t.get("name")
-                p.tasks[tname] = (int(t.get("value"), 0), message(strings, t.get("message"), tname))
+                put(p.tasks, tname, (int(t.get("value"), 0), message(strings, t.get("message"), tname)))
                 ops = child(t, "opcodes")
                 if ops is not None:
                     for o in children(ops, "opcode"):
-                        p.opcodes[(tname, o.get("name"))] = (
-                            int(o.get("value"), 0), message(strings, o.get("message"), o.get("name")))
+                        put(p.opcodes, (tname, o.get("name")), (
+                            int(o.get("value"), 0), message(strings, o.get("message"), o.get("name"))))
         ops = child(pe, "opcodes")
         if ops is not None:
             for o in children(ops, "opcode"):
-                p.opcodes[(None, o.get("name"))] = (
-                    int(o.get("value"), 0), message(strings, o.get("message"), o.get("name")))
+                put(p.opcodes, (None, o.get("name")), (
+                    int(o.get("value"), 0), message(strings, o.get("message"), o.get("name"))))
         maps = child(pe, "maps")
         if maps is not None:
             for m in maps:
@@ -297,11 +317,13 @@ def load(path, providers):
                     continue
                 entries = [(int(e.get("value").strip(), 0), message(strings, e.get("message"), e.get("value")))
                            for e in children(m, "map")]
-                p.maps[m.get("name")] = (kind == "bitMap", entries)
+                put(p.maps, m.get("name"), (kind == "bitMap", entries))
         temps = child(pe, "templates")
         if temps is not None:
             for t in children(temps, "template"):
                 tid = t.get("tid")
+                if fill_only and tid in p.templates:
+                    continue
                 p.templates[tid] = parse_fields(t, strings, name + ":" + tid)
                 add_padding(tid, p.templates[tid])
         evs = child(pe, "events")
@@ -309,6 +331,8 @@ def load(path, providers):
             for e in children(evs, "event"):
                 eid = int(e.get("value"), 0)
                 ver = int(e.get("version") or "0", 0)
+                if fill_only and (eid, ver) in p.events:
+                    continue
                 p.events[(eid, ver)] = {
                     "id": eid, "version": ver,
                     "level": e.get("level"), "keywords": e.get("keywords") or "",
@@ -369,11 +393,15 @@ def ident(s):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--source", default="", help="manifest provenance for the header comment")
+    ap.add_argument("--supplement", action="append", default=[],
+                    help="partial manifest that only adds what the others lack")
     ap.add_argument("manifests", nargs="+")
     args = ap.parse_args()
     providers = {}
     for path in args.manifests:
         load(path, providers)
+    for path in args.supplement:
+        load(path, providers, fill_only=True)
 
     out = []
     w = out.append
@@ -383,7 +411,8 @@ def main():
     w(" * The runtime providers' events (ids, versions, TraceEvent display names,")
     w(" * payload fields, value and bit maps), taken from the .NET runtime's ETW")
     w(" * manifest ClrEtwAll.man. Regenerate with:")
-    w(" *   python3 scripts/gen-clr-manifest.py --source '...' ClrEtwAll.man [newer.man] \\")
+    w(" *   python3 scripts/gen-clr-manifest.py --source '...' [--supplement part.man] \\")
+    w(" *       ClrEtwAll.man [newer.man] \\")
     w(" *       > src/decode/clr_manifest_table.c")
     if args.source:
         for line in args.source.split("\n"):

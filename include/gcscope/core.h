@@ -32,6 +32,18 @@ typedef enum gcs_status {
     GCS_ERR_ARG = -8          /* the caller passed something invalid */
 } gcs_status;
 
+/* Generations as the runtime numbers them (per-generation arrays,
+ * GC/GenerationRange): LOH and POH are collected only by gen-2 GCs. */
+enum {
+    GCS_GEN0 = 0,
+    GCS_GEN1 = 1,
+    GCS_GEN2 = 2,
+    GCS_GEN_LOH = 3, /* large object heap */
+    GCS_GEN_POH = 4, /* pinned object heap (.NET 5+) */
+    GCS_GEN_COUNT = 5
+};
+#define GCS_GENERATION_COUNT GCS_GEN_COUNT
+
 /* What went wrong, and where. */
 typedef struct gcs_error {
     gcs_status status;

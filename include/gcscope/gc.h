@@ -37,9 +37,7 @@ typedef enum gcs_gc_type {
     GCS_GC_FOREGROUND = 2     /* blocking ephemeral GC during a background GC */
 } gcs_gc_type;
 
-/* Generation indexes of the per-generation arrays. */
-enum { GCS_GEN0 = 0, GCS_GEN1 = 1, GCS_GEN2 = 2, GCS_GEN_LOH = 3, GCS_GEN_POH = 4,
-       GCS_GEN_COUNT = 5 };
+/* Generation indexes of the per-generation arrays: GCS_GEN0.. in core.h. */
 
 /* Names (the shared seeds' names; NULL when the value has no name). */
 const char *gcs_gc_reason_name(uint32_t reason);          /* "AllocSmall", ... */

@@ -59,7 +59,10 @@ typedef enum gcs_type {
     GCS_T_UTF8,         /* varuint32 length then UTF-8 (nettrace V6 only) */
     GCS_T_DATETIME,     /* 8-byte FILETIME */
     GCS_T_BINARY,       /* raw bytes; length from array rule */
-    GCS_T_STRUCT        /* children describe the element */
+    GCS_T_STRUCT,       /* children describe the element */
+    GCS_T_VARINT,       /* zigzag varint64 (nettrace V6 VarInt) */
+    GCS_T_VARUINT,      /* varuint64 (nettrace V6 VarUInt) */
+    GCS_T_CHAR8         /* one UTF-8 code unit (nettrace V6 UTF8CodeUnit) */
 } gcs_type;
 
 /* How many times a field repeats. */
@@ -68,7 +71,12 @@ typedef enum gcs_repeat {
     GCS_REPEAT_FIXED,         /* exactly repeat_arg elements */
     GCS_REPEAT_COUNT_FIELD,   /* count is the value of sibling field #repeat_arg */
     GCS_REPEAT_U16_PREFIX,    /* a uint16 element count precedes the elements */
-    GCS_REPEAT_VARUINT_PREFIX /* a varuint32 count precedes the elements (V6) */
+    GCS_REPEAT_VARUINT_PREFIX, /* a varuint32 count precedes the elements */
+    /* nettrace V6 RelLoc / DataLoc: a uint32 whose high 16 bits are the byte
+     * size and low 16 bits the byte position of fixed-size elements, relative
+     * to the end of this uint32 (RELLOC) or to the payload start (DATALOC). */
+    GCS_REPEAT_RELLOC,
+    GCS_REPEAT_DATALOC
 } gcs_repeat;
 
 /* One field of a payload schema. */

@@ -4,14 +4,13 @@
  * The runtime providers' events (ids, versions, TraceEvent display names,
  * payload fields, value and bit maps), taken from the .NET runtime's ETW
  * manifest ClrEtwAll.man. Regenerate with:
- *   python3 scripts/gen-clr-manifest.py --source '...' ClrEtwAll.man [newer.man] \
+ *   python3 scripts/gen-clr-manifest.py --source '...' [--supplement part.man] \
+ *       ClrEtwAll.man [newer.man] \
  *       > src/decode/clr_manifest_table.c
- * Source: dotnet/coreclr@92a61c430e2b433f2b42190cb8ee5ee9170ad365 src/vm/ClrEtwAll.man (2019-11-13)
- * Source: plus newer GC and rundown events (GCHeapStats V2, GCAllocationTick V4,
- * Source: GCGlobalHeapHistory V3/V4, GenAware, GCLOHCompact, GCFitBucketInfo,
- * Source: ExecutionCheckpointDCEnd, GCSettingsRundown, AllocationSampled (layouts checked against real payloads), PinnedObjectHeap segment type) transcribed from
  * Source: dotnet/runtime@68813511f6a4855bd2f2b1605ae19418680ae7de src/coreclr/vm/ClrEtwAll.man
- * Source: into a partial manifest given as a second argument (see docs/decode.md).
+ * Source: (722,837 chars, read page by page through the code index; not committed)
+ * Source: supplement (--supplement, fill-only): AllocationSampled (303), which that
+ * Source: version lacks, hand-transcribed from a newer dotnet/runtime into a partial manifest
  */
 #include "decode/manifest.h"
 
@@ -41,6 +40,11 @@ static const gcs_map_entry map_ExceptionThrownFlagsMap[] = {
 static const gcs_map_entry map_GCAllocationKindMap[] = {
     {0x0u, "Small"},
     {0x1u, "Large"},
+    {0x2u, "Pinned"},
+};
+static const gcs_map_entry map_GCBucketKindMap[] = {
+    {0x0u, "FLItem"},
+    {0x1u, "Plug"},
 };
 static const gcs_map_entry map_GCHandleKindMap[] = {
     {0x0u, "WeakShort"},
@@ -86,6 +90,10 @@ static const gcs_map_entry map_GCRootKindMap[] = {
     {0x3u, "Older"},
     {0x4u, "SizedRef"},
     {0x5u, "Overflow"},
+    {0x6u, "DependentHandle"},
+    {0x7u, "NewFQ"},
+    {0x8u, "Steal"},
+    {0x9u, "BGC"},
 };
 static const gcs_map_entry map_GCRootStaticVarFlagsMap[] = {
     {0x1u, "ThreadLocal"},
@@ -119,6 +127,13 @@ static const gcs_map_entry map_ILStubGeneratedFlagsMap[] = {
     {0x10u, "VarArg"},
     {0x20u, "UnmanagedCallee"},
     {0x40u, "StructMarshal"},
+};
+static const gcs_map_entry map_KnownPathSourceMap[] = {
+    {0x0u, "ApplicationAssemblies"},
+    {0x1u, "Unused"},
+    {0x2u, "AppPaths"},
+    {0x3u, "PlatformResourceRoots"},
+    {0x4u, "SatelliteSubdirectory"},
 };
 static const gcs_map_entry map_MethodFlagsMap[] = {
     {0x1u, "Dynamic"},
@@ -196,9 +211,27 @@ static const gcs_map_entry map_ModuleRangeTypeMap[] = {
     {0x4u, "ColdRange"},
     {0x8u, "HotColdSortedRange"},
 };
+static const gcs_map_entry map_ResolutionAttemptedResultMap[] = {
+    {0x0u, "Success"},
+    {0x1u, "AssemblyNotFound"},
+    {0x2u, "MismatchedAssemblyName"},
+    {0x3u, "IncompatibleVersion"},
+    {0x4u, "Failure"},
+    {0x5u, "Exception"},
+};
+static const gcs_map_entry map_ResolutionAttemptedStageMap[] = {
+    {0x0u, "FindInLoadContext"},
+    {0x1u, "AssemblyLoadContextLoad"},
+    {0x2u, "ApplicationAssemblies"},
+    {0x3u, "DefaultAssemblyLoadContextFallback"},
+    {0x4u, "ResolveSatelliteAssembly"},
+    {0x5u, "AssemblyLoadContextResolvingEvent"},
+    {0x6u, "AppDomainAssemblyResolveEvent"},
+};
 static const gcs_map_entry map_RuntimeSkuMap[] = {
     {0x1u, "DesktopClr"},
     {0x2u, "CoreClr"},
+    {0x4u, "Mono"},
 };
 static const gcs_map_entry map_StartupFlagsMap[] = {
     {0x1u, "CONCURRENT_GC"},
@@ -248,6 +281,8 @@ static const gcs_map_entry map_TieredCompilationSettingsFlagsMap[] = {
     {0x0u, "None"},
     {0x1u, "QuickJit"},
     {0x2u, "QuickJitForLoops"},
+    {0x4u, "TieredPGO"},
+    {0x8u, "ReadyToRun"},
 };
 static const gcs_map_entry map_TypeFlagsMap[] = {
     {0x1u, "Delegate"},
@@ -267,29 +302,33 @@ const gcs_builtin_map gcs_builtin_maps[] = {
     {"AssemblyFlagsMap", true, map_AssemblyFlagsMap, 5},
     {"ContentionFlagsMap", false, map_ContentionFlagsMap, 2},
     {"ExceptionThrownFlagsMap", true, map_ExceptionThrownFlagsMap, 5},
-    {"GCAllocationKindMap", false, map_GCAllocationKindMap, 2},
+    {"GCAllocationKindMap", false, map_GCAllocationKindMap, 3},
+    {"GCBucketKindMap", false, map_GCBucketKindMap, 2},
     {"GCHandleKindMap", false, map_GCHandleKindMap, 9},
     {"GCReasonMap", false, map_GCReasonMap, 14},
     {"GCRootCCWFlagsMap", true, map_GCRootCCWFlagsMap, 2},
     {"GCRootFlagsMap", true, map_GCRootFlagsMap, 4},
-    {"GCRootKindMap", false, map_GCRootKindMap, 6},
+    {"GCRootKindMap", false, map_GCRootKindMap, 10},
     {"GCRootStaticVarFlagsMap", true, map_GCRootStaticVarFlagsMap, 1},
     {"GCSegmentTypeMap", false, map_GCSegmentTypeMap, 4},
     {"GCSuspendEEReasonMap", false, map_GCSuspendEEReasonMap, 8},
     {"GCTypeMap", false, map_GCTypeMap, 3},
     {"ILStubGeneratedFlagsMap", true, map_ILStubGeneratedFlagsMap, 7},
+    {"KnownPathSourceMap", false, map_KnownPathSourceMap, 5},
     {"MethodFlagsMap", true, map_MethodFlagsMap, 7},
     {"ModuleFlagsMap", true, map_ModuleFlagsMap, 7},
     {"ModuleRangeIBCTypeMap", true, map_ModuleRangeIBCTypeMap, 2},
     {"ModuleRangeSectionTypeMap", false, map_ModuleRangeSectionTypeMap, 46},
     {"ModuleRangeTypeMap", true, map_ModuleRangeTypeMap, 4},
-    {"RuntimeSkuMap", true, map_RuntimeSkuMap, 2},
+    {"ResolutionAttemptedResultMap", false, map_ResolutionAttemptedResultMap, 6},
+    {"ResolutionAttemptedStageMap", false, map_ResolutionAttemptedStageMap, 7},
+    {"RuntimeSkuMap", true, map_RuntimeSkuMap, 3},
     {"StartupFlagsMap", true, map_StartupFlagsMap, 15},
     {"StartupModeMap", true, map_StartupModeMap, 5},
     {"TailCallTypeMap", false, map_TailCallTypeMap, 3},
     {"ThreadAdjustmentReasonMap", false, map_ThreadAdjustmentReasonMap, 8},
     {"ThreadFlagsMap", true, map_ThreadFlagsMap, 3},
-    {"TieredCompilationSettingsFlagsMap", true, map_TieredCompilationSettingsFlagsMap, 3},
+    {"TieredCompilationSettingsFlagsMap", true, map_TieredCompilationSettingsFlagsMap, 5},
     {"TypeFlagsMap", true, map_TypeFlagsMap, 10},
 };
 const size_t gcs_builtin_map_count = sizeof gcs_builtin_maps / sizeof gcs_builtin_maps[0];
@@ -435,6 +474,13 @@ static const gcs_field fields_p0_Contention[] = {
     {"ContentionFlags", GCS_T_U8, GCS_REPEAT_ONE, 0, NULL, 0, "ContentionFlagsMap", false},
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
+static const gcs_field fields_p0_ContentionStart_V2[] = {
+    {"ContentionFlags", GCS_T_U8, GCS_REPEAT_ONE, 0, NULL, 0, "ContentionFlagsMap", false},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"LockID", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"AssociatedObjectID", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"LockOwnerThreadID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
 static const gcs_field fields_p0_ContentionStop_V1[] = {
     {"ContentionFlags", GCS_T_U8, GCS_REPEAT_ONE, 0, NULL, 0, "ContentionFlagsMap", false},
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
@@ -487,6 +533,11 @@ static const gcs_field fields_p0_ExceptionHandling[] = {
     {"MethodName", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
+static const gcs_field fields_p0_ExecutionCheckpoint[] = {
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"Name", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"Timestamp", GCS_T_I64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
 static const gcs_field fields_p0_FinalizeObject[] = {
     {"TypeID", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
     {"ObjectID", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
@@ -529,7 +580,7 @@ static const gcs_field fields_p0_GCAllocationTick_V4[] = {
     {"TypeName", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"HeapIndex", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"Address", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
-    {"ObjectSize", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ObjectSize", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
 };
 static const gcs_field fields_p0_GCBulkEdge_Values[] = {
     {"Value", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
@@ -681,7 +732,7 @@ static const gcs_field fields_p0_GCFitBucketInfo_Values[] = {
 };
 static const gcs_field fields_p0_GCFitBucketInfo[] = {
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
-    {"BucketKind", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"BucketKind", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, "GCBucketKindMap", false},
     {"TotalSize", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"Count", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"Values", GCS_T_STRUCT, GCS_REPEAT_COUNT_FIELD, 3, fields_p0_GCFitBucketInfo_Values, 4, NULL, false},
@@ -934,6 +985,36 @@ static const gcs_field fields_p0_IncreaseMemoryPressure[] = {
     {"BytesAllocated", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
+static const gcs_field fields_p0_JitInstrumentationData[] = {
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"MethodFlags", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"DataSize", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"MethodID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"Data", GCS_T_BINARY, GCS_REPEAT_COUNT_FIELD, 2, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p0_JitInstrumentationDataVerbose[] = {
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"MethodFlags", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"DataSize", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"MethodID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"ModuleID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"MethodToken", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"MethodNamespace", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"MethodName", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"MethodSignature", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"Data", GCS_T_BINARY, GCS_REPEAT_COUNT_FIELD, 2, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p0_KnownPathProbed[] = {
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"FilePath", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"Source", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, "KnownPathSourceMap", false},
+    {"Result", GCS_T_I32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p0_LockCreated[] = {
+    {"LockID", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"AssociatedObjectID", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
 static const gcs_field fields_p0_MethodDetails[] = {
     {"MethodID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
     {"TypeID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
@@ -950,6 +1031,16 @@ static const gcs_field fields_p0_MethodILToNativeMap[] = {
     {"ILOffsets", GCS_T_U32, GCS_REPEAT_COUNT_FIELD, 3, NULL, 0, NULL, false},
     {"NativeOffsets", GCS_T_U32, GCS_REPEAT_COUNT_FIELD, 3, NULL, 0, NULL, false},
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p0_MethodILToNativeMap_V1[] = {
+    {"MethodID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"ReJITID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"MethodExtent", GCS_T_U8, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"CountOfMapEntries", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ILOffsets", GCS_T_U32, GCS_REPEAT_COUNT_FIELD, 3, NULL, 0, NULL, false},
+    {"NativeOffsets", GCS_T_U32, GCS_REPEAT_COUNT_FIELD, 3, NULL, 0, NULL, false},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ILVersionID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
 static const gcs_field fields_p0_MethodJitInliningFailed[] = {
     {"MethodBeingCompiledNamespace", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
@@ -989,6 +1080,15 @@ static const gcs_field fields_p0_MethodJitInliningSucceeded[] = {
     {"InlineeNamespace", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"InlineeName", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"InlineeNameSignature", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p0_MethodJitMemoryAllocatedForCode[] = {
+    {"MethodID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"ModuleID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"JitHotCodeRequestSize", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"JitRODataRequestSize", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"AllocatedSizeForJitCode", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"JitAllocFlag", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
 static const gcs_field fields_p0_MethodJitTailCallFailed[] = {
@@ -1161,6 +1261,10 @@ static const gcs_field fields_p0_PinObjectAtGCTime[] = {
     {"TypeName", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
+static const gcs_field fields_p0_ProfilerMessage[] = {
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"Message", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
 static const gcs_field fields_p0_R2RGetEntryPoint[] = {
     {"MethodID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
     {"MethodNamespace", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
@@ -1168,6 +1272,20 @@ static const gcs_field fields_p0_R2RGetEntryPoint[] = {
     {"MethodSignature", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"EntryPoint", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p0_R2RGetEntryPointStart[] = {
+    {"MethodID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p0_ResolutionAttempted[] = {
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"AssemblyName", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"Stage", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, "ResolutionAttemptedStageMap", false},
+    {"AssemblyLoadContext", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"Result", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, "ResolutionAttemptedResultMap", false},
+    {"ResultAssemblyName", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ResultAssemblyPath", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ErrorMessage", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
 static const gcs_field fields_p0_RuntimeInformation[] = {
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
@@ -1222,6 +1340,13 @@ static const gcs_field fields_p0_ThreadPoolIOWorkEnqueue[] = {
     {"NativeOverlapped", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
     {"Overlapped", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
     {"MultiDequeues", GCS_T_BOOL32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p0_ThreadPoolMinMaxThreads[] = {
+    {"MinWorkerThreads", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"MaxWorkerThreads", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"MinIOCompletionThreads", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"MaxIOCompletionThreads", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
 static const gcs_field fields_p0_ThreadPoolWork[] = {
@@ -1289,6 +1414,22 @@ static const gcs_field fields_p0_TieredCompilationSettings[] = {
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"Flags", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, "TieredCompilationSettingsFlagsMap", true},
 };
+static const gcs_field fields_p0_TypeLoadStart[] = {
+    {"TypeLoadStartID", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p0_TypeLoadStop[] = {
+    {"TypeLoadStartID", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"LoadLevel", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"TypeID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"TypeName", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p0_YieldProcessorMeasurement[] = {
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"NsPerYield", GCS_T_F64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"EstablishedNsPerYield", GCS_T_F64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
 static const gcs_field fields_p1_AppDomainLoadUnloadRundown[] = {
     {"AppDomainID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
     {"AppDomainFlags", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, "AppDomainFlagsMap", false},
@@ -1344,7 +1485,7 @@ static const gcs_field fields_p1_DomainModuleLoadUnloadRundown_V1[] = {
     {"ModuleNativePath", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
-static const gcs_field fields_p1_ExecutionCheckpoint[] = {
+static const gcs_field fields_p1_ExecutionCheckpointRundown[] = {
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"Name", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"Timestamp", GCS_T_I64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
@@ -1367,6 +1508,16 @@ static const gcs_field fields_p1_MethodILToNativeMapRundown[] = {
     {"ILOffsets", GCS_T_U32, GCS_REPEAT_COUNT_FIELD, 3, NULL, 0, NULL, false},
     {"NativeOffsets", GCS_T_U32, GCS_REPEAT_COUNT_FIELD, 3, NULL, 0, NULL, false},
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p1_MethodILToNativeMapRundown_V1[] = {
+    {"MethodID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"ReJITID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"MethodExtent", GCS_T_U8, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"CountOfMapEntries", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ILOffsets", GCS_T_U32, GCS_REPEAT_COUNT_FIELD, 3, NULL, 0, NULL, false},
+    {"NativeOffsets", GCS_T_U32, GCS_REPEAT_COUNT_FIELD, 3, NULL, 0, NULL, false},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ILVersionID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
 static const gcs_field fields_p1_MethodLoadUnloadRundown[] = {
     {"MethodID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
@@ -1517,6 +1668,14 @@ static const gcs_field fields_p2_BGCOverflow[] = {
     {"Objects", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"IsLarge", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p2_BGCOverflow_V1[] = {
+    {"Min", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"Max", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"Objects", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"IsLarge", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"GenNumber", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
 static const gcs_field fields_p2_BGCRevisit[] = {
     {"Pages", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
@@ -1693,6 +1852,15 @@ static const gcs_field fields_p2_GCSettings_V1[] = {
     {"LargeObjectSegmentSize", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"ServerGC", GCS_T_BOOL32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p2_JittedMethodRichDebugInfo[] = {
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"MethodID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"ReJITID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"ILVersionID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ChunkIndex", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"DataSize", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"Data", GCS_T_BINARY, GCS_REPEAT_COUNT_FIELD, 5, NULL, 0, NULL, false},
 };
 static const gcs_field fields_p2_LoaderHeapPrivate[] = {
     {"LoaderHeapPtr", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
@@ -1903,6 +2071,8 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {0, 55u, 0u, 0x10000u, 4u, 101u, "ThreadPoolWorkerThreadAdjustment", "Adjustment", "ThreadPoolWorkerThreadAdjustment/Adjustment", fields_p0_ThreadPoolWorkerThreadAdjustmentAdjustment, 4},
     {0, 56u, 0u, 0x10000u, 5u, 102u, "ThreadPoolWorkerThreadAdjustment", "Stats", "ThreadPoolWorkerThreadAdjustment/Stats", fields_p0_ThreadPoolWorkerThreadAdjustmentStats, 11},
     {0, 57u, 0u, 0x10000u, 4u, 90u, "ThreadPoolWorkerThread", "Wait", "ThreadPoolWorkerThread/Wait", fields_p0_ThreadPoolWorkerThread, 3},
+    {0, 58u, 0u, 0x10000u, 4u, 0u, "YieldProcessorMeasurement", "Info", "YieldProcessorMeasurement", fields_p0_YieldProcessorMeasurement, 3},
+    {0, 59u, 0u, 0x10000u, 4u, 0u, "ThreadPoolMinMaxThreads", "Info", "ThreadPoolMinMaxThreads", fields_p0_ThreadPoolMinMaxThreads, 5},
     {0, 60u, 0u, 0x10000u, 5u, 1u, "ThreadPoolWorkingThreadCount", "Start", "ThreadPoolWorkingThreadCount/Start", fields_p0_ThreadPoolWorkingThreadCount, 2},
     {0, 61u, 0u, 0x80010000u, 5u, 11u, "ThreadPool", "Enqueue", "ThreadPool/Enqueue", fields_p0_ThreadPoolWork, 2},
     {0, 62u, 0u, 0x80010000u, 5u, 12u, "ThreadPool", "Dequeue", "ThreadPool/Dequeue", fields_p0_ThreadPoolWork, 2},
@@ -1912,10 +2082,13 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {0, 70u, 0u, 0x80010000u, 4u, 11u, "Thread", "Creating", "Thread/Creating", fields_p0_ThreadStartWork, 2},
     {0, 71u, 0u, 0x80010000u, 4u, 12u, "Thread", "Running", "Thread/Running", fields_p0_ThreadStartWork, 2},
     {0, 72u, 0u, 0x4000000000u, 4u, 43u, "Method", "MethodDetails", "Method/MethodDetails", fields_p0_MethodDetails, 6},
+    {0, 73u, 0u, 0x8000000000u, 4u, 1u, "TypeLoad", "Start", "TypeLoad/Start", fields_p0_TypeLoadStart, 2},
+    {0, 74u, 0u, 0x8000000000u, 4u, 2u, "TypeLoad", "Stop", "TypeLoad/Stop", fields_p0_TypeLoadStop, 5},
     {0, 80u, 0u, 0x0u, 4u, 1u, "Exception", "Start", "Exception/Start", NULL, 0},
     {0, 80u, 1u, 0x200008000u, 2u, 1u, "Exception", "Start", "Exception/Start", fields_p0_Exception, 6},
     {0, 81u, 0u, 0x0u, 4u, 1u, "Contention", "Start", "Contention/Start", NULL, 0},
     {0, 81u, 1u, 0x4000u, 4u, 1u, "Contention", "Start", "Contention/Start", fields_p0_Contention, 2},
+    {0, 81u, 2u, 0x4000u, 4u, 1u, "Contention", "Start", "Contention/Start", fields_p0_ContentionStart_V2, 5},
     {0, 82u, 0u, 0x40000000u, 0u, 82u, "ClrStack", "Walk", "ClrStack/Walk", fields_p0_ClrStackWalk, 5},
     {0, 83u, 0u, 0x800u, 4u, 48u, "AppDomainResourceManagement", "MemAllocated", "AppDomainResourceManagement/MemAllocated", fields_p0_AppDomainMemAllocated, 3},
     {0, 84u, 0u, 0x800u, 4u, 49u, "AppDomainResourceManagement", "MemSurvived", "AppDomainResourceManagement/MemSurvived", fields_p0_AppDomainMemSurvived, 4},
@@ -1924,6 +2097,7 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {0, 87u, 0u, 0x10800u, 4u, 52u, "AppDomainResourceManagement", "DomainEnter", "AppDomainResourceManagement/DomainEnter", fields_p0_ThreadTerminatedOrTransition, 3},
     {0, 88u, 0u, 0x2000u, 4u, 88u, "ILStub", "StubGenerated", "ILStub/StubGenerated", fields_p0_ILStubGenerated, 11},
     {0, 89u, 0u, 0x2000u, 4u, 89u, "ILStub", "StubCacheHit", "ILStub/StubCacheHit", fields_p0_ILStubCacheHit, 7},
+    {0, 90u, 0u, 0x4000u, 4u, 0u, "Contention", "LockCreated", "Contention/LockCreated", fields_p0_LockCreated, 3},
     {0, 91u, 0u, 0x4000u, 4u, 2u, "Contention", "Stop", "Contention/Stop", fields_p0_Contention, 2},
     {0, 91u, 1u, 0x4000u, 4u, 2u, "Contention", "Stop", "Contention/Stop", fields_p0_ContentionStop_V1, 3},
     {0, 135u, 0u, 0x30u, 4u, 14u, "Method", "DCStartCompleteV2", "Method/DCStartCompleteV2", NULL, 0},
@@ -1946,6 +2120,7 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {0, 144u, 2u, 0x30u, 4u, 38u, "Method", "UnloadVerbose", "Method/UnloadVerbose", fields_p0_MethodLoadUnloadVerbose_V2, 11},
     {0, 145u, 0u, 0x10u, 5u, 42u, "Method", "JittingStarted", "Method/JittingStarted", fields_p0_MethodJittingStarted, 7},
     {0, 145u, 1u, 0x10u, 5u, 42u, "Method", "JittingStarted", "Method/JittingStarted", fields_p0_MethodJittingStarted_V1, 8},
+    {0, 146u, 0u, 0x10u, 5u, 103u, "Method", "MemoryAllocatedForJitCode", "Method/MemoryAllocatedForJitCode", fields_p0_MethodJitMemoryAllocatedForCode, 7},
     {0, 149u, 0u, 0x8u, 4u, 35u, "Loader", "ModuleDCStartV2", "Loader/ModuleDCStartV2", fields_p0_ModuleLoadUnload, 6},
     {0, 150u, 0u, 0x8u, 4u, 36u, "Loader", "ModuleDCStopV2", "Loader/ModuleDCStopV2", fields_p0_ModuleLoadUnload, 6},
     {0, 151u, 0u, 0x8u, 4u, 45u, "Loader", "DomainModuleLoad", "Loader/DomainModuleLoad", fields_p0_DomainModuleLoadUnload, 7},
@@ -1965,7 +2140,8 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {0, 157u, 0u, 0x8u, 4u, 42u, "Loader", "AppDomainUnload", "Loader/AppDomainUnload", fields_p0_AppDomainLoadUnload, 3},
     {0, 157u, 1u, 0x8u, 4u, 42u, "Loader", "AppDomainUnload", "Loader/AppDomainUnload", fields_p0_AppDomainLoadUnload_V1, 5},
     {0, 158u, 0u, 0x20000000u, 4u, 10u, "ClrPerfTrack", "ModuleRangeLoad", "ClrPerfTrack/ModuleRangeLoad", fields_p0_ModuleRange, 5},
-    {0, 159u, 0u, 0x2000000000u, 5u, 33u, "Method", "R2RGetEntryPoint", "Method/R2RGetEntryPoint", fields_p0_R2RGetEntryPoint, 6},
+    {0, 159u, 0u, 0x2000000000u, 4u, 33u, "Method", "R2RGetEntryPoint", "Method/R2RGetEntryPoint", fields_p0_R2RGetEntryPoint, 6},
+    {0, 160u, 0u, 0x2000000000u, 4u, 33u, "Method", "R2RGetEntryPointStart", "Method/R2RGetEntryPointStart", fields_p0_R2RGetEntryPointStart, 2},
     {0, 181u, 0u, 0x400u, 5u, 1u, "StrongNameVerification", "Start", "StrongNameVerification/Start", fields_p0_StrongNameVerification, 3},
     {0, 181u, 1u, 0x400u, 5u, 1u, "StrongNameVerification", "Start", "StrongNameVerification/Start", fields_p0_StrongNameVerification_V1, 4},
     {0, 182u, 0u, 0x400u, 4u, 2u, "StrongNameVerification", "Stop", "StrongNameVerification/Stop", fields_p0_StrongNameVerification, 3},
@@ -1980,6 +2156,7 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {0, 188u, 0u, 0x1000u, 5u, 85u, "Method", "TailCallSucceeded", "Method/TailCallSucceeded", fields_p0_MethodJitTailCallSucceeded, 12},
     {0, 189u, 0u, 0x1000u, 5u, 86u, "Method", "TailCallFailed", "Method/TailCallFailed", fields_p0_MethodJitTailCallFailedAnsi, 12},
     {0, 190u, 0u, 0x20000u, 5u, 87u, "Method", "ILToNativeMap", "Method/ILToNativeMap", fields_p0_MethodILToNativeMap, 7},
+    {0, 190u, 1u, 0x20000u, 5u, 87u, "Method", "ILToNativeMap", "Method/ILToNativeMap", fields_p0_MethodILToNativeMap_V1, 8},
     {0, 191u, 0u, 0x1000u, 5u, 86u, "Method", "TailCallFailed", "Method/TailCallFailed", fields_p0_MethodJitTailCallFailed, 12},
     {0, 192u, 0u, 0x1000u, 5u, 84u, "Method", "InliningFailed", "Method/InliningFailed", fields_p0_MethodJitInliningFailed, 12},
     {0, 200u, 0u, 0x1u, 5u, 200u, "GC", "IncreaseMemoryPressure", "GC/IncreaseMemoryPressure", fields_p0_IncreaseMemoryPressure, 2},
@@ -2014,9 +2191,15 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {0, 284u, 0u, 0x1000000000u, 4u, 2u, "TieredCompilation", "BackgroundJitStop", "TieredCompilation/BackgroundJitStop", fields_p0_TieredCompilationBackgroundJitStop, 3},
     {0, 290u, 0u, 0x4u, 4u, 1u, "AssemblyLoader", "Start", "AssemblyLoader/Start", fields_p0_AssemblyLoadStart, 6},
     {0, 291u, 0u, 0x4u, 4u, 2u, "AssemblyLoader", "Stop", "AssemblyLoader/Stop", fields_p0_AssemblyLoadStop, 10},
+    {0, 292u, 0u, 0x4u, 4u, 11u, "AssemblyLoader", "ResolutionAttempted", "AssemblyLoader/ResolutionAttempted", fields_p0_ResolutionAttempted, 8},
     {0, 293u, 0u, 0x4u, 4u, 12u, "AssemblyLoader", "AssemblyLoadContextResolvingHandlerInvoked", "AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked", fields_p0_AssemblyLoadContextResolvingHandlerInvoked, 6},
     {0, 294u, 0u, 0x4u, 4u, 13u, "AssemblyLoader", "AppDomainAssemblyResolveHandlerInvoked", "AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked", fields_p0_AppDomainAssemblyResolveHandlerInvoked, 5},
     {0, 295u, 0u, 0x4u, 4u, 14u, "AssemblyLoader", "AssemblyLoadFromResolveHandlerInvoked", "AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked", fields_p0_AssemblyLoadFromResolveHandlerInvoked, 5},
+    {0, 296u, 0u, 0x4u, 4u, 15u, "AssemblyLoader", "KnownPathProbed", "AssemblyLoader/KnownPathProbed", fields_p0_KnownPathProbed, 4},
+    {0, 297u, 0u, 0x10000000000u, 4u, 11u, "JitInstrumentationData", "InstrumentationData", "JitInstrumentationData/InstrumentationData", fields_p0_JitInstrumentationData, 5},
+    {0, 298u, 0u, 0x10000000000u, 4u, 12u, "JitInstrumentationDataVerbose", "InstrumentationData", "JitInstrumentationDataVerbose/InstrumentationData", fields_p0_JitInstrumentationDataVerbose, 10},
+    {0, 299u, 0u, 0x20000000000u, 4u, 11u, "Profiler", "ProfilerMessage", "Profiler/ProfilerMessage", fields_p0_ProfilerMessage, 2},
+    {0, 300u, 0u, 0x20000000u, 4u, 11u, "ExecutionCheckpoint", "ExecutionCheckpoint", "ExecutionCheckpoint/ExecutionCheckpoint", fields_p0_ExecutionCheckpoint, 3},
     {0, 303u, 0u, 0x80000000000u, 4u, 0u, "AllocationSampling", "Info", "AllocationSampling", fields_p0_AllocationSampled, 7},
     {1, 0u, 0u, 0x40000000u, 0u, 82u, "ClrStack", "Walk", "ClrStack/Walk", fields_p1_ClrStackWalk, 5},
     {1, 10u, 0u, 0x0u, 4u, 10u, "GC", "SettingsRundown", "GC/SettingsRundown", fields_p1_GCSettingsRundown, 8},
@@ -2041,7 +2224,9 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {1, 148u, 0u, 0x20038u, 4u, 17u, "Method", "DCStopInit", "Method/DCStopInit", NULL, 0},
     {1, 148u, 1u, 0x20038u, 4u, 17u, "Method", "DCStopInit", "Method/DCStopInit", fields_p1_DCStartEnd, 1},
     {1, 149u, 0u, 0x20000u, 5u, 41u, "Method", "ILToNativeMapDCStart", "Method/ILToNativeMapDCStart", fields_p1_MethodILToNativeMapRundown, 7},
+    {1, 149u, 1u, 0x20000u, 5u, 41u, "Method", "ILToNativeMapDCStart", "Method/ILToNativeMapDCStart", fields_p1_MethodILToNativeMapRundown_V1, 8},
     {1, 150u, 0u, 0x20000u, 5u, 42u, "Method", "ILToNativeMapDCStop", "Method/ILToNativeMapDCStop", fields_p1_MethodILToNativeMapRundown, 7},
+    {1, 150u, 1u, 0x20000u, 5u, 42u, "Method", "ILToNativeMapDCStop", "Method/ILToNativeMapDCStop", fields_p1_MethodILToNativeMapRundown_V1, 8},
     {1, 151u, 0u, 0x8u, 4u, 46u, "Loader", "DomainModuleDCStart", "Loader/DomainModuleDCStart", fields_p1_DomainModuleLoadUnloadRundown, 7},
     {1, 151u, 1u, 0x8u, 4u, 46u, "Loader", "DomainModuleDCStart", "Loader/DomainModuleDCStart", fields_p1_DomainModuleLoadUnloadRundown_V1, 8},
     {1, 152u, 0u, 0x8u, 4u, 47u, "Loader", "DomainModuleDCStop", "Loader/DomainModuleDCStop", fields_p1_DomainModuleLoadUnloadRundown, 7},
@@ -2065,7 +2250,7 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {1, 161u, 0u, 0x20000000u, 4u, 11u, "ClrPerfTrack", "ModuleRangeDCStop", "ClrPerfTrack/ModuleRangeDCStop", fields_p1_ModuleRangeRundown, 5},
     {1, 187u, 0u, 0x0u, 4u, 1u, "Runtime", "Start", "Runtime/Start", fields_p1_RuntimeInformationRundown, 15},
     {1, 280u, 0u, 0x1000000000u, 4u, 11u, "TieredCompilationRundown", "SettingsDCStart", "TieredCompilationRundown/SettingsDCStart", fields_p1_TieredCompilationSettings, 2},
-    {1, 300u, 0u, 0x0u, 4u, 11u, "ExecutionCheckpointRundown", "ExecutionCheckpointDCEnd", "ExecutionCheckpointRundown/ExecutionCheckpointDCEnd", fields_p1_ExecutionCheckpoint, 3},
+    {1, 300u, 0u, 0x0u, 4u, 11u, "ExecutionCheckpointRundown", "ExecutionCheckpointDCEnd", "ExecutionCheckpointRundown/ExecutionCheckpointDCEnd", fields_p1_ExecutionCheckpointRundown, 3},
     {2, 1u, 0u, 0x1u, 4u, 132u, "GC", "Decision", "GC/Decision", fields_p2_GCDecision, 1},
     {2, 1u, 1u, 0x1u, 4u, 132u, "GC", "Decision", "GC/Decision", fields_p2_GCDecision_V1, 2},
     {2, 2u, 0u, 0x1u, 4u, 14u, "GC", "Settings", "GC/Settings", fields_p2_GCSettings, 3},
@@ -2098,6 +2283,7 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {2, 20u, 0u, 0x1u, 4u, 34u, "GC", "BGCDrainMark", "GC/BGCDrainMark", fields_p2_BGCDrainMark, 2},
     {2, 21u, 0u, 0x1u, 4u, 35u, "GC", "BGCRevisit", "GC/BGCRevisit", fields_p2_BGCRevisit, 4},
     {2, 22u, 0u, 0x1u, 4u, 36u, "GC", "BGCOverflow", "GC/BGCOverflow", fields_p2_BGCOverflow, 5},
+    {2, 22u, 1u, 0x1u, 4u, 36u, "GC", "BGCOverflow", "GC/BGCOverflow", fields_p2_BGCOverflow_V1, 6},
     {2, 23u, 0u, 0x1u, 4u, 37u, "GC", "BGCAllocWaitStart", "GC/BGCAllocWaitStart", fields_p2_BGCAllocWait, 2},
     {2, 24u, 0u, 0x1u, 4u, 38u, "GC", "BGCAllocWaitStop", "GC/BGCAllocWaitStop", fields_p2_BGCAllocWait, 2},
     {2, 25u, 0u, 0x1u, 4u, 19u, "GC", "FullNotify", "GC/FullNotify", fields_p2_GCFullNotify, 2},
@@ -2223,6 +2409,7 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {2, 186u, 0u, 0x400u, 4u, 91u, "Transparency", "TokenTransparencyComputationStart", "Transparency/TokenTransparencyComputationStart", fields_p2_TokenTransparencyCalculation, 4},
     {2, 187u, 0u, 0x400u, 4u, 92u, "Transparency", "TokenTransparencyComputationStop", "Transparency/TokenTransparencyComputationStop", fields_p2_TokenTransparencyCalculationResult, 6},
     {2, 188u, 0u, 0x8u, 4u, 69u, "NgenBinder", "NgenBind", "NgenBinder/NgenBind", fields_p2_NgenBindEvent, 4},
+    {2, 189u, 0u, 0x40000u, 4u, 10u, "CLRMethodPrivate", "JittedMethodRichDebugInfo", "CLRMethodPrivate/JittedMethodRichDebugInfo", fields_p2_JittedMethodRichDebugInfo, 7},
     {2, 191u, 0u, 0x0u, 1u, 52u, "FailFast", "", "FailFast", fields_p2_FailFast, 5},
     {2, 192u, 0u, 0x1u, 5u, 39u, "GC", "FinalizeObject", "GC/FinalizeObject", fields_p2_PrvFinalizeObject, 4},
     {2, 193u, 0u, 0x2000u, 5u, 40u, "GC", "CCWRefCountChangeAnsi", "GC/CCWRefCountChangeAnsi", fields_p2_CCWRefCountChangeAnsi, 9},

@@ -15,6 +15,7 @@
 #include "base/buf.h"
 #include "base/cursor.h"
 #include "base/error.h"
+#include "decode/schema_size.h"
 
 typedef struct walker {
     gcs_cursor cur;
@@ -72,6 +73,8 @@ static size_t utf8_length(const uint8_t *s, size_t units)
 static void set_utf16(walker *w, gcs_value *v, const uint8_t *s, size_t units)
 {
     v->bytes = s;
+    if (!w->fn)
+        return; /* validating only: nobody reads the text */
     v->str_len = gcs_utf16_to_utf8_buf(s, units, w->str, sizeof w->str);
     v->str = w->str;
     v->str_truncated = v->str_len + 4 >= sizeof w->str && utf8_length(s, units) != v->str_len;
@@ -79,6 +82,9 @@ static void set_utf16(walker *w, gcs_value *v, const uint8_t *s, size_t units)
 
 static void set_bytes_str(walker *w, gcs_value *v, const uint8_t *s, size_t n)
 {
+    v->bytes = s;
+    if (!w->fn)
+        return; /* validating only: nobody reads the text */
     size_t k = n < sizeof w->str - 1 ? n : sizeof w->str - 1;
     memcpy(w->str, s, k);
     w->str[k] = '\0';
@@ -206,6 +212,27 @@ static gcs_status read_scalar(walker *w, const gcs_field *f, gcs_value *v)
         set_bytes_str(w, v, s, len);
         break;
     }
+    case GCS_T_VARUINT:
+    case GCS_T_VARINT: {
+        uint64_t x;
+        if (!gcs_cur_varu64(c, &x))
+            return short_payload(w, f, "variable-length integer");
+        v->u = x;
+        /* Zig-zag: the low bit is the sign. */
+        v->i = f->type == GCS_T_VARINT ? (int64_t)(x >> 1) ^ -(int64_t)(x & 1) : (int64_t)x;
+        if (f->type == GCS_T_VARINT)
+            v->u = (uint64_t)v->i;
+        break;
+    }
+    case GCS_T_CHAR8: {
+        const uint8_t *s;
+        if (!gcs_cur_bytes(c, 1, &s))
+            return short_payload(w, f, "1-byte character");
+        v->u = s[0];
+        v->i = s[0];
+        set_bytes_str(w, v, s, 1);
+        break;
+    }
     case GCS_T_NONE:
     case GCS_T_BINARY:
     case GCS_T_STRUCT:
@@ -256,7 +283,7 @@ static gcs_status walk_one(walker *w, const gcs_field *f, uint32_t depth, bool i
     switch (f->type) {
     case GCS_T_BOOL8: case GCS_T_BOOL32: case GCS_T_U8: case GCS_T_I8: case GCS_T_U16:
     case GCS_T_I16: case GCS_T_U32: case GCS_T_I32: case GCS_T_U64: case GCS_T_I64:
-    case GCS_T_POINTER:
+    case GCS_T_POINTER: case GCS_T_VARINT: case GCS_T_VARUINT:
         *is_int = true;
         *int_value = v.u;
         break;
@@ -310,9 +337,67 @@ static gcs_status repeat_count(walker *w, const gcs_field *fields, uint32_t i,
         *count = n;
         return GCS_OK;
     }
+    case GCS_REPEAT_RELLOC:
+    case GCS_REPEAT_DATALOC:
+        /* Elements live elsewhere in the payload: see walk_located. */
+        *count = 0;
+        return GCS_OK;
     }
     return GCS_FAIL(w->err, GCS_ERR_ARG, 0, "field %s: unknown repeat rule %d",
                     f->name ? f->name : "?", (int)f->repeat);
+}
+
+/*
+ * V6 RelLoc/DataLoc arrays: a 4-byte descriptor (high 16 bits: size in
+ * bytes, low 16 bits: position) points at the elements elsewhere in the
+ * payload: relative to the end of the descriptor (RelLoc) or to the start
+ * of the payload (DataLoc). Elements must be of fixed size.
+ */
+static gcs_status walk_located(walker *w, const gcs_field *f, uint32_t depth)
+{
+    uint32_t desc;
+    if (!gcs_cur_u32(&w->cur, &desc))
+        return short_payload(w, f, "location descriptor");
+    uint32_t size = desc >> 16, pos = desc & 0xFFFF;
+    gcs_field one = *f;
+    one.repeat = GCS_REPEAT_ONE;
+    uint32_t elem = 0;
+    if (!gcs_schema_fixed_size(&one, 1, w->pointer_size, &elem) || elem == 0)
+        return GCS_CORRUPT(w->err, gcs_cur_offset(&w->cur),
+                           "field %s: located array of elements without a fixed size",
+                           f->name ? f->name : "?");
+    size_t payload_size = (size_t)(w->cur.end - w->cur.start);
+    size_t target = f->repeat == GCS_REPEAT_RELLOC ? (size_t)(w->cur.p - w->cur.start) + pos : pos;
+    if (target > payload_size || size > payload_size - target || size % elem != 0)
+        return GCS_CORRUPT(w->err, gcs_cur_offset(&w->cur),
+                           "field %s: %u bytes at payload offset %zu do not fit the %zu-byte "
+                           "payload in %u-byte elements",
+                           f->name ? f->name : "?", size, target, payload_size, elem);
+    gcs_cursor saved = w->cur;
+    w->cur = gcs_cur_make(saved.start + target, size, saved.origin + target);
+    gcs_value a;
+    memset(&a, 0, sizeof a);
+    a.kind = GCS_VALUE_ARRAY_BEGIN;
+    a.field = f;
+    a.type = f->type;
+    a.depth = depth;
+    a.count = size / elem;
+    a.offset = cur_pos(w);
+    gcs_status st = GCS_OK;
+    if (emit(w, &a)) {
+        for (uint32_t k = 0; k < a.count && !w->stopped && st == GCS_OK; k++) {
+            uint64_t elem_value;
+            bool elem_int = false;
+            st = walk_one(w, f, depth, true, k, &elem_value, &elem_int);
+        }
+        if (st == GCS_OK && !w->stopped) {
+            a.kind = GCS_VALUE_ARRAY_END;
+            a.size = size;
+            emit(w, &a);
+        }
+    }
+    w->cur = saved;
+    return st;
 }
 
 /*
@@ -341,6 +426,12 @@ static gcs_status walk_fields(walker *w, const gcs_field *fields, uint32_t count
             uint32_t pad = (align - rel % align) % align;
             if (!gcs_cur_skip(&w->cur, pad))
                 return short_payload(w, f, "padding");
+            continue;
+        }
+        if (f->repeat == GCS_REPEAT_RELLOC || f->repeat == GCS_REPEAT_DATALOC) {
+            gcs_status st = walk_located(w, f, depth);
+            if (st != GCS_OK)
+                return st;
             continue;
         }
         uint64_t n = 0;

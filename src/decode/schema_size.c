@@ -6,7 +6,7 @@
 static bool scalar_size(gcs_type t, uint32_t pointer_size, uint32_t *size)
 {
     switch (t) {
-    case GCS_T_BOOL8: case GCS_T_I8: case GCS_T_U8: *size = 1; return true;
+    case GCS_T_BOOL8: case GCS_T_I8: case GCS_T_U8: case GCS_T_CHAR8: *size = 1; return true;
     case GCS_T_CHAR16: case GCS_T_I16: case GCS_T_U16: *size = 2; return true;
     case GCS_T_BOOL32: case GCS_T_I32: case GCS_T_U32: case GCS_T_F32: *size = 4; return true;
     case GCS_T_I64: case GCS_T_U64: case GCS_T_F64: *size = 8; return true;

@@ -2,13 +2,16 @@
  * sort/sorter.c - buffering, ordering and releasing events; lost-event
  * accounting. See sorter.h for the guarantees this relies on.
  *
- * Events are appended to `recs` (headers) and `data` (payload bytes).
- * A release sorts the pending events by (timestamp, arrival) and hands out
- * a prefix: everything (sequence point, end, window full) or the events
- * strictly older than the IsSorted watermark (every event after a flagged
- * one in file order is at least as late, so older ones can go now). Once
- * the released events are consumed, the still-pending ones are compacted to
- * the front of fresh buffers.
+ * Events are appended to `recs` (headers) and `data` (payload bytes) in
+ * arrival order. Arrival order is cut into runs of ascending timestamps
+ * (a capture thread's events are in order in the file, so runs are long).
+ * A release takes, from every run, the prefix older than the limit (all of
+ * it after a sequence point, at the end or when the window is full; the
+ * part strictly older than the IsSorted watermark otherwise: every event
+ * after a flagged one in file order is at least as late) and merges those
+ * prefixes with a heap, ties broken by arrival. Nothing is ever re-sorted.
+ * Once the released events are consumed, the rest of each run moves to the
+ * front of the buffers.
  */
 #include "sort/sorter.h"
 
@@ -19,15 +22,23 @@
 #include "base/error.h"
 
 #define DEFAULT_WINDOW_BYTES ((size_t)64 << 20)
-/* Below this many buffered bytes a watermark release is not worth a sort. */
+/* Released bytes are reclaimed (the rest moved to the front) only past this
+ * and past twice the live bytes, so that each byte moves O(1) times. */
+#define COMPACT_MIN_GARBAGE ((size_t)4 << 20)
+/* Below this many buffered bytes a watermark release is not worth a merge. */
 #define WATERMARK_RELEASE_BYTES ((size_t)1 << 20)
 /* Threads tracked for sequence numbers; more are not checked (counted). */
 #define MAX_TRACKED_THREADS ((size_t)1 << 20)
 
-typedef struct sort_key {
+typedef struct run {
+    size_t start, end; /* recs[start, end): unreleased, ascending timestamps */
+} run;
+
+typedef struct heap_item {
     int64_t ts;
-    uint32_t idx;
-} sort_key;
+    size_t idx; /* in recs: arrival order, the tie-breaker */
+    size_t run;
+} heap_item;
 
 typedef struct thread_slot {
     uint64_t tid;
@@ -37,20 +48,25 @@ typedef struct thread_slot {
 
 struct gcs_sorter {
     gcs_sorted_event *recs;
-    bool *released;
     size_t n, cap;
     gcs_buf data;
-    sort_key *keys, *tmp;
-    size_t keys_cap;
-    uint32_t *ready;
+    run *runs;
+    size_t n_runs, runs_cap;
+    heap_item *heap;
+    size_t *heap_limit; /* per run: end of its released prefix */
+    size_t heap_cap;
+    size_t *ready;
     size_t ready_n, ready_pos, ready_cap;
     size_t window;
     int64_t watermark;
     bool have_watermark;
     bool release_all_requested;
+    size_t live_bytes;       /* bytes of unreleased events in data */
+    size_t added_since_release;
     uint64_t lost, overflows, untracked_threads;
     thread_slot *threads;
     size_t threads_cap, threads_used;
+    thread_slot *last_thread; /* most events come in runs of one thread */
 };
 
 gcs_sorter *gcs_sorter_new(size_t window_bytes)
@@ -69,10 +85,10 @@ void gcs_sorter_free(gcs_sorter *s)
     if (!s)
         return;
     free(s->recs);
-    free(s->released);
     gcs_buf_free(&s->data);
-    free(s->keys);
-    free(s->tmp);
+    free(s->runs);
+    free(s->heap);
+    free(s->heap_limit);
     free(s->ready);
     free(s->threads);
     free(s);
@@ -117,6 +133,7 @@ static thread_slot *thread_find(gcs_sorter *s, uint64_t tid, bool insert)
         free(s->threads);
         s->threads = nt;
         s->threads_cap = ncap;
+        s->last_thread = NULL;
         return thread_find(s, tid, true);
     }
     s->threads[h].used = true;
@@ -129,13 +146,28 @@ static thread_slot *thread_find(gcs_sorter *s, uint64_t tid, bool insert)
  * in file order, so any skipped number is an event that was dropped. */
 static void note_sequence(gcs_sorter *s, uint64_t capture_tid, uint32_t seq)
 {
-    thread_slot *t = thread_find(s, capture_tid, true);
+    thread_slot *t = s->last_thread;
+    if (!t || t->tid != capture_tid) {
+        t = thread_find(s, capture_tid, true);
+        s->last_thread = t;
+    }
     if (!t)
         return;
     int32_t gap = (int32_t)(seq - (t->last_seq + 1u));
     if (gap > 0)
         s->lost += (uint32_t)gap;
     t->last_seq = seq;
+}
+
+/* Most events carry no activity: then 32 bytes a event need not be kept. */
+static inline bool guid_is_zero(const uint8_t *g)
+{
+    if (!g)
+        return true;
+    uint64_t a, b;
+    memcpy(&a, g, 8);
+    memcpy(&b, g + 8, 8);
+    return (a | b) == 0;
 }
 
 gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err)
@@ -146,19 +178,29 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
         if (!nr)
             return GCS_FAIL(err, GCS_ERR_NOMEM, ev->offset, "out of memory buffering events");
         s->recs = nr;
-        bool *nrel = realloc(s->released, ncap * sizeof *nrel);
-        if (!nrel)
-            return GCS_FAIL(err, GCS_ERR_NOMEM, ev->offset, "out of memory buffering events");
-        s->released = nrel;
         s->cap = ncap;
     }
-    bool has_activity = ev->activity_id || ev->related_activity_id;
+    bool has_activity = !guid_is_zero(ev->activity_id) || !guid_is_zero(ev->related_activity_id);
     size_t need = ev->payload_size + (has_activity ? 32 : 0);
     gcs_status st = gcs_buf_reserve(&s->data, need);
     if (st != GCS_OK)
         return GCS_FAIL(err, st, ev->offset,
                         "more than %zu bytes of events between two sequence points",
                         s->data.max_cap);
+    /* Extend the last run, or start one when time goes back. */
+    if (s->n_runs == 0 || s->runs[s->n_runs - 1].end != s->n ||
+        s->recs[s->n - 1].timestamp > ev->timestamp) {
+        if (s->n_runs == s->runs_cap) {
+            size_t ncap = s->runs_cap ? s->runs_cap * 2 : 256;
+            run *nr = realloc(s->runs, ncap * sizeof *nr);
+            if (!nr)
+                return GCS_FAIL(err, GCS_ERR_NOMEM, ev->offset, "out of memory buffering events");
+            s->runs = nr;
+            s->runs_cap = ncap;
+        }
+        s->runs[s->n_runs++] = (run){s->n, s->n};
+    }
+    s->runs[s->n_runs - 1].end = s->n + 1;
     gcs_sorted_event *r = &s->recs[s->n];
     r->timestamp = ev->timestamp;
     r->tid = ev->tid;
@@ -171,10 +213,11 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
     r->processor = ev->processor;
     r->stack_id = ev->stack_id;
     r->has_activity = has_activity;
-    s->released[s->n] = false;
     if (ev->payload_size)
         memcpy(s->data.data + s->data.len, ev->payload, ev->payload_size);
     s->data.len += ev->payload_size;
+    s->live_bytes += need;
+    s->added_since_release += need;
     if (has_activity) {
         uint8_t *a = s->data.data + s->data.len;
         memset(a, 0, 32);
@@ -212,100 +255,174 @@ void gcs_sorter_sequence_point(gcs_sorter *s, const gcs_seq_entry *entries, size
     s->release_all_requested = true;
 }
 
-/* Stable merge sort of keys by timestamp; runs already in order are cheap. */
-static void merge_sort(sort_key *a, sort_key *tmp, size_t n)
+static inline bool item_less(const heap_item *a, const heap_item *b)
 {
-    if (n < 2)
-        return;
-    if (n <= 16) {
-        for (size_t i = 1; i < n; i++) {
-            sort_key k = a[i];
-            size_t j = i;
-            while (j > 0 && (a[j - 1].ts > k.ts || (a[j - 1].ts == k.ts && a[j - 1].idx > k.idx))) {
-                a[j] = a[j - 1];
-                j--;
-            }
-            a[j] = k;
-        }
-        return;
-    }
-    size_t mid = n / 2;
-    merge_sort(a, tmp, mid);
-    merge_sort(a + mid, tmp, n - mid);
-    if (a[mid - 1].ts < a[mid].ts || (a[mid - 1].ts == a[mid].ts && a[mid - 1].idx < a[mid].idx))
-        return;
-    memcpy(tmp, a, mid * sizeof *a);
-    size_t i = 0, j = mid, k = 0;
-    while (i < mid && j < n) {
-        if (a[j].ts < tmp[i].ts || (a[j].ts == tmp[i].ts && a[j].idx < tmp[i].idx))
-            a[k++] = a[j++];
-        else
-            a[k++] = tmp[i++];
-    }
-    while (i < mid)
-        a[k++] = tmp[i++];
+    return a->ts < b->ts || (a->ts == b->ts && a->idx < b->idx);
 }
 
-/* Drops consumed events, moving the pending ones to the front. */
+static void heap_push(heap_item *h, size_t *n, heap_item it)
+{
+    size_t i = (*n)++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!item_less(&it, &h[p]))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = it;
+}
+
+static heap_item heap_pop(heap_item *h, size_t *n)
+{
+    heap_item top = h[0], last = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && item_less(&h[c + 1], &h[c]))
+            c++;
+        if (!item_less(&h[c], &last))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n)
+        h[i] = last;
+    return top;
+}
+
+/*
+ * Drops released events, moving the unreleased rest of every run to the
+ * front. Only done when the released bytes outweigh the live ones, so each
+ * byte moves O(1) times on average.
+ */
 static void compact(gcs_sorter *s)
 {
     assert(s->ready_pos == s->ready_n);
-    if (s->ready_n == 0)
+    s->ready_n = s->ready_pos = 0;
+    size_t garbage = s->data.len - s->live_bytes;
+    if (garbage < COMPACT_MIN_GARBAGE || garbage < 2 * s->live_bytes) {
+        /* Keep the buffers; just forget emptied runs. */
+        size_t wr = 0;
+        for (size_t k = 0; k < s->n_runs; k++)
+            if (s->runs[k].start < s->runs[k].end || k == s->n_runs - 1)
+                s->runs[wr++] = s->runs[k];
+        s->n_runs = wr;
         return;
-    size_t w = 0;
-    size_t out = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        if (s->released[i])
+    }
+    size_t w = 0, out = 0, wr = 0;
+    for (size_t k = 0; k < s->n_runs; k++) {
+        run rn = s->runs[k];
+        if (rn.start == rn.end)
             continue;
-        gcs_sorted_event r = s->recs[i];
-        size_t len = r.payload_size + (r.has_activity ? 32 : 0);
-        /* Pending data only moves towards the front, so memmove is safe. */
-        assert(r.data_offset >= out);
-        memmove(s->data.data + out, s->data.data + r.data_offset, len);
-        r.data_offset = out;
-        out += len;
-        s->recs[w] = r;
-        s->released[w] = false;
-        w++;
+        /* Bytes of a run's events are contiguous: one move per run. */
+        size_t b0 = (size_t)s->recs[rn.start].data_offset;
+        const gcs_sorted_event *lastr = &s->recs[rn.end - 1];
+        size_t b1 = (size_t)lastr->data_offset + lastr->payload_size + (lastr->has_activity ? 32 : 0);
+        assert(b0 >= out);
+        memmove(s->data.data + out, s->data.data + b0, b1 - b0);
+        size_t cnt = rn.end - rn.start;
+        memmove(&s->recs[w], &s->recs[rn.start], cnt * sizeof *s->recs);
+        for (size_t i = w; i < w + cnt; i++)
+            s->recs[i].data_offset -= b0 - out;
+        s->runs[wr++] = (run){w, w + cnt};
+        w += cnt;
+        out += b1 - b0;
     }
     s->n = w;
+    s->n_runs = wr;
     s->data.len = out;
-    s->ready_n = s->ready_pos = 0;
+    assert(out == s->live_bytes);
 }
 
-/* Sorts what is pending and releases those older than limit (or all). */
+/* First index in the run whose timestamp is >= limit. */
+static size_t run_cut(const gcs_sorter *s, const run *rn, int64_t limit)
+{
+    size_t lo = rn->start, hi = rn->end;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->recs[mid].timestamp < limit)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Releases, merged in order, every run's prefix older than limit (or all). */
 static bool release(gcs_sorter *s, bool all, int64_t limit)
 {
     compact(s);
-    if (s->n == 0)
+    s->added_since_release = 0;
+    if (s->live_bytes == 0 && s->n_runs <= 1) {
+        /* Nothing pending: the buffers can restart from zero. */
+        s->n = s->n_runs = 0;
+        s->data.len = 0;
         return true;
-    if (s->keys_cap < s->n) {
-        size_t ncap = s->cap;
-        sort_key *k = realloc(s->keys, ncap * sizeof *k);
-        if (!k)
-            return false;
-        s->keys = k;
-        sort_key *t = realloc(s->tmp, ncap * sizeof *t);
-        if (!t)
-            return false;
-        s->tmp = t;
-        uint32_t *rd = realloc(s->ready, ncap * sizeof *rd);
+    }
+    if (s->ready_cap < s->cap) {
+        size_t *rd = realloc(s->ready, s->cap * sizeof *rd);
         if (!rd)
             return false;
         s->ready = rd;
-        s->keys_cap = s->ready_cap = ncap;
+        s->ready_cap = s->cap;
     }
-    for (size_t i = 0; i < s->n; i++) {
-        s->keys[i].ts = s->recs[i].timestamp;
-        s->keys[i].idx = (uint32_t)i;
+    if (s->heap_cap < s->runs_cap) {
+        heap_item *h = realloc(s->heap, s->runs_cap * sizeof *h);
+        if (!h)
+            return false;
+        s->heap = h;
+        size_t *hl = realloc(s->heap_limit, s->runs_cap * sizeof *hl);
+        if (!hl)
+            return false;
+        s->heap_limit = hl;
+        s->heap_cap = s->runs_cap;
     }
-    merge_sort(s->keys, s->tmp, s->n);
-    size_t k = 0;
-    while (k < s->n && (all || s->keys[k].ts < limit)) {
-        s->ready[k] = s->keys[k].idx;
-        s->released[s->keys[k].idx] = true;
-        k++;
+    memset(s->heap_limit, 0, s->n_runs * sizeof *s->heap_limit);
+    size_t hn = 0, k = 0;
+    for (size_t i = 0; i < s->n_runs; i++) {
+        run *rn = &s->runs[i];
+        size_t cut = all ? rn->end : run_cut(s, rn, limit);
+        if (cut == rn->start)
+            continue;
+        for (size_t j = rn->start; j < cut; j++)
+            s->live_bytes -= s->recs[j].payload_size + (s->recs[j].has_activity ? 32 : 0);
+        if (s->n_runs == 1) { /* one run: already in order */
+            for (size_t j = rn->start; j < cut; j++)
+                s->ready[k++] = j;
+        } else {
+            heap_push(s->heap, &hn, (heap_item){s->recs[rn->start].timestamp, rn->start, i});
+        }
+        /* The run's limit for the merge is `cut`; remember it in end's
+         * place until the merge is done. */
+        s->heap_limit[i] = cut;
     }
+    while (hn > 0) {
+        heap_item it = heap_pop(s->heap, &hn);
+        size_t limit_idx = s->heap_limit[it.run];
+        s->ready[k++] = it.idx;
+        size_t next = it.idx + 1;
+        /* Gallop: the run keeps the lead while it stays before every other
+         * run's head, without heap operations. */
+        if (hn == 0) {
+            while (next < limit_idx)
+                s->ready[k++] = next++;
+            break;
+        }
+        while (next < limit_idx) {
+            heap_item cand = {s->recs[next].timestamp, next, it.run};
+            if (!item_less(&cand, &s->heap[0]))
+                break;
+            s->ready[k++] = next++;
+        }
+        if (next < limit_idx)
+            heap_push(s->heap, &hn, (heap_item){s->recs[next].timestamp, next, it.run});
+    }
+    for (size_t i = 0; i < s->n_runs; i++)
+        if (s->heap_limit[i] > s->runs[i].start)
+            s->runs[i].start = s->heap_limit[i];
     s->ready_n = k;
     s->ready_pos = 0;
     return true;
@@ -328,18 +445,24 @@ void gcs_sorter_settle(gcs_sorter *s, bool eager)
         release(s, true, 0);
         return;
     }
-    if (s->data.len > s->window) {
+    if (s->live_bytes > s->window) {
         s->overflows++;
         release(s, true, 0);
         return;
     }
-    if (s->have_watermark && (eager || s->data.len >= WATERMARK_RELEASE_BYTES))
+    if (s->have_watermark && (eager || s->added_since_release >= WATERMARK_RELEASE_BYTES))
         release(s, false, s->watermark);
 }
 
 bool gcs_sorter_ready(const gcs_sorter *s) { return s->ready_pos < s->ready_n; }
 
-size_t gcs_sorter_pending(const gcs_sorter *s) { return s->n - s->ready_n; }
+size_t gcs_sorter_pending(const gcs_sorter *s)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < s->n_runs; k++)
+        n += s->runs[k].end - s->runs[k].start;
+    return n;
+}
 
 bool gcs_sorter_pop(gcs_sorter *s, const gcs_sorted_event **ev, const uint8_t **data)
 {

@@ -481,7 +481,7 @@ static void test_allocation_tick_pointer_sizes(void)
     CHECK(strstr(text, "AllocationAmount=0x1af40 AllocationKind=Small ClrInstanceID=0 "
                        "AllocationAmount64=0x1af40 TypeID=0x7f08a8555c78 "
                        "TypeName=\"System.RuntimeMethodInfoStub\" HeapIndex=0 "
-                       "Address=0x7efccd819068 ObjectSize=96\n") != NULL);
+                       "Address=0x7efccd819068 ObjectSize=0x60\n") != NULL);
     free(text);
 
     /* The same event from a 32-bit process: both pointers take 4 bytes and

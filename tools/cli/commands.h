@@ -14,6 +14,7 @@ typedef struct gcs_cli_command {
 int cmd_info(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_objects(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_live(int argc, char **argv);
 int cmd_record(int argc, char **argv);

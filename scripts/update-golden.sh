@@ -1,0 +1,58 @@
+#!/bin/sh
+# Writes the golden dumps of every committed fixture and of the shared
+# perfview traces:
+#   tests/golden/NAME.events.json.gz         gcscope events --format json (gzip -9n)
+#   tests/golden/NAME.info.txt               gcscope info (run in the trace's folder)
+#   tests/golden/NAME.events.txt.gz          gcscope events --format text, only for the
+#                                            small traces in TEXT_TRACES (the text printer;
+#                                            JSON of everything is the precise record)
+#   tests/golden/shared/NAME.events.json.gz  the same for ../shared/traces/perfview
+#   tests/golden/shared/NAME.info.txt
+# Usage: scripts/update-golden.sh [--out DIR]   (default: tests/golden)
+# GCSCOPE selects the CLI (default: build/gcscope, built by `make`).
+# tests/cli/golden_events.sh runs this into a temporary folder and compares.
+# Run from the repository root. Only rerun it when a change of output is
+# intended, and review `git diff --stat tests/golden` (and the decoded
+# differences, see docs/testing.md) before committing.
+set -eu
+out=tests/golden
+if [ "${1:-}" = "--out" ]; then out=$2; fi
+GCSCOPE=${GCSCOPE:-build/gcscope}
+case $GCSCOPE in /*) ;; *) GCSCOPE=$(pwd)/$GCSCOPE ;; esac
+[ -x "$GCSCOPE" ] || { echo "update-golden: $GCSCOPE not built (run make)" >&2; exit 2; }
+root=$(pwd)
+case $out in /*) ;; *) out=$root/$out ;; esac
+shared=$root/../shared/traces/perfview
+
+# Traces whose text dump is kept too (small, and between them every kind of
+# value: runtime GC events, rundown, EventSource arrays, strings, GUIDs).
+TEXT_TRACES="probe-net10.nettrace eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace"
+
+# dump TRACE_DIR TRACE_FILE OUT_PREFIX
+dump() {
+    (cd "$1" && "$GCSCOPE" events --format json "$2") | gzip -9n > "$3.events.json.gz.tmp"
+    mv "$3.events.json.gz.tmp" "$3.events.json.gz"
+    (cd "$1" && "$GCSCOPE" info "$2") > "$3.info.txt.tmp"
+    mv "$3.info.txt.tmp" "$3.info.txt"
+    case " $TEXT_TRACES " in
+    *" $2 "*)
+        (cd "$1" && "$GCSCOPE" events --format text "$2") | gzip -9n > "$3.events.txt.gz.tmp"
+        mv "$3.events.txt.gz.tmp" "$3.events.txt.gz"
+        ;;
+    esac
+}
+
+mkdir -p "$out"
+for t in "$root"/tests/data/*.nettrace; do
+    name=$(basename "$t" .nettrace)
+    dump "$root/tests/data" "$name.nettrace" "$out/$name"
+done
+if [ -d "$shared" ]; then
+    mkdir -p "$out/shared"
+    for t in "$shared"/*.nettrace "$shared"/*.netperf; do
+        [ -f "$t" ] || continue
+        dump "$shared" "$(basename "$t")" "$out/shared/$(basename "$t")"
+    done
+else
+    echo "skipped: shared traces (../shared/traces/perfview not present)"
+fi

@@ -1,0 +1,762 @@
+/*
+ * analysis/objects/object_analysis.c - object lifetimes by type from a
+ * trace (gcs_objects_*): drives an object tracker from the runtime's GC
+ * events and counts, per type, what became of the sampled objects.
+ *
+ * Event handling (details and rationale in docs/objects.md):
+ *  - GC/Start opens a tracker GC (condemned = Depth) unless it is a
+ *    background GC (the runtime reports no ranges for those); GC/End with
+ *    the same Count applies it.
+ *  - Bulk{Moved,Surviving}ObjectRanges feed the open GC.
+ *  - GenerationRange events come in batches; a batch describes the heap at
+ *    its time. A batch that arrives inside a GC after that GC's ranges
+ *    describes the heap after the GC and is applied right after the GC;
+ *    any other batch is applied when it ends (next other event).
+ *  - AllocationTick V3+, SampledObjectAllocation and AllocationSampled
+ *    (id 303) add tracked objects;
+ *    PinObjectAtGCTime marks them pinned; BulkType names type ids.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/objects/object_events.h"
+#include "base/buf.h"
+#include "base/error.h"
+#include "gcscope/objects.h"
+
+#define MAX_TYPES ((size_t)1 << 20)          /* beyond: one "(other types)" row */
+#define MAX_LIFETIMES ((size_t)1 << 24)      /* deaths kept for percentiles */
+#define MAX_NAME_BYTES ((size_t)256 << 20)   /* arena for type names */
+#define MAX_GENERATION_BATCH ((size_t)1 << 22) /* generation ranges in one batch */
+#define LOH_THRESHOLD 85000u
+
+typedef struct lifetime {
+    uint32_t gcs;
+    double ms;
+} lifetime;
+
+typedef struct type_entry {
+    gcs_object_type_stats s;
+    lifetime *lifetimes;
+    size_t nl, cl;
+} type_entry;
+
+/* Open-addressing map: 64-bit key -> 32-bit value. Key 0 is "empty", so
+ * callers map 0 to something else. */
+typedef struct u64map {
+    uint64_t *keys;
+    uint32_t *vals;
+    size_t cap, n;
+} u64map;
+
+struct gcs_objects {
+    gcs_objtrack *tracker;
+    gcs_objects_summary sum;
+    gcs_arena names;
+    type_entry *types;
+    size_t ntypes, ctypes;
+    u64map by_type_id;   /* type id -> type index */
+    u64map by_name_hash; /* FNV hash of name (for types without id) -> type index */
+    u64map bulk_names;   /* type id -> index into bulk_name_list */
+    const char **bulk_name_list;
+    size_t nbulk, cbulk;
+    size_t lifetimes_kept;
+    /* GC state */
+    bool gc_open;
+    uint32_t gc_count;
+    bool gc_got_ranges;
+    bool gc_got_generation_ranges;
+    uint32_t last_gc_begun;
+    bool bgc_open;
+    uint32_t bgc_count;
+    bool have_range_index;
+    uint32_t next_range_index;
+    /* generation range batch */
+    gcs_generation_range *batch;
+    size_t nbatch, cbatch;
+    bool batch_open;
+    bool batch_after_ranges; /* started inside a GC after its ranges */
+    bool batch_deferred;     /* closed, waits for the GC's end */
+    /* results */
+    bool finished;
+    const gcs_object_type_stats **order; /* report order */
+    size_t ntypes_reported;
+    gcs_status callback_status;
+};
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+static bool map_grow(u64map *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 256;
+    uint64_t *k = calloc(ncap, sizeof *k);
+    uint32_t *v = calloc(ncap, sizeof *v);
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return false;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->keys[i])
+            continue;
+        size_t h = (size_t)mix64(m->keys[i]) & (ncap - 1);
+        while (k[h])
+            h = (h + 1) & (ncap - 1);
+        k[h] = m->keys[i];
+        v[h] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = k;
+    m->vals = v;
+    m->cap = ncap;
+    return true;
+}
+
+static bool map_get(const u64map *m, uint64_t key, uint32_t *val)
+{
+    if (!m->cap)
+        return false;
+    size_t h = (size_t)mix64(key) & (m->cap - 1);
+    while (m->keys[h]) {
+        if (m->keys[h] == key) {
+            *val = m->vals[h];
+            return true;
+        }
+        h = (h + 1) & (m->cap - 1);
+    }
+    return false;
+}
+
+static bool map_put(u64map *m, uint64_t key, uint32_t val)
+{
+    if ((m->n + 1) * 2 > m->cap && !map_grow(m))
+        return false;
+    size_t h = (size_t)mix64(key) & (m->cap - 1);
+    while (m->keys[h] && m->keys[h] != key)
+        h = (h + 1) & (m->cap - 1);
+    if (!m->keys[h])
+        m->n++;
+    m->keys[h] = key;
+    m->vals[h] = val;
+    return true;
+}
+
+static void map_free(u64map *m)
+{
+    free(m->keys);
+    free(m->vals);
+}
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+static bool grow_array(void **arr, size_t *cap, size_t need, size_t es)
+{
+    if (need <= *cap)
+        return true;
+    size_t ncap = *cap ? *cap * 2 : 64;
+    while (ncap < need)
+        ncap *= 2;
+    if (ncap > SIZE_MAX / es)
+        return false;
+    void *p = realloc(*arr, ncap * es);
+    if (!p)
+        return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+static int64_t event_us(const gcs_event *ev)
+{
+    return (int64_t)llround(ev->msec * 1000.0);
+}
+
+/* ---- types --------------------------------------------------------------- */
+
+static gcs_status new_type(gcs_objects *a, uint64_t type_id, const char *name, uint32_t *index,
+                           gcs_error *err)
+{
+    if (a->ntypes >= MAX_TYPES) {
+        /* The last slot collects every further type. */
+        *index = (uint32_t)(MAX_TYPES - 1);
+        return GCS_OK;
+    }
+    if (!grow_array((void **)&a->types, &a->ctypes, a->ntypes + 1, sizeof *a->types))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory adding a type");
+    type_entry *t = &a->types[a->ntypes];
+    memset(t, 0, sizeof *t);
+    const char *stored = "";
+    if (a->ntypes == MAX_TYPES - 1)
+        name = "(other types)", type_id = 0;
+    if (name && *name) {
+        stored = gcs_arena_strndup(&a->names, name, strlen(name));
+        if (!stored)
+            stored = "";
+    }
+    t->s.name = stored;
+    t->s.type_id = type_id;
+    *index = (uint32_t)a->ntypes++;
+    return GCS_OK;
+}
+
+/* The type row for (type id, name): by id when there is one, else by name. */
+static gcs_status type_index(gcs_objects *a, uint64_t type_id, const char *name,
+                             uint32_t *index, gcs_error *err)
+{
+    u64map *m = type_id ? &a->by_type_id : &a->by_name_hash;
+    uint64_t key = type_id ? type_id : name_hash(name ? name : "");
+    uint32_t found = 0;
+    if (map_get(m, key, &found)) {
+        type_entry *t = &a->types[found];
+        if (type_id && name && *name && !*t->s.name) {
+            const char *stored = gcs_arena_strndup(&a->names, name, strlen(name));
+            if (stored)
+                t->s.name = stored;
+        }
+        *index = found;
+        return GCS_OK;
+    }
+    gcs_status st = new_type(a, type_id, name, index, err);
+    if (st != GCS_OK)
+        return st;
+    if (!map_put(m, key, *index))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory indexing types");
+    return GCS_OK;
+}
+
+/* ---- deaths -------------------------------------------------------------- */
+
+static void on_death(void *ctx, const gcs_tracked_object *o, gcs_death_kind kind,
+                     uint32_t gc_number, int condemned, int64_t gc_time)
+{
+    gcs_objects *a = ctx;
+    if (o->tag >= a->ntypes)
+        return;
+    type_entry *t = &a->types[o->tag];
+    t->s.samples++;
+    t->s.sample_bytes += o->size;
+    if (o->flags & GCS_OBJ_PINNED)
+        t->s.pinned++;
+    if (kind != GCS_DEATH_GC || condemned < 0 || condemned > 2) {
+        t->s.died_unseen++;
+        return;
+    }
+    t->s.died_in_gc[condemned]++;
+    if (!t->s.first_death_gc || gc_number < t->s.first_death_gc)
+        t->s.first_death_gc = gc_number;
+    if (gc_number > t->s.last_death_gc)
+        t->s.last_death_gc = gc_number;
+    if (o->generation >= GCS_GEN2) {
+        t->s.died_gen2++;
+        t->s.died_gen2_bytes += o->size;
+    }
+    if (a->lifetimes_kept >= MAX_LIFETIMES) {
+        a->sum.lifetimes_over_limit++;
+        return;
+    }
+    if (!grow_array((void **)&t->lifetimes, &t->cl, t->nl + 1, sizeof *t->lifetimes)) {
+        a->callback_status = GCS_ERR_NOMEM;
+        return;
+    }
+    lifetime *l = &t->lifetimes[t->nl++];
+    l->gcs = gc_number >= o->alloc_gc ? gc_number - o->alloc_gc : 0;
+    l->ms = (double)(gc_time - o->alloc_time) / 1000.0;
+    if (l->ms < 0)
+        l->ms = 0;
+    a->lifetimes_kept++;
+}
+
+/* ---- lifetime -------------------------------------------------------------- */
+
+gcs_objects *gcs_objects_new(gcs_error *err)
+{
+    gcs_objects *a = calloc(1, sizeof *a);
+    if (!a) {
+        GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory creating the object analysis");
+        return NULL;
+    }
+    gcs_objtrack_options o = {0};
+    o.on_death = on_death;
+    o.ctx = a;
+    a->tracker = gcs_objtrack_new(&o, err);
+    if (!a->tracker) {
+        free(a);
+        return NULL;
+    }
+    gcs_arena_init(&a->names, MAX_NAME_BYTES);
+    return a;
+}
+
+void gcs_objects_free(gcs_objects *a)
+{
+    if (!a)
+        return;
+    gcs_objtrack_free(a->tracker);
+    for (size_t i = 0; i < a->ntypes; i++)
+        free(a->types[i].lifetimes);
+    free(a->types);
+    map_free(&a->by_type_id);
+    map_free(&a->by_name_hash);
+    map_free(&a->bulk_names);
+    free(a->bulk_name_list);
+    free(a->batch);
+    free(a->order);
+    gcs_arena_reset(&a->names);
+    free(a);
+}
+
+/* ---- generation range batches --------------------------------------------- */
+
+static gcs_status apply_batch(gcs_objects *a, gcs_error *err)
+{
+    gcs_status st = GCS_OK;
+    if (a->nbatch)
+        st = gcs_objtrack_set_generation_ranges(a->tracker, a->batch, a->nbatch, err);
+    a->nbatch = 0;
+    a->batch_open = false;
+    a->batch_deferred = false;
+    return st;
+}
+
+/* Any event but GenerationRange ends a batch. */
+static gcs_status close_batch(gcs_objects *a, gcs_error *err)
+{
+    if (!a->batch_open)
+        return GCS_OK;
+    a->batch_open = false;
+    if (a->batch_after_ranges && a->gc_open) {
+        a->batch_deferred = true;
+        return GCS_OK;
+    }
+    return apply_batch(a, err);
+}
+
+/* ---- GCs ------------------------------------------------------------------ */
+
+static gcs_status end_open_gc(gcs_objects *a, gcs_error *err)
+{
+    gcs_status st = gcs_objtrack_end_gc(a->tracker, err);
+    if (st != GCS_OK)
+        return st;
+    a->gc_open = false;
+    if (a->gc_got_ranges) {
+        a->sum.gcs_with_ranges++;
+        if (!a->gc_got_generation_ranges)
+            a->sum.gcs_without_generation_ranges++;
+    } else {
+        a->sum.gcs_without_ranges++;
+    }
+    if (a->batch_deferred)
+        return apply_batch(a, err);
+    return GCS_OK;
+}
+
+static gcs_status on_gc_start(gcs_objects *a, const gcs_event *ev, gcs_error *err)
+{
+    objev_gc_start s;
+    if (!objev_decode_gc_start(ev, &s)) {
+        a->sum.short_payloads++;
+        return GCS_OK;
+    }
+    a->sum.gcs++;
+    a->last_gc_begun = s.count; /* GC numbers count every GC, background ones too */
+    if (s.has_type && s.type == 1) {
+        a->sum.background_gcs++;
+        a->bgc_open = true;
+        a->bgc_count = s.count;
+        return GCS_OK;
+    }
+    if (a->gc_open) {
+        a->sum.nested_gc_starts++;
+        gcs_objtrack_abort_gc(a->tracker);
+        a->gc_open = false;
+        if (a->batch_deferred) {
+            a->nbatch = 0;
+            a->batch_deferred = false;
+        }
+    }
+    if (!s.has_depth || s.depth > 2) {
+        a->sum.gcs_without_depth++;
+        return GCS_OK;
+    }
+    gcs_status st = gcs_objtrack_begin_gc(a->tracker, s.count, (int)s.depth, event_us(ev), err);
+    if (st != GCS_OK)
+        return st;
+    a->gc_open = true;
+    a->gc_count = s.count;
+    a->gc_got_ranges = false;
+    a->gc_got_generation_ranges = false;
+    a->have_range_index = false;
+    return GCS_OK;
+}
+
+static gcs_status on_gc_end(gcs_objects *a, const gcs_event *ev, gcs_error *err)
+{
+    objev_gc_end e;
+    if (!objev_decode_gc_end(ev, &e)) {
+        a->sum.short_payloads++;
+        return GCS_OK;
+    }
+    if (a->gc_open && e.count == a->gc_count)
+        return end_open_gc(a, err);
+    if (a->bgc_open && e.count == a->bgc_count) {
+        a->bgc_open = false;
+        return GCS_OK;
+    }
+    a->sum.gc_end_without_start++;
+    return GCS_OK;
+}
+
+#define RANGE_CHUNK 256
+
+static gcs_status on_ranges(gcs_objects *a, const gcs_event *ev, bool moved, gcs_error *err)
+{
+    objev_ranges it;
+    a->sum.range_events++;
+    a->sum.movement_seen = true;
+    if (!objev_ranges_begin(ev, moved, &it)) {
+        a->sum.short_payloads++;
+        return GCS_OK;
+    }
+    if (it.short_payload)
+        a->sum.short_payloads++;
+    if (!a->gc_open) {
+        a->sum.range_events_outside_gc++;
+    } else {
+        if (a->have_range_index && it.index != a->next_range_index && it.index != 0)
+            a->sum.range_index_gaps++;
+        a->have_range_index = true;
+        a->next_range_index = it.index + 1;
+        a->gc_got_ranges = true;
+    }
+    gcs_moved_range mr[RANGE_CHUNK];
+    gcs_surviving_range sr[RANGE_CHUNK];
+    size_t n = 0;
+    uint64_t o, nw, len;
+    for (;;) {
+        bool more = objev_ranges_next(&it, &o, &nw, &len);
+        if (more) {
+            mr[n].old_start = o;
+            mr[n].new_start = nw;
+            mr[n].length = len;
+            sr[n].start = o;
+            sr[n].length = len;
+            n++;
+        }
+        if (n == RANGE_CHUNK || (!more && n)) {
+            gcs_status st = moved ? gcs_objtrack_add_moved(a->tracker, mr, n, err)
+                                  : gcs_objtrack_add_surviving(a->tracker, sr, n, err);
+            if (st != GCS_OK)
+                return st;
+            n = 0;
+        }
+        if (!more)
+            break;
+    }
+    return GCS_OK;
+}
+
+static gcs_status on_generation_range(gcs_objects *a, const gcs_event *ev, gcs_error *err)
+{
+    objev_generation_range g;
+    a->sum.generation_range_events++;
+    if (!objev_decode_generation_range(ev, &g)) {
+        a->sum.short_payloads++;
+        return GCS_OK;
+    }
+    if (!a->batch_open) {
+        if (a->batch_deferred) {
+            /* A new batch while one waits for the GC's end: the newer wins. */
+            a->nbatch = 0;
+            a->batch_deferred = false;
+        }
+        a->batch_open = true;
+        a->batch_after_ranges = a->gc_open && a->gc_got_ranges;
+    }
+    if (a->gc_open)
+        a->gc_got_generation_ranges = true;
+    if (a->nbatch >= MAX_GENERATION_BATCH)
+        return GCS_OK;
+    if (!grow_array((void **)&a->batch, &a->cbatch, a->nbatch + 1, sizeof *a->batch))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory storing generation ranges");
+    gcs_generation_range *r = &a->batch[a->nbatch++];
+    r->generation = g.generation;
+    r->start = g.start;
+    r->used_length = g.used_length;
+    r->reserved_length = g.reserved_length;
+    return GCS_OK;
+}
+
+/* ---- allocations ------------------------------------------------------------- */
+
+static gcs_status track(gcs_objects *a, const gcs_event *ev, uint64_t address, uint64_t size,
+                        uint8_t generation, uint64_t type_id, const char *name, gcs_error *err)
+{
+    uint32_t ti = 0;
+    gcs_status st = type_index(a, type_id, name, &ti, err);
+    if (st != GCS_OK)
+        return st;
+    gcs_tracked_object o = {0};
+    o.address = address;
+    o.alloc_time = event_us(ev);
+    o.size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+    o.tag = ti;
+    o.alloc_gc = a->last_gc_begun;
+    o.generation = generation;
+    st = gcs_objtrack_add(a->tracker, &o, err);
+    if (st == GCS_ERR_LIMIT)
+        return GCS_OK; /* counted by the tracker */
+    return st;
+}
+
+static gcs_status on_allocation_tick(gcs_objects *a, const gcs_event *ev, bool sampled,
+                                     gcs_error *err)
+{
+    objev_allocation_tick t;
+    if (sampled)
+        a->sum.allocations_sampled++;
+    else
+        a->sum.allocation_ticks++;
+    if (!(sampled ? objev_decode_allocation_sampled(ev, &t) : objev_decode_allocation_tick(ev, &t))) {
+        a->sum.short_payloads++;
+        return GCS_OK;
+    }
+    if (!t.has_address || t.address == 0) {
+        a->sum.ticks_without_address++;
+        return GCS_OK;
+    }
+    uint8_t gen = t.kind == 1 ? GCS_GEN_LOH : t.kind == 2 ? GCS_GEN_POH : GCS_GEN0;
+    return track(a, ev, t.address, t.has_size ? t.object_size : 0, gen, t.type_id, t.type_name,
+                 err);
+}
+
+static gcs_status on_sampled_alloc(gcs_objects *a, const gcs_event *ev, gcs_error *err)
+{
+    objev_sampled_alloc s;
+    a->sum.sampled_allocations++;
+    if (!objev_decode_sampled_alloc(ev, &s)) {
+        a->sum.short_payloads++;
+        return GCS_OK;
+    }
+    if (s.address == 0)
+        return GCS_OK;
+    uint64_t size = s.object_count ? s.total_size / s.object_count : 0;
+    uint8_t gen = size >= LOH_THRESHOLD ? GCS_GEN_LOH : GCS_GEN0;
+    return track(a, ev, s.address, size, gen, s.type_id, NULL, err);
+}
+
+static gcs_status on_bulk_type(gcs_objects *a, const gcs_event *ev, gcs_error *err)
+{
+    objev_bulk_type it;
+    if (!objev_bulk_type_begin(ev, &it)) {
+        a->sum.short_payloads++;
+        return GCS_OK;
+    }
+    uint64_t id;
+    char name[OBJEV_NAME_MAX];
+    while (objev_bulk_type_next(&it, &id, name, sizeof name)) {
+        a->sum.bulk_type_entries++;
+        uint32_t have;
+        if (!id || map_get(&a->bulk_names, id, &have))
+            continue;
+        const char *stored = gcs_arena_strndup(&a->names, name, strlen(name));
+        if (!stored)
+            continue;
+        if (!grow_array((void **)&a->bulk_name_list, &a->cbulk, a->nbulk + 1,
+                        sizeof *a->bulk_name_list) ||
+            !map_put(&a->bulk_names, id, (uint32_t)a->nbulk))
+            return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory storing type names");
+        a->bulk_name_list[a->nbulk++] = stored;
+    }
+    if (it.short_payload)
+        a->sum.short_payloads++;
+    return GCS_OK;
+}
+
+static void on_pin(gcs_objects *a, const gcs_event *ev)
+{
+    objev_pin p;
+    a->sum.pin_events++;
+    if (!objev_decode_pin(ev, &p)) {
+        a->sum.short_payloads++;
+        return;
+    }
+    gcs_tracked_object *o = gcs_objtrack_find(a->tracker, p.object);
+    if (o) {
+        o->flags |= GCS_OBJ_PINNED;
+        a->sum.pins_of_tracked++;
+    }
+}
+
+gcs_status gcs_objects_feed(gcs_objects *a, const gcs_event *ev, gcs_error *err)
+{
+    assert(!a->finished);
+    a->sum.events_seen++;
+    if (ev->msec > a->sum.trace_end_ms)
+        a->sum.trace_end_ms = ev->msec;
+    objev_kind kind = objev_classify(ev);
+    if (kind == OBJEV_OTHER)
+        return GCS_OK;
+    a->sum.events_used++;
+    gcs_status st = GCS_OK;
+    if (kind != OBJEV_GENERATION_RANGE) {
+        st = close_batch(a, err);
+        if (st != GCS_OK)
+            return st;
+    }
+    switch (kind) {
+    case OBJEV_GC_START: st = on_gc_start(a, ev, err); break;
+    case OBJEV_GC_END: st = on_gc_end(a, ev, err); break;
+    case OBJEV_ALLOCATION_TICK: st = on_allocation_tick(a, ev, false, err); break;
+    case OBJEV_ALLOCATION_SAMPLED: st = on_allocation_tick(a, ev, true, err); break;
+    case OBJEV_BULK_TYPE: st = on_bulk_type(a, ev, err); break;
+    case OBJEV_SAMPLED_ALLOC: st = on_sampled_alloc(a, ev, err); break;
+    case OBJEV_SURVIVING: st = on_ranges(a, ev, false, err); break;
+    case OBJEV_MOVED: st = on_ranges(a, ev, true, err); break;
+    case OBJEV_GENERATION_RANGE: st = on_generation_range(a, ev, err); break;
+    case OBJEV_PIN: on_pin(a, ev); break;
+    case OBJEV_OTHER: break;
+    }
+    if (st == GCS_OK && a->callback_status != GCS_OK)
+        st = GCS_FAIL(err, a->callback_status, 0, "out of memory recording lifetimes");
+    return st;
+}
+
+/* ---- results ------------------------------------------------------------------ */
+
+static int cmp_lifetime_gcs(const void *pa, const void *pb)
+{
+    const lifetime *a = pa, *b = pb;
+    return (a->gcs > b->gcs) - (a->gcs < b->gcs);
+}
+
+static int cmp_lifetime_ms(const void *pa, const void *pb)
+{
+    const lifetime *a = pa, *b = pb;
+    return (a->ms > b->ms) - (a->ms < b->ms);
+}
+
+/* Nearest rank: the smallest value with at least p% of values <= it. */
+static size_t rank(size_t n, unsigned p)
+{
+    size_t r = (n * p + 99) / 100;
+    return r ? r - 1 : 0;
+}
+
+static void summarize_lifetimes(type_entry *t)
+{
+    gcs_lifetime_summary *s = &t->s.lifetime;
+    s->count = t->nl;
+    if (!t->nl)
+        return;
+    qsort(t->lifetimes, t->nl, sizeof *t->lifetimes, cmp_lifetime_gcs);
+    s->gcs_p50 = t->lifetimes[rank(t->nl, 50)].gcs;
+    s->gcs_p90 = t->lifetimes[rank(t->nl, 90)].gcs;
+    s->gcs_p99 = t->lifetimes[rank(t->nl, 99)].gcs;
+    s->gcs_max = t->lifetimes[t->nl - 1].gcs;
+    qsort(t->lifetimes, t->nl, sizeof *t->lifetimes, cmp_lifetime_ms);
+    s->ms_p50 = t->lifetimes[rank(t->nl, 50)].ms;
+    s->ms_p90 = t->lifetimes[rank(t->nl, 90)].ms;
+    s->ms_p99 = t->lifetimes[rank(t->nl, 99)].ms;
+    s->ms_max = t->lifetimes[t->nl - 1].ms;
+}
+
+static int cmp_type_order(const void *pa, const void *pb)
+{
+    const gcs_object_type_stats *a = *(const gcs_object_type_stats *const *)pa;
+    const gcs_object_type_stats *b = *(const gcs_object_type_stats *const *)pb;
+    if (a->sample_bytes != b->sample_bytes)
+        return a->sample_bytes > b->sample_bytes ? -1 : 1;
+    if (a->samples != b->samples)
+        return a->samples > b->samples ? -1 : 1;
+    int c = strcmp(a->name, b->name);
+    if (c)
+        return c;
+    return (a->type_id > b->type_id) - (a->type_id < b->type_id);
+}
+
+gcs_status gcs_objects_finish(gcs_objects *a, gcs_error *err)
+{
+    assert(!a->finished);
+    gcs_status st = close_batch(a, err);
+    if (st != GCS_OK)
+        return st;
+    if (a->gc_open) {
+        /* The trace ended inside a GC: its ranges may be incomplete. */
+        gcs_objtrack_abort_gc(a->tracker);
+        a->gc_open = false;
+    }
+    if (a->batch_deferred || a->nbatch)
+        a->nbatch = 0;
+    size_t n;
+    const gcs_tracked_object *objs = gcs_objtrack_objects(a->tracker, &n);
+    for (size_t i = 0; i < n; i++) {
+        const gcs_tracked_object *o = &objs[i];
+        if (o->tag >= a->ntypes)
+            continue;
+        gcs_object_type_stats *s = &a->types[o->tag].s;
+        s->samples++;
+        s->sample_bytes += o->size;
+        s->alive_at_end++;
+        s->alive_at_end_bytes += o->size;
+        if (o->generation < GCS_GENERATION_COUNT)
+            s->alive_at_end_gen[o->generation]++;
+        if (o->flags & GCS_OBJ_PINNED)
+            s->pinned++;
+    }
+    for (size_t i = 0; i < a->ntypes; i++) {
+        type_entry *t = &a->types[i];
+        uint32_t bi;
+        if (!*t->s.name && t->s.type_id && map_get(&a->bulk_names, t->s.type_id, &bi))
+            t->s.name = a->bulk_name_list[bi];
+        summarize_lifetimes(t);
+    }
+    a->order = malloc((a->ntypes ? a->ntypes : 1) * sizeof *a->order);
+    if (!a->order)
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory ordering types");
+    size_t k = 0;
+    for (size_t i = 0; i < a->ntypes; i++)
+        if (a->types[i].s.samples)
+            a->order[k++] = &a->types[i].s;
+    qsort(a->order, k, sizeof *a->order, cmp_type_order);
+    a->ntypes_reported = k;
+    a->sum.tracker = *gcs_objtrack_get_stats(a->tracker);
+    a->finished = true;
+    return GCS_OK;
+}
+
+size_t gcs_objects_type_count(const gcs_objects *a)
+{
+    return a->finished ? a->ntypes_reported : 0;
+}
+
+const gcs_object_type_stats *gcs_objects_type(const gcs_objects *a, size_t index)
+{
+    if (!a->finished || index >= a->ntypes_reported)
+        return NULL;
+    return a->order[index];
+}
+
+const gcs_objects_summary *gcs_objects_get_summary(const gcs_objects *a)
+{
+    return &a->sum;
+}

@@ -1,0 +1,690 @@
+/*
+ * analysis/objects/object_tracker.c - the object tracker (gcs_objtrack_*).
+ *
+ * Objects live in one array sorted by address. New objects first go to an
+ * unsorted "pending" array, merged in (sort + merge) when a GC begins or the
+ * caller looks. Applying a GC = sort the ranges by old start, resolve
+ * overlaps, then walk objects and ranges together once: an O((n + r) log
+ * (n + r)) merge. Moves usually keep address order (sliding compaction);
+ * when they do not, the moved blocks are reordered by their first address
+ * (O(n + k log k)) or, if blocks interleave, merge-sorted (O(n log runs)).
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "gcscope/objects.h"
+
+/* Tracker-private flag bits (callers keep them clear). */
+#define OBJ_NEW 0x80u          /* added since the last GC ended */
+#define OBJ_BORN_IN_GC 0x40u   /* added while a GC was open: that GC spares it */
+#define OBJ_MOVED_NOW 0x20u    /* moved by the GC being applied (transient) */
+#define OBJ_PRIVATE (OBJ_NEW | OBJ_BORN_IN_GC | OBJ_MOVED_NOW)
+
+/* Capacity of the pending array kept between merges (objects). */
+#define PENDING_KEEP 65536
+
+/* A block of consecutive objects of the array: [start, start + len). */
+typedef struct run {
+    size_t start, len;
+    uint64_t first; /* address of a[start] */
+} run;
+
+typedef struct range {
+    uint64_t old_start;
+    uint64_t new_start;
+    uint64_t length;
+    uint32_t seq;  /* arrival order: last tie-breaker, for determinism */
+    uint32_t used; /* covered at least one tracked condemned object */
+} range;
+
+struct gcs_objtrack {
+    gcs_objtrack_options opts;
+    gcs_tracked_object *objs; /* sorted by address, unique addresses */
+    size_t n, cap;
+    gcs_tracked_object *pending; /* added, not merged yet; any order */
+    size_t pn, pcap;
+    bool in_gc;
+    uint32_t gc_number;
+    int condemned;
+    int64_t gc_time;
+    range *ranges;
+    size_t rn, rcap;
+    bool ranges_cut; /* some ranges of the open GC were dropped (limit) */
+    uint32_t last_gc_number;
+    run *blocks; /* end_gc: output blocks, for re-sorting */
+    size_t nblocks, cblocks;
+    gcs_objtrack_stats stats;
+};
+
+/* ---- stable natural merge sort by address ------------------------------ */
+
+static size_t run_end(const gcs_tracked_object *a, size_t i, size_t n)
+{
+    size_t j = i + 1;
+    while (j < n && a[j - 1].address <= a[j].address)
+        j++;
+    return j;
+}
+
+static int cmp_run(const void *pa, const void *pb)
+{
+    uint64_t a = ((const run *)pa)->first, b = ((const run *)pb)->first;
+    return (a > b) - (a < b);
+}
+
+/*
+ * Fast path for what compaction produces: blocks (one per range, ascending
+ * inside) whose address intervals do not interleave, only in the wrong
+ * order. Sorting the blocks by their first address and copying them out is
+ * O(n + k log k) for k blocks. False (a untouched) when blocks interleave
+ * or memory is short; the caller then merge-sorts.
+ */
+static bool sort_disjoint_blocks(gcs_tracked_object **array, size_t *cap, size_t n, run *blocks,
+                                 size_t k)
+{
+    gcs_tracked_object *a = *array;
+    for (size_t r = 0; r < k; r++)
+        blocks[r].first = a[blocks[r].start].address;
+    qsort(blocks, k, sizeof *blocks, cmp_run);
+    for (size_t r = 1; r < k; r++) {
+        const run *p = &blocks[r - 1];
+        if (a[p->start + p->len - 1].address >= a[blocks[r].start].address)
+            return false;
+    }
+    gcs_tracked_object *out = malloc(n * sizeof *out);
+    if (!out)
+        return false;
+    size_t at = 0;
+    for (size_t r = 0; r < k; r++) {
+        memcpy(out + at, a + blocks[r].start, blocks[r].len * sizeof *a);
+        at += blocks[r].len;
+    }
+    assert(at == n);
+    /* Adopt the new array rather than copy back: one pass less. */
+    free(a);
+    *array = out;
+    *cap = n;
+    return true;
+}
+
+/* Sorts a[0..n) by address, stable. False when out of memory (a untouched). */
+static bool sort_objects(gcs_tracked_object *a, size_t n)
+{
+    if (n < 2 || run_end(a, 0, n) == n)
+        return true;
+    gcs_tracked_object *tmp = malloc(n * sizeof *tmp);
+    if (!tmp)
+        return false;
+    /* Bottom-up natural merge sort: O(n log runs). */
+    gcs_tracked_object *src = a, *dst = tmp;
+    for (;;) {
+        size_t i = 0, runs = 0;
+        while (i < n) {
+            size_t m = run_end(src, i, n);
+            size_t e = m < n ? run_end(src, m, n) : n;
+            size_t x = i, y = m, k = i;
+            while (x < m && y < e)
+                dst[k++] = (src[y].address < src[x].address) ? src[y++] : src[x++];
+            while (x < m)
+                dst[k++] = src[x++];
+            while (y < e)
+                dst[k++] = src[y++];
+            i = e;
+            runs++;
+        }
+        gcs_tracked_object *t = src;
+        src = dst;
+        dst = t;
+        if (runs == 1)
+            break;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+    free(tmp);
+    return true;
+}
+
+/* ---- lifetime ------------------------------------------------------------ */
+
+gcs_objtrack *gcs_objtrack_new(const gcs_objtrack_options *opts, gcs_error *err)
+{
+    gcs_objtrack *t = calloc(1, sizeof *t);
+    if (!t) {
+        GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory creating the object tracker");
+        return NULL;
+    }
+    if (opts)
+        t->opts = *opts;
+    if (!t->opts.max_objects)
+        t->opts.max_objects = GCS_OBJTRACK_DEFAULT_MAX_OBJECTS;
+    if (!t->opts.max_ranges_per_gc)
+        t->opts.max_ranges_per_gc = GCS_OBJTRACK_DEFAULT_MAX_RANGES;
+    return t;
+}
+
+void gcs_objtrack_free(gcs_objtrack *t)
+{
+    if (!t)
+        return;
+    free(t->objs);
+    free(t->pending);
+    free(t->ranges);
+    free(t->blocks);
+    free(t);
+}
+
+const gcs_objtrack_stats *gcs_objtrack_get_stats(const gcs_objtrack *t)
+{
+    return &t->stats;
+}
+
+bool gcs_objtrack_in_gc(const gcs_objtrack *t, size_t *ranges)
+{
+    if (ranges)
+        *ranges = t->in_gc ? t->rn : 0;
+    return t->in_gc;
+}
+
+static void retire(gcs_objtrack *t, const gcs_tracked_object *o, gcs_death_kind kind,
+                   uint32_t gc_number, int condemned, int64_t time)
+{
+    t->stats.deaths[kind]++;
+    if (t->opts.on_death) {
+        gcs_tracked_object copy = *o;
+        copy.flags &= (uint8_t)~OBJ_PRIVATE;
+        t->opts.on_death(t->opts.ctx, &copy, kind, gc_number, condemned, time);
+    }
+}
+
+/* Grows *arr (element size es) to hold at least need elements. */
+static bool grow(void **arr, size_t *cap, size_t need, size_t es)
+{
+    if (need <= *cap)
+        return true;
+    size_t ncap = *cap ? *cap : 1024;
+    while (ncap < need)
+        ncap = ncap > SIZE_MAX / 2 / es ? need : ncap * 2;
+    if (ncap > SIZE_MAX / es)
+        return false;
+    void *p = realloc(*arr, ncap * es);
+    if (!p)
+        return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+gcs_status gcs_objtrack_add(gcs_objtrack *t, const gcs_tracked_object *obj, gcs_error *err)
+{
+    if (t->n + t->pn >= t->opts.max_objects) {
+        t->stats.objects_over_limit++;
+        return GCS_FAIL(err, GCS_ERR_LIMIT, 0, "object tracker full (%zu objects)",
+                        t->opts.max_objects);
+    }
+    if (!grow((void **)&t->pending, &t->pcap, t->pn + 1, sizeof *t->pending))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory adding a tracked object");
+    gcs_tracked_object o = *obj;
+    o.flags = (uint8_t)((o.flags & ~OBJ_PRIVATE) | OBJ_NEW | (t->in_gc ? OBJ_BORN_IN_GC : 0));
+    t->pending[t->pn++] = o;
+    t->stats.objects_added++;
+    t->stats.objects_tracked++;
+    return GCS_OK;
+}
+
+/* Index of the first object at or above address. */
+static size_t lower_bound(const gcs_tracked_object *a, size_t n, uint64_t address)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid].address < address)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/*
+ * Merges pending objects into the sorted array: O(p log n + n) for p new
+ * objects, O(p log p) when they all lie above the tracked ones (the usual
+ * case between two GCs). At one address: a second object added since the
+ * last GC is a duplicate (the first is kept); an object that was there
+ * before the last GC died unseen (its address was reused).
+ */
+static gcs_status merge_pending(gcs_objtrack *t, gcs_error *err)
+{
+    if (t->pn == 0)
+        return GCS_OK;
+    if (!sort_objects(t->pending, t->pn))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory sorting new objects");
+    bool all_above = t->n == 0 || t->pending[0].address > t->objs[t->n - 1].address;
+    size_t k = 0;
+    for (size_t i = 0; i < t->pn; i++) {
+        gcs_tracked_object *x = &t->pending[i];
+        if (k > 0 && t->pending[k - 1].address == x->address) {
+            t->stats.duplicate_adds++; /* stable sort: the first added is kept */
+            t->stats.objects_tracked--;
+            continue;
+        }
+        if (!all_above) {
+            size_t at = lower_bound(t->objs, t->n, x->address);
+            if (at < t->n && t->objs[at].address == x->address) {
+                gcs_tracked_object *old = &t->objs[at];
+                t->stats.objects_tracked--;
+                if (old->flags & OBJ_NEW) {
+                    t->stats.duplicate_adds++;
+                    continue;
+                }
+                retire(t, old, GCS_DEATH_UNSEEN, t->last_gc_number, -1, t->gc_time);
+                *old = *x; /* same address: the order stays */
+                continue;
+            }
+        }
+        t->pending[k++] = *x;
+    }
+    t->pn = k;
+    if (!grow((void **)&t->objs, &t->cap, t->n + t->pn, sizeof *t->objs))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory merging new objects");
+    /* Merge from the back, in place (no equal addresses are left). */
+    size_t i = t->n, j = t->pn, out = t->n + t->pn;
+    while (j > 0) {
+        if (i > 0 && t->objs[i - 1].address > t->pending[j - 1].address)
+            t->objs[--out] = t->objs[--i];
+        else
+            t->objs[--out] = t->pending[--j];
+    }
+    t->n += t->pn;
+    t->pn = 0;
+    if (t->pcap > PENDING_KEEP) { /* a burst of adds: give the memory back */
+        free(t->pending);
+        t->pending = NULL;
+        t->pcap = 0;
+    }
+    return GCS_OK;
+}
+
+gcs_status gcs_objtrack_begin_gc(gcs_objtrack *t, uint32_t gc_number, int condemned,
+                                 int64_t time, gcs_error *err)
+{
+    if (condemned < 0 || condemned > 2)
+        return GCS_FAIL(err, GCS_ERR_ARG, 0, "condemned generation %d is not 0, 1 or 2",
+                        condemned);
+    if (t->in_gc)
+        gcs_objtrack_abort_gc(t);
+    gcs_status st = merge_pending(t, err);
+    if (st != GCS_OK)
+        return st;
+    t->in_gc = true;
+    t->gc_number = gc_number;
+    t->condemned = condemned;
+    t->gc_time = time;
+    t->rn = 0;
+    t->ranges_cut = false;
+    t->last_gc_number = gc_number;
+    return GCS_OK;
+}
+
+void gcs_objtrack_abort_gc(gcs_objtrack *t)
+{
+    if (!t->in_gc)
+        return;
+    t->in_gc = false;
+    t->rn = 0;
+    t->stats.gcs_aborted++;
+    /* Objects born during the aborted GC are ordinary new objects now. */
+    for (size_t i = 0; i < t->n; i++)
+        t->objs[i].flags &= (uint8_t)~OBJ_BORN_IN_GC;
+    for (size_t i = 0; i < t->pn; i++)
+        t->pending[i].flags &= (uint8_t)~OBJ_BORN_IN_GC;
+}
+
+static gcs_status push_range(gcs_objtrack *t, uint64_t old_start, uint64_t new_start,
+                             uint64_t length, gcs_error *err)
+{
+    if (length == 0) {
+        t->stats.empty_ranges++;
+        return GCS_OK;
+    }
+    /* Clip ranges that would run past the end of the address space. */
+    uint64_t room = UINT64_MAX - (old_start > new_start ? old_start : new_start);
+    if (length > room) {
+        t->stats.wrapping_ranges++;
+        length = room;
+        if (length == 0)
+            return GCS_OK;
+    }
+    if (t->rn >= t->opts.max_ranges_per_gc) {
+        t->stats.ranges_over_limit++;
+        t->ranges_cut = true;
+        return GCS_OK;
+    }
+    if (!grow((void **)&t->ranges, &t->rcap, t->rn + 1, sizeof *t->ranges))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory storing GC ranges");
+    range *r = &t->ranges[t->rn];
+    r->old_start = old_start;
+    r->new_start = new_start;
+    r->length = length;
+    r->seq = (uint32_t)t->rn;
+    r->used = 0;
+    t->rn++;
+    return GCS_OK;
+}
+
+gcs_status gcs_objtrack_add_moved(gcs_objtrack *t, const gcs_moved_range *ranges, size_t n,
+                                  gcs_error *err)
+{
+    t->stats.moved_ranges += n;
+    if (!t->in_gc) {
+        t->stats.ranges_outside_gc += n;
+        return GCS_OK;
+    }
+    for (size_t i = 0; i < n; i++) {
+        gcs_status st = push_range(t, ranges[i].old_start, ranges[i].new_start,
+                                   ranges[i].length, err);
+        if (st != GCS_OK)
+            return st;
+    }
+    return GCS_OK;
+}
+
+gcs_status gcs_objtrack_add_surviving(gcs_objtrack *t, const gcs_surviving_range *ranges,
+                                      size_t n, gcs_error *err)
+{
+    t->stats.surviving_ranges += n;
+    if (!t->in_gc) {
+        t->stats.ranges_outside_gc += n;
+        return GCS_OK;
+    }
+    for (size_t i = 0; i < n; i++) {
+        gcs_status st = push_range(t, ranges[i].start, ranges[i].start, ranges[i].length, err);
+        if (st != GCS_OK)
+            return st;
+    }
+    return GCS_OK;
+}
+
+/* Order: old start ascending, then longer first, then new start, then
+ * arrival: a total order, so the result never depends on arrival order
+ * except between identical ranges (which map identically anyway). */
+static int cmp_range(const void *pa, const void *pb)
+{
+    const range *a = pa, *b = pb;
+    if (a->old_start != b->old_start)
+        return a->old_start < b->old_start ? -1 : 1;
+    if (a->length != b->length)
+        return a->length > b->length ? -1 : 1;
+    if (a->new_start != b->new_start)
+        return a->new_start < b->new_start ? -1 : 1;
+    return a->seq < b->seq ? -1 : (a->seq > b->seq);
+}
+
+/*
+ * Sorts the ranges and makes them disjoint. Overlap rule: an address
+ * belongs to the range that starts lowest (ties: the longest, then the
+ * lowest new start); a later range loses the part it shares with earlier
+ * ones (its start and new start advance together, keeping its delta).
+ */
+static void normalize_ranges(gcs_objtrack *t)
+{
+    qsort(t->ranges, t->rn, sizeof *t->ranges, cmp_range);
+    size_t k = 0;
+    bool have_end = false;
+    uint64_t covered_end = 0;
+    for (size_t i = 0; i < t->rn; i++) {
+        range r = t->ranges[i];
+        uint64_t end = r.old_start + r.length; /* no wrap: clipped on entry */
+        if (have_end && r.old_start < covered_end) {
+            t->stats.overlapping_ranges++;
+            if (end <= covered_end)
+                continue;
+            uint64_t cut = covered_end - r.old_start;
+            r.old_start += cut;
+            r.new_start += cut;
+            r.length -= cut;
+        }
+        covered_end = end;
+        have_end = true;
+        t->ranges[k++] = r;
+    }
+    t->rn = k;
+}
+
+static inline bool is_condemned(uint8_t generation, int condemned)
+{
+    if (generation <= GCS_GEN2)
+        return generation <= condemned;
+    return condemned >= GCS_GEN2; /* LOH and POH go with gen 2 */
+}
+
+static inline uint8_t promoted(uint8_t generation)
+{
+    return generation < GCS_GEN2 ? (uint8_t)(generation + 1) : generation;
+}
+
+/* Flags of an object once the GC being applied is over: objects added
+ * before it are no longer new; those born during it still are. */
+static inline uint8_t flags_after_gc(uint8_t f)
+{
+    f &= (uint8_t)~OBJ_MOVED_NOW;
+    if (f & OBJ_BORN_IN_GC)
+        return (uint8_t)(f & ~OBJ_BORN_IN_GC);
+    return (uint8_t)(f & ~OBJ_NEW);
+}
+
+/* After a sort: two objects on one address means bad ranges. The one this
+ * GC moved there wins (the ranges are this GC's word); otherwise the first
+ * (lower old order) is kept. */
+static void resolve_collisions(gcs_objtrack *t)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        gcs_tracked_object o = t->objs[i];
+        if (k > 0 && t->objs[k - 1].address == o.address) {
+            gcs_tracked_object *prev = &t->objs[k - 1];
+            t->stats.address_collisions++;
+            t->stats.objects_tracked--;
+            if ((o.flags & OBJ_MOVED_NOW) && !(prev->flags & OBJ_MOVED_NOW)) {
+                retire(t, prev, GCS_DEATH_COLLISION, t->gc_number, t->condemned, t->gc_time);
+                *prev = o;
+            } else {
+                retire(t, &o, GCS_DEATH_COLLISION, t->gc_number, t->condemned, t->gc_time);
+            }
+            continue;
+        }
+        t->objs[k++] = o;
+    }
+    t->n = k;
+}
+
+gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
+{
+    if (!t->in_gc)
+        return GCS_FAIL(err, GCS_ERR_ARG, 0, "end_gc without begin_gc");
+    gcs_status st = merge_pending(t, err);
+    if (st != GCS_OK)
+        return st;
+    t->stats.gcs_applied++;
+    t->in_gc = false;
+    if (t->rn == 0 && !t->ranges_cut) {
+        /* Not reported (e.g. a background GC): nothing can be decided. */
+        for (size_t i = 0; i < t->n; i++)
+            t->objs[i].flags = flags_after_gc(t->objs[i].flags);
+        return GCS_OK;
+    }
+    normalize_ranges(t);
+    /* One pass: objects and ranges both ascending by (old) address. The
+     * pass also updates flags, checks that the result stays sorted and
+     * notes where each block (objects of one range, or objects that stay
+     * put) starts, for a re-sort. Hot loop: state in locals. */
+    gcs_tracked_object *objs = t->objs;
+    range *ranges = t->ranges;
+    const size_t rn = t->rn, n = t->n;
+    const int condemned = t->condemned;
+    size_t j = 0, k = 0;
+    uint64_t r_start = rn ? ranges[0].old_start : UINT64_MAX;
+    uint64_t r_end = rn ? r_start + ranges[0].length : UINT64_MAX;
+    uint64_t survived = 0, moved = 0, uncondemned_in_range = 0;
+    bool strictly_sorted = true;
+    bool blocks_ok = true; /* false: out of memory recording blocks */
+    size_t block_key = SIZE_MAX - 1;
+    t->nblocks = 0;
+    for (size_t i = 0; i < n; i++) {
+        gcs_tracked_object o = objs[i];
+        bool born_in_gc = o.flags & OBJ_BORN_IN_GC;
+        o.flags = flags_after_gc(o.flags);
+        size_t key = SIZE_MAX; /* objects that stay put form blocks of their own */
+        if (!born_in_gc) {
+            while (j < rn && r_end <= o.address) {
+                if (++j < rn) {
+                    r_start = ranges[j].old_start;
+                    r_end = r_start + ranges[j].length;
+                }
+            }
+            bool in = j < rn && r_start <= o.address;
+            if (!is_condemned(o.generation, condemned)) {
+                uncondemned_in_range += in;
+            } else if (!in) {
+                retire(t, &o, t->ranges_cut ? GCS_DEATH_INCOMPLETE : GCS_DEATH_GC, t->gc_number,
+                       condemned, t->gc_time);
+                t->stats.objects_tracked--;
+                continue;
+            } else {
+                ranges[j].used = 1;
+                survived++;
+                uint64_t moved_to = ranges[j].new_start + (o.address - r_start);
+                if (moved_to != o.address) {
+                    moved++;
+                    o.flags |= OBJ_MOVED_NOW;
+                    o.address = moved_to;
+                }
+                o.generation = promoted(o.generation);
+                key = j;
+            }
+        }
+        if (k > 0 && objs[k - 1].address >= o.address)
+            strictly_sorted = false;
+        if (key != block_key && blocks_ok) {
+            if (grow((void **)&t->blocks, &t->cblocks, t->nblocks + 1, sizeof *t->blocks)) {
+                t->blocks[t->nblocks++].start = k;
+                block_key = key;
+            } else {
+                blocks_ok = false;
+            }
+        }
+        objs[k++] = o;
+    }
+    t->n = k;
+    for (size_t b = 0; b < t->nblocks; b++)
+        t->blocks[b].len = (b + 1 < t->nblocks ? t->blocks[b + 1].start : k) - t->blocks[b].start;
+    t->stats.objects_survived += survived;
+    t->stats.objects_moved += moved;
+    t->stats.uncondemned_in_range += uncondemned_in_range;
+    for (size_t r = 0; r < rn; r++)
+        if (!ranges[r].used)
+            t->stats.ranges_covering_nothing++;
+    t->rn = 0;
+    if (!strictly_sorted) {
+        if (run_end(t->objs, 0, t->n) != t->n) {
+            t->stats.resorts++;
+            if ((!blocks_ok ||
+                 !sort_disjoint_blocks(&t->objs, &t->cap, t->n, t->blocks, t->nblocks)) &&
+                !sort_objects(t->objs, t->n))
+                return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory re-sorting objects");
+        }
+        resolve_collisions(t);
+    }
+    /* OBJ_MOVED_NOW stays set on moved objects until the next GC's pass
+     * (callers ignore the private bits); that saves a pass here. */
+    return GCS_OK;
+}
+
+static int cmp_generation_range(const void *pa, const void *pb)
+{
+    const gcs_generation_range *a = pa, *b = pb;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    if (a->used_length != b->used_length)
+        return a->used_length > b->used_length ? -1 : 1;
+    return (a->generation > b->generation) - (a->generation < b->generation);
+}
+
+gcs_status gcs_objtrack_set_generation_ranges(gcs_objtrack *t, const gcs_generation_range *ranges,
+                                              size_t n, gcs_error *err)
+{
+    gcs_status st = merge_pending(t, err);
+    if (st != GCS_OK)
+        return st;
+    t->stats.generation_layouts++;
+    gcs_generation_range *g = n ? malloc(n * sizeof *g) : NULL;
+    if (n && !g)
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory sorting generation ranges");
+    size_t gn = 0;
+    for (size_t i = 0; i < n; i++) {
+        gcs_generation_range r = ranges[i];
+        if (r.used_length == 0 || r.generation >= GCS_GENERATION_COUNT)
+            continue;
+        if (r.used_length > UINT64_MAX - r.start)
+            r.used_length = UINT64_MAX - r.start;
+        g[gn++] = r;
+    }
+    qsort(g, gn, sizeof *g, cmp_generation_range);
+    /* Same overlap rule as GC ranges: the lowest start owns an address. */
+    size_t k = 0;
+    uint64_t covered_end = 0;
+    for (size_t i = 0; i < gn; i++) {
+        gcs_generation_range r = g[i];
+        uint64_t end = r.start + r.used_length;
+        if (k > 0 && r.start < covered_end) {
+            t->stats.generation_overlaps++;
+            if (end <= covered_end)
+                continue;
+            r.used_length -= covered_end - r.start;
+            r.start = covered_end;
+        }
+        covered_end = end;
+        g[k++] = r;
+    }
+    gn = k;
+    size_t j = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        gcs_tracked_object *o = &t->objs[i];
+        while (j < gn && g[j].start + g[j].used_length <= o->address)
+            j++;
+        if (j < gn && g[j].start <= o->address) {
+            if (o->generation != g[j].generation) {
+                t->stats.generation_changes_by_layout++;
+                o->generation = g[j].generation;
+            }
+        } else {
+            t->stats.objects_outside_generation_ranges++;
+        }
+    }
+    free(g);
+    return GCS_OK;
+}
+
+gcs_tracked_object *gcs_objtrack_find(gcs_objtrack *t, uint64_t address)
+{
+    if (merge_pending(t, NULL) != GCS_OK) {
+        for (size_t i = 0; i < t->pn; i++) /* fall back to a scan */
+            if (t->pending[i].address == address)
+                return &t->pending[i];
+    }
+    size_t lo = lower_bound(t->objs, t->n, address);
+    if (lo < t->n && t->objs[lo].address == address)
+        return &t->objs[lo];
+    return NULL;
+}
+
+const gcs_tracked_object *gcs_objtrack_objects(gcs_objtrack *t, size_t *count)
+{
+    if (merge_pending(t, NULL) != GCS_OK) {
+        *count = 0;
+        return NULL;
+    }
+    *count = t->n;
+    return t->objs;
+}

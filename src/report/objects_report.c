@@ -1,0 +1,338 @@
+/*
+ * report/objects_report.c - writes a finished object analysis as a table,
+ * JSON or CSV (gcs_objects_report). Output is deterministic: rows in the
+ * analysis' order or sorted here by fixed keys, floats with fixed
+ * decimals, no pointers beyond type ids (which come from the trace).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "gcscope/objects.h"
+
+typedef const gcs_object_type_stats *row;
+
+/* ---- views ----------------------------------------------------------------- */
+
+static int cmp_survivors(const void *pa, const void *pb)
+{
+    row a = *(const row *)pa, b = *(const row *)pb;
+    if (a->alive_at_end_bytes != b->alive_at_end_bytes)
+        return a->alive_at_end_bytes > b->alive_at_end_bytes ? -1 : 1;
+    if (a->alive_at_end != b->alive_at_end)
+        return a->alive_at_end > b->alive_at_end ? -1 : 1;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->type_id > b->type_id) - (a->type_id < b->type_id);
+}
+
+static int cmp_gen2_deaths(const void *pa, const void *pb)
+{
+    row a = *(const row *)pa, b = *(const row *)pb;
+    if (a->died_gen2_bytes != b->died_gen2_bytes)
+        return a->died_gen2_bytes > b->died_gen2_bytes ? -1 : 1;
+    if (a->died_gen2 != b->died_gen2)
+        return a->died_gen2 > b->died_gen2 ? -1 : 1;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->type_id > b->type_id) - (a->type_id < b->type_id);
+}
+
+/* Rows of the analysis that pass `keep`, sorted by cmp (NULL: as is). */
+static row *view(const gcs_objects *a, bool (*keep)(row), int (*cmp)(const void *, const void *),
+                 size_t *count)
+{
+    size_t n = gcs_objects_type_count(a);
+    row *rows = malloc((n ? n : 1) * sizeof *rows);
+    if (!rows)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        row r = gcs_objects_type(a, i);
+        if (!keep || keep(r))
+            rows[k++] = r;
+    }
+    if (cmp)
+        qsort(rows, k, sizeof *rows, cmp);
+    *count = k;
+    return rows;
+}
+
+static bool has_survivors(row r) { return r->alive_at_end > 0; }
+static bool has_gen2_deaths(row r) { return r->died_gen2 > 0; }
+
+/* Display name: the type name, or its id when the trace did not name it. */
+static const char *display_name(row r, char *buf, size_t cap)
+{
+    if (r->name && *r->name)
+        return r->name;
+    snprintf(buf, cap, "(type 0x%" PRIx64 ")", r->type_id);
+    return buf;
+}
+
+/* ---- problems ---------------------------------------------------------------- */
+
+typedef struct counter {
+    const char *name;
+    uint64_t value;
+} counter;
+
+/* The counters worth reporting, in a fixed order. */
+static size_t counters(const gcs_objects_summary *s, counter *out)
+{
+    const gcs_objtrack_stats *t = &s->tracker;
+    counter c[] = {
+        {"events_used", s->events_used},
+        {"allocation_ticks", s->allocation_ticks},
+        {"ticks_without_address", s->ticks_without_address},
+        {"sampled_allocations", s->sampled_allocations},
+        {"allocations_sampled", s->allocations_sampled},
+        {"bulk_type_entries", s->bulk_type_entries},
+        {"gcs", s->gcs},
+        {"gcs_with_ranges", s->gcs_with_ranges},
+        {"gcs_without_ranges", s->gcs_without_ranges},
+        {"background_gcs", s->background_gcs},
+        {"gcs_without_generation_ranges", s->gcs_without_generation_ranges},
+        {"gcs_without_depth", s->gcs_without_depth},
+        {"gc_end_without_start", s->gc_end_without_start},
+        {"nested_gc_starts", s->nested_gc_starts},
+        {"range_events", s->range_events},
+        {"range_events_outside_gc", s->range_events_outside_gc},
+        {"range_index_gaps", s->range_index_gaps},
+        {"generation_range_events", s->generation_range_events},
+        {"pin_events", s->pin_events},
+        {"pins_of_tracked", s->pins_of_tracked},
+        {"short_payloads", s->short_payloads},
+        {"lifetimes_over_limit", s->lifetimes_over_limit},
+        {"objects_added", t->objects_added},
+        {"objects_tracked_at_end", t->objects_tracked},
+        {"duplicate_adds", t->duplicate_adds},
+        {"objects_over_limit", t->objects_over_limit},
+        {"deaths_in_gc", t->deaths[GCS_DEATH_GC]},
+        {"deaths_unseen", t->deaths[GCS_DEATH_UNSEEN]},
+        {"deaths_collision", t->deaths[GCS_DEATH_COLLISION]},
+        {"deaths_incomplete", t->deaths[GCS_DEATH_INCOMPLETE]},
+        {"objects_survived", t->objects_survived},
+        {"objects_moved", t->objects_moved},
+        {"moved_ranges", t->moved_ranges},
+        {"surviving_ranges", t->surviving_ranges},
+        {"empty_ranges", t->empty_ranges},
+        {"wrapping_ranges", t->wrapping_ranges},
+        {"overlapping_ranges", t->overlapping_ranges},
+        {"ranges_covering_nothing", t->ranges_covering_nothing},
+        {"ranges_outside_gc", t->ranges_outside_gc},
+        {"ranges_over_limit", t->ranges_over_limit},
+        {"uncondemned_in_range", t->uncondemned_in_range},
+        {"address_collisions", t->address_collisions},
+        {"resorts", t->resorts},
+        {"generation_layouts", t->generation_layouts},
+        {"generation_overlaps", t->generation_overlaps},
+        {"objects_outside_generation_ranges", t->objects_outside_generation_ranges},
+        {"generation_changes_by_layout", t->generation_changes_by_layout},
+    };
+    size_t n = sizeof c / sizeof c[0];
+    memcpy(out, c, sizeof c);
+    return n;
+}
+#define MAX_COUNTERS 64
+
+/* ---- table --------------------------------------------------------------------- */
+
+static void write_table(const gcs_objects *a, FILE *f)
+{
+    const gcs_objects_summary *s = gcs_objects_get_summary(a);
+    char idbuf[40];
+    size_t n = gcs_objects_type_count(a);
+    fprintf(f, "Objects by type (%zu types; sampled allocations followed across GCs)\n", n);
+    if (!s->movement_seen)
+        fprintf(f, "note: no GC/Bulk*ObjectRanges events: deaths cannot be known "
+                   "(record with keyword 0x400000, GCHeapSurvivalAndMovement)\n");
+    fprintf(f, "%-48s %8s %12s %7s %7s %7s %7s %8s %7s %7s %7s %7s %7s %10s %10s %10s %10s\n",
+            "Type", "Samples", "Bytes", "DiedG0", "DiedG1", "DiedG2", "Unseen", "AliveEnd",
+            "Pinned", "GCs50", "GCs90", "GCs99", "GCsMax", "ms50", "ms90", "ms99", "msMax");
+    for (size_t i = 0; i < n; i++) {
+        row r = gcs_objects_type(a, i);
+        const gcs_lifetime_summary *l = &r->lifetime;
+        fprintf(f,
+                "%-48s %8" PRIu64 " %12" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
+                " %7" PRIu64 " %8" PRIu64 " %7" PRIu64,
+                display_name(r, idbuf, sizeof idbuf), r->samples, r->sample_bytes,
+                r->died_in_gc[0], r->died_in_gc[1], r->died_in_gc[2], r->died_unseen,
+                r->alive_at_end, r->pinned);
+        if (l->count)
+            fprintf(f, " %7u %7u %7u %7u %10.3f %10.3f %10.3f %10.3f\n", l->gcs_p50, l->gcs_p90,
+                    l->gcs_p99, l->gcs_max, l->ms_p50, l->ms_p90, l->ms_p99, l->ms_max);
+        else
+            fprintf(f, " %7s %7s %7s %7s %10s %10s %10s %10s\n", "-", "-", "-", "-", "-", "-",
+                    "-", "-");
+    }
+
+    size_t k;
+    row *rows = view(a, has_survivors, cmp_survivors, &k);
+    fprintf(f, "\nSurvivors at end of trace by type (%zu types)\n", rows ? k : 0);
+    fprintf(f, "%-48s %8s %12s %7s %7s %7s %7s %7s\n", "Type", "Objects", "Bytes", "Gen0",
+            "Gen1", "Gen2", "LOH", "POH");
+    for (size_t i = 0; rows && i < k; i++) {
+        row r = rows[i];
+        fprintf(f,
+                "%-48s %8" PRIu64 " %12" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
+                " %7" PRIu64 " %7" PRIu64 "\n",
+                display_name(r, idbuf, sizeof idbuf), r->alive_at_end, r->alive_at_end_bytes,
+                r->alive_at_end_gen[0], r->alive_at_end_gen[1], r->alive_at_end_gen[2],
+                r->alive_at_end_gen[3], r->alive_at_end_gen[4]);
+    }
+    free(rows);
+
+    rows = view(a, has_gen2_deaths, cmp_gen2_deaths, &k);
+    fprintf(f, "\nGen2 object deaths by type (%zu types)\n", rows ? k : 0);
+    fprintf(f, "%-48s %8s %12s\n", "Type", "Objects", "Bytes");
+    for (size_t i = 0; rows && i < k; i++)
+        fprintf(f, "%-48s %8" PRIu64 " %12" PRIu64 "\n",
+                display_name(rows[i], idbuf, sizeof idbuf), rows[i]->died_gen2,
+                rows[i]->died_gen2_bytes);
+    free(rows);
+
+    counter c[MAX_COUNTERS];
+    size_t nc = counters(s, c);
+    fprintf(f, "\nCounters (zero ones omitted)\n");
+    for (size_t i = 0; i < nc; i++)
+        if (c[i].value)
+            fprintf(f, "  %-36s %" PRIu64 "\n", c[i].name, c[i].value);
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void json_type(FILE *f, row r)
+{
+    const gcs_lifetime_summary *l = &r->lifetime;
+    fprintf(f, "{\"name\":");
+    json_string(f, r->name ? r->name : "");
+    fprintf(f,
+            ",\"type_id\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"bytes\":%" PRIu64
+            ",\"died_gen0_gc\":%" PRIu64 ",\"died_gen1_gc\":%" PRIu64 ",\"died_gen2_gc\":%" PRIu64
+            ",\"died_unseen\":%" PRIu64 ",\"died_in_gen2\":%" PRIu64
+            ",\"died_in_gen2_bytes\":%" PRIu64 ",\"first_death_gc\":%u,\"last_death_gc\":%u"
+            ",\"alive_at_end\":%" PRIu64
+            ",\"alive_at_end_bytes\":%" PRIu64 ",\"alive_at_end_by_generation\":[%" PRIu64
+            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],\"pinned\":%" PRIu64,
+            r->type_id, r->samples, r->sample_bytes, r->died_in_gc[0], r->died_in_gc[1],
+            r->died_in_gc[2], r->died_unseen, r->died_gen2, r->died_gen2_bytes, r->first_death_gc,
+            r->last_death_gc, r->alive_at_end, r->alive_at_end_bytes, r->alive_at_end_gen[0], r->alive_at_end_gen[1],
+            r->alive_at_end_gen[2], r->alive_at_end_gen[3], r->alive_at_end_gen[4], r->pinned);
+    if (l->count)
+        fprintf(f,
+                ",\"lifetime\":{\"count\":%" PRIu64 ",\"gcs\":{\"p50\":%u,\"p90\":%u,\"p99\":%u,"
+                "\"max\":%u},\"ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}}}",
+                l->count, l->gcs_p50, l->gcs_p90, l->gcs_p99, l->gcs_max, l->ms_p50, l->ms_p90,
+                l->ms_p99, l->ms_max);
+    else
+        fprintf(f, ",\"lifetime\":null}");
+}
+
+static void write_json(const gcs_objects *a, FILE *f)
+{
+    const gcs_objects_summary *s = gcs_objects_get_summary(a);
+    size_t n = gcs_objects_type_count(a);
+    fprintf(f, "{\"movement_seen\":%s,\n\"types\":[", s->movement_seen ? "true" : "false");
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s\n ", i ? "," : "");
+        json_type(f, gcs_objects_type(a, i));
+    }
+    size_t k;
+    row *rows = view(a, has_survivors, cmp_survivors, &k);
+    fprintf(f, "],\n\"survivors_at_end\":[");
+    for (size_t i = 0; rows && i < k; i++) {
+        fprintf(f, "%s\n {\"name\":", i ? "," : "");
+        json_string(f, rows[i]->name ? rows[i]->name : "");
+        fprintf(f, ",\"type_id\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
+                rows[i]->type_id, rows[i]->alive_at_end, rows[i]->alive_at_end_bytes);
+    }
+    free(rows);
+    rows = view(a, has_gen2_deaths, cmp_gen2_deaths, &k);
+    fprintf(f, "],\n\"gen2_deaths\":[");
+    for (size_t i = 0; rows && i < k; i++) {
+        fprintf(f, "%s\n {\"name\":", i ? "," : "");
+        json_string(f, rows[i]->name ? rows[i]->name : "");
+        fprintf(f, ",\"type_id\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
+                rows[i]->type_id, rows[i]->died_gen2, rows[i]->died_gen2_bytes);
+    }
+    free(rows);
+    counter c[MAX_COUNTERS];
+    size_t nc = counters(s, c);
+    fprintf(f, "],\n\"counters\":{");
+    for (size_t i = 0; i < nc; i++)
+        fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", c[i].name, c[i].value);
+    fprintf(f, "}}\n");
+}
+
+/* ---- CSV --------------------------------------------------------------------------- */
+
+static void csv_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* One row per type with every figure; the two views are sorts of it. */
+static void write_csv(const gcs_objects *a, FILE *f)
+{
+    fprintf(f, "type,type_id,samples,bytes,died_gen0_gc,died_gen1_gc,died_gen2_gc,died_unseen,"
+               "died_in_gen2,died_in_gen2_bytes,first_death_gc,last_death_gc,alive_at_end,"
+               "alive_at_end_bytes,"
+               "alive_gen0,alive_gen1,alive_gen2,alive_loh,alive_poh,pinned,lifetime_count,"
+               "lifetime_gcs_p50,lifetime_gcs_p90,lifetime_gcs_p99,lifetime_gcs_max,"
+               "lifetime_ms_p50,lifetime_ms_p90,lifetime_ms_p99,lifetime_ms_max\n");
+    size_t n = gcs_objects_type_count(a);
+    for (size_t i = 0; i < n; i++) {
+        row r = gcs_objects_type(a, i);
+        const gcs_lifetime_summary *l = &r->lifetime;
+        csv_string(f, r->name ? r->name : "");
+        fprintf(f,
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+                r->type_id, r->samples, r->sample_bytes, r->died_in_gc[0], r->died_in_gc[1],
+                r->died_in_gc[2], r->died_unseen, r->died_gen2, r->died_gen2_bytes,
+                r->first_death_gc, r->last_death_gc, r->alive_at_end, r->alive_at_end_bytes, r->alive_at_end_gen[0],
+                r->alive_at_end_gen[1], r->alive_at_end_gen[2], r->alive_at_end_gen[3],
+                r->alive_at_end_gen[4], r->pinned, l->count);
+        if (l->count)
+            fprintf(f, ",%u,%u,%u,%u,%.3f,%.3f,%.3f,%.3f\n", l->gcs_p50, l->gcs_p90, l->gcs_p99,
+                    l->gcs_max, l->ms_p50, l->ms_p90, l->ms_p99, l->ms_max);
+        else
+            fprintf(f, ",,,,,,,,\n");
+    }
+}
+
+gcs_status gcs_objects_report(const gcs_objects *a, FILE *out, gcs_objects_format format,
+                              gcs_error *err)
+{
+    switch (format) {
+    case GCS_OBJECTS_TABLE: write_table(a, out); break;
+    case GCS_OBJECTS_JSON: write_json(a, out); break;
+    case GCS_OBJECTS_CSV: write_csv(a, out); break;
+    default: return GCS_FAIL(err, GCS_ERR_ARG, 0, "unknown report format %d", (int)format);
+    }
+    if (fflush(out) != 0 || ferror(out))
+        return GCS_FAIL(err, GCS_ERR_IO, 0, "writing the report failed");
+    return GCS_OK;
+}
