@@ -25,7 +25,7 @@ if [ ! -x /usr/bin/time ]; then
     echo "bench: installing GNU time" && apt-get install -y time >/dev/null
 fi
 
-bytes=$(stat -c %s "$TRACE")
+bytes=$(stat -L -c %s "$TRACE")
 mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
 pin=""
 command -v taskset >/dev/null 2>&1 && pin="taskset -c 0"

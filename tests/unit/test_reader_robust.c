@@ -20,8 +20,8 @@
 #include "gcscope.h"
 
 #define MAX_FILES 32
-#define CUTS_INSIDE_UNITS 160
-#define FLIPS_PER_FILE 120
+#define CUTS_INSIDE_UNITS 60
+#define FLIPS_PER_FILE 60
 
 static char *files[MAX_FILES];
 static size_t n_files;
@@ -203,8 +203,8 @@ static void test_truncation_and_again(void)
                 check_cut(files[f], data, (size_t)ends[i] + 1, &whole);
             if (ends[i] > 0 && ends[i] - 1 < size)
                 check_cut(files[f], data, (size_t)ends[i] - 1, &whole);
-            if (n > 400)
-                i += n / 400; /* long traces: a spread of boundaries */
+            if (n > 120)
+                i += n / 120; /* long traces: a spread of boundaries */
         }
         /* Inside units, spread over the file. */
         for (size_t k = 1; k <= CUTS_INSIDE_UNITS; k++)

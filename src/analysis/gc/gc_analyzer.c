@@ -521,6 +521,23 @@ gcs_gc_analyzer *gcs_gc_analyzer_new(const gcs_gc_options *opts, gcs_error *err)
     return an;
 }
 
+/* The kinds that change a GCStats number (gcs_gc_analyzer_feed_record's
+ * switch); the others (handles, marks, joins, BGC phases, segments...) are
+ * skipped before decoding. */
+static bool feeds_gcstats(gcs_gc_kind kind)
+{
+    switch (kind) {
+    case GCS_GCK_SUSPEND_EE_BEGIN: case GCS_GCK_SUSPEND_EE_END: case GCS_GCK_START:
+    case GCS_GCK_END: case GCS_GCK_HEAP_STATS: case GCS_GCK_RESTART_EE_END:
+    case GCS_GCK_ALLOCATION_TICK: case GCS_GCK_GLOBAL_HEAP_HISTORY:
+    case GCS_GCK_PER_HEAP_HISTORY: case GCS_GCK_RUNTIME_INFORMATION: case GCS_GCK_SETTINGS:
+    case GCS_GCK_SETTINGS_RUNDOWN:
+        return true;
+    default:
+        return false;
+    }
+}
+
 gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev)
 {
     if (an->failed)
@@ -537,8 +554,8 @@ gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev)
         an->last_type = ev->type;
         an->last_kind = kind;
     }
-    if (kind == GCS_GCK_NONE)
-        return GCS_OK;
+    if (!feeds_gcstats(kind))
+        return GCS_OK; /* not decoded at all: most events of a trace */
     if (kind == GCS_GCK_ALLOCATION_TICK) {
         /* Most GC events are ticks: skip the type name and the record. */
         gcs_gc_alloc_amount a;
