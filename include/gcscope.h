@@ -9,4 +9,5 @@
 #include "gcscope/decode.h"
 #include "gcscope/gc.h"
 #include "gcscope/objects.h"
+#include "gcscope/live.h"
 #endif

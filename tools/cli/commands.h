@@ -15,5 +15,8 @@ int cmd_info(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_objects(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_live(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif

@@ -11,6 +11,9 @@ static const gcs_cli_command commands[] = {
     {"events", cmd_events, "every event in timestamp order with decoded fields"},
     {"stats", cmd_stats, "per-GC statistics (TraceEvent GCStats)"},
     {"objects", cmd_objects, "object lifetimes by type across GCs"},
+    {"ps", cmd_ps, ".NET processes that have a diagnostic port"},
+    {"live", cmd_live, "attach to a running process and print each GC as it completes"},
+    {"record", cmd_record, "save a running process's GC events as a .nettrace file"},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,170 @@
+/*
+ * gcscope/live.h - attaching to a running .NET process through its
+ * diagnostic port and streaming an EventPipe session from it.
+ *
+ *   gcs_session_config cfg;
+ *   gcs_session_config_gc(&cfg, false);
+ *   gcs_session *s = gcs_session_start(pid, &cfg, &err);
+ *   gcs_reader *r = gcs_reader_new(gcs_session_source(s), NULL, &err);
+ *   // gcs_reader_next: GCS_AGAIN -> poll(gcs_session_fd(s)) and retry
+ *   gcs_session_stop(s, &err);   // StopTracing; keep reading to the end
+ *   gcs_reader_free(r); gcs_session_free(s);
+ *
+ * The stream is the nettrace format byte for byte, so gcs_tee_open can
+ * save it to a file while it is being analyzed.
+ */
+#ifndef GCSCOPE_LIVE_H
+#define GCSCOPE_LIVE_H
+
+#include "gcscope/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One provider to enable in a session. */
+typedef struct gcs_diag_provider {
+    const char *name;        /* e.g. "Microsoft-Windows-DotNETRuntime" */
+    uint64_t keywords;
+    uint32_t level;          /* 0..5; 5 = Verbose */
+    const char *filter_data; /* NULL or "" for none */
+} gcs_diag_provider;
+
+#define GCS_DIAG_MAX_PROVIDERS 16
+
+/* What an EventPipe session collects. */
+typedef struct gcs_session_config {
+    uint32_t circular_buffer_mb;  /* runtime-side buffer (default 256) */
+    bool request_rundown;         /* rundown events at stop (method names) */
+    gcs_diag_provider providers[GCS_DIAG_MAX_PROVIDERS];
+    size_t provider_count;
+    int reply_timeout_ms;         /* wait for the runtime's answer (default 10000) */
+} gcs_session_config;
+
+/* The runtime's GC keyword (Microsoft-Windows-DotNETRuntime). */
+#define GCS_KEYWORD_GC 0x1ull
+
+/*
+ * Fills cfg with what GC analysis needs: Microsoft-Windows-DotNETRuntime,
+ * GC keyword, level 4 (Informational: GC/Start..Stop, SuspendEE/RestartEE,
+ * HeapStats, per-heap and global history), or level 5 when
+ * allocation_ticks (adds GC/AllocationTick, about one event per 100 KB
+ * allocated); plus Microsoft-Windows-DotNETRuntimePrivate, GC keyword,
+ * level 5 (background GC phases). No rundown.
+ */
+void gcs_session_config_gc(gcs_session_config *cfg, bool allocation_ticks);
+
+/* A .NET process that has a diagnostic socket. */
+typedef struct gcs_diag_process {
+    uint32_t pid;
+    char name[64];           /* /proc/PID/comm */
+    char command_line[512];  /* /proc/PID/cmdline, arguments joined by spaces (truncated) */
+    char socket_path[256];
+} gcs_diag_process;
+
+/* The folder holding diagnostic sockets: $TMPDIR if set and not empty,
+ * else /tmp. */
+const char *gcs_diag_socket_dir(void);
+
+/*
+ * Finds the diagnostic socket of pid (dotnet-diagnostic-PID-KEY-socket).
+ * When several exist (stale ones of an earlier process with the same pid),
+ * the one whose KEY is the process start time (/proc/PID/stat) wins, else
+ * the highest KEY. Errors: no such process, no socket (one clear reason).
+ */
+gcs_status gcs_diag_find_socket(uint32_t pid, char *path, size_t path_cap, gcs_error *err);
+
+/*
+ * Lists the live .NET processes that have a diagnostic socket, by pid.
+ * *out is malloc'ed (free it with free()); *count may be 0.
+ */
+gcs_status gcs_diag_list_processes(gcs_diag_process **out, size_t *count, gcs_error *err);
+
+/* An EventPipe streaming session. */
+typedef struct gcs_session gcs_session;
+
+/*
+ * Connects to pid's diagnostic port and starts a session (CollectTracing2,
+ * falling back to CollectTracing when the runtime does not know it). On
+ * success the nettrace stream follows on the session's socket. Errors, one
+ * clear reason each: no such process, no diagnostic socket, permission
+ * denied, not a .NET runtime (bad reply), the runtime refused (its HRESULT).
+ */
+gcs_session *gcs_session_start(uint32_t pid, const gcs_session_config *cfg, gcs_error *err);
+
+/* The same on an explicit socket path (custom ports, tests). */
+gcs_session *gcs_session_start_at(const char *socket_path, const gcs_session_config *cfg,
+                                  gcs_error *err);
+
+/* Session id the runtime gave. */
+uint64_t gcs_session_id(const gcs_session *s);
+
+/* Which EventPipe command started it: 0x0203 (CollectTracing2) or 0x0202. */
+uint16_t gcs_session_command(const gcs_session *s);
+
+/* The stream's descriptor (non-blocking) to poll() for POLLIN. */
+int gcs_session_fd(const gcs_session *s);
+
+/* The stream as a source: GCS_AGAIN when no data yet, GCS_END when the
+ * runtime closed it. Owned by the session. */
+gcs_source *gcs_session_source(gcs_session *s);
+
+/*
+ * Asks the runtime to stop the session (StopTracing on a new connection)
+ * and returns without waiting: the runtime answers only after it has
+ * flushed the session into the stream, so keep reading the stream until
+ * GCS_END. Calling it again does nothing. A process that is already gone
+ * is not an error (GCS_OK).
+ */
+gcs_status gcs_session_stop(gcs_session *s, gcs_error *err);
+
+/* The runtime's answer to the stop: GCS_AGAIN while it has not come,
+ * GCS_OK when acknowledged, an error (e.g. refused, with its HRESULT). */
+gcs_status gcs_session_stop_result(gcs_session *s, gcs_error *err);
+
+/* Closes the stream. NULL is allowed. */
+void gcs_session_free(gcs_session *s);
+
+/*
+ * A tee: a source that reads from another and writes every byte it reads
+ * to a file, so a live stream is saved as a .nettrace file while it is
+ * analyzed.
+ */
+typedef struct gcs_tee gcs_tee;
+
+/* What gcs_tee_close did to leave a valid file. */
+typedef struct gcs_tee_result {
+    uint64_t bytes_received;  /* bytes read from the inner source */
+    uint64_t bytes_kept;      /* size of the file left behind */
+    uint64_t objects;         /* whole nettrace objects (trace header + blocks) */
+    bool stream_complete;     /* the stream carried its own end marker */
+    bool repaired;            /* cut to the last whole block and end marker added */
+    bool framing_known;       /* nettrace V4/V5 framing was followed */
+} gcs_tee_result;
+
+/* Creates path (truncating it) and wraps inner (not owned). */
+gcs_tee *gcs_tee_open(gcs_source *inner, const char *path, gcs_error *err);
+
+/* The source to read through (owned by the tee). */
+gcs_source *gcs_tee_source(gcs_tee *t);
+
+/* Reads up to max bytes through the tee (saving them) without analyzing
+ * them: for going on saving after the analysis stopped. Same statuses as
+ * a read (GCS_OK with *got > 0, GCS_AGAIN, GCS_END, error). */
+gcs_status gcs_tee_pump(gcs_tee *t, size_t max, size_t *got);
+
+/* Bytes passed through so far. */
+uint64_t gcs_tee_bytes(const gcs_tee *t);
+
+/*
+ * Finishes the file and frees the tee. If the stream ended without its
+ * end marker (the process exited, or the session was cut), the file is
+ * cut after the last whole object and the end marker appended, so it
+ * reads as a complete trace. res may be NULL.
+ */
+gcs_status gcs_tee_close(gcs_tee *t, gcs_tee_result *res, gcs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
