@@ -7,6 +7,7 @@
  */
 #include "decode/gc_events.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -84,6 +85,8 @@ static const char *const kind_names[GCS_GCK_COUNT] = {
     [GCS_GCK_BGC_1ST_SWEEP_END] = "BGC1stSweepEnd",
     [GCS_GCK_PIN_PLUG_AT_GC_TIME] = "PinPlugAtGCTime",
     [GCS_GCK_SETTINGS_RUNDOWN] = "GCSettingsRundown",
+    [GCS_GCK_BULK_TYPE] = "BulkType",
+    [GCS_GCK_ALLOCATION_SAMPLED] = "AllocationSampled",
 };
 
 const char *gcs_gc_kind_name(gcs_gc_kind kind)
@@ -103,7 +106,7 @@ static const uint8_t runtime_ids[256] = {
     [9] = GCS_GCK_SUSPEND_EE_BEGIN, [10] = GCS_GCK_ALLOCATION_TICK,
     [11] = GCS_GCK_CREATE_CONCURRENT_THREAD, [12] = GCS_GCK_TERMINATE_CONCURRENT_THREAD,
     [13] = GCS_GCK_FINALIZERS_END, [14] = GCS_GCK_FINALIZERS_BEGIN,
-    [16] = GCS_GCK_BULK_ROOT_EDGE, [17] = GCS_GCK_BULK_ROOT_CWT_EDGE,
+    [15] = GCS_GCK_BULK_TYPE, [16] = GCS_GCK_BULK_ROOT_EDGE, [17] = GCS_GCK_BULK_ROOT_CWT_EDGE,
     [18] = GCS_GCK_BULK_NODE, [19] = GCS_GCK_BULK_EDGE,
     [20] = GCS_GCK_SAMPLED_OBJECT_ALLOCATION, [21] = GCS_GCK_BULK_SURVIVING_OBJECT_RANGES,
     [22] = GCS_GCK_BULK_MOVED_OBJECT_RANGES, [23] = GCS_GCK_GENERATION_RANGE,
@@ -139,9 +142,14 @@ static const uint8_t rundown_ids[256] = {
     [187] = GCS_GCK_RUNTIME_INFORMATION,
 };
 
+/* The one runtime id above 255 (AllocationSampled, .NET 9+). */
+#define EVENT_ID_ALLOCATION_SAMPLED 303
+
 gcs_gc_kind gcs_gc_classify(const gcs_event_type *type)
 {
-    if (!type || !type->provider || type->event_id > 255)
+    if (!type || !type->provider)
+        return GCS_GCK_NONE;
+    if (type->event_id > 255 && type->event_id != EVENT_ID_ALLOCATION_SAMPLED)
         return GCS_GCK_NONE;
     const char *p = type->provider;
     /* All three providers share this prefix; compare the tail only once. */
@@ -149,6 +157,8 @@ gcs_gc_kind gcs_gc_classify(const gcs_event_type *type)
     if (strncmp(p, PROVIDER_RUNTIME, n) != 0)
         return GCS_GCK_NONE;
     const char *tail = p + n;
+    if (type->event_id == EVENT_ID_ALLOCATION_SAMPLED)
+        return *tail == 0 ? GCS_GCK_ALLOCATION_SAMPLED : GCS_GCK_NONE;
     if (*tail == 0)
         return (gcs_gc_kind)runtime_ids[type->event_id];
     if (!strcmp(tail, "Private"))
@@ -252,13 +262,25 @@ static gcs_status short_payload(dec *d, const char *field)
         }                                                                        \
     } while (0)
 
-/* An array of count elements of stride bytes at the cursor; steps over it. */
+/* An array of count elements of stride bytes at the cursor; steps over it.
+ * When fewer fit, a holds the whole elements present and the answer is
+ * GCS_ERR_TRUNCATED (callers that can use a partial array say so). */
 static gcs_status take_array(dec *d, uint32_t count, uint32_t stride, gcs_gc_array *a,
                              const char *name)
 {
     const uint8_t *p;
-    if (stride != 0 && count > gcs_cur_left(&d->c) / stride)
+    if (stride != 0 && count > gcs_cur_left(&d->c) / stride) {
+        uint32_t fit = (uint32_t)(gcs_cur_left(&d->c) / stride);
+        gcs_cursor rest = d->c;
+        bool at = gcs_cur_bytes(&rest, (size_t)fit * stride, &p);
+        assert(at); /* fit elements are within the bytes left */
+        (void)at;
+        a->data = p;
+        a->count = fit;
+        a->stride = stride;
+        a->pointer_size = d->ps;
         return short_payload(d, name);
+    }
     if (!gcs_cur_bytes(&d->c, (size_t)count * stride, &p))
         return short_payload(d, name);
     a->data = p;
@@ -393,7 +415,70 @@ static gcs_status dec_bulk(dec *d, uint32_t stride)
     U32(d->r->u.bulk.index, "Index");
     U32(count, "Count");
     CLR_ID(0);
-    return take_array(d, count, stride, &d->r->u.bulk.values, "Values");
+    d->r->u.bulk.declared_count = count;
+    gcs_status st = take_array(d, count, stride, &d->r->u.bulk.values, "Values");
+    d->r->u.bulk.values_truncated = st == GCS_ERR_TRUNCATED;
+    return st;
+}
+
+/* One Type/BulkType entry at c (TypeID, ModuleID, TypeNameID, Flags,
+ * CorElementType, Name, TypeParameterCount, TypeParameters u64[]). */
+static bool bulk_type_entry(gcs_cursor *c, gcs_gc_bulk_type_entry *e)
+{
+    const uint8_t *s;
+    size_t units;
+    if (!gcs_cur_u64(c, &e->type_id) || !gcs_cur_u64(c, &e->module_id) ||
+        !gcs_cur_u32(c, &e->type_name_id) || !gcs_cur_u32(c, &e->flags) ||
+        !gcs_cur_u8(c, &e->cor_element_type) || !gcs_cur_utf16z(c, &s, &units) ||
+        !gcs_cur_u32(c, &e->type_parameter_count))
+        return false;
+    e->name.data = s;
+    e->name.units = (uint32_t)units;
+    if (e->type_parameter_count > gcs_cur_left(c) / 8)
+        return false;
+    return gcs_cur_skip(c, (size_t)e->type_parameter_count * 8);
+}
+
+/* Entries vary in size: walk them all here so that the record's count is
+ * of whole entries and the iterator cannot fail. */
+static gcs_status dec_bulk_type(dec *d)
+{
+    gcs_gc_record *r = d->r;
+    U32(r->u.bulk_type.declared_count, "Count");
+    CLR_ID(0);
+    gcs_cursor start = d->c; /* entries begin here */
+    gcs_gc_bulk_type_entry e;
+    while (r->u.bulk_type.count < r->u.bulk_type.declared_count) {
+        gcs_cursor entry = d->c;
+        if (!bulk_type_entry(&entry, &e)) {
+            r->u.bulk_type.values_truncated = true;
+            break;
+        }
+        d->c = entry;
+        r->u.bulk_type.count++;
+    }
+    /* The whole entries: from start to where the walk stopped. */
+    size_t size = (size_t)(gcs_cur_offset(&d->c) - gcs_cur_offset(&start));
+    bool whole = gcs_cur_bytes(&start, size, &r->u.bulk_type.values);
+    assert(whole);
+    (void)whole;
+    r->u.bulk_type.values_size = (uint32_t)size;
+    if (r->u.bulk_type.values_truncated)
+        return short_payload(d, "Values");
+    return GCS_OK;
+}
+
+static gcs_status dec_allocation_sampled(dec *d)
+{
+    gcs_gc_record *r = d->r;
+    U32(r->u.allocation_sampled.allocation_kind, "AllocationKind");
+    CLR_ID(0);
+    PTR(r->u.allocation_sampled.type_id, "TypeID");
+    STR16(r->u.allocation_sampled.type_name, "TypeName");
+    PTR(r->u.allocation_sampled.address, "Address");
+    U64(r->u.allocation_sampled.object_size, "ObjectSize");
+    U64(r->u.allocation_sampled.sampled_byte_offset, "SampledByteOffset");
+    return GCS_OK;
 }
 
 static gcs_status dec_sampled_alloc(dec *d)
@@ -878,6 +963,8 @@ static gcs_status decode_kind(dec *d, gcs_gc_kind kind, bool is_private, uint32_
     case GCS_GCK_BGC_1ST_SWEEP_END: return dec_bgc_1st_sweep_end(d);
     case GCS_GCK_PIN_PLUG_AT_GC_TIME: return dec_pin_plug(d);
     case GCS_GCK_SETTINGS_RUNDOWN: return dec_settings_rundown(d);
+    case GCS_GCK_BULK_TYPE: return dec_bulk_type(d);
+    case GCS_GCK_ALLOCATION_SAMPLED: return dec_allocation_sampled(d);
     case GCS_GCK_NONE:
     case GCS_GCK_COUNT: break;
     }
@@ -934,6 +1021,7 @@ gcs_status gcs_gc_decode_payload(gcs_gc_kind kind, uint32_t version, const uint8
     case GCS_GCK_GLOBAL_HEAP_HISTORY: id = version < 2 ? 5 : 205; break;
     case GCS_GCK_PER_HEAP_HISTORY: id = version < 3 ? 4 : 204; break;
     case GCS_GCK_MARK: id = 25; break;
+    case GCS_GCK_ALLOCATION_SAMPLED: id = EVENT_ID_ALLOCATION_SAMPLED; break;
     default: break;
     }
     return decode_common(kind, version, id, payload, payload_size, pointer_size, out, err);
@@ -954,6 +1042,22 @@ bool gcs_gc_moved_range_at(const gcs_gc_array *a, uint32_t i, gcs_gc_moved_range
     gcs_cursor c;
     return elem(a, i, &c) && gcs_cur_ptr(&c, a->pointer_size, &out->old_base) &&
            gcs_cur_ptr(&c, a->pointer_size, &out->new_base) && gcs_cur_u64(&c, &out->length);
+}
+
+void gcs_gc_bulk_type_begin(const gcs_gc_record *rec, gcs_gc_bulk_type_iter *it)
+{
+    assert(rec->kind == GCS_GCK_BULK_TYPE);
+    const uint8_t *p = rec->u.bulk_type.values ? rec->u.bulk_type.values : (const uint8_t *)"";
+    it->cur = gcs_cur_make(p, rec->u.bulk_type.values ? rec->u.bulk_type.values_size : 0, 0);
+    it->left = rec->u.bulk_type.count;
+}
+
+bool gcs_gc_bulk_type_next(gcs_gc_bulk_type_iter *it, gcs_gc_bulk_type_entry *out)
+{
+    if (it->left == 0 || !bulk_type_entry(&it->cur, out))
+        return false;
+    it->left--;
+    return true;
 }
 
 bool gcs_gc_surviving_range_at(const gcs_gc_array *a, uint32_t i, gcs_gc_surviving_range *out)

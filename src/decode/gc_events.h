@@ -97,6 +97,10 @@ typedef enum gcs_gc_kind {
     GCS_GCK_PIN_PLUG_AT_GC_TIME,         /* 199 */
     /* Microsoft-Windows-DotNETRuntimeRundown */
     GCS_GCK_SETTINGS_RUNDOWN,            /* 10 */
+    /* Microsoft-Windows-DotNETRuntime, added after the rest (values above
+     * stay stable): type names and .NET 9+ randomized allocation sampling. */
+    GCS_GCK_BULK_TYPE,                   /* 15 (Type/BulkType) */
+    GCS_GCK_ALLOCATION_SAMPLED,          /* 303 */
     GCS_GCK_COUNT
 } gcs_gc_kind;
 
@@ -186,8 +190,13 @@ typedef struct gcs_gc_record {
             uint64_t object_size;        /* V4+ */
         } allocation_tick;
         struct { uint32_t count; } finalizers_end;
-        /* Bulk events 16-19, 21, 22: index, count, elements. */
-        struct { uint32_t index; gcs_gc_array values; } bulk;
+        /* Bulk events 16-19, 21, 22: index, count, elements. When Count
+         * promises more elements than the payload holds, decoding answers
+         * GCS_ERR_TRUNCATED with values_truncated set and values holding
+         * the whole elements present (declared_count keeps Count), so a
+         * caller may still use them. */
+        struct { uint32_t index, declared_count; gcs_gc_array values;
+                 bool values_truncated; } bulk;
         struct { uint64_t address, type_id; uint32_t object_count_for_type_sample;
                  uint64_t total_size_for_type_sample; } sampled_allocation;
         struct { uint8_t generation; uint64_t range_start, range_used_length,
@@ -248,6 +257,19 @@ typedef struct gcs_gc_record {
         struct { uint32_t gen_number, is_alloc; } full_notify;
         struct { uint32_t gen_number; } bgc_1st_sweep_end;
         struct { uint64_t plug_start, plug_end, gap_before_size; } pin_plug;
+        /* Type/BulkType (15): entries of variable size, read with
+         * gcs_gc_bulk_type_begin/next. count: entries checked whole; a payload ending before Count
+         * entries is GCS_ERR_TRUNCATED with values_truncated set and the
+         * entries present usable, as for the bulk arrays above. */
+        struct { uint32_t declared_count, count; const uint8_t *values;
+                 uint32_t values_size; bool values_truncated; } bulk_type;
+        /* AllocationSampled (303): the facts of a V4 AllocationTick. */
+        struct {
+            uint32_t allocation_kind;    /* 0 small, 1 large, 2 pinned */
+            uint64_t type_id;
+            gcs_gc_utf16 type_name;
+            uint64_t address, object_size, sampled_byte_offset;
+        } allocation_sampled;
         struct {
             uint64_t hard_limit, loh_threshold, physical_memory_config,
                 gen0_min_budget_config, gen0_max_budget_config;
@@ -321,6 +343,22 @@ bool gcs_gc_loh_compact_at(const gcs_gc_array *a, uint32_t i, gcs_gc_loh_compact
 /* GCFitBucketInfo (209). */
 typedef struct gcs_gc_fit_bucket { uint16_t index; uint32_t count; uint64_t size; } gcs_gc_fit_bucket;
 bool gcs_gc_fit_bucket_at(const gcs_gc_array *a, uint32_t i, gcs_gc_fit_bucket *out);
+
+/* Type/BulkType (15): walks the count entries of a record. */
+typedef struct gcs_gc_bulk_type_entry {
+    uint64_t type_id, module_id;
+    uint32_t type_name_id, flags;
+    uint8_t cor_element_type;
+    gcs_gc_utf16 name;
+    uint32_t type_parameter_count; /* the parameters themselves are skipped */
+} gcs_gc_bulk_type_entry;
+typedef struct gcs_gc_bulk_type_iter {
+    gcs_cursor cur;
+    uint32_t left;
+} gcs_gc_bulk_type_iter;
+void gcs_gc_bulk_type_begin(const gcs_gc_record *rec, gcs_gc_bulk_type_iter *it);
+/* Next entry; false when none is left. */
+bool gcs_gc_bulk_type_next(gcs_gc_bulk_type_iter *it, gcs_gc_bulk_type_entry *out);
 
 /* GCPerHeapHistory generation g (0..gen_count-1). */
 bool gcs_gc_per_heap_gen(const gcs_gc_record *rec, uint32_t g, gcs_gc_gen_data *out);

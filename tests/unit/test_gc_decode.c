@@ -68,6 +68,22 @@ static void test_classify(void)
         CHECK_EQ_INT(gcs_gc_kind_cached(&cache, &b), GCS_GCK_SUSPEND_EE_BEGIN);
     }
     CHECK_EQ_STR(gcs_gc_kind_name(GCS_GCK_BGC_2ND_NONCON_BEGIN), "BGC2ndNonConBegin");
+
+    /* Type/BulkType (15) and AllocationSampled (303): runtime provider only. */
+    t.provider = "Microsoft-Windows-DotNETRuntime";
+    t.event_id = 15;
+    CHECK_EQ_INT(gcs_gc_classify(&t), GCS_GCK_BULK_TYPE);
+    t.event_id = 303;
+    CHECK_EQ_INT(gcs_gc_classify(&t), GCS_GCK_ALLOCATION_SAMPLED);
+    t.event_id = 304;
+    CHECK_EQ_INT(gcs_gc_classify(&t), GCS_GCK_NONE);
+    t.provider = "Microsoft-Windows-DotNETRuntimePrivate";
+    t.event_id = 303;
+    CHECK_EQ_INT(gcs_gc_classify(&t), GCS_GCK_NONE);
+    t.event_id = 15; /* private 15 is BGC2ndNonConEnd */
+    CHECK_EQ_INT(gcs_gc_classify(&t), GCS_GCK_BGC_2ND_NONCON_END);
+    CHECK_EQ_STR(gcs_gc_kind_name(GCS_GCK_BULK_TYPE), "BulkType");
+    CHECK_EQ_STR(gcs_gc_kind_name(GCS_GCK_ALLOCATION_SAMPLED), "AllocationSampled");
 }
 
 static void test_gc_start_versions(void)
@@ -256,6 +272,28 @@ static void test_bulk_ranges(void)
     p.b[6] = 0xff;
     p.b[7] = 0x7f;
     CHECK_EQ_INT(dec(GCS_GCK_BULK_MOVED_OBJECT_RANGES, 0, &p, 8, &r), GCS_ERR_TRUNCATED);
+    /* ... but the header and the two whole ranges present stay usable. */
+    CHECK(r.u.bulk.values_truncated);
+    CHECK_EQ_U64(r.u.bulk.declared_count, 0x7fffffffu);
+    CHECK_EQ_U64(r.u.bulk.values.count, 2);
+    CHECK(gcs_gc_moved_range_at(&r.u.bulk.values, 1, &m));
+    CHECK_EQ_U64(m.new_base, 0x4000);
+    CHECK(!gcs_gc_moved_range_at(&r.u.bulk.values, 2, &m));
+    /* Half of the second range cut off: one whole range. */
+    p.b[4] = 2;
+    p.b[5] = p.b[6] = p.b[7] = 0;
+    uint32_t full = p.n;
+    p.n = full - 12;
+    CHECK_EQ_INT(dec(GCS_GCK_BULK_MOVED_OBJECT_RANGES, 0, &p, 8, &r), GCS_ERR_TRUNCATED);
+    CHECK(r.u.bulk.values_truncated);
+    CHECK_EQ_U64(r.u.bulk.values.count, 1);
+    /* A short header is not a truncated array. */
+    p.n = 6;
+    CHECK_EQ_INT(dec(GCS_GCK_BULK_MOVED_OBJECT_RANGES, 0, &p, 8, &r), GCS_ERR_TRUNCATED);
+    CHECK(!r.u.bulk.values_truncated);
+    p.n = full;
+    CHECK_EQ_INT(dec(GCS_GCK_BULK_MOVED_OBJECT_RANGES, 0, &p, 8, &r), GCS_OK);
+    CHECK(!r.u.bulk.values_truncated);
 
     /* Surviving ranges, 32-bit pointers. */
     p.n = 0;
@@ -537,6 +575,109 @@ static void test_random_payloads(void)
     CHECK(truncated > 1000);
 }
 
+/* One Type/BulkType entry: TypeID, ModuleID, TypeNameID, Flags,
+ * CorElementType, Name, TypeParameterCount, TypeParameters. */
+static void put_bulk_type_entry(pb *p, uint64_t id, const char *name, uint32_t params)
+{
+    put(p, id, 8);
+    put(p, 0x5000, 8);
+    put(p, 7, 4);
+    put(p, 0x10, 4);
+    put(p, 0x12, 1);
+    put_utf16(p, name);
+    put(p, params, 4);
+    for (uint32_t i = 0; i < params; i++)
+        put(p, 0x100 + i, 8);
+}
+
+static void test_bulk_type(void)
+{
+    gcs_gc_record r;
+    pb p = {{0}, 0};
+    put(&p, 2, 4); /* count */
+    put(&p, 9, 2); /* ClrInstanceID */
+    put_bulk_type_entry(&p, 0xAA, "System.String", 0);
+    put_bulk_type_entry(&p, 0xBB, "List`1", 2);
+    /* 6 + (25 + 28 + 4) + (25 + 14 + 4 + 16): fixed part 25 bytes */
+    CHECK_EQ_U64(p.n, 122);
+    CHECK_EQ_INT(dec(GCS_GCK_BULK_TYPE, 0, &p, 8, &r), GCS_OK);
+    CHECK_EQ_U64(r.clr_instance_id, 9);
+    CHECK_EQ_U64(r.u.bulk_type.declared_count, 2);
+    CHECK_EQ_U64(r.u.bulk_type.count, 2);
+    CHECK_EQ_U64(r.u.bulk_type.values_size, 116);
+    CHECK(!r.u.bulk_type.values_truncated);
+    gcs_gc_bulk_type_iter it;
+    gcs_gc_bulk_type_entry e;
+    char name[32];
+    gcs_gc_bulk_type_begin(&r, &it);
+    CHECK(gcs_gc_bulk_type_next(&it, &e));
+    CHECK_EQ_U64(e.type_id, 0xAA);
+    CHECK_EQ_U64(e.module_id, 0x5000);
+    CHECK_EQ_U64(e.cor_element_type, 0x12);
+    CHECK_EQ_STR(gcs_gc_utf16_to_utf8(e.name, name, sizeof name), "System.String");
+    CHECK(gcs_gc_bulk_type_next(&it, &e));
+    CHECK_EQ_U64(e.type_id, 0xBB);
+    CHECK_EQ_U64(e.type_parameter_count, 2);
+    CHECK_EQ_STR(gcs_gc_utf16_to_utf8(e.name, name, sizeof name), "List`1");
+    CHECK(!gcs_gc_bulk_type_next(&it, &e));
+    /* A later version decodes as a prefix (same layout). */
+    CHECK_EQ_INT(dec(GCS_GCK_BULK_TYPE, 2, &p, 8, &r), GCS_OK);
+    CHECK_EQ_U64(r.u.bulk_type.count, 2);
+    /* The second entry's parameters cut off: the first stays usable. */
+    p.n -= 4;
+    CHECK_EQ_INT(dec(GCS_GCK_BULK_TYPE, 0, &p, 8, &r), GCS_ERR_TRUNCATED);
+    CHECK(r.u.bulk_type.values_truncated);
+    CHECK_EQ_U64(r.u.bulk_type.count, 1);
+    gcs_gc_bulk_type_begin(&r, &it);
+    CHECK(gcs_gc_bulk_type_next(&it, &e));
+    CHECK_EQ_U64(e.type_id, 0xAA);
+    CHECK(!gcs_gc_bulk_type_next(&it, &e));
+    /* A parameter count beyond the payload: short, no huge skip. */
+    p.n = 0;
+    put(&p, 1, 4);
+    put(&p, 0, 2);
+    put_bulk_type_entry(&p, 0xCC, "T", 0);
+    p.b[p.n - 1] = 0xff;
+    CHECK_EQ_INT(dec(GCS_GCK_BULK_TYPE, 0, &p, 8, &r), GCS_ERR_TRUNCATED);
+    CHECK_EQ_U64(r.u.bulk_type.count, 0);
+    /* Short header. */
+    p.n = 5;
+    CHECK_EQ_INT(dec(GCS_GCK_BULK_TYPE, 0, &p, 8, &r), GCS_ERR_TRUNCATED);
+    CHECK(!r.u.bulk_type.values_truncated);
+}
+
+static void test_allocation_sampled(void)
+{
+    gcs_gc_record r;
+    for (uint32_t ps = 4; ps <= 8; ps += 4) {
+        pb p = {{0}, 0};
+        put(&p, 1, 4); /* large */
+        put(&p, 3, 2);
+        put(&p, 0x5678, ps);
+        put_utf16(&p, "Big");
+        put(&p, 0x8000, ps);
+        put(&p, 90000, 8);
+        put(&p, 123, 8);
+        CHECK_EQ_U64(p.n, 4 + 2 + ps + 8 + ps + 16);
+        CHECK_EQ_INT(dec(GCS_GCK_ALLOCATION_SAMPLED, 0, &p, ps, &r), GCS_OK);
+        CHECK_EQ_U64(r.clr_instance_id, 3);
+        CHECK_EQ_U64(r.u.allocation_sampled.allocation_kind, 1);
+        CHECK_EQ_U64(r.u.allocation_sampled.type_id, 0x5678);
+        char name[16];
+        CHECK_EQ_STR(gcs_gc_utf16_to_utf8(r.u.allocation_sampled.type_name, name, sizeof name),
+                     "Big");
+        CHECK_EQ_U64(r.u.allocation_sampled.address, 0x8000);
+        CHECK_EQ_U64(r.u.allocation_sampled.object_size, 90000);
+        CHECK_EQ_U64(r.u.allocation_sampled.sampled_byte_offset, 123);
+        /* Longer payload: prefix; without SampledByteOffset: short. */
+        put(&p, 0xEE, 4);
+        CHECK_EQ_INT(dec(GCS_GCK_ALLOCATION_SAMPLED, 1, &p, ps, &r), GCS_OK);
+        CHECK_EQ_U64(r.u.allocation_sampled.sampled_byte_offset, 123);
+        p.n -= 4 + 8;
+        CHECK_EQ_INT(dec(GCS_GCK_ALLOCATION_SAMPLED, 0, &p, ps, &r), GCS_ERR_TRUNCATED);
+    }
+}
+
 int main(void)
 {
     RUN(test_random_payloads);
@@ -546,6 +687,8 @@ int main(void)
     RUN(test_heap_stats);
     RUN(test_allocation_tick);
     RUN(test_bulk_ranges);
+    RUN(test_bulk_type);
+    RUN(test_allocation_sampled);
     RUN(test_histories);
     RUN(test_native_struct_arrays);
     RUN(test_private_events);

@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/objects/object_events.h"
 #include "base/buf.h"
 #include "base/error.h"
+#include "decode/gc_events.h"
 #include "gcscope/objects.h"
 
 #define MAX_TYPES ((size_t)1 << 20)          /* beyond: one "(other types)" row */
@@ -31,6 +31,7 @@
 #define MAX_NAME_BYTES ((size_t)256 << 20)   /* arena for type names */
 #define MAX_GENERATION_BATCH ((size_t)1 << 22) /* generation ranges in one batch */
 #define LOH_THRESHOLD 85000u
+#define TYPE_NAME_MAX 512 /* bytes of a type name kept (UTF-8, truncated) */
 
 typedef struct lifetime {
     uint32_t gcs;
@@ -53,6 +54,10 @@ typedef struct u64map {
 
 struct gcs_objects {
     gcs_objtrack *tracker;
+    /* Each event type is classified once (shared decoders' cache). */
+    gcs_gc_kind_cache kinds;
+    const gcs_event_type *last_type;
+    gcs_gc_kind last_kind;
     gcs_objects_summary sum;
     gcs_arena names;
     type_entry *types;
@@ -297,6 +302,7 @@ gcs_objects *gcs_objects_new(gcs_error *err)
     gcs_objtrack_options o = {0};
     o.on_death = on_death;
     o.ctx = a;
+    gcs_gc_kind_cache_init(&a->kinds);
     a->tracker = gcs_objtrack_new(&o, err);
     if (!a->tracker) {
         free(a);
@@ -370,19 +376,22 @@ static gcs_status end_open_gc(gcs_objects *a, gcs_error *err)
     return GCS_OK;
 }
 
-static gcs_status on_gc_start(gcs_objects *a, const gcs_event *ev, gcs_error *err)
+static gcs_status on_gc_start(gcs_objects *a, const gcs_event *ev, const gcs_gc_record *rec,
+                              gcs_error *err)
 {
-    objev_gc_start s;
-    if (!objev_decode_gc_start(ev, &s)) {
+    if (!rec) {
         a->sum.short_payloads++;
         return GCS_OK;
     }
+    /* has_depth_type false: the V0 layout (no condemned generation, no type). */
+    uint32_t count = rec->u.start.count, depth = rec->u.start.depth;
+    bool has_depth_type = rec->u.start.has_depth_type;
     a->sum.gcs++;
-    a->last_gc_begun = s.count; /* GC numbers count every GC, background ones too */
-    if (s.has_type && s.type == 1) {
+    a->last_gc_begun = count; /* GC numbers count every GC, background ones too */
+    if (has_depth_type && rec->u.start.type == 1) {
         a->sum.background_gcs++;
         a->bgc_open = true;
-        a->bgc_count = s.count;
+        a->bgc_count = count;
         return GCS_OK;
     }
     if (a->gc_open) {
@@ -394,31 +403,31 @@ static gcs_status on_gc_start(gcs_objects *a, const gcs_event *ev, gcs_error *er
             a->batch_deferred = false;
         }
     }
-    if (!s.has_depth || s.depth > 2) {
+    if (!has_depth_type || depth > 2) {
         a->sum.gcs_without_depth++;
         return GCS_OK;
     }
-    gcs_status st = gcs_objtrack_begin_gc(a->tracker, s.count, (int)s.depth, event_us(ev), err);
+    gcs_status st = gcs_objtrack_begin_gc(a->tracker, count, (int)depth, event_us(ev), err);
     if (st != GCS_OK)
         return st;
     a->gc_open = true;
-    a->gc_count = s.count;
+    a->gc_count = count;
     a->gc_got_ranges = false;
     a->gc_got_generation_ranges = false;
     a->have_range_index = false;
     return GCS_OK;
 }
 
-static gcs_status on_gc_end(gcs_objects *a, const gcs_event *ev, gcs_error *err)
+static gcs_status on_gc_end(gcs_objects *a, const gcs_gc_record *rec, gcs_error *err)
 {
-    objev_gc_end e;
-    if (!objev_decode_gc_end(ev, &e)) {
+    if (!rec) {
         a->sum.short_payloads++;
         return GCS_OK;
     }
-    if (a->gc_open && e.count == a->gc_count)
+    uint32_t count = rec->u.end.count;
+    if (a->gc_open && count == a->gc_count)
         return end_open_gc(a, err);
-    if (a->bgc_open && e.count == a->bgc_count) {
+    if (a->bgc_open && count == a->bgc_count) {
         a->bgc_open = false;
         return GCS_OK;
     }
@@ -428,39 +437,52 @@ static gcs_status on_gc_end(gcs_objects *a, const gcs_event *ev, gcs_error *err)
 
 #define RANGE_CHUNK 256
 
-static gcs_status on_ranges(gcs_objects *a, const gcs_event *ev, bool moved, gcs_error *err)
+/* rec: the decoded event, or NULL when its header was short. A Count
+ * larger than the payload is counted as a short payload and the whole
+ * ranges present are used. */
+static gcs_status on_ranges(gcs_objects *a, const gcs_gc_record *rec, bool moved, gcs_error *err)
 {
-    objev_ranges it;
     a->sum.range_events++;
     a->sum.movement_seen = true;
-    if (!objev_ranges_begin(ev, moved, &it)) {
+    if (!rec) {
         a->sum.short_payloads++;
         return GCS_OK;
     }
-    if (it.short_payload)
+    if (rec->u.bulk.values_truncated)
         a->sum.short_payloads++;
+    uint32_t index = rec->u.bulk.index;
     if (!a->gc_open) {
         a->sum.range_events_outside_gc++;
     } else {
-        if (a->have_range_index && it.index != a->next_range_index && it.index != 0)
+        if (a->have_range_index && index != a->next_range_index && index != 0)
             a->sum.range_index_gaps++;
         a->have_range_index = true;
-        a->next_range_index = it.index + 1;
+        a->next_range_index = index + 1;
         a->gc_got_ranges = true;
     }
+    const gcs_gc_array *values = &rec->u.bulk.values;
     gcs_moved_range mr[RANGE_CHUNK];
     gcs_surviving_range sr[RANGE_CHUNK];
     size_t n = 0;
-    uint64_t o, nw, len;
-    for (;;) {
-        bool more = objev_ranges_next(&it, &o, &nw, &len);
-        if (more) {
-            mr[n].old_start = o;
-            mr[n].new_start = nw;
-            mr[n].length = len;
-            sr[n].start = o;
-            sr[n].length = len;
-            n++;
+    for (uint32_t i = 0;; i++) {
+        bool more;
+        if (moved) {
+            gcs_gc_moved_range m;
+            more = gcs_gc_moved_range_at(values, i, &m);
+            if (more) {
+                mr[n].old_start = m.old_base;
+                mr[n].new_start = m.new_base;
+                mr[n].length = m.length;
+                n++;
+            }
+        } else {
+            gcs_gc_surviving_range r;
+            more = gcs_gc_surviving_range_at(values, i, &r);
+            if (more) {
+                sr[n].start = r.base;
+                sr[n].length = r.length;
+                n++;
+            }
         }
         if (n == RANGE_CHUNK || (!more && n)) {
             gcs_status st = moved ? gcs_objtrack_add_moved(a->tracker, mr, n, err)
@@ -475,11 +497,10 @@ static gcs_status on_ranges(gcs_objects *a, const gcs_event *ev, bool moved, gcs
     return GCS_OK;
 }
 
-static gcs_status on_generation_range(gcs_objects *a, const gcs_event *ev, gcs_error *err)
+static gcs_status on_generation_range(gcs_objects *a, const gcs_gc_record *rec, gcs_error *err)
 {
-    objev_generation_range g;
     a->sum.generation_range_events++;
-    if (!objev_decode_generation_range(ev, &g)) {
+    if (!rec) {
         a->sum.short_payloads++;
         return GCS_OK;
     }
@@ -499,10 +520,10 @@ static gcs_status on_generation_range(gcs_objects *a, const gcs_event *ev, gcs_e
     if (!grow_array((void **)&a->batch, &a->cbatch, a->nbatch + 1, sizeof *a->batch))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory storing generation ranges");
     gcs_generation_range *r = &a->batch[a->nbatch++];
-    r->generation = g.generation;
-    r->start = g.start;
-    r->used_length = g.used_length;
-    r->reserved_length = g.reserved_length;
+    r->generation = rec->u.generation_range.generation;
+    r->start = rec->u.generation_range.range_start;
+    r->used_length = rec->u.generation_range.range_used_length;
+    r->reserved_length = rec->u.generation_range.range_reserved_length;
     return GCS_OK;
 }
 
@@ -528,52 +549,78 @@ static gcs_status track(gcs_objects *a, const gcs_event *ev, uint64_t address, u
     return st;
 }
 
-static gcs_status on_allocation_tick(gcs_objects *a, const gcs_event *ev, bool sampled,
-                                     gcs_error *err)
+/* AllocationTick (V3+ has the address, V4+ the size) and AllocationSampled
+ * (always both). rec is NULL when the payload was short. */
+static gcs_status on_allocation_tick(gcs_objects *a, const gcs_event *ev,
+                                     const gcs_gc_record *rec, bool sampled, gcs_error *err)
 {
-    objev_allocation_tick t;
     if (sampled)
         a->sum.allocations_sampled++;
     else
         a->sum.allocation_ticks++;
-    if (!(sampled ? objev_decode_allocation_sampled(ev, &t) : objev_decode_allocation_tick(ev, &t))) {
+    if (!rec) {
         a->sum.short_payloads++;
         return GCS_OK;
     }
-    if (!t.has_address || t.address == 0) {
+    uint32_t kind;
+    uint64_t address, size, type_id;
+    gcs_gc_utf16 type_name;
+    if (sampled) {
+        kind = rec->u.allocation_sampled.allocation_kind;
+        address = rec->u.allocation_sampled.address;
+        size = rec->u.allocation_sampled.object_size;
+        type_id = rec->u.allocation_sampled.type_id;
+        type_name = rec->u.allocation_sampled.type_name;
+    } else {
+        kind = rec->u.allocation_tick.allocation_kind;
+        address = rec->version >= 3 ? rec->u.allocation_tick.address : 0;
+        size = rec->version >= 4 ? rec->u.allocation_tick.object_size : 0;
+        type_id = rec->u.allocation_tick.type_id;
+        type_name = rec->u.allocation_tick.type_name;
+    }
+    if (address == 0) {
         a->sum.ticks_without_address++;
         return GCS_OK;
     }
-    uint8_t gen = t.kind == 1 ? GCS_GEN_LOH : t.kind == 2 ? GCS_GEN_POH : GCS_GEN0;
-    return track(a, ev, t.address, t.has_size ? t.object_size : 0, gen, t.type_id, t.type_name,
-                 err);
+    char name[TYPE_NAME_MAX];
+    gcs_gc_utf16_to_utf8(type_name, name, sizeof name);
+    uint8_t gen = kind == 1 ? GCS_GEN_LOH : kind == 2 ? GCS_GEN_POH : GCS_GEN0;
+    return track(a, ev, address, size, gen, type_id, name, err);
 }
 
-static gcs_status on_sampled_alloc(gcs_objects *a, const gcs_event *ev, gcs_error *err)
+static gcs_status on_sampled_alloc(gcs_objects *a, const gcs_event *ev,
+                                   const gcs_gc_record *rec, gcs_error *err)
 {
-    objev_sampled_alloc s;
     a->sum.sampled_allocations++;
-    if (!objev_decode_sampled_alloc(ev, &s)) {
+    if (!rec) {
         a->sum.short_payloads++;
         return GCS_OK;
     }
-    if (s.address == 0)
+    uint64_t address = rec->u.sampled_allocation.address;
+    uint32_t count = rec->u.sampled_allocation.object_count_for_type_sample;
+    uint64_t total = rec->u.sampled_allocation.total_size_for_type_sample;
+    if (address == 0)
         return GCS_OK;
-    uint64_t size = s.object_count ? s.total_size / s.object_count : 0;
+    uint64_t size = count ? total / count : 0;
     uint8_t gen = size >= LOH_THRESHOLD ? GCS_GEN_LOH : GCS_GEN0;
-    return track(a, ev, s.address, size, gen, s.type_id, NULL, err);
+    return track(a, ev, address, size, gen, rec->u.sampled_allocation.type_id, NULL, err);
 }
 
-static gcs_status on_bulk_type(gcs_objects *a, const gcs_event *ev, gcs_error *err)
+/* rec is NULL when the header was short; entries present before a short
+ * end are used, and the short end counted. */
+static gcs_status on_bulk_type(gcs_objects *a, const gcs_gc_record *rec, gcs_error *err)
 {
-    objev_bulk_type it;
-    if (!objev_bulk_type_begin(ev, &it)) {
+    if (!rec) {
         a->sum.short_payloads++;
         return GCS_OK;
     }
-    uint64_t id;
-    char name[OBJEV_NAME_MAX];
-    while (objev_bulk_type_next(&it, &id, name, sizeof name)) {
+    gcs_gc_bulk_type_iter it;
+    gcs_gc_bulk_type_begin(rec, &it);
+    gcs_gc_bulk_type_entry e;
+    char name[TYPE_NAME_MAX];
+    while (gcs_gc_bulk_type_next(&it, &e)) {
+        uint64_t id = e.type_id;
+        gcs_gc_utf16_to_utf8(e.name, name, sizeof name);
         a->sum.bulk_type_entries++;
         uint32_t have;
         if (!id || map_get(&a->bulk_names, id, &have))
@@ -587,23 +634,37 @@ static gcs_status on_bulk_type(gcs_objects *a, const gcs_event *ev, gcs_error *e
             return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory storing type names");
         a->bulk_name_list[a->nbulk++] = stored;
     }
-    if (it.short_payload)
+    if (rec->u.bulk_type.values_truncated)
         a->sum.short_payloads++;
     return GCS_OK;
 }
 
-static void on_pin(gcs_objects *a, const gcs_event *ev)
+static void on_pin(gcs_objects *a, const gcs_gc_record *rec)
 {
-    objev_pin p;
     a->sum.pin_events++;
-    if (!objev_decode_pin(ev, &p)) {
+    if (!rec) {
         a->sum.short_payloads++;
         return;
     }
-    gcs_tracked_object *o = gcs_objtrack_find(a->tracker, p.object);
+    gcs_tracked_object *o = gcs_objtrack_find(a->tracker, rec->u.pin_object.object_id);
     if (o) {
         o->flags |= GCS_OBJ_PINNED;
         a->sum.pins_of_tracked++;
+    }
+}
+
+/* The GC event kinds this analysis handles. */
+static bool uses_kind(gcs_gc_kind kind)
+{
+    switch (kind) {
+    case GCS_GCK_START: case GCS_GCK_END: case GCS_GCK_ALLOCATION_TICK:
+    case GCS_GCK_ALLOCATION_SAMPLED: case GCS_GCK_BULK_TYPE:
+    case GCS_GCK_SAMPLED_OBJECT_ALLOCATION: case GCS_GCK_BULK_SURVIVING_OBJECT_RANGES:
+    case GCS_GCK_BULK_MOVED_OBJECT_RANGES: case GCS_GCK_GENERATION_RANGE:
+    case GCS_GCK_PIN_OBJECT_AT_GC_TIME:
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -613,28 +674,50 @@ gcs_status gcs_objects_feed(gcs_objects *a, const gcs_event *ev, gcs_error *err)
     a->sum.events_seen++;
     if (ev->msec > a->sum.trace_end_ms)
         a->sum.trace_end_ms = ev->msec;
-    objev_kind kind = objev_classify(ev);
-    if (kind == OBJEV_OTHER)
+    gcs_gc_kind kind;
+    if (ev->type == a->last_type) {
+        kind = a->last_kind; /* consecutive events often share a type */
+    } else {
+        kind = gcs_gc_kind_cached(&a->kinds, ev->type);
+        a->last_type = ev->type;
+        a->last_kind = kind;
+    }
+    if (!uses_kind(kind))
         return GCS_OK;
     a->sum.events_used++;
     gcs_status st = GCS_OK;
-    if (kind != OBJEV_GENERATION_RANGE) {
+    if (kind != GCS_GCK_GENERATION_RANGE) {
         st = close_batch(a, err);
         if (st != GCS_OK)
             return st;
     }
+    /* Decode through the shared typed decoders; a short payload gives a
+     * NULL record to the handler (which counts it), except for the bulk
+     * events whose whole elements present stay usable. */
+    gcs_gc_record rec;
+    const gcs_gc_record *r = &rec;
+    gcs_status dst = gcs_gc_decode(ev, kind, &rec, NULL);
+    if (dst != GCS_OK) {
+        bool partial = (kind == GCS_GCK_BULK_MOVED_OBJECT_RANGES ||
+                        kind == GCS_GCK_BULK_SURVIVING_OBJECT_RANGES)
+                           ? rec.u.bulk.values_truncated
+                       : kind == GCS_GCK_BULK_TYPE ? rec.u.bulk_type.values_truncated
+                                                   : false;
+        if (!partial)
+            r = NULL;
+    }
     switch (kind) {
-    case OBJEV_GC_START: st = on_gc_start(a, ev, err); break;
-    case OBJEV_GC_END: st = on_gc_end(a, ev, err); break;
-    case OBJEV_ALLOCATION_TICK: st = on_allocation_tick(a, ev, false, err); break;
-    case OBJEV_ALLOCATION_SAMPLED: st = on_allocation_tick(a, ev, true, err); break;
-    case OBJEV_BULK_TYPE: st = on_bulk_type(a, ev, err); break;
-    case OBJEV_SAMPLED_ALLOC: st = on_sampled_alloc(a, ev, err); break;
-    case OBJEV_SURVIVING: st = on_ranges(a, ev, false, err); break;
-    case OBJEV_MOVED: st = on_ranges(a, ev, true, err); break;
-    case OBJEV_GENERATION_RANGE: st = on_generation_range(a, ev, err); break;
-    case OBJEV_PIN: on_pin(a, ev); break;
-    case OBJEV_OTHER: break;
+    case GCS_GCK_START: st = on_gc_start(a, ev, r, err); break;
+    case GCS_GCK_END: st = on_gc_end(a, r, err); break;
+    case GCS_GCK_ALLOCATION_TICK: st = on_allocation_tick(a, ev, r, false, err); break;
+    case GCS_GCK_ALLOCATION_SAMPLED: st = on_allocation_tick(a, ev, r, true, err); break;
+    case GCS_GCK_BULK_TYPE: st = on_bulk_type(a, r, err); break;
+    case GCS_GCK_SAMPLED_OBJECT_ALLOCATION: st = on_sampled_alloc(a, ev, r, err); break;
+    case GCS_GCK_BULK_SURVIVING_OBJECT_RANGES: st = on_ranges(a, r, false, err); break;
+    case GCS_GCK_BULK_MOVED_OBJECT_RANGES: st = on_ranges(a, r, true, err); break;
+    case GCS_GCK_GENERATION_RANGE: st = on_generation_range(a, r, err); break;
+    case GCS_GCK_PIN_OBJECT_AT_GC_TIME: on_pin(a, r); break;
+    default: assert(!"kind not used by the object analysis"); break;
     }
     if (st == GCS_OK && a->callback_status != GCS_OK)
         st = GCS_FAIL(err, a->callback_status, 0, "out of memory recording lifetimes");
