@@ -137,6 +137,7 @@ typedef struct gcs_reader_stats {
     uint64_t stacks;
     uint64_t metadata;
     uint64_t sort_overflows;      /* sort window full: order not guaranteed */
+    uint64_t idle_releases;       /* gcs_reader_release_pending calls that released */
     uint64_t anomalies;           /* survivable container problems (an unusable
                                      field description, a skipped object) */
     uint64_t first_anomaly_offset;
@@ -160,6 +161,16 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
  * GCS_AGAIN: the source has no data yet. < 0: error in err; the reader
  * stays in the error state. */
 gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **ev, gcs_error *err);
+
+/*
+ * Releases every buffered event now instead of waiting for the trace's next
+ * sequence point or IsSorted mark. For a live source that has said
+ * GCS_AGAIN for longer than the writer's flush period (the runtime writes
+ * its buffers every 100 ms): by then no older event can still be on its
+ * way, and waiting would hold the last events back until the process
+ * writes again. Call it after gcs_reader_next returned GCS_AGAIN.
+ */
+void gcs_reader_release_pending(gcs_reader *r);
 
 /* Header facts; NULL until the header has been read. */
 const gcs_trace_info *gcs_reader_info(const gcs_reader *r);

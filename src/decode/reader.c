@@ -405,6 +405,16 @@ gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
     }
 }
 
+void gcs_reader_release_pending(gcs_reader *r)
+{
+    /* Only meaningful between steps, with nothing released waiting. */
+    if (r->state != READER_READING || gcs_sorter_ready(r->sorter) ||
+        gcs_sorter_pending(r->sorter) == 0)
+        return;
+    gcs_sorter_flush(r->sorter);
+    r->stats.idle_releases++;
+}
+
 const gcs_trace_info *gcs_reader_info(const gcs_reader *r)
 {
     return r->have_info ? &r->info : NULL;

@@ -30,6 +30,9 @@
 /* How long to wait for the runtime to end the stream after StopTracing. */
 #define DRAIN_TIMEOUT_MS 15000
 #define POLL_MS 100
+/* Idle this long (several of the runtime's 100 ms flush periods): release
+ * what the reader still holds back for ordering, so the last GCs show. */
+#define IDLE_RELEASE_S 0.5
 
 const char live_common_usage[] =
     "  --duration SECONDS     stop after SECONDS\n"
@@ -498,6 +501,7 @@ int live_run(const live_opts *o)
     const size_t raw = 65536;
     uint64_t steps = 0;
     int rc = 0;
+    double idle_since = -1; /* when the source last started saying AGAIN */
 
     while (!ended) {
         /* Stop conditions: checked every 256 events and on every wait. */
@@ -524,6 +528,18 @@ int live_run(const live_opts *o)
         if (analyzing) {
             const gcs_event *ev;
             st = gcs_reader_next(reader, &ev, &err);
+            if (st == GCS_AGAIN) {
+                double t = now_s();
+                if (idle_since < 0)
+                    idle_since = t;
+                else if (t - idle_since >= IDLE_RELEASE_S) {
+                    gcs_reader_release_pending(reader);
+                    idle_since = t;
+                    continue; /* deliver what was released */
+                }
+            } else {
+                idle_since = -1;
+            }
             if (st == GCS_OK) {
                 watch_event(&w, ev);
                 if (an && gcs_gc_analyzer_feed(an, ev) < 0) {
