@@ -62,6 +62,16 @@ report() { # name seconds rss
 echo "trace: $TRACE  $mb MB  $events events  (one core: ${pin:-no taskset})"
 awk -v s="$cat_s" -v mb="$mb" 'BEGIN { printf "%-16s %8.3f s %9.1f MB/s\n", "cat", s, mb / s }'
 report "gcscope info" "$info_s" "$info_rss"
+# Cold page cache (the file read from disk), where this user may drop it.
+if [ -w /proc/sys/vm/drop_caches ]; then
+    cold() { sync; echo 3 > /proc/sys/vm/drop_caches; t0=$(now); $pin "$@" >/dev/null 2>&1 || true; t1=$(now)
+             awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'; }
+    ccat=$(cold cat "$TRACE"); cinfo=$(cold "$GCSCOPE" info "$TRACE")
+    awk -v c="$ccat" -v i="$cinfo" -v mb="$mb" 'BEGIN {
+        printf "cold cache: cat %.3f s (%.1f MB/s), gcscope info %.3f s (%.1f MB/s), %.2f x cat\n",
+               c, mb / c, i, mb / i, c / i }'
+    cat "$TRACE" >/dev/null # warm again for what follows
+fi
 if "$GCSCOPE" --help | grep -q '^  stats '; then
     set -- $(best_of "$GCSCOPE" stats "$TRACE"); report "gcscope stats" "$1" "$2"
     awk -v a="$info_s" -v b="$1" 'BEGIN { printf "stats keeps %.0f%% of info throughput\n", 100 * a / b }'
