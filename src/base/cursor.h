@@ -132,34 +132,37 @@ static inline bool gcs_cur_ptr(gcs_cursor *c, uint32_t pointer_size, uint64_t *v
     }
     return gcs_cur_u64(c, v);
 }
-/* LEB128-style varuint (7 bits a byte, high bit = more), at most max_bits. */
+/* LEB128-style varuint (7 bits a byte, high bit = more), at most max_bits
+ * (so at most ceil(max_bits / 7) bytes) and never past 64 bits. */
 static inline bool gcs_cur_varuint(gcs_cursor *c, unsigned max_bits, uint64_t *v)
 {
+    const uint8_t *q = c->p;
+    size_t left = (size_t)(c->end - q);
     /* One-byte values dominate compressed event headers. */
-    if (c->p < c->end && !(*c->p & 0x80) && max_bits >= 7) {
-        *v = *c->p++;
+    if (left > 0 && !(q[0] & 0x80) && max_bits >= 7) {
+        *v = q[0];
+        c->p = q + 1;
         return true;
     }
+    size_t max_bytes = (max_bits + 6) / 7;
+    if (max_bytes > left)
+        max_bytes = left;
     uint64_t x = 0;
-    unsigned shift = 0;
-    const uint8_t *q = c->p;
-    for (;;) {
-        if (q >= c->end || shift >= max_bits)
+    for (size_t i = 0; i < max_bytes; i++) {
+        uint8_t b = q[i];
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (b & 0x80)
+            continue;
+        /* The tenth byte holds bit 63 only; anything more overflows. */
+        if (i == 9 && b > 1)
             return false;
-        uint8_t b = *q++;
-        uint64_t part = (uint64_t)(b & 0x7f);
-        if (shift > 0 && (part >> (64 - shift)) != 0)
+        if (max_bits < 64 && (x >> max_bits) != 0)
             return false;
-        x |= part << shift;
-        shift += 7;
-        if (!(b & 0x80))
-            break;
+        *v = x;
+        c->p = q + i + 1;
+        return true;
     }
-    if (max_bits < 64 && (x >> max_bits) != 0)
-        return false;
-    *v = x;
-    c->p = q;
-    return true;
+    return false;
 }
 static inline bool gcs_cur_varu32(gcs_cursor *c, uint32_t *v)
 {

@@ -47,7 +47,16 @@ typedef struct row_state {
     uint8_t related[16];
     uint32_t payload_size;
     bool sorted;
+    bool activity_set; /* activity or related nonzero: else passed on as NULL */
 } row_state;
+
+static inline bool guid_nonzero(const uint8_t *g)
+{
+    uint64_t a, b;
+    memcpy(&a, g, 8);
+    memcpy(&b, g + 8, 8);
+    return (a | b) != 0;
+}
 
 #define ROW_CUT(err, c, what) \
     GCS_CORRUPT(err, gcs_cur_offset(c), "event row: %s cut short or invalid", what)
@@ -87,6 +96,8 @@ static gcs_status read_compressed_row(gcs_cursor *c, row_state *rs, gcs_error *e
             return ROW_CUT(err, c, "related activity id");
         memcpy(rs->related, g, 16);
     }
+    if (flags & (CF_ACTIVITY_ID | CF_RELATED_ACTIVITY_ID))
+        rs->activity_set = guid_nonzero(rs->activity) || guid_nonzero(rs->related);
     rs->sorted = (flags & CF_SORTED) != 0;
     if ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32(c, &rs->payload_size))
         return ROW_CUT(err, c, "payload size");
@@ -111,6 +122,7 @@ static gcs_status read_uncompressed_row(gcs_cursor *c, row_state *rs, uint64_t *
     rs->sorted = (raw_id & 0x80000000u) == 0;
     memcpy(rs->activity, g1, 16);
     memcpy(rs->related, g2, 16);
+    rs->activity_set = guid_nonzero(rs->activity) || guid_nonzero(rs->related);
     *event_size = size;
     return GCS_OK;
 }
@@ -133,8 +145,6 @@ static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_bloc
     memset(&ev, 0, sizeof ev);
     ev.has_sequence = true;
     ev.pid = r->info.pid;
-    ev.activity_id = rs.activity;
-    ev.related_activity_id = rs.related;
     gcs_status st;
 
     while (gcs_cur_left(c) > 0) {
@@ -190,6 +200,9 @@ static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_bloc
         ev.payload = payload;
         ev.payload_size = rs.payload_size;
         ev.offset = row_at;
+        /* Most rows carry no activity: NULL spares the sorter a check. */
+        ev.activity_id = rs.activity_set ? rs.activity : NULL;
+        ev.related_activity_id = rs.activity_set ? rs.related : NULL;
         if (sink->event && (st = sink->event(sink->ctx, &ev, err)) < 0)
             return st;
     }
