@@ -25,6 +25,8 @@
 /* Bytes of metadata (names, schemas) kept for the reader's life. */
 #define GCS_MAX_METADATA_BYTES ((size_t)256 << 20)
 
+#define TYPE_CACHE_SIZE 64u
+
 typedef enum reader_state {
     READER_OPENING,
     READER_READING,
@@ -50,7 +52,9 @@ struct gcs_reader {
     reader_state state;
     gcs_error final_error; /* status GCS_END or the error to return */
     double ms_per_tick;
-    const gcs_event_type *last_type; /* type of the last delivered event */
+    /* Types of recently delivered events by metadata id (direct-mapped):
+     * consecutive events alternate among a few types. */
+    const gcs_event_type *type_cache[TYPE_CACHE_SIZE];
     bool activity_clear;             /* current's activity ids are zero */
 };
 
@@ -117,7 +121,8 @@ static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
                 r->types[i] = t;
     }
     r->type_slots[h] = t;
-    r->last_type = NULL; /* a redefinition must not be served from the cache */
+    /* A redefinition must not be served from the cache. */
+    memset(r->type_cache, 0, sizeof r->type_cache);
     return GCS_OK;
 }
 
@@ -284,13 +289,14 @@ static bool payload_fits(const type_entry *te, const gcs_event *ev)
 static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *data)
 {
     gcs_event *ev = &r->current;
-    /* Consecutive events often share a type. */
-    const gcs_event_type *t = r->last_type;
+    const gcs_event_type **cached = &r->type_cache[se->metadata_id & (TYPE_CACHE_SIZE - 1)];
+    const gcs_event_type *t = *cached;
     if (!t || t->metadata_id != se->metadata_id) {
         t = type_find(r, se->metadata_id);
         if (!t)
             t = missing_type(r, se->metadata_id);
-        r->last_type = t;
+        /* missing_type may have inserted (clearing the cache): store after. */
+        r->type_cache[se->metadata_id & (TYPE_CACHE_SIZE - 1)] = t;
     }
     if (!t)
         t = &unresolvable_type.pub;
@@ -335,7 +341,32 @@ static void sync_stats(gcs_reader *r)
     r->stats.sort_overflows = gcs_sorter_overflows(r->sorter);
 }
 
+/* The step's payloads all lie in the stream's buffer. */
+static void end_step(gcs_reader *r)
+{
+    gcs_sorter_end_step_within(r->sorter, r->stream.buf.data,
+                               r->stream.buf.data + r->stream.buf.len);
+}
+
+static gcs_status reader_next_slow(gcs_reader *r, const gcs_event **out, gcs_error *err);
+
 gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
+{
+    /* Fast path: a released event is waiting. */
+    const gcs_sorted_event *se;
+    const uint8_t *data;
+    if (gcs_sorter_pop(r->sorter, &se, &data)) {
+        deliver(r, se, data);
+        *out = &r->current;
+        return GCS_OK;
+    }
+    return reader_next_slow(r, out, err);
+}
+
+/* Steps the container until an event is released or the input says AGAIN,
+ * ends, or fails. Kept apart so the fast path stays small. */
+static gcs_status __attribute__((noinline)) reader_next_slow(gcs_reader *r, const gcs_event **out,
+                                                              gcs_error *err)
 {
     *out = NULL;
     for (;;) {
@@ -377,7 +408,7 @@ gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
             gcs_status st = r->container->ops->step(r->container, &e);
             if (st == GCS_OK) {
                 gcs_sorter_settle(r->sorter, false);
-                gcs_sorter_end_step(r->sorter);
+                end_step(r);
                 continue;
             }
             if (st == GCS_AGAIN) {
@@ -390,7 +421,7 @@ gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
             }
             /* Nothing may keep pointing into the unit once input moves on
              * (an error leaves the unit in place: draining is safe too). */
-            gcs_sorter_end_step(r->sorter);
+            end_step(r);
             if (st == GCS_END) {
                 r->final_error.status = GCS_END;
             } else {

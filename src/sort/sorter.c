@@ -32,44 +32,9 @@
 /* Threads tracked for sequence numbers; more are not checked (counted). */
 #define MAX_TRACKED_THREADS ((size_t)1 << 20)
 
-typedef struct run {
-    size_t start, end; /* recs[start, end): unreleased, ascending timestamps */
-} run;
-
-typedef struct heap_item {
-    int64_t ts;
-    size_t idx; /* in recs: arrival order, the tie-breaker */
-    size_t run;
-} heap_item;
-
-typedef struct thread_slot {
-    uint64_t tid;
-    uint32_t last_seq;
-    bool used;
-} thread_slot;
-
-struct gcs_sorter {
-    gcs_sorted_event *recs;
-    size_t n, cap;
-    gcs_buf data;
-    run *runs;
-    size_t n_runs, runs_cap;
-    heap_item *heap;
-    size_t *heap_limit; /* per run: end of its released prefix */
-    size_t heap_cap;
-    size_t *ready;
-    size_t ready_n, ready_pos, ready_cap;
-    size_t window;
-    int64_t watermark;
-    bool have_watermark;
-    bool release_all_requested;
-    size_t live_bytes;       /* bytes of unreleased events in data */
-    size_t added_since_release;
-    uint64_t lost, overflows, untracked_threads;
-    thread_slot *threads;
-    size_t threads_cap, threads_used;
-    thread_slot *last_thread; /* most events come in runs of one thread */
-};
+typedef gcs_sorter_run run;
+typedef gcs_sorter_heap_item heap_item;
+typedef gcs_sorter_thread thread_slot;
 
 gcs_sorter *gcs_sorter_new(size_t window_bytes)
 {
@@ -184,15 +149,9 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
         s->recs = nr;
         s->cap = ncap;
     }
-    bool has_activity = !guid_is_zero(ev->activity_id) || !guid_is_zero(ev->related_activity_id);
-    /* Rare events with activity ids go to the store at once; the others
-     * are kept by reference until the step ends (gcs_sorter_end_step). */
-    size_t need = has_activity ? ev->payload_size + 32 : 0;
-    gcs_status st = need <= s->data.cap - s->data.len ? GCS_OK : gcs_buf_reserve(&s->data, need);
-    if (st != GCS_OK)
-        return GCS_FAIL(err, st, ev->offset,
-                        "more than %zu bytes of events between two sequence points",
-                        s->data.max_cap);
+    /* Containers pass NULL for absent ids; zero ids are not kept either. */
+    bool has_activity = (ev->activity_id || ev->related_activity_id) &&
+                        (!guid_is_zero(ev->activity_id) || !guid_is_zero(ev->related_activity_id));
     /* Extend the last run, or start one when time goes back. */
     if (s->n_runs == 0 || s->runs[s->n_runs - 1].end != s->n ||
         s->recs[s->n - 1].timestamp > ev->timestamp) {
@@ -206,7 +165,6 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
         }
         s->runs[s->n_runs++] = (run){s->n, s->n};
     }
-    s->runs[s->n_runs - 1].end = s->n + 1;
     gcs_sorted_event *r = &s->recs[s->n];
     r->timestamp = ev->timestamp;
     r->tid = ev->tid;
@@ -220,11 +178,20 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
     r->has_activity = has_activity;
     s->added_since_release += ev->payload_size;
     if (!has_activity) {
-        r->ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
-        r->data_offset = 0;
+        /* Kept by reference until the step ends (gcs_sorter_end_step). */
+        r->at.ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
+        r->by_ref = true;
     } else {
-        r->ref = NULL;
-        r->data_offset = s->data.len;
+        /* Rare events with activity ids go to the store at once. */
+        size_t need = (size_t)ev->payload_size + 32;
+        gcs_status st =
+            need <= s->data.cap - s->data.len ? GCS_OK : gcs_buf_reserve(&s->data, need);
+        if (st != GCS_OK)
+            return GCS_FAIL(err, st, ev->offset,
+                            "more than %zu bytes of events between two sequence points",
+                            s->data.max_cap);
+        r->by_ref = false;
+        r->at.data_offset = s->data.len;
         if (ev->payload_size)
             memcpy(s->data.data + s->data.len, ev->payload, ev->payload_size);
         uint8_t *a = s->data.data + s->data.len + ev->payload_size;
@@ -236,7 +203,7 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
         s->data.len += need;
         s->live_bytes += need;
     }
-    s->n++;
+    s->runs[s->n_runs - 1].end = ++s->n;
     if (ev->has_sequence)
         note_sequence(s, ev->capture_tid, ev->sequence);
     if (ev->is_sorted && (!s->have_watermark || ev->timestamp > s->watermark)) {
@@ -328,11 +295,11 @@ static void compact(gcs_sorter *s)
             continue;
         for (size_t i = rn.start; i < rn.end; i++) {
             gcs_sorted_event r = s->recs[i];
-            if (!r.ref) {
+            if (!r.by_ref) {
                 size_t len = r.payload_size + (r.has_activity ? 32 : 0);
-                assert(r.data_offset >= out);
-                memmove(s->data.data + out, s->data.data + r.data_offset, len);
-                r.data_offset = out;
+                assert(r.at.data_offset >= out);
+                memmove(s->data.data + out, s->data.data + r.at.data_offset, len);
+                r.at.data_offset = out;
                 out += len;
             }
             s->recs[w + (i - rn.start)] = r;
@@ -398,7 +365,7 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
         if (cut == rn->start)
             continue;
         for (size_t j = rn->start; j < cut; j++)
-            if (!s->recs[j].ref)
+            if (!s->recs[j].by_ref)
                 s->live_bytes -= s->recs[j].payload_size + (s->recs[j].has_activity ? 32 : 0);
         if (s->n_runs == 1) { /* one run: already in order */
             for (size_t j = rn->start; j < cut; j++)
@@ -465,33 +432,92 @@ void gcs_sorter_settle(gcs_sorter *s, bool eager)
         release(s, false, s->watermark);
 }
 
-void gcs_sorter_end_step(gcs_sorter *s)
+/* Moves one pending by-reference payload into the store. */
+static void store_one(gcs_sorter *s, gcs_sorted_event *r)
+{
+    /* The store was reserved for the window; a failure here would leave a
+     * dangling reference, so it is fatal by design. */
+    if (r->payload_size > s->data.cap - s->data.len &&
+        gcs_buf_reserve(&s->data, r->payload_size) != GCS_OK) {
+        assert(!"sorter store exhausted");
+        abort();
+    }
+    if (r->payload_size)
+        memcpy(s->data.data + s->data.len, r->at.ref, r->payload_size);
+    r->at.data_offset = s->data.len;
+    r->by_ref = false;
+    s->data.len += r->payload_size;
+    s->live_bytes += r->payload_size;
+}
+
+/* Index of the first pending event of run k that is still by reference. */
+static size_t first_by_ref(const gcs_sorter *s, const run *rn)
+{
+    size_t i = rn->end;
+    while (i > rn->start && s->recs[i - 1].by_ref)
+        i--;
+    return i;
+}
+
+void gcs_sorter_end_step(gcs_sorter *s) { gcs_sorter_end_step_within(s, NULL, NULL); }
+
+void gcs_sorter_end_step_within(gcs_sorter *s, const uint8_t *unit, const uint8_t *unit_end)
 {
     /* Events of this step sit at the end of the runs that were open: walk
-     * back until a pending event that is already in the store. */
+     * back until a pending event that is already in the store (earlier
+     * runs are older). Their payloads lie in the unit in arrival order. */
+    size_t k_first = s->n_runs;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    size_t sum = 0;
+    bool in_unit = unit != NULL;
     for (size_t k = s->n_runs; k-- > 0;) {
         run *rn = &s->runs[k];
-        size_t i = rn->end;
-        while (i > rn->start && s->recs[i - 1].ref)
-            i--;
-        for (size_t j = i; j < rn->end; j++) {
-            gcs_sorted_event *r = &s->recs[j];
-            /* The store was reserved for the window; a failure here would
-             * leave a dangling reference, so it is fatal by design. */
-            if (r->payload_size > s->data.cap - s->data.len &&
-                gcs_buf_reserve(&s->data, r->payload_size) != GCS_OK) {
-                assert(!"sorter store exhausted");
-                abort();
+        size_t i = first_by_ref(s, rn);
+        if (i == rn->end && i > rn->start)
+            break;
+        k_first = k;
+        for (size_t j = i; in_unit && j < rn->end; j++) {
+            const gcs_sorted_event *r = &s->recs[j];
+            if (!r->payload_size)
+                continue;
+            uintptr_t p = (uintptr_t)r->at.ref;
+            if (p < (uintptr_t)unit || r->payload_size > (uintptr_t)unit_end - p) {
+                in_unit = false;
+                break;
             }
-            if (r->payload_size)
-                memcpy(s->data.data + s->data.len, r->ref, r->payload_size);
-            r->data_offset = s->data.len;
-            r->ref = NULL;
-            s->data.len += r->payload_size;
-            s->live_bytes += r->payload_size;
+            lo = p < lo ? p : lo;
+            hi = p + r->payload_size > hi ? p + r->payload_size : hi;
+            sum += r->payload_size;
         }
         if (i > rn->start)
-            break; /* an older event in the store: earlier runs are older */
+            break;
+    }
+    if (k_first == s->n_runs)
+        return;
+    /* One copy of the span when row headers between payloads are a small
+     * part of it (they become garbage reclaimed by compaction). */
+    size_t span = sum ? (size_t)(hi - lo) : 0;
+    if (in_unit && span <= 2 * sum &&
+        (span <= s->data.cap - s->data.len || gcs_buf_reserve(&s->data, span) == GCS_OK)) {
+        uint64_t base = s->data.len;
+        if (span)
+            memcpy(s->data.data + base, (const uint8_t *)lo, span);
+        for (size_t k = k_first; k < s->n_runs; k++) {
+            run *rn = &s->runs[k];
+            for (size_t j = first_by_ref(s, rn); j < rn->end; j++) {
+                gcs_sorted_event *r = &s->recs[j];
+                r->at.data_offset = r->payload_size ? base + ((uintptr_t)r->at.ref - lo) : base;
+                r->by_ref = false;
+            }
+        }
+        s->data.len += span;
+        s->live_bytes += sum;
+        return;
+    }
+    for (size_t k = k_first; k < s->n_runs; k++) {
+        run *rn = &s->runs[k];
+        for (size_t j = first_by_ref(s, rn); j < rn->end; j++)
+            store_one(s, &s->recs[j]);
     }
 }
 
@@ -503,16 +529,6 @@ size_t gcs_sorter_pending(const gcs_sorter *s)
     for (size_t k = 0; k < s->n_runs; k++)
         n += s->runs[k].end - s->runs[k].start;
     return n;
-}
-
-bool gcs_sorter_pop(gcs_sorter *s, const gcs_sorted_event **ev, const uint8_t **data)
-{
-    if (s->ready_pos >= s->ready_n)
-        return false;
-    const gcs_sorted_event *r = &s->recs[s->ready[s->ready_pos++]];
-    *ev = r;
-    *data = r->ref ? r->ref : s->data.data + r->data_offset;
-    return true;
 }
 
 uint64_t gcs_sorter_lost_events(const gcs_sorter *s) { return s->lost; }

@@ -158,9 +158,9 @@ static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_bloc
             return GCS_FAIL(err, GCS_ERR_LIMIT, row_at, "event payload of %u bytes exceeds the limit",
                             rs.payload_size);
         const uint8_t *payload;
-        uint64_t payload_at = gcs_cur_offset(c);
+        /* A failed read leaves the cursor at the payload. */
         if (!gcs_cur_bytes(c, rs.payload_size, &payload))
-            return GCS_CORRUPT(err, payload_at, "event payload of %u bytes overruns its block",
+            return GCS_CORRUPT(err, gcs_cur_offset(c), "event payload of %u bytes overruns its block",
                                rs.payload_size);
         if (!compressed) {
             /* EventSize covers the row after itself; then zero padding to a
@@ -178,6 +178,7 @@ static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_bloc
             gcs_cur_skip(c, pad);
         }
         if (metadata_block) {
+            uint64_t payload_at = c->origin + (uint64_t)(payload - c->start);
             gcs_cursor mc = gcs_cur_make(payload, rs.payload_size, payload_at);
             gcs_meta_def def;
             gcs_error problem;
