@@ -145,24 +145,34 @@ static inline bool gcs_cur_varuint(gcs_cursor *c, unsigned max_bits, uint64_t *v
         return true;
     }
     size_t max_bytes = (max_bits + 6) / 7;
-    if (max_bytes > left)
-        max_bytes = left;
     uint64_t x = 0;
-    for (size_t i = 0; i < max_bytes; i++) {
+    size_t i = 0;
+    if (max_bytes <= left) {
+        /* Room for the longest encoding: no bounds check per byte. */
+        for (; i < max_bytes; i++) {
+            uint8_t b = q[i];
+            x |= (uint64_t)(b & 0x7f) << (7 * i);
+            if (!(b & 0x80))
+                goto last;
+        }
+        return false;
+    }
+    for (; i < left; i++) {
         uint8_t b = q[i];
         x |= (uint64_t)(b & 0x7f) << (7 * i);
-        if (b & 0x80)
-            continue;
-        /* The tenth byte holds bit 63 only; anything more overflows. */
-        if (i == 9 && b > 1)
-            return false;
-        if (max_bits < 64 && (x >> max_bits) != 0)
-            return false;
-        *v = x;
-        c->p = q + i + 1;
-        return true;
+        if (!(b & 0x80))
+            goto last;
     }
     return false;
+last:
+    /* The tenth byte holds bit 63 only; anything more overflows. */
+    if (i == 9 && q[9] > 1)
+        return false;
+    if (max_bits < 64 && (x >> max_bits) != 0)
+        return false;
+    *v = x;
+    c->p = q + i + 1;
+    return true;
 }
 static inline bool gcs_cur_varu32(gcs_cursor *c, uint32_t *v)
 {

@@ -111,13 +111,18 @@ static thread_slot *thread_find(gcs_sorter *s, uint64_t tid, bool insert)
     return &s->threads[h];
 }
 
+static __attribute__((noinline)) thread_slot *thread_find_noinline(gcs_sorter *s, uint64_t tid)
+{
+    return thread_find(s, tid, true);
+}
+
 /* Numbering starts at 1 per thread and session, and a thread's events are
  * in file order, so any skipped number is an event that was dropped. */
-static void note_sequence(gcs_sorter *s, uint64_t capture_tid, uint32_t seq)
+static inline void note_sequence(gcs_sorter *s, uint64_t capture_tid, uint32_t seq)
 {
     thread_slot *t = s->last_thread;
     if (!t || t->tid != capture_tid) {
-        t = thread_find(s, capture_tid, true);
+        t = thread_find_noinline(s, capture_tid);
         s->last_thread = t;
     }
     if (!t)
@@ -139,7 +144,9 @@ static inline bool guid_is_zero(const uint8_t *g)
     return (a | b) == 0;
 }
 
-gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err)
+/* The general case of gcs_sorter_add: growth, a new run, activity ids. */
+static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_raw_event *ev,
+                                                     gcs_error *err)
 {
     if (s->n == s->cap) {
         size_t ncap = s->cap ? s->cap * 2 : 4096;
@@ -181,6 +188,7 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
         /* Kept by reference until the step ends (gcs_sorter_end_step). */
         r->at.ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
         r->by_ref = true;
+        s->step_ref_bytes += ev->payload_size;
     } else {
         /* Rare events with activity ids go to the store at once. */
         size_t need = (size_t)ev->payload_size + 32;
@@ -204,6 +212,40 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
         s->live_bytes += need;
     }
     s->runs[s->n_runs - 1].end = ++s->n;
+    s->tail_open = true;
+    s->tail_ts = ev->timestamp;
+    if (ev->has_sequence)
+        note_sequence(s, ev->capture_tid, ev->sequence);
+    if (ev->is_sorted && (!s->have_watermark || ev->timestamp > s->watermark)) {
+        s->watermark = ev->timestamp;
+        s->have_watermark = true;
+    }
+    return GCS_OK;
+}
+
+gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err)
+{
+    /* Common case: room, no activity ids, time keeps going up. */
+    if (s->n == s->cap || !s->tail_open || ev->timestamp < s->tail_ts || ev->activity_id ||
+        ev->related_activity_id)
+        return add_slow(s, ev, err);
+    gcs_sorted_event *r = &s->recs[s->n];
+    r->timestamp = ev->timestamp;
+    r->tid = ev->tid;
+    r->capture_tid = ev->capture_tid;
+    r->at.ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
+    r->metadata_id = ev->metadata_id;
+    r->payload_size = ev->payload_size;
+    r->sequence = ev->has_sequence ? ev->sequence : 0;
+    r->pid = ev->pid;
+    r->processor = ev->processor;
+    r->stack_id = ev->stack_id;
+    r->by_ref = true;
+    r->has_activity = false;
+    s->step_ref_bytes += ev->payload_size;
+    s->added_since_release += ev->payload_size;
+    s->runs[s->n_runs - 1].end = ++s->n;
+    s->tail_ts = ev->timestamp;
     if (ev->has_sequence)
         note_sequence(s, ev->capture_tid, ev->sequence);
     if (ev->is_sorted && (!s->have_watermark || ev->timestamp > s->watermark)) {
@@ -289,12 +331,15 @@ static void compact(gcs_sorter *s)
         return;
     }
     size_t w = 0, out = 0, wr = 0;
+    size_t step_first = SIZE_MAX;
     for (size_t k = 0; k < s->n_runs; k++) {
         run rn = s->runs[k];
         if (rn.start == rn.end)
             continue;
         for (size_t i = rn.start; i < rn.end; i++) {
             gcs_sorted_event r = s->recs[i];
+            if (i >= s->step_first && step_first == SIZE_MAX)
+                step_first = w + (i - rn.start);
             if (!r.by_ref) {
                 size_t len = r.payload_size + (r.has_activity ? 32 : 0);
                 assert(r.at.data_offset >= out);
@@ -310,6 +355,7 @@ static void compact(gcs_sorter *s)
     }
     s->n = w;
     s->n_runs = wr;
+    s->step_first = step_first == SIZE_MAX ? w : step_first;
     s->data.len = out;
     assert(out == s->live_bytes);
 }
@@ -333,9 +379,11 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
 {
     compact(s);
     s->added_since_release = 0;
+    s->tail_open = false;
     if (gcs_sorter_pending(s) == 0) {
         /* Nothing pending: the buffers can restart from zero. */
         s->n = s->n_runs = 0;
+        s->step_first = 0;
         s->data.len = 0;
         return true;
     }
@@ -364,9 +412,13 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
         size_t cut = all ? rn->end : run_cut(s, rn, limit);
         if (cut == rn->start)
             continue;
-        for (size_t j = rn->start; j < cut; j++)
-            if (!s->recs[j].by_ref)
-                s->live_bytes -= s->recs[j].payload_size + (s->recs[j].has_activity ? 32 : 0);
+        for (size_t j = rn->start; j < cut; j++) {
+            const gcs_sorted_event *r = &s->recs[j];
+            if (r->by_ref)
+                s->step_released_ref_bytes += r->payload_size;
+            else
+                s->live_bytes -= r->payload_size + (r->has_activity ? 32 : 0);
+        }
         if (s->n_runs == 1) { /* one run: already in order */
             for (size_t j = rn->start; j < cut; j++)
                 s->ready[k++] = j;
@@ -432,7 +484,7 @@ void gcs_sorter_settle(gcs_sorter *s, bool eager)
         release(s, false, s->watermark);
 }
 
-/* Moves one pending by-reference payload into the store. */
+/* Moves one by-reference payload into the store. */
 static void store_one(gcs_sorter *s, gcs_sorted_event *r)
 {
     /* The store was reserved for the window; a failure here would leave a
@@ -447,78 +499,63 @@ static void store_one(gcs_sorter *s, gcs_sorted_event *r)
     r->at.data_offset = s->data.len;
     r->by_ref = false;
     s->data.len += r->payload_size;
-    s->live_bytes += r->payload_size;
-}
-
-/* Index of the first pending event of run k that is still by reference. */
-static size_t first_by_ref(const gcs_sorter *s, const run *rn)
-{
-    size_t i = rn->end;
-    while (i > rn->start && s->recs[i - 1].by_ref)
-        i--;
-    return i;
 }
 
 void gcs_sorter_end_step(gcs_sorter *s) { gcs_sorter_end_step_within(s, NULL, NULL); }
 
 void gcs_sorter_end_step_within(gcs_sorter *s, const uint8_t *unit, const uint8_t *unit_end)
 {
-    /* Events of this step sit at the end of the runs that were open: walk
-     * back until a pending event that is already in the store (earlier
-     * runs are older). Their payloads lie in the unit in arrival order. */
-    size_t k_first = s->n_runs;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    size_t sum = 0;
-    bool in_unit = unit != NULL;
-    for (size_t k = s->n_runs; k-- > 0;) {
-        run *rn = &s->runs[k];
-        size_t i = first_by_ref(s, rn);
-        if (i == rn->end && i > rn->start)
-            break;
-        k_first = k;
-        for (size_t j = i; in_unit && j < rn->end; j++) {
+    /* Every by-reference event is in recs[step_first, n). Those released
+     * in this step are moved too: they are delivered before the next step
+     * and the store does not move until then. */
+    size_t first = s->step_first, n = s->n;
+    size_t pending_bytes = s->step_ref_bytes - s->step_released_ref_bytes;
+    s->step_first = n;
+    s->step_ref_bytes = s->step_released_ref_bytes = 0;
+    s->live_bytes += pending_bytes;
+    if (first >= n)
+        return;
+    if (unit) {
+        /* The payloads lie in the unit in arrival order: check it, then
+         * copy the span holding them at once when row headers between them
+         * are a small part of it (they become garbage for compaction). */
+        uintptr_t lo = 0, prev_end = (uintptr_t)unit, end = (uintptr_t)unit_end;
+        size_t sum = 0;
+        bool ok = true;
+        for (size_t j = first; j < n; j++) {
             const gcs_sorted_event *r = &s->recs[j];
-            if (!r->payload_size)
+            if (!r->by_ref || !r->payload_size)
                 continue;
             uintptr_t p = (uintptr_t)r->at.ref;
-            if (p < (uintptr_t)unit || r->payload_size > (uintptr_t)unit_end - p) {
-                in_unit = false;
+            if (p < prev_end || r->payload_size > end - p) {
+                ok = false;
                 break;
             }
-            lo = p < lo ? p : lo;
-            hi = p + r->payload_size > hi ? p + r->payload_size : hi;
+            if (sum == 0)
+                lo = p;
+            prev_end = p + r->payload_size;
             sum += r->payload_size;
         }
-        if (i > rn->start)
-            break;
-    }
-    if (k_first == s->n_runs)
-        return;
-    /* One copy of the span when row headers between payloads are a small
-     * part of it (they become garbage reclaimed by compaction). */
-    size_t span = sum ? (size_t)(hi - lo) : 0;
-    if (in_unit && span <= 2 * sum &&
-        (span <= s->data.cap - s->data.len || gcs_buf_reserve(&s->data, span) == GCS_OK)) {
-        uint64_t base = s->data.len;
-        if (span)
-            memcpy(s->data.data + base, (const uint8_t *)lo, span);
-        for (size_t k = k_first; k < s->n_runs; k++) {
-            run *rn = &s->runs[k];
-            for (size_t j = first_by_ref(s, rn); j < rn->end; j++) {
+        size_t span = sum ? (size_t)(prev_end - lo) : 0;
+        if (ok && span <= 2 * sum &&
+            (span <= s->data.cap - s->data.len || gcs_buf_reserve(&s->data, span) == GCS_OK)) {
+            uint64_t base = s->data.len;
+            if (span)
+                memcpy(s->data.data + base, (const uint8_t *)lo, span);
+            for (size_t j = first; j < n; j++) {
                 gcs_sorted_event *r = &s->recs[j];
+                if (!r->by_ref)
+                    continue;
                 r->at.data_offset = r->payload_size ? base + ((uintptr_t)r->at.ref - lo) : base;
                 r->by_ref = false;
             }
+            s->data.len += span;
+            return;
         }
-        s->data.len += span;
-        s->live_bytes += sum;
-        return;
     }
-    for (size_t k = k_first; k < s->n_runs; k++) {
-        run *rn = &s->runs[k];
-        for (size_t j = first_by_ref(s, rn); j < rn->end; j++)
+    for (size_t j = first; j < n; j++)
+        if (s->recs[j].by_ref)
             store_one(s, &s->recs[j]);
-    }
 }
 
 bool gcs_sorter_ready(const gcs_sorter *s) { return s->ready_pos < s->ready_n; }

@@ -116,6 +116,15 @@ struct gcs_sorter {
     bool release_all_requested;
     size_t live_bytes; /* bytes of unreleased events in data */
     size_t added_since_release;
+    /* The last run may take the next event without checks while
+     * tail_open and tail_ts <= its timestamp (cleared by every release). */
+    bool tail_open;
+    int64_t tail_ts;
+    /* This step's events are recs[step_first, n); every by-reference
+     * event is among them. Payload bytes they added by reference, and the
+     * part of those already released. */
+    size_t step_first;
+    size_t step_ref_bytes, step_released_ref_bytes;
     uint64_t lost, overflows, untracked_threads;
     gcs_sorter_thread *threads;
     size_t threads_cap, threads_used;
