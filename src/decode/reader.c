@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cursor.h"
 #include "base/error.h"
 #include "decode/reader_names.h"
 #include "decode/schema_size.h"
@@ -136,11 +137,54 @@ static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err
 }
 
 /* An event type with what the reader derives once for it. */
+/* Strings in a "flat" schema checked without the general walker. */
+#define FLAT_MAX_STRINGS 8
+
 typedef struct type_entry {
     gcs_event_type pub; /* first: the public view is a pointer to this */
     bool fixed;         /* schema of fixed size: checking is one compare */
     uint32_t fixed_size;
+    /* Flat schema: single fixed-size scalars and 0-terminated strings
+     * only. Then the payload fits when fixed bytes flat_fixed[i] precede
+     * string i (UTF-16 when flat_utf16[i]) and flat_fixed[flat_strings]
+     * bytes follow the last: what the walker would check, without it. */
+    bool flat;
+    uint8_t flat_strings;
+    bool flat_utf16[FLAT_MAX_STRINGS];
+    uint32_t flat_fixed[FLAT_MAX_STRINGS + 1];
 } type_entry;
+
+/* Fills te's flat description when its schema is flat. */
+static void describe_flat(type_entry *te, uint32_t pointer_size)
+{
+    const gcs_event_type *t = &te->pub;
+    uint64_t run = 0;
+    unsigned strings = 0;
+    for (uint32_t i = 0; i < t->field_count; i++) {
+        const gcs_field *f = &t->fields[i];
+        if (f->repeat != GCS_REPEAT_ONE || f->type == GCS_T_STRUCT || f->type == GCS_T_NONE)
+            return;
+        if (f->type == GCS_T_UTF16Z || f->type == GCS_T_ANSIZ) {
+            if (strings == FLAT_MAX_STRINGS)
+                return;
+            te->flat_utf16[strings] = f->type == GCS_T_UTF16Z;
+            te->flat_fixed[strings++] = (uint32_t)run;
+            run = 0;
+            continue;
+        }
+        uint32_t size;
+        if (f->type == GCS_T_DATETIME)
+            size = 8;
+        else if (!gcs_schema_fixed_size(f, 1, pointer_size, &size))
+            return;
+        run += size;
+        if (run > UINT32_MAX)
+            return;
+    }
+    te->flat_fixed[strings] = (uint32_t)run;
+    te->flat_strings = (uint8_t)strings;
+    te->flat = true;
+}
 
 static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err)
 {
@@ -164,6 +208,10 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
     te->fixed = t->field_count > 0 &&
                 gcs_schema_fixed_size(t->fields, t->field_count,
                                       r->have_info ? r->info.pointer_size : 8, &te->fixed_size);
+    /* The walker reads pointers of the trace's size: only known sizes. */
+    if (!te->fixed && t->field_count > 0 && t->fields && r->have_info &&
+        (r->info.pointer_size == 4 || r->info.pointer_size == 8))
+        describe_flat(te, r->info.pointer_size);
     r->stats.metadata++;
     return type_insert(r, t, err);
 }
@@ -272,14 +320,29 @@ static const gcs_event_type *missing_type(gcs_reader *r, uint32_t id)
 
 static const type_entry unresolvable_type = {.pub = {.provider = "", .name = "UnknownMetadata"}};
 
-/* Does the payload fit its schema? One compare for fixed-size schemas. */
-static bool payload_fits(const type_entry *te, const gcs_event *ev)
+/* A flat schema (see type_entry): skip fixed runs, find terminators. */
+static bool flat_fits(const type_entry *te, const gcs_event *ev)
+{
+    gcs_cursor c = gcs_cur_make(ev->payload_size ? ev->payload : (const uint8_t *)"",
+                                ev->payload_size, 0);
+    for (unsigned i = 0; i < te->flat_strings; i++) {
+        const uint8_t *str;
+        size_t len;
+        if (!gcs_cur_skip(&c, te->flat_fixed[i]))
+            return false;
+        if (te->flat_utf16[i] ? !gcs_cur_utf16z(&c, &str, &len) : !gcs_cur_ansiz(&c, &str, &len))
+            return false;
+    }
+    return gcs_cur_left(&c) >= te->flat_fixed[te->flat_strings];
+}
+
+/* Does the payload fit its schema? The general walk, for what is
+ * neither fixed-size nor flat. */
+static __attribute__((noinline)) bool payload_fits_slow(const type_entry *te, const gcs_event *ev)
 {
     const gcs_event_type *t = &te->pub;
-    if (t->field_count == 0)
-        return true; /* nothing to check against */
-    if (te->fixed)
-        return ev->payload_size >= te->fixed_size;
+    if (te->flat)
+        return flat_fits(te, ev);
     gcs_payload_info info;
     gcs_error ignored;
     return gcs_payload_walk_fields(t->fields, t->field_count, ev->payload, ev->payload_size,
@@ -324,9 +387,13 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
         memset(ev->related_activity_id, 0, 16);
         r->activity_clear = true;
     }
+    /* Does the payload fit its schema? One compare for fixed-size ones. */
+    const type_entry *te = (const type_entry *)t;
     if (!t->known)
         r->stats.unknown_events++;
-    else if (!payload_fits((const type_entry *)t, ev))
+    else if (t->field_count == 0)
+        ; /* nothing to check against */
+    else if (te->fixed ? ev->payload_size < te->fixed_size : !payload_fits_slow(te, ev))
         r->stats.undecodable_events++;
     if (r->stats.events == 0)
         r->stats.first_timestamp = se->timestamp;
