@@ -503,56 +503,79 @@ static void store_one(gcs_sorter *s, gcs_sorted_event *r)
 
 void gcs_sorter_end_step(gcs_sorter *s) { gcs_sorter_end_step_within(s, NULL, NULL); }
 
+/* Whether recs[i] still has payload bytes in the unit. */
+static inline bool ref_bytes(const gcs_sorted_event *r) { return r->by_ref && r->payload_size; }
+
+/*
+ * Copies the span [lo, hi) of the unit holding every by-reference payload
+ * of recs[first, n) with one memcpy and points the records into the copy.
+ * False (nothing changed) when the span is not inside the unit, is mostly
+ * row headers, or a payload lies outside it.
+ */
+static bool store_span(gcs_sorter *s, size_t first, size_t n, size_t ref_bytes_total,
+                       const uint8_t *unit, const uint8_t *unit_end)
+{
+    size_t i = first, k = n;
+    while (i < n && !ref_bytes(&s->recs[i]))
+        i++;
+    if (i == n)
+        return false;
+    while (!ref_bytes(&s->recs[k - 1]))
+        k--;
+    uintptr_t lo = (uintptr_t)s->recs[i].at.ref;
+    uintptr_t hi = (uintptr_t)s->recs[k - 1].at.ref + s->recs[k - 1].payload_size;
+    if (lo < (uintptr_t)unit || hi > (uintptr_t)unit_end || hi <= lo)
+        return false;
+    size_t span = (size_t)(hi - lo);
+    if (span > 2 * ref_bytes_total)
+        return false;
+    if (span > s->data.cap - s->data.len && gcs_buf_reserve(&s->data, span) != GCS_OK)
+        return false;
+    uint64_t base = s->data.len;
+    memcpy(s->data.data + base, (const uint8_t *)lo, span);
+    size_t j;
+    for (j = first; j < n; j++) {
+        gcs_sorted_event *r = &s->recs[j];
+        if (!r->by_ref)
+            continue;
+        uintptr_t off = r->payload_size ? (uintptr_t)r->at.ref - lo : 0;
+        if (r->payload_size && (off > span || r->payload_size > span - off))
+            goto undo; /* not in the span: another buffer */
+        r->at.data_offset = base + off;
+        r->by_ref = false;
+    }
+    s->data.len += span;
+    return true;
+undo:
+    /* Records pointed into the copy have offsets past base; earlier
+     * stored ones (activity ids) lie before it. */
+    for (size_t jj = first; jj < j; jj++) {
+        gcs_sorted_event *r = &s->recs[jj];
+        if (r->by_ref || r->at.data_offset < base)
+            continue;
+        r->at.ref = r->payload_size ? (const uint8_t *)(lo + (r->at.data_offset - base))
+                                    : (const uint8_t *)"";
+        r->by_ref = true;
+    }
+    return false;
+}
+
 void gcs_sorter_end_step_within(gcs_sorter *s, const uint8_t *unit, const uint8_t *unit_end)
 {
     /* Every by-reference event is in recs[step_first, n). Those released
      * in this step are moved too: they are delivered before the next step
      * and the store does not move until then. */
     size_t first = s->step_first, n = s->n;
-    size_t pending_bytes = s->step_ref_bytes - s->step_released_ref_bytes;
+    size_t ref_bytes_total = s->step_ref_bytes;
+    s->live_bytes += s->step_ref_bytes - s->step_released_ref_bytes;
     s->step_first = n;
     s->step_ref_bytes = s->step_released_ref_bytes = 0;
-    s->live_bytes += pending_bytes;
     if (first >= n)
         return;
-    if (unit) {
-        /* The payloads lie in the unit in arrival order: check it, then
-         * copy the span holding them at once when row headers between them
-         * are a small part of it (they become garbage for compaction). */
-        uintptr_t lo = 0, prev_end = (uintptr_t)unit, end = (uintptr_t)unit_end;
-        size_t sum = 0;
-        bool ok = true;
-        for (size_t j = first; j < n; j++) {
-            const gcs_sorted_event *r = &s->recs[j];
-            if (!r->by_ref || !r->payload_size)
-                continue;
-            uintptr_t p = (uintptr_t)r->at.ref;
-            if (p < prev_end || r->payload_size > end - p) {
-                ok = false;
-                break;
-            }
-            if (sum == 0)
-                lo = p;
-            prev_end = p + r->payload_size;
-            sum += r->payload_size;
-        }
-        size_t span = sum ? (size_t)(prev_end - lo) : 0;
-        if (ok && span <= 2 * sum &&
-            (span <= s->data.cap - s->data.len || gcs_buf_reserve(&s->data, span) == GCS_OK)) {
-            uint64_t base = s->data.len;
-            if (span)
-                memcpy(s->data.data + base, (const uint8_t *)lo, span);
-            for (size_t j = first; j < n; j++) {
-                gcs_sorted_event *r = &s->recs[j];
-                if (!r->by_ref)
-                    continue;
-                r->at.data_offset = r->payload_size ? base + ((uintptr_t)r->at.ref - lo) : base;
-                r->by_ref = false;
-            }
-            s->data.len += span;
-            return;
-        }
-    }
+    /* The payloads lie in the unit in arrival order, with row headers
+     * between them (garbage for compaction afterwards). */
+    if (unit && store_span(s, first, n, ref_bytes_total, unit, unit_end))
+        return;
     for (size_t j = first; j < n; j++)
         if (s->recs[j].by_ref)
             store_one(s, &s->recs[j]);

@@ -1,4 +1,6 @@
 /* Unit tests of src/sort: ordering, release rules, lost-event counting. */
+#include <string.h>
+
 #include "check.h"
 
 #include "sort/sorter.h"
@@ -186,8 +188,48 @@ static void test_window_overflow_is_counted(void)
     gcs_sorter_free(s);
 }
 
+/* Pending payloads leave the unit at the end of a step: copied in one span
+ * when they lie in it, one by one when one of them does not. Either way the
+ * bytes delivered are the event's. */
+static void test_end_step_copies_payloads(void)
+{
+    for (int outside = 0; outside < 2; outside++) {
+        gcs_sorter *s = gcs_sorter_new(0);
+        gcs_error err;
+        uint8_t unit[64], other[4] = {0xEE, 0xEE, 0xEE, 0xEE};
+        for (int i = 0; i < 64; i++)
+            unit[i] = (uint8_t)(100 + i);
+        /* Three events of one step, payloads at unit[2..5), [8..11), [14..17)
+         * (row headers between); with `outside`, the second is elsewhere. */
+        const uint8_t *at[3] = {unit + 2, outside ? other : unit + 8, unit + 14};
+        for (int i = 0; i < 3; i++) {
+            gcs_raw_event e = mk(10 + i, 1, (uint32_t)i + 1, 0);
+            e.payload = at[i];
+            e.payload_size = 3;
+            CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+        }
+        gcs_sorter_settle(s, false);
+        gcs_sorter_end_step_within(s, unit, unit + sizeof unit);
+        memset(unit, 0, sizeof unit); /* the unit is reused */
+        memset(other, 0, sizeof other);
+        gcs_sorter_flush(s);
+        const gcs_sorted_event *r;
+        const uint8_t *d;
+        int k = 0;
+        while (gcs_sorter_pop(s, &r, &d)) {
+            CHECK_EQ_INT(r->payload_size, 3);
+            CHECK_EQ_INT(d[0], outside && k == 1 ? 0xEE : 100 + 2 + 6 * k);
+            CHECK_EQ_INT(d[2], outside && k == 1 ? 0xEE : 100 + 4 + 6 * k);
+            k++;
+        }
+        CHECK_EQ_INT(k, 3);
+        gcs_sorter_free(s);
+    }
+}
+
 int main(void)
 {
+    RUN(test_end_step_copies_payloads);
     RUN(test_sorts_between_sequence_points);
     RUN(test_equal_timestamps_keep_file_order);
     RUN(test_lost_events);
