@@ -415,27 +415,10 @@ static void end_step(gcs_reader *r)
                                r->stream.buf.data + r->stream.buf.len);
 }
 
-static gcs_status reader_next_slow(gcs_reader *r, const gcs_event **out, gcs_error *err);
+static gcs_status reader_step(gcs_reader *r, gcs_error *err);
 
 gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
 {
-    /* Fast path: a released event is waiting. */
-    const gcs_sorted_event *se;
-    const uint8_t *data;
-    if (gcs_sorter_pop(r->sorter, &se, &data)) {
-        deliver(r, se, data);
-        *out = &r->current;
-        return GCS_OK;
-    }
-    return reader_next_slow(r, out, err);
-}
-
-/* Steps the container until an event is released or the input says AGAIN,
- * ends, or fails. Kept apart so the fast path stays small. */
-static gcs_status __attribute__((noinline)) reader_next_slow(gcs_reader *r, const gcs_event **out,
-                                                              gcs_error *err)
-{
-    *out = NULL;
     for (;;) {
         const gcs_sorted_event *se;
         const uint8_t *data;
@@ -444,6 +427,21 @@ static gcs_status __attribute__((noinline)) reader_next_slow(gcs_reader *r, cons
             *out = &r->current;
             return GCS_OK;
         }
+        gcs_status st = reader_step(r, err);
+        if (st != GCS_OK) {
+            *out = NULL;
+            return st;
+        }
+    }
+}
+
+/* Steps the container until an event is released (GCS_OK) or the input
+ * says AGAIN, ends, or fails. Kept apart so the fast path stays small. */
+static gcs_status __attribute__((noinline)) reader_step(gcs_reader *r, gcs_error *err)
+{
+    for (;;) {
+        if (gcs_sorter_ready(r->sorter))
+            return GCS_OK;
         switch (r->state) {
         case READER_DONE:
             sync_stats(r);
@@ -463,6 +461,8 @@ static gcs_status __attribute__((noinline)) reader_next_slow(gcs_reader *r, cons
                 return GCS_AGAIN;
             if (st < 0) {
                 r->final_error = e;
+                if (r->final_error.status >= 0)
+                    r->final_error.status = st;
                 r->state = READER_DRAINING;
                 continue;
             }
