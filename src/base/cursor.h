@@ -187,6 +187,49 @@ static inline bool gcs_cur_varu64(gcs_cursor *c, uint64_t *v)
     return gcs_cur_varuint(c, 70, v);
 }
 /*
+ * The same varuints for callers that made sure at least
+ * GCS_CUR_VARUINT_MAX_BYTES bytes are left (e.g. a whole row header):
+ * same results and failures, without a bounds check per byte.
+ */
+#define GCS_CUR_VARUINT_MAX_BYTES 10u
+static inline bool gcs_cur_varuint_room(gcs_cursor *c, unsigned max_bits, uint64_t *v)
+{
+    const uint8_t *q = c->p;
+    if (!(q[0] & 0x80) && max_bits >= 7) {
+        *v = q[0];
+        c->p = q + 1;
+        return true;
+    }
+    size_t max_bytes = (max_bits + 6) / 7;
+    uint64_t x = 0;
+    for (size_t i = 0; i < max_bytes; i++) {
+        uint8_t b = q[i];
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (b & 0x80)
+            continue;
+        if (i == 9 && b > 1)
+            return false;
+        if (max_bits < 64 && (x >> max_bits) != 0)
+            return false;
+        *v = x;
+        c->p = q + i + 1;
+        return true;
+    }
+    return false;
+}
+static inline bool gcs_cur_varu32_room(gcs_cursor *c, uint32_t *v)
+{
+    uint64_t x;
+    if (!gcs_cur_varuint_room(c, 35, &x) || x > UINT32_MAX)
+        return false;
+    *v = (uint32_t)x;
+    return true;
+}
+static inline bool gcs_cur_varu64_room(gcs_cursor *c, uint64_t *v)
+{
+    return gcs_cur_varuint_room(c, 70, v);
+}
+/*
  * Steps over a UTF-16LE string terminated by a 0x0000 unit (terminator
  * included). *units gets the number of code units before the terminator.
  */

@@ -21,6 +21,28 @@
 
 #include "base/error.h"
 
+#include <stddef.h>
+
+/* The header fields from sequence to timestamp are copied in one piece. */
+#define SAME_OFFSET(f) \
+    (offsetof(gcs_sorted_event, f) == offsetof(gcs_raw_event, f))
+_Static_assert(SAME_OFFSET(sequence) && SAME_OFFSET(pid) && SAME_OFFSET(tid) &&
+                   SAME_OFFSET(capture_tid) && SAME_OFFSET(processor) &&
+                   SAME_OFFSET(stack_id) && SAME_OFFSET(timestamp),
+               "gcs_sorted_event mirrors gcs_raw_event from sequence to timestamp");
+#define HEADER_COPY_BYTES \
+    (offsetof(gcs_sorted_event, timestamp) + sizeof(int64_t) - offsetof(gcs_sorted_event, sequence))
+
+/* Copies the header fields shared with the raw event. */
+static inline void copy_header(gcs_sorted_event *r, const gcs_raw_event *ev)
+{
+    memcpy(&r->sequence, &ev->sequence, HEADER_COPY_BYTES);
+    if (!ev->has_sequence)
+        r->sequence = 0;
+    r->metadata_id = ev->metadata_id;
+    r->payload_size = ev->payload_size;
+}
+
 #define DEFAULT_WINDOW_BYTES ((size_t)64 << 20)
 /* Released bytes are reclaimed (the rest moved to the front) only past this
  * and past twice the live bytes, so that each byte moves O(1) times. */
@@ -173,15 +195,7 @@ static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_ra
         s->runs[s->n_runs++] = (run){s->n, s->n};
     }
     gcs_sorted_event *r = &s->recs[s->n];
-    r->timestamp = ev->timestamp;
-    r->tid = ev->tid;
-    r->capture_tid = ev->capture_tid;
-    r->metadata_id = ev->metadata_id;
-    r->payload_size = ev->payload_size;
-    r->sequence = ev->has_sequence ? ev->sequence : 0;
-    r->pid = ev->pid;
-    r->processor = ev->processor;
-    r->stack_id = ev->stack_id;
+    copy_header(r, ev);
     r->has_activity = has_activity;
     s->added_since_release += ev->payload_size;
     if (!has_activity) {
@@ -230,16 +244,8 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
         ev->related_activity_id)
         return add_slow(s, ev, err);
     gcs_sorted_event *r = &s->recs[s->n];
-    r->timestamp = ev->timestamp;
-    r->tid = ev->tid;
-    r->capture_tid = ev->capture_tid;
+    copy_header(r, ev);
     r->at.ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
-    r->metadata_id = ev->metadata_id;
-    r->payload_size = ev->payload_size;
-    r->sequence = ev->has_sequence ? ev->sequence : 0;
-    r->pid = ev->pid;
-    r->processor = ev->processor;
-    r->stack_id = ev->stack_id;
     r->by_ref = true;
     r->has_activity = false;
     s->step_ref_bytes += ev->payload_size;

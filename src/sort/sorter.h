@@ -23,22 +23,23 @@
 /* One buffered event (64 bytes). Payload and activity ids live in the
  * byte store, or the payload still in the container's unit. */
 typedef struct gcs_sorted_event {
-    int64_t timestamp;
+    uint32_t metadata_id;
+    bool by_ref;
+    bool has_activity;
+    /* sequence .. timestamp: laid out as in gcs_raw_event (copied at once) */
+    uint32_t sequence;
+    uint32_t pid;
     uint64_t tid;
     uint64_t capture_tid;
+    uint32_t processor;
+    uint32_t stack_id;
+    int64_t timestamp;
     union {
         const uint8_t *ref;   /* by_ref: payload still in the container's unit (this step) */
         uint64_t data_offset; /* else: payload in the store, then 32 bytes of activity ids
                                  if has_activity */
     } at;
-    uint32_t metadata_id;
     uint32_t payload_size;
-    uint32_t sequence;
-    uint32_t pid;
-    uint32_t processor;
-    uint32_t stack_id;
-    bool by_ref;
-    bool has_activity;
 } gcs_sorted_event;
 
 typedef struct gcs_sorter gcs_sorter;

@@ -98,6 +98,54 @@ static gcs_status read_compressed_row(gcs_cursor *c, row_state *rs, gcs_error *e
     return GCS_OK;
 }
 
+/* The longest compressed header: flags, metadata id, sequence delta,
+ * capture thread, processor, thread, stack, timestamp, two ids, size. */
+#define COMPRESSED_HEADER_MAX (1u + 5 + 5 + 10 + 5 + 10 + 5 + 10 + 16 + 16 + 5)
+
+/* read_compressed_row when COMPRESSED_HEADER_MAX bytes are left: every
+ * field then has its longest encoding's bytes, so reads skip the checks. */
+static gcs_status read_compressed_row_room(gcs_cursor *c, row_state *rs, gcs_error *err)
+{
+    uint8_t flags = 0;
+    (void)gcs_cur_u8(c, &flags);
+    if ((flags & CF_METADATA_ID) && !gcs_cur_varu32_room(c, &rs->ev.metadata_id))
+        return ROW_CUT(err, c, "metadata id");
+    if (flags & CF_CAPTURE_THREAD_AND_SEQUENCE) {
+        uint32_t delta;
+        if (!gcs_cur_varu32_room(c, &delta) || !gcs_cur_varu64_room(c, &rs->ev.capture_tid) ||
+            !gcs_cur_varu32_room(c, &rs->ev.processor))
+            return ROW_CUT(err, c, "capture thread/sequence");
+        rs->ev.sequence += delta + 1u; /* wraps modulo 2^32 like the writer's counter */
+    } else if (rs->ev.metadata_id != 0) {
+        rs->ev.sequence++;
+    }
+    if ((flags & CF_THREAD_ID) && !gcs_cur_varu64_room(c, &rs->ev.tid))
+        return ROW_CUT(err, c, "thread id");
+    if ((flags & CF_STACK_ID) && !gcs_cur_varu32_room(c, &rs->ev.stack_id))
+        return ROW_CUT(err, c, "stack id");
+    uint64_t delta_ts;
+    if (!gcs_cur_varu64_room(c, &delta_ts))
+        return ROW_CUT(err, c, "timestamp");
+    rs->ev.timestamp = (int64_t)((uint64_t)rs->ev.timestamp + delta_ts);
+    const uint8_t *g;
+    if (flags & CF_ACTIVITY_ID) {
+        if (!gcs_cur_bytes(c, 16, &g))
+            return ROW_CUT(err, c, "activity id");
+        memcpy(rs->activity, g, 16);
+    }
+    if (flags & CF_RELATED_ACTIVITY_ID) {
+        if (!gcs_cur_bytes(c, 16, &g))
+            return ROW_CUT(err, c, "related activity id");
+        memcpy(rs->related, g, 16);
+    }
+    if (flags & (CF_ACTIVITY_ID | CF_RELATED_ACTIVITY_ID))
+        rs->activity_set = guid_nonzero(rs->activity) || guid_nonzero(rs->related);
+    rs->ev.is_sorted = (flags & CF_SORTED) != 0;
+    if ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32_room(c, &rs->ev.payload_size))
+        return ROW_CUT(err, c, "payload size");
+    return GCS_OK;
+}
+
 /* Reads the fixed header; *row_end gets where the row ends by EventSize. */
 static gcs_status read_uncompressed_row(gcs_cursor *c, row_state *rs, uint64_t *event_size,
                                         gcs_error *err)
@@ -146,8 +194,9 @@ static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_bloc
     while (gcs_cur_left(c) > 0) {
         uint64_t row_at = gcs_cur_offset(c);
         uint64_t event_size = 0;
-        st = compressed ? read_compressed_row(c, &rs, err)
-                        : read_uncompressed_row(c, &rs, &event_size, err);
+        st = !compressed ? read_uncompressed_row(c, &rs, &event_size, err)
+             : gcs_cur_left(c) >= COMPRESSED_HEADER_MAX ? read_compressed_row_room(c, &rs, err)
+                                                        : read_compressed_row(c, &rs, err);
         if (st != GCS_OK)
             return st;
         if (rs.ev.payload_size > GCS_MAX_PAYLOAD_SIZE)
