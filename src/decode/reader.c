@@ -133,10 +133,14 @@ static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err
     r->info = *info;
     r->have_info = true;
     r->ms_per_tick = info->clock_frequency > 0 ? 1000.0 / (double)info->clock_frequency : 0.0;
+    r->current.pointer_size = info->pointer_size; /* the same for every event */
     return GCS_OK;
 }
 
 /* An event type with what the reader derives once for it. */
+/* How deliver checks a payload of a known type against its schema. */
+enum fit_check { FIT_NONE = 0 /* no fields */, FIT_FIXED, FIT_OTHER };
+
 /* Strings in a "flat" schema checked without the general walker. */
 #define FLAT_MAX_STRINGS 8
 
@@ -144,6 +148,7 @@ typedef struct type_entry {
     gcs_event_type pub; /* first: the public view is a pointer to this */
     bool fixed;         /* schema of fixed size: checking is one compare */
     uint32_t fixed_size;
+    uint8_t check;      /* how a payload is checked against the schema (fit_check) */
     /* Flat schema: single fixed-size scalars and 0-terminated strings
      * only. Then the payload fits when fixed bytes flat_fixed[i] precede
      * string i (UTF-16 when flat_utf16[i]) and flat_fixed[flat_strings]
@@ -212,6 +217,7 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
     if (!te->fixed && t->field_count > 0 && t->fields && r->have_info &&
         (r->info.pointer_size == 4 || r->info.pointer_size == 8))
         describe_flat(te, r->info.pointer_size);
+    te->check = t->field_count == 0 ? FIT_NONE : te->fixed ? FIT_FIXED : FIT_OTHER;
     r->stats.metadata++;
     return type_insert(r, t, err);
 }
@@ -377,7 +383,6 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
     ev->stack_id = se->stack_id;
     ev->payload = data;
     ev->payload_size = se->payload_size;
-    ev->pointer_size = r->info.pointer_size;
     if (se->has_activity) {
         memcpy(ev->activity_id, data + se->payload_size, 16);
         memcpy(ev->related_activity_id, data + se->payload_size + 16, 16);
@@ -391,18 +396,18 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
     const type_entry *te = (const type_entry *)t;
     if (!t->known)
         r->stats.unknown_events++;
-    else if (t->field_count == 0)
-        ; /* nothing to check against */
-    else if (te->fixed ? ev->payload_size < te->fixed_size : !payload_fits_slow(te, ev))
+    else if (te->check == FIT_FIXED ? ev->payload_size < te->fixed_size
+                                    : te->check == FIT_OTHER && !payload_fits_slow(te, ev))
         r->stats.undecodable_events++;
-    if (r->stats.events == 0)
+    /* last_timestamp is the current event's (see sync_stats). */
+    if (r->stats.events++ == 0)
         r->stats.first_timestamp = se->timestamp;
-    r->stats.last_timestamp = se->timestamp;
-    r->stats.events++;
 }
 
 static void sync_stats(gcs_reader *r)
 {
+    if (r->stats.events > 0)
+        r->stats.last_timestamp = r->current.timestamp;
     r->stats.bytes_read = gcs_stream_offset(&r->stream);
     r->stats.lost_events = gcs_sorter_lost_events(r->sorter);
     r->stats.sort_overflows = gcs_sorter_overflows(r->sorter);

@@ -240,8 +240,8 @@ static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_ra
 gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err)
 {
     /* Common case: room, no activity ids, time keeps going up. */
-    if (s->n == s->cap || !s->tail_open || ev->timestamp < s->tail_ts || ev->activity_id ||
-        ev->related_activity_id)
+    if (s->n == s->cap || !s->tail_open || ev->timestamp < s->tail_ts ||
+        ((uintptr_t)ev->activity_id | (uintptr_t)ev->related_activity_id))
         return add_slow(s, ev, err);
     gcs_sorted_event *r = &s->recs[s->n];
     copy_header(r, ev);
@@ -544,9 +544,13 @@ static bool store_span(gcs_sorter *s, size_t first, size_t n, size_t ref_bytes_t
         gcs_sorted_event *r = &s->recs[j];
         if (!r->by_ref)
             continue;
-        uintptr_t off = r->payload_size ? (uintptr_t)r->at.ref - lo : 0;
-        if (r->payload_size && (off > span || r->payload_size > span - off))
-            goto undo; /* not in the span: another buffer */
+        /* Unsigned: a payload before lo wraps to a huge offset. */
+        uintptr_t off = (uintptr_t)r->at.ref - lo;
+        if (r->payload_size > span || off > span - r->payload_size) {
+            if (r->payload_size)
+                goto undo; /* not in the span: another buffer */
+            off = 0; /* no bytes: points anywhere */
+        }
         r->at.data_offset = base + off;
         r->by_ref = false;
     }
