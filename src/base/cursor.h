@@ -195,10 +195,24 @@ static inline bool gcs_cur_varu64(gcs_cursor *c, uint64_t *v)
 static inline bool gcs_cur_varuint_room(gcs_cursor *c, unsigned max_bits, uint64_t *v)
 {
     const uint8_t *q = c->p;
-    if (!(q[0] & 0x80) && max_bits >= 7) {
-        *v = q[0];
-        c->p = q + 1;
-        return true;
+    /* 1 to 3 bytes (up to 21 bits) cover almost every header field. */
+    if (max_bits >= 21) {
+        uint64_t b0 = q[0], b1 = q[1], b2 = q[2];
+        if (!(b0 & 0x80)) {
+            *v = b0;
+            c->p = q + 1;
+            return true;
+        }
+        if (!(b1 & 0x80)) {
+            *v = (b0 & 0x7f) | (b1 << 7);
+            c->p = q + 2;
+            return true;
+        }
+        if (!(b2 & 0x80)) {
+            *v = (b0 & 0x7f) | ((b1 & 0x7f) << 7) | (b2 << 14);
+            c->p = q + 3;
+            return true;
+        }
     }
     size_t max_bytes = (max_bits + 6) / 7;
     uint64_t x = 0;

@@ -394,7 +394,7 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
         return true;
     }
     if (s->ready_cap < s->cap) {
-        size_t *rd = realloc(s->ready, s->cap * sizeof *rd);
+        gcs_sorted_event **rd = realloc(s->ready, s->cap * sizeof *rd);
         if (!rd)
             return false;
         s->ready = rd;
@@ -418,16 +418,19 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
         size_t cut = all ? rn->end : run_cut(s, rn, limit);
         if (cut == rn->start)
             continue;
+        /* Bytes leaving: by-reference ones (no activity ids) are counted
+         * apart, as they are not in the store yet. */
+        size_t bytes = 0, ref_bytes = 0;
         for (size_t j = rn->start; j < cut; j++) {
             const gcs_sorted_event *r = &s->recs[j];
-            if (r->by_ref)
-                s->step_released_ref_bytes += r->payload_size;
-            else
-                s->live_bytes -= r->payload_size + (r->has_activity ? 32 : 0);
+            bytes += r->payload_size + ((size_t)r->has_activity << 5);
+            ref_bytes += r->by_ref ? r->payload_size : 0;
         }
+        s->live_bytes -= bytes - ref_bytes;
+        s->step_released_ref_bytes += ref_bytes;
         if (s->n_runs == 1) { /* one run: already in order */
             for (size_t j = rn->start; j < cut; j++)
-                s->ready[k++] = j;
+                s->ready[k++] = &s->recs[j];
         } else {
             heap_push(s->heap, &hn, (heap_item){s->recs[rn->start].timestamp, rn->start, i});
         }
@@ -438,20 +441,20 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
     while (hn > 0) {
         heap_item it = heap_pop(s->heap, &hn);
         size_t limit_idx = s->heap_limit[it.run];
-        s->ready[k++] = it.idx;
+        s->ready[k++] = &s->recs[it.idx];
         size_t next = it.idx + 1;
         /* Gallop: the run keeps the lead while it stays before every other
          * run's head, without heap operations. */
         if (hn == 0) {
             while (next < limit_idx)
-                s->ready[k++] = next++;
+                s->ready[k++] = &s->recs[next++];
             break;
         }
         while (next < limit_idx) {
             heap_item cand = {s->recs[next].timestamp, next, it.run};
             if (!item_less(&cand, &s->heap[0]))
                 break;
-            s->ready[k++] = next++;
+            s->ready[k++] = &s->recs[next++];
         }
         if (next < limit_idx)
             heap_push(s->heap, &hn, (heap_item){s->recs[next].timestamp, next, it.run});

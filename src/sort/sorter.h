@@ -109,7 +109,7 @@ struct gcs_sorter {
     gcs_sorter_heap_item *heap;
     size_t *heap_limit; /* per run: end of its released prefix */
     size_t heap_cap;
-    size_t *ready;
+    gcs_sorted_event **ready; /* released, in order; valid until the next add */
     size_t ready_n, ready_pos, ready_cap;
     size_t window;
     int64_t watermark;
@@ -139,7 +139,7 @@ static inline bool gcs_sorter_pop(gcs_sorter *s, const gcs_sorted_event **ev,
 {
     if (s->ready_pos >= s->ready_n)
         return false;
-    const gcs_sorted_event *r = &s->recs[s->ready[s->ready_pos++]];
+    const gcs_sorted_event *r = s->ready[s->ready_pos++];
     *ev = r;
     *data = r->by_ref ? r->at.ref : s->data.data + r->at.data_offset;
     return true;
