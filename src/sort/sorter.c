@@ -515,35 +515,61 @@ void gcs_sorter_end_step(gcs_sorter *s) { gcs_sorter_end_step_within(s, NULL, NU
 /* Whether recs[i] still has payload bytes in the unit. */
 static inline bool ref_bytes(const gcs_sorted_event *r) { return r->by_ref && r->payload_size; }
 
+/* First run holding pending events of this step (index >= first): runs are
+ * consecutive index ranges in order. */
+static size_t step_first_run(const gcs_sorter *s, size_t first)
+{
+    size_t k = s->n_runs;
+    while (k > 0 && s->runs[k - 1].end > first)
+        k--;
+    return k;
+}
+
+#define FOR_PENDING_OF_STEP(s, k0, first, j)                                         \
+    for (size_t k_ = (k0); k_ < (s)->n_runs; k_++)                                  \
+        for (size_t j = (s)->runs[k_].start > (first) ? (s)->runs[k_].start : (first); \
+             j < (s)->runs[k_].end; j++)
+
 /*
- * Copies the span [lo, hi) of the unit holding every by-reference payload
- * of recs[first, n) with one memcpy and points the records into the copy.
- * False (nothing changed) when the span is not inside the unit, is mostly
- * row headers, or a payload lies outside it.
+ * Copies the span [lo, hi) of the unit holding every pending by-reference
+ * payload of this step with one memcpy and points the records into the
+ * copy. lo and hi come from the first and last such payloads (the unit is
+ * read in arrival order); each record is checked to lie in the span as it
+ * is pointed into the copy. False (nothing changed) when the span is not in
+ * the unit, is mostly row headers, or a payload lies outside it.
  */
-static bool store_span(gcs_sorter *s, size_t first, size_t n, size_t ref_bytes_total,
+static bool store_span(gcs_sorter *s, size_t k0, size_t first, size_t pending_bytes,
                        const uint8_t *unit, const uint8_t *unit_end)
 {
-    size_t i = first, k = n;
-    while (i < n && !ref_bytes(&s->recs[i]))
-        i++;
-    if (i == n)
-        return false;
-    while (!ref_bytes(&s->recs[k - 1]))
-        k--;
-    uintptr_t lo = (uintptr_t)s->recs[i].at.ref;
-    uintptr_t hi = (uintptr_t)s->recs[k - 1].at.ref + s->recs[k - 1].payload_size;
-    if (lo < (uintptr_t)unit || hi > (uintptr_t)unit_end || hi <= lo)
+    const gcs_sorted_event *lo_rec = NULL, *hi_rec = NULL;
+    for (size_t k = k0; k < s->n_runs && !lo_rec; k++)
+        for (size_t j = s->runs[k].start > first ? s->runs[k].start : first;
+             j < s->runs[k].end; j++)
+            if (ref_bytes(&s->recs[j])) {
+                lo_rec = &s->recs[j];
+                break;
+            }
+    for (size_t k = s->n_runs; k-- > k0 && !hi_rec;) {
+        size_t from = s->runs[k].start > first ? s->runs[k].start : first;
+        for (size_t j = s->runs[k].end; j-- > from;)
+            if (ref_bytes(&s->recs[j])) {
+                hi_rec = &s->recs[j];
+                break;
+            }
+    }
+    uintptr_t lo = lo_rec ? (uintptr_t)lo_rec->at.ref : 0;
+    uintptr_t hi = hi_rec ? (uintptr_t)hi_rec->at.ref + hi_rec->payload_size : 0;
+    if (lo_rec && (lo < (uintptr_t)unit || hi > (uintptr_t)unit_end || hi <= lo))
         return false;
     size_t span = (size_t)(hi - lo);
-    if (span > 2 * ref_bytes_total)
+    if (span > 2 * pending_bytes)
         return false;
     if (span > s->data.cap - s->data.len && gcs_buf_reserve(&s->data, span) != GCS_OK)
         return false;
     uint64_t base = s->data.len;
-    memcpy(s->data.data + base, (const uint8_t *)lo, span);
-    size_t j;
-    for (j = first; j < n; j++) {
+    if (span)
+        memcpy(s->data.data + base, (const uint8_t *)lo, span);
+    FOR_PENDING_OF_STEP(s, k0, first, j) {
         gcs_sorted_event *r = &s->recs[j];
         if (!r->by_ref)
             continue;
@@ -552,7 +578,7 @@ static bool store_span(gcs_sorter *s, size_t first, size_t n, size_t ref_bytes_t
         if (r->payload_size > span || off > span - r->payload_size) {
             if (r->payload_size)
                 goto undo; /* not in the span: another buffer */
-            off = 0; /* no bytes: points anywhere */
+            off = 0;       /* no bytes: points anywhere */
         }
         r->at.data_offset = base + off;
         r->by_ref = false;
@@ -560,11 +586,13 @@ static bool store_span(gcs_sorter *s, size_t first, size_t n, size_t ref_bytes_t
     s->data.len += span;
     return true;
 undo:
-    /* Records pointed into the copy have offsets past base; earlier
-     * stored ones (activity ids) lie before it. */
-    for (size_t jj = first; jj < j; jj++) {
-        gcs_sorted_event *r = &s->recs[jj];
-        if (r->by_ref || r->at.data_offset < base)
+    /* Records pointed into the copy have offsets from base on; records
+     * stored earlier (activity ids) lie before it. */
+    FOR_PENDING_OF_STEP(s, k0, first, j) {
+        gcs_sorted_event *r = &s->recs[j];
+        if (r->by_ref)
+            break; /* the first one not converted: the rest are untouched */
+        if (r->at.data_offset < base)
             continue;
         r->at.ref = r->payload_size ? (const uint8_t *)(lo + (r->at.data_offset - base))
                                     : (const uint8_t *)"";
@@ -575,21 +603,22 @@ undo:
 
 void gcs_sorter_end_step_within(gcs_sorter *s, const uint8_t *unit, const uint8_t *unit_end)
 {
-    /* Every by-reference event is in recs[step_first, n). Those released
-     * in this step are moved too: they are delivered before the next step
-     * and the store does not move until then. */
-    size_t first = s->step_first, n = s->n;
-    size_t ref_bytes_total = s->step_ref_bytes;
-    s->live_bytes += s->step_ref_bytes - s->step_released_ref_bytes;
-    s->step_first = n;
+    /* Every by-reference event is in recs[step_first, n). The pending ones
+     * move to the store; those released in this step stay in the unit:
+     * they are delivered before the next step. */
+    size_t first = s->step_first;
+    size_t pending_bytes = s->step_ref_bytes - s->step_released_ref_bytes;
+    s->live_bytes += pending_bytes;
+    s->step_first = s->n;
     s->step_ref_bytes = s->step_released_ref_bytes = 0;
-    if (first >= n)
+    if (first >= s->n)
         return;
-    /* The payloads lie in the unit in arrival order, with row headers
-     * between them (garbage for compaction afterwards). */
-    if (unit && store_span(s, first, n, ref_bytes_total, unit, unit_end))
+    size_t k0 = step_first_run(s, first);
+    /* The payloads lie in the unit with row headers between them (garbage
+     * for compaction afterwards). */
+    if (unit && store_span(s, k0, first, pending_bytes, unit, unit_end))
         return;
-    for (size_t j = first; j < n; j++)
+    FOR_PENDING_OF_STEP(s, k0, first, j)
         if (s->recs[j].by_ref)
             store_one(s, &s->recs[j]);
 }

@@ -227,9 +227,46 @@ static void test_end_step_copies_payloads(void)
     }
 }
 
+/* Events released in the step that brought them are delivered from the
+ * unit itself; only the pending rest is copied when the step ends. */
+static void test_released_in_step_stay_by_reference(void)
+{
+    gcs_sorter *s = gcs_sorter_new(0);
+    gcs_error err;
+    uint8_t unit[32];
+    for (int i = 0; i < 32; i++)
+        unit[i] = (uint8_t)(50 + i);
+    for (int i = 0; i < 3; i++) {
+        gcs_raw_event e = mk(10 + i, 1, (uint32_t)i + 1, 0);
+        e.payload = unit + 4 * i;
+        e.payload_size = 2;
+        e.is_sorted = i == 2; /* nothing after it is older: 10 and 11 may go */
+        CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+    }
+    gcs_sorter_settle(s, true);
+    gcs_sorter_end_step_within(s, unit, unit + sizeof unit);
+    const gcs_sorted_event *r;
+    const uint8_t *d;
+    for (int i = 0; i < 2; i++) {
+        CHECK(gcs_sorter_pop(s, &r, &d));
+        CHECK_EQ_INT(r->timestamp, 10 + i);
+        CHECK(d == unit + 4 * i); /* by reference, uncopied */
+    }
+    CHECK(!gcs_sorter_pop(s, &r, &d));
+    memset(unit, 0, sizeof unit); /* the unit is reused */
+    gcs_sorter_flush(s);
+    CHECK(gcs_sorter_pop(s, &r, &d));
+    CHECK_EQ_INT(r->timestamp, 12);
+    CHECK(d < unit || d >= unit + sizeof unit);
+    CHECK_EQ_INT(d[0], 58);
+    CHECK_EQ_INT(d[1], 59);
+    gcs_sorter_free(s);
+}
+
 int main(void)
 {
     RUN(test_end_step_copies_payloads);
+    RUN(test_released_in_step_stay_by_reference);
     RUN(test_sorts_between_sequence_points);
     RUN(test_equal_timestamps_keep_file_order);
     RUN(test_lost_events);
