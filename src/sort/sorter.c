@@ -336,6 +336,39 @@ static void compact(gcs_sorter *s)
         s->n_runs = wr;
         return;
     }
+    /* In place, payloads move down in arrival order; that is safe only
+     * when the store holds them in arrival order too. An event with
+     * activity ids is stored when added, before the by-reference events
+     * ahead of it in its step: then the live bytes go to a new store. */
+    uint64_t last = 0;
+    bool in_order = true;
+    for (size_t k = 0; k < s->n_runs && in_order; k++)
+        for (size_t i = s->runs[k].start; i < s->runs[k].end; i++) {
+            const gcs_sorted_event *r = &s->recs[i];
+            if (r->by_ref)
+                continue;
+            if (r->at.data_offset < last) {
+                in_order = false;
+                break;
+            }
+            last = r->at.data_offset;
+        }
+    gcs_buf fresh;
+    uint8_t *dst = s->data.data;
+    if (!in_order) {
+        gcs_buf_init(&fresh, s->data.max_cap);
+        if (gcs_buf_reserve(&fresh, s->live_bytes ? s->live_bytes : 1) != GCS_OK) {
+            gcs_buf_free(&fresh);
+            /* No memory for it: keep the garbage (still bounded by the cap). */
+            size_t wr = 0;
+            for (size_t k = 0; k < s->n_runs; k++)
+                if (s->runs[k].start < s->runs[k].end || k == s->n_runs - 1)
+                    s->runs[wr++] = s->runs[k];
+            s->n_runs = wr;
+            return;
+        }
+        dst = fresh.data;
+    }
     size_t w = 0, out = 0, wr = 0;
     size_t step_first = SIZE_MAX;
     for (size_t k = 0; k < s->n_runs; k++) {
@@ -348,8 +381,8 @@ static void compact(gcs_sorter *s)
                 step_first = w + (i - rn.start);
             if (!r.by_ref) {
                 size_t len = r.payload_size + (r.has_activity ? 32 : 0);
-                assert(r.at.data_offset >= out);
-                memmove(s->data.data + out, s->data.data + r.at.data_offset, len);
+                assert(!in_order || r.at.data_offset >= out);
+                memmove(dst + out, s->data.data + r.at.data_offset, len);
                 r.at.data_offset = out;
                 out += len;
             }
@@ -362,6 +395,10 @@ static void compact(gcs_sorter *s)
     s->n = w;
     s->n_runs = wr;
     s->step_first = step_first == SIZE_MAX ? w : step_first;
+    if (!in_order) {
+        gcs_buf_free(&s->data);
+        s->data = fresh;
+    }
     s->data.len = out;
     assert(out == s->live_bytes);
 }
