@@ -36,6 +36,16 @@ static inline uint64_t gcs_cur_offset(const gcs_cursor *c)
 {
     return c->origin + (uint64_t)(c->p - c->start);
 }
+/* For offsets of many positions in one buffer: offset = base + address
+ * (modulo 2^64), the same as gcs_cur_offset at that position. */
+static inline uint64_t gcs_cur_offset_base(const gcs_cursor *c)
+{
+    return c->origin - (uint64_t)(uintptr_t)c->start;
+}
+static inline uint64_t gcs_cur_offset_at(uint64_t base, const gcs_cursor *c)
+{
+    return base + (uint64_t)(uintptr_t)c->p;
+}
 static inline bool gcs_cur_skip(gcs_cursor *c, size_t n)
 {
     if (n > (size_t)(c->end - c->p))

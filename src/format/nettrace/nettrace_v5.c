@@ -190,9 +190,10 @@ static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_bloc
     gcs_status (*const on_event)(void *, const gcs_raw_event *, gcs_error *) = sink->event;
     void *const ctx = sink->ctx;
     gcs_status st;
+    const uint64_t offset_base = gcs_cur_offset_base(c);
 
     while (gcs_cur_left(c) > 0) {
-        uint64_t row_at = gcs_cur_offset(c);
+        uint64_t row_at = gcs_cur_offset_at(offset_base, c);
         uint64_t event_size = 0;
         st = !compressed ? read_uncompressed_row(c, &rs, &event_size, err)
              : gcs_cur_left(c) >= COMPRESSED_HEADER_MAX ? read_compressed_row_room(c, &rs, err)
