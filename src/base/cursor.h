@@ -36,6 +36,16 @@ static inline uint64_t gcs_cur_offset(const gcs_cursor *c)
 {
     return c->origin + (uint64_t)(c->p - c->start);
 }
+/* For offsets of many positions in one buffer: offset = base + address
+ * (modulo 2^64), the same as gcs_cur_offset at that position. */
+static inline uint64_t gcs_cur_offset_base(const gcs_cursor *c)
+{
+    return c->origin - (uint64_t)(uintptr_t)c->start;
+}
+static inline uint64_t gcs_cur_offset_at(uint64_t base, const gcs_cursor *c)
+{
+    return base + (uint64_t)(uintptr_t)c->p;
+}
 static inline bool gcs_cur_skip(gcs_cursor *c, size_t n)
 {
     if (n > (size_t)(c->end - c->p))
@@ -132,33 +142,46 @@ static inline bool gcs_cur_ptr(gcs_cursor *c, uint32_t pointer_size, uint64_t *v
     }
     return gcs_cur_u64(c, v);
 }
-/* LEB128-style varuint (7 bits a byte, high bit = more), at most max_bits. */
+/* LEB128-style varuint (7 bits a byte, high bit = more), at most max_bits
+ * (so at most ceil(max_bits / 7) bytes) and never past 64 bits. */
 static inline bool gcs_cur_varuint(gcs_cursor *c, unsigned max_bits, uint64_t *v)
 {
+    const uint8_t *q = c->p;
+    size_t left = (size_t)(c->end - q);
     /* One-byte values dominate compressed event headers. */
-    if (c->p < c->end && !(*c->p & 0x80) && max_bits >= 7) {
-        *v = *c->p++;
+    if (left > 0 && !(q[0] & 0x80) && max_bits >= 7) {
+        *v = q[0];
+        c->p = q + 1;
         return true;
     }
+    size_t max_bytes = (max_bits + 6) / 7;
     uint64_t x = 0;
-    unsigned shift = 0;
-    const uint8_t *q = c->p;
-    for (;;) {
-        if (q >= c->end || shift >= max_bits)
-            return false;
-        uint8_t b = *q++;
-        uint64_t part = (uint64_t)(b & 0x7f);
-        if (shift > 0 && (part >> (64 - shift)) != 0)
-            return false;
-        x |= part << shift;
-        shift += 7;
-        if (!(b & 0x80))
-            break;
+    size_t i = 0;
+    if (max_bytes <= left) {
+        /* Room for the longest encoding: no bounds check per byte. */
+        for (; i < max_bytes; i++) {
+            uint8_t b = q[i];
+            x |= (uint64_t)(b & 0x7f) << (7 * i);
+            if (!(b & 0x80))
+                goto last;
+        }
+        return false;
     }
+    for (; i < left; i++) {
+        uint8_t b = q[i];
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80))
+            goto last;
+    }
+    return false;
+last:
+    /* The tenth byte holds bit 63 only; anything more overflows. */
+    if (i == 9 && q[9] > 1)
+        return false;
     if (max_bits < 64 && (x >> max_bits) != 0)
         return false;
     *v = x;
-    c->p = q;
+    c->p = q + i + 1;
     return true;
 }
 static inline bool gcs_cur_varu32(gcs_cursor *c, uint32_t *v)
@@ -172,6 +195,63 @@ static inline bool gcs_cur_varu32(gcs_cursor *c, uint32_t *v)
 static inline bool gcs_cur_varu64(gcs_cursor *c, uint64_t *v)
 {
     return gcs_cur_varuint(c, 70, v);
+}
+/*
+ * The same varuints for callers that made sure at least
+ * GCS_CUR_VARUINT_MAX_BYTES bytes are left (e.g. a whole row header):
+ * same results and failures, without a bounds check per byte.
+ */
+#define GCS_CUR_VARUINT_MAX_BYTES 10u
+static inline bool gcs_cur_varuint_room(gcs_cursor *c, unsigned max_bits, uint64_t *v)
+{
+    const uint8_t *q = c->p;
+    /* 1 to 3 bytes (up to 21 bits) cover almost every header field. */
+    if (max_bits >= 21) {
+        uint64_t b0 = q[0], b1 = q[1], b2 = q[2];
+        if (!(b0 & 0x80)) {
+            *v = b0;
+            c->p = q + 1;
+            return true;
+        }
+        if (!(b1 & 0x80)) {
+            *v = (b0 & 0x7f) | (b1 << 7);
+            c->p = q + 2;
+            return true;
+        }
+        if (!(b2 & 0x80)) {
+            *v = (b0 & 0x7f) | ((b1 & 0x7f) << 7) | (b2 << 14);
+            c->p = q + 3;
+            return true;
+        }
+    }
+    size_t max_bytes = (max_bits + 6) / 7;
+    uint64_t x = 0;
+    for (size_t i = 0; i < max_bytes; i++) {
+        uint8_t b = q[i];
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (b & 0x80)
+            continue;
+        if (i == 9 && b > 1)
+            return false;
+        if (max_bits < 64 && (x >> max_bits) != 0)
+            return false;
+        *v = x;
+        c->p = q + i + 1;
+        return true;
+    }
+    return false;
+}
+static inline bool gcs_cur_varu32_room(gcs_cursor *c, uint32_t *v)
+{
+    uint64_t x;
+    if (!gcs_cur_varuint_room(c, 35, &x) || x > UINT32_MAX)
+        return false;
+    *v = (uint32_t)x;
+    return true;
+}
+static inline bool gcs_cur_varu64_room(gcs_cursor *c, uint64_t *v)
+{
+    return gcs_cur_varuint_room(c, 70, v);
 }
 /*
  * Steps over a UTF-16LE string terminated by a 0x0000 unit (terminator

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cursor.h"
 #include "base/error.h"
 #include "decode/reader_names.h"
 #include "decode/schema_size.h"
@@ -24,6 +25,8 @@
 #define GCS_MAX_EVENT_TYPES ((size_t)1 << 20)
 /* Bytes of metadata (names, schemas) kept for the reader's life. */
 #define GCS_MAX_METADATA_BYTES ((size_t)256 << 20)
+
+#define TYPE_CACHE_SIZE 64u
 
 typedef enum reader_state {
     READER_OPENING,
@@ -50,7 +53,9 @@ struct gcs_reader {
     reader_state state;
     gcs_error final_error; /* status GCS_END or the error to return */
     double ms_per_tick;
-    const gcs_event_type *last_type; /* type of the last delivered event */
+    /* Types of recently delivered events by metadata id (direct-mapped):
+     * consecutive events alternate among a few types. */
+    const gcs_event_type *type_cache[TYPE_CACHE_SIZE];
     bool activity_clear;             /* current's activity ids are zero */
 };
 
@@ -117,7 +122,8 @@ static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
                 r->types[i] = t;
     }
     r->type_slots[h] = t;
-    r->last_type = NULL; /* a redefinition must not be served from the cache */
+    /* A redefinition must not be served from the cache. */
+    memset(r->type_cache, 0, sizeof r->type_cache);
     return GCS_OK;
 }
 
@@ -127,15 +133,63 @@ static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err
     r->info = *info;
     r->have_info = true;
     r->ms_per_tick = info->clock_frequency > 0 ? 1000.0 / (double)info->clock_frequency : 0.0;
+    r->current.pointer_size = info->pointer_size; /* the same for every event */
     return GCS_OK;
 }
 
 /* An event type with what the reader derives once for it. */
+/* How deliver checks a payload of a known type against its schema. */
+enum fit_check { FIT_NONE = 0 /* no fields */, FIT_FIXED, FIT_OTHER };
+
+/* Strings in a "flat" schema checked without the general walker. */
+#define FLAT_MAX_STRINGS 8
+
 typedef struct type_entry {
     gcs_event_type pub; /* first: the public view is a pointer to this */
     bool fixed;         /* schema of fixed size: checking is one compare */
     uint32_t fixed_size;
+    uint8_t check;      /* how a payload is checked against the schema (fit_check) */
+    /* Flat schema: single fixed-size scalars and 0-terminated strings
+     * only. Then the payload fits when fixed bytes flat_fixed[i] precede
+     * string i (UTF-16 when flat_utf16[i]) and flat_fixed[flat_strings]
+     * bytes follow the last: what the walker would check, without it. */
+    bool flat;
+    uint8_t flat_strings;
+    bool flat_utf16[FLAT_MAX_STRINGS];
+    uint32_t flat_fixed[FLAT_MAX_STRINGS + 1];
 } type_entry;
+
+/* Fills te's flat description when its schema is flat. */
+static void describe_flat(type_entry *te, uint32_t pointer_size)
+{
+    const gcs_event_type *t = &te->pub;
+    uint64_t run = 0;
+    unsigned strings = 0;
+    for (uint32_t i = 0; i < t->field_count; i++) {
+        const gcs_field *f = &t->fields[i];
+        if (f->repeat != GCS_REPEAT_ONE || f->type == GCS_T_STRUCT || f->type == GCS_T_NONE)
+            return;
+        if (f->type == GCS_T_UTF16Z || f->type == GCS_T_ANSIZ) {
+            if (strings == FLAT_MAX_STRINGS)
+                return;
+            te->flat_utf16[strings] = f->type == GCS_T_UTF16Z;
+            te->flat_fixed[strings++] = (uint32_t)run;
+            run = 0;
+            continue;
+        }
+        uint32_t size;
+        if (f->type == GCS_T_DATETIME)
+            size = 8;
+        else if (!gcs_schema_fixed_size(f, 1, pointer_size, &size))
+            return;
+        run += size;
+        if (run > UINT32_MAX)
+            return;
+    }
+    te->flat_fixed[strings] = (uint32_t)run;
+    te->flat_strings = (uint8_t)strings;
+    te->flat = true;
+}
 
 static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err)
 {
@@ -159,6 +213,11 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
     te->fixed = t->field_count > 0 &&
                 gcs_schema_fixed_size(t->fields, t->field_count,
                                       r->have_info ? r->info.pointer_size : 8, &te->fixed_size);
+    /* The walker reads pointers of the trace's size: only known sizes. */
+    if (!te->fixed && t->field_count > 0 && t->fields && r->have_info &&
+        (r->info.pointer_size == 4 || r->info.pointer_size == 8))
+        describe_flat(te, r->info.pointer_size);
+    te->check = t->field_count == 0 ? FIT_NONE : te->fixed ? FIT_FIXED : FIT_OTHER;
     r->stats.metadata++;
     return type_insert(r, t, err);
 }
@@ -267,14 +326,29 @@ static const gcs_event_type *missing_type(gcs_reader *r, uint32_t id)
 
 static const type_entry unresolvable_type = {.pub = {.provider = "", .name = "UnknownMetadata"}};
 
-/* Does the payload fit its schema? One compare for fixed-size schemas. */
-static bool payload_fits(const type_entry *te, const gcs_event *ev)
+/* A flat schema (see type_entry): skip fixed runs, find terminators. */
+static bool flat_fits(const type_entry *te, const gcs_event *ev)
+{
+    gcs_cursor c = gcs_cur_make(ev->payload_size ? ev->payload : (const uint8_t *)"",
+                                ev->payload_size, 0);
+    for (unsigned i = 0; i < te->flat_strings; i++) {
+        const uint8_t *str;
+        size_t len;
+        if (!gcs_cur_skip(&c, te->flat_fixed[i]))
+            return false;
+        if (te->flat_utf16[i] ? !gcs_cur_utf16z(&c, &str, &len) : !gcs_cur_ansiz(&c, &str, &len))
+            return false;
+    }
+    return gcs_cur_left(&c) >= te->flat_fixed[te->flat_strings];
+}
+
+/* Does the payload fit its schema? The general walk, for what is
+ * neither fixed-size nor flat. */
+static __attribute__((noinline)) bool payload_fits_slow(const type_entry *te, const gcs_event *ev)
 {
     const gcs_event_type *t = &te->pub;
-    if (t->field_count == 0)
-        return true; /* nothing to check against */
-    if (te->fixed)
-        return ev->payload_size >= te->fixed_size;
+    if (te->flat)
+        return flat_fits(te, ev);
     gcs_payload_info info;
     gcs_error ignored;
     return gcs_payload_walk_fields(t->fields, t->field_count, ev->payload, ev->payload_size,
@@ -284,13 +358,14 @@ static bool payload_fits(const type_entry *te, const gcs_event *ev)
 static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *data)
 {
     gcs_event *ev = &r->current;
-    /* Consecutive events often share a type. */
-    const gcs_event_type *t = r->last_type;
+    const gcs_event_type **cached = &r->type_cache[se->metadata_id & (TYPE_CACHE_SIZE - 1)];
+    const gcs_event_type *t = *cached;
     if (!t || t->metadata_id != se->metadata_id) {
         t = type_find(r, se->metadata_id);
         if (!t)
             t = missing_type(r, se->metadata_id);
-        r->last_type = t;
+        /* missing_type may have inserted (clearing the cache): store after. */
+        r->type_cache[se->metadata_id & (TYPE_CACHE_SIZE - 1)] = t;
     }
     if (!t)
         t = &unresolvable_type.pub;
@@ -308,7 +383,6 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
     ev->stack_id = se->stack_id;
     ev->payload = data;
     ev->payload_size = se->payload_size;
-    ev->pointer_size = r->info.pointer_size;
     if (se->has_activity) {
         memcpy(ev->activity_id, data + se->payload_size, 16);
         memcpy(ev->related_activity_id, data + se->payload_size + 16, 16);
@@ -318,26 +392,38 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
         memset(ev->related_activity_id, 0, 16);
         r->activity_clear = true;
     }
+    /* Does the payload fit its schema? One compare for fixed-size ones. */
+    const type_entry *te = (const type_entry *)t;
     if (!t->known)
         r->stats.unknown_events++;
-    else if (!payload_fits((const type_entry *)t, ev))
+    else if (te->check == FIT_FIXED ? ev->payload_size < te->fixed_size
+                                    : te->check == FIT_OTHER && !payload_fits_slow(te, ev))
         r->stats.undecodable_events++;
-    if (r->stats.events == 0)
+    /* last_timestamp is the current event's (see sync_stats). */
+    if (r->stats.events++ == 0)
         r->stats.first_timestamp = se->timestamp;
-    r->stats.last_timestamp = se->timestamp;
-    r->stats.events++;
 }
 
 static void sync_stats(gcs_reader *r)
 {
+    if (r->stats.events > 0)
+        r->stats.last_timestamp = r->current.timestamp;
     r->stats.bytes_read = gcs_stream_offset(&r->stream);
     r->stats.lost_events = gcs_sorter_lost_events(r->sorter);
     r->stats.sort_overflows = gcs_sorter_overflows(r->sorter);
 }
 
+/* The step's payloads all lie in the stream's buffer. */
+static void end_step(gcs_reader *r)
+{
+    gcs_sorter_end_step_within(r->sorter, r->stream.buf.data,
+                               r->stream.buf.data + r->stream.buf.len);
+}
+
+static gcs_status reader_step(gcs_reader *r, gcs_error *err);
+
 gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
 {
-    *out = NULL;
     for (;;) {
         const gcs_sorted_event *se;
         const uint8_t *data;
@@ -346,6 +432,21 @@ gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
             *out = &r->current;
             return GCS_OK;
         }
+        gcs_status st = reader_step(r, err);
+        if (st != GCS_OK) {
+            *out = NULL;
+            return st;
+        }
+    }
+}
+
+/* Steps the container until an event is released (GCS_OK) or the input
+ * says AGAIN, ends, or fails. Kept apart so the fast path stays small. */
+static gcs_status __attribute__((noinline)) reader_step(gcs_reader *r, gcs_error *err)
+{
+    for (;;) {
+        if (gcs_sorter_ready(r->sorter))
+            return GCS_OK;
         switch (r->state) {
         case READER_DONE:
             sync_stats(r);
@@ -365,6 +466,8 @@ gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
                 return GCS_AGAIN;
             if (st < 0) {
                 r->final_error = e;
+                if (r->final_error.status >= 0)
+                    r->final_error.status = st;
                 r->state = READER_DRAINING;
                 continue;
             }
@@ -377,7 +480,7 @@ gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
             gcs_status st = r->container->ops->step(r->container, &e);
             if (st == GCS_OK) {
                 gcs_sorter_settle(r->sorter, false);
-                gcs_sorter_end_step(r->sorter);
+                end_step(r);
                 continue;
             }
             if (st == GCS_AGAIN) {
@@ -390,7 +493,7 @@ gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
             }
             /* Nothing may keep pointing into the unit once input moves on
              * (an error leaves the unit in place: draining is safe too). */
-            gcs_sorter_end_step(r->sorter);
+            end_step(r);
             if (st == GCS_END) {
                 r->final_error.status = GCS_END;
             } else {

@@ -21,6 +21,28 @@
 
 #include "base/error.h"
 
+#include <stddef.h>
+
+/* The header fields from sequence to timestamp are copied in one piece. */
+#define SAME_OFFSET(f) \
+    (offsetof(gcs_sorted_event, f) == offsetof(gcs_raw_event, f))
+_Static_assert(SAME_OFFSET(sequence) && SAME_OFFSET(pid) && SAME_OFFSET(tid) &&
+                   SAME_OFFSET(capture_tid) && SAME_OFFSET(processor) &&
+                   SAME_OFFSET(stack_id) && SAME_OFFSET(timestamp),
+               "gcs_sorted_event mirrors gcs_raw_event from sequence to timestamp");
+#define HEADER_COPY_BYTES \
+    (offsetof(gcs_sorted_event, timestamp) + sizeof(int64_t) - offsetof(gcs_sorted_event, sequence))
+
+/* Copies the header fields shared with the raw event. */
+static inline void copy_header(gcs_sorted_event *r, const gcs_raw_event *ev)
+{
+    memcpy(&r->sequence, &ev->sequence, HEADER_COPY_BYTES);
+    if (!ev->has_sequence)
+        r->sequence = 0;
+    r->metadata_id = ev->metadata_id;
+    r->payload_size = ev->payload_size;
+}
+
 #define DEFAULT_WINDOW_BYTES ((size_t)64 << 20)
 /* Released bytes are reclaimed (the rest moved to the front) only past this
  * and past twice the live bytes, so that each byte moves O(1) times. */
@@ -32,44 +54,9 @@
 /* Threads tracked for sequence numbers; more are not checked (counted). */
 #define MAX_TRACKED_THREADS ((size_t)1 << 20)
 
-typedef struct run {
-    size_t start, end; /* recs[start, end): unreleased, ascending timestamps */
-} run;
-
-typedef struct heap_item {
-    int64_t ts;
-    size_t idx; /* in recs: arrival order, the tie-breaker */
-    size_t run;
-} heap_item;
-
-typedef struct thread_slot {
-    uint64_t tid;
-    uint32_t last_seq;
-    bool used;
-} thread_slot;
-
-struct gcs_sorter {
-    gcs_sorted_event *recs;
-    size_t n, cap;
-    gcs_buf data;
-    run *runs;
-    size_t n_runs, runs_cap;
-    heap_item *heap;
-    size_t *heap_limit; /* per run: end of its released prefix */
-    size_t heap_cap;
-    size_t *ready;
-    size_t ready_n, ready_pos, ready_cap;
-    size_t window;
-    int64_t watermark;
-    bool have_watermark;
-    bool release_all_requested;
-    size_t live_bytes;       /* bytes of unreleased events in data */
-    size_t added_since_release;
-    uint64_t lost, overflows, untracked_threads;
-    thread_slot *threads;
-    size_t threads_cap, threads_used;
-    thread_slot *last_thread; /* most events come in runs of one thread */
-};
+typedef gcs_sorter_run run;
+typedef gcs_sorter_heap_item heap_item;
+typedef gcs_sorter_thread thread_slot;
 
 gcs_sorter *gcs_sorter_new(size_t window_bytes)
 {
@@ -146,13 +133,18 @@ static thread_slot *thread_find(gcs_sorter *s, uint64_t tid, bool insert)
     return &s->threads[h];
 }
 
+static __attribute__((noinline)) thread_slot *thread_find_noinline(gcs_sorter *s, uint64_t tid)
+{
+    return thread_find(s, tid, true);
+}
+
 /* Numbering starts at 1 per thread and session, and a thread's events are
  * in file order, so any skipped number is an event that was dropped. */
-static void note_sequence(gcs_sorter *s, uint64_t capture_tid, uint32_t seq)
+static inline void note_sequence(gcs_sorter *s, uint64_t capture_tid, uint32_t seq)
 {
     thread_slot *t = s->last_thread;
     if (!t || t->tid != capture_tid) {
-        t = thread_find(s, capture_tid, true);
+        t = thread_find_noinline(s, capture_tid);
         s->last_thread = t;
     }
     if (!t)
@@ -174,7 +166,9 @@ static inline bool guid_is_zero(const uint8_t *g)
     return (a | b) == 0;
 }
 
-gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err)
+/* The general case of gcs_sorter_add: growth, a new run, activity ids. */
+static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_raw_event *ev,
+                                                     gcs_error *err)
 {
     if (s->n == s->cap) {
         size_t ncap = s->cap ? s->cap * 2 : 4096;
@@ -184,15 +178,9 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
         s->recs = nr;
         s->cap = ncap;
     }
-    bool has_activity = !guid_is_zero(ev->activity_id) || !guid_is_zero(ev->related_activity_id);
-    /* Rare events with activity ids go to the store at once; the others
-     * are kept by reference until the step ends (gcs_sorter_end_step). */
-    size_t need = has_activity ? ev->payload_size + 32 : 0;
-    gcs_status st = need <= s->data.cap - s->data.len ? GCS_OK : gcs_buf_reserve(&s->data, need);
-    if (st != GCS_OK)
-        return GCS_FAIL(err, st, ev->offset,
-                        "more than %zu bytes of events between two sequence points",
-                        s->data.max_cap);
+    /* Containers pass NULL for absent ids; zero ids are not kept either. */
+    bool has_activity = (ev->activity_id || ev->related_activity_id) &&
+                        (!guid_is_zero(ev->activity_id) || !guid_is_zero(ev->related_activity_id));
     /* Extend the last run, or start one when time goes back. */
     if (s->n_runs == 0 || s->runs[s->n_runs - 1].end != s->n ||
         s->recs[s->n - 1].timestamp > ev->timestamp) {
@@ -206,25 +194,26 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
         }
         s->runs[s->n_runs++] = (run){s->n, s->n};
     }
-    s->runs[s->n_runs - 1].end = s->n + 1;
     gcs_sorted_event *r = &s->recs[s->n];
-    r->timestamp = ev->timestamp;
-    r->tid = ev->tid;
-    r->capture_tid = ev->capture_tid;
-    r->metadata_id = ev->metadata_id;
-    r->payload_size = ev->payload_size;
-    r->sequence = ev->has_sequence ? ev->sequence : 0;
-    r->pid = ev->pid;
-    r->processor = ev->processor;
-    r->stack_id = ev->stack_id;
+    copy_header(r, ev);
     r->has_activity = has_activity;
     s->added_since_release += ev->payload_size;
     if (!has_activity) {
-        r->ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
-        r->data_offset = 0;
+        /* Kept by reference until the step ends (gcs_sorter_end_step). */
+        r->at.ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
+        r->by_ref = true;
+        s->step_ref_bytes += ev->payload_size;
     } else {
-        r->ref = NULL;
-        r->data_offset = s->data.len;
+        /* Rare events with activity ids go to the store at once. */
+        size_t need = (size_t)ev->payload_size + 32;
+        gcs_status st =
+            need <= s->data.cap - s->data.len ? GCS_OK : gcs_buf_reserve(&s->data, need);
+        if (st != GCS_OK)
+            return GCS_FAIL(err, st, ev->offset,
+                            "more than %zu bytes of events between two sequence points",
+                            s->data.max_cap);
+        r->by_ref = false;
+        r->at.data_offset = s->data.len;
         if (ev->payload_size)
             memcpy(s->data.data + s->data.len, ev->payload, ev->payload_size);
         uint8_t *a = s->data.data + s->data.len + ev->payload_size;
@@ -236,7 +225,33 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
         s->data.len += need;
         s->live_bytes += need;
     }
-    s->n++;
+    s->runs[s->n_runs - 1].end = ++s->n;
+    s->tail_open = true;
+    s->tail_ts = ev->timestamp;
+    if (ev->has_sequence)
+        note_sequence(s, ev->capture_tid, ev->sequence);
+    if (ev->is_sorted && (!s->have_watermark || ev->timestamp > s->watermark)) {
+        s->watermark = ev->timestamp;
+        s->have_watermark = true;
+    }
+    return GCS_OK;
+}
+
+gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err)
+{
+    /* Common case: room, no activity ids, time keeps going up. */
+    if (s->n == s->cap || !s->tail_open || ev->timestamp < s->tail_ts ||
+        ((uintptr_t)ev->activity_id | (uintptr_t)ev->related_activity_id))
+        return add_slow(s, ev, err);
+    gcs_sorted_event *r = &s->recs[s->n];
+    copy_header(r, ev);
+    r->at.ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
+    r->by_ref = true;
+    r->has_activity = false;
+    s->step_ref_bytes += ev->payload_size;
+    s->added_since_release += ev->payload_size;
+    s->runs[s->n_runs - 1].end = ++s->n;
+    s->tail_ts = ev->timestamp;
     if (ev->has_sequence)
         note_sequence(s, ev->capture_tid, ev->sequence);
     if (ev->is_sorted && (!s->have_watermark || ev->timestamp > s->watermark)) {
@@ -321,18 +336,54 @@ static void compact(gcs_sorter *s)
         s->n_runs = wr;
         return;
     }
+    /* In place, payloads move down in arrival order; that is safe only
+     * when the store holds them in arrival order too. An event with
+     * activity ids is stored when added, before the by-reference events
+     * ahead of it in its step: then the live bytes go to a new store. */
+    uint64_t last = 0;
+    bool in_order = true;
+    for (size_t k = 0; k < s->n_runs && in_order; k++)
+        for (size_t i = s->runs[k].start; i < s->runs[k].end; i++) {
+            const gcs_sorted_event *r = &s->recs[i];
+            if (r->by_ref)
+                continue;
+            if (r->at.data_offset < last) {
+                in_order = false;
+                break;
+            }
+            last = r->at.data_offset;
+        }
+    gcs_buf fresh;
+    uint8_t *dst = s->data.data;
+    if (!in_order) {
+        gcs_buf_init(&fresh, s->data.max_cap);
+        if (gcs_buf_reserve(&fresh, s->live_bytes ? s->live_bytes : 1) != GCS_OK) {
+            gcs_buf_free(&fresh);
+            /* No memory for it: keep the garbage (still bounded by the cap). */
+            size_t wr = 0;
+            for (size_t k = 0; k < s->n_runs; k++)
+                if (s->runs[k].start < s->runs[k].end || k == s->n_runs - 1)
+                    s->runs[wr++] = s->runs[k];
+            s->n_runs = wr;
+            return;
+        }
+        dst = fresh.data;
+    }
     size_t w = 0, out = 0, wr = 0;
+    size_t step_first = SIZE_MAX;
     for (size_t k = 0; k < s->n_runs; k++) {
         run rn = s->runs[k];
         if (rn.start == rn.end)
             continue;
         for (size_t i = rn.start; i < rn.end; i++) {
             gcs_sorted_event r = s->recs[i];
-            if (!r.ref) {
+            if (i >= s->step_first && step_first == SIZE_MAX)
+                step_first = w + (i - rn.start);
+            if (!r.by_ref) {
                 size_t len = r.payload_size + (r.has_activity ? 32 : 0);
-                assert(r.data_offset >= out);
-                memmove(s->data.data + out, s->data.data + r.data_offset, len);
-                r.data_offset = out;
+                assert(!in_order || r.at.data_offset >= out);
+                memmove(dst + out, s->data.data + r.at.data_offset, len);
+                r.at.data_offset = out;
                 out += len;
             }
             s->recs[w + (i - rn.start)] = r;
@@ -343,6 +394,11 @@ static void compact(gcs_sorter *s)
     }
     s->n = w;
     s->n_runs = wr;
+    s->step_first = step_first == SIZE_MAX ? w : step_first;
+    if (!in_order) {
+        gcs_buf_free(&s->data);
+        s->data = fresh;
+    }
     s->data.len = out;
     assert(out == s->live_bytes);
 }
@@ -366,14 +422,16 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
 {
     compact(s);
     s->added_since_release = 0;
+    s->tail_open = false;
     if (gcs_sorter_pending(s) == 0) {
         /* Nothing pending: the buffers can restart from zero. */
         s->n = s->n_runs = 0;
+        s->step_first = 0;
         s->data.len = 0;
         return true;
     }
     if (s->ready_cap < s->cap) {
-        size_t *rd = realloc(s->ready, s->cap * sizeof *rd);
+        gcs_sorted_event **rd = realloc(s->ready, s->cap * sizeof *rd);
         if (!rd)
             return false;
         s->ready = rd;
@@ -397,12 +455,19 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
         size_t cut = all ? rn->end : run_cut(s, rn, limit);
         if (cut == rn->start)
             continue;
-        for (size_t j = rn->start; j < cut; j++)
-            if (!s->recs[j].ref)
-                s->live_bytes -= s->recs[j].payload_size + (s->recs[j].has_activity ? 32 : 0);
+        /* Bytes leaving: by-reference ones (no activity ids) are counted
+         * apart, as they are not in the store yet. */
+        size_t bytes = 0, ref_bytes = 0;
+        for (size_t j = rn->start; j < cut; j++) {
+            const gcs_sorted_event *r = &s->recs[j];
+            bytes += r->payload_size + ((size_t)r->has_activity << 5);
+            ref_bytes += r->by_ref ? r->payload_size : 0;
+        }
+        s->live_bytes -= bytes - ref_bytes;
+        s->step_released_ref_bytes += ref_bytes;
         if (s->n_runs == 1) { /* one run: already in order */
             for (size_t j = rn->start; j < cut; j++)
-                s->ready[k++] = j;
+                s->ready[k++] = &s->recs[j];
         } else {
             heap_push(s->heap, &hn, (heap_item){s->recs[rn->start].timestamp, rn->start, i});
         }
@@ -413,20 +478,20 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
     while (hn > 0) {
         heap_item it = heap_pop(s->heap, &hn);
         size_t limit_idx = s->heap_limit[it.run];
-        s->ready[k++] = it.idx;
+        s->ready[k++] = &s->recs[it.idx];
         size_t next = it.idx + 1;
         /* Gallop: the run keeps the lead while it stays before every other
          * run's head, without heap operations. */
         if (hn == 0) {
             while (next < limit_idx)
-                s->ready[k++] = next++;
+                s->ready[k++] = &s->recs[next++];
             break;
         }
         while (next < limit_idx) {
             heap_item cand = {s->recs[next].timestamp, next, it.run};
             if (!item_less(&cand, &s->heap[0]))
                 break;
-            s->ready[k++] = next++;
+            s->ready[k++] = &s->recs[next++];
         }
         if (next < limit_idx)
             heap_push(s->heap, &hn, (heap_item){s->recs[next].timestamp, next, it.run});
@@ -465,34 +530,134 @@ void gcs_sorter_settle(gcs_sorter *s, bool eager)
         release(s, false, s->watermark);
 }
 
-void gcs_sorter_end_step(gcs_sorter *s)
+/* Moves one by-reference payload into the store. */
+static void store_one(gcs_sorter *s, gcs_sorted_event *r)
 {
-    /* Events of this step sit at the end of the runs that were open: walk
-     * back until a pending event that is already in the store. */
-    for (size_t k = s->n_runs; k-- > 0;) {
-        run *rn = &s->runs[k];
-        size_t i = rn->end;
-        while (i > rn->start && s->recs[i - 1].ref)
-            i--;
-        for (size_t j = i; j < rn->end; j++) {
-            gcs_sorted_event *r = &s->recs[j];
-            /* The store was reserved for the window; a failure here would
-             * leave a dangling reference, so it is fatal by design. */
-            if (r->payload_size > s->data.cap - s->data.len &&
-                gcs_buf_reserve(&s->data, r->payload_size) != GCS_OK) {
-                assert(!"sorter store exhausted");
-                abort();
-            }
-            if (r->payload_size)
-                memcpy(s->data.data + s->data.len, r->ref, r->payload_size);
-            r->data_offset = s->data.len;
-            r->ref = NULL;
-            s->data.len += r->payload_size;
-            s->live_bytes += r->payload_size;
-        }
-        if (i > rn->start)
-            break; /* an older event in the store: earlier runs are older */
+    /* The store was reserved for the window; a failure here would leave a
+     * dangling reference, so it is fatal by design. */
+    if (r->payload_size > s->data.cap - s->data.len &&
+        gcs_buf_reserve(&s->data, r->payload_size) != GCS_OK) {
+        assert(!"sorter store exhausted");
+        abort();
     }
+    if (r->payload_size)
+        memcpy(s->data.data + s->data.len, r->at.ref, r->payload_size);
+    r->at.data_offset = s->data.len;
+    r->by_ref = false;
+    s->data.len += r->payload_size;
+}
+
+void gcs_sorter_end_step(gcs_sorter *s) { gcs_sorter_end_step_within(s, NULL, NULL); }
+
+/* Whether recs[i] still has payload bytes in the unit. */
+static inline bool ref_bytes(const gcs_sorted_event *r) { return r->by_ref && r->payload_size; }
+
+/* First run holding pending events of this step (index >= first): runs are
+ * consecutive index ranges in order. */
+static size_t step_first_run(const gcs_sorter *s, size_t first)
+{
+    size_t k = s->n_runs;
+    while (k > 0 && s->runs[k - 1].end > first)
+        k--;
+    return k;
+}
+
+#define FOR_PENDING_OF_STEP(s, k0, first, j)                                         \
+    for (size_t k_ = (k0); k_ < (s)->n_runs; k_++)                                  \
+        for (size_t j = (s)->runs[k_].start > (first) ? (s)->runs[k_].start : (first); \
+             j < (s)->runs[k_].end; j++)
+
+/*
+ * Copies the span [lo, hi) of the unit holding every pending by-reference
+ * payload of this step with one memcpy and points the records into the
+ * copy. lo and hi come from the first and last such payloads (the unit is
+ * read in arrival order); each record is checked to lie in the span as it
+ * is pointed into the copy. False (nothing changed) when the span is not in
+ * the unit, is mostly row headers, or a payload lies outside it.
+ */
+static bool store_span(gcs_sorter *s, size_t k0, size_t first, size_t pending_bytes,
+                       const uint8_t *unit, const uint8_t *unit_end)
+{
+    const gcs_sorted_event *lo_rec = NULL, *hi_rec = NULL;
+    for (size_t k = k0; k < s->n_runs && !lo_rec; k++)
+        for (size_t j = s->runs[k].start > first ? s->runs[k].start : first;
+             j < s->runs[k].end; j++)
+            if (ref_bytes(&s->recs[j])) {
+                lo_rec = &s->recs[j];
+                break;
+            }
+    for (size_t k = s->n_runs; k-- > k0 && !hi_rec;) {
+        size_t from = s->runs[k].start > first ? s->runs[k].start : first;
+        for (size_t j = s->runs[k].end; j-- > from;)
+            if (ref_bytes(&s->recs[j])) {
+                hi_rec = &s->recs[j];
+                break;
+            }
+    }
+    uintptr_t lo = lo_rec ? (uintptr_t)lo_rec->at.ref : 0;
+    uintptr_t hi = hi_rec ? (uintptr_t)hi_rec->at.ref + hi_rec->payload_size : 0;
+    if (lo_rec && (lo < (uintptr_t)unit || hi > (uintptr_t)unit_end || hi <= lo))
+        return false;
+    size_t span = (size_t)(hi - lo);
+    if (span > 2 * pending_bytes)
+        return false;
+    if (span > s->data.cap - s->data.len && gcs_buf_reserve(&s->data, span) != GCS_OK)
+        return false;
+    uint64_t base = s->data.len;
+    if (span)
+        memcpy(s->data.data + base, (const uint8_t *)lo, span);
+    FOR_PENDING_OF_STEP(s, k0, first, j) {
+        gcs_sorted_event *r = &s->recs[j];
+        if (!r->by_ref)
+            continue;
+        /* Unsigned: a payload before lo wraps to a huge offset. */
+        uintptr_t off = (uintptr_t)r->at.ref - lo;
+        if (r->payload_size > span || off > span - r->payload_size) {
+            if (r->payload_size)
+                goto undo; /* not in the span: another buffer */
+            off = 0;       /* no bytes: points anywhere */
+        }
+        r->at.data_offset = base + off;
+        r->by_ref = false;
+    }
+    s->data.len += span;
+    return true;
+undo:
+    /* Records pointed into the copy have offsets from base on; records
+     * stored earlier (activity ids) lie before it. */
+    FOR_PENDING_OF_STEP(s, k0, first, j) {
+        gcs_sorted_event *r = &s->recs[j];
+        if (r->by_ref)
+            break; /* the first one not converted: the rest are untouched */
+        if (r->at.data_offset < base)
+            continue;
+        r->at.ref = r->payload_size ? (const uint8_t *)(lo + (r->at.data_offset - base))
+                                    : (const uint8_t *)"";
+        r->by_ref = true;
+    }
+    return false;
+}
+
+void gcs_sorter_end_step_within(gcs_sorter *s, const uint8_t *unit, const uint8_t *unit_end)
+{
+    /* Every by-reference event is in recs[step_first, n). The pending ones
+     * move to the store; those released in this step stay in the unit:
+     * they are delivered before the next step. */
+    size_t first = s->step_first;
+    size_t pending_bytes = s->step_ref_bytes - s->step_released_ref_bytes;
+    s->live_bytes += pending_bytes;
+    s->step_first = s->n;
+    s->step_ref_bytes = s->step_released_ref_bytes = 0;
+    if (first >= s->n)
+        return;
+    size_t k0 = step_first_run(s, first);
+    /* The payloads lie in the unit with row headers between them (garbage
+     * for compaction afterwards). */
+    if (unit && store_span(s, k0, first, pending_bytes, unit, unit_end))
+        return;
+    FOR_PENDING_OF_STEP(s, k0, first, j)
+        if (s->recs[j].by_ref)
+            store_one(s, &s->recs[j]);
 }
 
 bool gcs_sorter_ready(const gcs_sorter *s) { return s->ready_pos < s->ready_n; }
@@ -503,16 +668,6 @@ size_t gcs_sorter_pending(const gcs_sorter *s)
     for (size_t k = 0; k < s->n_runs; k++)
         n += s->runs[k].end - s->runs[k].start;
     return n;
-}
-
-bool gcs_sorter_pop(gcs_sorter *s, const gcs_sorted_event **ev, const uint8_t **data)
-{
-    if (s->ready_pos >= s->ready_n)
-        return false;
-    const gcs_sorted_event *r = &s->recs[s->ready[s->ready_pos++]];
-    *ev = r;
-    *data = r->ref ? r->ref : s->data.data + r->data_offset;
-    return true;
 }
 
 uint64_t gcs_sorter_lost_events(const gcs_sorter *s) { return s->lost; }

@@ -20,21 +20,26 @@
 #include "base/buf.h"
 #include "format/container.h"
 
-/* One buffered event. Payload and activity ids live in the byte store. */
+/* One buffered event (64 bytes). Payload and activity ids live in the
+ * byte store, or the payload still in the container's unit. */
 typedef struct gcs_sorted_event {
-    int64_t timestamp;
-    uint64_t tid;
-    uint64_t capture_tid;
-    const uint8_t *ref;     /* payload still in the container's unit (this step), or NULL */
-    uint64_t data_offset;   /* else: payload in the store (then 32 bytes of activity ids
-                               if has_activity) */
     uint32_t metadata_id;
-    uint32_t payload_size;
+    bool by_ref;
+    bool has_activity;
+    /* sequence .. timestamp: laid out as in gcs_raw_event (copied at once) */
     uint32_t sequence;
     uint32_t pid;
+    uint64_t tid;
+    uint64_t capture_tid;
     uint32_t processor;
     uint32_t stack_id;
-    bool has_activity;
+    int64_t timestamp;
+    union {
+        const uint8_t *ref;   /* by_ref: payload still in the container's unit (this step) */
+        uint64_t data_offset; /* else: payload in the store, then 32 bytes of activity ids
+                                 if has_activity */
+    } at;
+    uint32_t payload_size;
 } gcs_sorted_event;
 
 typedef struct gcs_sorter gcs_sorter;
@@ -50,6 +55,11 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
  * point into it are copied into the sorter's own store. Events released in
  * the same step are delivered straight from the unit, uncopied. */
 void gcs_sorter_end_step(gcs_sorter *s);
+
+/* The same, knowing that every payload of the step lies in [unit, unit_end)
+ * (the stream's buffer): the pending payloads are then copied with one
+ * memcpy of the span that holds them, when that span is mostly payload. */
+void gcs_sorter_end_step_within(gcs_sorter *s, const uint8_t *unit, const uint8_t *unit_end);
 
 /* Sequence point: counts lost events from the per-thread numbers, then
  * sorts and releases everything buffered. */
@@ -70,12 +80,70 @@ void gcs_sorter_settle(gcs_sorter *s, bool eager);
 /* Events buffered and not yet released. */
 size_t gcs_sorter_pending(const gcs_sorter *s);
 
-/* Next released event; false when none is ready. The returned pointers
- * stay valid until the next gcs_sorter_* call that adds or flushes. */
-bool gcs_sorter_pop(gcs_sorter *s, const gcs_sorted_event **ev, const uint8_t **data);
-
 /* True when released events are waiting. */
 bool gcs_sorter_ready(const gcs_sorter *s);
+
+/* Internal state, visible so that pop inlines into the reader's loop. */
+typedef struct gcs_sorter_run {
+    size_t start, end; /* recs[start, end): unreleased, ascending timestamps */
+} gcs_sorter_run;
+
+typedef struct gcs_sorter_heap_item {
+    int64_t ts;
+    size_t idx; /* in recs: arrival order, the tie-breaker */
+    size_t run;
+} gcs_sorter_heap_item;
+
+typedef struct gcs_sorter_thread {
+    uint64_t tid;
+    uint32_t last_seq;
+    bool used;
+} gcs_sorter_thread;
+
+struct gcs_sorter {
+    gcs_sorted_event *recs;
+    size_t n, cap;
+    gcs_buf data;
+    gcs_sorter_run *runs;
+    size_t n_runs, runs_cap;
+    gcs_sorter_heap_item *heap;
+    size_t *heap_limit; /* per run: end of its released prefix */
+    size_t heap_cap;
+    gcs_sorted_event **ready; /* released, in order; valid until the next add */
+    size_t ready_n, ready_pos, ready_cap;
+    size_t window;
+    int64_t watermark;
+    bool have_watermark;
+    bool release_all_requested;
+    size_t live_bytes; /* bytes of unreleased events in data */
+    size_t added_since_release;
+    /* The last run may take the next event without checks while
+     * tail_open and tail_ts <= its timestamp (cleared by every release). */
+    bool tail_open;
+    int64_t tail_ts;
+    /* This step's events are recs[step_first, n); every by-reference
+     * event is among them. Payload bytes they added by reference, and the
+     * part of those already released. */
+    size_t step_first;
+    size_t step_ref_bytes, step_released_ref_bytes;
+    uint64_t lost, overflows, untracked_threads;
+    gcs_sorter_thread *threads;
+    size_t threads_cap, threads_used;
+    gcs_sorter_thread *last_thread; /* most events come in runs of one thread */
+};
+
+/* Next released event; false when none is ready. The returned pointers
+ * stay valid until the next gcs_sorter_* call that adds or flushes. */
+static inline bool gcs_sorter_pop(gcs_sorter *s, const gcs_sorted_event **ev,
+                                  const uint8_t **data)
+{
+    if (s->ready_pos >= s->ready_n)
+        return false;
+    const gcs_sorted_event *r = s->ready[s->ready_pos++];
+    *ev = r;
+    *data = r->by_ref ? r->at.ref : s->data.data + r->at.data_offset;
+    return true;
+}
 
 uint64_t gcs_sorter_lost_events(const gcs_sorter *s);
 uint64_t gcs_sorter_overflows(const gcs_sorter *s);

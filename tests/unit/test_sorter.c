@@ -1,4 +1,6 @@
 /* Unit tests of src/sort: ordering, release rules, lost-event counting. */
+#include <string.h>
+
 #include "check.h"
 
 #include "sort/sorter.h"
@@ -186,8 +188,145 @@ static void test_window_overflow_is_counted(void)
     gcs_sorter_free(s);
 }
 
+/* Pending payloads leave the unit at the end of a step: copied in one span
+ * when they lie in it, one by one when one of them does not. Either way the
+ * bytes delivered are the event's. */
+static void test_end_step_copies_payloads(void)
+{
+    for (int outside = 0; outside < 2; outside++) {
+        gcs_sorter *s = gcs_sorter_new(0);
+        gcs_error err;
+        uint8_t unit[64], other[4] = {0xEE, 0xEE, 0xEE, 0xEE};
+        for (int i = 0; i < 64; i++)
+            unit[i] = (uint8_t)(100 + i);
+        /* Three events of one step, payloads at unit[2..5), [8..11), [14..17)
+         * (row headers between); with `outside`, the second is elsewhere. */
+        const uint8_t *at[3] = {unit + 2, outside ? other : unit + 8, unit + 14};
+        for (int i = 0; i < 3; i++) {
+            gcs_raw_event e = mk(10 + i, 1, (uint32_t)i + 1, 0);
+            e.payload = at[i];
+            e.payload_size = 3;
+            CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+        }
+        gcs_sorter_settle(s, false);
+        gcs_sorter_end_step_within(s, unit, unit + sizeof unit);
+        memset(unit, 0, sizeof unit); /* the unit is reused */
+        memset(other, 0, sizeof other);
+        gcs_sorter_flush(s);
+        const gcs_sorted_event *r;
+        const uint8_t *d;
+        int k = 0;
+        while (gcs_sorter_pop(s, &r, &d)) {
+            CHECK_EQ_INT(r->payload_size, 3);
+            CHECK_EQ_INT(d[0], outside && k == 1 ? 0xEE : 100 + 2 + 6 * k);
+            CHECK_EQ_INT(d[2], outside && k == 1 ? 0xEE : 100 + 4 + 6 * k);
+            k++;
+        }
+        CHECK_EQ_INT(k, 3);
+        gcs_sorter_free(s);
+    }
+}
+
+/* Events released in the step that brought them are delivered from the
+ * unit itself; only the pending rest is copied when the step ends. */
+static void test_released_in_step_stay_by_reference(void)
+{
+    gcs_sorter *s = gcs_sorter_new(0);
+    gcs_error err;
+    uint8_t unit[32];
+    for (int i = 0; i < 32; i++)
+        unit[i] = (uint8_t)(50 + i);
+    for (int i = 0; i < 3; i++) {
+        gcs_raw_event e = mk(10 + i, 1, (uint32_t)i + 1, 0);
+        e.payload = unit + 4 * i;
+        e.payload_size = 2;
+        e.is_sorted = i == 2; /* nothing after it is older: 10 and 11 may go */
+        CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+    }
+    gcs_sorter_settle(s, true);
+    gcs_sorter_end_step_within(s, unit, unit + sizeof unit);
+    const gcs_sorted_event *r;
+    const uint8_t *d;
+    for (int i = 0; i < 2; i++) {
+        CHECK(gcs_sorter_pop(s, &r, &d));
+        CHECK_EQ_INT(r->timestamp, 10 + i);
+        CHECK(d == unit + 4 * i); /* by reference, uncopied */
+    }
+    CHECK(!gcs_sorter_pop(s, &r, &d));
+    memset(unit, 0, sizeof unit); /* the unit is reused */
+    gcs_sorter_flush(s);
+    CHECK(gcs_sorter_pop(s, &r, &d));
+    CHECK_EQ_INT(r->timestamp, 12);
+    CHECK(d < unit || d >= unit + sizeof unit);
+    CHECK_EQ_INT(d[0], 58);
+    CHECK_EQ_INT(d[1], 59);
+    gcs_sorter_free(s);
+}
+
+/* An event with activity ids goes to the store when added, the by-reference
+ * events before it in the same step only when the step ends: store order
+ * then differs from arrival order, and compaction must still keep every
+ * payload intact. */
+static void test_compaction_with_activity_ids(void)
+{
+    gcs_sorter *s = gcs_sorter_new(0);
+    gcs_error err;
+    uint8_t unit[16], act[16];
+    memset(unit, 0xA1, sizeof unit);
+    memset(act, 0x5A, sizeof act);
+    gcs_raw_event a = mk(100, 1, 1, 0);
+    a.payload = unit;
+    a.payload_size = 10;
+    CHECK_EQ_INT(gcs_sorter_add(s, &a, &err), GCS_OK);
+    gcs_raw_event b = mk(101, 1, 2, 0);
+    b.payload = unit + 10;
+    b.payload_size = 6;
+    b.activity_id = act;
+    unit[10] = 0xB2;
+    CHECK_EQ_INT(gcs_sorter_add(s, &b, &err), GCS_OK);
+    gcs_sorter_settle(s, false);
+    gcs_sorter_end_step_within(s, unit, unit + sizeof unit);
+    memset(unit, 0, sizeof unit);
+    /* Another thread's older events, released past them: > 4 MiB garbage. */
+    static uint8_t big[110 << 10];
+    for (int i = 0; i < 49; i++) {
+        gcs_raw_event e = mk(1 + i, 2, (uint32_t)i + 1, 0);
+        e.payload = big;
+        e.payload_size = sizeof big;
+        e.is_sorted = i == 48;
+        CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+        gcs_sorter_end_step(s);
+    }
+    gcs_sorter_settle(s, true);
+    const gcs_sorted_event *r;
+    const uint8_t *d;
+    size_t released = 0;
+    while (gcs_sorter_pop(s, &r, &d))
+        released++;
+    CHECK_EQ_U64(released, 48);
+    gcs_sorter_flush(s); /* compacts, then releases the rest */
+    int seen = 0;
+    while (gcs_sorter_pop(s, &r, &d)) {
+        if (r->timestamp == 100) {
+            CHECK_EQ_INT(d[0], 0xA1);
+            CHECK_EQ_INT(d[9], 0xA1);
+            seen++;
+        } else if (r->timestamp == 101) {
+            CHECK(r->has_activity);
+            CHECK_EQ_INT(d[0], 0xB2);
+            CHECK_EQ_INT(d[6], 0x5A); /* activity id after the payload */
+            seen++;
+        }
+    }
+    CHECK_EQ_INT(seen, 2);
+    gcs_sorter_free(s);
+}
+
 int main(void)
 {
+    RUN(test_compaction_with_activity_ids);
+    RUN(test_end_step_copies_payloads);
+    RUN(test_released_in_step_stay_by_reference);
     RUN(test_sorts_between_sequence_points);
     RUN(test_equal_timestamps_keep_file_order);
     RUN(test_lost_events);

@@ -27,15 +27,27 @@ typedef struct name_count {
 typedef struct type_counter {
     count_slot *slots;
     size_t cap, used;
-    count_slot *last; /* consecutive events often share a type */
+    /* Slots of recent types (direct-mapped by address): events alternate
+     * among a few types. Emptied when the slots move. */
+    count_slot *recent[64];
 } type_counter;
 
-static bool counter_add(type_counter *c, const gcs_event_type *t)
+static inline size_t recent_index(const gcs_event_type *t) { return ((uintptr_t)t >> 4) & 63; }
+
+static bool counter_add_slow(type_counter *c, const gcs_event_type *t);
+
+static inline bool counter_add(type_counter *c, const gcs_event_type *t)
 {
-    if (c->last && c->last->type == t) {
-        c->last->count++;
+    count_slot *hit = c->recent[recent_index(t)];
+    if (hit && hit->type == t) {
+        hit->count++;
         return true;
     }
+    return counter_add_slow(c, t);
+}
+
+static bool counter_add_slow(type_counter *c, const gcs_event_type *t)
+{
     if ((c->used + 1) * 2 > c->cap) {
         size_t ncap = c->cap ? c->cap * 2 : 256;
         count_slot *ns = calloc(ncap, sizeof *ns);
@@ -52,7 +64,7 @@ static bool counter_add(type_counter *c, const gcs_event_type *t)
         free(c->slots);
         c->slots = ns;
         c->cap = ncap;
-        c->last = NULL;
+        memset(c->recent, 0, sizeof c->recent);
     }
     size_t h = ((uintptr_t)t >> 3) & (c->cap - 1);
     while (c->slots[h].type && c->slots[h].type != t)
@@ -62,7 +74,7 @@ static bool counter_add(type_counter *c, const gcs_event_type *t)
         c->used++;
     }
     c->slots[h].count++;
-    c->last = &c->slots[h];
+    c->recent[recent_index(t)] = &c->slots[h];
     return true;
 }
 

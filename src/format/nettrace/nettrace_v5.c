@@ -36,18 +36,21 @@ enum {
 /* The previous row's header: compressed rows are deltas against it; all
  * zero at the start of each block. */
 typedef struct row_state {
-    uint32_t metadata_id;
-    uint32_t sequence;
-    uint64_t capture_tid;
-    uint32_t processor;
-    uint64_t tid;
-    uint32_t stack_id;
-    uint64_t timestamp; /* unsigned: deltas wrap modulo 2^64 */
+    /* Header fields kept in the event handed to the sink, so that a row
+     * costs no copy; timestamp deltas wrap modulo 2^64. */
+    gcs_raw_event ev;
     uint8_t activity[16];
     uint8_t related[16];
-    uint32_t payload_size;
-    bool sorted;
+    bool activity_set; /* activity or related nonzero: else passed on as NULL */
 } row_state;
+
+static inline bool guid_nonzero(const uint8_t *g)
+{
+    uint64_t a, b;
+    memcpy(&a, g, 8);
+    memcpy(&b, g + 8, 8);
+    return (a | b) != 0;
+}
 
 #define ROW_CUT(err, c, what) \
     GCS_CORRUPT(err, gcs_cur_offset(c), "event row: %s cut short or invalid", what)
@@ -57,25 +60,25 @@ static gcs_status read_compressed_row(gcs_cursor *c, row_state *rs, gcs_error *e
     uint8_t flags;
     if (!gcs_cur_u8(c, &flags))
         return ROW_CUT(err, c, "flags");
-    if ((flags & CF_METADATA_ID) && !gcs_cur_varu32(c, &rs->metadata_id))
+    if ((flags & CF_METADATA_ID) && !gcs_cur_varu32(c, &rs->ev.metadata_id))
         return ROW_CUT(err, c, "metadata id");
     if (flags & CF_CAPTURE_THREAD_AND_SEQUENCE) {
         uint32_t delta;
-        if (!gcs_cur_varu32(c, &delta) || !gcs_cur_varu64(c, &rs->capture_tid) ||
-            !gcs_cur_varu32(c, &rs->processor))
+        if (!gcs_cur_varu32(c, &delta) || !gcs_cur_varu64(c, &rs->ev.capture_tid) ||
+            !gcs_cur_varu32(c, &rs->ev.processor))
             return ROW_CUT(err, c, "capture thread/sequence");
-        rs->sequence += delta + 1u; /* wraps modulo 2^32 like the writer's counter */
-    } else if (rs->metadata_id != 0) {
-        rs->sequence++;
+        rs->ev.sequence += delta + 1u; /* wraps modulo 2^32 like the writer's counter */
+    } else if (rs->ev.metadata_id != 0) {
+        rs->ev.sequence++;
     }
-    if ((flags & CF_THREAD_ID) && !gcs_cur_varu64(c, &rs->tid))
+    if ((flags & CF_THREAD_ID) && !gcs_cur_varu64(c, &rs->ev.tid))
         return ROW_CUT(err, c, "thread id");
-    if ((flags & CF_STACK_ID) && !gcs_cur_varu32(c, &rs->stack_id))
+    if ((flags & CF_STACK_ID) && !gcs_cur_varu32(c, &rs->ev.stack_id))
         return ROW_CUT(err, c, "stack id");
     uint64_t delta_ts;
     if (!gcs_cur_varu64(c, &delta_ts))
         return ROW_CUT(err, c, "timestamp");
-    rs->timestamp += delta_ts;
+    rs->ev.timestamp = (int64_t)((uint64_t)rs->ev.timestamp + delta_ts);
     const uint8_t *g;
     if (flags & CF_ACTIVITY_ID) {
         if (!gcs_cur_bytes(c, 16, &g))
@@ -87,8 +90,58 @@ static gcs_status read_compressed_row(gcs_cursor *c, row_state *rs, gcs_error *e
             return ROW_CUT(err, c, "related activity id");
         memcpy(rs->related, g, 16);
     }
-    rs->sorted = (flags & CF_SORTED) != 0;
-    if ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32(c, &rs->payload_size))
+    if (flags & (CF_ACTIVITY_ID | CF_RELATED_ACTIVITY_ID))
+        rs->activity_set = guid_nonzero(rs->activity) || guid_nonzero(rs->related);
+    rs->ev.is_sorted = (flags & CF_SORTED) != 0;
+    if ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32(c, &rs->ev.payload_size))
+        return ROW_CUT(err, c, "payload size");
+    return GCS_OK;
+}
+
+/* The longest compressed header: flags, metadata id, sequence delta,
+ * capture thread, processor, thread, stack, timestamp, two ids, size. */
+#define COMPRESSED_HEADER_MAX (1u + 5 + 5 + 10 + 5 + 10 + 5 + 10 + 16 + 16 + 5)
+
+/* read_compressed_row when COMPRESSED_HEADER_MAX bytes are left: every
+ * field then has its longest encoding's bytes, so reads skip the checks. */
+static gcs_status read_compressed_row_room(gcs_cursor *c, row_state *rs, gcs_error *err)
+{
+    uint8_t flags = 0;
+    (void)gcs_cur_u8(c, &flags);
+    if ((flags & CF_METADATA_ID) && !gcs_cur_varu32_room(c, &rs->ev.metadata_id))
+        return ROW_CUT(err, c, "metadata id");
+    if (flags & CF_CAPTURE_THREAD_AND_SEQUENCE) {
+        uint32_t delta;
+        if (!gcs_cur_varu32_room(c, &delta) || !gcs_cur_varu64_room(c, &rs->ev.capture_tid) ||
+            !gcs_cur_varu32_room(c, &rs->ev.processor))
+            return ROW_CUT(err, c, "capture thread/sequence");
+        rs->ev.sequence += delta + 1u; /* wraps modulo 2^32 like the writer's counter */
+    } else if (rs->ev.metadata_id != 0) {
+        rs->ev.sequence++;
+    }
+    if ((flags & CF_THREAD_ID) && !gcs_cur_varu64_room(c, &rs->ev.tid))
+        return ROW_CUT(err, c, "thread id");
+    if ((flags & CF_STACK_ID) && !gcs_cur_varu32_room(c, &rs->ev.stack_id))
+        return ROW_CUT(err, c, "stack id");
+    uint64_t delta_ts;
+    if (!gcs_cur_varu64_room(c, &delta_ts))
+        return ROW_CUT(err, c, "timestamp");
+    rs->ev.timestamp = (int64_t)((uint64_t)rs->ev.timestamp + delta_ts);
+    const uint8_t *g;
+    if (flags & CF_ACTIVITY_ID) {
+        if (!gcs_cur_bytes(c, 16, &g))
+            return ROW_CUT(err, c, "activity id");
+        memcpy(rs->activity, g, 16);
+    }
+    if (flags & CF_RELATED_ACTIVITY_ID) {
+        if (!gcs_cur_bytes(c, 16, &g))
+            return ROW_CUT(err, c, "related activity id");
+        memcpy(rs->related, g, 16);
+    }
+    if (flags & (CF_ACTIVITY_ID | CF_RELATED_ACTIVITY_ID))
+        rs->activity_set = guid_nonzero(rs->activity) || guid_nonzero(rs->related);
+    rs->ev.is_sorted = (flags & CF_SORTED) != 0;
+    if ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32_room(c, &rs->ev.payload_size))
         return ROW_CUT(err, c, "payload size");
     return GCS_OK;
 }
@@ -98,19 +151,22 @@ static gcs_status read_uncompressed_row(gcs_cursor *c, row_state *rs, uint64_t *
                                         gcs_error *err)
 {
     uint32_t size, raw_id;
+    uint64_t timestamp;
     const uint8_t *g1, *g2;
-    if (!gcs_cur_u32(c, &size) || !gcs_cur_u32(c, &raw_id) || !gcs_cur_u32(c, &rs->sequence) ||
-        !gcs_cur_u64(c, &rs->tid) || !gcs_cur_u64(c, &rs->capture_tid) ||
-        !gcs_cur_u32(c, &rs->processor) || !gcs_cur_u32(c, &rs->stack_id) ||
-        !gcs_cur_u64(c, &rs->timestamp) || !gcs_cur_bytes(c, 16, &g1) ||
-        !gcs_cur_bytes(c, 16, &g2) || !gcs_cur_u32(c, &rs->payload_size))
+    if (!gcs_cur_u32(c, &size) || !gcs_cur_u32(c, &raw_id) || !gcs_cur_u32(c, &rs->ev.sequence) ||
+        !gcs_cur_u64(c, &rs->ev.tid) || !gcs_cur_u64(c, &rs->ev.capture_tid) ||
+        !gcs_cur_u32(c, &rs->ev.processor) || !gcs_cur_u32(c, &rs->ev.stack_id) ||
+        !gcs_cur_u64(c, &timestamp) || !gcs_cur_bytes(c, 16, &g1) ||
+        !gcs_cur_bytes(c, 16, &g2) || !gcs_cur_u32(c, &rs->ev.payload_size))
         return ROW_CUT(err, c, "uncompressed header");
-    rs->metadata_id = raw_id & 0x7fffffffu;
+    rs->ev.metadata_id = raw_id & 0x7fffffffu;
+    rs->ev.timestamp = (int64_t)timestamp;
     /* TraceEvent reads a clear high bit as "sorted"; the runtime writes
      * compressed headers only, so this layout is rare. */
-    rs->sorted = (raw_id & 0x80000000u) == 0;
+    rs->ev.is_sorted = (raw_id & 0x80000000u) == 0;
     memcpy(rs->activity, g1, 16);
     memcpy(rs->related, g2, 16);
+    rs->activity_set = guid_nonzero(rs->activity) || guid_nonzero(rs->related);
     *event_size = size;
     return GCS_OK;
 }
@@ -129,29 +185,29 @@ static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_bloc
 
     row_state rs;
     memset(&rs, 0, sizeof rs);
-    gcs_raw_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.has_sequence = true;
-    ev.pid = r->info.pid;
-    ev.activity_id = rs.activity;
-    ev.related_activity_id = rs.related;
+    rs.ev.has_sequence = true;
+    rs.ev.pid = r->info.pid;
+    gcs_status (*const on_event)(void *, const gcs_raw_event *, gcs_error *) = sink->event;
+    void *const ctx = sink->ctx;
     gcs_status st;
+    const uint64_t offset_base = gcs_cur_offset_base(c);
 
     while (gcs_cur_left(c) > 0) {
-        uint64_t row_at = gcs_cur_offset(c);
+        uint64_t row_at = gcs_cur_offset_at(offset_base, c);
         uint64_t event_size = 0;
-        st = compressed ? read_compressed_row(c, &rs, err)
-                        : read_uncompressed_row(c, &rs, &event_size, err);
+        st = !compressed ? read_uncompressed_row(c, &rs, &event_size, err)
+             : gcs_cur_left(c) >= COMPRESSED_HEADER_MAX ? read_compressed_row_room(c, &rs, err)
+                                                        : read_compressed_row(c, &rs, err);
         if (st != GCS_OK)
             return st;
-        if (rs.payload_size > GCS_MAX_PAYLOAD_SIZE)
+        if (rs.ev.payload_size > GCS_MAX_PAYLOAD_SIZE)
             return GCS_FAIL(err, GCS_ERR_LIMIT, row_at, "event payload of %u bytes exceeds the limit",
-                            rs.payload_size);
+                            rs.ev.payload_size);
         const uint8_t *payload;
-        uint64_t payload_at = gcs_cur_offset(c);
-        if (!gcs_cur_bytes(c, rs.payload_size, &payload))
-            return GCS_CORRUPT(err, payload_at, "event payload of %u bytes overruns its block",
-                               rs.payload_size);
+        /* A failed read leaves the cursor at the payload. */
+        if (!gcs_cur_bytes(c, rs.ev.payload_size, &payload))
+            return GCS_CORRUPT(err, gcs_cur_offset(c), "event payload of %u bytes overruns its block",
+                               rs.ev.payload_size);
         if (!compressed) {
             /* EventSize covers the row after itself; then zero padding to a
              * 4-byte file offset. */
@@ -168,7 +224,8 @@ static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_bloc
             gcs_cur_skip(c, pad);
         }
         if (metadata_block) {
-            gcs_cursor mc = gcs_cur_make(payload, rs.payload_size, payload_at);
+            uint64_t payload_at = c->origin + (uint64_t)(payload - c->start);
+            gcs_cursor mc = gcs_cur_make(payload, rs.ev.payload_size, payload_at);
             gcs_meta_def def;
             gcs_error problem;
             st = gcs_ep_metadata_parse(&mc, r->version == 4 ? 5 : r->version, 0, sink->meta_arena,
@@ -179,18 +236,12 @@ static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_bloc
                 return st;
             continue;
         }
-        ev.metadata_id = rs.metadata_id;
-        ev.is_sorted = rs.sorted;
-        ev.sequence = rs.sequence;
-        ev.tid = rs.tid;
-        ev.capture_tid = rs.capture_tid;
-        ev.processor = rs.processor;
-        ev.stack_id = rs.stack_id;
-        ev.timestamp = (int64_t)rs.timestamp;
-        ev.payload = payload;
-        ev.payload_size = rs.payload_size;
-        ev.offset = row_at;
-        if (sink->event && (st = sink->event(sink->ctx, &ev, err)) < 0)
+        rs.ev.payload = payload;
+        rs.ev.offset = row_at;
+        /* Most rows carry no activity: NULL spares the sorter a check. */
+        rs.ev.activity_id = rs.activity_set ? rs.activity : NULL;
+        rs.ev.related_activity_id = rs.activity_set ? rs.related : NULL;
+        if (on_event && (st = on_event(ctx, &rs.ev, err)) < 0)
             return st;
     }
     return GCS_OK;
