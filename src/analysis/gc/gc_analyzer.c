@@ -538,24 +538,10 @@ static bool feeds_gcstats(gcs_gc_kind kind)
     }
 }
 
-gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev)
+/* The part of feeding that decodes: only for the kinds that matter. */
+static __attribute__((noinline)) gcs_status feed_decoded(gcs_gc_analyzer *an, const gcs_event *ev,
+                                                          gcs_gc_kind kind)
 {
-    if (an->failed)
-        return an->failed;
-    if (isnan(an->first_event_ms))
-        an->first_event_ms = ev->msec;
-    an->last_event_ms = ev->msec;
-    /* Consecutive events often share a type: remember the last one. */
-    gcs_gc_kind kind;
-    if (ev->type == an->last_type) {
-        kind = an->last_kind;
-    } else {
-        kind = gcs_gc_kind_cached(&an->kinds, ev->type);
-        an->last_type = ev->type;
-        an->last_kind = kind;
-    }
-    if (!feeds_gcstats(kind))
-        return GCS_OK; /* not decoded at all: most events of a trace */
     if (kind == GCS_GCK_ALLOCATION_TICK) {
         /* Most GC events are ticks: skip the type name and the record. */
         gcs_gc_alloc_amount a;
@@ -581,6 +567,31 @@ gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev)
     }
     gcs_gc_event_ctx ctx = {ev->pid, ev->tid, ev->msec};
     return gcs_gc_analyzer_feed_record(an, &ctx, &rec);
+}
+
+gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev)
+{
+    if (an->failed)
+        return an->failed;
+    if (isnan(an->first_event_ms))
+        an->first_event_ms = ev->msec;
+    an->last_event_ms = ev->msec;
+    /* A direct-mapped cache of kinds by type; kinds that change no GCStats
+     * number are cached as NONE, so most events stop here undecoded. */
+    size_t slot = ((uintptr_t)ev->type >> 4) & (GCS_GC_FAST_KIND_SLOTS - 1);
+    gcs_gc_kind kind;
+    if (an->kind_cache_type[slot] == ev->type) {
+        kind = an->kind_cache_kind[slot];
+    } else {
+        kind = gcs_gc_kind_cached(&an->kinds, ev->type);
+        if (!feeds_gcstats(kind))
+            kind = GCS_GCK_NONE;
+        an->kind_cache_type[slot] = ev->type;
+        an->kind_cache_kind[slot] = kind;
+    }
+    if (kind == GCS_GCK_NONE)
+        return GCS_OK;
+    return feed_decoded(an, ev, kind);
 }
 
 void gcs_gc_analyzer_set_lost_events(gcs_gc_analyzer *an, uint64_t lost)

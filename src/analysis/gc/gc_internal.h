@@ -7,6 +7,9 @@
 
 #include "analysis/gc/gc_analyzer.h"
 
+/* Slots of the analyzer's direct-mapped kind cache (a power of two). */
+#define GCS_GC_FAST_KIND_SLOTS 64
+
 /* What a GC keeps besides its public record: heap stats in bytes and the
  * per-heap histories folded into sums (so memory stays one record per
  * GC, whatever the heap count). */
@@ -60,8 +63,11 @@ struct gcs_gc_analyzer {
     gcs_gc_options opts;
     size_t max_gcs;
     gcs_gc_kind_cache kinds;
-    const gcs_event_type *last_type; /* one-entry cache in front of kinds */
-    gcs_gc_kind last_kind;
+    /* Direct-mapped cache in front of kinds: a trace interleaves a few hot
+     * types (e.g. SetGCHandle/DestroyGCHandle), which a one-entry cache
+     * would miss on every event. */
+    const gcs_event_type *kind_cache_type[GCS_GC_FAST_KIND_SLOTS];
+    gcs_gc_kind kind_cache_kind[GCS_GC_FAST_KIND_SLOTS];
     gcs_gc_runtime **runtimes;
     size_t runtime_count, runtime_cap;
     gcs_gc_runtime *last_runtime;
