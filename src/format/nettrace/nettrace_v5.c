@@ -55,76 +55,48 @@ static inline bool guid_nonzero(const uint8_t *g)
 #define ROW_CUT(err, c, what) \
     GCS_CORRUPT(err, gcs_cur_offset(c), "event row: %s cut short or invalid", what)
 
-static gcs_status read_compressed_row(gcs_cursor *c, row_state *rs, gcs_error *err)
-{
-    uint8_t flags;
-    if (!gcs_cur_u8(c, &flags))
-        return ROW_CUT(err, c, "flags");
-    if ((flags & CF_METADATA_ID) && !gcs_cur_varu32(c, &rs->ev.metadata_id))
-        return ROW_CUT(err, c, "metadata id");
-    if (flags & CF_CAPTURE_THREAD_AND_SEQUENCE) {
-        uint32_t delta;
-        if (!gcs_cur_varu32(c, &delta) || !gcs_cur_varu64(c, &rs->ev.capture_tid) ||
-            !gcs_cur_varu32(c, &rs->ev.processor))
-            return ROW_CUT(err, c, "capture thread/sequence");
-        rs->ev.sequence += delta + 1u; /* wraps modulo 2^32 like the writer's counter */
-    } else if (rs->ev.metadata_id != 0) {
-        rs->ev.sequence++;
-    }
-    if ((flags & CF_THREAD_ID) && !gcs_cur_varu64(c, &rs->ev.tid))
-        return ROW_CUT(err, c, "thread id");
-    if ((flags & CF_STACK_ID) && !gcs_cur_varu32(c, &rs->ev.stack_id))
-        return ROW_CUT(err, c, "stack id");
-    uint64_t delta_ts;
-    if (!gcs_cur_varu64(c, &delta_ts))
-        return ROW_CUT(err, c, "timestamp");
-    rs->ev.timestamp = (int64_t)((uint64_t)rs->ev.timestamp + delta_ts);
-    const uint8_t *g;
-    if (flags & CF_ACTIVITY_ID) {
-        if (!gcs_cur_bytes(c, 16, &g))
-            return ROW_CUT(err, c, "activity id");
-        memcpy(rs->activity, g, 16);
-    }
-    if (flags & CF_RELATED_ACTIVITY_ID) {
-        if (!gcs_cur_bytes(c, 16, &g))
-            return ROW_CUT(err, c, "related activity id");
-        memcpy(rs->related, g, 16);
-    }
-    if (flags & (CF_ACTIVITY_ID | CF_RELATED_ACTIVITY_ID))
-        rs->activity_set = guid_nonzero(rs->activity) || guid_nonzero(rs->related);
-    rs->ev.is_sorted = (flags & CF_SORTED) != 0;
-    if ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32(c, &rs->ev.payload_size))
-        return ROW_CUT(err, c, "payload size");
-    return GCS_OK;
-}
-
 /* The longest compressed header: flags, metadata id, sequence delta,
  * capture thread, processor, thread, stack, timestamp, two ids, size. */
 #define COMPRESSED_HEADER_MAX (1u + 5 + 5 + 10 + 5 + 10 + 5 + 10 + 16 + 16 + 5)
 
-/* read_compressed_row when COMPRESSED_HEADER_MAX bytes are left: every
- * field then has its longest encoding's bytes, so reads skip the checks. */
-static gcs_status read_compressed_row_room(gcs_cursor *c, row_state *rs, gcs_error *err)
+/* Varints of a row header: with `room` (COMPRESSED_HEADER_MAX bytes left,
+ * so every field has its longest encoding's bytes) the per-byte checks
+ * are skipped. `room` is a constant at each call: the compiler keeps one
+ * specialized body per value. */
+static inline __attribute__((always_inline)) bool row_varu32(gcs_cursor *c, bool room,
+                                                            uint32_t *v)
 {
-    uint8_t flags = 0;
-    (void)gcs_cur_u8(c, &flags);
-    if ((flags & CF_METADATA_ID) && !gcs_cur_varu32_room(c, &rs->ev.metadata_id))
+    return room ? gcs_cur_varu32_room(c, v) : gcs_cur_varu32(c, v);
+}
+static inline __attribute__((always_inline)) bool row_varu64(gcs_cursor *c, bool room,
+                                                            uint64_t *v)
+{
+    return room ? gcs_cur_varu64_room(c, v) : gcs_cur_varu64(c, v);
+}
+
+static inline __attribute__((always_inline)) gcs_status
+read_compressed_row_with(gcs_cursor *c, row_state *rs, gcs_error *err, bool room)
+{
+    uint8_t flags;
+    if (!gcs_cur_u8(c, &flags))
+        return ROW_CUT(err, c, "flags");
+    if ((flags & CF_METADATA_ID) && !row_varu32(c, room, &rs->ev.metadata_id))
         return ROW_CUT(err, c, "metadata id");
     if (flags & CF_CAPTURE_THREAD_AND_SEQUENCE) {
         uint32_t delta;
-        if (!gcs_cur_varu32_room(c, &delta) || !gcs_cur_varu64_room(c, &rs->ev.capture_tid) ||
-            !gcs_cur_varu32_room(c, &rs->ev.processor))
+        if (!row_varu32(c, room, &delta) || !row_varu64(c, room, &rs->ev.capture_tid) ||
+            !row_varu32(c, room, &rs->ev.processor))
             return ROW_CUT(err, c, "capture thread/sequence");
         rs->ev.sequence += delta + 1u; /* wraps modulo 2^32 like the writer's counter */
     } else if (rs->ev.metadata_id != 0) {
         rs->ev.sequence++;
     }
-    if ((flags & CF_THREAD_ID) && !gcs_cur_varu64_room(c, &rs->ev.tid))
+    if ((flags & CF_THREAD_ID) && !row_varu64(c, room, &rs->ev.tid))
         return ROW_CUT(err, c, "thread id");
-    if ((flags & CF_STACK_ID) && !gcs_cur_varu32_room(c, &rs->ev.stack_id))
+    if ((flags & CF_STACK_ID) && !row_varu32(c, room, &rs->ev.stack_id))
         return ROW_CUT(err, c, "stack id");
     uint64_t delta_ts;
-    if (!gcs_cur_varu64_room(c, &delta_ts))
+    if (!row_varu64(c, room, &delta_ts))
         return ROW_CUT(err, c, "timestamp");
     rs->ev.timestamp = (int64_t)((uint64_t)rs->ev.timestamp + delta_ts);
     const uint8_t *g;
@@ -141,9 +113,20 @@ static gcs_status read_compressed_row_room(gcs_cursor *c, row_state *rs, gcs_err
     if (flags & (CF_ACTIVITY_ID | CF_RELATED_ACTIVITY_ID))
         rs->activity_set = guid_nonzero(rs->activity) || guid_nonzero(rs->related);
     rs->ev.is_sorted = (flags & CF_SORTED) != 0;
-    if ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32_room(c, &rs->ev.payload_size))
+    if ((flags & CF_DATA_LENGTH) && !row_varu32(c, room, &rs->ev.payload_size))
         return ROW_CUT(err, c, "payload size");
     return GCS_OK;
+}
+
+static gcs_status read_compressed_row(gcs_cursor *c, row_state *rs, gcs_error *err)
+{
+    return read_compressed_row_with(c, rs, err, false);
+}
+
+/* Only when COMPRESSED_HEADER_MAX bytes are left. */
+static gcs_status read_compressed_row_room(gcs_cursor *c, row_state *rs, gcs_error *err)
+{
+    return read_compressed_row_with(c, rs, err, true);
 }
 
 /* Reads the fixed header; *row_end gets where the row ends by EventSize. */
