@@ -252,6 +252,12 @@ static void on_anomaly(void *ctx, uint64_t offset, const char *reason)
     }
 }
 
+static void on_thread_end(void *ctx, uint64_t capture_tid, uint32_t last_sequence)
+{
+    gcs_reader *r = ctx;
+    gcs_sorter_thread_end(r->sorter, capture_tid, last_sequence);
+}
+
 static void on_stack(void *ctx, uint32_t stack_id)
 {
     gcs_reader *r = ctx;
@@ -286,6 +292,7 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
     r->sink.block = on_block;
     r->sink.stack = on_stack;
     r->sink.anomaly = on_anomaly;
+    r->sink.thread_end = on_thread_end;
     r->state = READER_OPENING;
     return r;
 }

@@ -82,6 +82,10 @@ typedef struct gcs_sink {
      * a metadata row whose field description could not be read (the row
      * is still reported, without fields) or an unknown object skipped. */
     void (*anomaly)(void *ctx, uint64_t offset, const char *reason);
+    /* Optional (may be NULL): a thread will write no more events; its last
+     * sequence number shows events lost at its end (nettrace V6
+     * RemoveThread). Not a barrier: nothing is released. */
+    void (*thread_end)(void *ctx, uint64_t capture_tid, uint32_t last_sequence);
 } gcs_sink;
 
 typedef struct gcs_container gcs_container;

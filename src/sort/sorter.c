@@ -279,6 +279,18 @@ void gcs_sorter_sequence_point(gcs_sorter *s, const gcs_seq_entry *entries, size
     s->release_all_requested = true;
 }
 
+void gcs_sorter_thread_end(gcs_sorter *s, uint64_t capture_tid, uint32_t last_sequence)
+{
+    thread_slot *t = thread_find(s, capture_tid, true);
+    if (!t)
+        return;
+    int32_t gap = (int32_t)(last_sequence - t->last_seq);
+    if (gap > 0)
+        s->lost += (uint32_t)gap;
+    /* A later thread on the same OS id numbers from 1 again. */
+    t->last_seq = 0;
+}
+
 static inline bool item_less(const heap_item *a, const heap_item *b)
 {
     return a->ts < b->ts || (a->ts == b->ts && a->idx < b->idx);

@@ -65,6 +65,10 @@ void gcs_sorter_end_step_within(gcs_sorter *s, const uint8_t *unit, const uint8_
  * sorts and releases everything buffered. */
 void gcs_sorter_sequence_point(gcs_sorter *s, const gcs_seq_entry *entries, size_t n);
 
+/* A thread's last sequence number (it writes no more): numbers beyond the
+ * last one seen are lost events. Releases nothing. */
+void gcs_sorter_thread_end(gcs_sorter *s, uint64_t capture_tid, uint32_t last_sequence);
+
 /* Sorts and releases everything buffered (end of stream, error). Does
  * nothing while released events are still waiting: drain, then repeat. */
 void gcs_sorter_flush(gcs_sorter *s);

@@ -322,8 +322,34 @@ static void test_compaction_with_activity_ids(void)
     gcs_sorter_free(s);
 }
 
+static void test_thread_end_counts_lost_tail(void)
+{
+    gcs_sorter *s = gcs_sorter_new(0);
+    gcs_error err;
+    gcs_raw_event e = mk(1, 5, 1, 0);
+    gcs_sorter_add(s, &e, &err);
+    e = mk(2, 5, 2, 0);
+    gcs_sorter_add(s, &e, &err);
+    gcs_sorter_end_step(s);
+    /* The thread says it used numbers up to 4: 3 and 4 never arrived. */
+    gcs_sorter_thread_end(s, 5, 4);
+    CHECK_EQ_U64(gcs_sorter_lost_events(s), 2);
+    CHECK(!gcs_sorter_ready(s)); /* not a barrier */
+    /* A new thread on the same OS id starts from 1 again: no loss. */
+    e = mk(3, 5, 1, 0);
+    gcs_sorter_add(s, &e, &err);
+    gcs_sorter_end_step(s);
+    CHECK_EQ_U64(gcs_sorter_lost_events(s), 2);
+    /* A thread that ends where its events did loses nothing. */
+    gcs_sorter_thread_end(s, 5, 1);
+    CHECK_EQ_U64(gcs_sorter_lost_events(s), 2);
+    gcs_sorter_flush(s);
+    gcs_sorter_free(s);
+}
+
 int main(void)
 {
+    RUN(test_thread_end_counts_lost_tail);
     RUN(test_compaction_with_activity_ids);
     RUN(test_end_step_copies_payloads);
     RUN(test_released_in_step_stay_by_reference);

@@ -460,8 +460,9 @@ static gcs_status parse_remove_thread_block(v6_reader *r, gcs_cursor *c, gcs_err
         if (!slot)
             return GCS_CORRUPT(err, at, "RemoveThread names unknown thread index %llu",
                                (unsigned long long)index);
-        /* The final sequence number is not forwarded: the sink has no place
-         * for it (lost events at thread end are not detected). */
+        const gcs_sink *sink = r->base.sink;
+        if (sink->thread_end)
+            sink->thread_end(sink->ctx, ((v6_thread *)slot)->os_tid, seq);
         table_remove(&r->threads, slot);
     }
     return GCS_OK;
