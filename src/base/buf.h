@@ -7,6 +7,7 @@
 #ifndef GCS_BASE_BUF_H
 #define GCS_BASE_BUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,13 @@ void gcs_buf_free(gcs_buf *b);
  * GCS_ERR_NOMEM if malloc fails. */
 gcs_status gcs_buf_reserve(gcs_buf *b, size_t extra);
 gcs_status gcs_buf_append(gcs_buf *b, const void *data, size_t n);
+
+/*
+ * Grows the array *arr (elements of elem_size bytes, *cap of them) to hold
+ * at least need elements, doubling from min_cap. False, with *arr and *cap
+ * unchanged, when the size would overflow or malloc fails.
+ */
+bool gcs_array_reserve(void **arr, size_t *cap, size_t need, size_t elem_size, size_t min_cap);
 
 /* Bump allocator: many small objects freed together. */
 typedef struct gcs_arena_chunk gcs_arena_chunk;

@@ -101,14 +101,9 @@ static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
         r->type_slots = ns;
         r->type_slots_cap = ncap;
     }
-    if (r->types_n == r->types_cap) {
-        size_t ncap = r->types_cap ? r->types_cap * 2 : 64;
-        gcs_event_type **nl = realloc(r->types, ncap * sizeof *nl);
-        if (!nl)
-            return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
-        r->types = nl;
-        r->types_cap = ncap;
-    }
+    if (!gcs_array_reserve((void **)&r->types, &r->types_cap, r->types_n + 1, sizeof *r->types,
+                           64))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
     size_t mask = r->type_slots_cap - 1;
     size_t h = (t->metadata_id * 2654435761u) & mask;
     while (r->type_slots[h] && r->type_slots[h]->metadata_id != t->metadata_id)

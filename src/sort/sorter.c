@@ -170,28 +170,17 @@ static inline bool guid_is_zero(const uint8_t *g)
 static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_raw_event *ev,
                                                      gcs_error *err)
 {
-    if (s->n == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 4096;
-        gcs_sorted_event *nr = realloc(s->recs, ncap * sizeof *nr);
-        if (!nr)
-            return GCS_FAIL(err, GCS_ERR_NOMEM, ev->offset, "out of memory buffering events");
-        s->recs = nr;
-        s->cap = ncap;
-    }
+    if (!gcs_array_reserve((void **)&s->recs, &s->cap, s->n + 1, sizeof *s->recs, 4096))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, ev->offset, "out of memory buffering events");
     /* Containers pass NULL for absent ids; zero ids are not kept either. */
     bool has_activity = (ev->activity_id || ev->related_activity_id) &&
                         (!guid_is_zero(ev->activity_id) || !guid_is_zero(ev->related_activity_id));
     /* Extend the last run, or start one when time goes back. */
     if (s->n_runs == 0 || s->runs[s->n_runs - 1].end != s->n ||
         s->recs[s->n - 1].timestamp > ev->timestamp) {
-        if (s->n_runs == s->runs_cap) {
-            size_t ncap = s->runs_cap ? s->runs_cap * 2 : 256;
-            run *nr = realloc(s->runs, ncap * sizeof *nr);
-            if (!nr)
-                return GCS_FAIL(err, GCS_ERR_NOMEM, ev->offset, "out of memory buffering events");
-            s->runs = nr;
-            s->runs_cap = ncap;
-        }
+        if (!gcs_array_reserve((void **)&s->runs, &s->runs_cap, s->n_runs + 1, sizeof *s->runs,
+                               256))
+            return GCS_FAIL(err, GCS_ERR_NOMEM, ev->offset, "out of memory buffering events");
         s->runs[s->n_runs++] = (run){s->n, s->n};
     }
     gcs_sorted_event *r = &s->recs[s->n];

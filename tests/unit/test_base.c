@@ -1,6 +1,8 @@
 /* Unit tests of src/base: the cursor, buffers, UTF-16 conversion. */
 #include "check.h"
 
+#include <stdlib.h>
+
 #include "base/buf.h"
 #include "base/cursor.h"
 #include "base/error.h"
@@ -75,6 +77,24 @@ static void test_buf_cap(void)
     gcs_buf_free(&b);
 }
 
+static void test_array_reserve(void)
+{
+    int *a = NULL;
+    size_t cap = 0;
+    CHECK(gcs_array_reserve((void **)&a, &cap, 1, sizeof *a, 64));
+    CHECK_EQ_U64(cap, 64);
+    CHECK(gcs_array_reserve((void **)&a, &cap, 200, sizeof *a, 64));
+    CHECK_EQ_U64(cap, 256); /* doubled until it fits */
+    a[199] = 7;
+    /* A size that would overflow is refused and changes nothing. */
+    int *before = a;
+    CHECK(!gcs_array_reserve((void **)&a, &cap, SIZE_MAX / 2, sizeof *a, 64));
+    CHECK(a == before);
+    CHECK_EQ_U64(cap, 256);
+    CHECK_EQ_INT(a[199], 7);
+    free(a);
+}
+
 static void test_error_line(void)
 {
     gcs_error e;
@@ -91,6 +111,7 @@ int main(void)
     RUN(test_varuint);
     RUN(test_utf16);
     RUN(test_buf_cap);
+    RUN(test_array_reserve);
     RUN(test_error_line);
     return check_report("test_base");
 }

@@ -173,23 +173,6 @@ static uint64_t name_hash(const char *s)
     return h ? h : 1;
 }
 
-static bool grow_array(void **arr, size_t *cap, size_t need, size_t es)
-{
-    if (need <= *cap)
-        return true;
-    size_t ncap = *cap ? *cap * 2 : 64;
-    while (ncap < need)
-        ncap *= 2;
-    if (ncap > SIZE_MAX / es)
-        return false;
-    void *p = realloc(*arr, ncap * es);
-    if (!p)
-        return false;
-    *arr = p;
-    *cap = ncap;
-    return true;
-}
-
 static int64_t event_us(const gcs_event *ev)
 {
     return (int64_t)llround(ev->msec * 1000.0);
@@ -205,7 +188,7 @@ static gcs_status new_type(gcs_objects *a, uint64_t type_id, const char *name, u
         *index = (uint32_t)(MAX_TYPES - 1);
         return GCS_OK;
     }
-    if (!grow_array((void **)&a->types, &a->ctypes, a->ntypes + 1, sizeof *a->types))
+    if (!gcs_array_reserve((void **)&a->types, &a->ctypes, a->ntypes + 1, sizeof *a->types, 64))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory adding a type");
     type_entry *t = &a->types[a->ntypes];
     memset(t, 0, sizeof *t);
@@ -278,7 +261,7 @@ static void on_death(void *ctx, const gcs_tracked_object *o, gcs_death_kind kind
         a->sum.lifetimes_over_limit++;
         return;
     }
-    if (!grow_array((void **)&t->lifetimes, &t->cl, t->nl + 1, sizeof *t->lifetimes)) {
+    if (!gcs_array_reserve((void **)&t->lifetimes, &t->cl, t->nl + 1, sizeof *t->lifetimes, 64)) {
         a->callback_status = GCS_ERR_NOMEM;
         return;
     }
@@ -517,7 +500,7 @@ static gcs_status on_generation_range(gcs_objects *a, const gcs_gc_record *rec, 
         a->gc_got_generation_ranges = true;
     if (a->nbatch >= MAX_GENERATION_BATCH)
         return GCS_OK;
-    if (!grow_array((void **)&a->batch, &a->cbatch, a->nbatch + 1, sizeof *a->batch))
+    if (!gcs_array_reserve((void **)&a->batch, &a->cbatch, a->nbatch + 1, sizeof *a->batch, 64))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory storing generation ranges");
     gcs_generation_range *r = &a->batch[a->nbatch++];
     r->generation = rec->u.generation_range.generation;
@@ -628,8 +611,8 @@ static gcs_status on_bulk_type(gcs_objects *a, const gcs_gc_record *rec, gcs_err
         const char *stored = gcs_arena_strndup(&a->names, name, strlen(name));
         if (!stored)
             continue;
-        if (!grow_array((void **)&a->bulk_name_list, &a->cbulk, a->nbulk + 1,
-                        sizeof *a->bulk_name_list) ||
+        if (!gcs_array_reserve((void **)&a->bulk_name_list, &a->cbulk, a->nbulk + 1,
+                               sizeof *a->bulk_name_list, 64) ||
             !map_put(&a->bulk_names, id, (uint32_t)a->nbulk))
             return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory storing type names");
         a->bulk_name_list[a->nbulk++] = stored;

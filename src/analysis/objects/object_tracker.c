@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "gcscope/objects.h"
 
@@ -198,24 +199,6 @@ static void retire(gcs_objtrack *t, const gcs_tracked_object *o, gcs_death_kind 
     }
 }
 
-/* Grows *arr (element size es) to hold at least need elements. */
-static bool grow(void **arr, size_t *cap, size_t need, size_t es)
-{
-    if (need <= *cap)
-        return true;
-    size_t ncap = *cap ? *cap : 1024;
-    while (ncap < need)
-        ncap = ncap > SIZE_MAX / 2 / es ? need : ncap * 2;
-    if (ncap > SIZE_MAX / es)
-        return false;
-    void *p = realloc(*arr, ncap * es);
-    if (!p)
-        return false;
-    *arr = p;
-    *cap = ncap;
-    return true;
-}
-
 gcs_status gcs_objtrack_add(gcs_objtrack *t, const gcs_tracked_object *obj, gcs_error *err)
 {
     if (t->n + t->pn >= t->opts.max_objects) {
@@ -223,7 +206,7 @@ gcs_status gcs_objtrack_add(gcs_objtrack *t, const gcs_tracked_object *obj, gcs_
         return GCS_FAIL(err, GCS_ERR_LIMIT, 0, "object tracker full (%zu objects)",
                         t->opts.max_objects);
     }
-    if (!grow((void **)&t->pending, &t->pcap, t->pn + 1, sizeof *t->pending))
+    if (!gcs_array_reserve((void **)&t->pending, &t->pcap, t->pn + 1, sizeof *t->pending, 1024))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory adding a tracked object");
     gcs_tracked_object o = *obj;
     o.flags = (uint8_t)((o.flags & ~OBJ_PRIVATE) | OBJ_NEW | (t->in_gc ? OBJ_BORN_IN_GC : 0));
@@ -286,7 +269,7 @@ static gcs_status merge_pending(gcs_objtrack *t, gcs_error *err)
         t->pending[k++] = *x;
     }
     t->pn = k;
-    if (!grow((void **)&t->objs, &t->cap, t->n + t->pn, sizeof *t->objs))
+    if (!gcs_array_reserve((void **)&t->objs, &t->cap, t->n + t->pn, sizeof *t->objs, 1024))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory merging new objects");
     /* Merge from the back, in place (no equal addresses are left). */
     size_t i = t->n, j = t->pn, out = t->n + t->pn;
@@ -361,7 +344,7 @@ static gcs_status push_range(gcs_objtrack *t, uint64_t old_start, uint64_t new_s
         t->ranges_cut = true;
         return GCS_OK;
     }
-    if (!grow((void **)&t->ranges, &t->rcap, t->rn + 1, sizeof *t->ranges))
+    if (!gcs_array_reserve((void **)&t->ranges, &t->rcap, t->rn + 1, sizeof *t->ranges, 1024))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory storing GC ranges");
     range *r = &t->ranges[t->rn];
     r->old_start = old_start;
@@ -567,7 +550,8 @@ gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
         if (k > 0 && objs[k - 1].address >= o.address)
             strictly_sorted = false;
         if (key != block_key && blocks_ok) {
-            if (grow((void **)&t->blocks, &t->cblocks, t->nblocks + 1, sizeof *t->blocks)) {
+            if (gcs_array_reserve((void **)&t->blocks, &t->cblocks, t->nblocks + 1,
+                                  sizeof *t->blocks, 1024)) {
                 t->blocks[t->nblocks++].start = k;
                 block_key = key;
             } else {
