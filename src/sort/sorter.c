@@ -166,6 +166,18 @@ static inline bool guid_is_zero(const uint8_t *g)
     return (a | b) == 0;
 }
 
+/* What every added event tells: its thread's sequence number (lost events)
+ * and, when flagged IsSorted, a new release watermark. */
+static inline void note_added(gcs_sorter *s, const gcs_raw_event *ev)
+{
+    if (ev->has_sequence)
+        note_sequence(s, ev->capture_tid, ev->sequence);
+    if (ev->is_sorted && (!s->have_watermark || ev->timestamp > s->watermark)) {
+        s->watermark = ev->timestamp;
+        s->have_watermark = true;
+    }
+}
+
 /* The general case of gcs_sorter_add: growth, a new run, activity ids. */
 static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_raw_event *ev,
                                                      gcs_error *err)
@@ -217,12 +229,7 @@ static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_ra
     s->runs[s->n_runs - 1].end = ++s->n;
     s->tail_open = true;
     s->tail_ts = ev->timestamp;
-    if (ev->has_sequence)
-        note_sequence(s, ev->capture_tid, ev->sequence);
-    if (ev->is_sorted && (!s->have_watermark || ev->timestamp > s->watermark)) {
-        s->watermark = ev->timestamp;
-        s->have_watermark = true;
-    }
+    note_added(s, ev);
     return GCS_OK;
 }
 
@@ -241,12 +248,7 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
     s->added_since_release += ev->payload_size;
     s->runs[s->n_runs - 1].end = ++s->n;
     s->tail_ts = ev->timestamp;
-    if (ev->has_sequence)
-        note_sequence(s, ev->capture_tid, ev->sequence);
-    if (ev->is_sorted && (!s->have_watermark || ev->timestamp > s->watermark)) {
-        s->watermark = ev->timestamp;
-        s->have_watermark = true;
-    }
+    note_added(s, ev);
     return GCS_OK;
 }
 
