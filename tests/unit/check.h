@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int check_failed_in_test;
@@ -88,6 +89,45 @@ static inline int check_report(const char *name)
 {
     printf("%s: %d passed, %d failed\n", name, check_tests_passed, check_tests_failed);
     return check_tests_failed ? 1 : 0;
+}
+
+/* True when path can be opened for reading. */
+static inline int check_file_exists(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
+/* The whole file in malloc'd memory with a NUL after it (not counted in
+ * *size); NULL when it cannot be read. */
+static inline unsigned char *check_read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0, got;
+    unsigned char *b = malloc(cap + 1);
+    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            unsigned char *nb = realloc(b, 2 * cap + 1);
+            if (!nb) {
+                free(b);
+                b = NULL;
+                break;
+            }
+            b = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (b) {
+        b[n] = 0;
+        *size = n;
+    }
+    return b;
 }
 
 /* Path of a test data file, relative to the repo root (tests run there). */

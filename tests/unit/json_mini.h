@@ -227,25 +227,4 @@ static double jm_num(const jm_node *n)
 
 static const char *jm_str(const jm_node *n) { return n && n->type == JM_STR ? n->str : NULL; }
 
-/* Reads a whole file; NULL if it cannot. */
-static char *jm_read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    size_t got;
-    while ((got = fread(b + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            b = realloc(b, cap);
-        }
-    }
-    fclose(f);
-    *len = n;
-    return b;
-}
-
 #endif

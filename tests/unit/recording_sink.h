@@ -265,23 +265,10 @@ static inline gcs_status stutter_read(void *ctx, void *buf, size_t cap, size_t *
     return GCS_OK;
 }
 
-static inline uint8_t *rec_slurp(const char *path, size_t *size)
+/* ms since the trace start of a timestamp (TraceEvent's MSec). */
+static inline double rec_msec(const rec_sink *r, int64_t ts)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *d = malloc(n > 0 ? (size_t)n : 1);
-    if (n > 0 && fread(d, 1, (size_t)n, f) != (size_t)n) {
-        free(d);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return d;
+    return (double)(ts - r->info.start_ticks) * 1000.0 / (double)r->info.clock_frequency;
 }
 
 /* Same events, same order, same fields. */

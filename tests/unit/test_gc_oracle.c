@@ -178,7 +178,7 @@ static void compare_fixture(const char *name)
     snprintf(trace, sizeof trace, "tests/data/%s.nettrace", name);
     snprintf(oracle, sizeof oracle, "tests/data/%s.oracle-gcstats.json", name);
     size_t olen;
-    char *otext = jm_read_file(oracle, &olen);
+    char *otext = (char *)check_read_file(oracle, &olen);
     if (!otext) {
         printf("skipped: %s (no %s)\n", name, oracle);
         return;

@@ -13,19 +13,6 @@
 #define V3_TRACE SHARED_TRACES "eventpipe-dotnetcore2.1-linux-x64-objver3.netperf"
 #define RUNDOWN "Microsoft-Windows-DotNETRuntimeRundown"
 
-static bool exists(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f)
-        fclose(f);
-    return f != NULL;
-}
-
-static double msec(const rec_sink *r, int64_t ts)
-{
-    return (double)(ts - r->info.start_ticks) * 1000.0 / (double)r->info.clock_frequency;
-}
-
 static rec_sink *new_sink(void)
 {
     rec_sink *r = malloc(sizeof *r);
@@ -54,7 +41,7 @@ static const struct {
 
 static void test_v3_trace(void)
 {
-    if (!exists(V3_TRACE))
+    if (!check_file_exists(V3_TRACE))
         SKIP("../shared/traces/perfview not present");
     rec_sink *r = new_sink();
     gcs_error err;
@@ -76,7 +63,7 @@ static void test_v3_trace(void)
         const rec_event *e = rec_first(r, RUNDOWN, v3_baseline[i].id);
         CHECK(e != NULL);
         if (e) {
-            CHECK_NEAR(msec(r, e->timestamp), v3_baseline[i].first_msec, 0.0001);
+            CHECK_NEAR(rec_msec(r, e->timestamp), v3_baseline[i].first_msec, 0.0001);
             CHECK_EQ_U64(e->tid, 80749);
             CHECK_EQ_U64(e->pid, 80749);
             /* ActivityID="10000000000000000000000000000001" */
@@ -97,7 +84,7 @@ static void test_v3_trace(void)
         }
         const rec_event *e = rec_first(r, d->provider, d->event_id);
         if (e) {
-            CHECK_NEAR(msec(r, e->timestamp), 111.4517, 0.0001);
+            CHECK_NEAR(rec_msec(r, e->timestamp), 111.4517, 0.0001);
             CHECK_EQ_U64(e->payload_size, 16);
             CHECK_EQ_U64(e->head[3], 0x10);
             CHECK_EQ_U64(e->head[15], 0x01);
@@ -119,10 +106,10 @@ static void test_v3_trace(void)
 
 static void test_v3_truncation_flips_again(void)
 {
-    if (!exists(V3_TRACE))
+    if (!check_file_exists(V3_TRACE))
         SKIP("../shared/traces/perfview not present");
     size_t size;
-    uint8_t *data = rec_slurp(V3_TRACE, &size);
+    uint8_t *data = (uint8_t *)check_read_file(V3_TRACE, &size);
     rec_sink *full = new_sink();
     gcs_error err;
     CHECK_EQ_INT(rec_run_memory(data, size, full, &err), GCS_END);

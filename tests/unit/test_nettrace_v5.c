@@ -17,19 +17,6 @@
 #define RUNDOWN "Microsoft-Windows-DotNETRuntimeRundown"
 #define RUNTIME "Microsoft-Windows-DotNETRuntime"
 
-static bool exists(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f)
-        fclose(f);
-    return f != NULL;
-}
-
-static double msec(const rec_sink *r, int64_t ts)
-{
-    return (double)(ts - r->info.start_ticks) * 1000.0 / (double)r->info.clock_frequency;
-}
-
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
@@ -51,7 +38,7 @@ static void free_sink(rec_sink *r)
 
 static void test_executioncheckpoints(void)
 {
-    if (!exists(EXEC_TRACE))
+    if (!check_file_exists(EXEC_TRACE))
         SKIP("../shared/traces/perfview not present");
     rec_sink *r = new_sink();
     gcs_error err;
@@ -88,7 +75,7 @@ static void test_executioncheckpoints(void)
     }
     const rec_event *e = rec_first(r, RUNDOWN, 300);
     if (e) {
-        CHECK_NEAR(msec(r, e->timestamp), 1753.7906, 0.0001);
+        CHECK_NEAR(rec_msec(r, e->timestamp), 1753.7906, 0.0001);
         CHECK_EQ_U64(e->tid, 25112);
         CHECK_EQ_U64(e->capture_tid, 25112);
         CHECK_EQ_U64(e->pid, 9832);
@@ -144,7 +131,7 @@ static const struct {
 
 static void test_arraytypes(void)
 {
-    if (!exists(ARRAY_TRACE))
+    if (!check_file_exists(ARRAY_TRACE))
         SKIP("../shared/traces/perfview not present");
     rec_sink *r = new_sink();
     gcs_error err;
@@ -158,7 +145,7 @@ static void test_arraytypes(void)
         const rec_event *e = rec_first(r, array_baseline[i].provider, array_baseline[i].id);
         CHECK(e != NULL);
         if (e) {
-            CHECK_NEAR(msec(r, e->timestamp), array_baseline[i].first_msec, 0.0001);
+            CHECK_NEAR(rec_msec(r, e->timestamp), array_baseline[i].first_msec, 0.0001);
             CHECK_EQ_U64(e->pid, 26240);
         }
     }
@@ -254,7 +241,7 @@ static void test_arraytypes(void)
 /* A .NET 10 trace of /tmp/probe/app (two induced GCs), written as V5. */
 static void test_probe_net10(void)
 {
-    if (!exists(PROBE_TRACE))
+    if (!check_file_exists(PROBE_TRACE))
         SKIP("tests/data/probe-net10.nettrace not present");
     rec_sink *r = new_sink();
     gcs_error err;
@@ -310,7 +297,7 @@ static void test_probe_net10(void)
 static void check_truncations(const char *path, size_t stride)
 {
     size_t size;
-    uint8_t *data = rec_slurp(path, &size);
+    uint8_t *data = (uint8_t *)check_read_file(path, &size);
     if (!data)
         return;
     rec_sink *full = new_sink();
@@ -349,7 +336,7 @@ static void check_truncations(const char *path, size_t stride)
 
 static void test_truncation(void)
 {
-    if (!exists(EXEC_TRACE) || !exists(ARRAY_TRACE))
+    if (!check_file_exists(EXEC_TRACE) || !check_file_exists(ARRAY_TRACE))
         SKIP("../shared/traces/perfview not present");
     check_truncations(EXEC_TRACE, 1);
     check_truncations(ARRAY_TRACE, 1499);
@@ -367,7 +354,7 @@ static uint64_t rng(void)
 static void check_flips(const char *path, int rounds)
 {
     size_t size;
-    uint8_t *data = rec_slurp(path, &size);
+    uint8_t *data = (uint8_t *)check_read_file(path, &size);
     if (!data)
         return;
     uint8_t *copy = malloc(size);
@@ -397,11 +384,11 @@ static void check_flips(const char *path, int rounds)
 
 static void test_random_flips(void)
 {
-    if (!exists(EXEC_TRACE) || !exists(ARRAY_TRACE))
+    if (!check_file_exists(EXEC_TRACE) || !check_file_exists(ARRAY_TRACE))
         SKIP("../shared/traces/perfview not present");
     check_flips(EXEC_TRACE, 3000);
     check_flips(ARRAY_TRACE, 200);
-    if (exists(PROBE_TRACE))
+    if (check_file_exists(PROBE_TRACE))
         check_flips(PROBE_TRACE, 200);
 }
 
@@ -409,7 +396,7 @@ static void test_random_flips(void)
 static void check_stutter(const char *path, size_t chunk)
 {
     size_t size;
-    uint8_t *data = rec_slurp(path, &size);
+    uint8_t *data = (uint8_t *)check_read_file(path, &size);
     if (!data)
         return;
     rec_sink *plain = new_sink(), *live = new_sink();
@@ -430,12 +417,12 @@ static void check_stutter(const char *path, size_t chunk)
 
 static void test_again_source(void)
 {
-    if (!exists(EXEC_TRACE) || !exists(ARRAY_TRACE))
+    if (!check_file_exists(EXEC_TRACE) || !check_file_exists(ARRAY_TRACE))
         SKIP("../shared/traces/perfview not present");
     check_stutter(EXEC_TRACE, 1);
     check_stutter(EXEC_TRACE, 7);
     check_stutter(ARRAY_TRACE, 4093);
-    if (exists(PROBE_TRACE))
+    if (check_file_exists(PROBE_TRACE))
         check_stutter(PROBE_TRACE, 1021);
 }
 
@@ -490,7 +477,7 @@ static void check_against_oracle(const char *name)
     snprintf(trace, sizeof trace, "tests/data/%s.nettrace", name);
     snprintf(oracle, sizeof oracle, "tests/data/%s.oracle-all.txt", name);
     FILE *f = fopen(oracle, "r");
-    if (!f || !exists(trace)) {
+    if (!f || !check_file_exists(trace)) {
         if (f)
             fclose(f);
         printf("skipped: %s oracle (fixture not present)\n", name);
@@ -534,7 +521,7 @@ static void check_against_oracle(const char *name)
             dynamic++;
             continue;
         }
-        got[m].msec_thousandths = thousandths(msec(r, e->timestamp));
+        got[m].msec_thousandths = thousandths(rec_msec(r, e->timestamp));
         got[m].pid = e->pid;
         got[m].tid = e->tid;
         got[m].event_id = d->event_id;

@@ -6,8 +6,6 @@
  */
 #include "check.h"
 
-#include <stdlib.h>
-#include <sys/stat.h>
 
 #include "gcscope.h"
 
@@ -42,12 +40,10 @@ static uint64_t count_until(gcs_reader *r, gcs_status *last)
 
 static void test_release_pending_after_idle(void)
 {
-    FILE *f = fopen(TEST_DATA("wks-concurrent.nettrace"), "rb");
-    if (!f)
+    size_t size = 0;
+    uint8_t *data = check_read_file(TEST_DATA("wks-concurrent.nettrace"), &size);
+    if (!data)
         SKIP("fixture missing");
-    static uint8_t data[4 << 20];
-    size_t size = fread(data, 1, sizeof data, f);
-    fclose(f);
     CHECK(size > 1000000);
 
     /* What the first 900 KB hold, as a file cut there reports it. */
@@ -99,6 +95,7 @@ static void test_release_pending_after_idle(void)
     CHECK(rest > 0);
     gcs_reader_free(r);
     gcs_source_free(src);
+    free(data);
 }
 
 int main(void)

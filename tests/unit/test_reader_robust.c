@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "format/container.h"
 #include "gcscope.h"
@@ -49,22 +48,6 @@ static void add_dir(const char *dir, const char *suffix1, const char *suffix2)
         n_files++;
     }
     closedir(d);
-}
-
-static uint8_t *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
-        fclose(f);
-        return NULL;
-    }
-    uint8_t *d = malloc((size_t)st.st_size + 1);
-    *size = fread(d, 1, (size_t)st.st_size, f);
-    fclose(f);
-    return d;
 }
 
 typedef struct result {
@@ -181,7 +164,7 @@ static void test_truncation_and_again(void)
     static uint64_t ends[200000];
     for (size_t f = 0; f < n_files; f++) {
         size_t size = 0;
-        uint8_t *data = slurp(files[f], &size);
+        uint8_t *data = (uint8_t *)check_read_file(files[f], &size);
         CHECK(data != NULL);
         if (!data)
             continue;
@@ -222,7 +205,7 @@ static void test_random_flips(void)
     uint64_t rng = 0x9E3779B97F4A7C15ull;
     for (size_t f = 0; f < n_files; f++) {
         size_t size = 0;
-        uint8_t *data = slurp(files[f], &size);
+        uint8_t *data = (uint8_t *)check_read_file(files[f], &size);
         if (!data || size == 0) {
             free(data);
             continue;
