@@ -105,6 +105,8 @@ typedef struct gcs_event_type {
     uint32_t field_count;
     bool schema_from_trace;   /* false: the built-in manifest table (or none) */
     bool known;               /* false: no name and no schema could be found */
+    uint64_t count;           /* events of this type read so far (delivered by
+                                 gcs_reader_next or counted by gcs_reader_scan) */
 } gcs_event_type;
 
 /* One event, valid until the next gcs_reader_next call. */
@@ -142,8 +144,8 @@ typedef struct gcs_reader_stats {
                                      field description, a skipped object) */
     uint64_t first_anomaly_offset;
     char first_anomaly[160];      /* reason of the first one, "" if none */
-    int64_t first_timestamp;      /* of delivered events; 0 if none */
-    int64_t last_timestamp;
+    int64_t first_timestamp;      /* of delivered events; 0 if none (after */
+    int64_t last_timestamp;       /* gcs_reader_scan: earliest and latest) */
 } gcs_reader_stats;
 
 typedef struct gcs_reader_options {
@@ -163,6 +165,22 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
 gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **ev, gcs_error *err);
 
 /*
+ * Reads the rest of the trace without delivering its events, for summaries
+ * that need no order (`gcscope info`). Afterwards the counters
+ * (gcs_reader_get_stats) and every type's count are what reading each
+ * event with gcs_reader_next would have given; first_timestamp and
+ * last_timestamp are then the earliest and the latest event's (the same
+ * unless the sort window overflowed). Events are neither sorted nor built
+ * one by one, which makes this several times faster than a
+ * gcs_reader_next loop. Events gcs_reader_next had buffered are counted
+ * first. Returns GCS_END at the end of the trace, GCS_AGAIN when a live
+ * source has no data yet (call again), or an error (err says what and
+ * where; the counters cover everything before it). Once called, the
+ * reader only scans: gcs_reader_next then answers GCS_ERR_ARG.
+ */
+gcs_status gcs_reader_scan(gcs_reader *r, gcs_error *err);
+
+/*
  * Releases every buffered event now instead of waiting for the trace's next
  * sequence point or IsSorted mark. For a live source that has said
  * GCS_AGAIN for longer than the writer's flush period (the runtime writes
@@ -178,7 +196,9 @@ const gcs_trace_info *gcs_reader_info(const gcs_reader *r);
 /* Counters so far. */
 const gcs_reader_stats *gcs_reader_get_stats(const gcs_reader *r);
 
-/* Iterates over the event types seen so far (index from 0). NULL past end. */
+/* Iterates over the event types seen so far, in arrival order (index from
+ * 0; a metadata id defined again appears once per definition). NULL past
+ * the end. */
 const gcs_event_type *gcs_reader_event_type(const gcs_reader *r, uint32_t index);
 
 void gcs_reader_free(gcs_reader *r);

@@ -207,17 +207,19 @@ static inline bool gcs_cur_varuint_room(gcs_cursor *c, unsigned max_bits, uint64
     const uint8_t *q = c->p;
     /* 1 to 3 bytes (up to 21 bits) cover almost every header field. */
     if (max_bits >= 21) {
-        uint64_t b0 = q[0], b1 = q[1], b2 = q[2];
+        uint64_t b0 = q[0];
         if (!(b0 & 0x80)) {
             *v = b0;
             c->p = q + 1;
             return true;
         }
+        uint64_t b1 = q[1];
         if (!(b1 & 0x80)) {
             *v = (b0 & 0x7f) | (b1 << 7);
             c->p = q + 2;
             return true;
         }
+        uint64_t b2 = q[2];
         if (!(b2 & 0x80)) {
             *v = (b0 & 0x7f) | ((b1 & 0x7f) << 7) | (b2 << 14);
             c->p = q + 3;

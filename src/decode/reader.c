@@ -35,6 +35,32 @@ typedef enum reader_state {
     READER_DONE
 } reader_state;
 
+/* How a payload of a known type is checked against its schema. */
+enum fit_check { FIT_NONE = 0 /* no fields */, FIT_FIXED, FIT_OTHER };
+
+/* Strings in a "flat" schema checked without the general walker. */
+#define FLAT_MAX_STRINGS 8
+
+/* An event type with what the reader derives once for it. */
+typedef struct type_entry {
+    gcs_event_type pub; /* first: the public view is a pointer to this */
+    bool fixed;         /* schema of fixed size: checking is one compare */
+    uint32_t fixed_size;
+    uint8_t check;      /* how a payload is checked against the schema (fit_check) */
+    /* Flat schema: single fixed-size scalars and 0-terminated strings
+     * only. Then the payload fits when fixed bytes flat_fixed[i] precede
+     * string i (UTF-16 when flat_utf16[i]) and flat_fixed[flat_strings]
+     * bytes follow the last: what the walker would check, without it. */
+    /* Known and of fixed size (or without fields): a payload fits when it
+     * has at least min_size bytes. Else count_event asks more. */
+    bool quick;
+    uint32_t min_size;
+    bool flat;
+    uint8_t flat_strings;
+    bool flat_utf16[FLAT_MAX_STRINGS];
+    uint32_t flat_fixed[FLAT_MAX_STRINGS + 1];
+} type_entry;
+
 struct gcs_reader {
     gcs_stream stream;
     gcs_container *container;
@@ -57,6 +83,8 @@ struct gcs_reader {
      * consecutive events alternate among a few types. */
     const gcs_event_type *type_cache[TYPE_CACHE_SIZE];
     bool activity_clear;             /* current's activity ids are zero */
+    bool scanning;                   /* gcs_reader_scan: count, deliver nothing */
+    type_entry unresolvable; /* type of events whose placeholder could not be kept */
 };
 
 static const char *const format_names[] = {"unknown", "nettrace", "netperf"};
@@ -108,14 +136,9 @@ static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
     size_t h = (t->metadata_id * 2654435761u) & mask;
     while (r->type_slots[h] && r->type_slots[h]->metadata_id != t->metadata_id)
         h = (h + 1) & mask;
-    if (!r->type_slots[h])
-        r->types_n++, r->types[r->types_n - 1] = t;
-    else {
-        /* A redefinition (V6 metadata flush): later events use the new row. */
-        for (size_t i = 0; i < r->types_n; i++)
-            if (r->types[i] == r->type_slots[h])
-                r->types[i] = t;
-    }
+    /* A redefinition (V6 metadata flush) is listed too: the events counted
+     * under the old row stay visible. Later events use the new row. */
+    r->types[r->types_n++] = t;
     r->type_slots[h] = t;
     /* A redefinition must not be served from the cache. */
     memset(r->type_cache, 0, sizeof r->type_cache);
@@ -132,27 +155,6 @@ static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err
     return GCS_OK;
 }
 
-/* An event type with what the reader derives once for it. */
-/* How deliver checks a payload of a known type against its schema. */
-enum fit_check { FIT_NONE = 0 /* no fields */, FIT_FIXED, FIT_OTHER };
-
-/* Strings in a "flat" schema checked without the general walker. */
-#define FLAT_MAX_STRINGS 8
-
-typedef struct type_entry {
-    gcs_event_type pub; /* first: the public view is a pointer to this */
-    bool fixed;         /* schema of fixed size: checking is one compare */
-    uint32_t fixed_size;
-    uint8_t check;      /* how a payload is checked against the schema (fit_check) */
-    /* Flat schema: single fixed-size scalars and 0-terminated strings
-     * only. Then the payload fits when fixed bytes flat_fixed[i] precede
-     * string i (UTF-16 when flat_utf16[i]) and flat_fixed[flat_strings]
-     * bytes follow the last: what the walker would check, without it. */
-    bool flat;
-    uint8_t flat_strings;
-    bool flat_utf16[FLAT_MAX_STRINGS];
-    uint32_t flat_fixed[FLAT_MAX_STRINGS + 1];
-} type_entry;
 
 /* Fills te's flat description when its schema is flat. */
 static void describe_flat(type_entry *te, uint32_t pointer_size)
@@ -213,6 +215,8 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
         (r->info.pointer_size == 4 || r->info.pointer_size == 8))
         describe_flat(te, r->info.pointer_size);
     te->check = t->field_count == 0 ? FIT_NONE : te->fixed ? FIT_FIXED : FIT_OTHER;
+    te->quick = t->known && te->check != FIT_OTHER;
+    te->min_size = te->check == FIT_FIXED ? te->fixed_size : 0;
     r->stats.metadata++;
     return type_insert(r, t, err);
 }
@@ -288,6 +292,8 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
     r->sink.stack = on_stack;
     r->sink.anomaly = on_anomaly;
     r->sink.thread_end = on_thread_end;
+    r->unresolvable.pub.provider = "";
+    r->unresolvable.pub.name = "UnknownMetadata";
     r->state = READER_OPENING;
     return r;
 }
@@ -326,13 +332,10 @@ static const gcs_event_type *missing_type(gcs_reader *r, uint32_t id)
     return t;
 }
 
-static const type_entry unresolvable_type = {.pub = {.provider = "", .name = "UnknownMetadata"}};
-
 /* A flat schema (see type_entry): skip fixed runs, find terminators. */
-static bool flat_fits(const type_entry *te, const gcs_event *ev)
+static bool flat_fits(const type_entry *te, const uint8_t *payload, uint32_t size)
 {
-    gcs_cursor c = gcs_cur_make(ev->payload_size ? ev->payload : (const uint8_t *)"",
-                                ev->payload_size, 0);
+    gcs_cursor c = gcs_cur_make(size ? payload : (const uint8_t *)"", size, 0);
     for (unsigned i = 0; i < te->flat_strings; i++) {
         const uint8_t *str;
         size_t len;
@@ -346,32 +349,53 @@ static bool flat_fits(const type_entry *te, const gcs_event *ev)
 
 /* Does the payload fit its schema? The general walk, for what is
  * neither fixed-size nor flat. */
-static __attribute__((noinline)) bool payload_fits_slow(const type_entry *te, const gcs_event *ev)
+static __attribute__((noinline)) bool payload_fits_slow(const gcs_reader *r, const type_entry *te,
+                                                        const uint8_t *payload, uint32_t size)
 {
     const gcs_event_type *t = &te->pub;
     if (te->flat)
-        return flat_fits(te, ev);
+        return flat_fits(te, payload, size);
     gcs_payload_info info;
     gcs_error ignored;
-    return gcs_payload_walk_fields(t->fields, t->field_count, ev->payload, ev->payload_size,
-                                   ev->pointer_size, NULL, NULL, &info, &ignored) == GCS_OK;
+    return gcs_payload_walk_fields(t->fields, t->field_count, payload, size, r->info.pointer_size,
+                                   NULL, NULL, &info, &ignored) == GCS_OK;
+}
+
+/* The type of events with this metadata id (a placeholder when its row
+ * never arrived). */
+static inline type_entry *resolve_type(gcs_reader *r, uint32_t id)
+{
+    const gcs_event_type **cached = &r->type_cache[id & (TYPE_CACHE_SIZE - 1)];
+    const gcs_event_type *t = *cached;
+    if (!t || t->metadata_id != id) {
+        t = type_find(r, id);
+        if (!t)
+            t = missing_type(r, id);
+        /* missing_type may have inserted (clearing the cache): store after. */
+        r->type_cache[id & (TYPE_CACHE_SIZE - 1)] = t;
+    }
+    return t ? (type_entry *)t : &r->unresolvable;
+}
+
+/* Counts one event: its type's count, and whether it is unknown or does
+ * not fit its schema. Delivery and scanning share it, so both count alike. */
+static inline void count_event(gcs_reader *r, type_entry *te, const uint8_t *payload,
+                               uint32_t size)
+{
+    te->pub.count++;
+    if (!te->pub.known)
+        r->stats.unknown_events++;
+    else if (te->check == FIT_FIXED ? size < te->fixed_size
+                                    : te->check == FIT_OTHER &&
+                                          !payload_fits_slow(r, te, payload, size))
+        r->stats.undecodable_events++;
 }
 
 static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *data)
 {
     gcs_event *ev = &r->current;
-    const gcs_event_type **cached = &r->type_cache[se->metadata_id & (TYPE_CACHE_SIZE - 1)];
-    const gcs_event_type *t = *cached;
-    if (!t || t->metadata_id != se->metadata_id) {
-        t = type_find(r, se->metadata_id);
-        if (!t)
-            t = missing_type(r, se->metadata_id);
-        /* missing_type may have inserted (clearing the cache): store after. */
-        r->type_cache[se->metadata_id & (TYPE_CACHE_SIZE - 1)] = t;
-    }
-    if (!t)
-        t = &unresolvable_type.pub;
-    ev->type = t;
+    type_entry *te = resolve_type(r, se->metadata_id);
+    ev->type = &te->pub;
     ev->timestamp = se->timestamp;
     /* Differences of 64-bit tick counts wrap; the signed result is the
      * distance from the trace start. */
@@ -394,21 +418,39 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
         memset(ev->related_activity_id, 0, 16);
         r->activity_clear = true;
     }
-    /* Does the payload fit its schema? One compare for fixed-size ones. */
-    const type_entry *te = (const type_entry *)t;
-    if (!t->known)
-        r->stats.unknown_events++;
-    else if (te->check == FIT_FIXED ? ev->payload_size < te->fixed_size
-                                    : te->check == FIT_OTHER && !payload_fits_slow(te, ev))
-        r->stats.undecodable_events++;
+    count_event(r, te, data, se->payload_size);
     /* last_timestamp is the current event's (see sync_stats). */
     if (r->stats.events++ == 0)
         r->stats.first_timestamp = se->timestamp;
 }
 
+/* Scanning: counts an event without ordering or building it. */
+static inline void scan_count(gcs_reader *r, uint32_t metadata_id, const uint8_t *payload,
+                              uint32_t size, int64_t timestamp)
+{
+    count_event(r, resolve_type(r, metadata_id), payload, size);
+    if (r->stats.events++ == 0) {
+        r->stats.first_timestamp = r->stats.last_timestamp = timestamp;
+        return;
+    }
+    if (timestamp < r->stats.first_timestamp)
+        r->stats.first_timestamp = timestamp;
+    if (timestamp > r->stats.last_timestamp)
+        r->stats.last_timestamp = timestamp;
+}
+
+static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *err)
+{
+    gcs_reader *r = ctx;
+    if (ev->has_sequence)
+        gcs_sorter_note_sequence_run(r->sorter, ev->capture_tid, ev->sequence, ev->sequence);
+    scan_count(r, ev->metadata_id, ev->payload, ev->payload_size, ev->timestamp);
+    return GCS_OK;
+}
+
 static void sync_stats(gcs_reader *r)
 {
-    if (r->stats.events > 0)
+    if (r->stats.events > 0 && !r->scanning)
         r->stats.last_timestamp = r->current.timestamp;
     r->stats.bytes_read = gcs_stream_offset(&r->stream);
     r->stats.lost_events = gcs_sorter_lost_events(r->sorter);
@@ -442,10 +484,46 @@ gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
     }
 }
 
+/* READER_OPENING: sniffs the container. GCS_AGAIN, or GCS_OK with the
+ * state moved on (to READING, or to DRAINING with the error kept). */
+static gcs_status open_container(gcs_reader *r)
+{
+    gcs_error e;
+    gcs_error_clear(&e);
+    gcs_status st = gcs_container_open(&r->stream, &r->sink, &r->container, &e);
+    if (st == GCS_AGAIN)
+        return GCS_AGAIN;
+    if (st < 0) {
+        r->final_error = e;
+        if (r->final_error.status >= 0)
+            r->final_error.status = st;
+        r->state = READER_DRAINING;
+        return GCS_OK;
+    }
+    r->state = READER_READING;
+    return GCS_OK;
+}
+
+/* The input ended (GCS_END) or failed: keep why, deliver what is left. */
+static void input_finished(gcs_reader *r, gcs_status st, const gcs_error *e)
+{
+    if (st == GCS_END) {
+        r->final_error.status = GCS_END;
+    } else {
+        r->final_error = *e;
+        if (r->final_error.status >= 0)
+            r->final_error.status = st;
+    }
+    r->state = READER_DRAINING;
+}
+
 /* Steps the container until an event is released (GCS_OK) or the input
  * says AGAIN, ends, or fails. Kept apart so the fast path stays small. */
 static gcs_status __attribute__((noinline)) reader_step(gcs_reader *r, gcs_error *err)
 {
+    if (r->scanning)
+        return GCS_FAIL(err, GCS_ERR_ARG, gcs_stream_offset(&r->stream),
+                        "the reader is scanning (gcs_reader_scan): it delivers no events");
     for (;;) {
         if (gcs_sorter_ready(r->sorter))
             return GCS_OK;
@@ -460,22 +538,10 @@ static gcs_status __attribute__((noinline)) reader_step(gcs_reader *r, gcs_error
             if (!gcs_sorter_ready(r->sorter))
                 r->state = READER_DONE;
             continue;
-        case READER_OPENING: {
-            gcs_error e;
-            gcs_error_clear(&e);
-            gcs_status st = gcs_container_open(&r->stream, &r->sink, &r->container, &e);
-            if (st == GCS_AGAIN)
+        case READER_OPENING:
+            if (open_container(r) == GCS_AGAIN)
                 return GCS_AGAIN;
-            if (st < 0) {
-                r->final_error = e;
-                if (r->final_error.status >= 0)
-                    r->final_error.status = st;
-                r->state = READER_DRAINING;
-                continue;
-            }
-            r->state = READER_READING;
             continue;
-        }
         case READER_READING: {
             gcs_error e;
             gcs_error_clear(&e);
@@ -496,14 +562,103 @@ static gcs_status __attribute__((noinline)) reader_step(gcs_reader *r, gcs_error
             /* Nothing may keep pointing into the unit once input moves on
              * (an error leaves the unit in place: draining is safe too). */
             end_step(r);
-            if (st == GCS_END) {
-                r->final_error.status = GCS_END;
-            } else {
-                r->final_error = e;
-                if (r->final_error.status >= 0)
-                    r->final_error.status = st;
+            input_finished(r, st, &e);
+            continue;
+        }
+        }
+    }
+}
+
+/* Scanning a batch: the same counts as scan_count, with the counters in
+ * locals (most rows: a known fixed-size type, the same thread as before). */
+static gcs_status on_rows_scan(void *ctx, const gcs_row *rows, size_t n, gcs_error *err)
+{
+    gcs_reader *r = ctx;
+    if (n == 0)
+        return GCS_OK;
+    if (r->stats.events == 0)
+        r->stats.first_timestamp = r->stats.last_timestamp = rows[0].timestamp;
+    int64_t lo = r->stats.first_timestamp, hi = r->stats.last_timestamp;
+    uint64_t short_payloads = 0;
+    /* Rows of one thread numbered one after another form a run: the sorter
+     * hears of runs, not rows. */
+    uint64_t run_tid = rows[0].capture_tid;
+    uint32_t run_first = rows[0].sequence, run_last = run_first - 1u;
+    for (size_t i = 0; i < n; i++) {
+        const gcs_row *row = &rows[i];
+        if (row->capture_tid == run_tid && row->sequence == run_last + 1u) {
+            run_last++;
+        } else {
+            gcs_sorter_note_sequence_run(r->sorter, run_tid, run_first, run_last);
+            run_tid = row->capture_tid;
+            run_first = run_last = row->sequence;
+        }
+        type_entry *te = resolve_type(r, row->metadata_id);
+        if (te->quick) {
+            te->pub.count++;
+            short_payloads += row->payload_size < te->min_size;
+        } else {
+            count_event(r, te, row->payload, row->payload_size);
+        }
+        lo = row->timestamp < lo ? row->timestamp : lo;
+        hi = row->timestamp > hi ? row->timestamp : hi;
+    }
+    gcs_sorter_note_sequence_run(r->sorter, run_tid, run_first, run_last);
+    r->stats.undecodable_events += short_payloads;
+    r->stats.events += n;
+    r->stats.first_timestamp = lo;
+    r->stats.last_timestamp = hi;
+    return GCS_OK;
+}
+
+/* Starts scanning: events gcs_reader_next had buffered are counted, and
+ * the container's events go to the counter instead of the sorter. */
+static void start_scanning(gcs_reader *r)
+{
+    sync_stats(r);
+    const gcs_sorted_event *se;
+    const uint8_t *data;
+    for (;;) {
+        while (gcs_sorter_pop(r->sorter, &se, &data))
+            scan_count(r, se->metadata_id, data, se->payload_size, se->timestamp);
+        if (gcs_sorter_pending(r->sorter) == 0)
+            break;
+        gcs_sorter_flush(r->sorter);
+    }
+    r->scanning = true;
+    r->sink.event = on_event_scan;
+    r->sink.rows = on_rows_scan;
+}
+
+gcs_status gcs_reader_scan(gcs_reader *r, gcs_error *err)
+{
+    if (!r->scanning)
+        start_scanning(r);
+    for (;;) {
+        switch (r->state) {
+        case READER_DONE:
+            sync_stats(r);
+            if (err)
+                *err = r->final_error;
+            return r->final_error.status;
+        case READER_DRAINING: /* nothing is buffered while scanning */
+            r->state = READER_DONE;
+            continue;
+        case READER_OPENING:
+            if (open_container(r) == GCS_AGAIN)
+                return GCS_AGAIN;
+            continue;
+        case READER_READING: {
+            gcs_error e;
+            gcs_error_clear(&e);
+            gcs_status st = r->container->ops->step(r->container, &e);
+            if (st == GCS_OK)
+                continue;
+            if (st == GCS_AGAIN) {
+                sync_stats(r);
+                return GCS_AGAIN;
             }
-            r->state = READER_DRAINING;
+            input_finished(r, st, &e);
             continue;
         }
         }

@@ -59,6 +59,19 @@ typedef struct gcs_raw_event {
     uint64_t offset;          /* input offset of the event row */
 } gcs_raw_event;
 
+/* An event row reduced to what a counter needs (sink->rows). */
+typedef struct gcs_row {
+    int64_t timestamp;      /* ticks */
+    uint64_t capture_tid;   /* thread whose sequence numbering this is */
+    const uint8_t *payload; /* valid during the sink call only */
+    uint32_t metadata_id;
+    uint32_t payload_size;
+    uint32_t sequence;      /* every row in a batch has one */
+} gcs_row;
+
+/* Rows a container collects before calling sink->rows. */
+#define GCS_ROW_BATCH 256u
+
 /* One thread's entry in a sequence point. */
 typedef struct gcs_seq_entry {
     uint64_t capture_tid;
@@ -78,6 +91,12 @@ typedef struct gcs_sink {
     /* Counters: a block was read / a stack was stored. */
     void (*block)(void *ctx);
     void (*stack)(void *ctx, uint32_t stack_id);
+    /* Optional (may be NULL), for a sink that only counts events: a
+     * container that can may hand event rows over in batches of up to
+     * GCS_ROW_BATCH here instead of calling `event` per row (one call, no
+     * gcs_raw_event filled). Rows come in file order; a batch never spans
+     * a sink call of another kind. */
+    gcs_status (*rows)(void *ctx, const gcs_row *rows, size_t n, gcs_error *err);
     /* Optional (may be NULL): a survivable anomaly in the container, e.g.
      * a metadata row whose field description could not be read (the row
      * is still reported, without fields) or an unknown object skipped. */

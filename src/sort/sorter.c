@@ -252,6 +252,14 @@ gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err
     return GCS_OK;
 }
 
+void gcs_sorter_note_sequence_run(gcs_sorter *s, uint64_t capture_tid, uint32_t first,
+                                  uint32_t last)
+{
+    note_sequence(s, capture_tid, first);
+    if (s->last_thread && s->last_thread->tid == capture_tid)
+        s->last_thread->last_seq = last;
+}
+
 void gcs_sorter_sequence_point(gcs_sorter *s, const gcs_seq_entry *entries, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

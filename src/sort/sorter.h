@@ -149,6 +149,14 @@ static inline bool gcs_sorter_pop(gcs_sorter *s, const gcs_sorted_event **ev,
     return true;
 }
 
+/* Notes the sequence numbers of events that are not buffered (a reader
+ * that counts events and needs no order): `first` to `last` are numbers
+ * of consecutive events of one thread, first..last with no gap (first ==
+ * last for one event). Lost events are counted exactly as gcs_sorter_add
+ * would count them, event by event. */
+void gcs_sorter_note_sequence_run(gcs_sorter *s, uint64_t capture_tid, uint32_t first,
+                                  uint32_t last);
+
 uint64_t gcs_sorter_lost_events(const gcs_sorter *s);
 uint64_t gcs_sorter_overflows(const gcs_sorter *s);
 

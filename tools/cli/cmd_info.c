@@ -12,87 +12,30 @@
 #include "cli_util.h"
 #include "commands.h"
 
-typedef struct count_slot {
-    const gcs_event_type *type;
-    uint64_t count;
-} count_slot;
-
 typedef struct name_count {
     char *name;
     uint64_t count;
 } name_count;
-
-/* Counts per event type, keyed by the type's address (stable for the
- * reader's life). */
-typedef struct type_counter {
-    count_slot *slots;
-    size_t cap, used;
-    /* Slots of recent types (direct-mapped by address): events alternate
-     * among a few types. Emptied when the slots move. */
-    count_slot *recent[64];
-} type_counter;
-
-static inline size_t recent_index(const gcs_event_type *t) { return ((uintptr_t)t >> 4) & 63; }
-
-static bool counter_add_slow(type_counter *c, const gcs_event_type *t);
-
-static inline bool counter_add(type_counter *c, const gcs_event_type *t)
-{
-    count_slot *hit = c->recent[recent_index(t)];
-    if (hit && hit->type == t) {
-        hit->count++;
-        return true;
-    }
-    return counter_add_slow(c, t);
-}
-
-static bool counter_add_slow(type_counter *c, const gcs_event_type *t)
-{
-    if ((c->used + 1) * 2 > c->cap) {
-        size_t ncap = c->cap ? c->cap * 2 : 256;
-        count_slot *ns = calloc(ncap, sizeof *ns);
-        if (!ns)
-            return false;
-        for (size_t i = 0; i < c->cap; i++) {
-            if (!c->slots[i].type)
-                continue;
-            size_t h = ((uintptr_t)c->slots[i].type >> 3) & (ncap - 1);
-            while (ns[h].type)
-                h = (h + 1) & (ncap - 1);
-            ns[h] = c->slots[i];
-        }
-        free(c->slots);
-        c->slots = ns;
-        c->cap = ncap;
-        memset(c->recent, 0, sizeof c->recent);
-    }
-    size_t h = ((uintptr_t)t >> 3) & (c->cap - 1);
-    while (c->slots[h].type && c->slots[h].type != t)
-        h = (h + 1) & (c->cap - 1);
-    if (!c->slots[h].type) {
-        c->slots[h].type = t;
-        c->used++;
-    }
-    c->slots[h].count++;
-    c->recent[recent_index(t)] = &c->slots[h];
-    return true;
-}
 
 static int cmp_name(const void *a, const void *b)
 {
     return strcmp(((const name_count *)a)->name, ((const name_count *)b)->name);
 }
 
-/* Merges counts of types with the same "Provider/Name" and sorts by name. */
-static name_count *collect_names(const type_counter *c, size_t *n_out)
+/* Counts per "Provider/Name" (types that share a name are merged), sorted
+ * by name. */
+static name_count *collect_names(const gcs_reader *r, size_t *n_out)
 {
-    name_count *list = calloc(c->used ? c->used : 1, sizeof *list);
+    size_t n_types = 0;
+    while (gcs_reader_event_type(r, (uint32_t)n_types))
+        n_types++;
+    name_count *list = calloc(n_types ? n_types : 1, sizeof *list);
     size_t n = 0;
     if (!list)
         return NULL;
-    for (size_t i = 0; i < c->cap; i++) {
-        const gcs_event_type *t = c->slots[i].type;
-        if (!t)
+    for (size_t i = 0; i < n_types; i++) {
+        const gcs_event_type *t = gcs_reader_event_type(r, (uint32_t)i);
+        if (t->count == 0)
             continue;
         size_t len = strlen(t->provider) + strlen(t->name) + 2;
         char *name = malloc(len);
@@ -100,7 +43,7 @@ static name_count *collect_names(const type_counter *c, size_t *n_out)
             continue;
         snprintf(name, len, "%s/%s", t->provider, t->name);
         list[n].name = name;
-        list[n].count = c->slots[i].count;
+        list[n].count = t->count;
         n++;
     }
     qsort(list, n, sizeof *list, cmp_name);
@@ -152,28 +95,22 @@ int cmd_info(int argc, char **argv)
     if (!cli_open_trace(&tr, path))
         return CLI_FAILED;
 
-    type_counter counter = {0};
-    const gcs_event *ev;
+    /* Counting needs no order: scan instead of reading event by event. */
     gcs_error err;
     gcs_error_clear(&err);
     gcs_status st;
-    while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
-        if (!counter_add(&counter, ev->type)) {
-            st = GCS_ERR_NOMEM;
-            break;
-        }
-    }
+    while ((st = gcs_reader_scan(tr.reader, &err)) == GCS_AGAIN)
+        ;
     const gcs_trace_info *in = gcs_reader_info(tr.reader);
     if (!in && st < 0) {
         /* Not a trace, or not one we read: one line is all there is to say. */
         cli_report_error(path, &err);
-        free(counter.slots);
         cli_close_trace(&tr);
         return CLI_FAILED;
     }
     const gcs_reader_stats *stats = gcs_reader_get_stats(tr.reader);
     size_t n_names = 0;
-    name_count *names = collect_names(&counter, &n_names);
+    name_count *names = collect_names(tr.reader, &n_names);
     double duration_ms = 0;
     if (in && in->clock_frequency > 0 && stats->events > 0)
         duration_ms = (double)(int64_t)((uint64_t)stats->last_timestamp - (uint64_t)in->start_ticks) *
@@ -245,7 +182,6 @@ int cmd_info(int argc, char **argv)
     for (size_t i = 0; i < n_names; i++)
         free(names[i].name);
     free(names);
-    free(counter.slots);
     int rc = CLI_OK;
     if (st < 0) {
         cli_report_error(path, &err);

@@ -74,12 +74,11 @@ static inline __attribute__((always_inline)) bool row_varu64(gcs_cursor *c, bool
     return room ? gcs_cur_varu64_room(c, v) : gcs_cur_varu64(c, v);
 }
 
+/* The fields after the flags byte. `flags` is a constant where the caller
+ * specializes for the runtime's common row (see count_compressed_rows). */
 static inline __attribute__((always_inline)) gcs_status
-read_compressed_row_with(gcs_cursor *c, row_state *rs, gcs_error *err, bool room)
+read_row_fields(gcs_cursor *c, row_state *rs, gcs_error *err, bool room, uint8_t flags)
 {
-    uint8_t flags;
-    if (!gcs_cur_u8(c, &flags))
-        return ROW_CUT(err, c, "flags");
     if ((flags & CF_METADATA_ID) && !row_varu32(c, room, &rs->ev.metadata_id))
         return ROW_CUT(err, c, "metadata id");
     if (flags & CF_CAPTURE_THREAD_AND_SEQUENCE) {
@@ -118,6 +117,15 @@ read_compressed_row_with(gcs_cursor *c, row_state *rs, gcs_error *err, bool room
     return GCS_OK;
 }
 
+static inline __attribute__((always_inline)) gcs_status
+read_compressed_row_with(gcs_cursor *c, row_state *rs, gcs_error *err, bool room)
+{
+    uint8_t flags;
+    if (!gcs_cur_u8(c, &flags))
+        return ROW_CUT(err, c, "flags");
+    return read_row_fields(c, rs, err, room, flags);
+}
+
 static gcs_status read_compressed_row(gcs_cursor *c, row_state *rs, gcs_error *err)
 {
     return read_compressed_row_with(c, rs, err, false);
@@ -154,6 +162,143 @@ static gcs_status read_uncompressed_row(gcs_cursor *c, row_state *rs, uint64_t *
     return GCS_OK;
 }
 
+/* What the runtime writes for nearly every row: the event type and the
+ * payload size change, the thread and its numbering do not. */
+#define COMMON_ROW_FLAGS (CF_METADATA_ID | CF_DATA_LENGTH)
+
+/* Hands the collected rows to the sink; rows[] is then free again. */
+static gcs_status flush_rows(const gcs_sink *sink, const gcs_row *rows, size_t *n, gcs_error *err)
+{
+    size_t count = *n;
+    *n = 0;
+    return count ? sink->rows(sink->ctx, rows, count, err) : GCS_OK;
+}
+
+/*
+ * Common rows (COMMON_ROW_FLAGS) one after another, decoded into rows[n..cap)
+ * while the longest header fits: the loop of count_compressed_rows with no
+ * test per flag and everything in registers. It stops before the first row
+ * it cannot take whole (other flags, an invalid or oversized field, a
+ * payload past the block), leaving that row to the general decoder, which
+ * reports any fault exactly. Returns the new n.
+ */
+static size_t take_common_rows(gcs_cursor *block, row_state *rs, gcs_row *rows, size_t n,
+                               size_t cap)
+{
+    gcs_cursor c = *block;
+    uint32_t sequence = rs->ev.sequence;
+    int64_t timestamp = rs->ev.timestamp;
+    const uint64_t capture_tid = rs->ev.capture_tid;
+    uint32_t metadata_id = rs->ev.metadata_id, size = rs->ev.payload_size;
+    while (n < cap && gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX) {
+        const gcs_cursor row = c;
+        uint8_t flags;
+        uint64_t delta_ts;
+        const uint8_t *payload;
+        if (!gcs_cur_u8(&c, &flags) || flags != COMMON_ROW_FLAGS ||
+            !gcs_cur_varu32_room(&c, &metadata_id) || !gcs_cur_varu64_room(&c, &delta_ts) ||
+            !gcs_cur_varu32_room(&c, &size) || size > GCS_MAX_PAYLOAD_SIZE ||
+            !gcs_cur_bytes(&c, size, &payload)) {
+            c = row;
+            break;
+        }
+        if (metadata_id != 0)
+            sequence++;
+        timestamp = (int64_t)((uint64_t)timestamp + delta_ts);
+        gcs_row *w = &rows[n++];
+        w->timestamp = timestamp;
+        w->capture_tid = capture_tid;
+        w->payload = payload;
+        w->metadata_id = metadata_id;
+        w->payload_size = size;
+        w->sequence = sequence;
+        rs->ev.metadata_id = metadata_id;
+        rs->ev.payload_size = size;
+    }
+    rs->ev.sequence = sequence;
+    rs->ev.timestamp = timestamp;
+    *block = c;
+    return n;
+}
+
+/*
+ * The event rows of a header-compressed block for a sink that only counts
+ * (sink->rows): the same decoding and the same checks as parse_rows, but
+ * rows are collected in batches instead of one gcs_raw_event and one call
+ * each. Rows before a fault are still handed over, then the fault returned.
+ */
+static gcs_status count_compressed_rows(const gcs_sink *sink, gcs_cursor *block, gcs_error *err)
+{
+    gcs_cursor cur = *block;
+    gcs_cursor *c = &cur;
+    gcs_row rows[GCS_ROW_BATCH];
+    size_t n = 0;
+    row_state rs;
+    memset(&rs, 0, sizeof rs);
+    gcs_status st = GCS_OK;
+    while (gcs_cur_left(c) > 0) {
+        n = take_common_rows(c, &rs, rows, n, GCS_ROW_BATCH);
+        if (n == GCS_ROW_BATCH) {
+            if ((st = flush_rows(sink, rows, &n, err)) < 0)
+                break;
+            continue;
+        }
+        if (gcs_cur_left(c) == 0)
+            break;
+        const uint64_t row_at = gcs_cur_offset(c);
+        /* Inlined here (not shared with parse_rows) so that the cursor and
+         * the row state stay in registers. The runtime writes almost every
+         * row with flags "new metadata id, new size": that row gets a body
+         * of its own, without a test per flag. */
+        uint8_t flags = 0;
+        if (gcs_cur_left(c) < COMPRESSED_HEADER_MAX) {
+            /* Copies: taking the address of cur or rs would keep them out
+             * of registers in the whole loop. */
+            gcs_cursor tail = cur;
+            row_state tail_rs = rs;
+            st = read_compressed_row(&tail, &tail_rs, err);
+            cur = tail;
+            rs = tail_rs;
+        }
+        else if (gcs_cur_u8(c, &flags) && flags == COMMON_ROW_FLAGS)
+            st = read_row_fields(c, &rs, err, true, COMMON_ROW_FLAGS);
+        else
+            st = read_row_fields(c, &rs, err, true, flags);
+        if (st != GCS_OK)
+            break;
+        if (rs.ev.payload_size > GCS_MAX_PAYLOAD_SIZE) {
+            st = GCS_FAIL(err, GCS_ERR_LIMIT, row_at, "event payload of %u bytes exceeds the limit",
+                          rs.ev.payload_size);
+            break;
+        }
+        const uint8_t *payload;
+        if (!gcs_cur_bytes(c, rs.ev.payload_size, &payload)) {
+            st = GCS_CORRUPT(err, gcs_cur_offset(c), "event payload of %u bytes overruns its block",
+                             rs.ev.payload_size);
+            break;
+        }
+        gcs_row *w = &rows[n++];
+        w->timestamp = rs.ev.timestamp;
+        w->capture_tid = rs.ev.capture_tid;
+        w->payload = payload;
+        w->metadata_id = rs.ev.metadata_id;
+        w->payload_size = rs.ev.payload_size;
+        w->sequence = rs.ev.sequence;
+        if (n == GCS_ROW_BATCH && (st = flush_rows(sink, rows, &n, err)) < 0)
+            break;
+    }
+    *block = cur;
+    if (st == GCS_OK)
+        return flush_rows(sink, rows, &n, err);
+    gcs_error flush_err;
+    gcs_status fst = flush_rows(sink, rows, &n, &flush_err);
+    if (fst < 0) {
+        *err = flush_err;
+        return fst;
+    }
+    return st;
+}
+
 static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_block,
                              gcs_error *err)
 {
@@ -165,6 +310,8 @@ static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_bloc
     if (header_size < MIN_BLOCK_HEADER_SIZE || !gcs_cur_skip(c, (size_t)header_size - 4))
         return GCS_CORRUPT(err, block_at, "block header size %u is invalid", header_size);
     bool compressed = (flags & BLOCK_FLAG_HEADER_COMPRESSION) != 0;
+    if (compressed && !metadata_block && sink->rows)
+        return count_compressed_rows(sink, c, err);
 
     row_state rs;
     memset(&rs, 0, sizeof rs);

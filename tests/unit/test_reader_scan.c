@@ -1,0 +1,163 @@
+/*
+ * gcs_reader_scan counts what a gcs_reader_next loop delivers: per event
+ * type and in total, on every committed fixture and, when present, the
+ * shared traces; also when reading starts event by event and goes on by
+ * scanning, and when the scan has to wait for data (GCS_AGAIN). After a
+ * scan the reader delivers no event. (Cut and corrupted inputs: the same
+ * comparison runs in test_reader_robust.)
+ */
+#include "check.h"
+
+#include "gcscope.h"
+
+static const char *const traces[] = {
+    "tests/data/wks-nonconcurrent.nettrace",
+    "tests/data/wks-concurrent.nettrace",
+    "tests/data/server.nettrace",
+    "tests/data/objects-movement.nettrace",
+    "tests/data/objects-allocsampled.nettrace",
+    "tests/data/gen0size-small.nettrace",
+    "tests/data/probe-net10.nettrace",
+    "../shared/traces/perfview/eventpipe-dotnetcore2.1-linux-x64-objver3.netperf",
+    "../shared/traces/perfview/eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace",
+    "../shared/traces/perfview/eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace",
+};
+
+#define MAX_TYPES 4096
+
+/* What a reader counted: totals and per type (in arrival order). */
+typedef struct tally {
+    gcs_status status;
+    gcs_reader_stats stats;
+    size_t n_types;
+    uint64_t type_count[MAX_TYPES];
+    uint64_t delivered_per_type_sum;
+} tally;
+
+/* A source that says "no data yet" before every read. */
+typedef struct slow_src {
+    const unsigned char *data;
+    size_t size, pos;
+    unsigned calls;
+} slow_src;
+
+static gcs_status slow_read(void *ctx, void *buf, size_t cap, size_t *got)
+{
+    slow_src *s = ctx;
+    *got = 0;
+    if (s->calls++ % 2 == 0)
+        return GCS_AGAIN;
+    if (s->pos == s->size)
+        return GCS_END;
+    size_t n = s->size - s->pos;
+    if (n > cap)
+        n = cap;
+    if (n > 4096)
+        n = 4096;
+    memcpy(buf, s->data + s->pos, n);
+    s->pos += n;
+    *got = n;
+    return GCS_OK;
+}
+
+/* Reads `first` events with gcs_reader_next (all when first is SIZE_MAX),
+ * then scans the rest. Per-type counts of delivered events are checked
+ * against gcs_event_type.count on the way. */
+static void read_trace(const unsigned char *data, size_t size, size_t first, bool slow, tally *t)
+{
+    memset(t, 0, sizeof *t);
+    gcs_error err;
+    gcs_error_clear(&err);
+    slow_src ss = {data, size, 0, 0};
+    gcs_source *src = slow ? gcs_source_custom(slow_read, NULL, &ss, &err)
+                           : gcs_source_from_memory(data, size, &err);
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    CHECK(r != NULL);
+    const gcs_event *ev;
+    gcs_status st = GCS_OK;
+    size_t delivered = 0;
+    while (delivered < first) {
+        st = gcs_reader_next(r, &ev, &err);
+        if (st == GCS_AGAIN)
+            continue;
+        if (st != GCS_OK)
+            break;
+        delivered++;
+        t->delivered_per_type_sum++;
+    }
+    if (delivered == first) {
+        while ((st = gcs_reader_scan(r, &err)) == GCS_AGAIN)
+            ;
+        /* Scanning delivers nothing. */
+        CHECK_EQ_INT(gcs_reader_next(r, &ev, &err), GCS_ERR_ARG);
+    }
+    t->status = st;
+    t->stats = *gcs_reader_get_stats(r);
+    const gcs_event_type *type;
+    while (t->n_types < MAX_TYPES && (type = gcs_reader_event_type(r, (uint32_t)t->n_types)))
+        t->type_count[t->n_types++] = type->count;
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
+static void check_same(const char *path, const char *how, const tally *a, const tally *b)
+{
+    size_t failed_before = (size_t)check_failed_in_test;
+    check_failed_in_test = 0;
+    CHECK_EQ_INT(a->status, b->status);
+    CHECK_EQ_U64(a->stats.events, b->stats.events);
+    CHECK_EQ_U64(a->stats.lost_events, b->stats.lost_events);
+    CHECK_EQ_U64(a->stats.unknown_events, b->stats.unknown_events);
+    CHECK_EQ_U64(a->stats.undecodable_events, b->stats.undecodable_events);
+    CHECK_EQ_U64(a->stats.sequence_points, b->stats.sequence_points);
+    CHECK_EQ_U64(a->stats.blocks, b->stats.blocks);
+    CHECK_EQ_U64(a->stats.metadata, b->stats.metadata);
+    CHECK_EQ_U64(a->stats.stacks, b->stats.stacks);
+    CHECK_EQ_U64(a->stats.anomalies, b->stats.anomalies);
+    CHECK_EQ_U64(a->stats.bytes_read, b->stats.bytes_read);
+    CHECK_EQ_U64(a->stats.first_timestamp, b->stats.first_timestamp);
+    CHECK_EQ_U64(a->stats.last_timestamp, b->stats.last_timestamp);
+    CHECK_EQ_U64(a->n_types, b->n_types);
+    for (size_t i = 0; i < a->n_types && i < b->n_types; i++)
+        CHECK_EQ_U64(a->type_count[i], b->type_count[i]);
+    if (check_failed_in_test)
+        fprintf(stderr, "  ^ %s: %s\n", path, how);
+    check_failed_in_test |= (int)failed_before;
+}
+
+static void test_scan_counts_what_next_delivers(void)
+{
+    size_t seen = 0;
+    for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
+        size_t size = 0;
+        unsigned char *data = check_file_exists(traces[i]) ? check_read_file(traces[i], &size)
+                                                           : NULL;
+        if (!data)
+            continue;
+        seen++;
+        tally read, scan, mixed, slow;
+        read_trace(data, size, SIZE_MAX, false, &read);
+        CHECK_EQ_INT(read.status, GCS_END);
+        CHECK(read.stats.events > 0);
+        /* Per-type counts of delivered events add up to the total. */
+        uint64_t sum = 0;
+        for (size_t k = 0; k < read.n_types; k++)
+            sum += read.type_count[k];
+        CHECK_EQ_U64(sum, read.stats.events);
+
+        read_trace(data, size, 0, false, &scan);
+        check_same(traces[i], "scan from the start", &read, &scan);
+        read_trace(data, size, (size_t)(read.stats.events / 3), false, &mixed);
+        check_same(traces[i], "a third read, the rest scanned", &read, &mixed);
+        read_trace(data, size, 0, true, &slow);
+        check_same(traces[i], "scan of a source that says AGAIN", &read, &slow);
+        free(data);
+    }
+    CHECK(seen >= 7); /* the committed fixtures at least */
+}
+
+int main(void)
+{
+    RUN(test_scan_counts_what_next_delivers);
+    return check_report("test_reader_scan");
+}
