@@ -10,6 +10,7 @@
  * same events as the plain one.
  */
 #include "check.h"
+#include "copy_source.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -57,38 +58,15 @@ typedef struct result {
     uint64_t checksum; /* over delivered timestamps and payload sizes */
 } result;
 
-typedef struct again_src {
-    const uint8_t *data;
-    size_t size, pos;
-    unsigned calls;
-} again_src;
-
-static gcs_status again_read(void *ctx, void *buf, size_t cap, size_t *got)
-{
-    again_src *a = ctx;
-    *got = 0;
-    if (a->calls++ % 2 == 0)
-        return GCS_AGAIN;
-    if (a->pos == a->size)
-        return GCS_END;
-    size_t n = a->size - a->pos;
-    if (n > cap)
-        n = cap;
-    if (n > 1000) /* small reads: units arrive in pieces */
-        n = 1000;
-    memcpy(buf, a->data + a->pos, n);
-    a->pos += n;
-    *got = n;
-    return GCS_OK;
-}
-
 static result read_all(const uint8_t *data, size_t size, bool with_again)
 {
     result res = {0};
     gcs_error err;
     gcs_error_clear(&err);
-    again_src a = {data, size, 0, 0};
-    gcs_source *src = with_again ? gcs_source_custom(again_read, NULL, &a, &err)
+    /* small reads: units arrive in pieces */
+    copy_src a = {.data = data, .size = size, .max_chunk = 1000, .at_end = GCS_END,
+                  .again_every_other = true};
+    gcs_source *src = with_again ? gcs_source_custom(copy_src_read, NULL, &a, &err)
                                  : gcs_source_from_memory(data, size, &err);
     gcs_reader *r = gcs_reader_new(src, NULL, &err);
     const gcs_event *ev;

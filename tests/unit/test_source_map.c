@@ -13,6 +13,7 @@
  * it is read is read to its new end; a file that cannot be mapped is read.
  */
 #include "check.h"
+#include "copy_source.h"
 
 #include <fcntl.h>
 #include <glob.h>
@@ -107,67 +108,41 @@ static void check_same(const digest *a, const digest *b, const char *what, const
     }
 }
 
-/* The old path: a custom source that copies, at most 65521 bytes a read. */
-typedef struct copy_src {
-    const uint8_t *data;
-    size_t size, pos;
-} copy_src;
-
-static gcs_status copy_read(void *ctx, void *buf, size_t cap, size_t *got)
+/* Reads src through the reader and frees it. */
+static digest digest_source(gcs_source *src)
 {
-    copy_src *c = ctx;
-    *got = 0;
-    if (c->pos == c->size)
-        return GCS_END;
-    size_t n = c->size - c->pos;
-    if (n > cap)
-        n = cap;
-    if (n > 65521)
-        n = 65521;
-    memcpy(buf, c->data + c->pos, n);
-    c->pos += n;
-    *got = n;
-    return GCS_OK;
+    digest d = read_digest(src);
+    gcs_source_free(src);
+    return d;
 }
 
 static digest digest_memory(const uint8_t *data, size_t size)
 {
     gcs_error err;
-    gcs_source *src = gcs_source_from_memory(data, size, &err);
-    digest d = read_digest(src);
-    gcs_source_free(src);
-    return d;
+    return digest_source(gcs_source_from_memory(data, size, &err));
 }
 
+/* The old path: a custom source that copies, at most 65521 bytes a read. */
 static digest digest_copying(const uint8_t *data, size_t size)
 {
     gcs_error err;
-    copy_src c = {data, size, 0};
-    gcs_source *src = gcs_source_custom(copy_read, NULL, &c, &err);
-    digest d = read_digest(src);
-    gcs_source_free(src);
-    return d;
+    copy_src c = {.data = data, .size = size, .max_chunk = 65521, .at_end = GCS_END};
+    return digest_source(gcs_source_custom(copy_src_read, NULL, &c, &err));
 }
 
 /* window 0: gcs_source_open_file; else the test seam. */
 static digest digest_file(const char *path, size_t window)
 {
     gcs_error err;
-    gcs_source *src = window ? gcs_source_open_file_window(path, window, &err)
-                             : gcs_source_open_file(path, &err);
-    digest d = read_digest(src);
-    gcs_source_free(src);
-    return d;
+    return digest_source(window ? gcs_source_open_file_window(path, window, &err)
+                                : gcs_source_open_file(path, &err));
 }
 
 static digest digest_fd(const char *path)
 {
     gcs_error err;
     int fd = open(path, O_RDONLY);
-    gcs_source *src = fd >= 0 ? gcs_source_from_fd(fd, true, &err) : NULL;
-    digest d = read_digest(src);
-    gcs_source_free(src);
-    return d;
+    return digest_source(fd >= 0 ? gcs_source_from_fd(fd, true, &err) : NULL);
 }
 
 /* Every way of reading path gives what memory gives. */
