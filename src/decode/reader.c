@@ -457,11 +457,12 @@ static void sync_stats(gcs_reader *r)
     r->stats.sort_overflows = gcs_sorter_overflows(r->sorter);
 }
 
-/* The step's payloads all lie in the stream's buffer. */
+/* The step's payloads all lie in the stream's current view. */
 static void end_step(gcs_reader *r)
 {
-    gcs_sorter_end_step_within(r->sorter, r->stream.buf.data,
-                               r->stream.buf.data + r->stream.buf.len);
+    const uint8_t *lo, *hi;
+    gcs_stream_window(&r->stream, &lo, &hi);
+    gcs_sorter_end_step_within(r->sorter, lo, hi);
 }
 
 static gcs_status reader_step(gcs_reader *r, gcs_error *err);

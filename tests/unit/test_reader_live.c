@@ -5,28 +5,9 @@
  * last GCs without waiting for the process to write again.
  */
 #include "check.h"
-
+#include "copy_source.h"
 
 #include "gcscope.h"
-
-typedef struct quiet_src {
-    const uint8_t *data;
-    size_t size, pos;
-} quiet_src;
-
-/* Gives everything it has, then "no data yet" forever. */
-static gcs_status quiet_read(void *ctx, void *buf, size_t cap, size_t *got)
-{
-    quiet_src *q = ctx;
-    *got = 0;
-    if (q->pos == q->size)
-        return GCS_AGAIN;
-    size_t n = q->size - q->pos < cap ? q->size - q->pos : cap;
-    memcpy(buf, q->data + q->pos, n);
-    q->pos += n;
-    *got = n;
-    return GCS_OK;
-}
 
 static uint64_t count_until(gcs_reader *r, gcs_status *last)
 {
@@ -57,8 +38,9 @@ static void test_release_pending_after_idle(void)
     gcs_reader_free(pr);
     gcs_source_free(plain);
 
-    quiet_src q = {data, cut, 0};
-    gcs_source *src = gcs_source_custom(quiet_read, NULL, &q, &err);
+    /* Gives everything it has, then "no data yet" forever. */
+    copy_src q = {.data = data, .size = cut, .at_end = GCS_AGAIN};
+    gcs_source *src = gcs_source_custom(copy_src_read, NULL, &q, &err);
     gcs_reader *r = gcs_reader_new(src, NULL, &err);
     uint64_t before = count_until(r, &st);
     CHECK_EQ_INT(st, GCS_AGAIN);

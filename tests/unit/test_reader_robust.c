@@ -12,6 +12,7 @@
  * the event-by-event reader.
  */
 #include "check.h"
+#include "copy_source.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -61,31 +62,6 @@ typedef struct result {
     int64_t first_ts, last_ts;
 } result;
 
-typedef struct again_src {
-    const uint8_t *data;
-    size_t size, pos;
-    unsigned calls;
-} again_src;
-
-static gcs_status again_read(void *ctx, void *buf, size_t cap, size_t *got)
-{
-    again_src *a = ctx;
-    *got = 0;
-    if (a->calls++ % 2 == 0)
-        return GCS_AGAIN;
-    if (a->pos == a->size)
-        return GCS_END;
-    size_t n = a->size - a->pos;
-    if (n > cap)
-        n = cap;
-    if (n > 1000) /* small reads: units arrive in pieces */
-        n = 1000;
-    memcpy(buf, a->data + a->pos, n);
-    a->pos += n;
-    *got = n;
-    return GCS_OK;
-}
-
 /* Reads the whole input event by event, or with gcs_reader_scan (no
  * checksum then: no event is delivered). */
 static result read_all_mode(const uint8_t *data, size_t size, bool with_again, bool scan)
@@ -93,8 +69,10 @@ static result read_all_mode(const uint8_t *data, size_t size, bool with_again, b
     result res = {0};
     gcs_error err;
     gcs_error_clear(&err);
-    again_src a = {data, size, 0, 0};
-    gcs_source *src = with_again ? gcs_source_custom(again_read, NULL, &a, &err)
+    /* small reads: units arrive in pieces */
+    copy_src a = {.data = data, .size = size, .max_chunk = 1000, .at_end = GCS_END,
+                  .again_every_other = true};
+    gcs_source *src = with_again ? gcs_source_custom(copy_src_read, NULL, &a, &err)
                                  : gcs_source_from_memory(data, size, &err);
     gcs_reader *r = gcs_reader_new(src, NULL, &err);
     const gcs_event *ev;

@@ -7,6 +7,7 @@
  * comparison runs in test_reader_robust.)
  */
 #include "check.h"
+#include "copy_source.h"
 
 #include "gcscope.h"
 
@@ -34,32 +35,6 @@ typedef struct tally {
     uint64_t delivered_per_type_sum;
 } tally;
 
-/* A source that says "no data yet" before every read. */
-typedef struct slow_src {
-    const unsigned char *data;
-    size_t size, pos;
-    unsigned calls;
-} slow_src;
-
-static gcs_status slow_read(void *ctx, void *buf, size_t cap, size_t *got)
-{
-    slow_src *s = ctx;
-    *got = 0;
-    if (s->calls++ % 2 == 0)
-        return GCS_AGAIN;
-    if (s->pos == s->size)
-        return GCS_END;
-    size_t n = s->size - s->pos;
-    if (n > cap)
-        n = cap;
-    if (n > 4096)
-        n = 4096;
-    memcpy(buf, s->data + s->pos, n);
-    s->pos += n;
-    *got = n;
-    return GCS_OK;
-}
-
 /* Reads `first` events with gcs_reader_next (all when first is SIZE_MAX),
  * then scans the rest. Per-type counts of delivered events are checked
  * against gcs_event_type.count on the way. */
@@ -68,8 +43,9 @@ static void read_trace(const unsigned char *data, size_t size, size_t first, boo
     memset(t, 0, sizeof *t);
     gcs_error err;
     gcs_error_clear(&err);
-    slow_src ss = {data, size, 0, 0};
-    gcs_source *src = slow ? gcs_source_custom(slow_read, NULL, &ss, &err)
+    copy_src ss = {.data = data, .size = size, .max_chunk = 4096, .at_end = GCS_END,
+                   .again_every_other = true};
+    gcs_source *src = slow ? gcs_source_custom(copy_src_read, NULL, &ss, &err)
                            : gcs_source_from_memory(data, size, &err);
     gcs_reader *r = gcs_reader_new(src, NULL, &err);
     CHECK(r != NULL);

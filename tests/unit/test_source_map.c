@@ -1,0 +1,505 @@
+/*
+ * Zero-copy media: a regular file is mapped in windows and a memory source
+ * is viewed in place, and both read exactly like the copying read() path.
+ *
+ * Every trace at hand (the committed fixtures, and ../shared's when
+ * present) is read through the reader from memory, from a copying custom
+ * source, from a descriptor (read()), and from the file mapped with the
+ * default window and with windows of one page and of 64 KiB + 1 rounded
+ * up (windows end inside blocks): the events (timestamps, types, payload
+ * bytes), the final status and the reader's counters must be identical.
+ * Cut copies give the same error, offset and reason from a file as from
+ * memory; an empty file reads like empty memory; a file that grows while
+ * it is read is read to its new end; a file that cannot be mapped is read.
+ */
+#include "check.h"
+#include "copy_source.h"
+
+#include <fcntl.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gcscope.h"
+#include "io/source.h"
+
+static char tmpdir[64];
+
+/* What a reader delivered, and how it ended. */
+typedef struct digest {
+    gcs_status status;
+    uint64_t err_offset;
+    char reason[256];
+    uint64_t events;
+    uint64_t hash;
+    gcs_reader_stats stats;
+} digest;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static digest read_digest(gcs_source *src)
+{
+    digest d;
+    memset(&d, 0, sizeof d);
+    d.hash = 14695981039346656037ull;
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_reader *r = src ? gcs_reader_new(src, NULL, &err) : NULL;
+    if (!r) {
+        d.status = GCS_ERR_ARG;
+        return d;
+    }
+    const gcs_event *ev;
+    gcs_status st;
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
+        d.events++;
+        d.hash = fnv(d.hash, &ev->timestamp, sizeof ev->timestamp);
+        d.hash = fnv(d.hash, &ev->type->metadata_id, sizeof ev->type->metadata_id);
+        d.hash = fnv(d.hash, ev->type->name, strlen(ev->type->name));
+        d.hash = fnv(d.hash, &ev->tid, sizeof ev->tid);
+        d.hash = fnv(d.hash, &ev->payload_size, sizeof ev->payload_size);
+        d.hash = fnv(d.hash, ev->payload, ev->payload_size);
+    }
+    d.status = st;
+    if (st != GCS_END) {
+        d.err_offset = err.offset;
+        snprintf(d.reason, sizeof d.reason, "%s", err.reason);
+    }
+    d.stats = *gcs_reader_get_stats(r);
+    gcs_reader_free(r);
+    return d;
+}
+
+/* Fails the current test (naming what) unless a and b are the same. */
+static void check_same(const digest *a, const digest *b, const char *what, const char *path)
+{
+    const gcs_reader_stats *x = &a->stats, *y = &b->stats;
+    bool same = a->status == b->status && a->err_offset == b->err_offset &&
+                !strcmp(a->reason, b->reason) && a->events == b->events && a->hash == b->hash &&
+                x->bytes_read == y->bytes_read && x->blocks == y->blocks &&
+                x->events == y->events && x->lost_events == y->lost_events &&
+                x->unknown_events == y->unknown_events &&
+                x->undecodable_events == y->undecodable_events &&
+                x->sequence_points == y->sequence_points && x->stacks == y->stacks &&
+                x->metadata == y->metadata && x->sort_overflows == y->sort_overflows &&
+                x->idle_releases == y->idle_releases && x->anomalies == y->anomalies &&
+                x->first_anomaly_offset == y->first_anomaly_offset &&
+                !strcmp(x->first_anomaly, y->first_anomaly) &&
+                x->first_timestamp == y->first_timestamp && x->last_timestamp == y->last_timestamp;
+    if (!same) {
+        check_failed_in_test = 1;
+        fprintf(stderr,
+                "%s (%s): differs from memory: status %d/%d offset %llu/%llu events %llu/%llu "
+                "hash %llx/%llx blocks %llu/%llu bytes %llu/%llu reason \"%s\" / \"%s\"\n",
+                path, what, a->status, b->status, (unsigned long long)a->err_offset,
+                (unsigned long long)b->err_offset, (unsigned long long)a->events,
+                (unsigned long long)b->events, (unsigned long long)a->hash,
+                (unsigned long long)b->hash, (unsigned long long)x->blocks,
+                (unsigned long long)y->blocks, (unsigned long long)x->bytes_read,
+                (unsigned long long)y->bytes_read, a->reason, b->reason);
+    }
+}
+
+/* Reads src through the reader and frees it. */
+static digest digest_source(gcs_source *src)
+{
+    digest d = read_digest(src);
+    gcs_source_free(src);
+    return d;
+}
+
+static digest digest_memory(const uint8_t *data, size_t size)
+{
+    gcs_error err;
+    return digest_source(gcs_source_from_memory(data, size, &err));
+}
+
+/* The old path: a custom source that copies, at most 65521 bytes a read. */
+static digest digest_copying(const uint8_t *data, size_t size)
+{
+    gcs_error err;
+    copy_src c = {.data = data, .size = size, .max_chunk = 65521, .at_end = GCS_END};
+    return digest_source(gcs_source_custom(copy_src_read, NULL, &c, &err));
+}
+
+/* window 0: gcs_source_open_file; else the test seam. */
+static digest digest_file(const char *path, size_t window)
+{
+    gcs_error err;
+    return digest_source(window ? gcs_source_open_file_window(path, window, &err)
+                                : gcs_source_open_file(path, &err));
+}
+
+static digest digest_fd(const char *path)
+{
+    gcs_error err;
+    int fd = open(path, O_RDONLY);
+    return digest_source(fd >= 0 ? gcs_source_from_fd(fd, true, &err) : NULL);
+}
+
+/* Every way of reading path gives what memory gives. */
+static void check_all_media(const char *path, const uint8_t *data, size_t size)
+{
+    digest mem = digest_memory(data, size);
+    digest d = digest_copying(data, size);
+    check_same(&d, &mem, "copying custom source", path);
+    d = digest_fd(path);
+    check_same(&d, &mem, "descriptor", path);
+    d = digest_file(path, 0);
+    check_same(&d, &mem, "mapped file", path);
+    d = digest_file(path, 4096);
+    check_same(&d, &mem, "4 KiB windows", path);
+    d = digest_file(path, 65536 + 1);
+    check_same(&d, &mem, "64 KiB + 1 windows", path);
+}
+
+static bool write_file(const char *path, const uint8_t *data, size_t size, const char *mode)
+{
+    FILE *f = fopen(path, mode);
+    if (!f)
+        return false;
+    bool ok = fwrite(data, 1, size, f) == size;
+    return fclose(f) == 0 && ok;
+}
+
+static void tmp_path(char *out, size_t cap, const char *name)
+{
+    snprintf(out, cap, "%s/%s", tmpdir, name);
+}
+
+static glob_t traces;
+
+static void find_traces(void)
+{
+    static const char *const patterns[] = {
+        TEST_DATA("*.nettrace"), TEST_DATA("*.netperf"), TEST_DATA("v6/*.nettrace"),
+        SHARED_TRACES "*.nettrace", SHARED_TRACES "*.netperf"};
+    int flags = 0;
+    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+        if (glob(patterns[i], flags, NULL, &traces) == 0)
+            flags = GLOB_APPEND;
+    }
+}
+
+static bool have_shared(void)
+{
+    for (size_t i = 0; i < traces.gl_pathc; i++)
+        if (!strncmp(traces.gl_pathv[i], SHARED_TRACES, strlen(SHARED_TRACES)))
+            return true;
+    return false;
+}
+
+static void test_every_trace_every_medium(void)
+{
+    CHECK(traces.gl_pathc >= 7); /* the committed fixtures at least */
+    for (size_t i = 0; i < traces.gl_pathc; i++) {
+        size_t size = 0;
+        uint8_t *data = check_read_file(traces.gl_pathv[i], &size);
+        CHECK(data != NULL);
+        if (data)
+            check_all_media(traces.gl_pathv[i], data, size);
+        free(data);
+    }
+}
+
+static void test_shared_traces_present(void)
+{
+    if (!have_shared())
+        SKIP("no ../shared/traces");
+    CHECK(have_shared());
+}
+
+/* The stream itself: which path each medium takes, and the windows. */
+static void test_stream_views(void)
+{
+    const char *path = TEST_DATA("wks-concurrent.nettrace");
+    size_t size = 0;
+    uint8_t *data = check_read_file(path, &size);
+    if (!data)
+        SKIP("fixture missing");
+    gcs_error err;
+
+    /* Memory: the caller's bytes, not a copy. */
+    gcs_source *src = gcs_source_from_memory(data, size, &err);
+    gcs_stream s;
+    gcs_stream_init(&s, src);
+    CHECK_EQ_INT(gcs_stream_need(&s, 100, &err), GCS_OK);
+    CHECK(gcs_stream_peek(&s) == data);
+    const uint8_t *lo, *hi;
+    gcs_stream_window(&s, &lo, &hi);
+    CHECK(lo == data && hi == data + size);
+    CHECK(s.buf.data == NULL);
+    gcs_stream_consume(&s, size - 10);
+    CHECK_EQ_INT(gcs_stream_need(&s, 11, &err), GCS_END);
+    CHECK_EQ_U64(gcs_stream_avail(&s), 10);
+    CHECK_EQ_U64(gcs_stream_offset(&s), size - 10);
+    gcs_stream_free(&s);
+    gcs_source_free(src);
+
+    /* A regular file: mapped, one default window, no buffer. */
+    src = gcs_source_open_file(path, &err);
+    gcs_stream_init(&s, src);
+    CHECK_EQ_INT(s.mode, GCS_STREAM_MAP);
+    CHECK_EQ_INT(gcs_stream_need(&s, 100, &err), GCS_OK);
+    CHECK(s.map != NULL && s.buf.data == NULL);
+    gcs_stream_window(&s, &lo, &hi);
+    CHECK_EQ_U64(hi - lo, size < GCS_STREAM_MAP_WINDOW ? size : GCS_STREAM_MAP_WINDOW);
+    CHECK(memcmp(gcs_stream_peek(&s), data, 100) == 0);
+    gcs_stream_free(&s);
+    gcs_source_free(src);
+
+    /* A descriptor: the read path. */
+    int fd = open(path, O_RDONLY);
+    src = gcs_source_from_fd(fd, true, &err);
+    gcs_stream_init(&s, src);
+    CHECK_EQ_INT(s.mode, GCS_STREAM_READ);
+    CHECK_EQ_INT(gcs_stream_need(&s, 100, &err), GCS_OK);
+    CHECK(s.buf.data != NULL && gcs_stream_peek(&s) == s.buf.data);
+    gcs_stream_free(&s);
+    gcs_source_free(src);
+
+    /* One-page windows: every need sees the file's bytes at its offset,
+     * across window ends, and the view stays about one window long. */
+    static const size_t sizes[] = {1, 4095, 4096, 4097, 10000, 3, 8192, 12};
+    src = gcs_source_open_file_window(path, 1, &err);
+    gcs_stream_init(&s, src);
+    size_t k = 0, remaps = 0;
+    const uint8_t *last_lo = NULL;
+    bool bytes_ok = true, small = true;
+    while (gcs_stream_offset(&s) + sizes[k % 8] <= size) {
+        size_t n = sizes[k++ % 8];
+        uint64_t at = gcs_stream_offset(&s);
+        if (gcs_stream_need(&s, n, &err) != GCS_OK) {
+            CHECK(!"need failed inside the file");
+            break;
+        }
+        gcs_stream_window(&s, &lo, &hi);
+        if (lo != last_lo)
+            remaps++;
+        last_lo = lo;
+        if ((size_t)(hi - lo) > 4096 + 10000)
+            small = false;
+        if (gcs_stream_peek(&s) < lo || gcs_stream_peek(&s) + n > hi ||
+            memcmp(gcs_stream_peek(&s), data + at, n) != 0)
+            bytes_ok = false;
+        gcs_stream_consume(&s, n / 2 + 1);
+    }
+    CHECK(bytes_ok);
+    CHECK(small);
+    CHECK(remaps > size / 8192);
+    /* At the end: what is left, then GCS_END with it still visible. */
+    uint64_t left = size - gcs_stream_offset(&s);
+    CHECK_EQ_INT(gcs_stream_need(&s, (size_t)left + 1, &err), GCS_END);
+    CHECK_EQ_U64(gcs_stream_avail(&s), left);
+    CHECK(memcmp(gcs_stream_peek(&s), data + size - left, (size_t)left) == 0);
+    gcs_stream_consume(&s, (size_t)left);
+    CHECK_EQ_INT(gcs_stream_need(&s, 1, &err), GCS_END);
+    CHECK_EQ_U64(gcs_stream_offset(&s), size);
+    /* Past the limit: refused whatever the medium. */
+    CHECK_EQ_INT(gcs_stream_need(&s, GCS_STREAM_MAX_UNIT + 1, &err), GCS_ERR_LIMIT);
+    gcs_stream_free(&s);
+    gcs_source_free(src);
+    free(data);
+}
+
+/* Cut copies: the same error, offset and reason from a file as from memory. */
+static void test_truncated_file_like_memory(void)
+{
+    static const char *const names[] = {TEST_DATA("wks-concurrent.nettrace"),
+                                        TEST_DATA("probe-net10.nettrace"),
+                                        TEST_DATA("v6/synthetic.nettrace")};
+    char path[128];
+    tmp_path(path, sizeof path, "cut.nettrace");
+    size_t checked = 0;
+    for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
+        size_t size = 0;
+        uint8_t *data = check_read_file(names[f], &size);
+        if (!data)
+            continue;
+        size_t cuts[] = {1, 7, 30, 4095, 4096, 4097, size / 3, size / 2 + 1, size - 1};
+        for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+            if (cuts[c] >= size || !write_file(path, data, cuts[c], "wb"))
+                continue;
+            digest mem = digest_memory(data, cuts[c]);
+            CHECK(mem.status < 0); /* cut traces are errors */
+            digest d = digest_file(path, 0);
+            check_same(&d, &mem, "cut, mapped", names[f]);
+            d = digest_file(path, 4096);
+            check_same(&d, &mem, "cut, 4 KiB windows", names[f]);
+            d = digest_fd(path);
+            check_same(&d, &mem, "cut, descriptor", names[f]);
+            checked++;
+        }
+        free(data);
+    }
+    CHECK(checked >= 20);
+    unlink(path);
+}
+
+static void test_empty_file(void)
+{
+    char path[128];
+    tmp_path(path, sizeof path, "empty.nettrace");
+    CHECK(write_file(path, (const uint8_t *)"", 0, "wb"));
+    digest mem = digest_memory(NULL, 0);
+    CHECK(mem.status < 0);
+    CHECK_EQ_U64(mem.events, 0);
+    digest d = digest_file(path, 0);
+    check_same(&d, &mem, "empty, mapped", path);
+    d = digest_file(path, 4096);
+    check_same(&d, &mem, "empty, 4 KiB windows", path);
+    unlink(path);
+}
+
+/* A trace still being written: bytes appended before the reader reaches
+ * the size the file had when it was opened are read too. */
+static void test_growing_file(void)
+{
+    const char *fixture = TEST_DATA("wks-concurrent.nettrace");
+    size_t size = 0;
+    uint8_t *data = check_read_file(fixture, &size);
+    if (!data)
+        SKIP("fixture missing");
+    digest whole = digest_memory(data, size);
+    char path[128];
+    tmp_path(path, sizeof path, "growing.nettrace");
+    static const size_t windows[] = {0, 4096};
+    for (size_t w = 0; w < 2; w++) {
+        size_t half = size / 2;
+        CHECK(write_file(path, data, half, "wb"));
+        gcs_error err;
+        gcs_source *src = windows[w] ? gcs_source_open_file_window(path, windows[w], &err)
+                                     : gcs_source_open_file(path, &err);
+        gcs_reader *r = gcs_reader_new(src, NULL, &err);
+        const gcs_event *ev;
+        CHECK_EQ_INT(gcs_reader_next(r, &ev, &err), GCS_OK);
+        uint64_t first_ts = ev ? (uint64_t)ev->timestamp : 0;
+        /* The reader has not reached the old end yet. */
+        CHECK(gcs_reader_get_stats(r)->bytes_read < half);
+        CHECK(write_file(path, data + half, size - half, "ab"));
+        uint64_t n = 1;
+        gcs_status st;
+        while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+            n++;
+        CHECK_EQ_INT(st, GCS_END);
+        CHECK_EQ_U64(n, whole.events);
+        CHECK_EQ_U64(gcs_reader_get_stats(r)->bytes_read, size);
+        CHECK_EQ_U64(first_ts, (uint64_t)whole.stats.first_timestamp);
+        gcs_reader_free(r);
+        gcs_source_free(src);
+    }
+    unlink(path);
+    free(data);
+}
+
+/* A regular file that cannot be mapped (sysfs says ENODEV) is read with
+ * read(), exactly as a descriptor would be. */
+static void test_unmappable_file_is_read(void)
+{
+    const char *path = "/sys/devices/system/cpu/online";
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        SKIP("no /sys/devices/system/cpu/online");
+    char buf[256];
+    ssize_t got = read(fd, buf, sizeof buf);
+    close(fd);
+    struct stat st;
+    if (got <= 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= got)
+        SKIP("sysfs file does not look as expected");
+    gcs_error err;
+    gcs_source *src = gcs_source_open_file(path, &err);
+    gcs_stream s;
+    gcs_stream_init(&s, src);
+    CHECK_EQ_INT(s.mode, GCS_STREAM_MAP); /* a regular file of 4096 bytes */
+    CHECK_EQ_INT(gcs_stream_need(&s, (size_t)got, &err), GCS_OK);
+    CHECK_EQ_INT(s.mode, GCS_STREAM_READ); /* mapping failed: fell back */
+    CHECK(memcmp(gcs_stream_peek(&s), buf, (size_t)got) == 0);
+    CHECK_EQ_INT(gcs_stream_need(&s, (size_t)got + 1, &err), GCS_END);
+    CHECK_EQ_U64(gcs_stream_avail(&s), (uint64_t)got);
+    gcs_stream_free(&s);
+    gcs_source_free(src);
+    /* Through the reader: the same verdict as the descriptor. */
+    digest a = digest_file(path, 0), b = digest_fd(path);
+    check_same(&a, &b, "unmappable file", path);
+}
+
+/* Mapping refused in the middle of a file (here: the stream is handed a
+ * write-only descriptor to map, which mmap refuses): the unconsumed bytes
+ * are kept and the rest is read with read(), byte for byte the file. */
+static void test_fallback_mid_stream(void)
+{
+    const char *path = TEST_DATA("probe-net10.nettrace");
+    size_t size = 0;
+    uint8_t *data = check_read_file(path, &size);
+    if (!data)
+        SKIP("fixture missing");
+    gcs_error err;
+    gcs_source *src = gcs_source_open_file_window(path, 4096, &err);
+    gcs_stream s;
+    gcs_stream_init(&s, src);
+    CHECK_EQ_INT(gcs_stream_need(&s, 3000, &err), GCS_OK);
+    gcs_stream_consume(&s, 1000);
+    int wfd = open(path, O_WRONLY);
+    if (wfd < 0) {
+        gcs_stream_free(&s);
+        gcs_source_free(src);
+        free(data);
+        SKIP("fixture not writable");
+    }
+    int mapped_fd = s.fd;
+    s.fd = wfd;
+    /* Needs past the window: mapping fails, the stream reads on. */
+    CHECK_EQ_INT(gcs_stream_need(&s, 9000, &err), GCS_OK);
+    CHECK_EQ_INT(s.mode, GCS_STREAM_READ);
+    CHECK(s.map == NULL);
+    s.fd = mapped_fd;
+    CHECK_EQ_U64(gcs_stream_offset(&s), 1000);
+    CHECK(memcmp(gcs_stream_peek(&s), data + 1000, 9000) == 0);
+    bool bytes_ok = true;
+    while (gcs_stream_offset(&s) + 5000 <= size) {
+        uint64_t at = gcs_stream_offset(&s);
+        if (gcs_stream_need(&s, 5000, &err) != GCS_OK ||
+            memcmp(gcs_stream_peek(&s), data + at, 5000) != 0) {
+            bytes_ok = false;
+            break;
+        }
+        gcs_stream_consume(&s, 4999);
+    }
+    CHECK(bytes_ok);
+    uint64_t left = size - gcs_stream_offset(&s);
+    CHECK_EQ_INT(gcs_stream_need(&s, (size_t)left + 1, &err), GCS_END);
+    CHECK_EQ_U64(gcs_stream_avail(&s), left);
+    close(wfd);
+    gcs_stream_free(&s);
+    gcs_source_free(src);
+    free(data);
+}
+
+int main(void)
+{
+    strcpy(tmpdir, "/tmp/gcs-map-XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    find_traces();
+    RUN(test_every_trace_every_medium);
+    RUN(test_shared_traces_present);
+    RUN(test_stream_views);
+    RUN(test_truncated_file_like_memory);
+    RUN(test_empty_file);
+    RUN(test_growing_file);
+    RUN(test_unmappable_file_is_read);
+    RUN(test_fallback_mid_stream);
+    globfree(&traces);
+    rmdir(tmpdir);
+    return check_report("test_source_map");
+}
