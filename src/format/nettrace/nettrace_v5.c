@@ -166,6 +166,13 @@ static gcs_status read_uncompressed_row(gcs_cursor *c, row_state *rs, uint64_t *
  * payload size change, the thread and its numbering do not. */
 #define COMMON_ROW_FLAGS (CF_METADATA_ID | CF_DATA_LENGTH)
 
+/* The usual encoding of a common row (little-endian bytes): the flags, a
+ * 1-byte metadata id, a 2-byte timestamp delta, a 1-byte size. The mask
+ * keeps the flags byte and each byte's continuation bit. */
+#define COMMON_SHAPE_BYTES 5u
+#define COMMON_SHAPE_MASK 0x80808080FFull
+#define COMMON_SHAPE_BITS (0x800000ull | COMMON_ROW_FLAGS)
+
 /* Hands the collected rows to the sink; rows[] is then free again. */
 static gcs_status flush_rows(const gcs_sink *sink, const gcs_row *rows, size_t *n, gcs_error *err)
 {
@@ -193,12 +200,22 @@ static size_t take_common_rows(gcs_cursor *block, row_state *rs, gcs_row *rows, 
     while (n < cap && gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX) {
         const gcs_cursor row = c;
         uint8_t flags;
-        uint64_t delta_ts;
+        uint64_t delta_ts, head;
         const uint8_t *payload;
-        if (!gcs_cur_u8(&c, &flags) || flags != COMMON_ROW_FLAGS ||
-            !gcs_cur_varu32_room(&c, &metadata_id) || !gcs_cur_varu64_room(&c, &delta_ts) ||
-            !gcs_cur_varu32_room(&c, &size) || size > GCS_MAX_PAYLOAD_SIZE ||
-            !gcs_cur_bytes(&c, size, &payload)) {
+        if (gcs_cur_peek_u64(&c, &head) && (head & COMMON_SHAPE_MASK) == COMMON_SHAPE_BITS) {
+            /* The usual encoding of the usual row, read at once. */
+            metadata_id = (uint32_t)(head >> 8) & 0x7f;
+            delta_ts = ((head >> 16) & 0x7f) | ((head >> 17) & (0x7fu << 7));
+            size = (uint32_t)(head >> 32) & 0x7f;
+            gcs_cur_skip(&c, COMMON_SHAPE_BYTES);
+            if (!gcs_cur_bytes(&c, size, &payload)) {
+                c = row;
+                break;
+            }
+        } else if (!gcs_cur_u8(&c, &flags) || flags != COMMON_ROW_FLAGS ||
+                   !gcs_cur_varu32_room(&c, &metadata_id) ||
+                   !gcs_cur_varu64_room(&c, &delta_ts) || !gcs_cur_varu32_room(&c, &size) ||
+                   size > GCS_MAX_PAYLOAD_SIZE || !gcs_cur_bytes(&c, size, &payload)) {
             c = row;
             break;
         }
