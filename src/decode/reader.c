@@ -85,7 +85,16 @@ struct gcs_reader {
     bool activity_clear;             /* current's activity ids are zero */
     bool scanning;                   /* gcs_reader_scan: count, deliver nothing */
     type_entry unresolvable; /* type of events whose placeholder could not be kept */
+    /* Scanning: rows of quick types are counted by the container, per
+     * metadata id (see gcs_tally); folded into types and stats by
+     * fold_tally. */
+    gcs_tally tally;
 };
+
+/* Metadata ids below this may be counted by the container. */
+#define GCS_MAX_TALLY_SLOTS ((size_t)1 << 16)
+
+static void fold_tally(gcs_reader *r);
 
 static const char *const format_names[] = {"unknown", "nettrace", "netperf"};
 
@@ -108,6 +117,11 @@ static gcs_event_type *type_find(const gcs_reader *r, uint32_t id)
 
 static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
 {
+    /* Rows the container counted belong to the old definition. */
+    if (t->metadata_id < r->tally.n_slots) {
+        fold_tally(r);
+        r->tally.slots[t->metadata_id].counted = false;
+    }
     if ((r->types_n + 1) * 2 > r->type_slots_cap) {
         if (r->types_n >= GCS_MAX_EVENT_TYPES)
             return GCS_FAIL(err, GCS_ERR_LIMIT, gcs_stream_offset(&r->stream),
@@ -309,6 +323,7 @@ void gcs_reader_free(gcs_reader *r)
     gcs_arena_reset(&r->meta_arena);
     free(r->type_slots);
     free(r->types);
+    free(r->tally.slots);
     free(r);
 }
 
@@ -425,26 +440,33 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
 }
 
 /* Scanning: counts an event without ordering or building it. */
-static inline void scan_count(gcs_reader *r, uint32_t metadata_id, const uint8_t *payload,
-                              uint32_t size, int64_t timestamp)
+static inline type_entry *scan_count(gcs_reader *r, uint32_t metadata_id, const uint8_t *payload,
+                                     uint32_t size, int64_t timestamp)
 {
-    count_event(r, resolve_type(r, metadata_id), payload, size);
+    type_entry *te = resolve_type(r, metadata_id);
+    count_event(r, te, payload, size);
     if (r->stats.events++ == 0) {
         r->stats.first_timestamp = r->stats.last_timestamp = timestamp;
-        return;
+        return te;
     }
     if (timestamp < r->stats.first_timestamp)
         r->stats.first_timestamp = timestamp;
     if (timestamp > r->stats.last_timestamp)
         r->stats.last_timestamp = timestamp;
+    return te;
 }
+
+static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te);
 
 static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *err)
 {
     gcs_reader *r = ctx;
     if (ev->has_sequence)
         gcs_sorter_note_sequence_run(r->sorter, ev->capture_tid, ev->sequence, ev->sequence);
-    scan_count(r, ev->metadata_id, ev->payload, ev->payload_size, ev->timestamp);
+    type_entry *te = scan_count(r, ev->metadata_id, ev->payload, ev->payload_size, ev->timestamp);
+    /* Later rows of a quick type the container may count itself. */
+    if (te->quick && te->pub.metadata_id == ev->metadata_id && r->sink.tally)
+        tally_take(r, ev->metadata_id, te);
     return GCS_OK;
 }
 
@@ -452,6 +474,7 @@ static void sync_stats(gcs_reader *r)
 {
     if (r->stats.events > 0 && !r->scanning)
         r->stats.last_timestamp = r->current.timestamp;
+    fold_tally(r);
     r->stats.bytes_read = gcs_stream_offset(&r->stream);
     r->stats.lost_events = gcs_sorter_lost_events(r->sorter);
     r->stats.sort_overflows = gcs_sorter_overflows(r->sorter);
@@ -570,46 +593,59 @@ static gcs_status __attribute__((noinline)) reader_step(gcs_reader *r, gcs_error
     }
 }
 
-/* Scanning a batch: the same counts as scan_count, with the counters in
- * locals (most rows: a known fixed-size type, the same thread as before). */
-static gcs_status on_rows_scan(void *ctx, const gcs_row *rows, size_t n, gcs_error *err)
+/* Lets the container count the rows of a quick type from now on. */
+static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
+{
+    if (id == 0 || id >= GCS_MAX_TALLY_SLOTS)
+        return;
+    gcs_tally *t = &r->tally;
+    if (id >= t->n_slots) {
+        size_t n = t->n_slots ? t->n_slots : 128; /* the container's fast path wants 128 */
+        while (n <= id)
+            n *= 2;
+        gcs_tally_slot *grown = realloc(t->slots, n * sizeof *grown);
+        if (!grown)
+            return; /* counted one by one instead */
+        memset(grown + t->n_slots, 0, (n - t->n_slots) * sizeof *grown);
+        t->slots = grown;
+        t->n_slots = n;
+    }
+    t->slots[id].counted = true;
+    t->slots[id].min_size = te->min_size;
+}
+
+/* Moves what the container counted into the types and the stats. */
+static void fold_tally(gcs_reader *r)
+{
+    gcs_tally *t = &r->tally;
+    if (t->rows == 0)
+        return;
+    for (size_t id = 0; id < t->n_slots; id++) {
+        if (!t->slots[id].count)
+            continue;
+        gcs_event_type *type = type_find(r, (uint32_t)id);
+        assert(type); /* a slot is counted only after its type was found */
+        type->count += t->slots[id].count;
+        t->slots[id].count = 0;
+    }
+    r->stats.undecodable_events += t->short_rows;
+    if (r->stats.events == 0) {
+        r->stats.first_timestamp = t->first_timestamp;
+        r->stats.last_timestamp = t->last_timestamp;
+    } else {
+        if (t->first_timestamp < r->stats.first_timestamp)
+            r->stats.first_timestamp = t->first_timestamp;
+        if (t->last_timestamp > r->stats.last_timestamp)
+            r->stats.last_timestamp = t->last_timestamp;
+    }
+    r->stats.events += t->rows;
+    t->rows = t->short_rows = 0;
+}
+
+static void on_sequence_run(void *ctx, uint64_t capture_tid, uint32_t first, uint32_t last)
 {
     gcs_reader *r = ctx;
-    if (n == 0)
-        return GCS_OK;
-    if (r->stats.events == 0)
-        r->stats.first_timestamp = r->stats.last_timestamp = rows[0].timestamp;
-    int64_t lo = r->stats.first_timestamp, hi = r->stats.last_timestamp;
-    uint64_t short_payloads = 0;
-    /* Rows of one thread numbered one after another form a run: the sorter
-     * hears of runs, not rows. */
-    uint64_t run_tid = rows[0].capture_tid;
-    uint32_t run_first = rows[0].sequence, run_last = run_first - 1u;
-    for (size_t i = 0; i < n; i++) {
-        const gcs_row *row = &rows[i];
-        if (row->capture_tid == run_tid && row->sequence == run_last + 1u) {
-            run_last++;
-        } else {
-            gcs_sorter_note_sequence_run(r->sorter, run_tid, run_first, run_last);
-            run_tid = row->capture_tid;
-            run_first = run_last = row->sequence;
-        }
-        type_entry *te = resolve_type(r, row->metadata_id);
-        if (te->quick) {
-            te->pub.count++;
-            short_payloads += row->payload_size < te->min_size;
-        } else {
-            count_event(r, te, row->payload, row->payload_size);
-        }
-        lo = row->timestamp < lo ? row->timestamp : lo;
-        hi = row->timestamp > hi ? row->timestamp : hi;
-    }
-    gcs_sorter_note_sequence_run(r->sorter, run_tid, run_first, run_last);
-    r->stats.undecodable_events += short_payloads;
-    r->stats.events += n;
-    r->stats.first_timestamp = lo;
-    r->stats.last_timestamp = hi;
-    return GCS_OK;
+    gcs_sorter_note_sequence_run(r->sorter, capture_tid, first, last);
 }
 
 /* Starts scanning: events gcs_reader_next had buffered are counted, and
@@ -628,7 +664,8 @@ static void start_scanning(gcs_reader *r)
     }
     r->scanning = true;
     r->sink.event = on_event_scan;
-    r->sink.rows = on_rows_scan;
+    r->sink.tally = &r->tally;
+    r->sink.sequence_run = on_sequence_run;
 }
 
 gcs_status gcs_reader_scan(gcs_reader *r, gcs_error *err)
@@ -690,5 +727,6 @@ const gcs_reader_stats *gcs_reader_get_stats(const gcs_reader *r)
 
 const gcs_event_type *gcs_reader_event_type(const gcs_reader *r, uint32_t index)
 {
+    fold_tally((gcs_reader *)r); /* counts made by the container */
     return index < r->types_n ? r->types[index] : NULL;
 }

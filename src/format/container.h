@@ -59,18 +59,28 @@ typedef struct gcs_raw_event {
     uint64_t offset;          /* input offset of the event row */
 } gcs_raw_event;
 
-/* An event row reduced to what a counter needs (sink->rows). */
-typedef struct gcs_row {
-    int64_t timestamp;      /* ticks */
-    uint64_t capture_tid;   /* thread whose sequence numbering this is */
-    const uint8_t *payload; /* valid during the sink call only */
-    uint32_t metadata_id;
-    uint32_t payload_size;
-    uint32_t sequence;      /* every row in a batch has one */
-} gcs_row;
+/*
+ * Counting in the container (sink->tally, for a sink that only counts):
+ * rows whose metadata id has a slot marked `counted` are not handed over
+ * one by one; the container adds them to the slot's count (and to
+ * `short_rows` when the payload is shorter than the slot's min_size), and
+ * keeps the earliest and latest timestamp. Every other row goes to
+ * sink->event as usual. Slots belong to the sink, which may add or
+ * reallocate them during any sink call.
+ */
+typedef struct gcs_tally_slot {
+    uint64_t count;
+    uint32_t min_size;
+    bool counted;
+} gcs_tally_slot;
 
-/* Rows a container collects before calling sink->rows. */
-#define GCS_ROW_BATCH 256u
+typedef struct gcs_tally {
+    gcs_tally_slot *slots; /* by metadata id */
+    size_t n_slots;
+    uint64_t rows;         /* rows counted in slots */
+    uint64_t short_rows;   /* of them, payload shorter than the slot's min_size */
+    int64_t first_timestamp, last_timestamp; /* of counted rows, when rows > 0 */
+} gcs_tally;
 
 /* One thread's entry in a sequence point. */
 typedef struct gcs_seq_entry {
@@ -92,11 +102,12 @@ typedef struct gcs_sink {
     void (*block)(void *ctx);
     void (*stack)(void *ctx, uint32_t stack_id);
     /* Optional (may be NULL), for a sink that only counts events: a
-     * container that can may hand event rows over in batches of up to
-     * GCS_ROW_BATCH here instead of calling `event` per row (one call, no
-     * gcs_raw_event filled). Rows come in file order; a batch never spans
-     * a sink call of another kind. */
-    gcs_status (*rows)(void *ctx, const gcs_row *rows, size_t n, gcs_error *err);
+     * container that can counts rows into it instead of calling `event`
+     * (see gcs_tally). Their sequence numbers are then reported as runs:
+     * sequence_run(capture_tid, first, last) for consecutive numbers of one
+     * thread, in file order with the `event` calls. */
+    gcs_tally *tally;
+    void (*sequence_run)(void *ctx, uint64_t capture_tid, uint32_t first, uint32_t last);
     /* Optional (may be NULL): a survivable anomaly in the container, e.g.
      * a metadata row whose field description could not be read (the row
      * is still reported, without fields) or an unknown object skipped. */

@@ -75,7 +75,7 @@ static inline __attribute__((always_inline)) bool row_varu64(gcs_cursor *c, bool
 }
 
 /* The fields after the flags byte. `flags` is a constant where the caller
- * specializes for the runtime's common row (see count_compressed_rows). */
+ * specializes for the runtime's common row (see tally_common_rows). */
 static inline __attribute__((always_inline)) gcs_status
 read_row_fields(gcs_cursor *c, row_state *rs, gcs_error *err, bool room, uint8_t flags)
 {
@@ -173,114 +173,158 @@ static gcs_status read_uncompressed_row(gcs_cursor *c, row_state *rs, uint64_t *
 #define COMMON_SHAPE_MASK 0x80808080FFull
 #define COMMON_SHAPE_BITS (0x800000ull | COMMON_ROW_FLAGS)
 
-/* Hands the collected rows to the sink; rows[] is then free again. */
-static gcs_status flush_rows(const gcs_sink *sink, const gcs_row *rows, size_t *n, gcs_error *err)
+/* How far ahead the counting loop asks for input: the loop is a chain of
+ * dependent loads (each row's size gives the next row's position), and
+ * the hardware brings a sequential stream only as far as L2 in time, and
+ * not across 4 KiB pages. Measured on the 1 GiB bench trace (info, one
+ * core): 0.23 s without, 0.24 s at 512 bytes, 0.21 s at 1 KiB, 0.20 s at
+ * 2 and 4 KiB, 0.21-0.24 s at 8 and 16 KiB. */
+#ifndef PREFETCH_AHEAD
+#define PREFETCH_AHEAD 2048u
+#endif
+
+/* Consecutive sequence numbers of counted rows, reported to the sink as
+ * one run (sink->sequence_run) when the run breaks. */
+typedef struct seq_run {
+    bool open;
+    uint64_t tid;
+    uint32_t first, last;
+} seq_run;
+
+static void end_run(const gcs_sink *sink, seq_run *run)
 {
-    size_t count = *n;
-    *n = 0;
-    return count ? sink->rows(sink->ctx, rows, count, err) : GCS_OK;
+    if (run->open && sink->sequence_run)
+        sink->sequence_run(sink->ctx, run->tid, run->first, run->last);
+    run->open = false;
+}
+
+static inline void extend_run(const gcs_sink *sink, seq_run *run, uint64_t tid, uint32_t first,
+                              uint32_t last)
+{
+    if (run->open && run->tid == tid && first == run->last + 1u) {
+        run->last = last;
+        return;
+    }
+    end_run(sink, run);
+    *run = (seq_run){true, tid, first, last};
 }
 
 /*
- * Common rows (COMMON_ROW_FLAGS) one after another, decoded into rows[n..cap)
- * while the longest header fits: the loop of count_compressed_rows with no
- * test per flag and everything in registers. It stops before the first row
- * it cannot take whole (other flags, an invalid or oversized field, a
- * payload past the block), leaving that row to the general decoder, which
- * reports any fault exactly. Returns the new n.
+ * Common rows (COMMON_ROW_FLAGS) of counted types, one after another, while
+ * the longest header fits: decoded and counted into the tally with no test
+ * per flag and everything in registers. Stops before the first row it
+ * cannot take whole (other flags, a type not counted here, an invalid or
+ * oversized field, a payload past the block), leaving that row to the
+ * general decoder, which reports any fault exactly.
  */
-static size_t take_common_rows(gcs_cursor *block, row_state *rs, gcs_row *rows, size_t n,
-                               size_t cap)
+static __attribute__((noinline)) void tally_common_rows(const gcs_sink *sink, gcs_cursor *block,
+                                                       row_state *rs, seq_run *run)
 {
+    gcs_tally *t = sink->tally;
+    gcs_tally_slot *const slots = t->slots;
+    const size_t n_slots = t->n_slots;
     gcs_cursor c = *block;
-    uint32_t sequence = rs->ev.sequence;
+    const uint32_t first_sequence = rs->ev.sequence + 1u;
     int64_t timestamp = rs->ev.timestamp;
-    const uint64_t capture_tid = rs->ev.capture_tid;
+    int64_t lo = t->rows ? t->first_timestamp : INT64_MAX;
+    int64_t hi = t->rows ? t->last_timestamp : INT64_MIN;
     uint32_t metadata_id = rs->ev.metadata_id, size = rs->ev.payload_size;
-    while (n < cap && gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX) {
+    uint64_t taken = 0, short_rows = 0;
+    /* Every id of the 5-byte encoding (7 bits) has a slot: no id check. */
+    const bool shape_ok = n_slots > 0x7f;
+    for (;;) {
+        /* Rows in the usual encoding: one 8-byte peek each, few live
+         * values, so the loop stays in registers. Slot 0 is never
+         * counted: every row taken numbers one more than the one before. */
+        uint64_t head, last_head = 0;
+        while (shape_ok && gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX &&
+               gcs_cur_peek_u64(&c, &head) && (head & COMMON_SHAPE_MASK) == COMMON_SHAPE_BITS) {
+            const uint32_t id = (uint32_t)(head >> 8) & 0x7f;
+            const uint32_t row_size = (uint32_t)(head >> 32) & 0x7f;
+            if (!slots[id].counted || !gcs_cur_skip(&c, COMMON_SHAPE_BYTES + row_size))
+                break;
+            gcs_cur_prefetch(&c, PREFETCH_AHEAD);
+            timestamp = (int64_t)((uint64_t)timestamp + (((head >> 16) & 0x7f) |
+                                                         ((head >> 17) & (0x7fu << 7))));
+            slots[id].count++;
+            short_rows += row_size < slots[id].min_size;
+            lo = timestamp < lo ? timestamp : lo;
+            hi = timestamp > hi ? timestamp : hi;
+            taken++;
+            last_head = head;
+        }
+        if (last_head) {
+            metadata_id = (uint32_t)(last_head >> 8) & 0x7f;
+            size = (uint32_t)(last_head >> 32) & 0x7f;
+        }
+        /* One common row in a longer encoding. */
         const gcs_cursor row = c;
         uint8_t flags;
-        uint64_t delta_ts, head;
-        const uint8_t *payload;
-        if (gcs_cur_peek_u64(&c, &head) && (head & COMMON_SHAPE_MASK) == COMMON_SHAPE_BITS) {
-            /* The usual encoding of the usual row, read at once. */
-            metadata_id = (uint32_t)(head >> 8) & 0x7f;
-            delta_ts = ((head >> 16) & 0x7f) | ((head >> 17) & (0x7fu << 7));
-            size = (uint32_t)(head >> 32) & 0x7f;
-            gcs_cur_skip(&c, COMMON_SHAPE_BYTES);
-            if (!gcs_cur_bytes(&c, size, &payload)) {
-                c = row;
-                break;
-            }
-        } else if (!gcs_cur_u8(&c, &flags) || flags != COMMON_ROW_FLAGS ||
-                   !gcs_cur_varu32_room(&c, &metadata_id) ||
-                   !gcs_cur_varu64_room(&c, &delta_ts) || !gcs_cur_varu32_room(&c, &size) ||
-                   size > GCS_MAX_PAYLOAD_SIZE || !gcs_cur_bytes(&c, size, &payload)) {
+        uint32_t id, row_size;
+        uint64_t delta_ts;
+        if (gcs_cur_left(&c) < COMPRESSED_HEADER_MAX || !gcs_cur_u8(&c, &flags) ||
+            flags != COMMON_ROW_FLAGS || !gcs_cur_varu32_room(&c, &id) ||
+            !gcs_cur_varu64_room(&c, &delta_ts) || !gcs_cur_varu32_room(&c, &row_size) ||
+            row_size > GCS_MAX_PAYLOAD_SIZE || id == 0 || id >= n_slots || !slots[id].counted ||
+            !gcs_cur_skip(&c, row_size)) {
             c = row;
             break;
         }
-        if (metadata_id != 0)
-            sequence++;
+        metadata_id = id;
+        size = row_size;
         timestamp = (int64_t)((uint64_t)timestamp + delta_ts);
-        gcs_row *w = &rows[n++];
-        w->timestamp = timestamp;
-        w->capture_tid = capture_tid;
-        w->payload = payload;
-        w->metadata_id = metadata_id;
-        w->payload_size = size;
-        w->sequence = sequence;
+        slots[id].count++;
+        short_rows += size < slots[id].min_size;
+        lo = timestamp < lo ? timestamp : lo;
+        hi = timestamp > hi ? timestamp : hi;
+        taken++;
+    }
+    if (taken) {
+        const uint32_t sequence = rs->ev.sequence + (uint32_t)taken;
         rs->ev.metadata_id = metadata_id;
         rs->ev.payload_size = size;
+        rs->ev.sequence = sequence;
+        rs->ev.timestamp = timestamp;
+        t->rows += taken;
+        t->short_rows += short_rows;
+        t->first_timestamp = lo;
+        t->last_timestamp = hi;
+        extend_run(sink, run, rs->ev.capture_tid, first_sequence, sequence);
     }
-    rs->ev.sequence = sequence;
-    rs->ev.timestamp = timestamp;
     *block = c;
-    return n;
 }
 
 /*
- * The event rows of a header-compressed block for a sink that only counts
- * (sink->rows): the same decoding and the same checks as parse_rows, but
- * rows are collected in batches instead of one gcs_raw_event and one call
- * each. Rows before a fault are still handed over, then the fault returned.
+ * The event rows of a header-compressed block for a counting sink
+ * (sink->tally): rows of counted types are counted here, the others go to
+ * sink->event; the same decoding and the same checks as parse_rows, so a
+ * fault is reported with the same offset and reason, after the rows
+ * before it were counted or handed over.
  */
-static gcs_status count_compressed_rows(const gcs_sink *sink, gcs_cursor *block, gcs_error *err)
+static gcs_status tally_compressed_rows(gcs_fs_reader *r, gcs_cursor *block, gcs_error *err)
 {
+    const gcs_sink *sink = r->base.sink;
     gcs_cursor cur = *block;
     gcs_cursor *c = &cur;
-    gcs_row rows[GCS_ROW_BATCH];
-    size_t n = 0;
     row_state rs;
     memset(&rs, 0, sizeof rs);
+    rs.ev.has_sequence = true;
+    rs.ev.pid = r->info.pid;
+    seq_run run = {0};
     gcs_status st = GCS_OK;
     while (gcs_cur_left(c) > 0) {
-        n = take_common_rows(c, &rs, rows, n, GCS_ROW_BATCH);
-        if (n == GCS_ROW_BATCH) {
-            if ((st = flush_rows(sink, rows, &n, err)) < 0)
-                break;
-            continue;
-        }
+        tally_common_rows(sink, c, &rs, &run);
         if (gcs_cur_left(c) == 0)
             break;
         const uint64_t row_at = gcs_cur_offset(c);
-        /* Inlined here (not shared with parse_rows) so that the cursor and
-         * the row state stay in registers. The runtime writes almost every
-         * row with flags "new metadata id, new size": that row gets a body
-         * of its own, without a test per flag. */
-        uint8_t flags = 0;
-        if (gcs_cur_left(c) < COMPRESSED_HEADER_MAX) {
-            /* Copies: taking the address of cur or rs would keep them out
-             * of registers in the whole loop. */
-            gcs_cursor tail = cur;
-            row_state tail_rs = rs;
-            st = read_compressed_row(&tail, &tail_rs, err);
-            cur = tail;
-            rs = tail_rs;
-        }
-        else if (gcs_cur_u8(c, &flags) && flags == COMMON_ROW_FLAGS)
-            st = read_row_fields(c, &rs, err, true, COMMON_ROW_FLAGS);
-        else
-            st = read_row_fields(c, &rs, err, true, flags);
+        /* Copies: taking the address of cur or rs would keep them out of
+         * registers in the whole loop. */
+        gcs_cursor row_cur = cur;
+        row_state row_rs = rs;
+        st = gcs_cur_left(c) >= COMPRESSED_HEADER_MAX ? read_compressed_row_room(&row_cur, &row_rs, err)
+                                                      : read_compressed_row(&row_cur, &row_rs, err);
+        cur = row_cur;
+        rs = row_rs;
         if (st != GCS_OK)
             break;
         if (rs.ev.payload_size > GCS_MAX_PAYLOAD_SIZE) {
@@ -294,25 +338,33 @@ static gcs_status count_compressed_rows(const gcs_sink *sink, gcs_cursor *block,
                              rs.ev.payload_size);
             break;
         }
-        gcs_row *w = &rows[n++];
-        w->timestamp = rs.ev.timestamp;
-        w->capture_tid = rs.ev.capture_tid;
-        w->payload = payload;
-        w->metadata_id = rs.ev.metadata_id;
-        w->payload_size = rs.ev.payload_size;
-        w->sequence = rs.ev.sequence;
-        if (n == GCS_ROW_BATCH && (st = flush_rows(sink, rows, &n, err)) < 0)
+        gcs_tally *t = sink->tally;
+        uint32_t id = rs.ev.metadata_id;
+        if (id != 0 && id < t->n_slots && t->slots[id].counted) {
+            t->slots[id].count++;
+            t->short_rows += rs.ev.payload_size < t->slots[id].min_size;
+            if (t->rows++ == 0) {
+                t->first_timestamp = t->last_timestamp = rs.ev.timestamp;
+            } else {
+                if (rs.ev.timestamp < t->first_timestamp)
+                    t->first_timestamp = rs.ev.timestamp;
+                if (rs.ev.timestamp > t->last_timestamp)
+                    t->last_timestamp = rs.ev.timestamp;
+            }
+            extend_run(sink, &run, rs.ev.capture_tid, rs.ev.sequence, rs.ev.sequence);
+            continue;
+        }
+        /* Handed over: its sequence number comes after the open run's. */
+        end_run(sink, &run);
+        rs.ev.payload = payload;
+        rs.ev.offset = row_at;
+        rs.ev.activity_id = rs.activity_set ? rs.activity : NULL;
+        rs.ev.related_activity_id = rs.activity_set ? rs.related : NULL;
+        if ((st = sink->event(sink->ctx, &rs.ev, err)) < 0)
             break;
     }
+    end_run(sink, &run);
     *block = cur;
-    if (st == GCS_OK)
-        return flush_rows(sink, rows, &n, err);
-    gcs_error flush_err;
-    gcs_status fst = flush_rows(sink, rows, &n, &flush_err);
-    if (fst < 0) {
-        *err = flush_err;
-        return fst;
-    }
     return st;
 }
 
@@ -327,8 +379,8 @@ static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_bloc
     if (header_size < MIN_BLOCK_HEADER_SIZE || !gcs_cur_skip(c, (size_t)header_size - 4))
         return GCS_CORRUPT(err, block_at, "block header size %u is invalid", header_size);
     bool compressed = (flags & BLOCK_FLAG_HEADER_COMPRESSION) != 0;
-    if (compressed && !metadata_block && sink->rows)
-        return count_compressed_rows(sink, c, err);
+    if (compressed && !metadata_block && sink->tally)
+        return tally_compressed_rows(r, c, err);
 
     row_state rs;
     memset(&rs, 0, sizeof rs);
