@@ -177,6 +177,19 @@ gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev);
 /* Tells the analyzer how many events the reader lost (for the report). */
 void gcs_gc_analyzer_set_lost_events(gcs_gc_analyzer *an, uint64_t lost);
 
+/*
+ * The events gcs_gc_analyzer_feed uses (the others change no GCStats
+ * number). Pass it as gcs_reader_options.want (ctx unused): the reader then
+ * only counts the rest, which is most of a trace full of handle or
+ * allocation events. Then also call gcs_gc_analyzer_set_span.
+ */
+bool gcs_gc_wants(void *ctx, const gcs_event_type *type);
+
+/* The time of the trace's first and last event (ms, as gcs_event.msec;
+ * gcs_reader_msec of gcs_reader_stats' first and last timestamp), for a
+ * reader that did not deliver every event: the report's trace duration. */
+void gcs_gc_analyzer_set_span(gcs_gc_analyzer *an, double first_ms, double last_ms);
+
 /* Ends the stream: computes derived values, rollups, percentiles. */
 void gcs_gc_analyzer_finish(gcs_gc_analyzer *an);
 

@@ -131,7 +131,10 @@ typedef struct gcs_event {
 typedef struct gcs_reader_stats {
     uint64_t bytes_read;
     uint64_t blocks;
-    uint64_t events;              /* events delivered */
+    uint64_t events;              /* events read: delivered, or counted only
+                                     (see skipped_events) */
+    uint64_t skipped_events;      /* of them, counted but not delivered:
+                                     refused by options.want, or scanned */
     uint64_t lost_events;         /* gaps in per-thread sequence numbers */
     uint64_t unknown_events;      /* no name or schema known */
     uint64_t undecodable_events;  /* payload does not fit its schema */
@@ -144,13 +147,22 @@ typedef struct gcs_reader_stats {
                                      field description, a skipped object) */
     uint64_t first_anomaly_offset;
     char first_anomaly[160];      /* reason of the first one, "" if none */
-    int64_t first_timestamp;      /* of delivered events; 0 if none (after */
-    int64_t last_timestamp;       /* gcs_reader_scan: earliest and latest) */
+    /* Earliest and latest event read (0 if none): the first and the last
+     * delivered, or skipped ones when earlier or later. */
+    int64_t first_timestamp;
+    int64_t last_timestamp;
 } gcs_reader_stats;
 
 typedef struct gcs_reader_options {
     /* Cap on the bytes of events buffered for sorting (0: default 256 MiB). */
     size_t sort_window_bytes;
+    /* Which events to deliver (NULL: all). Asked once per event type, with
+     * want_ctx. Events of refused types are counted (stats, type counts,
+     * lost events) but neither sorted nor delivered, which is much faster
+     * when they are most of the trace (e.g. gcs_gc_wants for GC analysis
+     * of a trace full of handle or allocation events). */
+    bool (*want)(void *want_ctx, const gcs_event_type *type);
+    void *want_ctx;
 } gcs_reader_options;
 
 typedef struct gcs_reader gcs_reader;
@@ -189,6 +201,10 @@ gcs_status gcs_reader_scan(gcs_reader *r, gcs_error *err);
  * writes again. Call it after gcs_reader_next returned GCS_AGAIN.
  */
 void gcs_reader_release_pending(gcs_reader *r);
+
+/* A timestamp as ms since the trace start (what gcs_event.msec holds);
+ * 0 until the header has been read. */
+double gcs_reader_msec(const gcs_reader *r, int64_t timestamp);
 
 /* Header facts; NULL until the header has been read. */
 const gcs_trace_info *gcs_reader_info(const gcs_reader *r);

@@ -38,6 +38,8 @@ typedef enum reader_state {
 /* How a payload of a known type is checked against its schema. */
 enum fit_check { FIT_NONE = 0 /* no fields */, FIT_FIXED, FIT_OTHER };
 
+enum { WANT_UNASKED = 0, WANT_YES, WANT_NO };
+
 /* Strings in a "flat" schema checked without the general walker. */
 #define FLAT_MAX_STRINGS 8
 
@@ -55,6 +57,7 @@ typedef struct type_entry {
      * has at least min_size bytes. Else count_event asks more. */
     bool quick;
     uint32_t min_size;
+    uint8_t want; /* options.want's answer: WANT_UNASKED, WANT_YES, WANT_NO */
     bool flat;
     uint8_t flat_strings;
     bool flat_utf16[FLAT_MAX_STRINGS];
@@ -84,6 +87,11 @@ struct gcs_reader {
     const gcs_event_type *type_cache[TYPE_CACHE_SIZE];
     bool activity_clear;             /* current's activity ids are zero */
     bool scanning;                   /* gcs_reader_scan: count, deliver nothing */
+    gcs_reader_options opts;
+    /* Events delivered (the first one's timestamp), and events counted
+     * without delivery (skipped or scanned; earliest and latest). */
+    uint64_t delivered, counted;
+    int64_t delivered_first, counted_lo, counted_hi;
     type_entry unresolvable; /* type of events whose placeholder could not be kept */
     /* Scanning: rows of quick types are counted by the container, per
      * metadata id (see gcs_tally); folded into types and stats by
@@ -235,9 +243,24 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
     return type_insert(r, t, err);
 }
 
+static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *err);
+static inline type_entry *resolve_type(gcs_reader *r, uint32_t id);
+static void on_sequence_run(void *ctx, uint64_t capture_tid, uint32_t first, uint32_t last);
+
+/* Does the caller want events of this type (options.want, asked once)? */
+static bool wanted(gcs_reader *r, uint32_t metadata_id)
+{
+    type_entry *te = resolve_type(r, metadata_id);
+    if (te->want == WANT_UNASKED)
+        te->want = r->opts.want(r->opts.want_ctx, &te->pub) ? WANT_YES : WANT_NO;
+    return te->want == WANT_YES;
+}
+
 static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
 {
     gcs_reader *r = ctx;
+    if (r->opts.want && !wanted(r, ev->metadata_id))
+        return on_event_scan(ctx, ev, err); /* counted, not delivered */
     return gcs_sorter_add(r->sorter, ev, err);
 }
 
@@ -306,6 +329,13 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
     r->sink.stack = on_stack;
     r->sink.anomaly = on_anomaly;
     r->sink.thread_end = on_thread_end;
+    if (opts)
+        r->opts = *opts;
+    if (r->opts.want) {
+        /* The container may count the refused types' rows itself. */
+        r->sink.tally = &r->tally;
+        r->sink.sequence_run = on_sequence_run;
+    }
     r->unresolvable.pub.provider = "";
     r->unresolvable.pub.name = "UnknownMetadata";
     r->state = READER_OPENING;
@@ -434,25 +464,28 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
         r->activity_clear = true;
     }
     count_event(r, te, data, se->payload_size);
-    /* last_timestamp is the current event's (see sync_stats). */
-    if (r->stats.events++ == 0)
-        r->stats.first_timestamp = se->timestamp;
+    /* The last delivered is the current event (see sync_stats). */
+    if (r->delivered++ == 0)
+        r->delivered_first = se->timestamp;
 }
 
 /* Scanning: counts an event without ordering or building it. */
+/* Notes the time span of events counted without delivery. */
+static inline void counted_span(gcs_reader *r, int64_t lo, int64_t hi)
+{
+    if (r->counted == 0 || lo < r->counted_lo)
+        r->counted_lo = lo;
+    if (r->counted == 0 || hi > r->counted_hi)
+        r->counted_hi = hi;
+}
+
 static inline type_entry *scan_count(gcs_reader *r, uint32_t metadata_id, const uint8_t *payload,
                                      uint32_t size, int64_t timestamp)
 {
     type_entry *te = resolve_type(r, metadata_id);
     count_event(r, te, payload, size);
-    if (r->stats.events++ == 0) {
-        r->stats.first_timestamp = r->stats.last_timestamp = timestamp;
-        return te;
-    }
-    if (timestamp < r->stats.first_timestamp)
-        r->stats.first_timestamp = timestamp;
-    if (timestamp > r->stats.last_timestamp)
-        r->stats.last_timestamp = timestamp;
+    counted_span(r, timestamp, timestamp);
+    r->counted++;
     return te;
 }
 
@@ -472,15 +505,25 @@ static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *e
 
 static void sync_stats(gcs_reader *r)
 {
-    if (r->stats.events > 0 && !r->scanning)
-        r->stats.last_timestamp = r->current.timestamp;
     fold_tally(r);
+    r->stats.events = r->delivered + r->counted;
+    r->stats.skipped_events = r->counted;
+    if (r->delivered > 0) {
+        r->stats.first_timestamp = r->delivered_first;
+        r->stats.last_timestamp = r->current.timestamp;
+    }
+    if (r->counted > 0) {
+        if (r->delivered == 0 || r->counted_lo < r->stats.first_timestamp)
+            r->stats.first_timestamp = r->counted_lo;
+        if (r->delivered == 0 || r->counted_hi > r->stats.last_timestamp)
+            r->stats.last_timestamp = r->counted_hi;
+    }
     r->stats.bytes_read = gcs_stream_offset(&r->stream);
     r->stats.lost_events = gcs_sorter_lost_events(r->sorter);
     r->stats.sort_overflows = gcs_sorter_overflows(r->sorter);
 }
 
-/* The step's payloads all lie in the stream's current view. */
+/* The step's payloads all lie in the stream's view. */
 static void end_step(gcs_reader *r)
 {
     const uint8_t *lo, *hi;
@@ -629,16 +672,8 @@ static void fold_tally(gcs_reader *r)
         t->slots[id].count = 0;
     }
     r->stats.undecodable_events += t->short_rows;
-    if (r->stats.events == 0) {
-        r->stats.first_timestamp = t->first_timestamp;
-        r->stats.last_timestamp = t->last_timestamp;
-    } else {
-        if (t->first_timestamp < r->stats.first_timestamp)
-            r->stats.first_timestamp = t->first_timestamp;
-        if (t->last_timestamp > r->stats.last_timestamp)
-            r->stats.last_timestamp = t->last_timestamp;
-    }
-    r->stats.events += t->rows;
+    counted_span(r, t->first_timestamp, t->last_timestamp);
+    r->counted += t->rows;
     t->rows = t->short_rows = 0;
 }
 
@@ -711,6 +746,12 @@ void gcs_reader_release_pending(gcs_reader *r)
         return;
     gcs_sorter_flush(r->sorter);
     r->stats.idle_releases++;
+}
+
+double gcs_reader_msec(const gcs_reader *r, int64_t timestamp)
+{
+    /* The same expression as deliver's, so that values compare equal. */
+    return (double)(int64_t)((uint64_t)timestamp - (uint64_t)r->info.start_ticks) * r->ms_per_tick;
 }
 
 const gcs_trace_info *gcs_reader_info(const gcs_reader *r)

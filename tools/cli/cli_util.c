@@ -5,6 +5,11 @@
 
 bool cli_open_trace(cli_trace *t, const char *path)
 {
+    return cli_open_trace_with(t, path, NULL);
+}
+
+bool cli_open_trace_with(cli_trace *t, const char *path, const gcs_reader_options *opts)
+{
     gcs_error err;
     gcs_error_clear(&err);
     memset(t, 0, sizeof *t);
@@ -17,7 +22,7 @@ bool cli_open_trace(cli_trace *t, const char *path)
         fprintf(stderr, "gcscope: %s\n", err.reason);
         return false;
     }
-    t->reader = gcs_reader_new(t->src, NULL, &err);
+    t->reader = gcs_reader_new(t->src, opts, &err);
     if (!t->reader) {
         fprintf(stderr, "gcscope: %s: %s\n", path, err.reason);
         gcs_source_free(t->src);

@@ -18,6 +18,8 @@ typedef struct cli_trace {
 
 /* Opens path ("-" = standard input). Prints one line and returns false on failure. */
 bool cli_open_trace(cli_trace *t, const char *path);
+/* The same with reader options (NULL: defaults). */
+bool cli_open_trace_with(cli_trace *t, const char *path, const gcs_reader_options *opts);
 void cli_close_trace(cli_trace *t);
 
 /* Prints "gcscope: PATH: <what>" for a reader error (offset included when

@@ -61,8 +61,11 @@ int cmd_stats(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
+    /* Only the events GCStats uses are sorted and delivered; the rest are
+     * counted (most of a trace with handle or allocation events). */
+    gcs_reader_options opts = {.want = gcs_gc_wants};
     cli_trace tr;
-    if (!cli_open_trace(&tr, path))
+    if (!cli_open_trace_with(&tr, path, &opts))
         return CLI_FAILED;
     gcs_error err;
     gcs_error_clear(&err);
@@ -93,6 +96,9 @@ int cmd_stats(int argc, char **argv)
     const gcs_reader_stats *rs = gcs_reader_get_stats(tr.reader);
     if (rs)
         gcs_gc_analyzer_set_lost_events(an, rs->lost_events);
+    if (rs && rs->events > 0)
+        gcs_gc_analyzer_set_span(an, gcs_reader_msec(tr.reader, rs->first_timestamp),
+                                 gcs_reader_msec(tr.reader, rs->last_timestamp));
     gcs_gc_analyzer_finish(an);
     if (rc != CLI_OK && (!rs || rs->events == 0)) {
         gcs_gc_analyzer_free(an);

@@ -594,6 +594,18 @@ gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev)
     return feed_decoded(an, ev, kind);
 }
 
+bool gcs_gc_wants(void *ctx, const gcs_event_type *type)
+{
+    (void)ctx;
+    return feeds_gcstats(gcs_gc_classify(type));
+}
+
+void gcs_gc_analyzer_set_span(gcs_gc_analyzer *an, double first_ms, double last_ms)
+{
+    an->first_event_ms = first_ms;
+    an->last_event_ms = last_ms;
+}
+
 void gcs_gc_analyzer_set_lost_events(gcs_gc_analyzer *an, uint64_t lost)
 {
     an->lost_events = lost;

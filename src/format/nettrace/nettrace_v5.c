@@ -212,13 +212,17 @@ static inline void extend_run(const gcs_sink *sink, seq_run *run, uint64_t tid, 
 /*
  * Common rows (COMMON_ROW_FLAGS) of counted types, one after another, while
  * the longest header fits: decoded and counted into the tally with no test
- * per flag and everything in registers. Stops before the first row it
- * cannot take whole (other flags, a type not counted here, an invalid or
- * oversized field, a payload past the block), leaving that row to the
- * general decoder, which reports any fault exactly.
+ * per flag and everything in registers. Stops at the first row it cannot
+ * count. A common row of a type not counted here is decoded into rs and
+ * returned (true, *payload and *row_at set) for the caller to hand over;
+ * any other row
+ * (other flags, an invalid or oversized field, a payload past the block)
+ * is left unread (false) to the general decoder, which reports any fault
+ * exactly.
  */
-static __attribute__((noinline)) void tally_common_rows(const gcs_sink *sink, gcs_cursor *block,
-                                                       row_state *rs, seq_run *run)
+static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gcs_cursor *block,
+                                                       row_state *rs, seq_run *run,
+                                                       const uint8_t **payload, uint64_t *row_at)
 {
     gcs_tally *t = sink->tally;
     gcs_tally_slot *const slots = t->slots;
@@ -232,6 +236,10 @@ static __attribute__((noinline)) void tally_common_rows(const gcs_sink *sink, gc
     uint64_t taken = 0, short_rows = 0;
     /* Every id of the 5-byte encoding (7 bits) has a slot: no id check. */
     const bool shape_ok = n_slots > 0x7f;
+    /* A row decoded here but not counted: id, size, timestamp delta. */
+    bool other = false;
+    uint32_t other_id = 0, other_size = 0;
+    uint64_t other_delta = 0;
     for (;;) {
         /* Rows in the usual encoding: one 8-byte peek each, few live
          * values, so the loop stays in registers. Slot 0 is never
@@ -241,11 +249,22 @@ static __attribute__((noinline)) void tally_common_rows(const gcs_sink *sink, gc
                gcs_cur_peek_u64(&c, &head) && (head & COMMON_SHAPE_MASK) == COMMON_SHAPE_BITS) {
             const uint32_t id = (uint32_t)(head >> 8) & 0x7f;
             const uint32_t row_size = (uint32_t)(head >> 32) & 0x7f;
-            if (!slots[id].counted || !gcs_cur_skip(&c, COMMON_SHAPE_BYTES + row_size))
+            const uint64_t delta = ((head >> 16) & 0x7f) | ((head >> 17) & (0x7fu << 7));
+            if (!slots[id].counted) {
+                if (gcs_cur_left(&c) - COMMON_SHAPE_BYTES >= row_size) {
+                    *row_at = gcs_cur_offset(&c);
+                    other = true;
+                    other_id = id;
+                    other_size = row_size;
+                    other_delta = delta;
+                    gcs_cur_skip(&c, COMMON_SHAPE_BYTES);
+                }
+                break;
+            }
+            if (!gcs_cur_skip(&c, COMMON_SHAPE_BYTES + row_size))
                 break;
             gcs_cur_prefetch(&c, PREFETCH_AHEAD);
-            timestamp = (int64_t)((uint64_t)timestamp + (((head >> 16) & 0x7f) |
-                                                         ((head >> 17) & (0x7fu << 7))));
+            timestamp = (int64_t)((uint64_t)timestamp + delta);
             slots[id].count++;
             short_rows += row_size < slots[id].min_size;
             lo = timestamp < lo ? timestamp : lo;
@@ -257,6 +276,8 @@ static __attribute__((noinline)) void tally_common_rows(const gcs_sink *sink, gc
             metadata_id = (uint32_t)(last_head >> 8) & 0x7f;
             size = (uint32_t)(last_head >> 32) & 0x7f;
         }
+        if (other)
+            break;
         /* One common row in a longer encoding. */
         const gcs_cursor row = c;
         uint8_t flags;
@@ -265,11 +286,19 @@ static __attribute__((noinline)) void tally_common_rows(const gcs_sink *sink, gc
         if (gcs_cur_left(&c) < COMPRESSED_HEADER_MAX || !gcs_cur_u8(&c, &flags) ||
             flags != COMMON_ROW_FLAGS || !gcs_cur_varu32_room(&c, &id) ||
             !gcs_cur_varu64_room(&c, &delta_ts) || !gcs_cur_varu32_room(&c, &row_size) ||
-            row_size > GCS_MAX_PAYLOAD_SIZE || id == 0 || id >= n_slots || !slots[id].counted ||
-            !gcs_cur_skip(&c, row_size)) {
+            row_size > GCS_MAX_PAYLOAD_SIZE || row_size > gcs_cur_left(&c)) {
             c = row;
             break;
         }
+        if (id == 0 || id >= n_slots || !slots[id].counted) {
+            *row_at = gcs_cur_offset(&row);
+            other = true;
+            other_id = id;
+            other_size = row_size;
+            other_delta = delta_ts;
+            break;
+        }
+        gcs_cur_skip(&c, row_size);
         metadata_id = id;
         size = row_size;
         timestamp = (int64_t)((uint64_t)timestamp + delta_ts);
@@ -291,7 +320,18 @@ static __attribute__((noinline)) void tally_common_rows(const gcs_sink *sink, gc
         t->last_timestamp = hi;
         extend_run(sink, run, rs->ev.capture_tid, first_sequence, sequence);
     }
+    if (other) {
+        /* What the general decoder makes of a common row. */
+        rs->ev.metadata_id = other_id;
+        rs->ev.payload_size = other_size;
+        if (other_id != 0)
+            rs->ev.sequence++;
+        rs->ev.timestamp = (int64_t)((uint64_t)rs->ev.timestamp + other_delta);
+        rs->ev.is_sorted = false;
+        gcs_cur_bytes(&c, other_size, payload); /* checked above */
+    }
     *block = c;
+    return other;
 }
 
 /*
@@ -313,7 +353,19 @@ static gcs_status tally_compressed_rows(gcs_fs_reader *r, gcs_cursor *block, gcs
     seq_run run = {0};
     gcs_status st = GCS_OK;
     while (gcs_cur_left(c) > 0) {
-        tally_common_rows(sink, c, &rs, &run);
+        const uint8_t *payload;
+        uint64_t common_at;
+        if (tally_common_rows(sink, c, &rs, &run, &payload, &common_at)) {
+            /* A common row of a type not counted here: handed over. */
+            end_run(sink, &run);
+            rs.ev.payload = payload;
+            rs.ev.offset = common_at;
+            rs.ev.activity_id = rs.activity_set ? rs.activity : NULL;
+            rs.ev.related_activity_id = rs.activity_set ? rs.related : NULL;
+            if ((st = sink->event(sink->ctx, &rs.ev, err)) < 0)
+                break;
+            continue;
+        }
         if (gcs_cur_left(c) == 0)
             break;
         const uint64_t row_at = gcs_cur_offset(c);
@@ -332,7 +384,6 @@ static gcs_status tally_compressed_rows(gcs_fs_reader *r, gcs_cursor *block, gcs
                           rs.ev.payload_size);
             break;
         }
-        const uint8_t *payload;
         if (!gcs_cur_bytes(c, rs.ev.payload_size, &payload)) {
             st = GCS_CORRUPT(err, gcs_cur_offset(c), "event payload of %u bytes overruns its block",
                              rs.ev.payload_size);
