@@ -9,7 +9,9 @@
  * A source that answers "no data yet" every other read gives exactly the
  * same events as the plain one. gcs_reader_scan, which counts without
  * sorting, ends every variant with the same status, offset and counts as
- * the event-by-event reader.
+ * the event-by-event reader; so does a reader told to deliver only the
+ * events GC analysis uses (options.want = gcs_gc_wants), which delivers
+ * exactly those events of the full read, in the same order.
  */
 #include "check.h"
 #include "copy_source.h"
@@ -58,14 +60,20 @@ typedef struct result {
     uint64_t events;
     uint64_t offset;
     uint64_t checksum; /* over delivered timestamps and payload sizes */
+    uint64_t want_events, want_checksum; /* the same over gcs_gc_wants' events */
     uint64_t lost, unknown, undecodable, bytes;
     int64_t first_ts, last_ts;
 } result;
 
-/* Reads the whole input event by event, or with gcs_reader_scan (no
- * checksum then: no event is delivered). */
-static result read_all_mode(const uint8_t *data, size_t size, bool with_again, bool scan)
+typedef enum read_mode {
+    READ_ALL,  /* gcs_reader_next, every event */
+    READ_SCAN, /* gcs_reader_scan: no event delivered, no checksum */
+    READ_WANT  /* gcs_reader_next with options.want = gcs_gc_wants */
+} read_mode;
+
+static result read_all_mode(const uint8_t *data, size_t size, bool with_again, read_mode mode)
 {
+    const bool scan = mode == READ_SCAN;
     result res = {0};
     gcs_error err;
     gcs_error_clear(&err);
@@ -74,7 +82,8 @@ static result read_all_mode(const uint8_t *data, size_t size, bool with_again, b
                   .again_every_other = true};
     gcs_source *src = with_again ? gcs_source_custom(copy_src_read, NULL, &a, &err)
                                  : gcs_source_from_memory(data, size, &err);
-    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    gcs_reader_options opts = {.want = mode == READ_WANT ? gcs_gc_wants : NULL};
+    gcs_reader *r = gcs_reader_new(src, &opts, &err);
     const gcs_event *ev;
     gcs_status st;
     for (;;) {
@@ -91,11 +100,15 @@ static result read_all_mode(const uint8_t *data, size_t size, bool with_again, b
             break;
         res.events++;
         res.checksum = res.checksum * 31 + (uint64_t)ev->timestamp + ev->payload_size;
+        if (mode == READ_WANT || gcs_gc_wants(NULL, ev->type)) {
+            res.want_events++;
+            res.want_checksum = res.want_checksum * 31 + (uint64_t)ev->timestamp + ev->payload_size;
+        }
     }
     res.status = st;
     res.offset = err.offset;
     const gcs_reader_stats *stats = gcs_reader_get_stats(r);
-    if (scan)
+    if (mode != READ_ALL)
         res.events = stats->events;
     res.lost = stats->lost_events;
     res.unknown = stats->unknown_events;
@@ -110,17 +123,25 @@ static result read_all_mode(const uint8_t *data, size_t size, bool with_again, b
 
 static result read_all(const uint8_t *data, size_t size, bool with_again)
 {
-    return read_all_mode(data, size, with_again, false);
+    return read_all_mode(data, size, with_again, READ_ALL);
 }
 
-/* Scanning ends as reading does, with the same counts. Timestamps: the
- * reader's last is the last event delivered, the scan's the latest; they
- * agree when the events came out sorted (no sort overflow here). */
-static void check_scan(const char *path, const uint8_t *data, size_t size, const result *read,
-                       bool with_again)
+static const char *scan_name(read_mode mode)
 {
-    result sc = read_all_mode(data, size, with_again, true);
+    return mode == READ_SCAN ? "scan" : mode == READ_WANT ? "want" : "read";
+}
+
+/* Scanning (or reading only wanted events) ends as reading does, with the
+ * same counts. Timestamps: the reader's last is the last event delivered,
+ * the scan's the latest; they agree when the events came out sorted (no
+ * sort overflow here). */
+static void check_mode(const char *path, const uint8_t *data, size_t size, const result *read,
+                       bool with_again, read_mode mode)
+{
+    result sc = read_all_mode(data, size, with_again, mode);
     bool same = sc.status == read->status && sc.offset == read->offset &&
+                (mode != READ_WANT || (sc.want_events == read->want_events &&
+                                       sc.want_checksum == read->want_checksum)) &&
                 sc.events == read->events && sc.lost == read->lost &&
                 sc.unknown == read->unknown && sc.undecodable == read->undecodable &&
                 sc.bytes == read->bytes && sc.first_ts == read->first_ts &&
@@ -128,10 +149,10 @@ static void check_scan(const char *path, const uint8_t *data, size_t size, const
     if (!same) {
         check_failed_in_test = 1;
         fprintf(stderr,
-                "%s (%zu bytes%s): scan %s at %llu, %llu events, lost %llu, unknown %llu, "
+                "%s (%zu bytes%s): %s %s at %llu, %llu events, lost %llu, unknown %llu, "
                 "undecodable %llu, bytes %llu, ts %lld..%lld; read %s at %llu, %llu events, "
                 "lost %llu, unknown %llu, undecodable %llu, bytes %llu, ts %lld..%lld\n",
-                path, size, with_again ? ", AGAIN" : "", gcs_status_name(sc.status),
+                path, size, with_again ? ", AGAIN" : "", scan_name(mode), gcs_status_name(sc.status),
                 (unsigned long long)sc.offset, (unsigned long long)sc.events,
                 (unsigned long long)sc.lost, (unsigned long long)sc.unknown,
                 (unsigned long long)sc.undecodable, (unsigned long long)sc.bytes,
@@ -140,7 +161,18 @@ static void check_scan(const char *path, const uint8_t *data, size_t size, const
                 (unsigned long long)read->lost, (unsigned long long)read->unknown,
                 (unsigned long long)read->undecodable, (unsigned long long)read->bytes,
                 (long long)read->first_ts, (long long)read->last_ts);
+        if (mode == READ_WANT)
+            fprintf(stderr, "  wanted: %llu events (read: %llu), checksum %s\n",
+                    (unsigned long long)sc.want_events, (unsigned long long)read->want_events,
+                    sc.want_checksum == read->want_checksum ? "equal" : "differs");
     }
+}
+
+static void check_scan(const char *path, const uint8_t *data, size_t size, const result *read,
+                       bool with_again)
+{
+    check_mode(path, data, size, read, with_again, READ_SCAN);
+    check_mode(path, data, size, read, with_again, READ_WANT);
 }
 
 /* End offsets of the container's units, found by stepping it directly. */

@@ -3,7 +3,8 @@
  * type and in total, on every committed fixture and, when present, the
  * shared traces; also when reading starts event by event and goes on by
  * scanning, and when the scan has to wait for data (GCS_AGAIN). After a
- * scan the reader delivers no event. (Cut and corrupted inputs: the same
+ * scan the reader delivers no event. A reader told to deliver only what
+ * GC analysis uses (options.want = gcs_gc_wants) counts the same too. (Cut and corrupted inputs: the same
  * comparison runs in test_reader_robust.)
  */
 #include "check.h"
@@ -38,7 +39,8 @@ typedef struct tally {
 /* Reads `first` events with gcs_reader_next (all when first is SIZE_MAX),
  * then scans the rest. Per-type counts of delivered events are checked
  * against gcs_event_type.count on the way. */
-static void read_trace(const unsigned char *data, size_t size, size_t first, bool slow, tally *t)
+static void read_trace(const unsigned char *data, size_t size, size_t first, bool slow, tally *t,
+                       bool gc_only)
 {
     memset(t, 0, sizeof *t);
     gcs_error err;
@@ -47,7 +49,8 @@ static void read_trace(const unsigned char *data, size_t size, size_t first, boo
                    .again_every_other = true};
     gcs_source *src = slow ? gcs_source_custom(copy_src_read, NULL, &ss, &err)
                            : gcs_source_from_memory(data, size, &err);
-    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    gcs_reader_options opts = {.want = gc_only ? gcs_gc_wants : NULL};
+    gcs_reader *r = gcs_reader_new(src, &opts, &err);
     CHECK(r != NULL);
     const gcs_event *ev;
     gcs_status st = GCS_OK;
@@ -60,6 +63,8 @@ static void read_trace(const unsigned char *data, size_t size, size_t first, boo
             break;
         delivered++;
         t->delivered_per_type_sum++;
+        if (gc_only)
+            CHECK(gcs_gc_wants(NULL, ev->type));
     }
     if (delivered == first) {
         while ((st = gcs_reader_scan(r, &err)) == GCS_AGAIN)
@@ -111,8 +116,8 @@ static void test_scan_counts_what_next_delivers(void)
         if (!data)
             continue;
         seen++;
-        tally read, scan, mixed, slow;
-        read_trace(data, size, SIZE_MAX, false, &read);
+        tally read, scan, mixed, slow, gc_only;
+        read_trace(data, size, SIZE_MAX, false, &read, false);
         CHECK_EQ_INT(read.status, GCS_END);
         CHECK(read.stats.events > 0);
         /* Per-type counts of delivered events add up to the total. */
@@ -121,12 +126,14 @@ static void test_scan_counts_what_next_delivers(void)
             sum += read.type_count[k];
         CHECK_EQ_U64(sum, read.stats.events);
 
-        read_trace(data, size, 0, false, &scan);
+        read_trace(data, size, 0, false, &scan, false);
         check_same(traces[i], "scan from the start", &read, &scan);
-        read_trace(data, size, (size_t)(read.stats.events / 3), false, &mixed);
+        read_trace(data, size, (size_t)(read.stats.events / 3), false, &mixed, false);
         check_same(traces[i], "a third read, the rest scanned", &read, &mixed);
-        read_trace(data, size, 0, true, &slow);
+        read_trace(data, size, 0, true, &slow, false);
         check_same(traces[i], "scan of a source that says AGAIN", &read, &slow);
+        read_trace(data, size, SIZE_MAX, false, &gc_only, true);
+        check_same(traces[i], "only GC analysis events delivered", &read, &gc_only);
         free(data);
     }
     CHECK(seen >= 7); /* the committed fixtures at least */
