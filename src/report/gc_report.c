@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gcscope/gc.h"
+#include "report/format_fixed.h"
 
 #define DEC 6 /* decimals of ms, MB and % in JSON and CSV */
 
@@ -21,10 +22,7 @@ static const char *fixed(char *buf, size_t cap, double v, int decimals)
         snprintf(buf, cap, "%s", "");
         return buf;
     }
-    snprintf(buf, cap, "%.*f", decimals, v);
-    for (char *p = buf; *p; p++)
-        if (*p == ',')
-            *p = '.';
+    gcs_format_fixed(buf, cap, v, decimals);
     /* "-0.000000" -> "0.000000" */
     if (buf[0] == '-') {
         bool zero = true;

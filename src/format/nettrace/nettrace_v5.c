@@ -166,6 +166,10 @@ static gcs_status read_uncompressed_row(gcs_cursor *c, row_state *rs, uint64_t *
  * payload size change, the thread and its numbering do not. */
 #define COMMON_ROW_FLAGS (CF_METADATA_ID | CF_DATA_LENGTH)
 
+/* Rows that keep the thread, carry no activity ids and are not flagged
+ * sorted: only the metadata id, stack id and size may change. */
+#define SIMPLE_ROW_FLAGS (CF_METADATA_ID | CF_STACK_ID | CF_DATA_LENGTH)
+
 /* The usual encoding of a common row (little-endian bytes): the flags, a
  * 1-byte metadata id, a 2-byte timestamp delta, a 1-byte size. The mask
  * keeps the flags byte and each byte's continuation bit. */
@@ -209,6 +213,51 @@ static inline void extend_run(const gcs_sink *sink, seq_run *run, uint64_t tid, 
     *run = (seq_run){true, tid, first, last};
 }
 
+/* What take_shape_rows carries in and out. */
+typedef struct shape_acc {
+    int64_t timestamp;         /* of the last row */
+    int64_t lo, hi;            /* earliest and latest timestamp counted */
+    uint64_t taken, short_rows;
+    uint64_t last_head;        /* the last row taken, as peeked */
+} shape_acc;
+
+/*
+ * The innermost loop: rows of the usual 5-byte encoding (COMMON_SHAPE_*)
+ * of counted types (slots has 128 entries at least), one 8-byte peek each.
+ * A function of its own so that its dozen live values stay in registers.
+ * Stops before the first row it cannot take, leaving it unread.
+ */
+static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tally_slot *slots,
+                                                      shape_acc *acc)
+{
+    gcs_cursor c = *block;
+    int64_t timestamp = acc->timestamp, lo = acc->lo, hi = acc->hi;
+    uint64_t taken = 0, short_rows = 0, last_head = 0, head;
+    while (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head) &&
+           (head & COMMON_SHAPE_MASK) == COMMON_SHAPE_BITS) {
+        const uint32_t id = (uint32_t)(head >> 8) & 0x7f;
+        const uint32_t row_size = (uint32_t)(head >> 32) & 0x7f;
+        if (!slots[id].counted || !gcs_cur_skip(&c, COMMON_SHAPE_BYTES + row_size))
+            break;
+        gcs_cur_prefetch(&c, PREFETCH_AHEAD);
+        timestamp = (int64_t)((uint64_t)timestamp +
+                              (((head >> 16) & 0x7f) | ((head >> 17) & (0x7fu << 7))));
+        slots[id].count++;
+        short_rows += row_size < slots[id].min_size;
+        lo = timestamp < lo ? timestamp : lo;
+        hi = timestamp > hi ? timestamp : hi;
+        taken++;
+        last_head = head;
+    }
+    *block = c;
+    acc->timestamp = timestamp;
+    acc->lo = lo;
+    acc->hi = hi;
+    acc->taken = taken;
+    acc->short_rows = short_rows;
+    acc->last_head = last_head;
+}
+
 /*
  * Common rows (COMMON_ROW_FLAGS) of counted types, one after another, while
  * the longest header fits: decoded and counted into the tally with no test
@@ -233,6 +282,8 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
     int64_t lo = t->rows ? t->first_timestamp : INT64_MAX;
     int64_t hi = t->rows ? t->last_timestamp : INT64_MIN;
     uint32_t metadata_id = rs->ev.metadata_id, size = rs->ev.payload_size;
+    /* Sticky like the others; row_stack_id: as of the last row taken. */
+    uint32_t stack_id = rs->ev.stack_id, row_stack_id = stack_id;
     uint64_t taken = 0, short_rows = 0;
     /* Every id of the 5-byte encoding (7 bits) has a slot: no id check. */
     const bool shape_ok = n_slots > 0x7f;
@@ -241,55 +292,54 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
     uint32_t other_id = 0, other_size = 0;
     uint64_t other_delta = 0;
     for (;;) {
-        /* Rows in the usual encoding: one 8-byte peek each, few live
-         * values, so the loop stays in registers. Slot 0 is never
-         * counted: every row taken numbers one more than the one before. */
-        uint64_t head, last_head = 0;
-        while (shape_ok && gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX &&
-               gcs_cur_peek_u64(&c, &head) && (head & COMMON_SHAPE_MASK) == COMMON_SHAPE_BITS) {
-            const uint32_t id = (uint32_t)(head >> 8) & 0x7f;
-            const uint32_t row_size = (uint32_t)(head >> 32) & 0x7f;
-            const uint64_t delta = ((head >> 16) & 0x7f) | ((head >> 17) & (0x7fu << 7));
-            if (!slots[id].counted) {
-                if (gcs_cur_left(&c) - COMMON_SHAPE_BYTES >= row_size) {
-                    *row_at = gcs_cur_offset(&c);
-                    other = true;
-                    other_id = id;
-                    other_size = row_size;
-                    other_delta = delta;
-                    gcs_cur_skip(&c, COMMON_SHAPE_BYTES);
-                }
-                break;
+        /* Rows in the usual encoding, counted by the tight loop. */
+        shape_acc acc = {timestamp, lo, hi, 0, 0, 0};
+        if (shape_ok) {
+            take_shape_rows(&c, slots, &acc);
+            timestamp = acc.timestamp;
+            lo = acc.lo;
+            hi = acc.hi;
+            taken += acc.taken;
+            short_rows += acc.short_rows;
+            if (acc.taken) {
+                metadata_id = (uint32_t)(acc.last_head >> 8) & 0x7f;
+                size = (uint32_t)(acc.last_head >> 32) & 0x7f;
             }
-            if (!gcs_cur_skip(&c, COMMON_SHAPE_BYTES + row_size))
-                break;
-            gcs_cur_prefetch(&c, PREFETCH_AHEAD);
-            timestamp = (int64_t)((uint64_t)timestamp + delta);
-            slots[id].count++;
-            short_rows += row_size < slots[id].min_size;
-            lo = timestamp < lo ? timestamp : lo;
-            hi = timestamp > hi ? timestamp : hi;
-            taken++;
-            last_head = head;
-        }
-        if (last_head) {
-            metadata_id = (uint32_t)(last_head >> 8) & 0x7f;
-            size = (uint32_t)(last_head >> 32) & 0x7f;
+            /* Stopped at a row of the usual encoding whose type is not
+             * counted here: decoded for the caller to hand over. */
+            uint64_t head;
+            if (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head) &&
+                (head & COMMON_SHAPE_MASK) == COMMON_SHAPE_BITS &&
+                !slots[(head >> 8) & 0x7f].counted &&
+                gcs_cur_left(&c) - COMMON_SHAPE_BYTES >= ((head >> 32) & 0x7f)) {
+                *row_at = gcs_cur_offset(&c);
+                other = true;
+                other_id = (uint32_t)(head >> 8) & 0x7f;
+                other_size = (uint32_t)(head >> 32) & 0x7f;
+                other_delta = ((head >> 16) & 0x7f) | ((head >> 17) & (0x7fu << 7));
+                gcs_cur_skip(&c, COMMON_SHAPE_BYTES);
+            }
         }
         if (other)
             break;
-        /* One common row in a longer encoding. */
+        /* One simple row (same thread, no ids, not flagged sorted) in any
+         * encoding: what read_row_fields does for these flags. */
         const gcs_cursor row = c;
         uint8_t flags;
-        uint32_t id, row_size;
+        uint32_t id = metadata_id, row_size = size;
         uint64_t delta_ts;
         if (gcs_cur_left(&c) < COMPRESSED_HEADER_MAX || !gcs_cur_u8(&c, &flags) ||
-            flags != COMMON_ROW_FLAGS || !gcs_cur_varu32_room(&c, &id) ||
-            !gcs_cur_varu64_room(&c, &delta_ts) || !gcs_cur_varu32_room(&c, &row_size) ||
+            (flags & ~SIMPLE_ROW_FLAGS) != 0 ||
+            ((flags & CF_METADATA_ID) && !gcs_cur_varu32_room(&c, &id)) ||
+            ((flags & CF_STACK_ID) && !gcs_cur_varu32_room(&c, &stack_id)) ||
+            !gcs_cur_varu64_room(&c, &delta_ts) ||
+            ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32_room(&c, &row_size)) ||
             row_size > GCS_MAX_PAYLOAD_SIZE || row_size > gcs_cur_left(&c)) {
             c = row;
+            stack_id = row_stack_id;
             break;
         }
+        row_stack_id = stack_id;
         if (id == 0 || id >= n_slots || !slots[id].counted) {
             *row_at = gcs_cur_offset(&row);
             other = true;
@@ -320,8 +370,9 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
         t->last_timestamp = hi;
         extend_run(sink, run, rs->ev.capture_tid, first_sequence, sequence);
     }
+    rs->ev.stack_id = stack_id;
     if (other) {
-        /* What the general decoder makes of a common row. */
+        /* What the general decoder makes of a simple row. */
         rs->ev.metadata_id = other_id;
         rs->ev.payload_size = other_size;
         if (other_id != 0)
