@@ -532,6 +532,7 @@ static void end_step(gcs_reader *r)
 }
 
 static gcs_status reader_step(gcs_reader *r, gcs_error *err);
+static gcs_status step_until_released(gcs_reader *r, gcs_error *err);
 
 gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
 {
@@ -591,6 +592,13 @@ static gcs_status __attribute__((noinline)) reader_step(gcs_reader *r, gcs_error
     if (r->scanning)
         return GCS_FAIL(err, GCS_ERR_ARG, gcs_stream_offset(&r->stream),
                         "the reader is scanning (gcs_reader_scan): it delivers no events");
+    return step_until_released(r, err);
+}
+
+/* While scanning the sorter stays empty: every step below then only
+ * counts, and GCS_OK is never returned. */
+static gcs_status step_until_released(gcs_reader *r, gcs_error *err)
+{
     for (;;) {
         if (gcs_sorter_ready(r->sorter))
             return GCS_OK;
@@ -707,35 +715,7 @@ gcs_status gcs_reader_scan(gcs_reader *r, gcs_error *err)
 {
     if (!r->scanning)
         start_scanning(r);
-    for (;;) {
-        switch (r->state) {
-        case READER_DONE:
-            sync_stats(r);
-            if (err)
-                *err = r->final_error;
-            return r->final_error.status;
-        case READER_DRAINING: /* nothing is buffered while scanning */
-            r->state = READER_DONE;
-            continue;
-        case READER_OPENING:
-            if (open_container(r) == GCS_AGAIN)
-                return GCS_AGAIN;
-            continue;
-        case READER_READING: {
-            gcs_error e;
-            gcs_error_clear(&e);
-            gcs_status st = r->container->ops->step(r->container, &e);
-            if (st == GCS_OK)
-                continue;
-            if (st == GCS_AGAIN) {
-                sync_stats(r);
-                return GCS_AGAIN;
-            }
-            input_finished(r, st, &e);
-            continue;
-        }
-        }
-    }
+    return step_until_released(r, err);
 }
 
 void gcs_reader_release_pending(gcs_reader *r)

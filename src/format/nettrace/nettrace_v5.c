@@ -385,6 +385,19 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
     return other;
 }
 
+/* A row not counted here goes to sink->event, its sequence number after
+ * the open run's. */
+static gcs_status hand_over(const gcs_sink *sink, seq_run *run, row_state *rs,
+                            const uint8_t *payload, uint64_t row_at, gcs_error *err)
+{
+    end_run(sink, run);
+    rs->ev.payload = payload;
+    rs->ev.offset = row_at;
+    rs->ev.activity_id = rs->activity_set ? rs->activity : NULL;
+    rs->ev.related_activity_id = rs->activity_set ? rs->related : NULL;
+    return sink->event(sink->ctx, &rs->ev, err);
+}
+
 /*
  * The event rows of a header-compressed block for a counting sink
  * (sink->tally): rows of counted types are counted here, the others go to
@@ -407,13 +420,8 @@ static gcs_status tally_compressed_rows(gcs_fs_reader *r, gcs_cursor *block, gcs
         const uint8_t *payload;
         uint64_t common_at;
         if (tally_common_rows(sink, c, &rs, &run, &payload, &common_at)) {
-            /* A common row of a type not counted here: handed over. */
-            end_run(sink, &run);
-            rs.ev.payload = payload;
-            rs.ev.offset = common_at;
-            rs.ev.activity_id = rs.activity_set ? rs.activity : NULL;
-            rs.ev.related_activity_id = rs.activity_set ? rs.related : NULL;
-            if ((st = sink->event(sink->ctx, &rs.ev, err)) < 0)
+            /* A common row of a type not counted here. */
+            if ((st = hand_over(sink, &run, &rs, payload, common_at, err)) < 0)
                 break;
             continue;
         }
@@ -456,13 +464,7 @@ static gcs_status tally_compressed_rows(gcs_fs_reader *r, gcs_cursor *block, gcs
             extend_run(sink, &run, rs.ev.capture_tid, rs.ev.sequence, rs.ev.sequence);
             continue;
         }
-        /* Handed over: its sequence number comes after the open run's. */
-        end_run(sink, &run);
-        rs.ev.payload = payload;
-        rs.ev.offset = row_at;
-        rs.ev.activity_id = rs.activity_set ? rs.activity : NULL;
-        rs.ev.related_activity_id = rs.activity_set ? rs.related : NULL;
-        if ((st = sink->event(sink->ctx, &rs.ev, err)) < 0)
+        if ((st = hand_over(sink, &run, &rs, payload, row_at, err)) < 0)
             break;
     }
     end_run(sink, &run);
