@@ -45,8 +45,10 @@ static inline void copy_header(gcs_sorted_event *r, const gcs_raw_event *ev)
 
 #define DEFAULT_WINDOW_BYTES ((size_t)64 << 20)
 /* Released bytes are reclaimed (the rest moved to the front) only past this
- * and past twice the live bytes, so that each byte moves O(1) times. */
-#define COMPACT_MIN_GARBAGE ((size_t)4 << 20)
+ * and past twice the live bytes, so that each byte moves O(1) times. Small
+ * enough that a sparse stream's store stays in cache (4 MiB before: the
+ * same instructions, 6 MB more resident for `gcscope stats`). */
+#define COMPACT_MIN_GARBAGE ((size_t)256 << 10)
 /* A watermark release happens once this many payload bytes arrived since
  * the last one. Small: events released in the step that brought them are
  * never copied. */
