@@ -6,7 +6,8 @@
 #
 # The trace is bench/out/bench.nettrace (or $GCSCOPE_BENCH_TRACE); when it
 # is absent it is recorded first with scripts/record-bench.sh (needs dotnet).
-# Each command runs 5 times after a warm-up read; the best time counts.
+# Each command runs ROUNDS times (7), interleaved, after a warm-up read;
+# the best time of each counts.
 set -eu
 GCSCOPE=${1:-build/gcscope}
 TRACE=${GCSCOPE_BENCH_TRACE:-bench/out/bench.nettrace}
@@ -32,27 +33,38 @@ command -v taskset >/dev/null 2>&1 && pin="taskset -c 0"
 
 now() { date +%s.%N; }
 
-# best_of CMD...: prints "seconds peak_rss_kb" of the fastest of 3 runs.
-best_of() {
-    best=""; best_rss=0
-    for i in 1 2 3 4 5; do
-        /usr/bin/time -f "%e %M" -o /tmp/gcscope-bench-time $pin "$@" >/dev/null 2>/tmp/gcscope-bench-err || true
-        t0=$(now); $pin "$@" >/dev/null 2>&1 || true; t1=$(now)
-        secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-        rss=$(awk '{ print $2 }' /tmp/gcscope-bench-time)
-        if [ -z "$best" ] || awk -v a="$secs" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-            best=$secs
-        fi
-        [ "$rss" -gt "$best_rss" ] && best_rss=$rss
-    done
-    echo "$best $best_rss"
+# The machine's speed drifts (shared cores, the clock moves between 2.5 and
+# 2.9 GHz): the commands are timed in rounds, one run of each per round,
+# so that every figure sees the same conditions; the best of ROUNDS counts.
+ROUNDS=${GCSCOPE_BENCH_ROUNDS:-7}
+
+# time_once CMD...: seconds of one run.
+time_once() {
+    t0=$(now); $pin "$@" >/dev/null 2>&1 || true; t1=$(now)
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'
 }
+# rss_of CMD...: peak RSS (KB) of one run.
+rss_of() {
+    /usr/bin/time -f "%M" -o /tmp/gcscope-bench-time $pin "$@" >/dev/null 2>/tmp/gcscope-bench-err || true
+    cat /tmp/gcscope-bench-time
+}
+min_of() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'; }
 
 cat "$TRACE" >/dev/null # warm the page cache
 events=$("$GCSCOPE" info --format json "$TRACE" | sed -E 's/.*"events":([0-9]+).*/\1/')
+has_stats=false
+"$GCSCOPE" --help | grep -q '^  stats ' && has_stats=true
 
-set -- $(best_of sh -c "cat '$TRACE' > /dev/null"); cat_s=$1
-set -- $(best_of "$GCSCOPE" info "$TRACE"); info_s=$1; info_rss=$2
+cat_s=""; info_s=""; stats_s=""
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+    cat_s=$(min_of "$(time_once sh -c "cat '$TRACE' > /dev/null")" "$cat_s")
+    info_s=$(min_of "$(time_once "$GCSCOPE" info "$TRACE")" "$info_s")
+    $has_stats && stats_s=$(min_of "$(time_once "$GCSCOPE" stats "$TRACE")" "$stats_s")
+    r=$((r + 1))
+done
+info_rss=$(rss_of "$GCSCOPE" info "$TRACE")
+$has_stats && stats_rss=$(rss_of "$GCSCOPE" stats "$TRACE")
 
 report() { # name seconds rss
     awk -v n="$1" -v s="$2" -v r="$3" -v mb="$mb" -v ev="$events" -v cs="$cat_s" 'BEGIN {
@@ -62,9 +74,9 @@ report() { # name seconds rss
 echo "trace: $TRACE  $mb MB  $events events  (one core: ${pin:-no taskset})"
 awk -v s="$cat_s" -v mb="$mb" 'BEGIN { printf "%-16s %8.3f s %9.1f MB/s\n", "cat", s, mb / s }'
 report "gcscope info" "$info_s" "$info_rss"
-if "$GCSCOPE" --help | grep -q '^  stats '; then
-    set -- $(best_of "$GCSCOPE" stats "$TRACE"); report "gcscope stats" "$1" "$2"
-    awk -v a="$info_s" -v b="$1" 'BEGIN { printf "stats keeps %.0f%% of info throughput\n", 100 * a / b }'
+if $has_stats; then
+    report "gcscope stats" "$stats_s" "$stats_rss"
+    awk -v a="$info_s" -v b="$stats_s" 'BEGIN { printf "stats keeps %.1f%% of info throughput\n", 100 * a / b }'
 fi
 # Cold page cache (the file read from disk), where this user may drop it.
 if [ -w /proc/sys/vm/drop_caches ]; then
