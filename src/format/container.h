@@ -66,7 +66,8 @@ typedef struct gcs_raw_event {
  * `short_rows` when the payload is shorter than the slot's min_size), and
  * keeps the earliest and latest timestamp. Every other row goes to
  * sink->event as usual. Slots belong to the sink, which may add or
- * reallocate them during any sink call.
+ * reallocate them during any sink call. Slot 0 is never marked counted:
+ * rows of metadata id 0 take no sequence number.
  */
 typedef struct gcs_tally_slot {
     uint64_t count;

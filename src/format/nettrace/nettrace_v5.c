@@ -9,7 +9,14 @@
  * times (Size, bytes). SPBlock: Timestamp, ThreadCount, then ThreadCount
  * times (CaptureThreadId int64, SequenceNumber int32). See
  * docs/format-nettrace.md for the exact layouts.
+ *
+ * Two ways through an EventBlock: parse_rows hands every row to
+ * sink->event; for a counting sink (sink->tally) tally_compressed_rows
+ * counts the rows of counted types itself, with a tight loop for the
+ * runtime's usual 5-byte row header (take_shape_rows). Both decode the
+ * same way and report the same faults at the same offsets.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -276,6 +283,7 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
     gcs_tally *t = sink->tally;
     gcs_tally_slot *const slots = t->slots;
     const size_t n_slots = t->n_slots;
+    assert(n_slots == 0 || !slots[0].counted); /* the sink's contract */
     gcs_cursor c = *block;
     const uint32_t first_sequence = rs->ev.sequence + 1u;
     int64_t timestamp = rs->ev.timestamp;
