@@ -40,6 +40,8 @@ enum fit_check { FIT_NONE = 0 /* no fields */, FIT_FIXED, FIT_OTHER };
 
 enum { WANT_UNASKED = 0, WANT_YES, WANT_NO };
 
+#define NO_TYPE_INDEX UINT32_MAX
+
 /* Strings in a "flat" schema checked without the general walker. */
 #define FLAT_MAX_STRINGS 8
 
@@ -58,6 +60,7 @@ typedef struct type_entry {
     bool quick;
     uint32_t min_size;
     uint8_t want; /* options.want's answer: WANT_UNASKED, WANT_YES, WANT_NO */
+    uint32_t index; /* in the reader's types[]; NO_TYPE_INDEX if not there */
     bool flat;
     uint8_t flat_strings;
     bool flat_utf16[FLAT_MAX_STRINGS];
@@ -160,6 +163,7 @@ static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
         h = (h + 1) & mask;
     /* A redefinition (V6 metadata flush) is listed too: the events counted
      * under the old row stay visible. Later events use the new row. */
+    ((type_entry *)t)->index = (uint32_t)r->types_n;
     r->types[r->types_n++] = t;
     r->type_slots[h] = t;
     /* A redefinition must not be served from the cache. */
@@ -248,20 +252,22 @@ static inline type_entry *resolve_type(gcs_reader *r, uint32_t id);
 static void on_sequence_run(void *ctx, uint64_t capture_tid, uint32_t first, uint32_t last);
 
 /* Does the caller want events of this type (options.want, asked once)? */
-static bool wanted(gcs_reader *r, uint32_t metadata_id)
+static bool wanted(gcs_reader *r, type_entry *te)
 {
-    type_entry *te = resolve_type(r, metadata_id);
     if (te->want == WANT_UNASKED)
         te->want = r->opts.want(r->opts.want_ctx, &te->pub) ? WANT_YES : WANT_NO;
     return te->want == WANT_YES;
 }
 
+/* Events are bound to their type in file order, as they arrive (the type
+ * a metadata id names at that point), and sorted with the type's index. */
 static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
 {
     gcs_reader *r = ctx;
-    if (r->opts.want && !wanted(r, ev->metadata_id))
+    type_entry *te = resolve_type(r, ev->metadata_id);
+    if (r->opts.want && !wanted(r, te))
         return on_event_scan(ctx, ev, err); /* counted, not delivered */
-    return gcs_sorter_add(r->sorter, ev, err);
+    return gcs_sorter_add_keyed(r->sorter, ev, te->index, err);
 }
 
 static gcs_status on_sequence_point(void *ctx, int64_t timestamp, const gcs_seq_entry *entries,
@@ -336,6 +342,7 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
         r->sink.tally = &r->tally;
         r->sink.sequence_run = on_sequence_run;
     }
+    r->unresolvable.index = NO_TYPE_INDEX;
     r->unresolvable.pub.provider = "";
     r->unresolvable.pub.name = "UnknownMetadata";
     r->state = READER_OPENING;
@@ -422,6 +429,12 @@ static inline type_entry *resolve_type(gcs_reader *r, uint32_t id)
     return t ? (type_entry *)t : &r->unresolvable;
 }
 
+/* The type bound to a sorted event (its key is the type's index). */
+static inline type_entry *type_at(gcs_reader *r, uint32_t index)
+{
+    return index < r->types_n ? (type_entry *)r->types[index] : &r->unresolvable;
+}
+
 /* Counts one event: its type's count, and whether it is unknown or does
  * not fit its schema. Delivery and scanning share it, so both count alike. */
 static inline void count_event(gcs_reader *r, type_entry *te, const uint8_t *payload,
@@ -439,7 +452,7 @@ static inline void count_event(gcs_reader *r, type_entry *te, const uint8_t *pay
 static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *data)
 {
     gcs_event *ev = &r->current;
-    type_entry *te = resolve_type(r, se->metadata_id);
+    type_entry *te = type_at(r, se->key);
     ev->type = &te->pub;
     ev->timestamp = se->timestamp;
     /* Differences of 64-bit tick counts wrap; the signed result is the
@@ -479,13 +492,19 @@ static inline void counted_span(gcs_reader *r, int64_t lo, int64_t hi)
         r->counted_hi = hi;
 }
 
+static inline void scan_count_type(gcs_reader *r, type_entry *te, const uint8_t *payload,
+                                   uint32_t size, int64_t timestamp)
+{
+    count_event(r, te, payload, size);
+    counted_span(r, timestamp, timestamp);
+    r->counted++;
+}
+
 static inline type_entry *scan_count(gcs_reader *r, uint32_t metadata_id, const uint8_t *payload,
                                      uint32_t size, int64_t timestamp)
 {
     type_entry *te = resolve_type(r, metadata_id);
-    count_event(r, te, payload, size);
-    counted_span(r, timestamp, timestamp);
-    r->counted++;
+    scan_count_type(r, te, payload, size, timestamp);
     return te;
 }
 
@@ -700,7 +719,7 @@ static void start_scanning(gcs_reader *r)
     const uint8_t *data;
     for (;;) {
         while (gcs_sorter_pop(r->sorter, &se, &data))
-            scan_count(r, se->metadata_id, data, se->payload_size, se->timestamp);
+            scan_count_type(r, type_at(r, se->key), data, se->payload_size, se->timestamp);
         if (gcs_sorter_pending(r->sorter) == 0)
             break;
         gcs_sorter_flush(r->sorter);

@@ -34,12 +34,12 @@ _Static_assert(SAME_OFFSET(sequence) && SAME_OFFSET(pid) && SAME_OFFSET(tid) &&
     (offsetof(gcs_sorted_event, timestamp) + sizeof(int64_t) - offsetof(gcs_sorted_event, sequence))
 
 /* Copies the header fields shared with the raw event. */
-static inline void copy_header(gcs_sorted_event *r, const gcs_raw_event *ev)
+static inline void copy_header(gcs_sorted_event *r, const gcs_raw_event *ev, uint32_t key)
 {
     memcpy(&r->sequence, &ev->sequence, HEADER_COPY_BYTES);
     if (!ev->has_sequence)
         r->sequence = 0;
-    r->metadata_id = ev->metadata_id;
+    r->key = key;
     r->payload_size = ev->payload_size;
 }
 
@@ -182,7 +182,7 @@ static inline void note_added(gcs_sorter *s, const gcs_raw_event *ev)
 
 /* The general case of gcs_sorter_add: growth, a new run, activity ids. */
 static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_raw_event *ev,
-                                                     gcs_error *err)
+                                                     uint32_t key, gcs_error *err)
 {
     if (!gcs_array_reserve((void **)&s->recs, &s->cap, s->n + 1, sizeof *s->recs, 4096))
         return GCS_FAIL(err, GCS_ERR_NOMEM, ev->offset, "out of memory buffering events");
@@ -198,7 +198,7 @@ static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_ra
         s->runs[s->n_runs++] = (run){s->n, s->n};
     }
     gcs_sorted_event *r = &s->recs[s->n];
-    copy_header(r, ev);
+    copy_header(r, ev, key);
     r->has_activity = has_activity;
     s->added_since_release += ev->payload_size;
     if (!has_activity) {
@@ -235,14 +235,15 @@ static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_ra
     return GCS_OK;
 }
 
-gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err)
+gcs_status gcs_sorter_add_keyed(gcs_sorter *s, const gcs_raw_event *ev, uint32_t key,
+                                gcs_error *err)
 {
     /* Common case: room, no activity ids, time keeps going up. */
     if (s->n == s->cap || !s->tail_open || ev->timestamp < s->tail_ts ||
         ((uintptr_t)ev->activity_id | (uintptr_t)ev->related_activity_id))
-        return add_slow(s, ev, err);
+        return add_slow(s, ev, key, err);
     gcs_sorted_event *r = &s->recs[s->n];
-    copy_header(r, ev);
+    copy_header(r, ev, key);
     r->at.ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
     r->by_ref = true;
     r->has_activity = false;

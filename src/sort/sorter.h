@@ -23,7 +23,7 @@
 /* One buffered event (64 bytes). Payload and activity ids live in the
  * byte store, or the payload still in the container's unit. */
 typedef struct gcs_sorted_event {
-    uint32_t metadata_id;
+    uint32_t key; /* the metadata id, or the key given to gcs_sorter_add_keyed */
     bool by_ref;
     bool has_activity;
     /* sequence .. timestamp: laid out as in gcs_raw_event (copied at once) */
@@ -48,8 +48,16 @@ typedef struct gcs_sorter gcs_sorter;
 gcs_sorter *gcs_sorter_new(size_t window_bytes);
 void gcs_sorter_free(gcs_sorter *s);
 
-/* Buffers one event (copies its payload). GCS_ERR_LIMIT/NOMEM on failure. */
-gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err);
+/* Buffers one event, kept with `key` (the reader's index of the event's
+ * type, bound in file order). GCS_ERR_LIMIT/NOMEM on failure. */
+gcs_status gcs_sorter_add_keyed(gcs_sorter *s, const gcs_raw_event *ev, uint32_t key,
+                                gcs_error *err);
+
+/* The same, kept with its metadata id. */
+static inline gcs_status gcs_sorter_add(gcs_sorter *s, const gcs_raw_event *ev, gcs_error *err)
+{
+    return gcs_sorter_add_keyed(s, ev, ev->metadata_id, err);
+}
 
 /* The container's unit is about to be reused: events still pending that
  * point into it are copied into the sorter's own store. Events released in
