@@ -182,7 +182,8 @@ gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **ev, gcs_error *err);
  * (gcs_reader_get_stats) and every type's count are what reading each
  * event with gcs_reader_next would have given; first_timestamp and
  * last_timestamp are then the earliest and the latest event's (the same
- * unless the sort window overflowed). Events are neither sorted nor built
+ * whenever the events come out in timestamp order, which a corrupt
+ * timestamp or a sort window overflow can break). Events are neither sorted nor built
  * one by one, which makes this several times faster than a
  * gcs_reader_next loop. Events gcs_reader_next had buffered are counted
  * first. Returns GCS_END at the end of the trace, GCS_AGAIN when a live
