@@ -482,8 +482,8 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
         r->delivered_first = se->timestamp;
 }
 
-/* Scanning: counts an event without ordering or building it. */
-/* Notes the time span of events counted without delivery. */
+/* Counting without delivery (scanned, or refused by options.want): the
+ * time span of such events. */
 static inline void counted_span(gcs_reader *r, int64_t lo, int64_t hi)
 {
     if (r->counted == 0 || lo < r->counted_lo)
