@@ -24,8 +24,12 @@
 #include "gcscope.h"
 
 #define MAX_FILES 32
-#define CUTS_INSIDE_UNITS 60
-#define FLIPS_PER_FILE 60
+/* How many cuts inside units and flipped variants per trace: 60 each in
+ * `make test`; a longer campaign by hand, e.g.
+ *   GCSCOPE_ROBUST_CUTS=400 GCSCOPE_ROBUST_FLIPS=1500 GCSCOPE_ROBUST_SEED=2 \
+ *       build/asan/tests/test_reader_robust */
+static unsigned cuts_inside_units = 60, flips_per_file = 60;
+static uint64_t flip_seed = 0x9E3779B97F4A7C15ull;
 
 static char *files[MAX_FILES];
 static size_t n_files;
@@ -275,8 +279,8 @@ static void test_truncation_and_again(void)
                 i += n / 120; /* long traces: a spread of boundaries */
         }
         /* Inside units, spread over the file. */
-        for (size_t k = 1; k <= CUTS_INSIDE_UNITS; k++)
-            check_cut(files[f], data, (size_t)((double)size * k / (CUTS_INSIDE_UNITS + 1)) + 3,
+        for (size_t k = 1; k <= cuts_inside_units; k++)
+            check_cut(files[f], data, (size_t)((double)size * k / (cuts_inside_units + 1)) + 3,
                       &whole, size);
         check_cut(files[f], data, 0, &whole, size);
         free(data);
@@ -287,7 +291,7 @@ static void test_random_flips(void)
 {
     if (n_files == 0)
         SKIP("no traces found");
-    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    uint64_t rng = flip_seed;
     for (size_t f = 0; f < n_files; f++) {
         size_t size = 0;
         uint8_t *data = (uint8_t *)check_read_file(files[f], &size);
@@ -296,10 +300,10 @@ static void test_random_flips(void)
             continue;
         }
         uint8_t *copy = malloc(size);
-        for (int k = 0; k < FLIPS_PER_FILE; k++) {
+        for (unsigned k = 0; k < flips_per_file; k++) {
             memcpy(copy, data, size);
-            int flips = 1 + k % 4;
-            for (int j = 0; j < flips; j++) {
+            unsigned flips = 1 + k % 4;
+            for (unsigned j = 0; j < flips; j++) {
                 rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
                 size_t at = (size_t)(rng % size);
                 copy[at] ^= (uint8_t)(1u << (rng >> 60 & 7));
@@ -315,8 +319,18 @@ static void test_random_flips(void)
     }
 }
 
+static unsigned env_count(const char *name, unsigned fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? (unsigned)strtoul(v, NULL, 10) : fallback;
+}
+
 int main(void)
 {
+    cuts_inside_units = env_count("GCSCOPE_ROBUST_CUTS", cuts_inside_units);
+    flips_per_file = env_count("GCSCOPE_ROBUST_FLIPS", flips_per_file);
+    if (getenv("GCSCOPE_ROBUST_SEED"))
+        flip_seed += env_count("GCSCOPE_ROBUST_SEED", 0) * 0x2545F4914F6CDD1Dull;
     add_dir("tests/data", ".nettrace", ".netperf");
     add_dir("../shared/traces/perfview", ".nettrace", ".netperf");
     if (n_files == 0)
