@@ -187,8 +187,9 @@ static gcs_status read_uncompressed_row(gcs_cursor *c, row_state *rs, uint64_t *
 /* How far ahead the counting loop asks for input: the loop is a chain of
  * dependent loads (each row's size gives the next row's position), and
  * the hardware brings a sequential stream only as far as L2 in time, and
- * not across 4 KiB pages. Measured on the 1 GiB bench trace (info, one
- * core): 0.23 s without, 0.24 s at 512 bytes, 0.21 s at 1 KiB, 0.20 s at
+ * not across 4 KiB pages. Measured on the 1 GiB bench trace (`gcscope
+ * info`, one core, built with OPT="-O2 -g -DPREFETCH_AHEAD=..."): 0.23 s
+ * without, 0.24 s at 512 bytes, 0.21 s at 1 KiB, 0.20 s at
  * 2 and 4 KiB, 0.21-0.24 s at 8 and 16 KiB. */
 #ifndef PREFETCH_AHEAD
 #define PREFETCH_AHEAD 2048u
@@ -220,13 +221,50 @@ static inline void extend_run(const gcs_sink *sink, seq_run *run, uint64_t tid, 
     *run = (seq_run){true, tid, first, last};
 }
 
-/* What take_shape_rows carries in and out. */
-typedef struct shape_acc {
-    int64_t timestamp;         /* of the last row */
-    int64_t lo, hi;            /* earliest and latest timestamp counted */
+/* Rows counted since the tally was last updated (a local, so that the
+ * counting loops keep it in registers). */
+typedef struct tally_acc {
+    int64_t lo, hi; /* earliest and latest timestamp counted */
     uint64_t taken, short_rows;
-    uint64_t last_head;        /* the last row taken, as peeked */
-} shape_acc;
+} tally_acc;
+
+static inline tally_acc acc_start(const gcs_tally *t)
+{
+    return (tally_acc){t->rows ? t->first_timestamp : INT64_MAX,
+                       t->rows ? t->last_timestamp : INT64_MIN, 0, 0};
+}
+
+/* Counts one row of a counted type. */
+static inline void acc_count(tally_acc *a, gcs_tally_slot *slot, uint32_t size, int64_t timestamp)
+{
+    slot->count++;
+    a->short_rows += size < slot->min_size;
+    a->lo = timestamp < a->lo ? timestamp : a->lo;
+    a->hi = timestamp > a->hi ? timestamp : a->hi;
+    a->taken++;
+}
+
+static inline void acc_finish(gcs_tally *t, const tally_acc *a)
+{
+    if (!a->taken)
+        return;
+    t->rows += a->taken;
+    t->short_rows += a->short_rows;
+    t->first_timestamp = a->lo;
+    t->last_timestamp = a->hi;
+}
+
+/* The fields of a row in the usual 5-byte encoding (COMMON_SHAPE_*). */
+static inline uint32_t shape_id(uint64_t head) { return (uint32_t)(head >> 8) & 0x7f; }
+static inline uint32_t shape_size(uint64_t head) { return (uint32_t)(head >> 32) & 0x7f; }
+static inline uint64_t shape_delta(uint64_t head)
+{
+    return ((head >> 16) & 0x7f) | ((head >> 17) & (0x7fu << 7));
+}
+static inline bool is_shape(uint64_t head)
+{
+    return (head & COMMON_SHAPE_MASK) == COMMON_SHAPE_BITS;
+}
 
 /*
  * The innermost loop: rows of the usual 5-byte encoding (COMMON_SHAPE_*)
@@ -235,34 +273,27 @@ typedef struct shape_acc {
  * Stops before the first row it cannot take, leaving it unread.
  */
 static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tally_slot *slots,
-                                                      shape_acc *acc)
+                                                      int64_t *timestamp, tally_acc *acc,
+                                                      uint64_t *last_head)
 {
     gcs_cursor c = *block;
-    int64_t timestamp = acc->timestamp, lo = acc->lo, hi = acc->hi;
-    uint64_t taken = 0, short_rows = 0, last_head = 0, head;
+    int64_t ts = *timestamp;
+    tally_acc a = *acc;
+    uint64_t head, last = 0;
     while (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head) &&
-           (head & COMMON_SHAPE_MASK) == COMMON_SHAPE_BITS) {
-        const uint32_t id = (uint32_t)(head >> 8) & 0x7f;
-        const uint32_t row_size = (uint32_t)(head >> 32) & 0x7f;
+           is_shape(head)) {
+        const uint32_t id = shape_id(head), row_size = shape_size(head);
         if (!slots[id].counted || !gcs_cur_skip(&c, COMMON_SHAPE_BYTES + row_size))
             break;
         gcs_cur_prefetch(&c, PREFETCH_AHEAD);
-        timestamp = (int64_t)((uint64_t)timestamp +
-                              (((head >> 16) & 0x7f) | ((head >> 17) & (0x7fu << 7))));
-        slots[id].count++;
-        short_rows += row_size < slots[id].min_size;
-        lo = timestamp < lo ? timestamp : lo;
-        hi = timestamp > hi ? timestamp : hi;
-        taken++;
-        last_head = head;
+        ts = (int64_t)((uint64_t)ts + shape_delta(head));
+        acc_count(&a, &slots[id], row_size, ts);
+        last = head;
     }
     *block = c;
-    acc->timestamp = timestamp;
-    acc->lo = lo;
-    acc->hi = hi;
-    acc->taken = taken;
-    acc->short_rows = short_rows;
-    acc->last_head = last_head;
+    *timestamp = ts;
+    *acc = a;
+    *last_head = last;
 }
 
 /*
@@ -287,12 +318,10 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
     gcs_cursor c = *block;
     const uint32_t first_sequence = rs->ev.sequence + 1u;
     int64_t timestamp = rs->ev.timestamp;
-    int64_t lo = t->rows ? t->first_timestamp : INT64_MAX;
-    int64_t hi = t->rows ? t->last_timestamp : INT64_MIN;
+    tally_acc acc = acc_start(t);
     uint32_t metadata_id = rs->ev.metadata_id, size = rs->ev.payload_size;
     /* Sticky like the others; row_stack_id: as of the last row taken. */
     uint32_t stack_id = rs->ev.stack_id, row_stack_id = stack_id;
-    uint64_t taken = 0, short_rows = 0;
     /* Every id of the 5-byte encoding (7 bits) has a slot: no id check. */
     const bool shape_ok = n_slots > 0x7f;
     /* A row decoded here but not counted: id, size, timestamp delta. */
@@ -301,30 +330,23 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
     uint64_t other_delta = 0;
     for (;;) {
         /* Rows in the usual encoding, counted by the tight loop. */
-        shape_acc acc = {timestamp, lo, hi, 0, 0, 0};
         if (shape_ok) {
-            take_shape_rows(&c, slots, &acc);
-            timestamp = acc.timestamp;
-            lo = acc.lo;
-            hi = acc.hi;
-            taken += acc.taken;
-            short_rows += acc.short_rows;
-            if (acc.taken) {
-                metadata_id = (uint32_t)(acc.last_head >> 8) & 0x7f;
-                size = (uint32_t)(acc.last_head >> 32) & 0x7f;
+            uint64_t head;
+            take_shape_rows(&c, slots, &timestamp, &acc, &head);
+            if (head) {
+                metadata_id = shape_id(head);
+                size = shape_size(head);
             }
             /* Stopped at a row of the usual encoding whose type is not
              * counted here: decoded for the caller to hand over. */
-            uint64_t head;
             if (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head) &&
-                (head & COMMON_SHAPE_MASK) == COMMON_SHAPE_BITS &&
-                !slots[(head >> 8) & 0x7f].counted &&
-                gcs_cur_left(&c) - COMMON_SHAPE_BYTES >= ((head >> 32) & 0x7f)) {
+                is_shape(head) && !slots[shape_id(head)].counted &&
+                gcs_cur_left(&c) - COMMON_SHAPE_BYTES >= shape_size(head)) {
                 *row_at = gcs_cur_offset(&c);
                 other = true;
-                other_id = (uint32_t)(head >> 8) & 0x7f;
-                other_size = (uint32_t)(head >> 32) & 0x7f;
-                other_delta = ((head >> 16) & 0x7f) | ((head >> 17) & (0x7fu << 7));
+                other_id = shape_id(head);
+                other_size = shape_size(head);
+                other_delta = shape_delta(head);
                 gcs_cur_skip(&c, COMMON_SHAPE_BYTES);
             }
         }
@@ -360,22 +382,15 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
         metadata_id = id;
         size = row_size;
         timestamp = (int64_t)((uint64_t)timestamp + delta_ts);
-        slots[id].count++;
-        short_rows += size < slots[id].min_size;
-        lo = timestamp < lo ? timestamp : lo;
-        hi = timestamp > hi ? timestamp : hi;
-        taken++;
+        acc_count(&acc, &slots[id], size, timestamp);
     }
-    if (taken) {
-        const uint32_t sequence = rs->ev.sequence + (uint32_t)taken;
+    if (acc.taken) {
+        const uint32_t sequence = rs->ev.sequence + (uint32_t)acc.taken;
         rs->ev.metadata_id = metadata_id;
         rs->ev.payload_size = size;
         rs->ev.sequence = sequence;
         rs->ev.timestamp = timestamp;
-        t->rows += taken;
-        t->short_rows += short_rows;
-        t->first_timestamp = lo;
-        t->last_timestamp = hi;
+        acc_finish(t, &acc);
         extend_run(sink, run, rs->ev.capture_tid, first_sequence, sequence);
     }
     rs->ev.stack_id = stack_id;
@@ -459,16 +474,9 @@ static gcs_status tally_compressed_rows(gcs_fs_reader *r, gcs_cursor *block, gcs
         gcs_tally *t = sink->tally;
         uint32_t id = rs.ev.metadata_id;
         if (id != 0 && id < t->n_slots && t->slots[id].counted) {
-            t->slots[id].count++;
-            t->short_rows += rs.ev.payload_size < t->slots[id].min_size;
-            if (t->rows++ == 0) {
-                t->first_timestamp = t->last_timestamp = rs.ev.timestamp;
-            } else {
-                if (rs.ev.timestamp < t->first_timestamp)
-                    t->first_timestamp = rs.ev.timestamp;
-                if (rs.ev.timestamp > t->last_timestamp)
-                    t->last_timestamp = rs.ev.timestamp;
-            }
+            tally_acc acc = acc_start(t);
+            acc_count(&acc, &t->slots[id], rs.ev.payload_size, rs.ev.timestamp);
+            acc_finish(t, &acc);
             extend_run(sink, &run, rs.ev.capture_tid, rs.ev.sequence, rs.ev.sequence);
             continue;
         }
