@@ -516,8 +516,9 @@ static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *e
     if (ev->has_sequence)
         gcs_sorter_note_sequence_run(r->sorter, ev->capture_tid, ev->sequence, ev->sequence);
     type_entry *te = scan_count(r, ev->metadata_id, ev->payload, ev->payload_size, ev->timestamp);
-    /* Later rows of a quick type the container may count itself. */
-    if (te->quick && te->pub.metadata_id == ev->metadata_id && r->sink.tally)
+    /* Later rows of a quick type the container may count itself (a
+     * placeholder or the unresolvable type is never quick). */
+    if (te->quick && r->sink.tally)
         tally_take(r, ev->metadata_id, te);
     return GCS_OK;
 }
