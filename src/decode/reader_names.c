@@ -14,8 +14,11 @@ void gcs_names_resolve(gcs_event_type *t, const gcs_meta_def *def, gcs_arena *ar
 {
     char buf[256];
     const gcs_builtin_event *b = NULL;
+    const gcs_te_parser_event *p = NULL;
     if (gcs_builtin_provider(def->provider))
         b = gcs_builtin_lookup(def->provider, def->event_id, def->version);
+    else
+        p = gcs_te_parser_lookup(def->provider, def->event_id);
     gcs_event_display_name(def->provider, def->event_id, def->version, def->event_name,
                            def->opcode, def->has_opcode, buf, sizeof buf);
     t->name = gcs_arena_strndup(arena, buf, strlen(buf));
@@ -26,6 +29,11 @@ void gcs_names_resolve(gcs_event_type *t, const gcs_meta_def *def, gcs_arena *ar
     } else if (b) {
         t->fields = b->fields;
         t->field_count = b->field_count;
+        t->schema_from_trace = false;
+    } else if (p && p->field_count > 0) {
+        /* The sample profiler's metadata describes no fields. */
+        t->fields = p->fields;
+        t->field_count = p->field_count;
         t->schema_from_trace = false;
     } else {
         t->fields = NULL;
@@ -41,5 +49,7 @@ void gcs_names_resolve(gcs_event_type *t, const gcs_meta_def *def, gcs_arena *ar
         if (t->keywords == 0)
             t->keywords = b->keywords;
     }
-    t->known = b != NULL || (def->event_name && def->event_name[0]) || def->field_count > 0;
+    if (p && !def->has_opcode)
+        t->opcode = p->opcode;
+    t->known = b != NULL || p != NULL || (def->event_name && def->event_name[0]) || def->field_count > 0;
 }
