@@ -102,10 +102,33 @@ const gcs_builtin_map *gcs_builtin_map_find(const char *map_name)
 static const gcs_map_entry thread_sample_type_entries[] = {
     {0, "Error"}, {1, "External"}, {2, "Managed"},
 };
+static const gcs_map_entry causality_status_entries[] = {
+    {0, "Started"}, {1, "Completed"}, {2, "Canceled"}, {3, "Error"},
+};
+static const gcs_map_entry causality_relation_entries[] = {
+    {0, "AssignDelegate"}, {1, "Join"}, {2, "Choice"}, {3, "Cancel"}, {4, "Error"},
+};
+static const gcs_map_entry synchronous_work_entries[] = {
+    {0, "CompletionNotification"}, {1, "ProgressNotification"}, {2, "Execution"},
+};
+static const gcs_map_entry fork_join_entries[] = {
+    {1, "ParallelInvoke"}, {2, "ParallelFor"}, {3, "ParallelForEach"},
+};
+static const gcs_map_entry task_wait_behavior_entries[] = {
+    {1, "Synchronous"}, {2, "Asynchronous"},
+};
 
-/* Maps of the parsers' enums, looked up after the generated ones. */
+#define MAP(name, entries) {name, false, entries, sizeof entries / sizeof entries[0]}
+
+/* Maps of the parsers' enums (TraceEvent's enum type names), looked up
+ * after the generated ones. */
 static const gcs_builtin_map te_parser_maps[] = {
-    {"ClrThreadSampleType", false, thread_sample_type_entries, 3},
+    MAP("AsyncCausalityStatus", causality_status_entries),
+    MAP("CausalityRelation", causality_relation_entries),
+    MAP("CausalitySynchronousWork", synchronous_work_entries),
+    MAP("ClrThreadSampleType", thread_sample_type_entries),
+    MAP("ForkJoinOperationType", fork_join_entries),
+    MAP("TaskWaitBehavior", task_wait_behavior_entries),
 };
 
 static const gcs_field thread_sample_fields[] = {
@@ -116,28 +139,28 @@ static const gcs_field thread_sample_fields[] = {
 static const gcs_te_parser_event te_parser_events[] = {
     /* The runtime's sampler writes id 0 with no name and no fields: the
      * payload is one int32, the kind of code the thread was in. */
-    {SAMPLE_PROFILER, 0, "Thread", 1, "Sample", thread_sample_fields, 1},
+    {SAMPLE_PROFILER, 0, "Thread", 1, "Sample", thread_sample_fields, 1, NULL, NULL},
     /* .NET Core 2.0 only (later runtimes put stacks in the event headers). */
-    {SAMPLE_PROFILER, 1, "Thread", 2, "StackWalk", NULL, 0},
-    {TPL, 1, "Loop", 1, "Start", NULL, 0},
-    {TPL, 2, "Loop", 2, "Stop", NULL, 0},
-    {TPL, 3, "Invoke", 1, "Start", NULL, 0},
-    {TPL, 4, "Invoke", 2, "Stop", NULL, 0},
-    {TPL, 5, "ForkJoin", 1, "Start", NULL, 0},
-    {TPL, 6, "ForkJoin", 2, "Stop", NULL, 0},
-    {TPL, 7, "TaskScheduled", 9, "Send", NULL, 0},
-    {TPL, 8, "TaskExecute", 1, "Start", NULL, 0},
-    {TPL, 9, "TaskExecute", 2, "Stop", NULL, 0},
-    {TPL, 10, "TaskWait", 9, "Send", NULL, 0},
-    {TPL, 11, "TaskWait", 2, "Stop", NULL, 0},
-    {TPL, 12, "AwaitTaskContinuationScheduled", 9, "Send", NULL, 0},
-    {TPL, 13, "TaskWaitContinuationComplete", 0, "", NULL, 0},
-    {TPL, 14, "TraceOperation", 1, "Start", NULL, 0},
-    {TPL, 15, "TraceOperation", 2, "Stop", NULL, 0},
-    {TPL, 16, "TraceOperationRelation", 0, "", NULL, 0},
-    {TPL, 17, "TraceSynchronousWork", 1, "Start", NULL, 0},
-    {TPL, 18, "TraceSynchronousWork", 2, "Stop", NULL, 0},
-    {TPL, 27, "IncompleteAsyncMethod", 0, "", NULL, 0},
+    {SAMPLE_PROFILER, 1, "Thread", 2, "StackWalk", NULL, 0, NULL, NULL},
+    {TPL, 1, "Loop", 1, "Start", NULL, 0, "OperationType", "ForkJoinOperationType"},
+    {TPL, 2, "Loop", 2, "Stop", NULL, 0, NULL, NULL},
+    {TPL, 3, "Invoke", 1, "Start", NULL, 0, "OperationType", "ForkJoinOperationType"},
+    {TPL, 4, "Invoke", 2, "Stop", NULL, 0, NULL, NULL},
+    {TPL, 5, "ForkJoin", 1, "Start", NULL, 0, NULL, NULL},
+    {TPL, 6, "ForkJoin", 2, "Stop", NULL, 0, NULL, NULL},
+    {TPL, 7, "TaskScheduled", 9, "Send", NULL, 0, NULL, NULL},
+    {TPL, 8, "TaskExecute", 1, "Start", NULL, 0, NULL, NULL},
+    {TPL, 9, "TaskExecute", 2, "Stop", NULL, 0, NULL, NULL},
+    {TPL, 10, "TaskWait", 9, "Send", NULL, 0, "Behavior", "TaskWaitBehavior"},
+    {TPL, 11, "TaskWait", 2, "Stop", NULL, 0, NULL, NULL},
+    {TPL, 12, "AwaitTaskContinuationScheduled", 9, "Send", NULL, 0, NULL, NULL},
+    {TPL, 13, "TaskWaitContinuationComplete", 0, "", NULL, 0, NULL, NULL},
+    {TPL, 14, "TraceOperation", 1, "Start", NULL, 0, NULL, NULL},
+    {TPL, 15, "TraceOperation", 2, "Stop", NULL, 0, "Status", "AsyncCausalityStatus"},
+    {TPL, 16, "TraceOperationRelation", 0, "", NULL, 0, "Relation", "CausalityRelation"},
+    {TPL, 17, "TraceSynchronousWork", 1, "Start", NULL, 0, "Work", "CausalitySynchronousWork"},
+    {TPL, 18, "TraceSynchronousWork", 2, "Stop", NULL, 0, "Work", "CausalitySynchronousWork"},
+    {TPL, 27, "IncompleteAsyncMethod", 0, "", NULL, 0, NULL, NULL},
 };
 
 const gcs_te_parser_event *gcs_te_parser_lookup(const char *provider, uint32_t event_id)

@@ -85,6 +85,10 @@ typedef struct gcs_te_parser_event {
     const char *opcode_name; /* "Send"; "" for opcode 0 */
     const gcs_field *fields; /* schema for traces whose metadata has none, or NULL */
     uint32_t field_count;
+    /* A top-level field of the trace's schema that the parser shows by the
+     * names of an enum (TaskWait/Send Behavior=Asynchronous), or NULL. */
+    const char *enum_field;
+    const char *enum_map;    /* its map (gcs_map_lookup) */
 } gcs_te_parser_event;
 
 /* The parser's description of (provider, event id), or NULL: the name then

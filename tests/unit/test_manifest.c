@@ -4,6 +4,7 @@
  * PerfView baselines in ../shared and the oracle dumps in tests/data.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "decode/manifest.h"
@@ -338,6 +339,16 @@ static void test_traceevent_parser_names(void)
     CHECK_EQ_STR(gcs_map_lookup("ClrThreadSampleType", 1, buf, sizeof buf), "External");
     CHECK_EQ_STR(gcs_map_lookup("ClrThreadSampleType", 2, buf, sizeof buf), "Managed");
     CHECK(gcs_map_lookup("ClrThreadSampleType", 3, buf, sizeof buf) == NULL);
+    /* TPL fields the parser shows by enum names (net10-names' TraceLog dump:
+     * Behavior="Asynchronous", Work="Execution"); the trace's schema keeps
+     * its fields and gets the map. */
+    const gcs_te_parser_event *w = gcs_te_parser_lookup(TPL, 10);
+    CHECK(w && w->enum_field && strcmp(w->enum_field, "Behavior") == 0);
+    CHECK_EQ_STR(gcs_map_lookup("TaskWaitBehavior", 2, buf, sizeof buf), "Asynchronous");
+    CHECK_EQ_STR(gcs_map_lookup("CausalitySynchronousWork", 2, buf, sizeof buf), "Execution");
+    CHECK_EQ_STR(gcs_map_lookup("CausalityRelation", 1, buf, sizeof buf), "Join");
+    CHECK_EQ_STR(gcs_map_lookup("AsyncCausalityStatus", 1, buf, sizeof buf), "Completed");
+    CHECK_EQ_STR(gcs_map_lookup("ForkJoinOperationType", 2, buf, sizeof buf), "ParallelFor");
 }
 
 /* Runtime provider names the baselines show must be names of table entries

@@ -2,7 +2,8 @@
 // EventSource events: its own EventSource with tasks and every kind of
 // opcode (Start/Stop, Send/Receive, custom, none, implied by the name),
 // and real work for System.Threading.Tasks.TplEventSource (tasks, waits,
-// awaits) and for the sample profiler (busy threads).
+// awaits), for the sample profiler (busy threads) and two runtime events
+// TraceEvent does not know (Increase/DecreaseMemoryPressure).
 //
 // Usage: names [--rounds N]
 // Prints "names: ..." lines on stdout only.
@@ -137,6 +138,9 @@ public static class Program
             log.TransferEnd(r);
             log.RequestStop(r, checksum);
         }
+        // Runtime events TraceEvent has no template for (ids 200 and 201).
+        GC.AddMemoryPressure(1600);
+        GC.RemoveMemoryPressure(1600);
         // Busy threads for the sample profiler (it samples every ~1 ms).
         checksum += Spin(30_000_000);
         Console.WriteLine($"names: rounds {rounds} checksum {checksum}");
