@@ -6,6 +6,7 @@
 #                          tasks/waits/awaits, sampler, memory pressure)
 #   synthetic-v4.nettrace  nettrace V4 written by tests/tools/names_synthetic
 #                          (metadata that disagrees with TraceEvent's parsers)
+#   synthetic-v1.netperf   netperf V1 (providers by GUID), same tool
 # and for each TRACE: TRACE.oracle-tracelog.txt (oracle dump --tracelog:
 # names and counts as TraceLog/PerfView show them, first event of each) and
 # TRACE.oracle-all.txt (oracle dump --all: every event through
@@ -49,6 +50,9 @@ fi
 
 make -C "$ROOT" -s build/asan/tools/names_synthetic
 "$ROOT/build/asan/tools/names_synthetic" "$DATA/synthetic-v4.nettrace"
+# netperf V1: TraceEvent 4.0.0 does not read it (no oracle output); the
+# expected names are in test_te_agreement (test_netperf_v1_names).
+"$ROOT/build/asan/tools/names_synthetic" --netperf-v1 "$DATA/synthetic-v1.netperf"
 
 dotnet build "$ROOT/tools/oracle/oracle.csproj" -c Release --artifacts-path "$ROOT/build/oracle" \
     -nologo -v q >/dev/null

@@ -1410,6 +1410,46 @@ static void test_names_fixtures(void)
     }
 }
 
+/* Netperf V1 (providers by GUID): TraceEvent 4.0.0 refuses the format, so
+ * the expected names are those of the PerfView baseline of
+ * eventpipe-dotnetcore2.0-linux-objver1.netperf (TraceLog of 2017, a real
+ * .NET Core 2.0 trace with the same providers), except IncreaseMemoryPressure,
+ * which that baseline calls "GC" and TraceEvent 4.0.0 EventID(200)
+ * (name_mappings). tests/data/names/synthetic-v1.netperf comes from
+ * tests/tools/names_synthetic --netperf-v1. */
+static void test_netperf_v1_names(void)
+{
+    static const char *expected[] = {
+        "Microsoft-Windows-DotNETRuntime/GC/Start",
+        "Microsoft-Windows-DotNETRuntime/GC/IncreaseMemoryPressure",
+        "Microsoft-DotNETCore-SampleProfiler/Thread/Sample",
+        "System.Threading.Tasks.TplEventSource/TaskScheduled/Send",
+        "System.Threading.Tasks.TplEventSource/TaskExecute/Start",
+        "System.Threading.Tasks.TplEventSource/TaskWait/Send",
+        "Provider(f150d8fb-960c-5e38-a69d-49bae6f97289)/Request/Start",
+    };
+    enum { N = sizeof expected / sizeof expected[0] };
+    our_reader o = {0};
+    CHECK(our_open(&o, "tests/data/names/synthetic-v1.netperf"));
+    if (!o.r) return;
+    const gcs_event *ev;
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_status st;
+    size_t i = 0;
+    while ((st = gcs_reader_next(o.r, &ev, &err)) == GCS_OK) {
+        char key[300];
+        snprintf(key, sizeof key, "%s/%s", ev->type->provider, ev->type->name);
+        CHECK_EQ_STR(key, expected[i % N]);
+        CHECK(ev->type->known);
+        i++;
+    }
+    CHECK_EQ_INT(st, GCS_END);
+    CHECK_EQ_U64(i, 2 * N);
+    printf("synthetic-v1: %zu events, names as TraceEvent's V1 baseline\n", i);
+    our_close(&o);
+}
+
 static void print_totals(void)
 {
     printf("totals: %llu events compared, %llu values compared, %llu equal, %llu unexplained\n",
@@ -1429,6 +1469,7 @@ int main(void)
     RUN(test_fixtures_every_event);
     RUN(test_shared_every_event);
     RUN(test_names_fixtures);
+    RUN(test_netperf_v1_names);
     print_totals();
     return check_report("test_te_agreement");
 }
