@@ -129,6 +129,9 @@ const char *gcs_map_lookup(const char *map_name, uint64_t value, char *buf, size
  * The name TraceEvent shows for an event, written into buf:
  *  - runtime providers: the built-in table's "Task/Opcode" ("GC/Start"),
  *    for the exact or nearest lower version, whatever the metadata's name;
+ *  - events TraceLog names with parsers of its own (sample profiler, TPL):
+ *    their "Task/Opcode" by provider and id ("Thread/Sample",
+ *    "TaskWait/Send"), whatever the metadata's name and opcode;
  *  - events with a metadata name: that name, with TraceEvent's rules: when
  *    the trace gives no opcode (has_opcode false), a name ending in
  *    "Start"/"Stop" implies opcode 1/2; with opcode 1/2 a trailing

@@ -83,6 +83,108 @@ const gcs_builtin_map *gcs_builtin_map_find(const char *map_name)
     return NULL;
 }
 
+/*
+ * Events TraceEvent names with a parser of its own rather than from the
+ * trace's metadata. TraceLog (what PerfView and the PerfView baselines use)
+ * registers these parsers for every trace; they claim events by provider
+ * and id. Their task and opcode names come from the providers' ETW
+ * manifests, which EventPipe metadata never carries (it has the event's
+ * method name and at most a numeric opcode), so they cannot be derived
+ * from the trace. Checked against TraceEvent (microsoft/perfview
+ * SampleProfilerTraceEventParser.cs, TplTraceEventParser.cs) and, through
+ * the oracle's TraceLog dump, against real .NET 10 traces
+ * (tests/data/names/). Providers whose events TraceLog leaves to the
+ * metadata (FrameworkEventSource, any other EventSource) are not here.
+ */
+#define SAMPLE_PROFILER "Microsoft-DotNETCore-SampleProfiler"
+#define TPL "System.Threading.Tasks.TplEventSource"
+
+static const gcs_map_entry thread_sample_type_entries[] = {
+    {0, "Error"}, {1, "External"}, {2, "Managed"},
+};
+static const gcs_map_entry causality_status_entries[] = {
+    {0, "Started"}, {1, "Completed"}, {2, "Canceled"}, {3, "Error"},
+};
+static const gcs_map_entry causality_relation_entries[] = {
+    {0, "AssignDelegate"}, {1, "Join"}, {2, "Choice"}, {3, "Cancel"}, {4, "Error"},
+};
+static const gcs_map_entry synchronous_work_entries[] = {
+    {0, "CompletionNotification"}, {1, "ProgressNotification"}, {2, "Execution"},
+};
+static const gcs_map_entry fork_join_entries[] = {
+    {1, "ParallelInvoke"}, {2, "ParallelFor"}, {3, "ParallelForEach"},
+};
+static const gcs_map_entry task_wait_behavior_entries[] = {
+    {1, "Synchronous"}, {2, "Asynchronous"},
+};
+
+#define MAP(name, entries) {name, false, entries, sizeof entries / sizeof entries[0]}
+
+/* Maps of the parsers' enums (TraceEvent's enum type names), looked up
+ * after the generated ones. */
+static const gcs_builtin_map te_parser_maps[] = {
+    MAP("AsyncCausalityStatus", causality_status_entries),
+    MAP("CausalityRelation", causality_relation_entries),
+    MAP("CausalitySynchronousWork", synchronous_work_entries),
+    MAP("ClrThreadSampleType", thread_sample_type_entries),
+    MAP("ForkJoinOperationType", fork_join_entries),
+    MAP("TaskWaitBehavior", task_wait_behavior_entries),
+};
+
+static const gcs_field thread_sample_fields[] = {
+    {.name = "Type", .type = GCS_T_I32, .repeat = GCS_REPEAT_ONE, .map_name = "ClrThreadSampleType"},
+};
+
+/* Grouped by provider, in id order. */
+static const gcs_te_parser_event te_parser_events[] = {
+    /* The runtime's sampler writes id 0 with no name and no fields: the
+     * payload is one int32, the kind of code the thread was in. */
+    {SAMPLE_PROFILER, 0, "Thread", 1, "Sample", thread_sample_fields, 1, NULL, NULL},
+    /* .NET Core 2.0 only (later runtimes put stacks in the event headers). */
+    {SAMPLE_PROFILER, 1, "Thread", 2, "StackWalk", NULL, 0, NULL, NULL},
+    {TPL, 1, "Loop", 1, "Start", NULL, 0, "OperationType", "ForkJoinOperationType"},
+    {TPL, 2, "Loop", 2, "Stop", NULL, 0, NULL, NULL},
+    {TPL, 3, "Invoke", 1, "Start", NULL, 0, "OperationType", "ForkJoinOperationType"},
+    {TPL, 4, "Invoke", 2, "Stop", NULL, 0, NULL, NULL},
+    {TPL, 5, "ForkJoin", 1, "Start", NULL, 0, NULL, NULL},
+    {TPL, 6, "ForkJoin", 2, "Stop", NULL, 0, NULL, NULL},
+    {TPL, 7, "TaskScheduled", 9, "Send", NULL, 0, NULL, NULL},
+    {TPL, 8, "TaskExecute", 1, "Start", NULL, 0, NULL, NULL},
+    {TPL, 9, "TaskExecute", 2, "Stop", NULL, 0, NULL, NULL},
+    {TPL, 10, "TaskWait", 9, "Send", NULL, 0, "Behavior", "TaskWaitBehavior"},
+    {TPL, 11, "TaskWait", 2, "Stop", NULL, 0, NULL, NULL},
+    {TPL, 12, "AwaitTaskContinuationScheduled", 9, "Send", NULL, 0, NULL, NULL},
+    {TPL, 13, "TaskWaitContinuationComplete", 0, "", NULL, 0, NULL, NULL},
+    {TPL, 14, "TraceOperation", 1, "Start", NULL, 0, NULL, NULL},
+    {TPL, 15, "TraceOperation", 2, "Stop", NULL, 0, "Status", "AsyncCausalityStatus"},
+    {TPL, 16, "TraceOperationRelation", 0, "", NULL, 0, "Relation", "CausalityRelation"},
+    {TPL, 17, "TraceSynchronousWork", 1, "Start", NULL, 0, "Work", "CausalitySynchronousWork"},
+    {TPL, 18, "TraceSynchronousWork", 2, "Stop", NULL, 0, "Work", "CausalitySynchronousWork"},
+    {TPL, 27, "IncompleteAsyncMethod", 0, "", NULL, 0, NULL, NULL},
+};
+
+const gcs_te_parser_event *gcs_te_parser_lookup(const char *provider, uint32_t event_id)
+{
+    if (!provider)
+        return NULL;
+    size_t n = sizeof te_parser_events / sizeof te_parser_events[0];
+    for (size_t i = 0; i < n; i++)
+        if (te_parser_events[i].event_id == event_id &&
+            strcmp(te_parser_events[i].provider, provider) == 0)
+            return &te_parser_events[i];
+    return NULL;
+}
+
+static const gcs_builtin_map *te_parser_map_find(const char *map_name)
+{
+    if (!map_name)
+        return NULL;
+    for (size_t i = 0; i < sizeof te_parser_maps / sizeof te_parser_maps[0]; i++)
+        if (strcmp(te_parser_maps[i].name, map_name) == 0)
+            return &te_parser_maps[i];
+    return NULL;
+}
+
 /* Appends s to buf (capacity cap, current length *len); false if it does not fit. */
 static bool append(char *buf, size_t cap, size_t *len, const char *s)
 {
@@ -97,6 +199,8 @@ static bool append(char *buf, size_t cap, size_t *len, const char *s)
 const char *gcs_map_lookup(const char *map_name, uint64_t value, char *buf, size_t cap)
 {
     const gcs_builtin_map *m = gcs_builtin_map_find(map_name);
+    if (!m)
+        m = te_parser_map_find(map_name);
     if (!m)
         return NULL;
     if (!m->is_bitmap || value == 0) {
@@ -163,6 +267,16 @@ const char *gcs_event_display_name(const char *provider, uint32_t event_id, uint
             snprintf(buf, cap, "%s", e->name);
             return buf;
         }
+    }
+    /* TraceLog's own parsers claim their providers' events by id, whatever
+     * the metadata says (its name is the method's, "TaskWaitBegin"). */
+    const gcs_te_parser_event *p = gcs_te_parser_lookup(provider, event_id);
+    if (p) {
+        if (p->opcode == 0 || !p->opcode_name[0])
+            snprintf(buf, cap, "%s", p->task_name);
+        else
+            snprintf(buf, cap, "%s/%s", p->task_name, p->opcode_name);
+        return buf;
     }
     if (!meta_name || !meta_name[0]) {
         /* TraceEvent: no task name -> the event id stands for the name. */

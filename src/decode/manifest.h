@@ -72,6 +72,29 @@ const gcs_builtin_event *gcs_builtin_lookup(const char *provider, uint32_t event
 /* True for the runtime providers whose events carry no metadata of their own. */
 bool gcs_builtin_provider(const char *provider);
 
+/*
+ * An event TraceEvent names with one of the parsers TraceLog registers for
+ * every trace (sample profiler, TPL) instead of from the trace's metadata:
+ * its name is task_name, or "task_name/opcode_name" when opcode is not 0.
+ */
+typedef struct gcs_te_parser_event {
+    const char *provider;
+    uint32_t event_id;
+    const char *task_name;   /* "TaskWait" */
+    uint32_t opcode;         /* the parser's opcode (0 = Info) */
+    const char *opcode_name; /* "Send"; "" for opcode 0 */
+    const gcs_field *fields; /* schema for traces whose metadata has none, or NULL */
+    uint32_t field_count;
+    /* A top-level field of the trace's schema that the parser shows by the
+     * names of an enum (TaskWait/Send Behavior=Asynchronous), or NULL. */
+    const char *enum_field;
+    const char *enum_map;    /* its map (gcs_map_lookup) */
+} gcs_te_parser_event;
+
+/* The parser's description of (provider, event id), or NULL: the name then
+ * comes from the metadata (gcs_event_display_name). Any version. */
+const gcs_te_parser_event *gcs_te_parser_lookup(const char *provider, uint32_t event_id);
+
 /* The map of that name, or NULL. */
 const gcs_builtin_map *gcs_builtin_map_find(const char *map_name);
 

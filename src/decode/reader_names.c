@@ -10,12 +10,36 @@
 #include "decode/manifest.h"
 #include "gcscope/decode.h"
 
+/* The trace's schema with p's enum map on the field p names (a copy in the
+ * arena), or the schema itself when no field has that name or memory ran
+ * out (the values then print as numbers). */
+static const gcs_field *with_enum_map(const gcs_meta_def *def, const gcs_te_parser_event *p,
+                                      gcs_arena *arena)
+{
+    for (uint32_t i = 0; i < def->field_count; i++) {
+        const gcs_field *f = &def->fields[i];
+        if (f->children || f->repeat != GCS_REPEAT_ONE || !f->name ||
+            strcmp(f->name, p->enum_field) != 0)
+            continue;
+        gcs_field *copy = gcs_arena_alloc(arena, (size_t)def->field_count * sizeof *copy);
+        if (!copy)
+            return def->fields;
+        memcpy(copy, def->fields, (size_t)def->field_count * sizeof *copy);
+        copy[i].map_name = p->enum_map;
+        return copy;
+    }
+    return def->fields;
+}
+
 void gcs_names_resolve(gcs_event_type *t, const gcs_meta_def *def, gcs_arena *arena)
 {
     char buf[256];
     const gcs_builtin_event *b = NULL;
+    const gcs_te_parser_event *p = NULL;
     if (gcs_builtin_provider(def->provider))
         b = gcs_builtin_lookup(def->provider, def->event_id, def->version);
+    else
+        p = gcs_te_parser_lookup(def->provider, def->event_id);
     gcs_event_display_name(def->provider, def->event_id, def->version, def->event_name,
                            def->opcode, def->has_opcode, buf, sizeof buf);
     t->name = gcs_arena_strndup(arena, buf, strlen(buf));
@@ -23,9 +47,16 @@ void gcs_names_resolve(gcs_event_type *t, const gcs_meta_def *def, gcs_arena *ar
         t->fields = def->fields;
         t->field_count = def->field_count;
         t->schema_from_trace = true;
+        if (p && p->enum_field)
+            t->fields = with_enum_map(def, p, arena);
     } else if (b) {
         t->fields = b->fields;
         t->field_count = b->field_count;
+        t->schema_from_trace = false;
+    } else if (p && p->field_count > 0) {
+        /* The sample profiler's metadata describes no fields. */
+        t->fields = p->fields;
+        t->field_count = p->field_count;
         t->schema_from_trace = false;
     } else {
         t->fields = NULL;
@@ -41,5 +72,7 @@ void gcs_names_resolve(gcs_event_type *t, const gcs_meta_def *def, gcs_arena *ar
         if (t->keywords == 0)
             t->keywords = b->keywords;
     }
-    t->known = b != NULL || (def->event_name && def->event_name[0]) || def->field_count > 0;
+    if (p && !def->has_opcode)
+        t->opcode = p->opcode;
+    t->known = b != NULL || p != NULL || (def->event_name && def->event_name[0]) || def->field_count > 0;
 }

@@ -208,6 +208,34 @@ static void format_guid(const uint8_t *g, char out[37])
              g[13], g[14], g[15]);
 }
 
+/*
+ * Netperf V1 (.NET Core 2.0) names providers by GUID only. TraceEvent gives
+ * the providers it has parsers for their names (the GUIDs below are those
+ * parsers' provider GUIDs) and any other provider "Provider(<guid>)".
+ */
+static const struct {
+    const char *guid;
+    const char *name;
+} known_provider_guids[] = {
+    {"e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", "Microsoft-Windows-DotNETRuntime"},
+    {"a669021c-c450-4609-a035-5af59af4df18", "Microsoft-Windows-DotNETRuntimeRundown"},
+    {"763fd754-7086-4dfe-95eb-c01a46faf4ca", "Microsoft-Windows-DotNETRuntimePrivate"},
+    {"3c530d44-97ae-513a-1e6d-783e8f8e03a9", "Microsoft-DotNETCore-SampleProfiler"},
+    {"2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5", "System.Threading.Tasks.TplEventSource"},
+};
+
+/* The provider name TraceEvent shows for a provider known only by its GUID. */
+static const char *provider_name_for_guid(const uint8_t *g, gcs_arena *arena)
+{
+    char text[37], name[48];
+    format_guid(g, text);
+    for (size_t i = 0; i < sizeof known_provider_guids / sizeof known_provider_guids[0]; i++)
+        if (strcmp(known_provider_guids[i].guid, text) == 0)
+            return known_provider_guids[i].name;
+    snprintf(name, sizeof name, "Provider(%s)", text);
+    return gcs_arena_strndup(arena, name, strlen(name));
+}
+
 #define HEADER_FAIL(err, c, what) \
     GCS_CORRUPT(err, gcs_cur_offset(c), "metadata header: %s cut short or invalid", what)
 
@@ -261,11 +289,9 @@ gcs_status gcs_ep_metadata_parse(gcs_cursor *c, uint32_t format_version, uint32_
         out->metadata_id = obsolete_id;
         if (format_version == 1) {
             const uint8_t *guid;
-            char text[37];
             if (!gcs_cur_bytes(c, 16, &guid))
                 return HEADER_FAIL(err, c, "provider guid");
-            format_guid(guid, text);
-            char *p = gcs_arena_strndup(arena, text, strlen(text));
+            const char *p = provider_name_for_guid(guid, arena);
             if (!p)
                 return memory_fail(err, c);
             out->provider = p;

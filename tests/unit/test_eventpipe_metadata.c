@@ -299,13 +299,53 @@ static void test_obsolete_headers(void)
     bb_utf16z(&g, "Flag");
     CHECK_EQ_INT(parse(&g, 1, 77, &d, &problem, &err), GCS_OK);
     CHECK_EQ_U64(d.metadata_id, 77);
-    CHECK_EQ_STR(d.provider, "00112233-4455-6677-8899-aabbccddeeff");
+    /* TraceEvent's name for a provider it has no parser for. */
+    CHECK_EQ_STR(d.provider, "Provider(00112233-4455-6677-8899-aabbccddeeff)");
     CHECK_EQ_U64(d.event_id, 5);
     CHECK_EQ_STR(d.event_name, "Named");
     CHECK_EQ_U64(d.level, 5);
     CHECK_EQ_U64(d.field_count, 1);
     if (d.field_count == 1)
         CHECK_EQ_INT(d.fields[0].type, GCS_T_BOOL32);
+}
+
+/* V1 GUIDs of the providers TraceEvent has parsers for get their names, as
+ * in the PerfView baseline of eventpipe-dotnetcore2.0-linux-objver1.netperf
+ * (Microsoft-Windows-DotNETRuntime/GC/Start, .../TaskWait/Send). */
+static void test_v1_known_provider_guids(void)
+{
+    static const struct {
+        uint8_t guid[16]; /* Windows byte order */
+        const char *name;
+    } known[] = {
+        {{0x23, 0x0d, 0x3c, 0xe1, 0xbc, 0xcc, 0x12, 0x4e, 0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27,
+          0xe4},
+         "Microsoft-Windows-DotNETRuntime"},
+        {{0x1c, 0x02, 0x69, 0xa6, 0x50, 0xc4, 0x09, 0x46, 0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf,
+          0x18},
+         "Microsoft-Windows-DotNETRuntimeRundown"},
+        {{0x54, 0xd7, 0x3f, 0x76, 0x86, 0x70, 0xfe, 0x4d, 0x95, 0xeb, 0xc0, 0x1a, 0x46, 0xfa, 0xf4,
+          0xca},
+         "Microsoft-Windows-DotNETRuntimePrivate"},
+        {{0x44, 0x0d, 0x53, 0x3c, 0xae, 0x97, 0x3a, 0x51, 0x1e, 0x6d, 0x78, 0x3e, 0x8f, 0x8e, 0x03,
+          0xa9},
+         "Microsoft-DotNETCore-SampleProfiler"},
+        {{0x47, 0xba, 0x5d, 0x2e, 0xd2, 0xa3, 0x16, 0x4d, 0x8e, 0xe0, 0x66, 0x71, 0xff, 0xdc, 0xd7,
+          0xb5},
+         "System.Threading.Tasks.TplEventSource"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        bb b = {0};
+        bb_bytes(&b, known[i].guid, 16);
+        bb_u32(&b, 10);
+        bb_u32(&b, 0);
+        bb_u32(&b, 0);
+        gcs_meta_def d;
+        gcs_error problem, err;
+        CHECK_EQ_INT(parse(&b, 1, 40, &d, &problem, &err), GCS_OK);
+        CHECK_EQ_STR(d.provider, known[i].name);
+        CHECK_EQ_U64(d.event_id, 10);
+    }
 }
 
 static void test_scalar_table(void)
@@ -344,6 +384,7 @@ int main(void)
     RUN(test_limits);
     RUN(test_bad_header_is_an_error);
     RUN(test_obsolete_headers);
+    RUN(test_v1_known_provider_guids);
     RUN(test_scalar_table);
     gcs_arena_reset(&arena);
     return check_report("test_eventpipe_metadata");

@@ -4,6 +4,7 @@
  * PerfView baselines in ../shared and the oracle dumps in tests/data.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "decode/manifest.h"
@@ -269,6 +270,87 @@ static void test_display_name_rules(void)
     CHECK_EQ_STR(gcs_event_display_name("Src", 7, 0, "Work", 1, true, buf, 5), "Work");
 }
 
+/* Providers TraceLog names with parsers of its own (by id, whatever the
+ * metadata says). Expected names: the PerfView baselines of the .NET Core
+ * 2.0 and 3.0 traces (eventpipe-dotnetcore2.0-linux-objver2.netperf:
+ * 163,801 Thread/Sample, TaskExecute/Start, TaskWait/Send, ...) and the
+ * oracle's TraceLog dumps of tests/data/names/. */
+#define TPL "System.Threading.Tasks.TplEventSource"
+#define SAMPLER "Microsoft-DotNETCore-SampleProfiler"
+
+static void test_traceevent_parser_names(void)
+{
+    char buf[128];
+    /* The sampler writes no name: TraceEvent's parser calls it Thread/Sample. */
+    CHECK_EQ_STR(gcs_event_display_name(SAMPLER, 0, 0, "", 0, false, buf, sizeof buf),
+                 "Thread/Sample");
+    CHECK_EQ_STR(gcs_event_display_name(SAMPLER, 1, 0, NULL, 0, false, buf, sizeof buf),
+                 "Thread/StackWalk");
+    /* TPL: task and opcode names of the provider's manifest, not the
+     * method names in the metadata, nor ETW's name for opcode 9. */
+    CHECK_EQ_STR(gcs_event_display_name(TPL, 7, 0, "TaskScheduled", 9, true, buf, sizeof buf),
+                 "TaskScheduled/Send");
+    CHECK_EQ_STR(gcs_event_display_name(TPL, 8, 0, "TaskStarted", 0, false, buf, sizeof buf),
+                 "TaskExecute/Start");
+    CHECK_EQ_STR(gcs_event_display_name(TPL, 9, 0, "TaskCompleted", 0, false, buf, sizeof buf),
+                 "TaskExecute/Stop");
+    CHECK_EQ_STR(gcs_event_display_name(TPL, 10, 0, "TaskWaitBegin", 9, true, buf, sizeof buf),
+                 "TaskWait/Send");
+    CHECK_EQ_STR(gcs_event_display_name(TPL, 11, 0, "TaskWaitEnd", 0, false, buf, sizeof buf),
+                 "TaskWait/Stop");
+    CHECK_EQ_STR(gcs_event_display_name(TPL, 12, 0, "AwaitTaskContinuationScheduled", 9, true,
+                                        buf, sizeof buf),
+                 "AwaitTaskContinuationScheduled/Send");
+    CHECK_EQ_STR(gcs_event_display_name(TPL, 13, 0, "TaskWaitContinuationComplete", 0, false,
+                                        buf, sizeof buf),
+                 "TaskWaitContinuationComplete");
+    CHECK_EQ_STR(gcs_event_display_name(TPL, 14, 0, "TraceOperationBegin", 0, false, buf,
+                                        sizeof buf),
+                 "TraceOperation/Start");
+    CHECK_EQ_STR(gcs_event_display_name(TPL, 18, 0, "TraceSynchronousWorkEnd", 0, false, buf,
+                                        sizeof buf),
+                 "TraceSynchronousWork/Stop");
+    /* TraceLog keeps the parser's name when the metadata's opcode disagrees
+     * (synthetic-v4: explicit Stop on id 8, "Start" suffix on id 7). */
+    CHECK_EQ_STR(gcs_event_display_name(TPL, 8, 0, "TaskStarted", 2, true, buf, sizeof buf),
+                 "TaskExecute/Start");
+    CHECK_EQ_STR(gcs_event_display_name(TPL, 7, 0, "TaskScheduledStart", 0, false, buf,
+                                        sizeof buf),
+                 "TaskScheduled/Send");
+    /* Ids the parser does not know fall back to the metadata rules. */
+    CHECK_EQ_STR(gcs_event_display_name(TPL, 25, 0, "SetActivityId", 0, false, buf, sizeof buf),
+                 "SetActivityId");
+    CHECK_EQ_STR(gcs_event_display_name(TPL, 99, 0, "FutureThingStop", 0, false, buf,
+                                        sizeof buf),
+                 "FutureThing/Stop");
+    /* Other providers never use these parsers. */
+    CHECK_EQ_STR(gcs_event_display_name("Other", 8, 0, "TaskStarted", 0, false, buf, sizeof buf),
+                 "TaskStarted");
+    CHECK(gcs_te_parser_lookup("Other", 0) == NULL);
+    CHECK(gcs_te_parser_lookup(NULL, 0) == NULL);
+
+    /* The sampler's payload: one int32 TraceEvent shows by its enum name. */
+    const gcs_te_parser_event *p = gcs_te_parser_lookup(SAMPLER, 0);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_EQ_INT(p->field_count, 1);
+        check_field(&p->fields[0], "Type", GCS_T_I32, "ClrThreadSampleType");
+    }
+    CHECK_EQ_STR(gcs_map_lookup("ClrThreadSampleType", 1, buf, sizeof buf), "External");
+    CHECK_EQ_STR(gcs_map_lookup("ClrThreadSampleType", 2, buf, sizeof buf), "Managed");
+    CHECK(gcs_map_lookup("ClrThreadSampleType", 3, buf, sizeof buf) == NULL);
+    /* TPL fields the parser shows by enum names (net10-names' TraceLog dump:
+     * Behavior="Asynchronous", Work="Execution"); the trace's schema keeps
+     * its fields and gets the map. */
+    const gcs_te_parser_event *w = gcs_te_parser_lookup(TPL, 10);
+    CHECK(w && w->enum_field && strcmp(w->enum_field, "Behavior") == 0);
+    CHECK_EQ_STR(gcs_map_lookup("TaskWaitBehavior", 2, buf, sizeof buf), "Asynchronous");
+    CHECK_EQ_STR(gcs_map_lookup("CausalitySynchronousWork", 2, buf, sizeof buf), "Execution");
+    CHECK_EQ_STR(gcs_map_lookup("CausalityRelation", 1, buf, sizeof buf), "Join");
+    CHECK_EQ_STR(gcs_map_lookup("AsyncCausalityStatus", 1, buf, sizeof buf), "Completed");
+    CHECK_EQ_STR(gcs_map_lookup("ForkJoinOperationType", 2, buf, sizeof buf), "ParallelFor");
+}
+
 /* Runtime provider names the baselines show must be names of table entries
  * (the baselines do not give event ids). */
 static bool table_has_name(const char *provider, const char *name)
@@ -379,6 +461,7 @@ int main(void)
     RUN(test_table_is_sorted_and_complete);
     RUN(test_maps);
     RUN(test_display_name_rules);
+    RUN(test_traceevent_parser_names);
     RUN(test_baseline_names);
     RUN(test_oracle_names);
     return check_report("test_manifest");

@@ -261,7 +261,7 @@ static void test_inline_versions(void)
             CHECK_EQ_U64(r->defs[0].metadata_id, meta_at);
             CHECK_EQ_U64(r->defs[0].event_id, 10);
             CHECK_EQ_U64(r->defs[0].version, 3);
-            CHECK_EQ_STR(r->defs[0].provider, version == 1 ? "13121110-1514-1716-1819-1a1b1c1d1e1f"
+            CHECK_EQ_STR(r->defs[0].provider, version == 1 ? "Provider(13121110-1514-1716-1819-1a1b1c1d1e1f)"
                                                             : "Microsoft-Windows-DotNETRuntime");
         }
         CHECK_EQ_U64(r->nevents, 2);
