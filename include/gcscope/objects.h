@@ -291,7 +291,7 @@ typedef struct gcs_objects_summary {
     uint64_t pins_of_tracked;
     uint64_t short_payloads;       /* payload shorter than its layout: skipped */
     uint64_t lifetimes_over_limit; /* deaths not kept for percentiles */
-    uint64_t samples_without_size; /* tracked samples whose event gave no size */
+    uint64_t samples_without_size; /* the types' samples_without_size summed */
     uint64_t bad_allocation_amounts; /* AllocationTick amounts negative as TraceEvent reads
                                       * them; from the first on, every amount is clamped
                                       * (90 KB..110 KB small, ..2 MB large/pinned), as

@@ -578,14 +578,15 @@ static void test_bad_amounts_and_no_ticks(void)
     tick_v(4, 50000, 50000, 0x3000, 0xA0, "T", 24, 0);          /* raised to 90 KB */
     tick_v(4, 3000000, 3000000, 0x4000, 0xA0, "T", 24, 1);      /* large: 2 MB */
     tick_v(4, 100000, 100000, 0x5000, 0xA0, "T", 24, 0);        /* in range: as is */
+    tick_v(4, 100000, UINT64_MAX, 0x6000, 0xA0, "T", 24, 0);    /* 64-bit -1: 90 KB */
     CHECK_EQ_INT(gcs_objects_finish(an, &err), GCS_OK);
     const gcs_object_type_stats *t = type_named("T");
     CHECK(t != NULL);
     if (t)
-        CHECK_EQ_U64(t->estimated_bytes, 50000 + 92160 + 92160 + 2097152 + 100000);
+        CHECK_EQ_U64(t->estimated_bytes, 50000 + 92160 + 92160 + 2097152 + 100000 + 92160);
     const gcs_objects_summary *s = gcs_objects_get_summary(an);
-    CHECK_EQ_U64(s->bad_allocation_amounts, 1);
-    CHECK_EQ_U64(s->allocation_amounts_clamped, 3);
+    CHECK_EQ_U64(s->bad_allocation_amounts, 2);
+    CHECK_EQ_U64(s->allocation_amounts_clamped, 4);
     gcs_objects_free(an);
 
     an = gcs_objects_new(&err);

@@ -583,8 +583,6 @@ static gcs_status track(gcs_objects *a, const gcs_event *ev, uint64_t address, u
     o.tag = slot;
     o.alloc_gc = a->last_gc_begun;
     o.generation = generation;
-    if (!o.size)
-        a->sum.samples_without_size++;
     gcs_status st = gcs_objtrack_add(a->tracker, &o, err);
     if (st != GCS_OK) {
         a->slots[slot].type = a->free_slot; /* not tracked: give the slot back */
@@ -602,9 +600,13 @@ static gcs_status track(gcs_objects *a, const gcs_event *ev, uint64_t address, u
  * 90 KB..110 KB (small) or 90 KB..2 MB (large, pinned). */
 static uint64_t tick_amount(gcs_objects *a, const gcs_gc_record *rec)
 {
-    int64_t amount = rec->version >= 2 ? (int64_t)rec->u.allocation_tick.allocation_amount64 : 0;
+    /* Two's complement by hand: converting an unsigned value past the
+     * signed range is implementation-defined in C. */
+    uint64_t a64 = rec->version >= 2 ? rec->u.allocation_tick.allocation_amount64 : 0;
+    uint32_t a32 = rec->u.allocation_tick.allocation_amount;
+    int64_t amount = a64 <= INT64_MAX ? (int64_t)a64 : -(int64_t)(UINT64_MAX - a64) - 1;
     if (amount == 0)
-        amount = (int32_t)rec->u.allocation_tick.allocation_amount;
+        amount = a32 <= INT32_MAX ? (int64_t)a32 : (int64_t)a32 - ((int64_t)1 << 32);
     if (amount < 0) {
         a->sum.bad_allocation_amounts++;
         a->bad_amount_seen = true;
@@ -909,6 +911,7 @@ gcs_status gcs_objects_finish(gcs_objects *a, gcs_error *err)
         if (!*t->s.name && t->s.type_id && map_get(&a->bulk_names, t->s.type_id, &bi))
             t->s.name = a->bulk_name_list[bi];
         summarize_lifetimes(t);
+        a->sum.samples_without_size += t->s.samples_without_size;
     }
     a->order = malloc((a->ntypes ? a->ntypes : 1) * sizeof *a->order);
     if (!a->order)
