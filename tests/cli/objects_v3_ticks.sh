@@ -13,10 +13,15 @@
 #                                       original
 # For both: each type's estimated bytes equal the sum of the AllocationAmount
 # fields (AllocationAmount64, or AllocationAmount when that is 0) that
-# `gcscope events` prints for that type id, computed here. With dotnet and
-# the oracle (ORACLE=path of oracle.dll), TraceEvent must read the converted
-# ticks as V3 and give the same per-type sums.
+# `gcscope events` prints for that type id, computed here, and the sums
+# TraceEvent computed from its own reading of the converted trace, kept in
+# tests/data/alloctick-v3.oracle-sums.txt. With dotnet and the oracle
+# (ORACLE=path of oracle.dll) TraceEvent is asked again: it must read the
+# ticks as V3 and give the kept sums; `--update` rewrites the file from it.
 set -u
+update=false
+[ "${1:-}" = --update ] && update=true
+KEPT=tests/data/alloctick-v3.oracle-sums.txt
 BUILD=${BUILD:-build}
 GCSCOPE=${GCSCOPE:-$BUILD/asan/gcscope}
 WRITER="$BUILD/asan/tools/nettrace_v6_write"
@@ -24,6 +29,19 @@ ORACLE=${ORACLE:-$BUILD/oracle/bin/oracle/release/oracle.dll}
 [ -x "$WRITER" ] || { echo "FAIL: $WRITER not built"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+have_oracle=false
+command -v dotnet >/dev/null 2>&1 && [ -f "$ORACLE" ] && have_oracle=true
+if $update; then
+    $have_oracle || { echo "FAIL: --update needs dotnet and ORACLE=oracle.dll"; exit 1; }
+    {
+        echo "# TraceEvent 4.0.0 (tools/oracle dump --all) on the traces"
+        echo "# \`nettrace_v6_write --alloctick-v3 tests/data/NAME.nettrace\` writes:"
+        echo "# NAME v3_ticks COUNT: AllocationTick events TraceEvent reads as V3;"
+        echo "# NAME TYPE_ID AMOUNT_SUM TICKS: per type id, the sum of AllocationAmount64"
+        echo "# (AllocationAmount when 0) over its ticks. Written by"
+        echo "# ORACLE=.../oracle.dll sh tests/cli/objects_v3_ticks.sh --update"
+    } > "$KEPT.new"
+fi
 
 # Per type id: the estimated bytes of the ticks in an events dump.
 # Text dump (gcscope events): hex values; oracle dump: decimal values.
@@ -146,19 +164,33 @@ for name in probe-net10 objects-movement; do
     grep -q "samples without an object size (AllocationTick before V4)" "$tmp/v3.table" ||
         fail "$name: the table does not say why sizes are missing"
 
-    # TraceEvent reads the converted ticks as V3, with the same amounts.
-    if command -v dotnet >/dev/null 2>&1 && [ -f "$ORACLE" ]; then
+    # TraceEvent reads the converted ticks as V3, with the same amounts: as
+    # kept, and (with the oracle at hand) asked again.
+    if $have_oracle; then
         dotnet "$ORACLE" dump --all "$v3" > "$tmp/oracle.txt" 2>"$tmp/oracle.err" ||
             { fail "$name: oracle failed"; head -5 "$tmp/oracle.err"; continue; }
         te_v3=$(grep '/GC/AllocationTick ' "$tmp/oracle.txt" | grep -c ' v=3 ')
-        [ "$te_v3" = "$ticks" ] || fail "$name: TraceEvent reads $te_v3 of $ticks ticks as V3"
         tick_sums "$tmp/oracle.txt" > "$tmp/te.sums"
-        cmp -s "$tmp/te.sums" "$tmp/want.sums" ||
-            { fail "$name: TraceEvent's AllocationAmount sums differ"; diff "$tmp/te.sums" "$tmp/want.sums" | head -6; }
-        echo "$name: TraceEvent reads $te_v3 ticks as V3, same sums for $types_with_ticks types"
+        if $update; then
+            echo "$name v3_ticks $te_v3" >> "$KEPT.new"
+            sed "s/^/$name /" "$tmp/te.sums" >> "$KEPT.new"
+        fi
+        if ! $update; then
+            awk -v n="$name" '$1 == n && $2 != "v3_ticks" { print $2, $3, $4 }' "$KEPT" > "$tmp/kept.sums"
+            cmp -s "$tmp/te.sums" "$tmp/kept.sums" ||
+                { fail "$name: TraceEvent's sums now differ from $KEPT (--update?)"; diff "$tmp/kept.sums" "$tmp/te.sums" | head -6; }
+        fi
+        echo "$name: TraceEvent asked: $te_v3 ticks read as V3"
     else
-        echo "skipped: objects_v3_ticks oracle check for $name (needs dotnet and ORACLE=$ORACLE)"
+        echo "skipped: objects_v3_ticks asking TraceEvent for $name (needs dotnet and ORACLE=$ORACLE); kept answers used"
+        te_v3=$(awk -v n="$name" '$1 == n && $2 == "v3_ticks" { print $3 }' "$KEPT")
+        awk -v n="$name" '$1 == n && $2 != "v3_ticks" { print $2, $3, $4 }' "$KEPT" > "$tmp/te.sums"
     fi
+    [ "$te_v3" = "$ticks" ] || fail "$name: TraceEvent reads ${te_v3:-no} of $ticks ticks as V3"
+    cmp -s "$tmp/te.sums" "$tmp/want.sums" ||
+        { fail "$name: TraceEvent's AllocationAmount sums differ"; diff "$tmp/te.sums" "$tmp/want.sums" | head -6; }
     echo "$name: $ticks V3 ticks, estimated bytes of $types_with_ticks types checked"
 done
+if $update && [ $status -eq 0 ]; then mv "$KEPT.new" "$KEPT"; echo "wrote $KEPT"; fi
+rm -f "$KEPT.new"
 exit $status
