@@ -230,7 +230,7 @@ typedef struct gcs_lifetime_summary {
  */
 typedef struct gcs_object_type_stats {
     const char *name;      /* type name ("" if unknown: then type_id says which) */
-    uint64_t type_id;      /* MethodTable pointer, 0 if unknown */
+    uint64_t type_id;      /* MethodTable pointer, 0 if unknown (report: null, empty) */
     uint64_t samples;      /* objects tracked */
     uint64_t sample_bytes; /* sizes of the samples that had one, summed */
     uint64_t samples_without_size; /* samples whose event gave no size */

@@ -101,6 +101,16 @@ static void write_bytes(FILE *f, uint64_t sum, uint64_t items, uint64_t without,
         fprintf(f, "%" PRIu64, sum);
 }
 
+/* A type id; 0 (the trace named no type: AllocationTick V0/V1) is
+ * unknown: `unknown` (null, empty). */
+static void write_type_id(FILE *f, uint64_t type_id, const char *unknown)
+{
+    if (type_id)
+        fprintf(f, "%" PRIu64, type_id);
+    else
+        fputs(unknown, f);
+}
+
 /* ---- problems ---------------------------------------------------------------- */
 
 typedef struct counter {
@@ -273,8 +283,9 @@ static void json_type(FILE *f, const gcs_objects_summary *s, row r)
     const gcs_lifetime_summary *l = &r->lifetime;
     fprintf(f, "{\"name\":");
     json_string(f, r->name ? r->name : "");
-    fprintf(f, ",\"type_id\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"bytes\":", r->type_id,
-            r->samples);
+    fprintf(f, ",\"type_id\":");
+    write_type_id(f, r->type_id, "null");
+    fprintf(f, ",\"samples\":%" PRIu64 ",\"bytes\":", r->samples);
     write_bytes(f, r->sample_bytes, r->samples, r->samples_without_size, "null");
     fprintf(f, ",\"samples_without_size\":%" PRIu64 ",\"allocation_ticks\":%" PRIu64
                ",\"estimated_bytes\":",
@@ -323,8 +334,9 @@ static void write_json(const gcs_objects *a, FILE *f)
         fprintf(f, "%s\n {\"name\":", i ? "," : "");
         json_string(f, rows[i]->name ? rows[i]->name : "");
         row r = rows[i];
-        fprintf(f, ",\"type_id\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"bytes\":", r->type_id,
-                r->alive_at_end);
+        fprintf(f, ",\"type_id\":");
+        write_type_id(f, r->type_id, "null");
+        fprintf(f, ",\"objects\":%" PRIu64 ",\"bytes\":", r->alive_at_end);
         write_bytes(f, r->alive_at_end_bytes, r->alive_at_end, r->alive_at_end_without_size,
                     "null");
         fprintf(f, ",\"estimated_bytes\":");
@@ -337,8 +349,9 @@ static void write_json(const gcs_objects *a, FILE *f)
     for (size_t i = 0; rows && i < k; i++) {
         fprintf(f, "%s\n {\"name\":", i ? "," : "");
         json_string(f, rows[i]->name ? rows[i]->name : "");
-        fprintf(f, ",\"type_id\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"bytes\":",
-                rows[i]->type_id, rows[i]->died_gen2);
+        fprintf(f, ",\"type_id\":");
+        write_type_id(f, rows[i]->type_id, "null");
+        fprintf(f, ",\"objects\":%" PRIu64 ",\"bytes\":", rows[i]->died_gen2);
         write_bytes(f, rows[i]->died_gen2_bytes, rows[i]->died_gen2,
                     rows[i]->died_gen2_without_size, "null");
         fputc('}', f);
@@ -383,7 +396,9 @@ static void write_csv(const gcs_objects *a, FILE *f)
         row r = gcs_objects_type(a, i);
         const gcs_lifetime_summary *l = &r->lifetime;
         csv_string(f, r->name ? r->name : "");
-        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",", r->type_id, r->samples);
+        fputc(',', f);
+        write_type_id(f, r->type_id, "");
+        fprintf(f, ",%" PRIu64 ",", r->samples);
         write_bytes(f, r->sample_bytes, r->samples, r->samples_without_size, "");
         fprintf(f,
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",

@@ -472,6 +472,11 @@ static void test_unknown_sizes_and_estimates(void)
     tick_v(4, 100000, 100000, 0x4000, 0xB0, "Mixed", 40, 0);
     tick_v(3, 100100, 100100, 0x5000, 0xB0, "Mixed", 0, 0);
     tick_v(2, 100500, 100500, 0, 0xC0, "NoAddress", 0, 0);
+    pb v1 = fresh();
+    u32(&v1, 100300);
+    u32(&v1, 0);
+    u16(&v1, 0);
+    feed(10, 1, &v1);
     static const uint64_t keep3[][2] = {{0x1000, 0x10}, {0x4000, 0x40}, {0x5000, 0x40}};
     static const uint64_t keep2[][2] = {{0x1000, 0x10}, {0x4000, 0x40}};
     gc_start(1, 0, 0); /* gen0 GC: 0x2000 and 0x3000 die */
@@ -514,14 +519,18 @@ static void test_unknown_sizes_and_estimates(void)
     CHECK_EQ_U64(noaddr->samples, 0); /* not followed, but its bytes are estimated */
     CHECK_EQ_U64(noaddr->allocation_ticks, 1);
     CHECK_EQ_U64(noaddr->estimated_bytes, 100500);
+    /* A V1 tick names no type: its bytes count under "(type unknown)",
+     * type id unknown (null, empty), not 0. */
     const gcs_objects_summary *s = gcs_objects_get_summary(an);
     CHECK_EQ_U64(s->samples_without_size, 4);
     CHECK_EQ_U64(s->ticks_with_address, 5);
-    CHECK_EQ_U64(s->ticks_without_address, 1);
+    CHECK_EQ_U64(s->ticks_without_address, 2); /* V2 and V1 */
     /* Order: known sample bytes, then estimated bytes. */
     CHECK_EQ_STR(gcs_objects_type(an, 0)->name, "Mixed");
     CHECK_EQ_STR(gcs_objects_type(an, 1)->name, "V3Only");
     CHECK_EQ_STR(gcs_objects_type(an, 2)->name, "NoAddress");
+    CHECK_EQ_STR(gcs_objects_type(an, 3)->name, ""); /* the V1 tick's */
+    CHECK_EQ_U64(gcs_objects_type(an, 3)->estimated_bytes, 100300);
 
     char *json = report_text(GCS_OBJECTS_JSON);
     CHECK(strstr(json, "{\"name\":\"V3Only\",\"type_id\":160,\"samples\":3,\"bytes\":null,"
@@ -537,6 +546,9 @@ static void test_unknown_sizes_and_estimates(void)
     CHECK(strstr(json, "\"gen2_deaths\":[\n {\"name\":\"Mixed\",\"type_id\":176,\"objects\":1,"
                        "\"bytes\":null}]") != NULL);
     CHECK(strstr(json, "\"samples_without_size\":4,") != NULL); /* the counter */
+    CHECK(strstr(json, "{\"name\":\"\",\"type_id\":null,\"samples\":0,\"bytes\":0,"
+                       "\"samples_without_size\":0,\"allocation_ticks\":1,"
+                       "\"estimated_bytes\":100300,") != NULL);
     free(json);
 
     char *csv = report_text(GCS_OBJECTS_CSV);
@@ -544,6 +556,7 @@ static void test_unknown_sizes_and_estimates(void)
     CHECK(strstr(csv, ",3,3,300200,0,1,100200\n") != NULL);
     CHECK(strstr(csv, "\n\"Mixed\",176,2,40,0,0,1,0,1,,3,3,1,40,") != NULL);
     CHECK(strstr(csv, "\n\"NoAddress\",192,0,0,") != NULL);
+    CHECK(strstr(csv, "\n\"\",,0,0,") != NULL);
     free(csv);
 
     char *table = report_text(GCS_OBJECTS_TABLE);
@@ -561,6 +574,8 @@ static void test_unknown_sizes_and_estimates(void)
     CHECK_EQ_INT(table_fields(table, "Gen2 object deaths", "Mixed", f, 8), 2);
     CHECK_EQ_STR(f[1], "-");
     CHECK(strstr(table, "note: 4 samples without an object size") != NULL);
+    CHECK_EQ_INT(table_fields(table, "Objects by type", "(type unknown)", f, 8), 8);
+    CHECK_EQ_STR(f[2], "100300");
     free(table);
     gcs_objects_free(an);
 }
