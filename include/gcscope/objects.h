@@ -210,24 +210,60 @@ typedef struct gcs_lifetime_summary {
     double ms_p50, ms_p90, ms_p99, ms_max;       /* ms from allocation to death */
 } gcs_lifetime_summary;
 
-/* What happened to the sampled objects of one type. */
+/*
+ * What happened to the sampled objects of one type.
+ *
+ * Byte figures come in two kinds (docs/objects.md, "Bytes: sampled and
+ * estimated"):
+ *  - sampled bytes: the sizes of the sampled objects themselves. An event
+ *    may not give the size (AllocationTick before V4): such a sample counts
+ *    in the *_without_size field beside the sum, and the sum covers only
+ *    the samples with a size. All samples without one: the sum is unknown
+ *    (gcs_objects_bytes_known), never 0.
+ *  - estimated bytes: what the AllocationTick events stand for, as
+ *    PerfView's "GC Heap Alloc Ignore Free (Coarse Sampling)" view counts
+ *    them: each tick stands for its AllocationAmount (the bytes allocated
+ *    since the previous tick of its kind). Other allocation events are not
+ *    part of this estimate (PerfView's coarse views ignore them too). Known
+ *    when the trace has AllocationTick events (summary allocation_ticks;
+ *    for survivors: ticks_with_address), else unknown.
+ */
 typedef struct gcs_object_type_stats {
     const char *name;      /* type name ("" if unknown: then type_id says which) */
-    uint64_t type_id;      /* MethodTable pointer, 0 if unknown */
+    uint64_t type_id;      /* MethodTable pointer, 0 if unknown (report: null, empty) */
     uint64_t samples;      /* objects tracked */
-    uint64_t sample_bytes; /* their sizes summed (0 where the trace lacks sizes) */
+    uint64_t sample_bytes; /* sizes of the samples that had one, summed */
+    uint64_t samples_without_size; /* samples whose event gave no size */
+    uint64_t allocation_ticks;     /* AllocationTick events of the type, tracked or not */
+    uint64_t estimated_bytes;      /* their AllocationAmounts summed */
     uint64_t died_in_gc[3];      /* died in a GC condemning gen 0, 1, 2 */
     uint64_t died_unseen;        /* died in a GC not reported (e.g. background) */
     uint64_t died_gen2;          /* died while in gen2/LOH/POH ("gen2 object deaths") */
-    uint64_t died_gen2_bytes;
+    uint64_t died_gen2_bytes;    /* sampled bytes of those */
+    uint64_t died_gen2_without_size;
     uint32_t first_death_gc;     /* numbers of the first and last GC in which one */
     uint32_t last_death_gc;      /* died (0: none died in a GC) */
     uint64_t alive_at_end;       /* still tracked when the trace ended */
-    uint64_t alive_at_end_bytes;
+    uint64_t alive_at_end_bytes; /* sampled bytes of those */
+    uint64_t alive_at_end_without_size;
+    uint64_t alive_at_end_estimated_bytes; /* AllocationAmounts of the survivors
+                                            * sampled by AllocationTick */
     uint64_t alive_at_end_gen[GCS_GENERATION_COUNT];
     uint64_t pinned;             /* seen pinned at least once */
     gcs_lifetime_summary lifetime;
 } gcs_object_type_stats;
+
+/* How much of a byte sum is known, from the number of items it is over
+ * and how many of them gave no bytes. */
+typedef enum gcs_bytes_known {
+    GCS_BYTES_KNOWN = 0,   /* every item gave its bytes (or there is none) */
+    GCS_BYTES_PARTIAL = 1, /* some did: the sum is a lower bound */
+    GCS_BYTES_UNKNOWN = 2  /* none did: the sum means nothing */
+} gcs_bytes_known;
+
+/* E.g. gcs_objects_bytes_known(s->samples, s->samples_without_size) for
+ * s->sample_bytes. */
+gcs_bytes_known gcs_objects_bytes_known(uint64_t items, uint64_t items_without_bytes);
 
 /* Whole-trace facts and problems. */
 typedef struct gcs_objects_summary {
@@ -235,6 +271,7 @@ typedef struct gcs_objects_summary {
     uint64_t events_used;          /* events this analysis understood and used */
     uint64_t allocation_ticks;     /* GC/AllocationTick events */
     uint64_t ticks_without_address; /* V0-V2: no address, cannot be tracked */
+    uint64_t ticks_with_address;   /* became samples (survivors' estimates known) */
     uint64_t sampled_allocations;  /* GCSampledObjectAllocation High/Low */
     uint64_t allocations_sampled;  /* AllocationSampled (id 303, .NET 9+) */
     uint64_t bulk_type_entries;
@@ -254,6 +291,13 @@ typedef struct gcs_objects_summary {
     uint64_t pins_of_tracked;
     uint64_t short_payloads;       /* payload shorter than its layout: skipped */
     uint64_t lifetimes_over_limit; /* deaths not kept for percentiles */
+    uint64_t samples_without_size; /* the types' samples_without_size summed */
+    uint64_t bad_allocation_amounts; /* AllocationTick amounts negative as TraceEvent reads
+                                      * them; from the first on, every amount is clamped
+                                      * (90 KB..110 KB small, ..2 MB large/pinned), as
+                                      * PerfView does */
+    uint64_t allocation_amounts_clamped; /* amounts changed by that clamp */
+    uint64_t byte_sums_saturated;  /* estimated byte sums stopped at 2^64-1 */
     bool movement_seen;            /* any range event: deaths are known */
     double trace_end_ms;
     gcs_objtrack_stats tracker;
@@ -275,8 +319,9 @@ gcs_status gcs_objects_feed(gcs_objects *a, const gcs_event *ev, gcs_error *err)
  * queries below. */
 gcs_status gcs_objects_finish(gcs_objects *a, gcs_error *err);
 
-/* Types with at least one sample, ordered by sample bytes (desc), then
- * samples (desc), then name, then type id. NULL past the end. */
+/* Types with at least one sample or allocation event, ordered by sample
+ * bytes (desc), then estimated bytes (desc), then samples (desc), then
+ * name, then type id. NULL past the end. */
 size_t gcs_objects_type_count(const gcs_objects *a);
 const gcs_object_type_stats *gcs_objects_type(const gcs_objects *a, size_t index);
 

@@ -20,6 +20,8 @@ static int cmp_survivors(const void *pa, const void *pb)
     row a = *(const row *)pa, b = *(const row *)pb;
     if (a->alive_at_end_bytes != b->alive_at_end_bytes)
         return a->alive_at_end_bytes > b->alive_at_end_bytes ? -1 : 1;
+    if (a->alive_at_end_estimated_bytes != b->alive_at_end_estimated_bytes)
+        return a->alive_at_end_estimated_bytes > b->alive_at_end_estimated_bytes ? -1 : 1;
     if (a->alive_at_end != b->alive_at_end)
         return a->alive_at_end > b->alive_at_end ? -1 : 1;
     int c = strcmp(a->name, b->name);
@@ -65,8 +67,48 @@ static const char *display_name(row r, char *buf, size_t cap)
 {
     if (r->name && *r->name)
         return r->name;
-    snprintf(buf, cap, "(type 0x%" PRIx64 ")", r->type_id);
+    if (r->type_id)
+        snprintf(buf, cap, "(type 0x%" PRIx64 ")", r->type_id);
+    else
+        snprintf(buf, cap, "(type unknown)");
     return buf;
+}
+
+/* ---- byte sums that may be unknown --------------------------------------------- */
+
+/* A byte sum over `items` of which `without` gave no bytes: the sum, "-"
+ * when it is unknown, the sum and "+" when it is a lower bound. */
+static const char *bytes_text(uint64_t sum, uint64_t items, uint64_t without, char *buf,
+                              size_t cap)
+{
+    switch (gcs_objects_bytes_known(items, without)) {
+    case GCS_BYTES_UNKNOWN: snprintf(buf, cap, "-"); break;
+    case GCS_BYTES_PARTIAL: snprintf(buf, cap, "%" PRIu64 "+", sum); break;
+    default: snprintf(buf, cap, "%" PRIu64, sum); break;
+    }
+    return buf;
+}
+
+/* JSON and CSV: the sum, or `unknown` (null, empty) when no item gave
+ * bytes; a lower bound is told by the count of items without bytes
+ * written beside it. Estimates pass (1, !known, ...): all or nothing. */
+static void write_bytes(FILE *f, uint64_t sum, uint64_t items, uint64_t without,
+                        const char *unknown)
+{
+    if (gcs_objects_bytes_known(items, without) == GCS_BYTES_UNKNOWN)
+        fputs(unknown, f);
+    else
+        fprintf(f, "%" PRIu64, sum);
+}
+
+/* A type id; 0 (the trace named no type: AllocationTick V0/V1) is
+ * unknown: `unknown` (null, empty). */
+static void write_type_id(FILE *f, uint64_t type_id, const char *unknown)
+{
+    if (type_id)
+        fprintf(f, "%" PRIu64, type_id);
+    else
+        fputs(unknown, f);
 }
 
 /* ---- problems ---------------------------------------------------------------- */
@@ -84,6 +126,7 @@ static size_t counters(const gcs_objects_summary *s, counter *out)
         {"events_used", s->events_used},
         {"allocation_ticks", s->allocation_ticks},
         {"ticks_without_address", s->ticks_without_address},
+        {"ticks_with_address", s->ticks_with_address},
         {"sampled_allocations", s->sampled_allocations},
         {"allocations_sampled", s->allocations_sampled},
         {"bulk_type_entries", s->bulk_type_entries},
@@ -103,6 +146,10 @@ static size_t counters(const gcs_objects_summary *s, counter *out)
         {"pins_of_tracked", s->pins_of_tracked},
         {"short_payloads", s->short_payloads},
         {"lifetimes_over_limit", s->lifetimes_over_limit},
+        {"samples_without_size", s->samples_without_size},
+        {"bad_allocation_amounts", s->bad_allocation_amounts},
+        {"allocation_amounts_clamped", s->allocation_amounts_clamped},
+        {"byte_sums_saturated", s->byte_sums_saturated},
         {"objects_added", t->objects_added},
         {"objects_tracked_at_end", t->objects_tracked},
         {"duplicate_adds", t->duplicate_adds},
@@ -140,22 +187,33 @@ static size_t counters(const gcs_objects_summary *s, counter *out)
 static void write_table(const gcs_objects *a, FILE *f)
 {
     const gcs_objects_summary *s = gcs_objects_get_summary(a);
-    char idbuf[40];
+    char idbuf[40], b1[32], b2[32];
     size_t n = gcs_objects_type_count(a);
+    /* Estimates come from AllocationTick events: none, none known. */
+    bool ticks = s->allocation_ticks > 0, tick_samples = s->ticks_with_address > 0;
     fprintf(f, "Objects by type (%zu types; sampled allocations followed across GCs)\n", n);
     if (!s->movement_seen)
         fprintf(f, "note: no GC/Bulk*ObjectRanges events: deaths cannot be known "
                    "(record with keyword 0x400000, GCHeapSurvivalAndMovement)\n");
-    fprintf(f, "%-48s %8s %12s %7s %7s %7s %7s %8s %7s %7s %7s %7s %7s %10s %10s %10s %10s\n",
-            "Type", "Samples", "Bytes", "DiedG0", "DiedG1", "DiedG2", "Unseen", "AliveEnd",
-            "Pinned", "GCs50", "GCs90", "GCs99", "GCsMax", "ms50", "ms90", "ms99", "msMax");
+    fprintf(f, "Bytes: sizes of the samples; EstBytes: bytes allocated as AllocationTick "
+               "events estimate them (each stands for its AllocationAmount: PerfView's GC Heap "
+               "Alloc Ignore Free (Coarse Sampling)); - unknown; N+ at least N\n");
+    if (s->samples_without_size)
+        fprintf(f, "note: %" PRIu64 " samples without an object size (AllocationTick before V4)\n",
+                s->samples_without_size);
+    fprintf(f, "%-48s %8s %12s %13s %7s %7s %7s %7s %8s %7s %7s %7s %7s %7s %10s %10s %10s %10s\n",
+            "Type", "Samples", "Bytes", "EstBytes", "DiedG0", "DiedG1", "DiedG2", "Unseen",
+            "AliveEnd", "Pinned", "GCs50", "GCs90", "GCs99", "GCsMax", "ms50", "ms90", "ms99",
+            "msMax");
     for (size_t i = 0; i < n; i++) {
         row r = gcs_objects_type(a, i);
         const gcs_lifetime_summary *l = &r->lifetime;
         fprintf(f,
-                "%-48s %8" PRIu64 " %12" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
+                "%-48s %8" PRIu64 " %12s %13s %7" PRIu64 " %7" PRIu64 " %7" PRIu64
                 " %7" PRIu64 " %8" PRIu64 " %7" PRIu64,
-                display_name(r, idbuf, sizeof idbuf), r->samples, r->sample_bytes,
+                display_name(r, idbuf, sizeof idbuf), r->samples,
+                bytes_text(r->sample_bytes, r->samples, r->samples_without_size, b1, sizeof b1),
+                bytes_text(r->estimated_bytes, 1, !ticks, b2, sizeof b2),
                 r->died_in_gc[0], r->died_in_gc[1], r->died_in_gc[2], r->died_unseen,
                 r->alive_at_end, r->pinned);
         if (l->count)
@@ -169,14 +227,17 @@ static void write_table(const gcs_objects *a, FILE *f)
     size_t k;
     row *rows = view(a, has_survivors, cmp_survivors, &k);
     fprintf(f, "\nSurvivors at end of trace by type (%zu types)\n", rows ? k : 0);
-    fprintf(f, "%-48s %8s %12s %7s %7s %7s %7s %7s\n", "Type", "Objects", "Bytes", "Gen0",
-            "Gen1", "Gen2", "LOH", "POH");
+    fprintf(f, "%-48s %8s %12s %13s %7s %7s %7s %7s %7s\n", "Type", "Objects", "Bytes",
+            "EstBytes", "Gen0", "Gen1", "Gen2", "LOH", "POH");
     for (size_t i = 0; rows && i < k; i++) {
         row r = rows[i];
         fprintf(f,
-                "%-48s %8" PRIu64 " %12" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
+                "%-48s %8" PRIu64 " %12s %13s %7" PRIu64 " %7" PRIu64 " %7" PRIu64
                 " %7" PRIu64 " %7" PRIu64 "\n",
-                display_name(r, idbuf, sizeof idbuf), r->alive_at_end, r->alive_at_end_bytes,
+                display_name(r, idbuf, sizeof idbuf), r->alive_at_end,
+                bytes_text(r->alive_at_end_bytes, r->alive_at_end, r->alive_at_end_without_size,
+                           b1, sizeof b1),
+                bytes_text(r->alive_at_end_estimated_bytes, 1, !tick_samples, b2, sizeof b2),
                 r->alive_at_end_gen[0], r->alive_at_end_gen[1], r->alive_at_end_gen[2],
                 r->alive_at_end_gen[3], r->alive_at_end_gen[4]);
     }
@@ -186,9 +247,10 @@ static void write_table(const gcs_objects *a, FILE *f)
     fprintf(f, "\nGen2 object deaths by type (%zu types)\n", rows ? k : 0);
     fprintf(f, "%-48s %8s %12s\n", "Type", "Objects", "Bytes");
     for (size_t i = 0; rows && i < k; i++)
-        fprintf(f, "%-48s %8" PRIu64 " %12" PRIu64 "\n",
-                display_name(rows[i], idbuf, sizeof idbuf), rows[i]->died_gen2,
-                rows[i]->died_gen2_bytes);
+        fprintf(f, "%-48s %8" PRIu64 " %12s\n", display_name(rows[i], idbuf, sizeof idbuf),
+                rows[i]->died_gen2,
+                bytes_text(rows[i]->died_gen2_bytes, rows[i]->died_gen2,
+                           rows[i]->died_gen2_without_size, b1, sizeof b1));
     free(rows);
 
     counter c[MAX_COUNTERS];
@@ -216,23 +278,36 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void json_type(FILE *f, row r)
+static void json_type(FILE *f, const gcs_objects_summary *s, row r)
 {
     const gcs_lifetime_summary *l = &r->lifetime;
     fprintf(f, "{\"name\":");
     json_string(f, r->name ? r->name : "");
+    fprintf(f, ",\"type_id\":");
+    write_type_id(f, r->type_id, "null");
+    fprintf(f, ",\"samples\":%" PRIu64 ",\"bytes\":", r->samples);
+    write_bytes(f, r->sample_bytes, r->samples, r->samples_without_size, "null");
+    fprintf(f, ",\"samples_without_size\":%" PRIu64 ",\"allocation_ticks\":%" PRIu64
+               ",\"estimated_bytes\":",
+            r->samples_without_size, r->allocation_ticks);
+    write_bytes(f, r->estimated_bytes, 1, !s->allocation_ticks, "null");
     fprintf(f,
-            ",\"type_id\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"bytes\":%" PRIu64
             ",\"died_gen0_gc\":%" PRIu64 ",\"died_gen1_gc\":%" PRIu64 ",\"died_gen2_gc\":%" PRIu64
-            ",\"died_unseen\":%" PRIu64 ",\"died_in_gen2\":%" PRIu64
-            ",\"died_in_gen2_bytes\":%" PRIu64 ",\"first_death_gc\":%u,\"last_death_gc\":%u"
-            ",\"alive_at_end\":%" PRIu64
-            ",\"alive_at_end_bytes\":%" PRIu64 ",\"alive_at_end_by_generation\":[%" PRIu64
-            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],\"pinned\":%" PRIu64,
-            r->type_id, r->samples, r->sample_bytes, r->died_in_gc[0], r->died_in_gc[1],
-            r->died_in_gc[2], r->died_unseen, r->died_gen2, r->died_gen2_bytes, r->first_death_gc,
-            r->last_death_gc, r->alive_at_end, r->alive_at_end_bytes, r->alive_at_end_gen[0], r->alive_at_end_gen[1],
-            r->alive_at_end_gen[2], r->alive_at_end_gen[3], r->alive_at_end_gen[4], r->pinned);
+            ",\"died_unseen\":%" PRIu64 ",\"died_in_gen2\":%" PRIu64 ",\"died_in_gen2_bytes\":",
+            r->died_in_gc[0], r->died_in_gc[1], r->died_in_gc[2], r->died_unseen, r->died_gen2);
+    write_bytes(f, r->died_gen2_bytes, r->died_gen2, r->died_gen2_without_size, "null");
+    fprintf(f,
+            ",\"first_death_gc\":%u,\"last_death_gc\":%u,\"alive_at_end\":%" PRIu64
+            ",\"alive_at_end_bytes\":",
+            r->first_death_gc, r->last_death_gc, r->alive_at_end);
+    write_bytes(f, r->alive_at_end_bytes, r->alive_at_end, r->alive_at_end_without_size, "null");
+    fprintf(f, ",\"alive_at_end_estimated_bytes\":");
+    write_bytes(f, r->alive_at_end_estimated_bytes, 1, !s->ticks_with_address, "null");
+    fprintf(f,
+            ",\"alive_at_end_by_generation\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            ",%" PRIu64 "],\"pinned\":%" PRIu64,
+            r->alive_at_end_gen[0], r->alive_at_end_gen[1], r->alive_at_end_gen[2],
+            r->alive_at_end_gen[3], r->alive_at_end_gen[4], r->pinned);
     if (l->count)
         fprintf(f,
                 ",\"lifetime\":{\"count\":%" PRIu64 ",\"gcs\":{\"p50\":%u,\"p90\":%u,\"p99\":%u,"
@@ -250,7 +325,7 @@ static void write_json(const gcs_objects *a, FILE *f)
     fprintf(f, "{\"movement_seen\":%s,\n\"types\":[", s->movement_seen ? "true" : "false");
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "%s\n ", i ? "," : "");
-        json_type(f, gcs_objects_type(a, i));
+        json_type(f, s, gcs_objects_type(a, i));
     }
     size_t k;
     row *rows = view(a, has_survivors, cmp_survivors, &k);
@@ -258,8 +333,15 @@ static void write_json(const gcs_objects *a, FILE *f)
     for (size_t i = 0; rows && i < k; i++) {
         fprintf(f, "%s\n {\"name\":", i ? "," : "");
         json_string(f, rows[i]->name ? rows[i]->name : "");
-        fprintf(f, ",\"type_id\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
-                rows[i]->type_id, rows[i]->alive_at_end, rows[i]->alive_at_end_bytes);
+        row r = rows[i];
+        fprintf(f, ",\"type_id\":");
+        write_type_id(f, r->type_id, "null");
+        fprintf(f, ",\"objects\":%" PRIu64 ",\"bytes\":", r->alive_at_end);
+        write_bytes(f, r->alive_at_end_bytes, r->alive_at_end, r->alive_at_end_without_size,
+                    "null");
+        fprintf(f, ",\"estimated_bytes\":");
+        write_bytes(f, r->alive_at_end_estimated_bytes, 1, !s->ticks_with_address, "null");
+        fputc('}', f);
     }
     free(rows);
     rows = view(a, has_gen2_deaths, cmp_gen2_deaths, &k);
@@ -267,8 +349,12 @@ static void write_json(const gcs_objects *a, FILE *f)
     for (size_t i = 0; rows && i < k; i++) {
         fprintf(f, "%s\n {\"name\":", i ? "," : "");
         json_string(f, rows[i]->name ? rows[i]->name : "");
-        fprintf(f, ",\"type_id\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
-                rows[i]->type_id, rows[i]->died_gen2, rows[i]->died_gen2_bytes);
+        fprintf(f, ",\"type_id\":");
+        write_type_id(f, rows[i]->type_id, "null");
+        fprintf(f, ",\"objects\":%" PRIu64 ",\"bytes\":", rows[i]->died_gen2);
+        write_bytes(f, rows[i]->died_gen2_bytes, rows[i]->died_gen2,
+                    rows[i]->died_gen2_without_size, "null");
+        fputc('}', f);
     }
     free(rows);
     counter c[MAX_COUNTERS];
@@ -295,31 +381,47 @@ static void csv_string(FILE *f, const char *s)
 /* One row per type with every figure; the two views are sorts of it. */
 static void write_csv(const gcs_objects *a, FILE *f)
 {
+    const gcs_objects_summary *s = gcs_objects_get_summary(a);
     fprintf(f, "type,type_id,samples,bytes,died_gen0_gc,died_gen1_gc,died_gen2_gc,died_unseen,"
                "died_in_gen2,died_in_gen2_bytes,first_death_gc,last_death_gc,alive_at_end,"
                "alive_at_end_bytes,"
                "alive_gen0,alive_gen1,alive_gen2,alive_loh,alive_poh,pinned,lifetime_count,"
                "lifetime_gcs_p50,lifetime_gcs_p90,lifetime_gcs_p99,lifetime_gcs_max,"
-               "lifetime_ms_p50,lifetime_ms_p90,lifetime_ms_p99,lifetime_ms_max\n");
+               "lifetime_ms_p50,lifetime_ms_p90,lifetime_ms_p99,lifetime_ms_max,"
+               "samples_without_size,allocation_ticks,estimated_bytes,"
+               "died_in_gen2_without_size,alive_at_end_without_size,"
+               "alive_at_end_estimated_bytes\n");
     size_t n = gcs_objects_type_count(a);
     for (size_t i = 0; i < n; i++) {
         row r = gcs_objects_type(a, i);
         const gcs_lifetime_summary *l = &r->lifetime;
         csv_string(f, r->name ? r->name : "");
+        fputc(',', f);
+        write_type_id(f, r->type_id, "");
+        fprintf(f, ",%" PRIu64 ",", r->samples);
+        write_bytes(f, r->sample_bytes, r->samples, r->samples_without_size, "");
         fprintf(f,
-                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-                r->type_id, r->samples, r->sample_bytes, r->died_in_gc[0], r->died_in_gc[1],
-                r->died_in_gc[2], r->died_unseen, r->died_gen2, r->died_gen2_bytes,
-                r->first_death_gc, r->last_death_gc, r->alive_at_end, r->alive_at_end_bytes, r->alive_at_end_gen[0],
-                r->alive_at_end_gen[1], r->alive_at_end_gen[2], r->alive_at_end_gen[3],
-                r->alive_at_end_gen[4], r->pinned, l->count);
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
+                r->died_in_gc[0], r->died_in_gc[1], r->died_in_gc[2], r->died_unseen,
+                r->died_gen2);
+        write_bytes(f, r->died_gen2_bytes, r->died_gen2, r->died_gen2_without_size, "");
+        fprintf(f, ",%u,%u,%" PRIu64 ",", r->first_death_gc, r->last_death_gc, r->alive_at_end);
+        write_bytes(f, r->alive_at_end_bytes, r->alive_at_end, r->alive_at_end_without_size, "");
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                   ",%" PRIu64,
+                r->alive_at_end_gen[0], r->alive_at_end_gen[1], r->alive_at_end_gen[2],
+                r->alive_at_end_gen[3], r->alive_at_end_gen[4], r->pinned, l->count);
         if (l->count)
-            fprintf(f, ",%u,%u,%u,%u,%.3f,%.3f,%.3f,%.3f\n", l->gcs_p50, l->gcs_p90, l->gcs_p99,
+            fprintf(f, ",%u,%u,%u,%u,%.3f,%.3f,%.3f,%.3f", l->gcs_p50, l->gcs_p90, l->gcs_p99,
                     l->gcs_max, l->ms_p50, l->ms_p90, l->ms_p99, l->ms_max);
         else
-            fprintf(f, ",,,,,,,,\n");
+            fprintf(f, ",,,,,,,,");
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",", r->samples_without_size, r->allocation_ticks);
+        write_bytes(f, r->estimated_bytes, 1, !s->allocation_ticks, "");
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",", r->died_gen2_without_size,
+                r->alive_at_end_without_size);
+        write_bytes(f, r->alive_at_end_estimated_bytes, 1, !s->ticks_with_address, "");
+        fputc('\n', f);
     }
 }
 

@@ -6,6 +6,12 @@
  *   nettrace_v6_write --synthetic [--uncompressed] OUT
  *                                               the small synthetic trace of
  *                                               nettrace_v6_writer.h
+ *   nettrace_v6_write --alloctick-v3 IN OUT     convert, writing every runtime
+ *                                               AllocationTick V4 as V3 (its
+ *                                               metadata says version 3, the
+ *                                               payload loses the trailing
+ *                                               ObjectSize): the trace an older
+ *                                               runtime (.NET Core 2.2-3.1) writes
  *
  * The conversion uses only the public API (gcscope.h): events arrive in
  * timestamp order and are written in that order, all marked IsSorted, with
@@ -22,7 +28,25 @@
 #include "gcscope.h"
 #include "tools/nettrace_v6_writer.h"
 
-static int convert(const char *in, const char *out, bool compressed)
+/* --alloctick-v3: GC/AllocationTick (runtime id 10) V4 -> V3. V4 is the
+ * V3 layout plus ObjectSize (UInt64) at the end (docs: gc-events.md 5.8). */
+static void alloctick_to_v3(void *ctx, const gcs_event *ev, gcs_event_type *type,
+                            uint32_t *payload_size)
+{
+    if (type->event_id != 10 || type->version != 4 ||
+        strcmp(type->provider, "Microsoft-Windows-DotNETRuntime") != 0)
+        return;
+    type->version = 3;
+    if (type->schema_from_trace && type->field_count > 0 &&
+        strcmp(type->fields[type->field_count - 1].name, "ObjectSize") == 0)
+        type->field_count--;
+    if (*payload_size >= 8) {
+        *payload_size -= 8;
+        (*(uint64_t *)ctx)++;
+    }
+}
+
+static int convert(const char *in, const char *out, bool compressed, bool alloctick_v3)
 {
     gcs_error err;
     gcs_error_clear(&err);
@@ -46,7 +70,11 @@ static int convert(const char *in, const char *out, bool compressed)
     }
     v6w w;
     v6w_init(&w, v6w_to_file, f, compressed);
-    uint64_t events = 0;
+    uint64_t events = 0, ticks_rewritten = 0;
+    if (alloctick_v3) {
+        w.rewrite = alloctick_to_v3;
+        w.rewrite_ctx = &ticks_rewritten;
+    }
     gcs_status st = v6w_convert(r, &w, &events, &err);
     int rc = 0;
     if (st < 0) {
@@ -65,6 +93,9 @@ static int convert(const char *in, const char *out, bool compressed)
         fprintf(stderr, "note: %llu event names could not be stored so that they read back "
                 "the same\n", (unsigned long long)w.unmatched_names);
     fprintf(stderr, "%llu events written\n", (unsigned long long)events);
+    if (alloctick_v3)
+        fprintf(stderr, "%llu AllocationTick events written as V3\n",
+                (unsigned long long)ticks_rewritten);
     v6w_free(&w);
     gcs_reader_free(r);
     gcs_source_free(src);
@@ -92,7 +123,7 @@ static int synthetic(const char *out, bool compressed)
 
 int main(int argc, char **argv)
 {
-    bool compressed = true, synth = false;
+    bool compressed = true, synth = false, alloctick_v3 = false;
     const char *paths[2];
     int np = 0;
     for (int i = 1; i < argc; i++) {
@@ -100,6 +131,8 @@ int main(int argc, char **argv)
             compressed = false;
         else if (strcmp(argv[i], "--synthetic") == 0)
             synth = true;
+        else if (strcmp(argv[i], "--alloctick-v3") == 0)
+            alloctick_v3 = true;
         else if (np < 2)
             paths[np++] = argv[i];
         else
@@ -108,8 +141,8 @@ int main(int argc, char **argv)
     if (synth && np == 1)
         return synthetic(paths[0], compressed);
     if (!synth && np == 2)
-        return convert(paths[0], paths[1], compressed);
-    fprintf(stderr, "usage: %s [--uncompressed] IN OUT\n"
+        return convert(paths[0], paths[1], compressed, alloctick_v3);
+    fprintf(stderr, "usage: %s [--uncompressed] [--alloctick-v3] IN OUT\n"
                     "       %s --synthetic [--uncompressed] OUT\n",
             argv[0], argv[0]);
     return 2;

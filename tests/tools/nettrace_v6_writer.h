@@ -130,6 +130,13 @@ typedef struct v6w {
     size_t event_block_target;
     uint64_t unencodable_schemas; /* written without fields */
     uint64_t unmatched_names;     /* no metadata name displays as the original */
+    /* Optional, for tools that derive a test trace (v6w_convert): sees each
+     * event before it is written and may lower the version its type's
+     * metadata declares (*type is a copy; the same change for every event
+     * of a type) and shorten its payload. */
+    void (*rewrite)(void *ctx, const gcs_event *ev, gcs_event_type *type,
+                    uint32_t *payload_size);
+    void *rewrite_ctx;
 } v6w;
 
 static inline void v6w_init(v6w *w, v6w_write_fn write, void *ctx, bool compressed)
@@ -841,7 +848,11 @@ static inline gcs_status v6w_convert(gcs_reader *r, v6w *w, uint64_t *events, gc
             v6w_begin(w, gcs_reader_info(r));
             begun = true;
         }
-        const gcs_event_type *t = ev->type;
+        gcs_event_type rewritten = *ev->type;
+        uint32_t payload_size = ev->payload_size;
+        if (w->rewrite)
+            w->rewrite(w->rewrite_ctx, ev, &rewritten, &payload_size);
+        const gcs_event_type *t = &rewritten;
         if (t->metadata_id >= cv.meta_cap) {
             size_t nc = cv.meta_cap ? cv.meta_cap : 256;
             while (nc <= t->metadata_id && nc < ((size_t)1 << 26))
@@ -896,7 +907,7 @@ static inline gcs_status v6w_convert(gcs_reader *r, v6w *w, uint64_t *events, gc
         e.timestamp = (uint64_t)ev->timestamp;
         e.label_id = label;
         e.payload = ev->payload;
-        e.payload_size = ev->payload_size;
+        e.payload_size = payload_size;
         v6w_event_add(w, &e);
         last_ts = ev->timestamp;
         if (++n % V6W_EVENTS_PER_SEQUENCE_POINT == 0)

@@ -89,20 +89,30 @@ static void gc_end(uint32_t count, uint32_t depth)
     feed(2, 1, &p);
 }
 
-static void tick(uint64_t address, uint64_t type_id, const char *name, uint64_t size,
-                 uint32_t kind)
+/* AllocationTick of a version 2..4: the fields that version has (V3 has
+ * no ObjectSize, V2 no Address either). */
+static void tick_v(uint32_t version, uint32_t amount32, uint64_t amount64, uint64_t address,
+                   uint64_t type_id, const char *name, uint64_t size, uint32_t kind)
 {
     pb p = fresh();
-    u32(&p, 100000);
+    u32(&p, amount32);
     u32(&p, kind);
     u16(&p, 0);
-    u64(&p, 100000);
+    u64(&p, amount64);
     ptr(&p, type_id);
     utf16z(&p, name);
     u32(&p, 0); /* heap */
-    ptr(&p, address);
-    u64(&p, size);
-    feed(10, 4, &p);
+    if (version >= 3)
+        ptr(&p, address);
+    if (version >= 4)
+        u64(&p, size);
+    feed(10, version, &p);
+}
+
+static void tick(uint64_t address, uint64_t type_id, const char *name, uint64_t size,
+                 uint32_t kind)
+{
+    tick_v(4, 100000, 100000, address, type_id, name, size, kind);
 }
 
 static void moved(uint32_t index, const uint64_t (*r)[3], int n)
@@ -245,16 +255,18 @@ static void test_lifetimes(void)
     FILE *f = open_memstream(&buf, &len);
     CHECK_EQ_INT(gcs_objects_report(an, f, GCS_OBJECTS_CSV, &err), GCS_OK);
     fclose(f);
-    CHECK(strstr(buf, "\"GcLoad.KeptToEnd\",192,1,48,0,0,0,0,0,0,0,0,1,48,0,0,1,0,0,1,0,,,,,,,,\n") !=
-          NULL);
+    /* The tick counted twice for the same object stands for its bytes twice
+     * in the estimate (PerfView counts every tick), the survivor once. */
+    CHECK(strstr(buf, "\"GcLoad.KeptToEnd\",192,1,48,0,0,0,0,0,0,0,0,1,48,0,0,1,0,0,1,0,,,,,,,,"
+                      ",0,2,200000,0,0,100000\n") != NULL);
     CHECK(strstr(buf, "\"GcLoad.DiesYoung\",160,1,24,1,0,0,0,0,0,1,1,0,0,0,0,0,0,0,0,1,"
-                      "1,1,1,1,9.000,9.000,9.000,9.000\n") != NULL);
+                      "1,1,1,1,9.000,9.000,9.000,9.000,0,1,100000,0,0,0\n") != NULL);
     free(buf);
     f = open_memstream(&buf, &len);
     CHECK_EQ_INT(gcs_objects_report(an, f, GCS_OBJECTS_JSON, &err), GCS_OK);
     fclose(f);
     CHECK(strstr(buf, "\"survivors_at_end\":[\n {\"name\":\"GcLoad.KeptToEnd\",\"type_id\":192,"
-                      "\"objects\":1,\"bytes\":48}]") != NULL);
+                      "\"objects\":1,\"bytes\":48,\"estimated_bytes\":100000}]") != NULL);
     CHECK(strstr(buf, "\"gen2_deaths\":[]") != NULL);
     free(buf);
     f = open_memstream(&buf, &len);
@@ -403,6 +415,215 @@ static void test_bad_input(void)
     gcs_objects_free(an);
 }
 
+/* The line of the table that starts with `name `, split at blanks into
+ * at most `max` fields; returns how many. */
+static int table_fields(const char *table, const char *section, const char *name,
+                        char fields[][32], int max)
+{
+    const char *p = strstr(table, section);
+    size_t nl = strlen(name);
+    while (p && (p = strchr(p, '\n')) != NULL) {
+        p++;
+        if (strncmp(p, name, nl) != 0 || p[nl] != ' ')
+            continue;
+        int n = 0;
+        const char *q = p + nl;
+        while (n < max && *q && *q != '\n') {
+            while (*q == ' ')
+                q++;
+            int k = 0;
+            while (*q && *q != ' ' && *q != '\n' && k < 31)
+                fields[n][k++] = *q++;
+            fields[n][k] = 0;
+            if (k)
+                n++;
+        }
+        return n;
+    }
+    return 0;
+}
+
+static char *report_text(gcs_objects_format format)
+{
+    gcs_error err;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK_EQ_INT(gcs_objects_report(an, f, format, &err), GCS_OK);
+    fclose(f);
+    return buf;
+}
+
+/*
+ * AllocationTick before V4 gives no object size: the sampled bytes are
+ * unknown (-, null, empty), never 0; a type with sizes for only some
+ * samples shows a lower bound. Estimated bytes are the ticks'
+ * AllocationAmount (AllocationAmount64, or the 32-bit one when that is 0)
+ * for every tick of the type, tracked or not; the survivors' estimate sums
+ * the survivors' own ticks.
+ */
+static void test_unknown_sizes_and_estimates(void)
+{
+    gcs_error err;
+    an = gcs_objects_new(&err);
+    tick_v(3, 100200, 100200, 0x1000, 0xA0, "V3Only", 0, 0);
+    tick_v(3, 101000, 101000, 0x2000, 0xA0, "V3Only", 0, 0);
+    tick_v(3, 99000, 0, 0x3000, 0xA0, "V3Only", 0, 0); /* AllocationAmount64 0: 32-bit one */
+    tick_v(4, 100000, 100000, 0x4000, 0xB0, "Mixed", 40, 0);
+    tick_v(3, 100100, 100100, 0x5000, 0xB0, "Mixed", 0, 0);
+    tick_v(2, 100500, 100500, 0, 0xC0, "NoAddress", 0, 0);
+    pb v1 = fresh();
+    u32(&v1, 100300);
+    u32(&v1, 0);
+    u16(&v1, 0);
+    feed(10, 1, &v1);
+    static const uint64_t keep3[][2] = {{0x1000, 0x10}, {0x4000, 0x40}, {0x5000, 0x40}};
+    static const uint64_t keep2[][2] = {{0x1000, 0x10}, {0x4000, 0x40}};
+    gc_start(1, 0, 0); /* gen0 GC: 0x2000 and 0x3000 die */
+    surviving(0, keep3, 3);
+    gc_end(1, 0);
+    gc_start(2, 1, 0); /* gen1 GC: the three survivors reach gen2 */
+    surviving(0, keep3, 3);
+    gc_end(2, 1);
+    gc_start(3, 2, 0); /* gen2 GC: 0x5000 (no size) dies in gen2 */
+    surviving(0, keep2, 2);
+    gc_end(3, 2);
+    CHECK_EQ_INT(gcs_objects_finish(an, &err), GCS_OK);
+
+    const gcs_object_type_stats *v3 = type_named("V3Only");
+    const gcs_object_type_stats *mixed = type_named("Mixed");
+    const gcs_object_type_stats *noaddr = type_named("NoAddress");
+    CHECK(v3 && mixed && noaddr);
+    if (!v3 || !mixed || !noaddr)
+        return;
+    CHECK_EQ_U64(v3->samples, 3);
+    CHECK_EQ_U64(v3->samples_without_size, 3);
+    CHECK_EQ_INT(gcs_objects_bytes_known(v3->samples, v3->samples_without_size),
+                 GCS_BYTES_UNKNOWN);
+    CHECK_EQ_U64(v3->allocation_ticks, 3);
+    CHECK_EQ_U64(v3->estimated_bytes, 100200 + 101000 + 99000);
+    CHECK_EQ_U64(v3->died_in_gc[0], 2);
+    CHECK_EQ_U64(v3->alive_at_end, 1);
+    CHECK_EQ_U64(v3->alive_at_end_without_size, 1);
+    CHECK_EQ_U64(v3->alive_at_end_estimated_bytes, 100200);
+    CHECK_EQ_U64(mixed->samples, 2);
+    CHECK_EQ_U64(mixed->sample_bytes, 40);
+    CHECK_EQ_U64(mixed->samples_without_size, 1);
+    CHECK_EQ_INT(gcs_objects_bytes_known(mixed->samples, mixed->samples_without_size),
+                 GCS_BYTES_PARTIAL);
+    CHECK_EQ_U64(mixed->estimated_bytes, 200100);
+    CHECK_EQ_U64(mixed->died_gen2, 1);
+    CHECK_EQ_U64(mixed->died_gen2_without_size, 1);
+    CHECK_EQ_U64(mixed->alive_at_end_bytes, 40);
+    CHECK_EQ_U64(mixed->alive_at_end_estimated_bytes, 100000);
+    CHECK_EQ_U64(noaddr->samples, 0); /* not followed, but its bytes are estimated */
+    CHECK_EQ_U64(noaddr->allocation_ticks, 1);
+    CHECK_EQ_U64(noaddr->estimated_bytes, 100500);
+    /* A V1 tick names no type: its bytes count under "(type unknown)",
+     * type id unknown (null, empty), not 0. */
+    const gcs_objects_summary *s = gcs_objects_get_summary(an);
+    CHECK_EQ_U64(s->samples_without_size, 4);
+    CHECK_EQ_U64(s->ticks_with_address, 5);
+    CHECK_EQ_U64(s->ticks_without_address, 2); /* V2 and V1 */
+    /* Order: known sample bytes, then estimated bytes. */
+    CHECK_EQ_STR(gcs_objects_type(an, 0)->name, "Mixed");
+    CHECK_EQ_STR(gcs_objects_type(an, 1)->name, "V3Only");
+    CHECK_EQ_STR(gcs_objects_type(an, 2)->name, "NoAddress");
+    CHECK_EQ_STR(gcs_objects_type(an, 3)->name, ""); /* the V1 tick's */
+    CHECK_EQ_U64(gcs_objects_type(an, 3)->estimated_bytes, 100300);
+
+    char *json = report_text(GCS_OBJECTS_JSON);
+    CHECK(strstr(json, "{\"name\":\"V3Only\",\"type_id\":160,\"samples\":3,\"bytes\":null,"
+                       "\"samples_without_size\":3,\"allocation_ticks\":3,"
+                       "\"estimated_bytes\":300200,") != NULL);
+    CHECK(strstr(json, "\"alive_at_end\":1,\"alive_at_end_bytes\":null,"
+                       "\"alive_at_end_estimated_bytes\":100200,") != NULL);
+    CHECK(strstr(json, "{\"name\":\"Mixed\",\"type_id\":176,\"samples\":2,\"bytes\":40,"
+                       "\"samples_without_size\":1,") != NULL);
+    CHECK(strstr(json, "\"died_in_gen2\":1,\"died_in_gen2_bytes\":null,") != NULL);
+    CHECK(strstr(json, "{\"name\":\"V3Only\",\"type_id\":160,\"objects\":1,\"bytes\":null,"
+                       "\"estimated_bytes\":100200}") != NULL);
+    CHECK(strstr(json, "\"gen2_deaths\":[\n {\"name\":\"Mixed\",\"type_id\":176,\"objects\":1,"
+                       "\"bytes\":null}]") != NULL);
+    CHECK(strstr(json, "\"samples_without_size\":4,") != NULL); /* the counter */
+    CHECK(strstr(json, "{\"name\":\"\",\"type_id\":null,\"samples\":0,\"bytes\":0,"
+                       "\"samples_without_size\":0,\"allocation_ticks\":1,"
+                       "\"estimated_bytes\":100300,") != NULL);
+    free(json);
+
+    char *csv = report_text(GCS_OBJECTS_CSV);
+    CHECK(strstr(csv, "\n\"V3Only\",160,3,,2,0,0,0,0,0,1,1,1,,") != NULL);
+    CHECK(strstr(csv, ",3,3,300200,0,1,100200\n") != NULL);
+    CHECK(strstr(csv, "\n\"Mixed\",176,2,40,0,0,1,0,1,,3,3,1,40,") != NULL);
+    CHECK(strstr(csv, "\n\"NoAddress\",192,0,0,") != NULL);
+    CHECK(strstr(csv, "\n\"\",,0,0,") != NULL);
+    free(csv);
+
+    char *table = report_text(GCS_OBJECTS_TABLE);
+    char f[8][32];
+    CHECK_EQ_INT(table_fields(table, "Objects by type", "V3Only", f, 8), 8);
+    CHECK_EQ_STR(f[0], "3");      /* samples */
+    CHECK_EQ_STR(f[1], "-");      /* bytes: unknown */
+    CHECK_EQ_STR(f[2], "300200"); /* estimated */
+    CHECK_EQ_INT(table_fields(table, "Objects by type", "Mixed", f, 8), 8);
+    CHECK_EQ_STR(f[1], "40+");
+    CHECK_EQ_STR(f[2], "200100");
+    CHECK_EQ_INT(table_fields(table, "Survivors at end", "V3Only", f, 8), 8);
+    CHECK_EQ_STR(f[1], "-");
+    CHECK_EQ_STR(f[2], "100200");
+    CHECK_EQ_INT(table_fields(table, "Gen2 object deaths", "Mixed", f, 8), 2);
+    CHECK_EQ_STR(f[1], "-");
+    CHECK(strstr(table, "note: 4 samples without an object size") != NULL);
+    CHECK_EQ_INT(table_fields(table, "Objects by type", "(type unknown)", f, 8), 8);
+    CHECK_EQ_STR(f[2], "100300");
+    free(table);
+    gcs_objects_free(an);
+}
+
+/* TraceEvent's GetAllocAmount: a negative amount (the 32-bit field read as
+ * signed, when AllocationAmount64 is 0) switches on a clamp for it and
+ * every later tick: 90 KB..110 KB small, 90 KB..2 MB large. A trace without
+ * AllocationTick has no estimate: null, not 0. */
+static void test_bad_amounts_and_no_ticks(void)
+{
+    gcs_error err;
+    an = gcs_objects_new(&err);
+    tick_v(4, 50000, 50000, 0x1000, 0xA0, "T", 24, 0);          /* before: as is */
+    tick_v(4, 0x80000000u, 0, 0x2000, 0xA0, "T", 24, 0);        /* negative: 90 KB */
+    tick_v(4, 50000, 50000, 0x3000, 0xA0, "T", 24, 0);          /* raised to 90 KB */
+    tick_v(4, 3000000, 3000000, 0x4000, 0xA0, "T", 24, 1);      /* large: 2 MB */
+    tick_v(4, 100000, 100000, 0x5000, 0xA0, "T", 24, 0);        /* in range: as is */
+    tick_v(4, 100000, UINT64_MAX, 0x6000, 0xA0, "T", 24, 0);    /* 64-bit -1: 90 KB */
+    CHECK_EQ_INT(gcs_objects_finish(an, &err), GCS_OK);
+    const gcs_object_type_stats *t = type_named("T");
+    CHECK(t != NULL);
+    if (t)
+        CHECK_EQ_U64(t->estimated_bytes, 50000 + 92160 + 92160 + 2097152 + 100000 + 92160);
+    const gcs_objects_summary *s = gcs_objects_get_summary(an);
+    CHECK_EQ_U64(s->bad_allocation_amounts, 2);
+    CHECK_EQ_U64(s->allocation_amounts_clamped, 4);
+    gcs_objects_free(an);
+
+    an = gcs_objects_new(&err);
+    pb p = fresh(); /* AllocationSampled (id 303) only */
+    u32(&p, 0);
+    u16(&p, 0);
+    ptr(&p, 0x5678);
+    utf16z(&p, "Only.Sampled");
+    ptr(&p, 0x8000);
+    u64(&p, 48);
+    u64(&p, 7);
+    feed(303, 0, &p);
+    CHECK_EQ_INT(gcs_objects_finish(an, &err), GCS_OK);
+    char *json = report_text(GCS_OBJECTS_JSON);
+    CHECK(strstr(json, "\"samples\":1,\"bytes\":48,\"samples_without_size\":0,"
+                       "\"allocation_ticks\":0,\"estimated_bytes\":null,") != NULL);
+    CHECK(strstr(json, "\"alive_at_end_bytes\":48,\"alive_at_end_estimated_bytes\":null,") !=
+          NULL);
+    free(json);
+    gcs_objects_free(an);
+}
+
 /* Hostile payloads: random bytes and lengths for every event this
  * analysis decodes, both pointer sizes, versions 0..5. The sanitizers
  * catch any read outside the payload; nothing may fail. */
@@ -449,6 +670,8 @@ int main(void)
     RUN(test_lifetimes);
     RUN(test_generation_ranges_and_gen2_deaths);
     RUN(test_bad_input);
+    RUN(test_unknown_sizes_and_estimates);
+    RUN(test_bad_amounts_and_no_ticks);
     RUN(test_random_payloads);
     return check_report("test_objects_analysis");
 }

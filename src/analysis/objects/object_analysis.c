@@ -15,6 +15,10 @@
  *  - AllocationTick V3+, SampledObjectAllocation and AllocationSampled
  *    (id 303) add tracked objects;
  *    PinObjectAtGCTime marks them pinned; BulkType names type ids.
+ *  - Every AllocationTick also counts for its type's estimated bytes
+ *    (its AllocationAmount), tracked or not. A tracked object's tag is
+ *    the index of its sample slot, which remembers its type and its
+ *    tick's amount until it dies (the tracker's 32-byte record has no room).
  */
 #include <assert.h>
 #include <math.h>
@@ -37,6 +41,16 @@ typedef struct lifetime {
     uint32_t gcs;
     double ms;
 } lifetime;
+
+/* A tracked sample: its type and the bytes its event stands for. Slots of
+ * dead samples are reused (free list through `type`). */
+typedef struct sample_slot {
+    uint64_t amount; /* its tick's AllocationAmount; NO_AMOUNT: not a tick */
+    uint32_t type;
+    uint32_t unused;
+} sample_slot;
+#define NO_AMOUNT UINT64_MAX
+#define NO_SLOT UINT32_MAX
 
 typedef struct type_entry {
     gcs_object_type_stats s;
@@ -68,6 +82,10 @@ struct gcs_objects {
     const char **bulk_name_list;
     size_t nbulk, cbulk;
     size_t lifetimes_kept;
+    sample_slot *slots; /* by tracked object's tag */
+    size_t nslots, cslots;
+    uint32_t free_slot; /* first free slot, NO_SLOT if none */
+    bool bad_amount_seen; /* TraceEvent's clamp is on from then on */
     /* GC state */
     bool gc_open;
     uint32_t gc_count;
@@ -173,6 +191,16 @@ static uint64_t name_hash(const char *s)
     return h ? h : 1;
 }
 
+/* a + b, stopping at UINT64_MAX (counted): amounts come from the trace. */
+static uint64_t add_bytes(gcs_objects *a, uint64_t sum, uint64_t amount)
+{
+    if (amount > UINT64_MAX - sum) {
+        a->sum.byte_sums_saturated++;
+        return UINT64_MAX;
+    }
+    return sum + amount;
+}
+
 static int64_t event_us(const gcs_event *ev)
 {
     return (int64_t)llround(ev->msec * 1000.0);
@@ -237,11 +265,17 @@ static void on_death(void *ctx, const gcs_tracked_object *o, gcs_death_kind kind
                      uint32_t gc_number, int condemned, int64_t gc_time)
 {
     gcs_objects *a = ctx;
-    if (o->tag >= a->ntypes)
+    if (o->tag >= a->nslots)
         return;
-    type_entry *t = &a->types[o->tag];
+    sample_slot *slot = &a->slots[o->tag];
+    type_entry *t = &a->types[slot->type];
+    /* The slot is free again (its contents stay readable until reused). */
+    slot->type = a->free_slot;
+    a->free_slot = o->tag;
     t->s.samples++;
     t->s.sample_bytes += o->size;
+    if (!o->size)
+        t->s.samples_without_size++;
     if (o->flags & GCS_OBJ_PINNED)
         t->s.pinned++;
     if (kind != GCS_DEATH_GC || condemned < 0 || condemned > 2) {
@@ -256,6 +290,8 @@ static void on_death(void *ctx, const gcs_tracked_object *o, gcs_death_kind kind
     if (o->generation >= GCS_GEN2) {
         t->s.died_gen2++;
         t->s.died_gen2_bytes += o->size;
+        if (!o->size)
+            t->s.died_gen2_without_size++;
     }
     if (a->lifetimes_kept >= MAX_LIFETIMES) {
         a->sum.lifetimes_over_limit++;
@@ -286,6 +322,7 @@ gcs_objects *gcs_objects_new(gcs_error *err)
     o.on_death = on_death;
     o.ctx = a;
     gcs_gc_kind_cache_init(&a->kinds);
+    a->free_slot = NO_SLOT;
     a->tracker = gcs_objtrack_new(&o, err);
     if (!a->tracker) {
         free(a);
@@ -303,6 +340,7 @@ void gcs_objects_free(gcs_objects *a)
     for (size_t i = 0; i < a->ntypes; i++)
         free(a->types[i].lifetimes);
     free(a->types);
+    free(a->slots);
     map_free(&a->by_type_id);
     map_free(&a->by_name_hash);
     map_free(&a->bulk_names);
@@ -512,24 +550,76 @@ static gcs_status on_generation_range(gcs_objects *a, const gcs_gc_record *rec, 
 
 /* ---- allocations ------------------------------------------------------------- */
 
-static gcs_status track(gcs_objects *a, const gcs_event *ev, uint64_t address, uint64_t size,
-                        uint8_t generation, uint64_t type_id, const char *name, gcs_error *err)
+/* A slot for a new sample, NO_SLOT when out of memory or past 2^32-1. */
+static uint32_t new_slot(gcs_objects *a, uint32_t ti, uint64_t amount)
 {
-    uint32_t ti = 0;
-    gcs_status st = type_index(a, type_id, name, &ti, err);
-    if (st != GCS_OK)
-        return st;
+    uint32_t i = a->free_slot;
+    if (i != NO_SLOT) {
+        a->free_slot = a->slots[i].type;
+    } else {
+        if (a->nslots >= NO_SLOT ||
+            !gcs_array_reserve((void **)&a->slots, &a->cslots, a->nslots + 1, sizeof *a->slots,
+                               1024))
+            return NO_SLOT;
+        i = (uint32_t)a->nslots++;
+    }
+    a->slots[i].type = ti;
+    a->slots[i].amount = amount;
+    return i;
+}
+
+/* size 0: the event gave none. amount: the tick's AllocationAmount
+ * (NO_AMOUNT: not a tick). */
+static gcs_status track(gcs_objects *a, const gcs_event *ev, uint64_t address, uint64_t size,
+                        uint8_t generation, uint32_t ti, uint64_t amount, gcs_error *err)
+{
+    uint32_t slot = new_slot(a, ti, amount);
+    if (slot == NO_SLOT)
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory adding a sample");
     gcs_tracked_object o = {0};
     o.address = address;
     o.alloc_time = event_us(ev);
     o.size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
-    o.tag = ti;
+    o.tag = slot;
     o.alloc_gc = a->last_gc_begun;
     o.generation = generation;
-    st = gcs_objtrack_add(a->tracker, &o, err);
+    gcs_status st = gcs_objtrack_add(a->tracker, &o, err);
+    if (st != GCS_OK) {
+        a->slots[slot].type = a->free_slot; /* not tracked: give the slot back */
+        a->free_slot = slot;
+    }
     if (st == GCS_ERR_LIMIT)
         return GCS_OK; /* counted by the tracker */
     return st;
+}
+
+/* The bytes an AllocationTick stands for, read as TraceEvent's
+ * GCAllocationTickTraceData.GetAllocAmount does for PerfView's views:
+ * AllocationAmount64 (V2+), or AllocationAmount when that is 0, both
+ * signed; once one is negative, every amount from then on is clamped to
+ * 90 KB..110 KB (small) or 90 KB..2 MB (large, pinned). */
+static uint64_t tick_amount(gcs_objects *a, const gcs_gc_record *rec)
+{
+    /* Two's complement by hand: converting an unsigned value past the
+     * signed range is implementation-defined in C. */
+    uint64_t a64 = rec->version >= 2 ? rec->u.allocation_tick.allocation_amount64 : 0;
+    uint32_t a32 = rec->u.allocation_tick.allocation_amount;
+    int64_t amount = a64 <= INT64_MAX ? (int64_t)a64 : -(int64_t)(UINT64_MAX - a64) - 1;
+    if (amount == 0)
+        amount = a32 <= INT32_MAX ? (int64_t)a32 : (int64_t)a32 - ((int64_t)1 << 32);
+    if (amount < 0) {
+        a->sum.bad_allocation_amounts++;
+        a->bad_amount_seen = true;
+    }
+    if (a->bad_amount_seen) {
+        int64_t lo = 90 * 1024;
+        int64_t hi = rec->u.allocation_tick.allocation_kind == 0 ? 110 * 1024 : 2 * 1024 * 1024;
+        int64_t clamped = amount < lo ? lo : amount > hi ? hi : amount;
+        if (clamped != amount)
+            a->sum.allocation_amounts_clamped++;
+        amount = clamped;
+    }
+    return (uint64_t)amount;
 }
 
 /* AllocationTick (V3+ has the address, V4+ the size) and AllocationSampled
@@ -546,7 +636,7 @@ static gcs_status on_allocation_tick(gcs_objects *a, const gcs_event *ev,
         return GCS_OK;
     }
     uint32_t kind;
-    uint64_t address, size, type_id;
+    uint64_t address, size, type_id, amount = NO_AMOUNT;
     gcs_gc_utf16 type_name;
     if (sampled) {
         kind = rec->u.allocation_sampled.allocation_kind;
@@ -560,15 +650,27 @@ static gcs_status on_allocation_tick(gcs_objects *a, const gcs_event *ev,
         size = rec->version >= 4 ? rec->u.allocation_tick.object_size : 0;
         type_id = rec->u.allocation_tick.type_id;
         type_name = rec->u.allocation_tick.type_name;
+        amount = tick_amount(a, rec);
+    }
+    char name[TYPE_NAME_MAX];
+    gcs_gc_utf16_to_utf8(type_name, name, sizeof name);
+    uint32_t ti = 0;
+    gcs_status st = type_index(a, type_id, name, &ti, err);
+    if (st != GCS_OK)
+        return st;
+    if (!sampled) {
+        gcs_object_type_stats *s = &a->types[ti].s;
+        s->allocation_ticks++;
+        s->estimated_bytes = add_bytes(a, s->estimated_bytes, amount);
     }
     if (address == 0) {
         a->sum.ticks_without_address++;
         return GCS_OK;
     }
-    char name[TYPE_NAME_MAX];
-    gcs_gc_utf16_to_utf8(type_name, name, sizeof name);
+    if (!sampled)
+        a->sum.ticks_with_address++;
     uint8_t gen = kind == 1 ? GCS_GEN_LOH : kind == 2 ? GCS_GEN_POH : GCS_GEN0;
-    return track(a, ev, address, size, gen, type_id, name, err);
+    return track(a, ev, address, size, gen, ti, amount, err);
 }
 
 static gcs_status on_sampled_alloc(gcs_objects *a, const gcs_event *ev,
@@ -584,9 +686,13 @@ static gcs_status on_sampled_alloc(gcs_objects *a, const gcs_event *ev,
     uint64_t total = rec->u.sampled_allocation.total_size_for_type_sample;
     if (address == 0)
         return GCS_OK;
+    uint32_t ti = 0;
+    gcs_status st = type_index(a, rec->u.sampled_allocation.type_id, NULL, &ti, err);
+    if (st != GCS_OK)
+        return st;
     uint64_t size = count ? total / count : 0;
     uint8_t gen = size >= LOH_THRESHOLD ? GCS_GEN_LOH : GCS_GEN0;
-    return track(a, ev, address, size, gen, rec->u.sampled_allocation.type_id, NULL, err);
+    return track(a, ev, address, size, gen, ti, NO_AMOUNT, err);
 }
 
 /* rec is NULL when the header was short; entries present before a short
@@ -752,6 +858,8 @@ static int cmp_type_order(const void *pa, const void *pb)
     const gcs_object_type_stats *b = *(const gcs_object_type_stats *const *)pb;
     if (a->sample_bytes != b->sample_bytes)
         return a->sample_bytes > b->sample_bytes ? -1 : 1;
+    if (a->estimated_bytes != b->estimated_bytes)
+        return a->estimated_bytes > b->estimated_bytes ? -1 : 1;
     if (a->samples != b->samples)
         return a->samples > b->samples ? -1 : 1;
     int c = strcmp(a->name, b->name);
@@ -777,13 +885,21 @@ gcs_status gcs_objects_finish(gcs_objects *a, gcs_error *err)
     const gcs_tracked_object *objs = gcs_objtrack_objects(a->tracker, &n);
     for (size_t i = 0; i < n; i++) {
         const gcs_tracked_object *o = &objs[i];
-        if (o->tag >= a->ntypes)
+        if (o->tag >= a->nslots)
             continue;
-        gcs_object_type_stats *s = &a->types[o->tag].s;
+        const sample_slot *slot = &a->slots[o->tag];
+        gcs_object_type_stats *s = &a->types[slot->type].s;
         s->samples++;
         s->sample_bytes += o->size;
         s->alive_at_end++;
         s->alive_at_end_bytes += o->size;
+        if (!o->size) {
+            s->samples_without_size++;
+            s->alive_at_end_without_size++;
+        }
+        if (slot->amount != NO_AMOUNT)
+            s->alive_at_end_estimated_bytes =
+                add_bytes(a, s->alive_at_end_estimated_bytes, slot->amount);
         if (o->generation < GCS_GENERATION_COUNT)
             s->alive_at_end_gen[o->generation]++;
         if (o->flags & GCS_OBJ_PINNED)
@@ -795,13 +911,14 @@ gcs_status gcs_objects_finish(gcs_objects *a, gcs_error *err)
         if (!*t->s.name && t->s.type_id && map_get(&a->bulk_names, t->s.type_id, &bi))
             t->s.name = a->bulk_name_list[bi];
         summarize_lifetimes(t);
+        a->sum.samples_without_size += t->s.samples_without_size;
     }
     a->order = malloc((a->ntypes ? a->ntypes : 1) * sizeof *a->order);
     if (!a->order)
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory ordering types");
     size_t k = 0;
     for (size_t i = 0; i < a->ntypes; i++)
-        if (a->types[i].s.samples)
+        if (a->types[i].s.samples || a->types[i].s.allocation_ticks)
             a->order[k++] = &a->types[i].s;
     qsort(a->order, k, sizeof *a->order, cmp_type_order);
     a->ntypes_reported = k;
@@ -820,6 +937,13 @@ const gcs_object_type_stats *gcs_objects_type(const gcs_objects *a, size_t index
     if (!a->finished || index >= a->ntypes_reported)
         return NULL;
     return a->order[index];
+}
+
+gcs_bytes_known gcs_objects_bytes_known(uint64_t items, uint64_t items_without_bytes)
+{
+    if (items_without_bytes == 0)
+        return GCS_BYTES_KNOWN;
+    return items_without_bytes >= items ? GCS_BYTES_UNKNOWN : GCS_BYTES_PARTIAL;
 }
 
 const gcs_objects_summary *gcs_objects_get_summary(const gcs_objects *a)
