@@ -62,9 +62,10 @@ static double heap_size_before_mb(const gcs_gc_runtime *rt, size_t i)
     return sum;
 }
 
-/* TraceGC.GetUserAllocated for g in {0, LOH, POH}. Per-heap allocation is
- * ObjSpaceBefore - previous GC's ObjSizeAfter, summed over heaps (heaps
- * paired by arrival position). */
+/* TraceGC.GetUserAllocated for g in {0, LOH, POH}: per heap h,
+ * ObjSpaceBefore - the previous GC's ObjSizeAfter of its h-th history (0
+ * when it has fewer), each difference in MB summed in arrival order, as
+ * TraceEvent does. A difference that does not fit 64 bits is unknown (NaN). */
 static double user_allocated_mb(const gcs_gc_runtime *rt, size_t i, uint32_t g)
 {
     const gcs_gc_info *gc = &rt->info[i];
@@ -74,11 +75,25 @@ static double user_allocated_mb(const gcs_gc_runtime *rt, size_t i, uint32_t g)
     if (pv->ph_count > 0 && i > 0 && rt->priv[i - 1].ph_count > 0) {
         if (!valid_gen(pv, g))
             return 0;
-        const gcs_gc_priv *pp = &rt->priv[i - 1];
-        int64_t prev = pp->ph_gen_count > g ? pp->ph_next_prev_obj_sum[g] : 0;
         if (pv->ph_layout == 0)
             return 0; /* .NET 4.0 layout: see docs/gc-stats.md */
-        return (double)(pv->ph_obj_space_before_sum[g] - prev) / MB;
+        const gcs_gc_priv *pp = &rt->priv[i - 1];
+        bool prev_has_gen = pp->ph_gen_count > g;
+        int a = g == 0 ? 0 : g == GCS_GEN_LOH ? 1 : 2;
+        double total = 0;
+        int64_t h = pv->ph_first, ph = pp->ph_first;
+        for (; h >= 0; h = rt->heap_allocs[h].next) {
+            int64_t prev = 0;
+            if (ph >= 0) {
+                prev = prev_has_gen ? rt->heap_allocs[ph].next_prev_obj[a] : 0;
+                ph = rt->heap_allocs[ph].next;
+            }
+            int64_t allocated;
+            if (__builtin_sub_overflow(rt->heap_allocs[h].obj_space_before[a], prev, &allocated))
+                return NAN;
+            total += (double)allocated / MB;
+        }
+        return total;
     }
     return gc->alloc_tick_mb[g == 0 ? 0 : 1];
 }
