@@ -268,8 +268,8 @@ static void compare_fixture(const char *name)
                                             {"max_pause_ms", "max_pause_ms"},
                                             {"total_allocated_mb", "total_allocated_mb"},
                                             {"max_size_peak_mb", "max_heap_size_mb"},
-                                            {"process_duration_ms", "process_duration_ms"},
-                                            {"gc_pause_time_pct", "pause_time_pct"},
+                                            {"process_duration_ms", "traceevent_process_duration_ms"},
+                                            {"gc_pause_time_pct", "traceevent_pause_time_pct"},
                                             {"max_suspend_ms", "max_suspend_ms"},
                                             {"total_promoted_mb", "total_promoted_mb"}};
         for (size_t k = 0; k < sizeof sk / sizeof sk[0]; k++) {

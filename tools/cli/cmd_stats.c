@@ -107,8 +107,12 @@ int cmd_stats(int argc, char **argv)
     }
     const char *base = strrchr(path, '/');
     ro.trace_name = base ? base + 1 : path;
-    if (gcs_gc_report_write(stdout, an, &ro) < 0)
+    int written = gcs_gc_report_write(stdout, an, &ro);
+    if (written < 0)
         rc = CLI_FAILED;
+    /* The table already says it; JSON and CSV stay machine-readable. */
+    if (written == 0 && ro.format != GCS_GC_FORMAT_TABLE && !ro.filter_pid)
+        fprintf(stderr, "gcscope stats: %s: %s\n", ro.trace_name, gcs_gc_report_no_gcs_line());
     if (ro.filter_pid && gcs_gc_process_count(an) > 0) {
         bool found = false;
         for (size_t i = 0; i < gcs_gc_process_count(an); i++)

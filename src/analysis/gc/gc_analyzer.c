@@ -43,7 +43,7 @@ static gcs_gc_runtime *runtime_new(uint32_t pid, uint16_t clr)
     rt->suspend_end_ms = -1;
     rt->current_bgc = -1;
     rt->last_completed_gc = -1;
-    rt->heap_count = -1;
+    rt->heap_count = rt->max_heap_count = -1;
     rt->concurrent = -1;
     rt->server_gc_setting = -1;
     return rt;
@@ -376,6 +376,8 @@ static void on_global_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs
     int32_t nh = rec->u.global_heap_history.num_heaps;
     if (rt->heap_count == -1)
         rt->heap_count = nh;
+    if (nh > rt->max_heap_count)
+        rt->max_heap_count = nh;
     int64_t g = last_gc(an, rt);
     if (g < 0) {
         rt->problems.orphan_events++;
