@@ -303,6 +303,36 @@ static void test_probe_net10(void) { compare_fixture("probe-net10"); }
  * (TraceEvent pairs them heap by heap); GC 417's rate shows how times are
  * computed from ticks. */
 static void test_wks_service(void) { compare_fixture("wks-service"); }
+static void test_server_attach(void) { compare_fixture("server-attach"); }
+
+/* server-attach with StartupFlags None in its rundown RuntimeInformation and
+ * FinalizationPromotedSize 0xbaadbaadbaadbaad in GC 22's GCHeapStats
+ * (scripts/patch-trace.py): every number still TraceEvent's (the garbage
+ * read signed, as it does), the flavour inferred from the 2 heaps, the
+ * garbage flagged. */
+static void test_server_attach_patched(void)
+{
+    compare_fixture("server-attach-patched");
+    bool skip;
+    jm_node *doc = our_report("tests/data/server-attach-patched.nettrace", &skip);
+    if (!doc)
+        return;
+    const jm_node *p = jm_at(jm_get(doc, "processes"), 0);
+    CHECK(jm_str(jm_get(p, "gc_mode")) && !strcmp(jm_str(jm_get(p, "gc_mode")), "server"));
+    CHECK_EQ_INT(jm_num(jm_get(p, "gc_mode_inferred")), 1);
+    CHECK_EQ_INT(jm_num(jm_get(p, "concurrent")), 1); /* GCSettingsRundown BitSettings */
+    CHECK_EQ_INT(jm_num(jm_get(p, "heap_count")), 2);
+    CHECK_EQ_INT(jm_num(jm_get(jm_get(p, "problems"), "implausible_values")), 1);
+    const jm_node *gcs = jm_get(p, "gcs");
+    int flagged = 0;
+    for (size_t i = 0; gcs && i < gcs->count; i++)
+        if (jm_num(jm_get(gcs->items[i], "finalization_promoted_implausible")) == 1) {
+            flagged++;
+            CHECK_EQ_INT(jm_num(jm_get(gcs->items[i], "number")), 22);
+        }
+    CHECK_EQ_INT(flagged, 1);
+    jm_free(doc);
+}
 
 int main(void)
 {
@@ -314,5 +344,7 @@ int main(void)
     RUN(test_gen0size_small);
     RUN(test_probe_net10);
     RUN(test_wks_service);
+    RUN(test_server_attach);
+    RUN(test_server_attach_patched);
     return check_report("test_gc_oracle");
 }
