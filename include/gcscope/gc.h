@@ -230,7 +230,8 @@ typedef struct gcs_gc_report_options {
 
 /* Writes the report of a finished analyzer. Numbers use '.' and fixed
  * formats whatever the locale. Runtimes that ran no GC are left out; with
- * none left the table is the one line gcs_gc_report_no_gcs_line(), the JSON
+ * none left the table is the one line gcs_gc_report_no_gcs_line() (or, with
+ * filter_pid, "No GC of process PID in this trace."), the JSON
  * has an empty "processes" and the CSV only its header. Returns the number
  * of runtimes written (0: no GC), or -1 if writing failed. */
 int gcs_gc_report_write(FILE *out, const gcs_gc_analyzer *an, const gcs_gc_report_options *opts);

@@ -539,7 +539,9 @@ int gcs_gc_report_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_report_
             written++;
             table_process(f, p, opts->trace_name);
         }
-        if (written == 0)
+        if (written == 0 && opts->filter_pid)
+            fprintf(f, "No GC of process %u in this trace.\n", opts->pid);
+        else if (written == 0)
             fprintf(f, "%s\n", gcs_gc_report_no_gcs_line());
     }
     return ferror(f) ? -1 : written;

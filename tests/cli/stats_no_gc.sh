@@ -20,6 +20,10 @@ grep -q '^  Time paused for GC   15\.91 % of the trace (total pause / trace dura
 grep -q '"pause_time_pct_of_trace": 15\.913918, "traceevent_pause_time_pct": ' "$tmp/j" \
     || fail "json: pause_time_pct_of_trace then TraceEvent's figure"
 
+# --process of a pid without GC: the same one line, naming the process
+[ "$("$GCSCOPE" stats --process 1 "$TRACE")" = "No GC of process 1 in this trace." ] \
+    || fail "--process 1: want one line"
+
 found=0
 for t in "$SHARED"/eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace \
          "$SHARED"/eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace \
