@@ -89,7 +89,9 @@ typedef struct gcs_gc_info {
     double allocated_since_last_gc_mb;
     double alloc_rate_mb_s;
     double alloc_tick_mb[3];   /* AllocationTick MB since the last GC: small, large, pinned */
-    double finalization_promoted_mb;
+    double finalization_promoted_mb; /* FinalizationPromotedSize read as signed, as TraceEvent */
+    bool finalization_promoted_implausible; /* negative or more than the heap after the GC:
+                                               garbage the runtime wrote (counted in problems) */
     uint32_t pinned_objects;   /* GCHeapStats.PinnedObjectCount */
     uint32_t per_heap_histories; /* GCPerHeapHistory events received */
     int32_t heap_count;        /* TraceEvent's TraceGC.HeapCount */
@@ -129,6 +131,7 @@ typedef struct gcs_gc_problems {
     uint64_t truncated_events;     /* payload shorter than its layout */
     uint64_t unrecognised_histories; /* PerHeapHistory of an unknown layout */
     uint64_t lost_events;          /* reported by the reader (whole trace) */
+    uint64_t implausible_values;   /* sizes no GC can have, kept as read and flagged */
 } gcs_gc_problems;
 
 /* One runtime in one process. */
@@ -139,12 +142,23 @@ typedef struct gcs_gc_process {
     uint32_t startup_flags;    /* RuntimeInformation StartupFlags (0 unknown) */
     const char *gc_mode;       /* "workstation", "server", "unknown" */
     int concurrent;            /* 1 yes, 0 no, -1 unknown */
+    /* When the runtime's StartupFlags name neither server nor concurrent GC
+     * (a trace attached after startup may carry only a rundown
+     * RuntimeInformation with StartupFlags None) and no GC settings event
+     * tells: gc_mode inferred from the largest heap count seen (several
+     * heaps: server), concurrent from background GCs seen. */
+    bool gc_mode_inferred, concurrent_inferred;
     int32_t heap_count;        /* first GlobalHeapHistory NumHeaps, -1 if none */
+    int32_t max_heap_count;    /* largest GlobalHeapHistory NumHeaps, -1 if none */
     double first_event_ms, last_event_ms;
     gcs_gc_rollup all;
     gcs_gc_rollup gen[3];
-    double process_duration_ms; /* TraceEvent's GCStats.ProcessDuration */
-    double pause_time_pct;      /* GetGCPauseTimePercentage */
+    double process_duration_ms; /* TraceEvent's GCStats.ProcessDuration: first
+                                   complete GC's pause start to the last GCHeapStats */
+    double pause_time_pct;      /* TraceEvent's GetGCPauseTimePercentage: total
+                                   pause / process_duration_ms (can pass 100 %) */
+    double pause_time_pct_of_trace; /* total pause / trace duration (first to last
+                                       event), what the table shows */
     /* Ours: pause percentiles per generation, per kind, and overall. */
     gcs_gc_percentiles pct_gen[3];
     gcs_gc_percentiles pct_kind[3]; /* by gcs_gc_type */
@@ -215,9 +229,15 @@ typedef struct gcs_gc_report_options {
 } gcs_gc_report_options;
 
 /* Writes the report of a finished analyzer. Numbers use '.' and fixed
- * formats whatever the locale. Returns the number of runtimes written, or
- * -1 if writing failed. */
+ * formats whatever the locale. Runtimes that ran no GC are left out; with
+ * none left the table is the one line gcs_gc_report_no_gcs_line() (or, with
+ * filter_pid, "No GC of process PID in this trace."), the JSON
+ * has an empty "processes" and the CSV only its header. Returns the number
+ * of runtimes written (0: no GC), or -1 if writing failed. */
 int gcs_gc_report_write(FILE *out, const gcs_gc_analyzer *an, const gcs_gc_report_options *opts);
+
+/* The line that says a trace holds no GC (no newline). */
+const char *gcs_gc_report_no_gcs_line(void);
 
 #ifdef __cplusplus
 }

@@ -84,7 +84,7 @@ struct gcs_reader {
     gcs_event current;
     reader_state state;
     gcs_error final_error; /* status GCS_END or the error to return */
-    double ms_per_tick;
+    double ticks_per_sec; /* the clock frequency; 0 when the trace gives none */
     /* Types of recently delivered events by metadata id (direct-mapped):
      * consecutive events alternate among a few types. */
     const gcs_event_type *type_cache[TYPE_CACHE_SIZE];
@@ -176,7 +176,7 @@ static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err
     gcs_reader *r = ctx;
     r->info = *info;
     r->have_info = true;
-    r->ms_per_tick = info->clock_frequency > 0 ? 1000.0 / (double)info->clock_frequency : 0.0;
+    r->ticks_per_sec = info->clock_frequency > 0 ? (double)info->clock_frequency : 0.0;
     r->current.pointer_size = info->pointer_size; /* the same for every event */
     return GCS_OK;
 }
@@ -455,10 +455,7 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
     type_entry *te = type_at(r, se->key);
     ev->type = &te->pub;
     ev->timestamp = se->timestamp;
-    /* Differences of 64-bit tick counts wrap; the signed result is the
-     * distance from the trace start. */
-    ev->msec = (double)(int64_t)((uint64_t)se->timestamp - (uint64_t)r->info.start_ticks) *
-               r->ms_per_tick;
+    ev->msec = gcs_reader_msec(r, se->timestamp);
     ev->pid = se->pid;
     ev->tid = se->tid;
     ev->capture_tid = se->capture_tid;
@@ -750,8 +747,15 @@ void gcs_reader_release_pending(gcs_reader *r)
 
 double gcs_reader_msec(const gcs_reader *r, int64_t timestamp)
 {
-    /* The same expression as deliver's, so that values compare equal. */
-    return (double)(int64_t)((uint64_t)timestamp - (uint64_t)r->info.start_ticks) * r->ms_per_tick;
+    /* Differences of 64-bit tick counts wrap; the signed result is the
+     * distance from the trace start. Multiplied by 1000 then divided by the
+     * frequency, as TraceEvent's QPCTimeToRelMSec: multiplying by a
+     * precomputed 1000/frequency differs in the last bit, which shows in
+     * the 9th digit of a rate over a sub-microsecond interval. */
+    if (r->ticks_per_sec == 0)
+        return 0.0;
+    return (double)(int64_t)((uint64_t)timestamp - (uint64_t)r->info.start_ticks) * 1000.0 /
+           r->ticks_per_sec;
 }
 
 const gcs_trace_info *gcs_reader_info(const gcs_reader *r)

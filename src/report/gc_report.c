@@ -87,9 +87,11 @@ static const char *gen_text(const gcs_gc_info *gc, char *buf, size_t cap)
     return buf;
 }
 
+/* Runtimes that ran no GC while traced have nothing to report (a table of
+ * zeros and "Heap count -1" would look like measurements). */
 static bool wanted(const gcs_gc_process *p, const gcs_gc_report_options *o)
 {
-    return !o->filter_pid || p->pid == o->pid;
+    return (!o->filter_pid || p->pid == o->pid) && p->gc_count > 0;
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -176,6 +178,8 @@ static void json_gc(FILE *f, const gcs_gc_info *gc, bool last)
     json_num(f, gc->duration_since_last_restart_ms);
     fputs(", \"finalization_promoted_mb\": ", f);
     json_num(f, gc->finalization_promoted_mb);
+    if (gc->finalization_promoted_implausible)
+        fputs(", \"finalization_promoted_implausible\": true", f);
     fprintf(f, ", \"pinned_objects\": %u, \"condemned_reasons\": [", gc->pinned_objects);
     bool first = true;
     for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
@@ -204,8 +208,11 @@ static void json_process(FILE *f, const gcs_gc_process *p, bool last)
         fputs("null", f);
     fputs(",\n      \"gc_mode\": ", f);
     json_str(f, p->gc_mode);
-    fprintf(f, ",\n      \"concurrent\": %s,\n      \"heap_count\": %d,\n",
-            p->concurrent < 0 ? "null" : p->concurrent ? "true" : "false", p->heap_count);
+    fprintf(f, ",\n      \"gc_mode_inferred\": %s", p->gc_mode_inferred ? "true" : "false");
+    fprintf(f, ",\n      \"concurrent\": %s,\n      \"concurrent_inferred\": %s",
+            p->concurrent < 0 ? "null" : p->concurrent ? "true" : "false",
+            p->concurrent_inferred ? "true" : "false");
+    fprintf(f, ",\n      \"heap_count\": %d,\n", p->heap_count);
 
     fputs("      \"summary\": {\"trace_duration_ms\": ", f);
     json_num(f, p->last_event_ms - p->first_event_ms);
@@ -220,9 +227,11 @@ static void json_process(FILE *f, const gcs_gc_process *p, bool last)
     json_num(f, p->all.mean_pause_ms);
     fputs(", \"max_suspend_ms\": ", f);
     json_num(f, p->all.max_suspend_ms);
-    fputs(", \"pause_time_pct\": ", f);
+    fputs(", \"pause_time_pct_of_trace\": ", f);
+    json_num(f, p->pause_time_pct_of_trace);
+    fputs(", \"traceevent_pause_time_pct\": ", f);
     json_num(f, p->pause_time_pct);
-    fputs(", \"process_duration_ms\": ", f);
+    fputs(", \"traceevent_process_duration_ms\": ", f);
     json_num(f, p->process_duration_ms);
     fputs(", \"max_heap_size_mb\": ", f);
     json_num(f, p->all.max_size_peak_mb);
@@ -264,12 +273,14 @@ static void json_process(FILE *f, const gcs_gc_process *p, bool last)
             "      \"problems\": {\"incomplete_gcs\": %llu, \"bad_times\": %llu, "
             "\"starts_without_suspension\": %llu, \"duplicate_starts\": %llu, "
             "\"number_jumps\": %llu, \"orphan_events\": %llu, \"truncated_events\": %llu, "
-            "\"unrecognised_histories\": %llu, \"lost_events\": %llu},\n",
+            "\"unrecognised_histories\": %llu, \"lost_events\": %llu, "
+            "\"implausible_values\": %llu},\n",
             (unsigned long long)q->incomplete_gcs, (unsigned long long)q->bad_times,
             (unsigned long long)q->starts_without_suspension,
             (unsigned long long)q->duplicate_starts, (unsigned long long)q->number_jumps,
             (unsigned long long)q->orphan_events, (unsigned long long)q->truncated_events,
-            (unsigned long long)q->unrecognised_histories, (unsigned long long)q->lost_events);
+            (unsigned long long)q->unrecognised_histories, (unsigned long long)q->lost_events,
+            (unsigned long long)q->implausible_values);
     fputs("      \"gcs\": [\n", f);
     for (size_t i = 0; i < p->gc_count; i++)
         json_gc(f, &p->gcs[i], i + 1 == p->gc_count);
@@ -318,7 +329,8 @@ static void csv_gc(FILE *f, uint32_t pid, const gcs_gc_info *gc)
         csv_num(f, gc->survival_pct[g]);
         csv_num(f, gc->fragmentation_pct[g]);
     }
-    csv_num(f, gc->finalization_promoted_mb);
+    /* Implausible: empty, so that a spreadsheet sums no garbage. */
+    csv_num(f, gc->finalization_promoted_implausible ? NAN : gc->finalization_promoted_mb);
     fprintf(f, ",%u,", gc->pinned_objects);
     bool first = true;
     for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
@@ -364,11 +376,19 @@ static void table_process(FILE *f, const gcs_gc_process *p, const char *trace)
     fprintf(f, "Process %u (ClrInstanceID %u)%s%s\n", p->pid, (unsigned)p->clr_instance_id,
             trace ? " in " : "", trace ? trace : "");
     fprintf(f, "  Runtime version      %s\n", p->runtime_version[0] ? p->runtime_version : "unknown");
-    fprintf(f, "  GC flavour           %s, %s\n", p->gc_mode,
+    char mode_why[48] = "";
+    if (p->gc_mode_inferred)
+        snprintf(mode_why, sizeof mode_why, " (inferred: %d heap%s)", p->max_heap_count,
+                 p->max_heap_count == 1 ? "" : "s");
+    fprintf(f, "  GC flavour           %s%s, %s%s\n", p->gc_mode, mode_why,
             p->concurrent < 0 ? "concurrent unknown"
             : p->concurrent   ? "concurrent"
-                              : "non-concurrent");
-    fprintf(f, "  Heap count           %d\n", p->heap_count);
+                              : "non-concurrent",
+            p->concurrent_inferred ? " (inferred: background GCs seen)" : "");
+    if (p->heap_count < 0)
+        fputs("  Heap count           unknown (no GCGlobalHeapHistory)\n", f);
+    else
+        fprintf(f, "  Heap count           %d\n", p->heap_count);
     fprintf(f, "  Trace duration       %s ms\n",
             tnum(a, sizeof a, p->last_event_ms - p->first_event_ms, 3));
     fprintf(f, "  Total allocated      %s MB\n", tnum(a, sizeof a, p->all.total_allocated_mb, 3));
@@ -376,7 +396,8 @@ static void table_process(FILE *f, const gcs_gc_process *p, const char *trace)
             (unsigned long long)p->problems.incomplete_gcs);
     fprintf(f, "  Total pause          %s ms (max %s ms)\n", tnum(a, sizeof a, p->all.total_pause_ms, 3),
             tnum(b, sizeof b, p->all.max_pause_ms, 3));
-    fprintf(f, "  Time paused for GC   %s %%\n", tnum(a, sizeof a, p->pause_time_pct, 2));
+    fprintf(f, "  Time paused for GC   %s %% of the trace (total pause / trace duration)\n",
+            tnum(a, sizeof a, p->pause_time_pct_of_trace, 2));
     fprintf(f, "  Max heap size        %s MB\n\n", tnum(a, sizeof a, p->all.max_size_peak_mb, 3));
 
     fputs("GC Rollup By Generation\n", f);
@@ -435,12 +456,19 @@ static void table_process(FILE *f, const gcs_gc_process *p, const char *trace)
             fprintf(f, " %8s %6s %6s", tnum(c[11], 32, gc->gen_size_after_mb[g], 3),
                     tnum(c[12], 32, gc->survival_pct[g], 0),
                     tnum(c[13], 32, gc->fragmentation_pct[g], 2));
-        fprintf(f, " %8s %7u  ", tnum(c[14], 32, gc->finalization_promoted_mb, 2), gc->pinned_objects);
+        fprintf(f, " %8s %7u  ",
+                gc->finalization_promoted_implausible ? "?"
+                                                      : tnum(c[14], 32, gc->finalization_promoted_mb, 2),
+                gc->pinned_objects);
         bool first = true;
         for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
             if (!(gc->condemned_reasons & (1u << g)))
                 continue;
             fprintf(f, "%s%s", first ? "" : ",", gcs_gc_condemned_group_name(g));
+            first = false;
+        }
+        if (gc->finalization_promoted_implausible) {
+            fprintf(f, "%sIMPLAUSIBLE FinalizationPromotedSize", first ? "" : " ");
             first = false;
         }
         if (!gc->is_complete)
@@ -451,12 +479,19 @@ static void table_process(FILE *f, const gcs_gc_process *p, const char *trace)
     fprintf(f,
             "\nProblems: %llu incomplete GCs (%llu with impossible times), %llu GCStart without "
             "suspension, %llu duplicate GCStart, %llu GC number jumps, %llu orphan events, %llu "
-            "truncated events, %llu unrecognised histories, %llu lost events\n\n",
+            "truncated events, %llu unrecognised histories, %llu lost events, %llu implausible "
+            "values\n\n",
             (unsigned long long)q->incomplete_gcs, (unsigned long long)q->bad_times,
             (unsigned long long)q->starts_without_suspension,
             (unsigned long long)q->duplicate_starts, (unsigned long long)q->number_jumps,
             (unsigned long long)q->orphan_events, (unsigned long long)q->truncated_events,
-            (unsigned long long)q->unrecognised_histories, (unsigned long long)q->lost_events);
+            (unsigned long long)q->unrecognised_histories, (unsigned long long)q->lost_events,
+            (unsigned long long)q->implausible_values);
+}
+
+const char *gcs_gc_report_no_gcs_line(void)
+{
+    return "No GC in this trace: no .NET runtime started a GC while it was traced.";
 }
 
 int gcs_gc_report_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_report_options *opts)
@@ -504,8 +539,10 @@ int gcs_gc_report_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_report_
             written++;
             table_process(f, p, opts->trace_name);
         }
-        if (written == 0)
-            fputs("No .NET runtime with GC events in this trace.\n", f);
+        if (written == 0 && opts->filter_pid)
+            fprintf(f, "No GC of process %u in this trace.\n", opts->pid);
+        else if (written == 0)
+            fprintf(f, "%s\n", gcs_gc_report_no_gcs_line());
     }
     return ferror(f) ? -1 : written;
 }

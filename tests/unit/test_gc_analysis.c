@@ -522,6 +522,130 @@ static void test_server_two_heaps(void)
     CHECK_EQ_U64(b->condemned_reasons, (1u << 2) | (1u << 7));
 }
 
+/* A blocking gen0 GC on one heap that gets `histories` one-heap histories
+ * (a workstation BGC's history can land on a foreground GC still
+ * restarting: wks-service GCs 24 and 482). */
+static void wks_gc_with_histories(double t0, uint32_t number, uint64_t base, int histories)
+{
+    static const uint64_t s[5] = {1000000, 1000000, 1000000, 2000000, 2500000};
+    static const uint64_t p0[5] = {0};
+    suspend(t0, 70, 1);
+    suspend_end(t0 + 0.1, 70);
+    gc_start(t0 + 0.2, 70, number, 0, 0, 0);
+    global_history(t0 + 0.9, 70, 1);
+    for (int h = 0; h < histories; h++)
+        per_heap(t0 + 0.95, 70, base, 0, 1, 0);
+    gc_end(t0 + 1.2, 70, number);
+    heap_stats(t0 + 1.3, 70, s, p0, 0, 0);
+    restart_end(t0 + 1.5, 70);
+}
+
+/* TraceEvent pairs the i-th history of a GC with the i-th of the GC before
+ * it: after a GC with two histories, a one-history GC subtracts only the
+ * first one's size after (the sum of both gave too little, even < 0). */
+static void test_allocation_pairs_histories(void)
+{
+    fresh();
+    wks_gc_with_histories(10, 1, 1000000, 2);
+    wks_gc_with_histories(20, 2, 2000000, 1);
+    const gcs_gc_process *p = finish_one();
+    const gcs_gc_info *b = &p->gcs[1];
+    /* ObjSpaceBefore = size before - 15000; previous ObjSizeAfter = size
+     * after - 30000 of history 0 only.
+     * gen0: 1985000 - 470000 = 1515000; LOH: 7985000 - 1970000 = 6015000;
+     * POH: 9985000 - 2470000 = 7515000 */
+    CHECK_NEAR(b->user_allocated_mb[0], 1.515, EPS);
+    CHECK_NEAR(b->user_allocated_mb[3], 6.015, EPS);
+    CHECK_NEAR(b->user_allocated_mb[4], 7.515, EPS);
+    CHECK_NEAR(b->allocated_since_last_gc_mb, 15.045, 1e-9);
+}
+
+/* One 1.6 ms GC in a 5.7 s trace: TraceEvent divides by first pause start
+ * to last GCHeapStats (1.4 ms) and gets 114 %; the figure a person reads
+ * divides by the trace. */
+static void test_pause_pct_of_trace(void)
+{
+    fresh();
+    static const uint64_t s[5] = {1000000, 0, 0, 0, 0}, p0[5] = {0};
+    blocking(1000, 5, 1, 0, 0, s, p0);
+    gcs_gc_analyzer_set_span(an, 0, 5700);
+    const gcs_gc_process *p = finish_one();
+    CHECK_NEAR(p->process_duration_ms, 1.4, 1e-9);
+    CHECK_NEAR(p->pause_time_pct, 1.6 * 100 / 1.4, 1e-9);
+    CHECK_NEAR(p->pause_time_pct_of_trace, 1.6 * 100 / 5700, 1e-12);
+}
+
+/* FinalizationPromotedSize 0xbaadbaadbaadbaad (runtime garbage): TraceEvent
+ * reads it signed; we keep that value and flag it. */
+static void test_finalization_garbage(void)
+{
+    fresh();
+    static const uint64_t s[5] = {1000000, 0, 0, 0, 0}, p0[5] = {0};
+    suspend(10, 5, 1);
+    suspend_end(10.2, 5);
+    gc_start(10.3, 5, 1, 0, 0, 0);
+    gc_end(11.3, 5, 1);
+    heap_stats(11.4, 5, s, p0, 0xbaadbaadbaadbaadull, 0);
+    restart_end(11.6, 5);
+    blocking(20, 5, 2, 0, 0, s, p0);
+    const gcs_gc_process *p = finish_one();
+    /* (int64_t)0xbaadbaadbaadbaad = -4995131156359955795 bytes */
+    CHECK_NEAR(p->gcs[0].finalization_promoted_mb, -4995131156359.955795, 1e-3);
+    CHECK(p->gcs[0].finalization_promoted_implausible);
+    CHECK(!p->gcs[1].finalization_promoted_implausible);
+    CHECK_NEAR(p->gcs[1].finalization_promoted_mb, 0.0, EPS);
+    CHECK_EQ_U64(p->problems.implausible_values, 1);
+}
+
+static void runtime_information(double ms, uint32_t startup_flags)
+{
+    gcs_gc_record r = rec(GCS_GCK_RUNTIME_INFORMATION);
+    r.version = 0;
+    r.u.runtime_information.vm_major = 3;
+    r.u.runtime_information.vm_minor = 1;
+    r.u.runtime_information.startup_flags = startup_flags;
+    feed(ms, 1, &r);
+}
+
+/* Attached after startup, an older runtime's rundown says StartupFlags
+ * None: the flavour comes from the events, marked inferred. */
+static void test_flavour_inferred(void)
+{
+    static const uint32_t r0[2] = {1 | 4 | 16, 1 | 4 | 16}, r1[2] = {0, 0};
+    fresh();
+    server_gc(10, 1, 0, 1000000, r0, r1);
+    runtime_information(15, 0);
+    const gcs_gc_process *p = finish_one();
+    CHECK_EQ_STR(p->gc_mode, "server");
+    CHECK(p->gc_mode_inferred);
+    CHECK_EQ_INT(p->concurrent, -1);
+    CHECK(!p->concurrent_inferred);
+    /* Flags that name server GC are believed. */
+    fresh();
+    server_gc(10, 1, 0, 1000000, r0, r1);
+    runtime_information(15, 0x1001);
+    p = finish_one();
+    CHECK_EQ_STR(p->gc_mode, "server");
+    CHECK(!p->gc_mode_inferred);
+    CHECK_EQ_INT(p->concurrent, 1);
+    CHECK(!p->concurrent_inferred);
+    /* A background GC says concurrent. */
+    fresh();
+    runtime_information(0.5, 0);
+    wks_gc_with_histories(1, 1, 1000000, 1);
+    suspend(3000.0, 50, 1);
+    suspend_end(3000.2, 50);
+    gc_start(3000.3, 50, 2, 2, 0, 1);
+    restart_end(3001.0, 50);
+    gc_end(3300.3, 60, 2);
+    heap_stats(3300.4, 60, (const uint64_t[5]){1, 1, 1, 1, 1}, (const uint64_t[5]){0}, 0, 0);
+    p = finish_one();
+    CHECK_EQ_STR(p->gc_mode, "workstation");
+    CHECK(p->gc_mode_inferred);
+    CHECK_EQ_INT(p->concurrent, 1);
+    CHECK(p->concurrent_inferred);
+}
+
 /* The typed decoder feeds the same machine through gcs_gc_analyzer_feed. */
 static void test_feed_events(void)
 {
@@ -621,6 +745,10 @@ int main(void)
     RUN(test_lost_events);
     RUN(test_gc_numbers_jump);
     RUN(test_server_two_heaps);
+    RUN(test_allocation_pairs_histories);
+    RUN(test_pause_pct_of_trace);
+    RUN(test_finalization_garbage);
+    RUN(test_flavour_inferred);
     RUN(test_feed_events);
     gcs_gc_analyzer_free(an);
     return check_report("test_gc_analysis");

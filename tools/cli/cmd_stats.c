@@ -107,15 +107,17 @@ int cmd_stats(int argc, char **argv)
     }
     const char *base = strrchr(path, '/');
     ro.trace_name = base ? base + 1 : path;
-    if (gcs_gc_report_write(stdout, an, &ro) < 0)
+    int written = gcs_gc_report_write(stdout, an, &ro);
+    if (written < 0)
         rc = CLI_FAILED;
-    if (ro.filter_pid && gcs_gc_process_count(an) > 0) {
-        bool found = false;
-        for (size_t i = 0; i < gcs_gc_process_count(an); i++)
-            if (gcs_gc_process_at(an, i)->pid == ro.pid)
-                found = true;
-        if (!found)
-            fprintf(stderr, "gcscope stats: no GC events for process %u\n", ro.pid);
+    /* The table already says it in one line; JSON and CSV stay
+     * machine-readable, so the line goes to stderr. */
+    if (written == 0 && ro.format != GCS_GC_FORMAT_TABLE) {
+        if (ro.filter_pid)
+            fprintf(stderr, "gcscope stats: %s: no GC of process %u in this trace.\n",
+                    ro.trace_name, ro.pid);
+        else
+            fprintf(stderr, "gcscope stats: %s: %s\n", ro.trace_name, gcs_gc_report_no_gcs_line());
     }
     gcs_gc_analyzer_free(an);
     cli_close_trace(&tr);

@@ -3,7 +3,7 @@
 #   tests/data/NAME.oracle-dump.txt      oracle dump        (counts + first event)
 #   tests/data/NAME.oracle-all.txt       oracle dump --all  (every event; if under 2 MB,
 #                                        else NAME.oracle-all.txt.gz if that is under 2 MB)
-#   tests/data/NAME.oracle-gcstats.json  oracle gcstats
+#   tests/data/NAME.oracle-gcstats.json  oracle gcstats (.json.gz if over 2 MB)
 #   tests/data/shared/TRACE.oracle-all.txt[.gz]  oracle dump --all of /work/shared/traces/perfview
 # and the generated fixture table in docs/fixtures.md (between the
 # "fixture-table" markers) from `oracle summary`.
@@ -54,7 +54,12 @@ for trace in "$DATA"/*.nettrace; do
     name=$(basename "$trace" .nettrace)
     echo "oracle: $name" >&2
     "${ORACLE[@]}" dump "$trace" > "$DATA/$name.oracle-dump.txt"
+    # gcstats: plain JSON, gzipped when over 2 MB (test_gc_oracle reads both)
+    rm -f "$DATA/$name.oracle-gcstats.json" "$DATA/$name.oracle-gcstats.json.gz"
     "${ORACLE[@]}" gcstats "$trace" > "$DATA/$name.oracle-gcstats.json"
+    if [ "$(stat -c %s "$DATA/$name.oracle-gcstats.json")" -ge "$MAX_BYTES" ]; then
+        gzip -9 -n "$DATA/$name.oracle-gcstats.json"
+    fi
     write_all "$trace" "$DATA/$name"
     summary=$("${ORACLE[@]}" summary "$trace")
     size=$(stat -c %s "$trace")

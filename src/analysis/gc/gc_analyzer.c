@@ -43,7 +43,7 @@ static gcs_gc_runtime *runtime_new(uint32_t pid, uint16_t clr)
     rt->suspend_end_ms = -1;
     rt->current_bgc = -1;
     rt->last_completed_gc = -1;
-    rt->heap_count = -1;
+    rt->heap_count = rt->max_heap_count = -1;
     rt->concurrent = -1;
     rt->server_gc_setting = -1;
     return rt;
@@ -109,8 +109,33 @@ static gcs_status gc_append(gcs_gc_analyzer *an, gcs_gc_runtime *rt, int64_t *in
     size_t i = rt->n++;
     memset(&rt->info[i], 0, sizeof rt->info[i]);
     memset(&rt->priv[i], 0, sizeof rt->priv[i]);
+    rt->priv[i].ph_first = rt->priv[i].ph_last = -1;
     *index = (int64_t)i;
     return GCS_OK;
+}
+
+/* A new per-heap allocation record chained at the end of GC g's list. */
+static gcs_gc_heap_alloc *heap_alloc_append(gcs_gc_runtime *rt, int64_t g)
+{
+    if (rt->heap_alloc_n == rt->heap_alloc_cap) {
+        size_t cap = rt->heap_alloc_cap ? rt->heap_alloc_cap * 2 : 64;
+        gcs_gc_heap_alloc *p = realloc(rt->heap_allocs, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        rt->heap_allocs = p;
+        rt->heap_alloc_cap = cap;
+    }
+    int64_t k = (int64_t)rt->heap_alloc_n++;
+    gcs_gc_heap_alloc *ha = &rt->heap_allocs[k];
+    memset(ha, 0, sizeof *ha);
+    ha->next = -1;
+    gcs_gc_priv *pv = &rt->priv[g];
+    if (pv->ph_last >= 0)
+        rt->heap_allocs[pv->ph_last].next = k;
+    else
+        pv->ph_first = k;
+    pv->ph_last = k;
+    return ha;
 }
 
 /* TraceEvent's GetCurrentGC: the last GC if it is not complete, else the
@@ -351,6 +376,8 @@ static void on_global_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs
     int32_t nh = rec->u.global_heap_history.num_heaps;
     if (rt->heap_count == -1)
         rt->heap_count = nh;
+    if (nh > rt->max_heap_count)
+        rt->max_heap_count = nh;
     int64_t g = last_gc(an, rt);
     if (g < 0) {
         rt->problems.orphan_events++;
@@ -391,21 +418,24 @@ static void decode_condemned(uint32_t reasons, uint32_t reasons_ex, uint32_t ver
     }
 }
 
-static void on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
-                                const gcs_gc_record *rec)
+static gcs_status on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
+                                      const gcs_gc_record *rec)
 {
     uint32_t ps = rec->pointer_size;
     uint32_t layout = rec->u.per_heap_history.layout;
     /* TraceEvent's VersionRecognized for V3+: room for at least 4 generations. */
     if (layout == 3 && (uint64_t)rec->payload_size < 30ull + 7ull * ps + 40ull * ps) {
         rt->problems.unrecognised_histories++;
-        return;
+        return GCS_OK;
     }
     int64_t g = last_gc(an, rt);
     if (g < 0) {
         rt->problems.orphan_events++;
-        return;
+        return GCS_OK;
     }
+    gcs_gc_heap_alloc *ha = heap_alloc_append(rt, g);
+    if (!ha)
+        return GCS_ERR_NOMEM;
     gcs_gc_info *gc = &rt->info[g];
     gcs_gc_priv *pv = &rt->priv[g];
     uint32_t heap = pv->ph_count;
@@ -423,12 +453,15 @@ static void on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
         pv->ph_size_before_mb[k] += (double)(int64_t)gd.size_before / 1000000.0;
         pv->ph_frag_mb[k] += (double)gcs_gc_gen_fragmentation(&gd, layout) / 1000000.0;
         pv->ph_surv_rate_sum[k] += gcs_gc_gen_surv_rate(&gd, layout);
-        pv->ph_obj_space_before_sum[k] += gcs_gc_gen_obj_space_before(&gd, layout);
+        int a = k == 0 ? 0 : k == GCS_GEN_LOH ? 1 : k == GCS_GEN_POH ? 2 : -1;
+        if (a < 0)
+            continue;
+        ha->obj_space_before[a] = gcs_gc_gen_obj_space_before(&gd, layout);
         /* What the next GC will subtract as "previous object size". */
         int64_t prev_obj = gcs_gc_gen_obj_size_after(&gd, layout);
         if ((k == GCS_GEN_LOH || k == GCS_GEN_POH) && prev_obj == 0 && gc->generation < 1)
             prev_obj = gcs_gc_gen_obj_space_before(&gd, layout);
-        pv->ph_next_prev_obj_sum[k] += prev_obj;
+        ha->next_prev_obj[a] = prev_obj;
     }
     /* Condemned reasons: heap 0, and the first heap whose final generation
      * is the GC's (TraceEvent's FindFirstHighestCondemnedHeap). */
@@ -442,6 +475,7 @@ static void on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
         pv->highest_found = true;
         memcpy(pv->groups_highest, groups, sizeof groups);
     }
+    return GCS_OK;
 }
 
 static void on_runtime_information(gcs_gc_runtime *rt, const gcs_gc_record *rec)
@@ -481,7 +515,7 @@ gcs_status gcs_gc_analyzer_feed_record(gcs_gc_analyzer *an, const gcs_gc_event_c
                       rec->u.allocation_tick.allocation_amount64);
         break;
     case GCS_GCK_GLOBAL_HEAP_HISTORY: on_global_history(an, rt, rec); break;
-    case GCS_GCK_PER_HEAP_HISTORY: on_per_heap_history(an, rt, rec); break;
+    case GCS_GCK_PER_HEAP_HISTORY: st = on_per_heap_history(an, rt, rec); break;
     case GCS_GCK_RUNTIME_INFORMATION: on_runtime_information(rt, rec); break;
     case GCS_GCK_SETTINGS: rt->server_gc_setting = rec->u.settings.server_gc ? 1 : 0; break;
     case GCS_GCK_SETTINGS_RUNDOWN:
@@ -656,6 +690,7 @@ void gcs_gc_analyzer_free(gcs_gc_analyzer *an)
     for (size_t i = 0; i < an->runtime_count; i++) {
         free(an->runtimes[i]->info);
         free(an->runtimes[i]->priv);
+        free(an->runtimes[i]->heap_allocs);
         free(an->runtimes[i]);
     }
     free(an->runtimes);

@@ -62,9 +62,10 @@ static double heap_size_before_mb(const gcs_gc_runtime *rt, size_t i)
     return sum;
 }
 
-/* TraceGC.GetUserAllocated for g in {0, LOH, POH}. Per-heap allocation is
- * ObjSpaceBefore - previous GC's ObjSizeAfter, summed over heaps (heaps
- * paired by arrival position). */
+/* TraceGC.GetUserAllocated for g in {0, LOH, POH}: per heap h,
+ * ObjSpaceBefore - the previous GC's ObjSizeAfter of its h-th history (0
+ * when it has fewer), each difference in MB summed in arrival order, as
+ * TraceEvent does. A difference that does not fit 64 bits is unknown (NaN). */
 static double user_allocated_mb(const gcs_gc_runtime *rt, size_t i, uint32_t g)
 {
     const gcs_gc_info *gc = &rt->info[i];
@@ -74,11 +75,25 @@ static double user_allocated_mb(const gcs_gc_runtime *rt, size_t i, uint32_t g)
     if (pv->ph_count > 0 && i > 0 && rt->priv[i - 1].ph_count > 0) {
         if (!valid_gen(pv, g))
             return 0;
-        const gcs_gc_priv *pp = &rt->priv[i - 1];
-        int64_t prev = pp->ph_gen_count > g ? pp->ph_next_prev_obj_sum[g] : 0;
         if (pv->ph_layout == 0)
             return 0; /* .NET 4.0 layout: see docs/gc-stats.md */
-        return (double)(pv->ph_obj_space_before_sum[g] - prev) / MB;
+        const gcs_gc_priv *pp = &rt->priv[i - 1];
+        bool prev_has_gen = pp->ph_gen_count > g;
+        int a = g == 0 ? 0 : g == GCS_GEN_LOH ? 1 : 2;
+        double total = 0;
+        int64_t h = pv->ph_first, ph = pp->ph_first;
+        for (; h >= 0; h = rt->heap_allocs[h].next) {
+            int64_t prev = 0;
+            if (ph >= 0) {
+                prev = prev_has_gen ? rt->heap_allocs[ph].next_prev_obj[a] : 0;
+                ph = rt->heap_allocs[ph].next;
+            }
+            int64_t allocated;
+            if (__builtin_sub_overflow(rt->heap_allocs[h].obj_space_before[a], prev, &allocated))
+                return NAN;
+            total += (double)allocated / MB;
+        }
+        return total;
     }
     return gc->alloc_tick_mb[g == 0 ? 0 : 1];
 }
@@ -160,7 +175,14 @@ static void derive_one(gcs_gc_runtime *rt, size_t i)
         }
         gc->heap_size_after_mb = (double)(int64_t)after / MB;
         gc->promoted_mb = (double)(int64_t)promoted / MB;
-        gc->finalization_promoted_mb = (double)pv->finalization_promoted_size / MB;
+        /* A signed field for TraceEvent; runtimes have written garbage
+         * there (0xbaadbaad...): keep TraceEvent's value, flag it. */
+        int64_t fin = (int64_t)pv->finalization_promoted_size;
+        gc->finalization_promoted_mb = (double)fin / MB;
+        if (fin < 0 || (uint64_t)fin > after) {
+            gc->finalization_promoted_implausible = true;
+            rt->problems.implausible_values++;
+        }
     } else {
         gc->heap_size_after_mb = -1.0;
         gc->promoted_mb = -1.0;
@@ -300,19 +322,39 @@ static void percentiles(const gcs_gc_runtime *rt, int by, uint32_t key, double *
     out->max = scratch[m - 1];
 }
 
-static const char *gc_mode(const gcs_gc_runtime *rt)
+/* RuntimeInformation StartupFlags bits. */
+#define STARTUP_CONCURRENT_GC 0x1
+#define STARTUP_SERVER_GC 0x1000
+
+/* gc_mode and concurrent: from StartupFlags when they name server or
+ * concurrent GC; else from the GC settings events; else inferred from what
+ * the GCs show (several heaps: server; a background GC: concurrent). Flags
+ * naming neither say nothing: a trace attached after startup can carry a
+ * rundown RuntimeInformation with StartupFlags None whatever the GC. */
+static void gc_flavour(const gcs_gc_runtime *rt, gcs_gc_process *p)
 {
-    if (rt->has_startup_flags)
-        return (rt->startup_flags & 0x1000) ? "server" : "workstation";
-    if (rt->server_gc_setting == 1)
-        return "server";
-    if (rt->server_gc_setting == 0)
-        return "workstation";
-    if (rt->heap_count > 1)
-        return "server";
-    if (rt->heap_count == 1)
-        return "workstation";
-    return "unknown";
+    bool flags_tell = rt->has_startup_flags &&
+                      (rt->startup_flags & (STARTUP_CONCURRENT_GC | STARTUP_SERVER_GC)) != 0;
+    p->gc_mode_inferred = p->concurrent_inferred = false;
+    if (flags_tell)
+        p->gc_mode = (rt->startup_flags & STARTUP_SERVER_GC) ? "server" : "workstation";
+    else if (rt->server_gc_setting >= 0)
+        p->gc_mode = rt->server_gc_setting ? "server" : "workstation";
+    else if (rt->max_heap_count >= 1) {
+        p->gc_mode = rt->max_heap_count > 1 ? "server" : "workstation";
+        p->gc_mode_inferred = true;
+    } else
+        p->gc_mode = "unknown";
+
+    if (flags_tell)
+        p->concurrent = (rt->startup_flags & STARTUP_CONCURRENT_GC) ? 1 : 0;
+    else if (rt->concurrent >= 0)
+        p->concurrent = rt->concurrent;
+    else if (rt->any_bgc) {
+        p->concurrent = 1;
+        p->concurrent_inferred = true;
+    } else
+        p->concurrent = -1;
 }
 
 void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
@@ -338,12 +380,9 @@ void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     p->clr_instance_id = rt->clr_instance_id;
     memcpy(p->runtime_version, rt->runtime_version, sizeof p->runtime_version);
     p->startup_flags = rt->startup_flags;
-    p->gc_mode = gc_mode(rt);
-    p->concurrent = rt->has_startup_flags ? ((rt->startup_flags & 1) ? 1 : 0)
-                    : rt->concurrent >= 0 ? rt->concurrent
-                    : rt->any_bgc         ? 1
-                                          : -1;
+    gc_flavour(rt, p);
     p->heap_count = rt->heap_count;
+    p->max_heap_count = rt->max_heap_count;
     p->first_event_ms = an->first_event_ms;
     p->last_event_ms = an->last_event_ms;
 
@@ -372,6 +411,9 @@ void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     p->process_duration_ms = first_pause_start == 0.0 ? 0 : rt->last_restart_end_ms - first_pause_start;
     p->pause_time_pct =
         p->process_duration_ms == 0 ? 0.0 : p->all.total_pause_ms * 100 / p->process_duration_ms;
+    /* What a person means by "time paused": of the whole trace. */
+    double trace_ms = p->last_event_ms - p->first_event_ms;
+    p->pause_time_pct_of_trace = trace_ms > 0 ? p->all.total_pause_ms * 100 / trace_ms : NAN;
 
     double *scratch = n ? malloc(n * sizeof *scratch) : NULL;
     if (n && !scratch) {

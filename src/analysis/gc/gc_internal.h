@@ -27,12 +27,26 @@ typedef struct gcs_gc_priv {
     double ph_size_before_mb[GCS_GEN_COUNT];
     double ph_frag_mb[GCS_GEN_COUNT];
     int64_t ph_surv_rate_sum[GCS_GEN_COUNT];
-    int64_t ph_obj_space_before_sum[GCS_GEN_COUNT];
-    int64_t ph_next_prev_obj_sum[GCS_GEN_COUNT]; /* what the next GC subtracts */
+    int64_t ph_first, ph_last; /* this GC's chain in the runtime's heap_allocs, -1: none */
     bool highest_found;
     uint8_t groups_heap0[GCS_GC_CONDEMNED_GROUPS];
     uint8_t groups_highest[GCS_GC_CONDEMNED_GROUPS];
 } gcs_gc_priv;
+
+/* The generations whose allocation TraceEvent derives from per-heap
+ * histories: gen0, LOH, POH (GCS_GEN_0, GCS_GEN_LOH, GCS_GEN_POH). */
+#define GCS_GC_ALLOC_GENS 3
+
+/* What one per-heap history contributes to allocation since the last GC.
+ * TraceEvent pairs the i-th history of a GC with the i-th history of the GC
+ * before it in the list, whatever their counts (a workstation GC can get two
+ * histories when a BGC's history lands on a foreground GC), so these are kept
+ * per history, chained per GC in arrival order. */
+typedef struct gcs_gc_heap_alloc {
+    int64_t obj_space_before[GCS_GC_ALLOC_GENS]; /* what this GC had before */
+    int64_t next_prev_obj[GCS_GC_ALLOC_GENS];    /* what the next GC subtracts */
+    int64_t next;                                /* next history of the same GC, -1: none */
+} gcs_gc_heap_alloc;
 
 /* One runtime (process, ClrInstanceID): TraceEvent's GCStats state. */
 typedef struct gcs_gc_runtime {
@@ -41,6 +55,8 @@ typedef struct gcs_gc_runtime {
     gcs_gc_info *info;  /* parallel arrays, index = list position */
     gcs_gc_priv *priv;
     size_t n, cap;
+    gcs_gc_heap_alloc *heap_allocs; /* every per-heap history's allocation data */
+    size_t heap_alloc_n, heap_alloc_cap;
     int64_t suspend_tid_gc, suspend_tid_bgc, suspend_tid_other; /* -1: none */
     double suspend_start_ms, suspend_end_ms;
     uint32_t last_suspend_reason;
@@ -48,7 +64,7 @@ typedef struct gcs_gc_runtime {
     double last_restart_end_ms;             /* time of the last GCHeapStats */
     double alloc_tick_current_mb[3], alloc_tick_at_last_gc[3]; /* small, large, pinned */
     bool has_alloc_tick, seen_bad_alloc_tick;
-    int32_t heap_count;
+    int32_t heap_count, max_heap_count;
     bool any_bgc;
     char runtime_version[48];
     uint32_t startup_flags;

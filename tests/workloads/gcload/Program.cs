@@ -3,6 +3,7 @@
 //
 // Usage:
 //   gcload [all|SCENARIO[,SCENARIO...]] [--scale F] [--seed N] [--bgc-nodes N] [--bgc-rounds N]
+//   gcload service [--seconds N] [--threads N]
 //   gcload bench [--seconds N] [--threads N] [--max-trace-mb N] [--pinned N] [--handle-churn N]
 //     --pinned N        N pinned GC handles held during the run
 //     --handle-churn N  N GCHandle Alloc/Free pairs per 4096 allocations per thread
@@ -170,6 +171,7 @@ public static class Program
                 "objects" => Objects,
                 "noregion" => NoGcRegion,
                 "bench" => () => Bench(seconds, threads, maxTraceMb),
+                "service" => () => Service(seconds, threads),
                 _ => null,
             };
             if (run == null)
@@ -689,6 +691,54 @@ public static class Program
         foreach (var h in pins) h.Free();
         GC.KeepAlive(kept);
         GC.KeepAlive(largeKept);
+    }
+
+    // -----------------------------------------------------------------------
+    // service: a request loop like a web service's, for N seconds. Workers
+    // allocate per-request garbage and replace entries of a shared cache;
+    // entries live long enough to reach gen2 and die there, so gen2 keeps
+    // filling and the runtime starts background GCs by itself (nothing is
+    // induced) while the workers go on allocating, which makes foreground
+    // GCs during them.
+    // -----------------------------------------------------------------------
+    static void Service(double seconds, int threads)
+    {
+        var cache = new Node[Scaled(400_000)];
+        for (int i = 0; i < cache.Length; i++) cache[i] = new Node { A = i, Payload = new byte[64] };
+        using var stop = new CancellationTokenSource();
+        var ts = new Thread[threads];
+        long requests = 0;
+        for (int w = 0; w < threads; w++)
+        {
+            int id = w;
+            ts[w] = new Thread(() =>
+            {
+                var rnd = new Random(Seed + 2000 + id);
+                long n = 0;
+                while (!stop.IsCancellationRequested)
+                {
+                    // One request: parse (strings), work (arrays), answer (a cache entry).
+                    long sum = 0;
+                    for (int k = 0; k < 32; k++)
+                    {
+                        sum += new string('r', 16 + (k & 15)).Length;
+                        sum += new byte[64 + rnd.Next(448)].Length;
+                        sum += new object[8].Length;
+                    }
+                    var entry = new Node { A = n, B = sum, Payload = new byte[96 + rnd.Next(160)] };
+                    cache[rnd.Next(cache.Length)] = entry;
+                    if ((n & 0x3fff) == 0) entry.Payload = new byte[90_000]; // now and then a large object
+                    n++;
+                }
+                Interlocked.Add(ref requests, n);
+            }) { IsBackground = true, Name = "service-" + w };
+            ts[w].Start();
+        }
+        Thread.Sleep(TimeSpan.FromSeconds(seconds));
+        stop.Cancel();
+        foreach (var t in ts) t.Join();
+        Count("service.requests", requests);
+        GC.KeepAlive(cache);
     }
 
     // -----------------------------------------------------------------------
