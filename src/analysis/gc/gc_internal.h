@@ -56,6 +56,7 @@ typedef struct gcs_gc_runtime {
     int server_gc_setting; /* private GCSettings: 1 server, 0 not, -1/0 unknown */
     int concurrent;        /* GCSettingsRundown: 1/0, -1 unknown */
     gcs_gc_problems problems;
+    size_t settled;        /* GCs handed out by gcs_gc_analyzer_next_settled */
     gcs_gc_process pub;    /* filled by the final pass */
 } gcs_gc_runtime;
 
@@ -79,5 +80,14 @@ struct gcs_gc_analyzer {
 
 /* The final pass: derived values, rollups, percentiles (gc_derive.c). */
 void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt);
+
+/* The index of the first GC after i whose recorded values the final pass
+ * does not read for GC i (i + 1, or for a background GC the first GC that
+ * paused after it ended), or 0 when that GC has not started yet. */
+size_t gcs_gc_derive_first_unread(const gcs_gc_runtime *rt, size_t i);
+
+/* GC i as the final pass will leave it (derived values, or the blanks of
+ * an incomplete GC), written to *out; the analyzer's state is unchanged. */
+void gcs_gc_derive_copy(gcs_gc_runtime *rt, size_t i, gcs_gc_info *out);
 
 #endif
