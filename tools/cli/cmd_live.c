@@ -67,8 +67,9 @@ int cmd_live(int argc, char **argv)
     }
     if (!have_pid && !o.socket_path && !o.replay_path)
         return usage();
-    if (o.stop_on_pause_ms > 0) {
-        fprintf(stderr, "gcscope live: --stop-on-pause-ms belongs to record\n");
+    if (o.stop_on_pause_ms > 0 && !o.replay_path) {
+        /* With --replay it shows which GC would have stopped a record. */
+        fprintf(stderr, "gcscope live: --stop-on-pause-ms belongs to record (or --replay)\n");
         return 1;
     }
     return live_run(&o);

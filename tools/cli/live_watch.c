@@ -4,14 +4,14 @@
  * cleanly (StopTracing, drain, summary) on Ctrl-C, SIGTERM, --duration,
  * --stop-on-pause-ms or when the process exits.
  *
- * GC rows come from a small tracker of the runtime's GC events (GC/Start,
- * GC/Stop, GC/SuspendEEStart, GC/RestartEEStop); pause = suspension start
- * to restart end, as GCStats measures it.
+ * GC rows are the GC analyzer's GCs, handed out as they settle
+ * (gcs_gc_analyzer_next_settled): the values `gcscope stats` prints.
  */
 #include "live_watch.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -19,13 +19,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-
-#define RUNTIME_PROVIDER "Microsoft-Windows-DotNETRuntime"
-#define EV_GC_START 1
-#define EV_GC_STOP 2
-#define EV_RESTART_EE_STOP 3
-#define EV_SUSPEND_EE_STOP 8
-#define EV_SUSPEND_EE_START 9
 
 /* How long to wait for the runtime to end the stream after StopTracing. */
 #define DRAIN_TIMEOUT_MS 15000
@@ -155,47 +148,32 @@ int live_parse_common(live_opts *o, int argc, char **argv, int *i)
     return 0;
 }
 
-/* ---- GC tracking from the runtime's events ---- */
-
-typedef struct gc_info {
-    bool active, stopped;
-    uint32_t number, gen, reason, type;
-    double start_ms, stop_ms, pause_ms;
-    double pause_start_ms, suspend_ms; /* of its first suspension */
-    bool has_suspension;
-} gc_info;
+/* ---- GC rows: the GC analyzer's settled GCs ---- */
 
 typedef struct gc_watch {
     bool print_rows, header_printed;
-    bool suspended, suspend_done;
-    double suspend_ms;        /* when the current suspension began */
-    double suspend_dur_ms;    /* SuspendEEStart..SuspendEEStop of it */
-    gc_info blocking;   /* a non-concurrent or foreground GC */
-    gc_info background; /* a background GC (runs across other GCs) */
-    uint64_t count[3], total_count;
-    double pause_total[3], pause_max[3];
-    uint64_t max_pause_gc;
-    double max_pause;
+    uint64_t rows;
     /* --stop-on-pause-ms */
     double threshold_ms;
     bool triggered;
-    uint32_t trigger_gc;
+    int32_t trigger_gc;
     double trigger_pause;
-    uint64_t malformed; /* GC events too short to read */
+    uint64_t count[3]; /* rows by generation (the summary without an analysis) */
 } gc_watch;
 
-static bool payload_u32(const gcs_event *ev, uint32_t offset, uint32_t *v)
+/* A time column: 3 decimals, "-" when unknown (as the stats table). */
+static const char *ms_text(char *buf, size_t cap, double v)
 {
-    if (ev->payload_size < 4 || offset > ev->payload_size - 4)
-        return false;
-    const uint8_t *p = ev->payload + offset;
-    *v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    return true;
+    if (!isfinite(v))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%.3f", v);
+    return buf;
 }
 
 /* The leading columns of `gcscope stats`' per-GC table (same widths and
- * names): what is known when a GC completes. */
-static void print_row(gc_watch *w, const gc_info *g)
+ * names), plus Duration, from the analyzer's final values of the GC. */
+static void print_row(gc_watch *w, const gcs_gc_info *g)
 {
     if (!w->print_rows)
         return;
@@ -204,157 +182,44 @@ static void print_row(gc_watch *w, const gc_info *g)
                "Suspend", "Pause", "Duration");
         w->header_printed = true;
     }
-    char gen[16];
-    snprintf(gen, sizeof gen, "%u%s%s", g->gen,
-             g->type == 1 ? "B" : g->type == 2 ? "F" : "N",
+    char gen[24], rb[16], c[4][32];
+    snprintf(gen, sizeof gen, "%u%s%s", g->generation,
+             g->type == GCS_GC_BACKGROUND ? "B" : g->type == GCS_GC_FOREGROUND ? "F" : "N",
              g->reason == 1 ? "I" : g->reason == 7 ? "i" : "");
     const char *reason = gcs_gc_reason_name(g->reason);
-    char rb[16];
     if (!reason) {
         snprintf(rb, sizeof rb, "%u", g->reason);
         reason = rb;
     }
-    if (g->has_suspension)
-        printf("  %6u %12.3f %-16s %-5s %9.3f %9.3f %9.3f\n", g->number, g->pause_start_ms,
-               reason, gen, g->suspend_ms, g->pause_ms, g->stop_ms - g->start_ms);
-    else
-        printf("  %6u %12s %-16s %-5s %9s %9.3f %9.3f\n", g->number, "-", reason, gen, "-",
-               g->pause_ms, g->stop_ms - g->start_ms);
+    printf("  %6d %12s %-16s %-5s %9s %9s %9s", g->number, ms_text(c[0], 32, g->pause_start_ms),
+           reason, gen, ms_text(c[1], 32, g->suspend_ms), ms_text(c[2], 32, g->pause_ms),
+           ms_text(c[3], 32, g->duration_ms));
+    if (!g->is_complete)
+        printf("  INCOMPLETE: %s", gcs_gc_incomplete_name(g->incomplete_reason));
+    printf("\n");
     fflush(stdout);
 }
 
-static void complete_gc(gc_watch *w, gc_info *g)
+/* Prints the GCs the analyzer has settled; the first whose pause exceeds
+ * --stop-on-pause-ms triggers the stop. */
+static void take_settled(gc_watch *w, gcs_gc_analyzer *an)
 {
-    unsigned gen = g->gen <= 2 ? g->gen : 2;
-    w->count[gen]++;
-    w->total_count++;
-    w->pause_total[gen] += g->pause_ms;
-    if (g->pause_ms > w->pause_max[gen])
-        w->pause_max[gen] = g->pause_ms;
-    if (g->pause_ms > w->max_pause) {
-        w->max_pause = g->pause_ms;
-        w->max_pause_gc = g->number;
+    gcs_gc_settled s;
+    while (an && gcs_gc_analyzer_next_settled(an, &s)) {
+        w->rows++;
+        w->count[s.info.generation < 2 ? s.info.generation : 2]++;
+        print_row(w, &s.info);
+        if (w->threshold_ms > 0 && !w->triggered && s.info.pause_ms > w->threshold_ms) {
+            w->triggered = true;
+            w->trigger_gc = s.info.number;
+            w->trigger_pause = s.info.pause_ms;
+        }
     }
-    print_row(w, g);
-    g->active = false;
-}
-
-static void on_pause(gc_watch *w, double pause, uint32_t gc_number)
-{
-    if (w->threshold_ms > 0 && !w->triggered && pause > w->threshold_ms) {
-        w->triggered = true;
-        w->trigger_gc = gc_number;
-        w->trigger_pause = pause;
-    }
-}
-
-static void watch_event(gc_watch *w, const gcs_event *ev)
-{
-    const gcs_event_type *t = ev->type;
-    if (strcmp(t->provider, RUNTIME_PROVIDER) != 0)
-        return;
-    uint32_t a = 0, b = 0, c = 0, d = 0;
-    switch (t->event_id) {
-    case EV_SUSPEND_EE_START:
-        w->suspended = true;
-        w->suspend_done = false;
-        w->suspend_ms = ev->msec;
-        w->suspend_dur_ms = 0;
-        break;
-    case EV_SUSPEND_EE_STOP:
-        if (w->suspended && !w->suspend_done) {
-            w->suspend_done = true;
-            w->suspend_dur_ms = ev->msec - w->suspend_ms;
-        }
-        break;
-    case EV_RESTART_EE_STOP: {
-        if (!w->suspended)
-            break;
-        w->suspended = false;
-        double pause = ev->msec - w->suspend_ms;
-        if (w->blocking.active) {
-            w->blocking.pause_ms += pause;
-            on_pause(w, pause, w->blocking.number);
-            if (w->blocking.stopped)
-                complete_gc(w, &w->blocking);
-        } else if (w->background.active) {
-            w->background.pause_ms += pause;
-            on_pause(w, pause, w->background.number);
-        }
-        break;
-    }
-    case EV_GC_START: {
-        gc_info g = {0};
-        g.active = true;
-        g.start_ms = ev->msec;
-        g.pause_ms = 0;
-        if (t->version == 0) {
-            if (!payload_u32(ev, 0, &a) || !payload_u32(ev, 4, &c)) {
-                w->malformed++;
-                break;
-            }
-            g.number = a;
-            g.reason = c;
-        } else {
-            if (!payload_u32(ev, 0, &a) || !payload_u32(ev, 4, &b) || !payload_u32(ev, 8, &c) ||
-                !payload_u32(ev, 12, &d)) {
-                w->malformed++;
-                break;
-            }
-            g.number = a;
-            g.gen = b;
-            g.reason = c;
-            g.type = d;
-        }
-        /* The suspension that began before this GC belongs to it. */
-        if (w->suspended && g.type != 1) {
-            g.has_suspension = true;
-            g.pause_start_ms = w->suspend_ms;
-            g.suspend_ms = w->suspend_dur_ms;
-        }
-        if (g.type == 1) {
-            w->background = g;
-        } else {
-            if (w->blocking.active && w->blocking.stopped)
-                complete_gc(w, &w->blocking); /* its restart never came */
-            w->blocking = g;
-        }
-        break;
-    }
-    case EV_GC_STOP: {
-        if (!payload_u32(ev, 0, &a)) {
-            w->malformed++;
-            break;
-        }
-        if (w->background.active && a == w->background.number) {
-            w->background.stopped = true;
-            w->background.stop_ms = ev->msec;
-            complete_gc(w, &w->background);
-        } else if (w->blocking.active) {
-            w->blocking.stopped = true;
-            w->blocking.stop_ms = ev->msec;
-            if (!w->suspended && w->blocking.pause_ms > 0)
-                complete_gc(w, &w->blocking);
-        }
-        break;
-    }
-    default:
-        break;
-    }
-}
-
-static void watch_finish(gc_watch *w)
-{
-    if (w->blocking.active && w->blocking.stopped)
-        complete_gc(w, &w->blocking);
-    if (w->background.active && w->background.stopped)
-        complete_gc(w, &w->background);
 }
 
 /* The GC analysis of everything seen (the `gcscope stats` table: header,
  * rollups, percentiles, histogram, every GC), then one line of counts. */
-static void print_summary(const gc_watch *w, gcs_gc_analyzer *an, const char *name,
-                          const char *cmd)
+static void print_summary(const gc_watch *w, gcs_gc_analyzer *an, const char *name)
 {
     uint64_t count[3] = {0, 0, 0}, total = 0;
     if (an) {
@@ -371,14 +236,10 @@ static void print_summary(const gc_watch *w, gcs_gc_analyzer *an, const char *na
                 total++;
             }
         }
-        if (total != w->total_count)
-            fprintf(stderr, "gcscope %s: the rows show %" PRIu64 " GCs, the analysis %" PRIu64
-                            "\n",
-                    cmd, w->total_count, total);
     } else {
         for (int g = 0; g < 3; g++)
             count[g] = w->count[g];
-        total = w->total_count;
+        total = w->rows;
     }
     printf("gcs total=%" PRIu64 " gen0=%" PRIu64 " gen1=%" PRIu64 " gen2=%" PRIu64 "\n", total,
            count[0], count[1], count[2]);
@@ -511,7 +372,7 @@ int live_run(const live_opts *o)
             else if (o->duration_s > 0 && now_s() - started >= o->duration_s)
                 stop_reason = "duration reached";
             else if (w.triggered) {
-                snprintf(stop_text, sizeof stop_text, "GC #%u paused %.3f ms > %.3f ms",
+                snprintf(stop_text, sizeof stop_text, "GC #%d paused %.3f ms > %.3f ms",
                          w.trigger_gc, w.trigger_pause, w.threshold_ms);
                 stop_reason = stop_text;
             }
@@ -541,7 +402,6 @@ int live_run(const live_opts *o)
                 idle_since = -1;
             }
             if (st == GCS_OK) {
-                watch_event(&w, ev);
                 if (an && gcs_gc_analyzer_feed(an, ev) < 0) {
                     fprintf(stderr, "gcscope %s: the GC analysis stopped (out of memory or "
                                     "beyond its limit)\n",
@@ -549,6 +409,7 @@ int live_run(const live_opts *o)
                     gcs_gc_analyzer_free(an);
                     an = NULL;
                 }
+                take_settled(&w, an);
                 continue;
             }
             if (st < 0) {
@@ -608,7 +469,6 @@ int live_run(const live_opts *o)
             (void)poll(&pfd, 1, POLL_MS);
         }
     }
-    watch_finish(&w);
     fflush(stdout);
 
     bool exited = session && !stop_sent && !o->socket_path && process_exited(o->pid);
@@ -633,6 +493,7 @@ int live_run(const live_opts *o)
     if (an) {
         gcs_gc_analyzer_set_lost_events(an, rs ? rs->lost_events : 0);
         gcs_gc_analyzer_finish(an);
+        take_settled(&w, an); /* the GCs still open at the end */
     }
     char name[300];
     if (o->replay_path) {
@@ -643,7 +504,7 @@ int live_run(const live_opts *o)
     } else {
         snprintf(name, sizeof name, "live session on pid %u", (unsigned)o->pid);
     }
-    print_summary(&w, an, name, o->cmd);
+    print_summary(&w, an, name);
     gcs_gc_analyzer_free(an);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -655,9 +516,6 @@ int live_run(const live_opts *o)
             "gcscope cpu %.3f s (%.1f%%)\n",
             rs ? rs->events : 0, rs ? rs->lost_events : 0, rs ? rs->bytes_read : 0, elapsed, cpu,
             elapsed > 0 ? 100.0 * cpu / elapsed : 0.0);
-    if (w.malformed)
-        fprintf(stderr, "gcscope %s: %" PRIu64 " GC events too short to read\n", o->cmd,
-                w.malformed);
 
     gcs_reader_free(reader);
     if (tee) {
