@@ -5,7 +5,9 @@
  * stream is still being read: the rows `gcscope live` prints.
  *
  * Run on every trace in tests/data (and ../shared's EventPipe traces when
- * present), each read with the GC analyzer pulled after every event.
+ * present), each read with the GC analyzer pulled after every event; and
+ * through the library's watch (gcs_watch_*, replaying the file as a live
+ * stream): the same GCs, the pause stop, saving, a cut stream.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gcscope.h"
 #include "unit/check.h"
@@ -220,9 +223,167 @@ static void test_wks_concurrent_bgc(void)
     free(l.v);
 }
 
+/* A watch replaying path (saving to out_path when not NULL): every GC it
+ * hands out, in order, equals the finished analysis's; returns the list. */
+static void watch_replay(const char *path, const char *out_path, double pause_limit,
+                         settled_list *l, gcs_watch_outcome *outcome, bool *gcs_equal)
+{
+    memset(l, 0, sizeof *l);
+    gcs_watch_options o;
+    memset(&o, 0, sizeof o);
+    o.replay_path = path;
+    o.out_path = out_path;
+    o.stop_on_pause_ms = pause_limit;
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_watch *w = gcs_watch_start(&o, &err);
+    CHECK(w != NULL);
+    *gcs_equal = false;
+    if (!w)
+        return;
+    CHECK_EQ_U64(gcs_watch_session_id(w), 0);
+    CHECK(gcs_watch_analyzer(w) == NULL); /* not before the end */
+    gcs_gc_settled s;
+    gcs_status st;
+    int guard = 0;
+    while ((st = gcs_watch_next(w, &s, &err)) != GCS_END && guard++ < 1000000) {
+        CHECK(st == GCS_OK || st == GCS_AGAIN);
+        if (st != GCS_OK)
+            continue;
+        if (l->n == l->cap) {
+            l->cap = l->cap ? 2 * l->cap : 256;
+            l->v = realloc(l->v, l->cap * sizeof *l->v);
+            if (!l->v)
+                abort();
+        }
+        l->v[l->n++] = s;
+    }
+    CHECK(st == GCS_END);
+    CHECK(gcs_watch_next(w, &s, &err) == GCS_END);
+    *outcome = *gcs_watch_get_outcome(w);
+    const gcs_gc_analyzer *an = gcs_watch_analyzer(w);
+    CHECK(an != NULL);
+    size_t at = 0;
+    bool equal = an != NULL;
+    for (size_t p = 0; an && p < gcs_gc_process_count(an); p++) {
+        const gcs_gc_process *proc = gcs_gc_process_at(an, p);
+        for (size_t k = 0; k < proc->gc_count; k++, at++)
+            if (at >= l->n || !same_gc(path, &l->v[at].info, &proc->gcs[k]))
+                equal = false;
+    }
+    *gcs_equal = equal && at == l->n;
+    gcs_watch_free(w);
+}
+
+/* The watch on a saved file: every fixture's GCs as the analysis reports
+ * them, the stream ended with its end marker, nobody stopped it. */
+static void test_watch_replay_fixtures(void)
+{
+    static const char *const traces[] = {"wks-concurrent", "wks-nonconcurrent", "server",
+                                         "gen0size-small", "objects-movement", "probe-net10"};
+    for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "tests/data/%s.nettrace", traces[i]);
+        settled_list l;
+        gcs_watch_outcome out;
+        bool equal;
+        watch_replay(path, NULL, 0, &l, &out, &equal);
+        CHECK(equal);
+        CHECK(l.n > 0);
+        CHECK(out.ended_clean);
+        CHECK(!out.cut && !out.process_exited && !out.runtime_ended && !out.pause_stop);
+        CHECK(!out.drain_timeout && !out.drain_abandoned && !out.analysis_failed);
+        CHECK_EQ_STR(out.stop_reason, "");
+        CHECK(out.stream.events > 0);
+        free(l.v);
+    }
+}
+
+/* stop_on_pause_ms: the first GC in list order whose pause is longer
+ * stops the watch (wks-concurrent: GC 20, 125.080 ms, for 100 ms); the
+ * saved copy of the replayed file is the file. */
+static void test_watch_pause_and_save(void)
+{
+    char out_path[] = "/tmp/gcs-watch-test.XXXXXX";
+    int fd = mkstemp(out_path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    settled_list l;
+    gcs_watch_outcome out;
+    bool equal;
+    watch_replay(TEST_DATA("wks-concurrent.nettrace"), out_path, 100, &l, &out, &equal);
+    CHECK(equal);
+    CHECK(out.pause_stop);
+    CHECK_EQ_INT(out.pause_gc, 20);
+    CHECK_NEAR(out.pause_ms, 125.080, 0.0005);
+    CHECK_EQ_STR(out.stop_reason, "GC #20 paused 125.080 ms > 100.000 ms");
+    for (size_t i = 0; i < l.n && l.v[i].info.number != 20; i++)
+        CHECK(!(l.v[i].info.pause_ms > 100));
+    CHECK(out.saved);
+    CHECK(out.save.stream_complete && !out.save.repaired);
+    size_t a = 0, b = 0;
+    unsigned char *orig = check_read_file(TEST_DATA("wks-concurrent.nettrace"), &a);
+    unsigned char *copy = check_read_file(out_path, &b);
+    CHECK(orig && copy && a == b && memcmp(orig, copy, a) == 0);
+    CHECK_EQ_U64(out.save.bytes_kept, a);
+    free(orig);
+    free(copy);
+    free(l.v);
+    unlink(out_path);
+}
+
+/* A stream cut in the middle of a block: the watch ends with cut set and
+ * hands out the GCs of what arrived, as the analysis reports them. */
+static void test_watch_cut_stream(void)
+{
+    size_t size = 0;
+    unsigned char *orig = check_read_file(TEST_DATA("wks-nonconcurrent.nettrace"), &size);
+    CHECK(orig != NULL);
+    if (!orig)
+        return;
+    char path[] = "/tmp/gcs-watch-cut.XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        CHECK(write(fd, orig, size / 2 + 7) == (ssize_t)(size / 2 + 7));
+        close(fd);
+        settled_list l;
+        gcs_watch_outcome out;
+        bool equal;
+        watch_replay(path, NULL, 0, &l, &out, &equal);
+        CHECK(equal);
+        CHECK(out.cut);
+        CHECK(!out.ended_clean);
+        CHECK(l.n > 0);
+        free(l.v);
+        unlink(path);
+    }
+    free(orig);
+}
+
+/* Errors: a missing file is one clear reason, no watch. */
+static void test_watch_errors(void)
+{
+    gcs_watch_options o;
+    memset(&o, 0, sizeof o);
+    o.replay_path = "tests/data/no-such-file.nettrace";
+    gcs_error err;
+    gcs_error_clear(&err);
+    CHECK(gcs_watch_start(&o, &err) == NULL);
+    CHECK(err.status != GCS_OK);
+    CHECK(strstr(err.reason, "no-such-file") != NULL);
+    gcs_watch_free(NULL);
+}
+
 int main(void)
 {
     RUN(test_every_fixture);
     RUN(test_wks_concurrent_bgc);
+    RUN(test_watch_replay_fixtures);
+    RUN(test_watch_pause_and_save);
+    RUN(test_watch_cut_stream);
+    RUN(test_watch_errors);
     return check_report("test_gc_settled");
 }
