@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/gc/gc_analyzer.h"
 #include "gcscope.h"
 #include "unit/check.h"
 
@@ -377,8 +378,109 @@ static void test_watch_errors(void)
     gcs_watch_free(NULL);
 }
 
+/* ---- a synthetic sequence: a GC paused before a background GC ended ---- */
+
+static gcs_gc_analyzer *syn;
+
+static void feed(double ms, uint64_t tid, gcs_gc_kind kind, uint32_t a, uint32_t b, uint32_t c,
+                 uint32_t d)
+{
+    gcs_gc_record r;
+    memset(&r, 0, sizeof r);
+    r.kind = kind;
+    r.version = 2;
+    r.pointer_size = 8;
+    r.has_clr_instance_id = true;
+    switch (kind) {
+    case GCS_GCK_SUSPEND_EE_BEGIN: r.u.suspend_ee_begin.reason = a; break;
+    case GCS_GCK_START:
+        r.u.start.count = a;
+        r.u.start.depth = b;
+        r.u.start.reason = c;
+        r.u.start.type = d;
+        break;
+    case GCS_GCK_END: r.u.end.count = a; break;
+    case GCS_GCK_HEAP_STATS:
+        for (int g = 0; g < 5; g++)
+            r.u.heap_stats.generation_size[g] = (uint64_t)a * 1000000u;
+        break;
+    default: break;
+    }
+    gcs_gc_event_ctx ctx = {42, tid, ms};
+    CHECK_EQ_INT(gcs_gc_analyzer_feed_record(syn, &ctx, &r), GCS_OK);
+}
+
+/* A blocking GC on tid: suspension, start, end, heap stats (mb per
+ * generation), restart. */
+static void blocking_gc(double t, uint64_t tid, uint32_t number, uint32_t mb)
+{
+    feed(t, tid, GCS_GCK_SUSPEND_EE_BEGIN, 1, 0, 0, 0);
+    feed(t + 0.1, tid, GCS_GCK_SUSPEND_EE_END, 0, 0, 0, 0);
+    feed(t + 0.2, tid, GCS_GCK_START, number, 0, 0, GCS_GC_NONCONCURRENT);
+    feed(t + 1.0, tid, GCS_GCK_END, number, 0, 0, 0);
+    feed(t + 1.1, tid, GCS_GCK_HEAP_STATS, mb, 0, 0, 0);
+    feed(t + 1.2, tid, GCS_GCK_RESTART_EE_END, 0, 0, 0, 0);
+}
+
+static int pull(settled_list *l)
+{
+    int got = 0;
+    gcs_gc_settled s;
+    while (gcs_gc_analyzer_next_settled(syn, &s)) {
+        l->v[l->n++] = s;
+        got++;
+    }
+    return got;
+}
+
+/* Background GC 2 (paused at 10, ran 10.2..30: "ended" = 10 + 19.8 =
+ * 29.8) completes at its heap stats (30.1); GC 3's suspension began at 29.0,
+ * before that end, so GC 3 counts in GC 2's peak size: GC 2 waits for GC 3
+ * to be frozen and for a GC paused after 29.8 (GC 4) before it is handed
+ * out, and then carries the peak the report prints (GC 3's size before =
+ * GC 2's sizes after, 5 x 7 MB), not its own size before. */
+static void test_bgc_waits_for_gcs_paused_inside(void)
+{
+    syn = gcs_gc_analyzer_new(NULL, NULL);
+    gcs_gc_settled buf[8];
+    settled_list l = {buf, 0, 8, 0};
+    blocking_gc(0, 2, 1, 3);
+    CHECK_EQ_INT(pull(&l), 1);
+    feed(10.0, 2, GCS_GCK_SUSPEND_EE_BEGIN, 1, 0, 0, 0);
+    feed(10.1, 2, GCS_GCK_SUSPEND_EE_END, 0, 0, 0, 0);
+    feed(10.2, 2, GCS_GCK_START, 2, 2, 0, GCS_GC_BACKGROUND);
+    feed(10.5, 2, GCS_GCK_RESTART_EE_END, 0, 0, 0, 0);
+    feed(29.0, 3, GCS_GCK_SUSPEND_EE_BEGIN, 1, 0, 0, 0);
+    feed(30.0, 2, GCS_GCK_END, 2, 0, 0, 0);
+    feed(30.1, 2, GCS_GCK_HEAP_STATS, 7, 0, 0, 0);
+    CHECK_EQ_INT(pull(&l), 0); /* complete, but GC 3 may still start */
+    feed(30.2, 3, GCS_GCK_SUSPEND_EE_END, 0, 0, 0, 0);
+    feed(30.3, 3, GCS_GCK_START, 3, 0, 0, GCS_GC_NONCONCURRENT);
+    feed(31.0, 3, GCS_GCK_END, 3, 0, 0, 0);
+    feed(31.1, 3, GCS_GCK_HEAP_STATS, 6, 0, 0, 0);
+    feed(31.2, 3, GCS_GCK_RESTART_EE_END, 0, 0, 0, 0);
+    CHECK_EQ_INT(pull(&l), 0); /* a later GC could still pause before 29.8 */
+    blocking_gc(40, 3, 4, 6);
+    CHECK_EQ_INT(pull(&l), 3); /* GC 2, 3, 4 */
+    gcs_gc_analyzer_finish(syn);
+    CHECK_EQ_INT(pull(&l), 0);
+    const gcs_gc_process *p = gcs_gc_process_at(syn, 0);
+    CHECK(p && p->gc_count == 4 && l.n == 4);
+    for (size_t i = 0; p && i < l.n && i < p->gc_count; i++) {
+        CHECK_EQ_INT(l.v[i].info.number, (int)i + 1);
+        CHECK(same_gc("synthetic", &l.v[i].info, &p->gcs[i]));
+    }
+    if (l.n >= 2) {
+        CHECK(l.v[1].info.is_complete);
+        CHECK_NEAR(l.v[1].info.heap_size_peak_mb, 35.0, 1e-9);
+        CHECK(l.v[1].info.heap_size_peak_mb > l.v[1].info.heap_size_before_mb);
+    }
+    gcs_gc_analyzer_free(syn);
+}
+
 int main(void)
 {
+    RUN(test_bgc_waits_for_gcs_paused_inside);
     RUN(test_every_fixture);
     RUN(test_wks_concurrent_bgc);
     RUN(test_watch_replay_fixtures);
