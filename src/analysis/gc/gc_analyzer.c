@@ -611,44 +611,6 @@ void gcs_gc_analyzer_set_lost_events(gcs_gc_analyzer *an, uint64_t lost)
     an->lost_events = lost;
 }
 
-static int runtime_order(const void *a, const void *b)
-{
-    const gcs_gc_runtime *x = *(const gcs_gc_runtime *const *)a;
-    const gcs_gc_runtime *y = *(const gcs_gc_runtime *const *)b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->clr_instance_id != y->clr_instance_id)
-        return x->clr_instance_id < y->clr_instance_id ? -1 : 1;
-    return 0;
-}
-
-void gcs_gc_analyzer_finish(gcs_gc_analyzer *an)
-{
-    if (an->finished)
-        return;
-    an->finished = true;
-    if (an->runtime_count > 1)
-        qsort(an->runtimes, an->runtime_count, sizeof *an->runtimes, runtime_order);
-    for (size_t i = 0; i < an->runtime_count; i++) {
-        gcs_gc_runtime *rt = an->runtimes[i];
-        gcs_gc_derive(an, rt);
-    }
-    /* Problems that are not per runtime go to the first one. */
-    if (an->runtime_count > 0) {
-        an->runtimes[0]->pub.problems.truncated_events += an->truncated_events;
-        an->runtimes[0]->pub.problems.lost_events = an->lost_events;
-    }
-}
-
-size_t gcs_gc_process_count(const gcs_gc_analyzer *an) { return an->runtime_count; }
-
-const gcs_gc_process *gcs_gc_process_at(const gcs_gc_analyzer *an, size_t index)
-{
-    if (index >= an->runtime_count || !an->finished)
-        return NULL;
-    return &an->runtimes[index]->pub;
-}
-
 /* No event can change GC j any more: it is neither the incomplete last
  * GC, nor the background GC in progress, nor (server GC known) the GC
  * late histories still reach (current_gc, last_gc, on_suspend_end). */
@@ -695,6 +657,44 @@ bool gcs_gc_analyzer_next_settled(gcs_gc_analyzer *an, gcs_gc_settled *out)
         return true;
     }
     return false;
+}
+
+static int runtime_order(const void *a, const void *b)
+{
+    const gcs_gc_runtime *x = *(const gcs_gc_runtime *const *)a;
+    const gcs_gc_runtime *y = *(const gcs_gc_runtime *const *)b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->clr_instance_id != y->clr_instance_id)
+        return x->clr_instance_id < y->clr_instance_id ? -1 : 1;
+    return 0;
+}
+
+void gcs_gc_analyzer_finish(gcs_gc_analyzer *an)
+{
+    if (an->finished)
+        return;
+    an->finished = true;
+    if (an->runtime_count > 1)
+        qsort(an->runtimes, an->runtime_count, sizeof *an->runtimes, runtime_order);
+    for (size_t i = 0; i < an->runtime_count; i++) {
+        gcs_gc_runtime *rt = an->runtimes[i];
+        gcs_gc_derive(an, rt);
+    }
+    /* Problems that are not per runtime go to the first one. */
+    if (an->runtime_count > 0) {
+        an->runtimes[0]->pub.problems.truncated_events += an->truncated_events;
+        an->runtimes[0]->pub.problems.lost_events = an->lost_events;
+    }
+}
+
+size_t gcs_gc_process_count(const gcs_gc_analyzer *an) { return an->runtime_count; }
+
+const gcs_gc_process *gcs_gc_process_at(const gcs_gc_analyzer *an, size_t index)
+{
+    if (index >= an->runtime_count || !an->finished)
+        return NULL;
+    return &an->runtimes[index]->pub;
 }
 
 void gcs_gc_analyzer_free(gcs_gc_analyzer *an)
