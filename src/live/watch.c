@@ -107,6 +107,14 @@ static void watch_free_parts(gcs_watch *w)
     w->file_src = NULL;
 }
 
+/* Saving without analysis is still a recording (a stream version the
+ * reader does not know); a stream the reader cannot follow is a failure for
+ * everything else, and for a pause stop, which needs the analysis. */
+static bool analysis_fails(const gcs_watch *w, const gcs_error *why)
+{
+    return !(w->tee && why->status == GCS_ERR_UNSUPPORTED && w->opts.stop_on_pause_ms == 0);
+}
+
 gcs_watch *gcs_watch_start(const gcs_watch_options *opts, gcs_error *err)
 {
     gcs_watch *w = calloc(1, sizeof *w);
@@ -154,7 +162,7 @@ gcs_watch *gcs_watch_start(const gcs_watch_options *opts, gcs_error *err)
         /* Saving goes on: say so in the outcome. */
         snprintf(w->out.analysis_error, sizeof w->out.analysis_error,
                  "cannot analyze the stream: %s", rerr.reason);
-        w->out.analysis_failed = true;
+        w->out.analysis_failed = analysis_fails(w, &rerr);
     }
     return w;
 fail:
@@ -295,10 +303,7 @@ static gcs_status step(gcs_watch *w, gcs_error *err)
     w->analyzing = false;
     snprintf(w->out.analysis_error, sizeof w->out.analysis_error,
              "analysis stopped at byte %" PRIu64 ": %s", rerr.offset, rerr.reason);
-    /* Saving without analysis is still a recording; a stream the reader
-     * cannot follow is a failure for everything else. */
-    w->out.analysis_failed = !(w->tee && rerr.status == GCS_ERR_UNSUPPORTED &&
-                               w->opts.stop_on_pause_ms == 0);
+    w->out.analysis_failed = analysis_fails(w, &rerr);
     if (!w->tee) {
         send_stop(w, NULL);
         w->quit = true; /* nothing left to read */
