@@ -625,16 +625,20 @@ static bool gc_frozen(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt, size_
 
 /* GC i (all before it handed out) is final: it and every later GC the
  * final pass reads for it are frozen. */
-static bool gc_settled(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt, size_t i)
+static bool gc_settled(const gcs_gc_analyzer *an, gcs_gc_runtime *rt, size_t i)
 {
     if (!gc_frozen(an, rt, i))
         return false;
-    size_t end = gcs_gc_derive_first_unread(rt, i);
+    size_t end = gcs_gc_derive_first_unread(rt, i, &rt->settle_scan);
     if (end == 0)
         return false;
-    for (size_t k = i + 1; k < end; k++)
-        if (!gc_frozen(an, rt, k))
+    size_t k = rt->settle_frozen > i ? rt->settle_frozen : i + 1;
+    for (; k < end; k++) {
+        if (!gc_frozen(an, rt, k)) {
+            rt->settle_frozen = k; /* frozen for good once frozen */
             return false;
+        }
+    }
     return true;
 }
 
@@ -654,6 +658,7 @@ bool gcs_gc_analyzer_next_settled(gcs_gc_analyzer *an, gcs_gc_settled *out)
         out->pid = rt->pid;
         out->clr_instance_id = rt->clr_instance_id;
         rt->settled = i + 1;
+        rt->settle_scan = rt->settle_frozen = 0;
         return true;
     }
     return false;

@@ -390,16 +390,17 @@ void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     p->gcs = rt->info;
 }
 
-size_t gcs_gc_derive_first_unread(const gcs_gc_runtime *rt, size_t i)
+size_t gcs_gc_derive_first_unread(const gcs_gc_runtime *rt, size_t i, size_t *scan)
 {
     const gcs_gc_info *gc = &rt->info[i];
     if (gc->type != GCS_GC_BACKGROUND)
         return i + 1;
     /* derive_one's peak loop: it stops at the first GC paused after the end. */
     double ended = gc->pause_start_ms + gc->duration_ms;
-    for (size_t k = i + 1; k < rt->n; k++)
+    for (size_t k = *scan > i ? *scan : i + 1; k < rt->n; k++)
         if (ended < rt->info[k].pause_start_ms)
             return k;
+    *scan = rt->n;
     return 0;
 }
 
