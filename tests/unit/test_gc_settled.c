@@ -62,17 +62,22 @@ typedef struct settled_list {
     size_t early; /* handed out before finish */
 } settled_list;
 
+static void list_push(settled_list *l, const gcs_gc_settled *s)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        if (!l->v)
+            abort();
+    }
+    l->v[l->n++] = *s;
+}
+
 static void take_settled(gcs_gc_analyzer *an, settled_list *l, bool finished)
 {
     gcs_gc_settled s;
     while (gcs_gc_analyzer_next_settled(an, &s)) {
-        if (l->n == l->cap) {
-            l->cap = l->cap ? 2 * l->cap : 256;
-            l->v = realloc(l->v, l->cap * sizeof *l->v);
-            if (!l->v)
-                abort();
-        }
-        l->v[l->n++] = s;
+        list_push(l, &s);
         if (!finished)
             l->early++;
     }
@@ -251,13 +256,7 @@ static void watch_replay(const char *path, const char *out_path, double pause_li
         CHECK(st == GCS_OK || st == GCS_AGAIN);
         if (st != GCS_OK)
             continue;
-        if (l->n == l->cap) {
-            l->cap = l->cap ? 2 * l->cap : 256;
-            l->v = realloc(l->v, l->cap * sizeof *l->v);
-            if (!l->v)
-                abort();
-        }
-        l->v[l->n++] = s;
+        list_push(l, &s);
     }
     CHECK(st == GCS_END);
     CHECK(gcs_watch_next(w, &s, &err) == GCS_END);
