@@ -207,6 +207,27 @@ void gcs_gc_analyzer_set_span(gcs_gc_analyzer *an, double first_ms, double last_
 /* Ends the stream: computes derived values, rollups, percentiles. */
 void gcs_gc_analyzer_finish(gcs_gc_analyzer *an);
 
+/* A GC whose numbers are final, with the runtime it belongs to. */
+typedef struct gcs_gc_settled {
+    uint32_t pid;
+    uint16_t clr_instance_id;
+    gcs_gc_info info; /* exactly what gcs_gc_process.gcs will hold after finish */
+} gcs_gc_settled;
+
+/*
+ * The next GC whose numbers no later event can change, as the report will
+ * print them (derived values included): for watching a stream as it goes
+ * (`gcscope live`). Call it after gcs_gc_analyzer_feed until it returns
+ * false; after gcs_gc_analyzer_finish it hands out the rest (incomplete
+ * GCs included). Each GC is handed out once, per runtime in GCStart order.
+ * A GC settles when it is complete and no event can reach it any more,
+ * and every GC before it has settled; so a foreground GC waits for the
+ * background GC it ran in (whose histories feed its allocation), and a
+ * background GC waits for the first GC that paused after it ended (its
+ * peak size counts the GCs that started during it).
+ */
+bool gcs_gc_analyzer_next_settled(gcs_gc_analyzer *an, gcs_gc_settled *out);
+
 /* Runtimes seen, ordered by pid then ClrInstanceID (valid after finish). */
 size_t gcs_gc_process_count(const gcs_gc_analyzer *an);
 const gcs_gc_process *gcs_gc_process_at(const gcs_gc_analyzer *an, size_t index);

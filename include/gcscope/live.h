@@ -17,6 +17,8 @@
 #define GCSCOPE_LIVE_H
 
 #include "gcscope/core.h"
+#include "gcscope/gc.h"
+#include "gcscope/reader.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -163,6 +165,82 @@ uint64_t gcs_tee_bytes(const gcs_tee *t);
  * reads as a complete trace. res may be NULL.
  */
 gcs_status gcs_tee_close(gcs_tee *t, gcs_tee_result *res, gcs_error *err);
+
+/* ---- watching a process: the session loop (src/live/watch.c) ---- */
+
+/* What to watch and when to stop. */
+typedef struct gcs_watch_options {
+    uint32_t pid;             /* the process, unless socket_path or replay_path */
+    const char *socket_path;  /* attach through this diagnostic socket instead */
+    const char *replay_path;  /* read this saved stream as a live one (no attach) */
+    const char *out_path;     /* save the stream to this file (NULL: do not) */
+    double duration_s;        /* stop after this long (0: no limit) */
+    double stop_on_pause_ms;  /* stop after the first GC whose pause is longer (0: never) */
+    gcs_session_config config;
+} gcs_watch_options;
+
+/* How a watch ended (gcs_watch_get_outcome, complete once gcs_watch_next
+ * returned GCS_END). */
+typedef struct gcs_watch_outcome {
+    char stop_reason[160];    /* why it was stopped ("" : nobody stopped it) */
+    char stop_error[256];     /* StopTracing failed or was refused ("" : fine) */
+    bool pause_stop;          /* stop_on_pause_ms stopped it: */
+    int32_t pause_gc;         /*   at this GC */
+    double pause_ms;          /*   pausing this long */
+    bool process_exited;      /* the stream ended because the process exited */
+    bool runtime_ended;       /* the runtime ended the stream (process alive) */
+    bool ended_clean;         /* the stream carried its end marker */
+    bool cut;                 /* it stopped inside a unit (runtime stopped abruptly) */
+    bool drain_timeout;       /* after the stop, the stream did not end within 15 s */
+    bool drain_abandoned;     /* stopped a second time: not waiting for the end */
+    char analysis_error[320]; /* why the analysis stopped early ("" : it did not) */
+    bool analysis_failed;     /* ... and that fails the watch (exit code 2 material) */
+    gcs_reader_stats stream;  /* events, lost events, bytes */
+    double elapsed_s;
+    bool saved;               /* out_path written (save says how) */
+    gcs_tee_result save;
+    char save_error[256];     /* out_path could not be finished */
+} gcs_watch_outcome;
+
+typedef struct gcs_watch gcs_watch;
+
+/*
+ * Attaches to the process (or opens the saved stream) and starts saving
+ * and analyzing. Errors are those of gcs_session_start, of opening the
+ * files, or a stream the reader cannot read when nothing is saved.
+ */
+gcs_watch *gcs_watch_start(const gcs_watch_options *opts, gcs_error *err);
+
+/* The runtime's session id (0 for a replay). */
+uint64_t gcs_watch_session_id(const gcs_watch *w);
+
+/*
+ * Runs the watch until there is something to say:
+ *   GCS_OK     *gc is the next GC whose numbers are final (the GCs
+ *              `gcscope stats` reports, each once, in GCStart order);
+ *   GCS_AGAIN  nothing yet (it waited up to 100 ms for data, or a busy
+ *              stream settled no GC, or a signal came): check your own
+ *              stop conditions, call again;
+ *   GCS_END    over (stopped and drained, duration, pause, process exit,
+ *              end of stream): the outcome and the analyzer are final;
+ *   error      the analysis stopped (err says why; once): call again, the
+ *              stream is still saved to the end when out_path is set.
+ */
+gcs_status gcs_watch_next(gcs_watch *w, gcs_gc_settled *gc, gcs_error *err);
+
+/* Stops the watch (StopTracing; reading goes on until the runtime ends
+ * the stream, 15 s at most); reason goes to the outcome. A second call
+ * stops waiting for the end of the stream. */
+void gcs_watch_stop(gcs_watch *w, const char *reason);
+
+const gcs_watch_outcome *gcs_watch_get_outcome(const gcs_watch *w);
+
+/* The finished analysis of everything read (for the summary), after
+ * GCS_END; NULL before, or when the analysis stopped for lack of memory. */
+const gcs_gc_analyzer *gcs_watch_analyzer(const gcs_watch *w);
+
+/* Frees everything (stops the session if still running). NULL allowed. */
+void gcs_watch_free(gcs_watch *w);
 
 #ifdef __cplusplus
 }

@@ -41,7 +41,7 @@ int cmd_live(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.cmd = "live";
     o.print_rows = true;
-    gcs_session_config_gc(&o.config, false);
+    gcs_session_config_gc(&o.watch.config, false);
     bool have_pid = false;
     for (int i = 1; i < argc; i++) {
         int r = live_parse_common(&o, argc, argv, &i);
@@ -52,23 +52,24 @@ int cmd_live(int argc, char **argv)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return usage_to(stdout, 0);
         if (!strcmp(argv[i], "--replay") && i + 1 < argc) {
-            o.replay_path = argv[++i];
+            o.watch.replay_path = argv[++i];
             continue;
         }
         if (argv[i][0] == '-') {
             fprintf(stderr, "gcscope live: unknown option %s\n", argv[i]);
             return usage();
         }
-        if (have_pid || !live_parse_pid(argv[i], &o.pid)) {
+        if (have_pid || !live_parse_pid(argv[i], &o.watch.pid)) {
             fprintf(stderr, "gcscope live: '%s' is not a process id\n", argv[i]);
             return 1;
         }
         have_pid = true;
     }
-    if (!have_pid && !o.socket_path && !o.replay_path)
+    if (!have_pid && !o.watch.socket_path && !o.watch.replay_path)
         return usage();
-    if (o.stop_on_pause_ms > 0) {
-        fprintf(stderr, "gcscope live: --stop-on-pause-ms belongs to record\n");
+    if (o.watch.stop_on_pause_ms > 0 && !o.watch.replay_path) {
+        /* With --replay it shows which GC would have stopped a record. */
+        fprintf(stderr, "gcscope live: --stop-on-pause-ms belongs to record (or --replay)\n");
         return 1;
     }
     return live_run(&o);

@@ -34,7 +34,7 @@ int cmd_record(int argc, char **argv)
     live_opts o;
     memset(&o, 0, sizeof o);
     o.cmd = "record";
-    gcs_session_config_gc(&o.config, false);
+    gcs_session_config_gc(&o.watch.config, false);
     bool have_pid = false;
     for (int i = 1; i < argc; i++) {
         int r = live_parse_common(&o, argc, argv, &i);
@@ -47,7 +47,7 @@ int cmd_record(int argc, char **argv)
         if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
             if (i + 1 >= argc)
                 return usage();
-            o.out_path = argv[++i];
+            o.watch.out_path = argv[++i];
             continue;
         }
         if (!strcmp(argv[i], "--rows")) {
@@ -58,13 +58,13 @@ int cmd_record(int argc, char **argv)
             fprintf(stderr, "gcscope record: unknown option %s\n", argv[i]);
             return usage();
         }
-        if (have_pid || !live_parse_pid(argv[i], &o.pid)) {
+        if (have_pid || !live_parse_pid(argv[i], &o.watch.pid)) {
             fprintf(stderr, "gcscope record: '%s' is not a process id\n", argv[i]);
             return 1;
         }
         have_pid = true;
     }
-    if ((!have_pid && !o.socket_path) || !o.out_path)
+    if ((!have_pid && !o.watch.socket_path) || !o.watch.out_path)
         return usage();
     return live_run(&o);
 }

@@ -1,38 +1,20 @@
 /*
- * tools/cli/live_watch.c - attach to a process, stream its GC events
- * through the same reader as files, print each GC as it completes, stop
- * cleanly (StopTracing, drain, summary) on Ctrl-C, SIGTERM, --duration,
- * --stop-on-pause-ms or when the process exits.
- *
- * GC rows come from a small tracker of the runtime's GC events (GC/Start,
- * GC/Stop, GC/SuspendEEStart, GC/RestartEEStop); pause = suspension start
- * to restart end, as GCStats measures it.
+ * tools/cli/live_watch.c - the options and the printing of `gcscope live`
+ * and `gcscope record`: the session itself (attach, stream, analyze, stop,
+ * drain, save) is the library's watch (gcs_watch_*, src/live/watch.c).
+ * Prints each GC the watch hands out (the GCs `gcscope stats` reports, as
+ * their numbers become final), turns Ctrl-C/SIGTERM into a stop, and at
+ * the end prints how it ended and the summary.
  */
 #include "live_watch.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
-#include <unistd.h>
-
-#define RUNTIME_PROVIDER "Microsoft-Windows-DotNETRuntime"
-#define EV_GC_START 1
-#define EV_GC_STOP 2
-#define EV_RESTART_EE_STOP 3
-#define EV_SUSPEND_EE_STOP 8
-#define EV_SUSPEND_EE_START 9
-
-/* How long to wait for the runtime to end the stream after StopTracing. */
-#define DRAIN_TIMEOUT_MS 15000
-#define POLL_MS 100
-/* Idle this long (several of the runtime's 100 ms flush periods): release
- * what the reader still holds back for ordering, so the last GCs show. */
-#define IDLE_RELEASE_S 0.5
 
 const char live_common_usage[] =
     "  --duration SECONDS     stop after SECONDS\n"
@@ -51,13 +33,6 @@ static void on_signal(int sig)
     stop_signal = sig;
     if (signal_count < 2)
         signal_count++;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Names given in --providers live here until the process exits. */
@@ -106,13 +81,13 @@ int live_parse_common(live_opts *o, int argc, char **argv, int *i)
     char *end;
     if (!strcmp(a, "--alloc-ticks")) {
         /* GC/AllocationTick is the runtime provider's GC keyword at level 5. */
-        for (size_t k = 0; k < o->config.provider_count; k++)
-            if (!strcmp(o->config.providers[k].name, "Microsoft-Windows-DotNETRuntime"))
-                o->config.providers[k].level = 5;
+        for (size_t k = 0; k < o->watch.config.provider_count; k++)
+            if (!strcmp(o->watch.config.providers[k].name, "Microsoft-Windows-DotNETRuntime"))
+                o->watch.config.providers[k].level = 5;
         return 1;
     }
     if (!strcmp(a, "--rundown")) {
-        o->config.request_rundown = true;
+        o->watch.config.request_rundown = true;
         return 1;
     }
     if (!strcmp(a, "--duration") || !strcmp(a, "--buffer-mb") || !strcmp(a, "--providers") ||
@@ -123,9 +98,9 @@ int live_parse_common(live_opts *o, int argc, char **argv, int *i)
         }
         const char *v = argv[++*i];
         if (!strcmp(a, "--socket")) {
-            o->socket_path = v;
+            o->watch.socket_path = v;
         } else if (!strcmp(a, "--providers")) {
-            if (!parse_providers(&o->config, v)) {
+            if (!parse_providers(&o->watch.config, v)) {
                 fprintf(stderr,
                         "gcscope %s: --providers takes Name:Keywords:Level[,...] "
                         "(e.g. Microsoft-Windows-DotNETRuntime:0x1:4)\n",
@@ -138,7 +113,7 @@ int live_parse_common(live_opts *o, int argc, char **argv, int *i)
                 fprintf(stderr, "gcscope %s: --buffer-mb takes 1..1048576\n", o->cmd);
                 return -1;
             }
-            o->config.circular_buffer_mb = (uint32_t)mb;
+            o->watch.config.circular_buffer_mb = (uint32_t)mb;
         } else {
             double x = strtod(v, &end);
             if (*end || !*v || !(x > 0) || x > 1e9) {
@@ -146,57 +121,39 @@ int live_parse_common(live_opts *o, int argc, char **argv, int *i)
                 return -1;
             }
             if (!strcmp(a, "--duration"))
-                o->duration_s = x;
+                o->watch.duration_s = x;
             else
-                o->stop_on_pause_ms = x;
+                o->watch.stop_on_pause_ms = x;
         }
         return 1;
     }
     return 0;
 }
 
-/* ---- GC tracking from the runtime's events ---- */
+/* ---- GC rows: the watch's settled GCs ---- */
 
-typedef struct gc_info {
-    bool active, stopped;
-    uint32_t number, gen, reason, type;
-    double start_ms, stop_ms, pause_ms;
-    double pause_start_ms, suspend_ms; /* of its first suspension */
-    bool has_suspension;
-} gc_info;
-
-typedef struct gc_watch {
+typedef struct gc_rows {
     bool print_rows, header_printed;
-    bool suspended, suspend_done;
-    double suspend_ms;        /* when the current suspension began */
-    double suspend_dur_ms;    /* SuspendEEStart..SuspendEEStop of it */
-    gc_info blocking;   /* a non-concurrent or foreground GC */
-    gc_info background; /* a background GC (runs across other GCs) */
-    uint64_t count[3], total_count;
-    double pause_total[3], pause_max[3];
-    uint64_t max_pause_gc;
-    double max_pause;
-    /* --stop-on-pause-ms */
-    double threshold_ms;
-    bool triggered;
-    uint32_t trigger_gc;
-    double trigger_pause;
-    uint64_t malformed; /* GC events too short to read */
-} gc_watch;
+    uint64_t rows;
+    uint64_t count[3]; /* rows by generation (the summary without an analysis) */
+} gc_rows;
 
-static bool payload_u32(const gcs_event *ev, uint32_t offset, uint32_t *v)
+/* A time column: 3 decimals, "-" when unknown (as the stats table). */
+static const char *ms_text(char *buf, size_t cap, double v)
 {
-    if (ev->payload_size < 4 || offset > ev->payload_size - 4)
-        return false;
-    const uint8_t *p = ev->payload + offset;
-    *v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    return true;
+    if (!isfinite(v))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%.3f", v);
+    return buf;
 }
 
 /* The leading columns of `gcscope stats`' per-GC table (same widths and
- * names): what is known when a GC completes. */
-static void print_row(gc_watch *w, const gc_info *g)
+ * names), plus Duration, from the analyzer's final values of the GC. */
+static void print_row(gc_rows *w, const gcs_gc_info *g)
 {
+    w->rows++;
+    w->count[g->generation < 2 ? g->generation : 2]++;
     if (!w->print_rows)
         return;
     if (!w->header_printed) {
@@ -204,157 +161,27 @@ static void print_row(gc_watch *w, const gc_info *g)
                "Suspend", "Pause", "Duration");
         w->header_printed = true;
     }
-    char gen[16];
-    snprintf(gen, sizeof gen, "%u%s%s", g->gen,
-             g->type == 1 ? "B" : g->type == 2 ? "F" : "N",
+    char gen[24], rb[16], c[4][32];
+    snprintf(gen, sizeof gen, "%u%s%s", g->generation,
+             g->type == GCS_GC_BACKGROUND ? "B" : g->type == GCS_GC_FOREGROUND ? "F" : "N",
              g->reason == 1 ? "I" : g->reason == 7 ? "i" : "");
     const char *reason = gcs_gc_reason_name(g->reason);
-    char rb[16];
     if (!reason) {
         snprintf(rb, sizeof rb, "%u", g->reason);
         reason = rb;
     }
-    if (g->has_suspension)
-        printf("  %6u %12.3f %-16s %-5s %9.3f %9.3f %9.3f\n", g->number, g->pause_start_ms,
-               reason, gen, g->suspend_ms, g->pause_ms, g->stop_ms - g->start_ms);
-    else
-        printf("  %6u %12s %-16s %-5s %9s %9.3f %9.3f\n", g->number, "-", reason, gen, "-",
-               g->pause_ms, g->stop_ms - g->start_ms);
+    printf("  %6d %12s %-16s %-5s %9s %9s %9s", g->number, ms_text(c[0], 32, g->pause_start_ms),
+           reason, gen, ms_text(c[1], 32, g->suspend_ms), ms_text(c[2], 32, g->pause_ms),
+           ms_text(c[3], 32, g->duration_ms));
+    if (!g->is_complete)
+        printf("  INCOMPLETE: %s", gcs_gc_incomplete_name(g->incomplete_reason));
+    printf("\n");
     fflush(stdout);
-}
-
-static void complete_gc(gc_watch *w, gc_info *g)
-{
-    unsigned gen = g->gen <= 2 ? g->gen : 2;
-    w->count[gen]++;
-    w->total_count++;
-    w->pause_total[gen] += g->pause_ms;
-    if (g->pause_ms > w->pause_max[gen])
-        w->pause_max[gen] = g->pause_ms;
-    if (g->pause_ms > w->max_pause) {
-        w->max_pause = g->pause_ms;
-        w->max_pause_gc = g->number;
-    }
-    print_row(w, g);
-    g->active = false;
-}
-
-static void on_pause(gc_watch *w, double pause, uint32_t gc_number)
-{
-    if (w->threshold_ms > 0 && !w->triggered && pause > w->threshold_ms) {
-        w->triggered = true;
-        w->trigger_gc = gc_number;
-        w->trigger_pause = pause;
-    }
-}
-
-static void watch_event(gc_watch *w, const gcs_event *ev)
-{
-    const gcs_event_type *t = ev->type;
-    if (strcmp(t->provider, RUNTIME_PROVIDER) != 0)
-        return;
-    uint32_t a = 0, b = 0, c = 0, d = 0;
-    switch (t->event_id) {
-    case EV_SUSPEND_EE_START:
-        w->suspended = true;
-        w->suspend_done = false;
-        w->suspend_ms = ev->msec;
-        w->suspend_dur_ms = 0;
-        break;
-    case EV_SUSPEND_EE_STOP:
-        if (w->suspended && !w->suspend_done) {
-            w->suspend_done = true;
-            w->suspend_dur_ms = ev->msec - w->suspend_ms;
-        }
-        break;
-    case EV_RESTART_EE_STOP: {
-        if (!w->suspended)
-            break;
-        w->suspended = false;
-        double pause = ev->msec - w->suspend_ms;
-        if (w->blocking.active) {
-            w->blocking.pause_ms += pause;
-            on_pause(w, pause, w->blocking.number);
-            if (w->blocking.stopped)
-                complete_gc(w, &w->blocking);
-        } else if (w->background.active) {
-            w->background.pause_ms += pause;
-            on_pause(w, pause, w->background.number);
-        }
-        break;
-    }
-    case EV_GC_START: {
-        gc_info g = {0};
-        g.active = true;
-        g.start_ms = ev->msec;
-        g.pause_ms = 0;
-        if (t->version == 0) {
-            if (!payload_u32(ev, 0, &a) || !payload_u32(ev, 4, &c)) {
-                w->malformed++;
-                break;
-            }
-            g.number = a;
-            g.reason = c;
-        } else {
-            if (!payload_u32(ev, 0, &a) || !payload_u32(ev, 4, &b) || !payload_u32(ev, 8, &c) ||
-                !payload_u32(ev, 12, &d)) {
-                w->malformed++;
-                break;
-            }
-            g.number = a;
-            g.gen = b;
-            g.reason = c;
-            g.type = d;
-        }
-        /* The suspension that began before this GC belongs to it. */
-        if (w->suspended && g.type != 1) {
-            g.has_suspension = true;
-            g.pause_start_ms = w->suspend_ms;
-            g.suspend_ms = w->suspend_dur_ms;
-        }
-        if (g.type == 1) {
-            w->background = g;
-        } else {
-            if (w->blocking.active && w->blocking.stopped)
-                complete_gc(w, &w->blocking); /* its restart never came */
-            w->blocking = g;
-        }
-        break;
-    }
-    case EV_GC_STOP: {
-        if (!payload_u32(ev, 0, &a)) {
-            w->malformed++;
-            break;
-        }
-        if (w->background.active && a == w->background.number) {
-            w->background.stopped = true;
-            w->background.stop_ms = ev->msec;
-            complete_gc(w, &w->background);
-        } else if (w->blocking.active) {
-            w->blocking.stopped = true;
-            w->blocking.stop_ms = ev->msec;
-            if (!w->suspended && w->blocking.pause_ms > 0)
-                complete_gc(w, &w->blocking);
-        }
-        break;
-    }
-    default:
-        break;
-    }
-}
-
-static void watch_finish(gc_watch *w)
-{
-    if (w->blocking.active && w->blocking.stopped)
-        complete_gc(w, &w->blocking);
-    if (w->background.active && w->background.stopped)
-        complete_gc(w, &w->background);
 }
 
 /* The GC analysis of everything seen (the `gcscope stats` table: header,
  * rollups, percentiles, histogram, every GC), then one line of counts. */
-static void print_summary(const gc_watch *w, gcs_gc_analyzer *an, const char *name,
-                          const char *cmd)
+static void print_summary(const gc_rows *w, const gcs_gc_analyzer *an, const char *name)
 {
     uint64_t count[3] = {0, 0, 0}, total = 0;
     if (an) {
@@ -371,319 +198,139 @@ static void print_summary(const gc_watch *w, gcs_gc_analyzer *an, const char *na
                 total++;
             }
         }
-        if (total != w->total_count)
-            fprintf(stderr, "gcscope %s: the rows show %" PRIu64 " GCs, the analysis %" PRIu64
-                            "\n",
-                    cmd, w->total_count, total);
     } else {
         for (int g = 0; g < 3; g++)
             count[g] = w->count[g];
-        total = w->total_count;
+        total = w->rows;
     }
     printf("gcs total=%" PRIu64 " gen0=%" PRIu64 " gen1=%" PRIu64 " gen2=%" PRIu64 "\n", total,
            count[0], count[1], count[2]);
     fflush(stdout);
 }
 
-/* ---- the loop ---- */
-
-/* Alive and not a zombie waiting to be reaped. */
-static bool process_alive(uint32_t pid)
+/* How the watch ended, one line each (stderr). */
+static void print_ending(const live_opts *o, const gcs_watch_outcome *out)
 {
-    if (pid == 0 || (kill((pid_t)pid, 0) != 0 && errno != EPERM))
+    if (out->stop_reason[0])
+        fprintf(stderr, "gcscope %s: stopped: %s\n", o->cmd, out->stop_reason);
+    else if (out->process_exited)
+        fprintf(stderr, "gcscope %s: the process exited\n", o->cmd);
+    else if (out->runtime_ended)
+        fprintf(stderr, "gcscope %s: the runtime ended the stream\n", o->cmd);
+    if (out->stop_error[0])
+        fprintf(stderr, "gcscope %s: stopping: %s\n", o->cmd, out->stop_error);
+    if (out->drain_abandoned)
+        fprintf(stderr, "gcscope %s: interrupted again: not waiting for the end of the stream\n",
+                o->cmd);
+    else if (out->drain_timeout)
+        fprintf(stderr, "gcscope %s: the runtime did not end the stream within 15 s\n", o->cmd);
+    if (out->cut)
+        fprintf(stderr, "gcscope %s: the stream ended without its end marker (the runtime "
+                        "stopped abruptly)\n",
+                o->cmd);
+}
+
+/* What happened to the saved file; false if it could not be finished. */
+static bool print_saved(const live_opts *o, const gcs_watch_outcome *out)
+{
+    const gcs_tee_result *tr = &out->save;
+    if (!out->saved) {
+        fprintf(stderr, "gcscope %s: %s\n", o->cmd, out->save_error);
         return false;
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%u/stat", (unsigned)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return true;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *p = strrchr(buf, ')');
-    return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
-}
-
-/* After the stream ended on its own: did the process exit? It may take a
- * moment after its runtime closed the stream. */
-static bool process_exited(uint32_t pid)
-{
-    for (int i = 0; i < 20; i++) {
-        if (!process_alive(pid))
-            return true;
-        struct timespec ts = {0, 50 * 1000000L};
-        nanosleep(&ts, NULL);
     }
-    return false;
-}
-
-static void stop_and_free(gcs_session *session, gcs_source *file_src)
-{
-    if (session)
-        gcs_session_stop(session, NULL);
-    gcs_session_free(session);
-    gcs_source_free(file_src);
+    if (tr->repaired && tr->bytes_kept - 1 == tr->bytes_received)
+        printf("saved %s: %" PRIu64 " bytes, %" PRIu64
+               " whole blocks; the stream stopped between blocks: end marker added\n",
+               o->watch.out_path, tr->bytes_kept, tr->objects);
+    else if (tr->repaired)
+        printf("saved %s: %" PRIu64 " bytes, %" PRIu64 " whole blocks; cut to the last whole block (%" PRIu64
+               " of %" PRIu64 " bytes received) and end marker added\n",
+               o->watch.out_path, tr->bytes_kept, tr->objects, tr->bytes_kept - 1, tr->bytes_received);
+    else
+        printf("saved %s: %" PRIu64 " bytes%s\n", o->watch.out_path, tr->bytes_kept,
+               tr->framing_known ? ", complete" : " (framing not checked)");
+    return true;
 }
 
 int live_run(const live_opts *o)
 {
-    gcs_error err;
-    gcs_error_clear(&err);
     stop_signal = 0;
     signal_count = 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_handler = on_signal; /* no SA_RESTART: a signal ends the watch's wait */
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    gcs_session *session = NULL;
-    gcs_source *file_src = NULL, *src;
-    double started = now_s();
-    if (o->replay_path) {
-        /* A saved stream, analyzed exactly as a live one. */
-        file_src = gcs_source_open_file(o->replay_path, &err);
-        if (!file_src) {
-            fprintf(stderr, "gcscope %s: %s\n", o->cmd, err.reason);
-            return 2;
-        }
-        src = file_src;
-    } else {
-        session = o->socket_path ? gcs_session_start_at(o->socket_path, &o->config, &err)
-                                 : gcs_session_start(o->pid, &o->config, &err);
-        if (!session) {
-            fprintf(stderr, "gcscope %s: %s\n", o->cmd, err.reason);
-            return 2;
-        }
-        started = now_s();
-        if (o->socket_path)
-            fprintf(stderr, "gcscope %s: attached to %s, session %" PRIu64 "\n", o->cmd,
-                    o->socket_path, gcs_session_id(session));
-        else
-            fprintf(stderr, "gcscope %s: attached to pid %u, session %" PRIu64 "\n", o->cmd,
-                    (unsigned)o->pid, gcs_session_id(session));
-        src = gcs_session_source(session);
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_watch *w = gcs_watch_start(&o->watch, &err);
+    if (!w) {
+        fprintf(stderr, "gcscope %s: %s\n", o->cmd, err.reason);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        return 2;
     }
-    gcs_tee *tee = NULL;
-    if (o->out_path) {
-        tee = gcs_tee_open(src, o->out_path, &err);
-        if (!tee) {
-            fprintf(stderr, "gcscope %s: %s\n", o->cmd, err.reason);
-            stop_and_free(session, file_src);
-            return 2;
-        }
-        src = gcs_tee_source(tee);
-    }
-    gcs_reader *reader = gcs_reader_new(src, NULL, &err);
-    bool analyzing = reader != NULL;
-    if (!reader) {
-        fprintf(stderr, "gcscope %s: cannot analyze the stream: %s\n", o->cmd, err.reason);
-        if (!tee) {
-            stop_and_free(session, file_src);
-            return 2;
-        }
-    }
+    if (o->watch.socket_path)
+        fprintf(stderr, "gcscope %s: attached to %s, session %" PRIu64 "\n", o->cmd,
+                o->watch.socket_path, gcs_watch_session_id(w));
+    else if (!o->watch.replay_path)
+        fprintf(stderr, "gcscope %s: attached to pid %u, session %" PRIu64 "\n", o->cmd,
+                (unsigned)o->watch.pid, gcs_watch_session_id(w));
+    const gcs_watch_outcome *outcome = gcs_watch_get_outcome(w);
+    if (outcome->analysis_error[0]) /* the reader refused the stream; saving goes on */
+        fprintf(stderr, "gcscope %s: %s\n", o->cmd, outcome->analysis_error);
 
-    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
-    if (!an)
-        fprintf(stderr, "gcscope %s: no GC analysis: %s\n", o->cmd, err.reason);
-    gc_watch w;
-    memset(&w, 0, sizeof w);
-    w.print_rows = o->print_rows;
-    w.threshold_ms = o->stop_on_pause_ms;
-
-    bool stop_sent = false, stop_answered = false, ended = false, ended_clean = false, drain_timeout = false;
-    bool analysis_failed = false, analysis_stopped = false;
-    const char *stop_reason = NULL;
-    char stop_text[160] = "";
-    double stop_deadline = 0;
-    const size_t raw = 65536;
-    uint64_t steps = 0;
-    int rc = 0;
-    double idle_since = -1; /* when the source last started saying AGAIN */
-
-    while (!ended) {
-        /* Stop conditions: checked every 256 events and on every wait. */
-        if (!stop_sent && (steps++ & 255) == 0) {
-            if (stop_signal)
-                stop_reason = stop_signal == SIGINT ? "interrupted" : "terminated";
-            else if (o->duration_s > 0 && now_s() - started >= o->duration_s)
-                stop_reason = "duration reached";
-            else if (w.triggered) {
-                snprintf(stop_text, sizeof stop_text, "GC #%u paused %.3f ms > %.3f ms",
-                         w.trigger_gc, w.trigger_pause, w.threshold_ms);
-                stop_reason = stop_text;
-            }
-            if (stop_reason) {
-                gcs_error serr;
-                gcs_error_clear(&serr);
-                if (session && gcs_session_stop(session, &serr) != GCS_OK)
-                    fprintf(stderr, "gcscope %s: stopping: %s\n", o->cmd, serr.reason);
-                stop_sent = true;
-                stop_deadline = now_s() + DRAIN_TIMEOUT_MS / 1000.0;
-            }
+    gc_rows rows;
+    memset(&rows, 0, sizeof rows);
+    rows.print_rows = o->print_rows;
+    int signals_seen = 0;
+    for (;;) {
+        if (signal_count > signals_seen) {
+            signals_seen = signal_count;
+            gcs_watch_stop(w, stop_signal == SIGINT ? "interrupted" : "terminated");
         }
-        gcs_status st;
-        if (analyzing) {
-            const gcs_event *ev;
-            st = gcs_reader_next(reader, &ev, &err);
-            if (st == GCS_AGAIN) {
-                double t = now_s();
-                if (idle_since < 0)
-                    idle_since = t;
-                else if (t - idle_since >= IDLE_RELEASE_S) {
-                    gcs_reader_release_pending(reader);
-                    idle_since = t;
-                    continue; /* deliver what was released */
-                }
-            } else {
-                idle_since = -1;
-            }
-            if (st == GCS_OK) {
-                watch_event(&w, ev);
-                if (an && gcs_gc_analyzer_feed(an, ev) < 0) {
-                    fprintf(stderr, "gcscope %s: the GC analysis stopped (out of memory or "
-                                    "beyond its limit)\n",
-                            o->cmd);
-                    gcs_gc_analyzer_free(an);
-                    an = NULL;
-                }
-                continue;
-            }
-            if (st < 0) {
-                if (st == GCS_ERR_TRUNCATED) {
-                    ended = true; /* the stream stopped inside a unit */
-                    break;
-                }
-                fprintf(stderr, "gcscope %s: analysis stopped at byte %" PRIu64 ": %s%s\n",
-                        o->cmd, err.offset, err.reason, tee ? " (still saving the stream)" : "");
-                analyzing = false;
-                analysis_stopped = true;
-                /* Saving without analysis is still a recording; a stream the
-                 * reader cannot follow is a failure for everything else. */
-                analysis_failed = !(tee && err.status == GCS_ERR_UNSUPPORTED &&
-                                    o->stop_on_pause_ms == 0);
-                if (!tee) {
-                    if (!stop_sent && session)
-                        gcs_session_stop(session, NULL);
-                    stop_sent = true;
-                    break;
-                }
-                continue;
-            }
-        } else {
-            size_t got = 0;
-            st = gcs_tee_pump(tee, raw, &got);
-            if (st == GCS_OK)
-                continue;
-            if (st < 0) {
-                ended = true;
-                break;
-            }
-        }
-        if (st == GCS_END) {
-            ended = true;
-            ended_clean = analyzing;
+        gcs_gc_settled gc;
+        gcs_status st = gcs_watch_next(w, &gc, &err);
+        if (st == GCS_OK)
+            print_row(&rows, &gc.info);
+        else if (st == GCS_END)
             break;
-        }
-        /* GCS_AGAIN: wait for data, a signal or a deadline. */
-        steps = 0;
-        if (stop_sent && session && !stop_answered) {
-            gcs_error serr;
-            gcs_error_clear(&serr);
-            gcs_status sst = gcs_session_stop_result(session, &serr);
-            if (sst != GCS_AGAIN) {
-                stop_answered = true;
-                if (sst < 0)
-                    fprintf(stderr, "gcscope %s: stopping: %s\n", o->cmd, serr.reason);
-            }
-        }
-        if (stop_sent && (now_s() > stop_deadline || signal_count >= 2)) {
-            drain_timeout = true;
-            break;
-        }
-        if (session) {
-            struct pollfd pfd = {gcs_session_fd(session), POLLIN, 0};
-            (void)poll(&pfd, 1, POLL_MS);
-        }
+        else if (st < 0)
+            fprintf(stderr, "gcscope %s: %s%s\n", o->cmd, err.reason,
+                    o->watch.out_path ? " (still saving the stream)" : "");
     }
-    watch_finish(&w);
     fflush(stdout);
+    print_ending(o, outcome);
 
-    bool exited = session && !stop_sent && !o->socket_path && process_exited(o->pid);
-    if (stop_reason)
-        fprintf(stderr, "gcscope %s: stopped: %s\n", o->cmd, stop_reason);
-    else if (exited)
-        fprintf(stderr, "gcscope %s: the process exited\n", o->cmd);
-    else if (ended && !stop_sent && session)
-        fprintf(stderr, "gcscope %s: the runtime ended the stream\n", o->cmd);
-    if (drain_timeout && signal_count >= 2)
-        fprintf(stderr, "gcscope %s: interrupted again: not waiting for the end of the stream\n",
-                o->cmd);
-    else if (drain_timeout)
-        fprintf(stderr, "gcscope %s: the runtime did not end the stream within %d s\n", o->cmd,
-                DRAIN_TIMEOUT_MS / 1000);
-    if (ended && !ended_clean && !analysis_stopped && reader)
-        fprintf(stderr, "gcscope %s: the stream ended without its end marker (the runtime "
-                        "stopped abruptly)\n",
-                o->cmd);
-
-    const gcs_reader_stats *rs = reader ? gcs_reader_get_stats(reader) : NULL;
-    if (an) {
-        gcs_gc_analyzer_set_lost_events(an, rs ? rs->lost_events : 0);
-        gcs_gc_analyzer_finish(an);
-    }
     char name[300];
-    if (o->replay_path) {
-        const char *base = strrchr(o->replay_path, '/');
-        snprintf(name, sizeof name, "%s", base ? base + 1 : o->replay_path);
-    } else if (o->socket_path) {
-        snprintf(name, sizeof name, "live session on %s", o->socket_path);
+    if (o->watch.replay_path) {
+        const char *base = strrchr(o->watch.replay_path, '/');
+        snprintf(name, sizeof name, "%s", base ? base + 1 : o->watch.replay_path);
+    } else if (o->watch.socket_path) {
+        snprintf(name, sizeof name, "live session on %s", o->watch.socket_path);
     } else {
-        snprintf(name, sizeof name, "live session on pid %u", (unsigned)o->pid);
+        snprintf(name, sizeof name, "live session on pid %u", (unsigned)o->watch.pid);
     }
-    print_summary(&w, an, name, o->cmd);
-    gcs_gc_analyzer_free(an);
+    print_summary(&rows, gcs_watch_analyzer(w), name);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
                  (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-    double elapsed = now_s() - started;
+    double elapsed = outcome->elapsed_s;
+    const gcs_reader_stats *rs = &outcome->stream;
     fprintf(stderr,
             "stream: %" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " bytes in %.1f s; "
             "gcscope cpu %.3f s (%.1f%%)\n",
-            rs ? rs->events : 0, rs ? rs->lost_events : 0, rs ? rs->bytes_read : 0, elapsed, cpu,
+            rs->events, rs->lost_events, rs->bytes_read, elapsed, cpu,
             elapsed > 0 ? 100.0 * cpu / elapsed : 0.0);
-    if (w.malformed)
-        fprintf(stderr, "gcscope %s: %" PRIu64 " GC events too short to read\n", o->cmd,
-                w.malformed);
-
-    gcs_reader_free(reader);
-    if (tee) {
-        gcs_tee_result tr;
-        gcs_error terr;
-        gcs_error_clear(&terr);
-        if (gcs_tee_close(tee, &tr, &terr) != GCS_OK) {
-            fprintf(stderr, "gcscope %s: %s\n", o->cmd, terr.reason);
-            rc = 2;
-        } else if (tr.repaired && tr.bytes_kept - 1 == tr.bytes_received) {
-            printf("saved %s: %" PRIu64 " bytes, %" PRIu64
-                   " whole blocks; the stream stopped between blocks: end marker added\n",
-                   o->out_path, tr.bytes_kept, tr.objects);
-        } else if (tr.repaired) {
-            printf("saved %s: %" PRIu64 " bytes, %" PRIu64
-                   " whole blocks; cut to the last whole block (%" PRIu64
-                   " of %" PRIu64 " bytes received) and end marker added\n",
-                   o->out_path, tr.bytes_kept, tr.objects, tr.bytes_kept - 1, tr.bytes_received);
-        } else {
-            printf("saved %s: %" PRIu64 " bytes%s\n", o->out_path, tr.bytes_kept,
-                   tr.framing_known ? ", complete" : " (framing not checked)");
-        }
-    }
-    stop_and_free(session, file_src);
-    if (analysis_failed && rc == 0)
+    int rc = 0;
+    if (o->watch.out_path && !print_saved(o, outcome))
         rc = 2;
+    if (outcome->analysis_failed)
+        rc = 2;
+    gcs_watch_free(w);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     return rc;

@@ -11,14 +11,8 @@
 
 typedef struct live_opts {
     const char *cmd;            /* "live" or "record" (messages) */
-    uint32_t pid;               /* 0 when socket_path is given */
-    const char *socket_path;    /* explicit diagnostic socket, or NULL */
-    const char *replay_path;    /* analyze this saved stream instead of attaching */
-    const char *out_path;       /* save the stream here, or NULL */
-    double duration_s;          /* stop after this long (0: no limit) */
-    double stop_on_pause_ms;    /* stop after a longer pause (0: never) */
-    bool print_rows;            /* one line per completed GC on stdout */
-    gcs_session_config config;
+    bool print_rows;            /* one line per GC on stdout */
+    gcs_watch_options watch;    /* what to watch, where to save, when to stop */
 } live_opts;
 
 /*

@@ -645,6 +645,59 @@ void gcs_gc_analyzer_set_lost_events(gcs_gc_analyzer *an, uint64_t lost)
     an->lost_events = lost;
 }
 
+/* No event can change GC j any more: it is neither the incomplete last
+ * GC, nor the background GC in progress, nor (server GC known) the GC
+ * late histories still reach (current_gc, last_gc, on_suspend_end). */
+static bool gc_frozen(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt, size_t j)
+{
+    if (j + 1 == rt->n && !rt->info[j].is_complete)
+        return false;
+    if ((int64_t)j == rt->current_bgc)
+        return false;
+    return !(an->opts.server_gc_known && (int64_t)j == rt->last_completed_gc);
+}
+
+/* GC i (all before it handed out) is final: it and every later GC the
+ * final pass reads for it are frozen. */
+static bool gc_settled(const gcs_gc_analyzer *an, gcs_gc_runtime *rt, size_t i)
+{
+    if (!gc_frozen(an, rt, i))
+        return false;
+    size_t end = gcs_gc_derive_first_unread(rt, i, &rt->settle_scan);
+    if (end == 0)
+        return false;
+    size_t k = rt->settle_frozen > i ? rt->settle_frozen : i + 1;
+    for (; k < end; k++) {
+        if (!gc_frozen(an, rt, k)) {
+            rt->settle_frozen = k; /* frozen for good once frozen */
+            return false;
+        }
+    }
+    return true;
+}
+
+bool gcs_gc_analyzer_next_settled(gcs_gc_analyzer *an, gcs_gc_settled *out)
+{
+    for (size_t r = 0; r < an->runtime_count; r++) {
+        gcs_gc_runtime *rt = an->runtimes[r];
+        size_t i = rt->settled;
+        if (i >= rt->n)
+            continue;
+        if (an->finished)
+            out->info = rt->info[i];
+        else if (gc_settled(an, rt, i))
+            gcs_gc_derive_copy(rt, i, &out->info);
+        else
+            continue;
+        out->pid = rt->pid;
+        out->clr_instance_id = rt->clr_instance_id;
+        rt->settled = i + 1;
+        rt->settle_scan = rt->settle_frozen = 0;
+        return true;
+    }
+    return false;
+}
+
 static int runtime_order(const void *a, const void *b)
 {
     const gcs_gc_runtime *x = *(const gcs_gc_runtime *const *)a;

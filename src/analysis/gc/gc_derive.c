@@ -431,3 +431,35 @@ void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     p->gc_count = n;
     p->gcs = rt->info;
 }
+
+size_t gcs_gc_derive_first_unread(const gcs_gc_runtime *rt, size_t i, size_t *scan)
+{
+    const gcs_gc_info *gc = &rt->info[i];
+    if (gc->type != GCS_GC_BACKGROUND)
+        return i + 1;
+    /* derive_one's peak loop: it stops at the first GC paused after the end. */
+    double ended = gc->pause_start_ms + gc->duration_ms;
+    for (size_t k = *scan > i ? *scan : i + 1; k < rt->n; k++)
+        if (ended < rt->info[k].pause_start_ms)
+            return k;
+    *scan = rt->n;
+    return 0;
+}
+
+/* derive_one(i) reads only recorded (not derived) values of the other
+ * GCs, so GC i can be derived alone, early, with the final pass's result. */
+void gcs_gc_derive_copy(gcs_gc_runtime *rt, size_t i, gcs_gc_info *out)
+{
+    gcs_gc_info saved = rt->info[i];
+    gcs_gc_problems problems = rt->problems;
+    check_times(rt, i);
+    if (rt->info[i].is_complete) {
+        derive_one(rt, i);
+    } else {
+        incomplete_reason(rt, i);
+        blank_incomplete(rt, i);
+    }
+    *out = rt->info[i];
+    rt->info[i] = saved;
+    rt->problems = problems;
+}

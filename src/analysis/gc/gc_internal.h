@@ -72,6 +72,11 @@ typedef struct gcs_gc_runtime {
     int server_gc_setting; /* private GCSettings: 1 server, 0 not, -1/0 unknown */
     int concurrent;        /* GCSettingsRundown: 1/0, -1 unknown */
     gcs_gc_problems problems;
+    size_t settled;        /* GCs handed out by gcs_gc_analyzer_next_settled */
+    /* For GC `settled`: the GCs after it below settle_scan paused before
+     * it ended, those below settle_frozen are frozen (both only grow, so a
+     * GC waiting for long costs nothing per event); 0: not scanned yet. */
+    size_t settle_scan, settle_frozen;
     gcs_gc_process pub;    /* filled by the final pass */
 } gcs_gc_runtime;
 
@@ -95,5 +100,16 @@ struct gcs_gc_analyzer {
 
 /* The final pass: derived values, rollups, percentiles (gc_derive.c). */
 void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt);
+
+/* The index of the first GC after i whose recorded values the final pass
+ * does not read for GC i (i + 1, or for a background GC the first GC that
+ * paused after it ended), or 0 when that GC has not started yet. *scan
+ * (0 at first) remembers how far the GCs were seen to pause before the end
+ * (their pause start never changes), so each GC is looked at once. */
+size_t gcs_gc_derive_first_unread(const gcs_gc_runtime *rt, size_t i, size_t *scan);
+
+/* GC i as the final pass will leave it (derived values, or the blanks of
+ * an incomplete GC), written to *out; the analyzer's state is unchanged. */
+void gcs_gc_derive_copy(gcs_gc_runtime *rt, size_t i, gcs_gc_info *out);
 
 #endif

@@ -8,6 +8,10 @@
 //   live longpause MB  build a heap of MB megabytes of small linked objects,
 //                      "ready", wait, one blocking compacting gen2 GC (a
 //                      long pause), print counts, wait for stdin EOF
+//   live background N  a heap of small linked objects (~60 MB), "ready",
+//                      wait, N background gen2 GCs, each with garbage
+//                      allocated while it runs (foreground gen0/1 GCs),
+//                      print counts, wait for stdin EOF
 //   live alloc SECONDS [THREADS]  allocate short-lived garbage for SECONDS
 //                      on THREADS threads (default 1; normal GC rate, for
 //                      benchmarks), print counts, exit
@@ -54,9 +58,9 @@ static class Workload
             return 0;
         }
         List<Node> roots = null;
-        if (mode == "longpause") {
+        if (mode == "longpause" || mode == "background") {
             roots = new List<Node>();
-            long objects = (long)n * 1024 * 1024 / 40;
+            long objects = (mode == "background" ? 60L : n) * 1024 * 1024 / 40;
             Node head = null;
             for (long i = 0; i < objects; i++) {
                 head = new Node { Next = head, A = i };
@@ -70,6 +74,18 @@ static class Workload
         if (mode == "longpause") {
             GC.Collect(2, GCCollectionMode.Forced, true, true);
             GC.KeepAlive(roots);
+        } else if (mode == "background") {
+            var keep = new object[4096];
+            long k = 0;
+            for (int i = 0; i < n; i++) {
+                // Not blocking: a background GC when concurrent GC is on.
+                GC.Collect(2, GCCollectionMode.Forced, false);
+                var sw = Stopwatch.StartNew();
+                while (sw.ElapsedMilliseconds < 150)
+                    keep[k++ & 4095] = new byte[(int)(k % 4000) + 16];
+            }
+            GC.KeepAlive(roots);
+            GC.KeepAlive(keep);
         } else {
             var keep = new List<byte[]>();
             for (int i = 0; i < n; i++) {
