@@ -1410,6 +1410,15 @@ static void test_names_fixtures(void)
     }
 }
 
+/* Uncompressed V4 rows of sizes not multiple of 4, back to back
+ * (scripts/record-rows-fixtures.sh): every event and value as TraceEvent
+ * reads them. */
+static void test_rows_fixture(void)
+{
+    compare_all("tests/data/rows/uncompressed-v4.nettrace",
+                "tests/data/rows/uncompressed-v4.nettrace.oracle-all.txt", "uncompressed-v4");
+}
+
 /* Netperf V1 (providers by GUID): TraceEvent 4.0.0 refuses the format, so
  * the expected names are those of the PerfView baseline of
  * eventpipe-dotnetcore2.0-linux-objver1.netperf (TraceLog of 2017, a real
@@ -1469,6 +1478,7 @@ int main(void)
     RUN(test_fixtures_every_event);
     RUN(test_shared_every_event);
     RUN(test_names_fixtures);
+    RUN(test_rows_fixture);
     RUN(test_netperf_v1_names);
     print_totals();
     return check_report("test_te_agreement");
