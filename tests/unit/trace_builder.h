@@ -46,16 +46,23 @@ static inline void tb_netperf_inline_head(bb *b, uint32_t version)
     tb_object_head_tagged(b, TB_BEGIN_OBJECT, "Microsoft.DotNet.Runtime.EventPipeFile", version, 0);
 }
 
-/* A block object of block version 2: BlockSize, zero padding to a 4-byte
- * offset in b, the body, EndObject. */
-static inline void tb_block_object(bb *b, const char *name, uint32_t min_version, const bb *body)
+/* A block object: BlockSize, zero padding to a 4-byte offset in b, the
+ * body, EndObject. */
+static inline void tb_block_object_tagged(bb *b, uint8_t begin_tag, const char *name,
+                                          uint32_t version, uint32_t min_version, const bb *body)
 {
-    tb_object_head(b, name, 2, min_version);
+    tb_object_head_tagged(b, begin_tag, name, version, min_version);
     bb_u32(b, (uint32_t)body->len);
     while (b->len % 4)
         bb_u8(b, 0);
     bb_bytes(b, body->data, body->len);
     bb_u8(b, TB_END_OBJECT);
+}
+
+/* A nettrace block object (block version 2). */
+static inline void tb_block_object(bb *b, const char *name, uint32_t min_version, const bb *body)
+{
+    tb_block_object_tagged(b, TB_BEGIN_PRIVATE_OBJECT, name, 2, min_version, body);
 }
 
 /* The Trace object's fields after SyncTimeUTC (nettrace V4/V5). */
@@ -65,13 +72,14 @@ typedef struct tb_trace {
     uint32_t pointer_size, pid, cpu_count, sampling_rate;
 } tb_trace;
 
-/* Magic, stream header and the Trace object (version 4) of a nettrace. */
-static inline void tb_nettrace_start(bb *b, const tb_trace *t)
+/* The stream header and a Trace object (netperf V3: BeginObject, version
+ * 3; nettrace: BeginPrivateObject, version 4). */
+static inline void tb_trace_object(bb *b, uint8_t begin_tag, uint32_t version,
+                                   uint32_t min_version, const tb_trace *t)
 {
-    bb_bytes(b, "Nettrace", 8);
     bb_u32(b, 20);
     bb_bytes(b, "!FastSerialization.1", 20);
-    tb_object_head(b, "Trace", 4, 4);
+    tb_object_head_tagged(b, begin_tag, "Trace", version, min_version);
     for (int i = 0; i < 8; i++)
         bb_u16(b, t->sync_time_utc[i]);
     bb_u64(b, t->sync_time_qpc);
@@ -81,6 +89,13 @@ static inline void tb_nettrace_start(bb *b, const tb_trace *t)
     bb_u32(b, t->cpu_count);
     bb_u32(b, t->sampling_rate);
     bb_u8(b, TB_END_OBJECT);
+}
+
+/* Magic, stream header and the Trace object (version 4) of a nettrace. */
+static inline void tb_nettrace_start(bb *b, const tb_trace *t)
+{
+    bb_bytes(b, "Nettrace", 8);
+    tb_trace_object(b, TB_BEGIN_PRIVATE_OBJECT, 4, 4, t);
 }
 
 /* The 20-byte header of an EventBlock or MetadataBlock body (flags bit 0:
