@@ -8,6 +8,7 @@
 
 #include <assert.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct bb {
@@ -66,6 +67,21 @@ static inline void bb_patch_u32(bb *b, size_t pos, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
         b->data[pos + i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Writes the bytes to path; 0, or 1 after perror (for fixture writers). */
+static inline int bb_write_file(const bb *b, const char *path)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    int failed = fwrite(b->data, 1, b->len, f) != b->len;
+    failed |= fclose(f) != 0;
+    if (failed)
+        perror(path);
+    return failed;
 }
 
 #endif

@@ -6,7 +6,7 @@
  */
 #include "check.h"
 
-#include "byte_builder.h"
+#include "trace_builder.h"
 #include "format/eventpipe_metadata.h"
 #include "recording_sink.h"
 
@@ -173,39 +173,22 @@ static void test_v3_truncation_flips_again(void)
 
 /* ---- hand-made V1/V2 streams ---- */
 
-/* One V1..V3 event: header, payload, StackSize and stack, no padding. */
+/* One V1..V3 event with activity 00..0F: header, payload, StackSize and
+ * stack, no padding. */
 static void netperf_event(bb *b, uint32_t metadata_id, uint32_t tid, uint64_t ts,
                           const uint8_t *payload, uint32_t n, uint32_t stack_bytes)
 {
-    bb_u32(b, 52 + n + 4 + stack_bytes);
-    bb_u32(b, metadata_id);
-    bb_u32(b, tid);
-    bb_u64(b, ts);
+    uint8_t activity[16];
     for (int i = 0; i < 16; i++)
-        bb_u8(b, (uint8_t)i);
-    bb_zeros(b, 16);
-    bb_u32(b, n);
-    bb_bytes(b, payload, n);
-    bb_u32(b, stack_bytes);
-    for (uint32_t i = 0; i < stack_bytes; i++)
-        bb_u8(b, 0xEE);
+        activity[i] = (uint8_t)i;
+    tb_netperf_event(b, metadata_id, tid, ts, activity, payload, n, stack_bytes);
 }
 
 /* Builds a V1 or V2 stream; *meta_at gets the metadata event's offset.
  * Returns the offset where the events end (the EndObject tag). */
 static size_t build_inline(bb *b, uint32_t version, size_t *meta_at)
 {
-    const char *name = "Microsoft.DotNet.Runtime.EventPipeFile";
-    bb_u32(b, 20);
-    bb_bytes(b, "!FastSerialization.1", 20);
-    bb_u8(b, 4);
-    bb_u8(b, 4);
-    bb_u8(b, 1);
-    bb_u32(b, version);
-    bb_u32(b, 0);
-    bb_u32(b, (uint32_t)strlen(name));
-    bb_bytes(b, name, strlen(name));
-    bb_u8(b, 6);
+    tb_netperf_inline_head(b, version);
     bb_u32(b, 0); /* forward reference index */
     const uint16_t st[8] = {2017, 9, 1, 18, 23, 4, 52, 582};
     for (int i = 0; i < 8; i++)

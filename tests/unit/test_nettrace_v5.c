@@ -6,7 +6,7 @@
  */
 #include "check.h"
 
-#include "byte_builder.h"
+#include "trace_builder.h"
 #include "format/eventpipe_metadata.h"
 #include "recording_sink.h"
 
@@ -551,84 +551,22 @@ static void test_fixtures_match_traceevent(void)
 
 /* ---- hand-made traces ---- */
 
-static void object_head(bb *b, const char *name, uint32_t version, uint32_t min_version)
-{
-    bb_u8(b, 5);
-    bb_u8(b, 5);
-    bb_u8(b, 1);
-    bb_u32(b, version);
-    bb_u32(b, min_version);
-    bb_u32(b, (uint32_t)strlen(name));
-    bb_bytes(b, name, strlen(name));
-    bb_u8(b, 6);
-}
-
-/* A block object: BlockSize, padding to a 4-byte file offset, body, EndObject. */
-static void block_object(bb *b, const char *name, uint32_t min_version, const bb *body)
-{
-    object_head(b, name, 2, min_version);
-    bb_u32(b, (uint32_t)body->len);
-    while (b->len % 4)
-        bb_u8(b, 0);
-    bb_bytes(b, body->data, body->len);
-    bb_u8(b, 6);
-}
-
 static void trace_start(bb *b)
 {
-    bb_bytes(b, "Nettrace", 8);
-    bb_u32(b, 20);
-    bb_bytes(b, "!FastSerialization.1", 20);
-    object_head(b, "Trace", 4, 4);
-    const uint16_t st[8] = {2024, 2, 4, 29, 13, 14, 15, 16};
-    for (int i = 0; i < 8; i++)
-        bb_u16(b, st[i]);
-    bb_u64(b, 5000);     /* SyncTimeQPC */
-    bb_u64(b, 1000000);  /* QPCFrequency */
-    bb_u32(b, 4);        /* PointerSize */
-    bb_u32(b, 4242);     /* ProcessId */
-    bb_u32(b, 16);       /* NumberOfProcessors */
-    bb_u32(b, 1000);     /* ExpectedCPUSamplingRate */
-    bb_u8(b, 6);
+    const tb_trace t = {{2024, 2, 4, 29, 13, 14, 15, 16}, 5000, 1000000, 4, 4242, 16, 1000};
+    tb_nettrace_start(b, &t);
 }
 
-static void block_header(bb *body, uint16_t flags)
+/* One uncompressed row on processor 3 with activity A0..AF; EventSize
+ * counts `padding` zero bytes after the payload. */
+static void uncompressed_row(bb *body, uint32_t raw_id, uint32_t seq, uint64_t tid, uint64_t ctid,
+                             uint64_t ts, const uint8_t *payload, uint32_t n, uint32_t padding)
 {
-    bb_u16(body, 20);
-    bb_u16(body, flags);
-    bb_u64(body, 0);
-    bb_u64(body, 0);
-}
-
-/* One uncompressed row; EventSize optionally counts the padding. */
-static void uncompressed_row(bb *body, size_t body_file_offset, uint32_t raw_id, uint32_t seq,
-                             uint64_t tid, uint64_t ctid, uint64_t ts, const uint8_t *payload,
-                             uint32_t n, bool size_counts_padding)
-{
-    size_t start = body->len;
-    bb_u32(body, 0);
-    bb_u32(body, raw_id);
-    bb_u32(body, seq);
-    bb_u64(body, tid);
-    bb_u64(body, ctid);
-    bb_u32(body, 3);  /* processor */
-    bb_u32(body, 0);  /* stack id */
-    bb_u64(body, ts);
+    uint8_t activity[16];
     for (int i = 0; i < 16; i++)
-        bb_u8(body, (uint8_t)(0xA0 + i));
-    bb_zeros(body, 16);
-    bb_u32(body, n);
-    bb_bytes(body, payload, n);
-    size_t unpadded = body->len - start - 4;
-    while ((body_file_offset + body->len) % 4)
-        bb_u8(body, 0);
-    bb_patch_u32(body, start, (uint32_t)(size_counts_padding ? body->len - start - 4 : unpadded));
-}
-
-static size_t next_body_offset(const bb *b, const char *name)
-{
-    size_t at = b->len + 3 + 12 + strlen(name) + 1 + 4;
-    return (at + 3) & ~(size_t)3;
+        activity[i] = (uint8_t)(0xA0 + i);
+    const tb_row row = {raw_id, seq, tid, ctid, 3, 0, ts, activity};
+    tb_row_v4(body, &row, payload, n, padding);
 }
 
 static void test_synthetic_layouts(void)
@@ -638,7 +576,7 @@ static void test_synthetic_layouts(void)
 
     /* Uncompressed metadata block: one row (MetadataId 0) defining id 1. */
     bb *body = calloc(1, sizeof *body);
-    block_header(body, 0);
+    tb_block_header(body, 0);
     bb meta = {0};
     bb_u32(&meta, 1);
     bb_utf16z(&meta, "Synth");
@@ -650,29 +588,29 @@ static void test_synthetic_layouts(void)
     bb_u32(&meta, 1);
     bb_u32(&meta, GCS_EP_TC_BYTE);
     bb_utf16z(&meta, "b");
-    size_t off = next_body_offset(b, "MetadataBlock");
-    uncompressed_row(body, off, 0, 0, 0, 0, 0, meta.data, (uint32_t)meta.len, false);
-    block_object(b, "MetadataBlock", 2, body);
+    uncompressed_row(body, 0, 0, 0, 0, 0, meta.data, (uint32_t)meta.len, 0);
+    tb_block_object(b, "MetadataBlock", 2, body);
 
-    /* Uncompressed events: payloads of 3 and 4 bytes (padding differs),
-     * EventSize without and with the padding; high bit set = not sorted. */
+    /* Uncompressed events, each right after the one before: a 3-byte
+     * payload without padding (TraceEvent's writer; the next row starts
+     * at an odd offset), a 4-byte one, a 3-byte one whose EventSize counts
+     * one byte of padding (the runtime's way); high bit set = not sorted. */
     memset(body, 0, sizeof *body);
-    block_header(body, 0);
-    off = next_body_offset(b, "EventBlock");
+    tb_block_header(body, 0);
     const uint8_t p1[3] = {1, 2, 3}, p2[4] = {4, 5, 6, 7};
-    uncompressed_row(body, off, 1, 5, 100, 101, 6000, p1, 3, false);
-    uncompressed_row(body, off, 0x80000001u, 6, 100, 101, 6001, p2, 4, true);
-    uncompressed_row(body, off, 1, 7, 102, 101, 6002, p1, 3, true);
-    block_object(b, "EventBlock", 2, body);
+    uncompressed_row(body, 1, 5, 100, 101, 6000, p1, 3, 0);
+    uncompressed_row(body, 0x80000001u, 6, 100, 101, 6001, p2, 4, 0);
+    uncompressed_row(body, 1, 7, 102, 101, 6002, p1, 3, 1);
+    tb_block_object(b, "EventBlock", 2, body);
 
     /* An object type from the future: skipped by its size. */
     memset(body, 0, sizeof *body);
     bb_zeros(body, 13);
-    block_object(b, "FutureBlock", 9, body);
+    tb_block_object(b, "FutureBlock", 9, body);
 
     /* Compressed events: delta timestamps that wrap modulo 2^64. */
     memset(body, 0, sizeof *body);
-    block_header(body, 1);
+    tb_block_header(body, 1);
     bb_u8(body, 1 | 2 | 4 | 64 | 128);
     bb_varu(body, 1);                      /* metadata id */
     bb_varu(body, 9);                      /* sequence delta: 0 + 9 + 1 = 10 */
@@ -694,7 +632,7 @@ static void test_synthetic_layouts(void)
         bb_u8(body, 0xAA);
     bb_u8(body, 7);
     bb_u8(body, 7);
-    block_object(b, "EventBlock", 2, body);
+    tb_block_object(b, "EventBlock", 2, body);
 
     /* Stacks 1 and 2, then a sequence point naming two threads. */
     memset(body, 0, sizeof *body);
@@ -703,7 +641,7 @@ static void test_synthetic_layouts(void)
     bb_u32(body, 8);
     bb_u64(body, 0x1234);
     bb_u32(body, 0);
-    block_object(b, "StackBlock", 2, body);
+    tb_block_object(b, "StackBlock", 2, body);
     memset(body, 0, sizeof *body);
     bb_u64(body, 9000);
     bb_u32(body, 2);
@@ -711,7 +649,7 @@ static void test_synthetic_layouts(void)
     bb_u32(body, 7);
     bb_u64(body, 7);
     bb_u32(body, 12);
-    block_object(b, "SPBlock", 2, body);
+    tb_block_object(b, "SPBlock", 2, body);
     bb_u8(b, 1); /* NullReference: end of stream */
 
     rec_sink *r = new_sink();
@@ -775,8 +713,8 @@ static void test_synthetic_layouts(void)
     bb *nb = calloc(1, sizeof *nb);
     trace_start(nb);
     memset(body, 0, sizeof *body);
-    block_header(body, 1);
-    block_object(nb, "EventBlock", 3, body);
+    tb_block_header(body, 1);
+    tb_block_object(nb, "EventBlock", 3, body);
     bb_u8(nb, 1);
     r = new_sink();
     CHECK_EQ_INT(rec_run_memory(nb->data, nb->len, r, &err), GCS_ERR_UNSUPPORTED);
@@ -785,7 +723,7 @@ static void test_synthetic_layouts(void)
     /* A BlockSize beyond the limit is refused before buffering. */
     memset(nb, 0, sizeof *nb);
     trace_start(nb);
-    object_head(nb, "EventBlock", 2, 2);
+    tb_object_head(nb, "EventBlock", 2, 2);
     bb_u32(nb, 0x7fffffff);
     r = new_sink();
     CHECK_EQ_INT(rec_run_memory(nb->data, nb->len, r, &err), GCS_ERR_LIMIT);
@@ -793,6 +731,40 @@ static void test_synthetic_layouts(void)
     free(nb);
     free(body);
     free(b);
+}
+
+/* tests/data/rows (scripts/record-rows-fixtures.sh): the same rows of
+ * sizes not multiple of 4, back to back without padding and padded to a
+ * multiple of 4 inside EventSize, read as the same events. (Every event
+ * of the unpadded one against TraceEvent: test_te_agreement.) */
+static void test_uncompressed_rows(void)
+{
+    rec_sink *plain = new_sink(), *padded = new_sink();
+    gcs_error err;
+    CHECK_EQ_INT(rec_run_file(TEST_DATA("rows/uncompressed-v4.nettrace"), plain, &err), GCS_END);
+    CHECK_EQ_INT(rec_run_file(TEST_DATA("rows/uncompressed-padded-v4.nettrace"), padded, &err),
+                 GCS_END);
+    CHECK_EQ_U64(plain->ndefs, 7);
+    CHECK_EQ_U64(plain->nevents, 42);
+    CHECK_EQ_U64(plain->anomalies, 0);
+    size_t odd = 0;
+    for (size_t i = 0; i < plain->nevents; i++)
+        odd += plain->events[i].payload_size % 4 != 0;
+    CHECK_EQ_U64(odd, 33); /* 6 each of 1, 3, 5, 6, 7 bytes; 3 strings of 6 */
+    /* Same events but for their input offsets, which the padding moves. */
+    CHECK_EQ_U64(padded->nevents, plain->nevents);
+    CHECK_EQ_U64(padded->ndefs, plain->ndefs);
+    size_t same = 0, moved = 0;
+    for (size_t i = 0; i < plain->nevents && i < padded->nevents; i++) {
+        rec_event a = plain->events[i], b = padded->events[i];
+        moved += a.offset != b.offset;
+        a.offset = b.offset = 0;
+        same += memcmp(&a, &b, sizeof a) == 0;
+    }
+    CHECK_EQ_U64(same, plain->nevents);
+    CHECK(moved > 0);
+    free_sink(plain);
+    free_sink(padded);
 }
 
 int main(void)
@@ -804,6 +776,7 @@ int main(void)
     RUN(test_random_flips);
     RUN(test_again_source);
     RUN(test_synthetic_layouts);
+    RUN(test_uncompressed_rows);
     RUN(test_fixtures_match_traceevent);
     return check_report("test_nettrace_v5");
 }

@@ -528,8 +528,12 @@ static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_bloc
             return GCS_CORRUPT(err, gcs_cur_offset(c), "event payload of %u bytes overruns its block",
                                rs.ev.payload_size);
         if (!compressed) {
-            /* EventSize covers the row after itself; then zero padding to a
-             * 4-byte file offset. */
+            /* EventSize covers the whole row after itself, padding
+             * included, and the next row starts right after it: the
+             * runtime counts its padding to a multiple of 4 in EventSize,
+             * TraceEvent's own writer pads nothing (EventSize = 76 +
+             * PayloadSize), and TraceEvent 4.0.0 steps 80 + PayloadSize.
+             * No alignment to the file offset (docs/format-nettrace.md). */
             uint64_t used = gcs_cur_offset(c) - row_at - 4;
             if (event_size < used)
                 return GCS_CORRUPT(err, row_at, "EventSize %llu smaller than the row (%llu)",
@@ -537,10 +541,6 @@ static gcs_status parse_rows(gcs_fs_reader *r, gcs_cursor *c, bool metadata_bloc
             if (!gcs_cur_skip(c, (size_t)(event_size - used)))
                 return GCS_CORRUPT(err, row_at, "EventSize %llu overruns its block",
                                    (unsigned long long)event_size);
-            size_t pad = (size_t)((4 - (gcs_cur_offset(c) & 3)) & 3);
-            if (pad > gcs_cur_left(c))
-                pad = gcs_cur_left(c);
-            gcs_cur_skip(c, pad);
         }
         if (metadata_block) {
             uint64_t payload_at = c->origin + (uint64_t)(payload - c->start);
