@@ -1,6 +1,8 @@
 /*
- * decode/reader.c - the public reader: source -> stream -> container ->
- * sorter -> typed gcs_event, one call at a time.
+ * pipeline/reader.c - the public reader, which is the pipeline itself:
+ * source -> stream -> container -> sorter -> decoder -> typed gcs_event,
+ * one call at a time. It sits above decode (names, schemas) and below the
+ * analyses; containers plug in below it through format/container.h.
  *
  * gcs_reader_next steps the container only when the sorter has nothing
  * released, so a single block is parsed at a time and memory stays bounded
