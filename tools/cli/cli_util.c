@@ -1,7 +1,173 @@
 #include "cli_util.h"
 
+#include <assert.h>
+#include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* ---- options ---- */
+
+const char cli_exit_codes_line[] = "exit codes: 0 ok, 1 usage error, 2 bad input or failure";
+
+/* Every command has it; printed last in the usage. */
+static const cli_option help_option = {-1, "help", 'h', NULL, "print this help and exit"};
+
+/* Width of the option column of the usage ("  -o, --output FILE"). */
+enum { USAGE_OPTION_WIDTH = 31 };
+
+static void print_option(FILE *f, const cli_option *o)
+{
+    char col[128];
+    int n = snprintf(col, sizeof col, "  %c%c%s--%s%s%s", o->letter ? '-' : ' ',
+                     o->letter ? o->letter : ' ', o->letter ? ", " : "  ", o->name,
+                     o->arg ? " " : "", o->arg ? o->arg : "");
+    if (n < USAGE_OPTION_WIDTH)
+        fprintf(f, "%-*s%s\n", USAGE_OPTION_WIDTH, col, o->help);
+    else /* too long for the column: the help goes on the next line */
+        fprintf(f, "%s\n%-*s%s\n", col, USAGE_OPTION_WIDTH, "", o->help);
+}
+
+void cli_print_usage(FILE *f, const cli_command *cmd)
+{
+    fprintf(f, "usage: gcscope %s [options]%s%s\n  %s\n\noptions:\n", cmd->name,
+            cmd->operands ? " " : "", cmd->operands ? cmd->operands : "", cmd->summary);
+    const cli_option *tables[] = {cmd->options, cmd->more_options};
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const cli_option *o = tables[t]; o && o->id; o++)
+            print_option(f, o);
+    print_option(f, &help_option);
+    fprintf(f, "\n%s%s\n", cmd->notes ? cmd->notes : "", cli_exit_codes_line);
+}
+
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+{
+    fflush(stdout);
+    fprintf(stderr, "gcscope %s: ", cmd->name);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    cli_print_usage(stderr, cmd);
+    return CLI_USAGE;
+}
+
+void cli_args_init(cli_args *a, const cli_command *cmd, int argc, char **argv)
+{
+    memset(a, 0, sizeof *a);
+    a->cmd = cmd;
+    a->argc = argc;
+    a->argv = argv;
+    a->next = 1; /* argv[0] is the command's name */
+    assert(cmd->max_operands <= CLI_MAX_OPERANDS);
+}
+
+/* The option named by a word: "--name" (name_len chars of name) or "-l". */
+static const cli_option *find_option(const cli_command *cmd, const char *name, size_t name_len,
+                                     char letter)
+{
+    if (letter ? letter == help_option.letter
+               : (name_len == strlen(help_option.name) && !strncmp(name, help_option.name, name_len)))
+        return &help_option;
+    const cli_option *tables[] = {cmd->options, cmd->more_options};
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const cli_option *o = tables[t]; o && o->id; o++)
+            if (letter ? o->letter == letter
+                       : (strlen(o->name) == name_len && !strncmp(o->name, name, name_len)))
+                return o;
+    return NULL;
+}
+
+static int stop(cli_args *a, int exit_code)
+{
+    a->exit_code = exit_code;
+    return CLI_ARG_STOP;
+}
+
+int cli_args_next(cli_args *a)
+{
+    a->value = NULL;
+    if (a->next >= a->argc) {
+        if (a->n_operands < a->cmd->min_operands)
+            return stop(a, cli_usage_error(a->cmd, "%s missing", a->cmd->operands));
+        return CLI_ARG_END;
+    }
+    const char *word = a->argv[a->next++];
+    if (a->operands_only || word[0] != '-' || word[1] == 0) {
+        if (a->n_operands >= a->cmd->max_operands)
+            return stop(a, cli_usage_error(a->cmd, "unexpected operand '%s'", word));
+        a->operand[a->n_operands++] = word;
+        return cli_args_next(a);
+    }
+    if (!strcmp(word, "--")) {
+        a->operands_only = true;
+        return cli_args_next(a);
+    }
+    const cli_option *o;
+    const char *attached = NULL; /* "--name=VALUE" or "-lVALUE" */
+    if (word[1] == '-') {
+        const char *name = word + 2;
+        const char *eq = strchr(name, '=');
+        o = find_option(a->cmd, name, eq ? (size_t)(eq - name) : strlen(name), 0);
+        if (eq)
+            attached = eq + 1;
+    } else {
+        o = find_option(a->cmd, NULL, 0, word[1]);
+        if (word[2])
+            attached = word + 2;
+    }
+    if (!o)
+        return stop(a, cli_usage_error(a->cmd, "unknown option %s", word));
+    if (!o->arg) {
+        if (attached)
+            return stop(a, cli_usage_error(a->cmd, "%s takes no value", word));
+        if (o == &help_option) {
+            cli_print_usage(stdout, a->cmd);
+            return stop(a, CLI_OK);
+        }
+        return o->id;
+    }
+    if (attached) {
+        a->value = attached;
+    } else if (a->next < a->argc) {
+        a->value = a->argv[a->next++];
+    } else {
+        return stop(a, cli_usage_error(a->cmd, "%s needs a value (%s)", word, o->arg));
+    }
+    return o->id;
+}
+
+bool cli_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    if (!*s)
+        return false;
+    uint64_t v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return false;
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    if (v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cli_reject_directory(const char *who, const char *path)
+{
+    struct stat st;
+    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: %s: is a directory, not a trace\n", who, path);
+        return true;
+    }
+    return false;
+}
+
+/* ---- traces ---- */
 
 bool cli_open_trace(cli_trace *t, const char *path)
 {
@@ -14,6 +180,8 @@ bool cli_open_trace_with(cli_trace *t, const char *path, const gcs_reader_option
     gcs_error_clear(&err);
     memset(t, 0, sizeof *t);
     t->path = path;
+    if (cli_reject_directory("gcscope", path))
+        return false;
     if (!strcmp(path, "-"))
         t->src = gcs_source_from_fd(STDIN_FILENO, false, &err);
     else
@@ -50,10 +218,18 @@ void cli_report_error(const char *path, const gcs_error *err)
     case GCS_ERR_ARG:
         fprintf(stderr, "gcscope: %s: %s\n", path, err->reason);
         break;
-    default:
-        fprintf(stderr, "gcscope: %s: %s at byte offset %llu: %s\n", path,
-                gcs_status_name(err->status), (unsigned long long)err->offset, err->reason);
+    default: {
+        /* Reasons often start with the status name ("truncated: input
+         * ends ..."): say it once. */
+        const char *name = gcs_status_name(err->status);
+        const char *reason = err->reason;
+        size_t len = strlen(name);
+        if (!strncmp(reason, name, len) && reason[len] == ':' && reason[len + 1] == ' ')
+            reason += len + 2;
+        fprintf(stderr, "gcscope: %s: %s at byte offset %llu: %s\n", path, name,
+                (unsigned long long)err->offset, reason);
         break;
+    }
     }
 }
 

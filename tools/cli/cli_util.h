@@ -2,12 +2,86 @@
 #ifndef GCS_CLI_UTIL_H
 #define GCS_CLI_UTIL_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "gcscope.h"
 
-/* Exit codes of every subcommand. */
+/* Exit codes of every subcommand (docs/cli.md): 0 ok, 1 the command line
+ * is wrong, 2 the input is bad or the work failed. */
 enum { CLI_OK = 0, CLI_USAGE = 1, CLI_FAILED = 2 };
+/* The line every usage ends with. */
+extern const char cli_exit_codes_line[];
+
+/*
+ * Options: each command declares its options once, in a table; the same
+ * table drives parsing (cli_args_next) and the usage text (cli_print_usage),
+ * so the two cannot disagree. "-h"/"--help" is every command's and is not
+ * in the tables.
+ */
+typedef struct cli_option {
+    int id;           /* what cli_args_next returns for it: > 0; 0 ends a table */
+    const char *name; /* long name without "--" */
+    char letter;      /* short form ("-o"), 0 if none */
+    const char *arg;  /* its value as the usage names it ("N", "FILE"); NULL: a flag */
+    const char *help; /* one line */
+} cli_option;
+
+typedef struct cli_command {
+    const char *name;                /* "stats" */
+    const char *operands;            /* what follows the name in the synopsis: "TRACE" */
+    int min_operands, max_operands;  /* how many words that are not options it takes */
+    const char *summary;             /* one line, also listed by `gcscope help` */
+    const cli_option *options;       /* the command's own, ended by id 0; may be NULL */
+    const cli_option *more_options;  /* a table shared with other commands; may be NULL */
+    const char *notes;               /* lines printed after the options; may be NULL */
+    int (*run)(int argc, char **argv); /* argv[0] is the command name; returns the exit code */
+} cli_command;
+
+/* Prints the command's usage: synopsis, summary, options, notes. */
+void cli_print_usage(FILE *f, const cli_command *cmd);
+
+/* Prints "gcscope CMD: <message>" and the usage on stderr; returns CLI_USAGE. */
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* What cli_args_next returns besides an option's id. */
+enum { CLI_ARG_END = 0, CLI_ARG_STOP = -1 };
+
+enum { CLI_MAX_OPERANDS = 4 };
+
+/* Walks a command's argv. Options and operands may come in any order; "--"
+ * makes every later word an operand; "-" is an operand (standard input);
+ * a value is the next word or follows "=" ("--format=json") or the letter
+ * ("-oFILE"). Operands are collected in a->operand. */
+typedef struct cli_args {
+    const cli_command *cmd;
+    int argc;
+    char **argv;
+    int next;           /* index of the next word */
+    bool operands_only; /* after "--" */
+    const char *value;  /* the value of the option just returned */
+    const char *operand[CLI_MAX_OPERANDS]; /* NULL past n_operands */
+    int n_operands;
+    int exit_code;      /* when CLI_ARG_STOP was returned */
+} cli_args;
+
+void cli_args_init(cli_args *a, const cli_command *cmd, int argc, char **argv);
+/* Returns the next option's id (> 0, its value in a->value), CLI_ARG_END
+ * once every word was read (the operands are then in a->operand), or
+ * CLI_ARG_STOP when the command must return a->exit_code now: after --help
+ * (usage on stdout, 0), or for a word that is not one of its options, an
+ * option without its value, too few or too many operands (one line and the
+ * usage on stderr, 1). */
+int cli_args_next(cli_args *a);
+
+/* Parses a decimal integer in [min, max] (digits only: no sign, no space). */
+bool cli_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* True (after printing "WHO: PATH: is a directory, not a trace") when
+ * path names a directory: reading one fails with a vaguer I/O error. */
+bool cli_reject_directory(const char *who, const char *path);
 
 /* An open trace: the source and the reader over it. */
 typedef struct cli_trace {

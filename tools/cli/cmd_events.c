@@ -30,43 +30,58 @@ static bool event_matches(const gcs_event *ev, const char *provider, const char 
     return true;
 }
 
-int cmd_events(int argc, char **argv)
+enum { OPT_FORMAT = 1, OPT_PROVIDER, OPT_EVENT, OPT_LIMIT };
+
+static const cli_option events_options[] = {
+    {OPT_FORMAT, "format", 0, "text|json", "output format (default text; json: one object a line)"},
+    {OPT_PROVIDER, "provider", 0, "P", "only the events of provider P"},
+    {OPT_EVENT, "event", 0, "NAME", "only events NAME (GC/Start or Provider/GC/Start)"},
+    {OPT_LIMIT, "limit", 0, "N", "stop after N events"},
+    {0},
+};
+
+static int run_events(int argc, char **argv);
+
+const cli_command cmd_events = {
+    .name = "events",
+    .operands = "TRACE",
+    .min_operands = 1,
+    .max_operands = 1,
+    .summary = "every event in timestamp order with decoded fields",
+    .options = events_options,
+    .notes = CLI_TRACE_NOTE,
+    .run = run_events,
+};
+
+static int run_events(int argc, char **argv)
 {
-    const char *path = NULL, *provider = NULL, *name = NULL;
+    const char *provider = NULL, *name = NULL;
     cli_format fmt = CLI_FMT_TEXT;
     uint64_t limit = UINT64_MAX;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-            if (!cli_parse_format(argv[++i], false, &fmt)) {
-                fprintf(stderr, "gcscope events: --format takes text or json\n");
-                return CLI_USAGE;
-            }
-        } else if (!strcmp(argv[i], "--provider") && i + 1 < argc) {
-            provider = argv[++i];
-        } else if (!strcmp(argv[i], "--event") && i + 1 < argc) {
-            name = argv[++i];
-        } else if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
-            char *end;
-            limit = strtoull(argv[++i], &end, 10);
-            if (*end || argv[i][0] == '-') {
-                fprintf(stderr, "gcscope events: --limit takes a count\n");
-                return CLI_USAGE;
-            }
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "gcscope events: unknown option %s\n", argv[i]);
-            return CLI_USAGE;
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            fprintf(stderr, "gcscope events: one trace at a time\n");
-            return CLI_USAGE;
+    cli_args a;
+    cli_args_init(&a, &cmd_events, argc, argv);
+    int id;
+    while ((id = cli_args_next(&a)) > 0) {
+        switch (id) {
+        case OPT_FORMAT:
+            if (!cli_parse_format(a.value, false, &fmt))
+                return cli_usage_error(&cmd_events, "--format takes text or json");
+            break;
+        case OPT_PROVIDER:
+            provider = a.value;
+            break;
+        case OPT_EVENT:
+            name = a.value;
+            break;
+        case OPT_LIMIT:
+            if (!cli_parse_uint(a.value, 0, UINT64_MAX, &limit))
+                return cli_usage_error(&cmd_events, "--limit takes a count");
+            break;
         }
     }
-    if (!path) {
-        fprintf(stderr, "usage: gcscope events TRACE [--format text|json] [--provider P] "
-                        "[--event NAME] [--limit N]\n");
-        return CLI_USAGE;
-    }
+    if (id == CLI_ARG_STOP)
+        return a.exit_code;
+    const char *path = a.operand[0];
     cli_trace tr;
     if (!cli_open_trace(&tr, path))
         return CLI_FAILED;

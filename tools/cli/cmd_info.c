@@ -67,30 +67,43 @@ static void print_start(FILE *f, const gcs_trace_info *in)
             in->start_millisecond);
 }
 
-int cmd_info(int argc, char **argv)
+enum { OPT_FORMAT = 1 };
+
+static const cli_option info_options[] = {
+    {OPT_FORMAT, "format", 0, "text|json", "output format (default text)"},
+    {0},
+};
+
+static int run_info(int argc, char **argv);
+
+const cli_command cmd_info = {
+    .name = "info",
+    .operands = "TRACE",
+    .min_operands = 1,
+    .max_operands = 1,
+    .summary = "what a trace is and which events it holds",
+    .options = info_options,
+    .notes = CLI_TRACE_NOTE,
+    .run = run_info,
+};
+
+static int run_info(int argc, char **argv)
 {
-    const char *path = NULL;
     cli_format fmt = CLI_FMT_TEXT;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-            if (!cli_parse_format(argv[++i], false, &fmt)) {
-                fprintf(stderr, "gcscope info: --format takes text or json\n");
-                return CLI_USAGE;
-            }
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "gcscope info: unknown option %s\n", argv[i]);
-            return CLI_USAGE;
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            fprintf(stderr, "gcscope info: one trace at a time\n");
-            return CLI_USAGE;
+    cli_args a;
+    cli_args_init(&a, &cmd_info, argc, argv);
+    int id;
+    while ((id = cli_args_next(&a)) > 0) {
+        switch (id) {
+        case OPT_FORMAT:
+            if (!cli_parse_format(a.value, false, &fmt))
+                return cli_usage_error(&cmd_info, "--format takes text or json");
+            break;
         }
     }
-    if (!path) {
-        fprintf(stderr, "usage: gcscope info TRACE [--format text|json]\n");
-        return CLI_USAGE;
-    }
+    if (id == CLI_ARG_STOP)
+        return a.exit_code;
+    const char *path = a.operand[0];
     cli_trace tr;
     if (!cli_open_trace(&tr, path))
         return CLI_FAILED;

@@ -10,34 +10,43 @@
 #include "cli_util.h"
 #include "commands.h"
 
-static int usage(void)
-{
-    fprintf(stderr, "usage: gcscope objects TRACE [--format table|json|csv]\n");
-    return CLI_USAGE;
-}
+enum { OPT_FORMAT = 1 };
 
-int cmd_objects(int argc, char **argv)
+static const cli_option objects_options[] = {
+    {OPT_FORMAT, "format", 0, "table|json|csv", "output format (default table)"},
+    {0},
+};
+
+static int run_objects(int argc, char **argv);
+
+const cli_command cmd_objects = {
+    .name = "objects",
+    .operands = "TRACE",
+    .min_operands = 1,
+    .max_operands = 1,
+    .summary = "object lifetimes by type across GCs",
+    .options = objects_options,
+    .notes = CLI_TRACE_NOTE,
+    .run = run_objects,
+};
+
+static int run_objects(int argc, char **argv)
 {
-    const char *path = NULL;
     cli_format fmt = CLI_FMT_TEXT;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-            if (!cli_parse_format(argv[++i], true, &fmt)) {
-                fprintf(stderr, "gcscope objects: --format takes table, json or csv\n");
-                return CLI_USAGE;
-            }
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "gcscope objects: unknown option %s\n", argv[i]);
-            return usage();
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            fprintf(stderr, "gcscope objects: one trace at a time\n");
-            return CLI_USAGE;
+    cli_args a;
+    cli_args_init(&a, &cmd_objects, argc, argv);
+    int id;
+    while ((id = cli_args_next(&a)) > 0) {
+        switch (id) {
+        case OPT_FORMAT:
+            if (!cli_parse_format(a.value, true, &fmt))
+                return cli_usage_error(&cmd_objects, "--format takes table, json or csv");
+            break;
         }
     }
-    if (!path)
-        return usage();
+    if (id == CLI_ARG_STOP)
+        return a.exit_code;
+    const char *path = a.operand[0];
 
     gcs_error err;
     gcs_error_clear(&err);

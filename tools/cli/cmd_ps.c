@@ -4,31 +4,35 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
-#include "gcscope.h"
 
-int cmd_ps(int argc, char **argv)
+static int run_ps(int argc, char **argv);
+
+const cli_command cmd_ps = {
+    .name = "ps",
+    .summary = ".NET processes that have a diagnostic port",
+    .notes = "Lists the processes with a diagnostic socket in $TMPDIR or /tmp.\n",
+    .run = run_ps,
+};
+
+static int run_ps(int argc, char **argv)
 {
-    if (argc > 1) {
-        if (strcmp(argv[1], "-h") && strcmp(argv[1], "--help"))
-            fprintf(stderr, "gcscope ps: takes no arguments\n");
-        fprintf(stderr, "usage: gcscope ps\n  lists .NET processes with a diagnostic socket in "
-                        "$TMPDIR or /tmp\n");
-        return 1;
-    }
+    cli_args a;
+    cli_args_init(&a, &cmd_ps, argc, argv);
+    if (cli_args_next(&a) == CLI_ARG_STOP) /* no options but --help, no operands */
+        return a.exit_code;
     gcs_diag_process *list;
     size_t n;
     gcs_error err;
     gcs_error_clear(&err);
     if (gcs_diag_list_processes(&list, &n, &err) != GCS_OK) {
         fprintf(stderr, "gcscope ps: %s\n", err.reason);
-        return 2;
+        return CLI_FAILED;
     }
     printf("%8s  %-16s %s\n", "PID", "NAME", "COMMAND LINE");
     for (size_t i = 0; i < n; i++)
         printf("%8u  %-16s %s\n", (unsigned)list[i].pid, list[i].name, list[i].command_line);
     free(list);
-    return 0;
+    return CLI_OK;
 }

@@ -7,64 +7,58 @@
  * --stop-on-pause-ms, or when the process exits (the file is then cut to
  * its last whole block and closed with the end marker).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "live_watch.h"
 
-bool live_parse_pid(const char *s, uint32_t *pid);
+enum { OPT_OUTPUT = 1, OPT_ROWS };
 
-static int usage_to(FILE *f, int rc)
-{
-    fprintf(f,
-            "usage: gcscope record PID -o FILE.nettrace [options]\n"
-            "  save the process's GC events as a nettrace file\n"
-            "  -o FILE                the file to write\n"
-            "  --stop-on-pause-ms N   stop and save as soon as a GC pause exceeds N ms\n"
-            "  --rows                 also print each GC as it completes\n%s",
-            live_common_usage);
-    return rc;
-}
+static const cli_option record_options[] = {
+    {OPT_OUTPUT, "output", 'o', "FILE", "the nettrace file to write (required)"},
+    {OPT_ROWS, "rows", 0, NULL, "also print each GC as it completes"},
+    {0},
+};
 
-static int usage(void) { return usage_to(stderr, 1); }
+static int run_record(int argc, char **argv);
 
-int cmd_record(int argc, char **argv)
+const cli_command cmd_record = {
+    .name = "record",
+    .operands = "PID -o FILE.nettrace",
+    .max_operands = 1,
+    .summary = "save a running process's GC events as a .nettrace file",
+    .options = record_options,
+    .more_options = live_common_options,
+    .notes = "Stops on Ctrl-C/SIGTERM, after --duration, on a pause over --stop-on-pause-ms,\n"
+             "or when the process exits; the file is then closed as a valid trace.\n"
+             "Without PID: --socket PATH.\n",
+    .run = run_record,
+};
+
+static int run_record(int argc, char **argv)
 {
     live_opts o;
     memset(&o, 0, sizeof o);
-    o.cmd = "record";
+    o.cmd = cmd_record.name;
     gcs_session_config_gc(&o.watch.config, false);
-    bool have_pid = false;
-    for (int i = 1; i < argc; i++) {
-        int r = live_parse_common(&o, argc, argv, &i);
-        if (r < 0)
-            return 1;
-        if (r > 0)
-            continue;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return usage_to(stdout, 0);
-        if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
-            if (i + 1 >= argc)
-                return usage();
-            o.watch.out_path = argv[++i];
-            continue;
-        }
-        if (!strcmp(argv[i], "--rows")) {
+    cli_args a;
+    cli_args_init(&a, &cmd_record, argc, argv);
+    int id;
+    while ((id = cli_args_next(&a)) > 0) {
+        if (id == OPT_OUTPUT)
+            o.watch.out_path = a.value;
+        else if (id == OPT_ROWS)
             o.print_rows = true;
-            continue;
-        }
-        if (argv[i][0] == '-') {
-            fprintf(stderr, "gcscope record: unknown option %s\n", argv[i]);
-            return usage();
-        }
-        if (have_pid || !live_parse_pid(argv[i], &o.watch.pid)) {
-            fprintf(stderr, "gcscope record: '%s' is not a process id\n", argv[i]);
-            return 1;
-        }
-        have_pid = true;
+        else if (live_apply_option(&o, &cmd_record, id, a.value) != CLI_OK)
+            return CLI_USAGE;
     }
-    if ((!have_pid && !o.watch.socket_path) || !o.watch.out_path)
-        return usage();
+    if (id == CLI_ARG_STOP)
+        return a.exit_code;
+    if (a.operand[0] && !live_parse_pid(a.operand[0], &o.watch.pid))
+        return cli_usage_error(&cmd_record, "'%s' is not a process id", a.operand[0]);
+    if (!a.operand[0] && !o.watch.socket_path)
+        return cli_usage_error(&cmd_record, "PID or --socket needed");
+    if (!o.watch.out_path)
+        return cli_usage_error(&cmd_record, "-o FILE needed");
     return live_run(&o);
 }

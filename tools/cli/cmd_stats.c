@@ -10,57 +10,57 @@
 #include "cli_util.h"
 #include "commands.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gcscope stats TRACE [--format table|json|csv] [--process PID]\n");
-}
+enum { OPT_FORMAT = 1, OPT_PROCESS };
 
-int cmd_stats(int argc, char **argv)
+static const cli_option stats_options[] = {
+    {OPT_FORMAT, "format", 0, "table|json|csv", "output format (default table)"},
+    {OPT_PROCESS, "process", 0, "PID", "only the GCs of process PID"},
+    {0},
+};
+
+static int run_stats(int argc, char **argv);
+
+const cli_command cmd_stats = {
+    .name = "stats",
+    .operands = "TRACE",
+    .min_operands = 1,
+    .max_operands = 1,
+    .summary = "per-GC statistics (TraceEvent GCStats)",
+    .options = stats_options,
+    .notes = CLI_TRACE_NOTE,
+    .run = run_stats,
+};
+
+static int run_stats(int argc, char **argv)
 {
-    const char *path = NULL;
     gcs_gc_report_options ro;
     memset(&ro, 0, sizeof ro);
     ro.format = GCS_GC_FORMAT_TABLE;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-            const char *v = argv[++i];
-            if (!strcmp(v, "table") || !strcmp(v, "text"))
-                ro.format = GCS_GC_FORMAT_TABLE;
-            else if (!strcmp(v, "json"))
-                ro.format = GCS_GC_FORMAT_JSON;
-            else if (!strcmp(v, "csv"))
-                ro.format = GCS_GC_FORMAT_CSV;
-            else {
-                fprintf(stderr, "gcscope stats: --format takes table, json or csv\n");
-                return CLI_USAGE;
-            }
-        } else if (!strcmp(argv[i], "--process") && i + 1 < argc) {
-            char *end;
-            unsigned long pid = strtoul(argv[++i], &end, 10);
-            if (*end || end == argv[i] || pid > UINT32_MAX) {
-                fprintf(stderr, "gcscope stats: --process takes a process id\n");
-                return CLI_USAGE;
-            }
+    cli_args a;
+    cli_args_init(&a, &cmd_stats, argc, argv);
+    int id;
+    cli_format fmt;
+    uint64_t pid;
+    while ((id = cli_args_next(&a)) > 0) {
+        switch (id) {
+        case OPT_FORMAT:
+            if (!cli_parse_format(a.value, true, &fmt))
+                return cli_usage_error(&cmd_stats, "--format takes table, json or csv");
+            ro.format = fmt == CLI_FMT_JSON  ? GCS_GC_FORMAT_JSON
+                        : fmt == CLI_FMT_CSV ? GCS_GC_FORMAT_CSV
+                                             : GCS_GC_FORMAT_TABLE;
+            break;
+        case OPT_PROCESS:
+            if (!cli_parse_uint(a.value, 0, UINT32_MAX, &pid))
+                return cli_usage_error(&cmd_stats, "--process takes a process id");
             ro.filter_pid = true;
             ro.pid = (uint32_t)pid;
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "gcscope stats: unknown option %s\n", argv[i]);
-            usage(stderr);
-            return CLI_USAGE;
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            fprintf(stderr, "gcscope stats: one trace at a time\n");
-            return CLI_USAGE;
+            break;
         }
     }
-    if (!path) {
-        usage(stderr);
-        return CLI_USAGE;
-    }
+    if (id == CLI_ARG_STOP)
+        return a.exit_code;
+    const char *path = a.operand[0];
     /* Only the events GCStats uses are sorted and delivered; the rest are
      * counted (most of a trace with handle or allocation events). */
     gcs_reader_options opts = {.want = gcs_gc_wants};

@@ -1,22 +1,19 @@
-/* tools/cli/commands.h - the CLI's subcommands (each in cmd_<name>.c). */
+/* tools/cli/commands.h - the CLI's subcommands (each in cmd_<name>.c,
+ * `help` in main.c). Each declares its options once (cli_util.h). */
 #ifndef GCS_CLI_COMMANDS_H
 #define GCS_CLI_COMMANDS_H
 
-/* Each returns the process exit code: 0 ok, 1 usage, 2 bad input/failure. */
-typedef int (*gcs_cli_cmd_fn)(int argc, char **argv);
+#include "cli_util.h"
 
-typedef struct gcs_cli_command {
-    const char *name;
-    gcs_cli_cmd_fn run;
-    const char *summary;
-} gcs_cli_command;
+extern const cli_command cmd_info;
+extern const cli_command cmd_events;
+extern const cli_command cmd_stats;
+extern const cli_command cmd_objects;
+extern const cli_command cmd_ps;
+extern const cli_command cmd_live;
+extern const cli_command cmd_record;
 
-int cmd_info(int argc, char **argv);
-int cmd_events(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
-int cmd_objects(int argc, char **argv);
-int cmd_ps(int argc, char **argv);
-int cmd_live(int argc, char **argv);
-int cmd_record(int argc, char **argv);
+/* The note on TRACE shared by the commands that read one. */
+#define CLI_TRACE_NOTE "TRACE is a .nettrace or .netperf file, or - for standard input.\n"
 
 #endif

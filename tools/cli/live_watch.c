@@ -8,6 +8,7 @@
  */
 #include "live_watch.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -16,13 +17,17 @@
 #include <string.h>
 #include <sys/resource.h>
 
-const char live_common_usage[] =
-    "  --duration SECONDS     stop after SECONDS\n"
-    "  --alloc-ticks          also collect GC/AllocationTick (runtime level 5)\n"
-    "  --rundown              ask for rundown events at the end (method names)\n"
-    "  --buffer-mb N          runtime-side session buffer (default 256)\n"
-    "  --providers SPEC       replace the providers: Name:Keywords:Level[,...]\n"
-    "  --socket PATH          use this diagnostic socket instead of finding PID's\n";
+const cli_option live_common_options[] = {
+    {LIVE_OPT_DURATION, "duration", 0, "SECONDS", "stop after SECONDS"},
+    {LIVE_OPT_STOP_ON_PAUSE, "stop-on-pause-ms", 0, "N",
+     "stop as soon as a GC pause exceeds N ms (live: with --replay)"},
+    {LIVE_OPT_ALLOC_TICKS, "alloc-ticks", 0, NULL, "also collect GC/AllocationTick (runtime level 5)"},
+    {LIVE_OPT_RUNDOWN, "rundown", 0, NULL, "ask for rundown events at the end (method names)"},
+    {LIVE_OPT_BUFFER_MB, "buffer-mb", 0, "N", "runtime-side session buffer (default 256)"},
+    {LIVE_OPT_PROVIDERS, "providers", 0, "SPEC", "replace the providers: Name:Keywords:Level[,...]"},
+    {LIVE_OPT_SOCKET, "socket", 0, "PATH", "use this diagnostic socket instead of finding PID's"},
+    {0},
+};
 
 static volatile sig_atomic_t stop_signal, signal_count;
 
@@ -74,60 +79,64 @@ static bool parse_providers(gcs_session_config *cfg, const char *spec)
     return cfg->provider_count > 0;
 }
 
-int live_parse_common(live_opts *o, int argc, char **argv, int *i)
+bool live_parse_pid(const char *s, uint32_t *pid)
 {
-    const char *a = argv[*i];
-    bool has_value = *i + 1 < argc;
+    uint64_t v;
+    if (!cli_parse_uint(s, 1, 0x7fffffff, &v))
+        return false;
+    *pid = (uint32_t)v;
+    return true;
+}
+
+/* A positive number of seconds or milliseconds. */
+static bool parse_positive(const char *v, double *out)
+{
     char *end;
-    if (!strcmp(a, "--alloc-ticks")) {
+    double x = strtod(v, &end);
+    if (*end || !*v || !(x > 0) || x > 1e9)
+        return false;
+    *out = x;
+    return true;
+}
+
+int live_apply_option(live_opts *o, const cli_command *cmd, int id, const char *value)
+{
+    uint64_t mb;
+    switch (id) {
+    case LIVE_OPT_ALLOC_TICKS:
         /* GC/AllocationTick is the runtime provider's GC keyword at level 5. */
         for (size_t k = 0; k < o->watch.config.provider_count; k++)
             if (!strcmp(o->watch.config.providers[k].name, "Microsoft-Windows-DotNETRuntime"))
                 o->watch.config.providers[k].level = 5;
-        return 1;
-    }
-    if (!strcmp(a, "--rundown")) {
+        break;
+    case LIVE_OPT_RUNDOWN:
         o->watch.config.request_rundown = true;
-        return 1;
+        break;
+    case LIVE_OPT_SOCKET:
+        o->watch.socket_path = value;
+        break;
+    case LIVE_OPT_PROVIDERS:
+        if (!parse_providers(&o->watch.config, value))
+            return cli_usage_error(cmd, "--providers takes Name:Keywords:Level[,...] "
+                                        "(e.g. Microsoft-Windows-DotNETRuntime:0x1:4)");
+        break;
+    case LIVE_OPT_BUFFER_MB:
+        if (!cli_parse_uint(value, 1, 1u << 20, &mb))
+            return cli_usage_error(cmd, "--buffer-mb takes 1..1048576");
+        o->watch.config.circular_buffer_mb = (uint32_t)mb;
+        break;
+    case LIVE_OPT_DURATION:
+        if (!parse_positive(value, &o->watch.duration_s))
+            return cli_usage_error(cmd, "--duration takes a positive number");
+        break;
+    case LIVE_OPT_STOP_ON_PAUSE:
+        if (!parse_positive(value, &o->watch.stop_on_pause_ms))
+            return cli_usage_error(cmd, "--stop-on-pause-ms takes a positive number");
+        break;
+    default:
+        assert(!"not a common option");
     }
-    if (!strcmp(a, "--duration") || !strcmp(a, "--buffer-mb") || !strcmp(a, "--providers") ||
-        !strcmp(a, "--socket") || !strcmp(a, "--stop-on-pause-ms")) {
-        if (!has_value) {
-            fprintf(stderr, "gcscope %s: %s needs a value\n", o->cmd, a);
-            return -1;
-        }
-        const char *v = argv[++*i];
-        if (!strcmp(a, "--socket")) {
-            o->watch.socket_path = v;
-        } else if (!strcmp(a, "--providers")) {
-            if (!parse_providers(&o->watch.config, v)) {
-                fprintf(stderr,
-                        "gcscope %s: --providers takes Name:Keywords:Level[,...] "
-                        "(e.g. Microsoft-Windows-DotNETRuntime:0x1:4)\n",
-                        o->cmd);
-                return -1;
-            }
-        } else if (!strcmp(a, "--buffer-mb")) {
-            unsigned long mb = strtoul(v, &end, 10);
-            if (*end || !*v || v[0] == '-' || mb == 0 || mb > 1u << 20) {
-                fprintf(stderr, "gcscope %s: --buffer-mb takes 1..1048576\n", o->cmd);
-                return -1;
-            }
-            o->watch.config.circular_buffer_mb = (uint32_t)mb;
-        } else {
-            double x = strtod(v, &end);
-            if (*end || !*v || !(x > 0) || x > 1e9) {
-                fprintf(stderr, "gcscope %s: %s takes a positive number\n", o->cmd, a);
-                return -1;
-            }
-            if (!strcmp(a, "--duration"))
-                o->watch.duration_s = x;
-            else
-                o->watch.stop_on_pause_ms = x;
-        }
-        return 1;
-    }
-    return 0;
+    return CLI_OK;
 }
 
 /* ---- GC rows: the watch's settled GCs ---- */

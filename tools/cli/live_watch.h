@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "cli_util.h"
 #include "gcscope.h"
 
 typedef struct live_opts {
@@ -15,15 +16,28 @@ typedef struct live_opts {
     gcs_watch_options watch;    /* what to watch, where to save, when to stop */
 } live_opts;
 
-/*
- * Parses the options common to live and record into o (argv[i] onward;
- * *i is advanced). Returns 1 if argv[*i] was one of them, 0 if not, -1 on
- * a bad value (message printed).
- */
-int live_parse_common(live_opts *o, int argc, char **argv, int *i);
+/* The options live and record share (cli_command.more_options); their ids
+ * start at LIVE_OPT_FIRST, above the commands' own. */
+enum {
+    LIVE_OPT_FIRST = 100,
+    LIVE_OPT_DURATION = LIVE_OPT_FIRST,
+    LIVE_OPT_STOP_ON_PAUSE,
+    LIVE_OPT_ALLOC_TICKS,
+    LIVE_OPT_RUNDOWN,
+    LIVE_OPT_BUFFER_MB,
+    LIVE_OPT_PROVIDERS,
+    LIVE_OPT_SOCKET,
+};
+extern const cli_option live_common_options[];
 
-/* The help text of the common options. */
-extern const char live_common_usage[];
+/*
+ * Applies one of live_common_options (id, its value) to o. Returns CLI_OK,
+ * or CLI_USAGE for a bad value (message and cmd's usage printed).
+ */
+int live_apply_option(live_opts *o, const cli_command *cmd, int id, const char *value);
+
+/* Parses a process id operand (1..2^31-1); false if it is not one. */
+bool live_parse_pid(const char *s, uint32_t *pid);
 
 /* Attaches, streams until stopped (signal, duration, pause, process
  * exit), prints the summary; returns the exit code. */

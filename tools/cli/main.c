@@ -2,43 +2,89 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gcscope.h"
 #include "commands.h"
+#include "gcscope.h"
 
-/* Subcommands: one line each, defined in cmd_<name>.c. */
-static const gcs_cli_command commands[] = {
-    {"info", cmd_info, "what a trace is and which events it holds"},
-    {"events", cmd_events, "every event in timestamp order with decoded fields"},
-    {"stats", cmd_stats, "per-GC statistics (TraceEvent GCStats)"},
-    {"objects", cmd_objects, "object lifetimes by type across GCs"},
-    {"ps", cmd_ps, ".NET processes that have a diagnostic port"},
-    {"live", cmd_live, "attach to a running process and print each GC as it completes"},
-    {"record", cmd_record, "save a running process's GC events as a .nettrace file"},
-    {NULL, NULL, NULL},
+static int run_help(int argc, char **argv);
+
+static const cli_command cmd_help = {
+    .name = "help",
+    .operands = "[COMMAND]",
+    .max_operands = 1,
+    .summary = "list the commands, or print COMMAND's usage (as COMMAND --help)",
+    .run = run_help,
 };
 
-static void usage(FILE *f)
+/* Subcommands, in the order `gcscope help` lists them. */
+static const cli_command *const commands[] = {
+    &cmd_info, &cmd_events, &cmd_stats, &cmd_objects, &cmd_ps, &cmd_live, &cmd_record, &cmd_help,
+};
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
+
+static void print_commands(FILE *f)
 {
-    fprintf(f, "gcscope %s - understand the .NET garbage collector from its traces\n\n"
-               "usage: gcscope COMMAND [options]\n\ncommands:\n",
+    fprintf(f,
+            "gcscope %s - understand the .NET garbage collector from its traces\n\n"
+            "usage: gcscope COMMAND [options] [operands]\n"
+            "       gcscope COMMAND --help   (or gcscope help COMMAND)\n"
+            "       gcscope --version\n\ncommands:\n",
             GCS_VERSION_STRING);
-    for (const gcs_cli_command *c = commands; c->name; c++)
-        fprintf(f, "  %-10s %s\n", c->name, c->summary);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(f, "\n%s\n", cli_exit_codes_line);
+}
+
+static const cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(commands[i]->name, name))
+            return commands[i];
+    return NULL;
+}
+
+/* gcscope help [COMMAND]: the list on stdout, or COMMAND's usage exactly
+ * as COMMAND --help prints it. */
+static int run_help(int argc, char **argv)
+{
+    cli_args a;
+    cli_args_init(&a, &cmd_help, argc, argv);
+    if (cli_args_next(&a) == CLI_ARG_STOP) /* it has no options but --help */
+        return a.exit_code;
+    const char *topic = a.operand[0];
+    if (!topic) {
+        print_commands(stdout);
+        return CLI_OK;
+    }
+    const cli_command *c = find_command(topic);
+    if (!c)
+        return cli_usage_error(&cmd_help, "unknown command '%s'", topic);
+    cli_print_usage(stdout, c);
+    return CLI_OK;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 1 : 0;
+    if (argc < 2) {
+        /* No command: the list, but as an error (nothing was done). */
+        print_commands(stderr);
+        return CLI_USAGE;
     }
-    if (!strcmp(argv[1], "--version")) {
+    const char *first = argv[1];
+    if (!strcmp(first, "-h") || !strcmp(first, "--help")) {
+        print_commands(stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(first, "-V") || !strcmp(first, "--version")) {
         printf("gcscope %s\n", GCS_VERSION_STRING);
-        return 0;
+        return CLI_OK;
     }
-    for (const gcs_cli_command *c = commands; c->name; c++)
-        if (!strcmp(c->name, argv[1]))
-            return c->run(argc - 1, argv + 1);
-    fprintf(stderr, "gcscope: unknown command '%s' (see gcscope --help)\n", argv[1]);
-    return 1;
+    const cli_command *c = find_command(first);
+    if (c)
+        return c->run(argc - 1, argv + 1);
+    if (first[0] == '-')
+        fprintf(stderr, "gcscope: unknown option %s\n", first);
+    else
+        fprintf(stderr, "gcscope: unknown command '%s'\n", first);
+    print_commands(stderr);
+    return CLI_USAGE;
 }
