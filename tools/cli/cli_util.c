@@ -1,3 +1,6 @@
+/* tools/cli/cli_util.c - what the subcommands share: the option parser and
+ * usage printer (one table per command), opening a trace, error lines,
+ * formats. */
 #include "cli_util.h"
 
 #include <assert.h>
