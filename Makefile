@@ -71,3 +71,82 @@ bench: all
 
 clean:
 	rm -rf $(BUILD)
+
+# Installation (docs/install.md): `make install PREFIX=/usr/local` (DESTDIR
+# stages the tree for a package), `make uninstall` with the same variables.
+# Installs the CLI, libgcscope.a, libgcscope.so (soname libgcscope.so.MAJOR),
+# the public headers, gcscope.pc, the man page and the bash completion.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL     ?= install
+
+VERSION  := $(shell sed -n 's/^\#define GCS_VERSION_STRING "\(.*\)"/\1/p' include/gcscope/core.h)
+SOMAJOR  := $(firstword $(subst ., ,$(VERSION)))
+SONAME   := libgcscope.so.$(SOMAJOR)
+SHLIB    := libgcscope.so.$(VERSION)
+PUB_HDRS := $(shell find include/gcscope -name '*.h' | LC_ALL=C sort)
+# The shared library's objects: position-independent, in their own folder.
+PIC_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/pic/obj/%.o)
+
+.PHONY: shared install uninstall
+shared: $(BUILD)/$(SHLIB)
+
+$(BUILD)/pic/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fPIC -c $< -o $@
+
+# The shared library exports exactly what include/ declares: the functions
+# and extern variables of the preprocessed public headers (comments gone).
+# Internal functions share the gcs_ prefix, so `gcs_*` would export them too.
+$(BUILD)/libgcscope.map: include/gcscope.h $(PUB_HDRS)
+	@mkdir -p $(dir $@)
+	@{ echo '{ global:'; \
+	   $(CC) -E -P -Iinclude include/gcscope.h | \
+	     sed -n -e 's/^extern .*\b\(gcs_[a-z0-9_]*\) *[[;].*/\1/p' \
+	            -e 's/\b\(gcs_[a-z0-9_]*\)(/\n\1(\n/gp' | \
+	     grep -E '^gcs_[a-z0-9_]+\(?$$' | tr -d '(' | LC_ALL=C sort -u | sed 's/.*/    &;/'; \
+	   echo '  local: *; };'; } > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/$(SHLIB): $(PIC_LIB_OBJ) $(BUILD)/libgcscope.map
+	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/libgcscope.map \
+	    -Wl,--no-undefined $(LDFLAGS) -o $@ $(PIC_LIB_OBJ) $(LDLIBS)
+
+# gcscope.pc names the installed paths (not DESTDIR's staging ones).
+$(BUILD)/gcscope.pc: gcscope.pc.in include/gcscope/core.h FORCE
+	@mkdir -p $(dir $@)
+	@sed -e 's|@prefix@|$(PREFIX)|' \
+	     -e 's|@libdir@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+	     -e 's|@includedir@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+	     -e 's|@version@|$(VERSION)|' gcscope.pc.in > $@
+
+FORCE:
+
+install: all $(BUILD)/$(SHLIB) $(BUILD)/gcscope.pc
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	    $(DESTDIR)$(INCLUDEDIR)/gcscope $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 755 $(BUILD)/gcscope $(DESTDIR)$(BINDIR)/gcscope
+	$(INSTALL) -m 644 $(BUILD)/libgcscope.a $(DESTDIR)$(LIBDIR)/libgcscope.a
+	$(INSTALL) -m 755 $(BUILD)/$(SHLIB) $(DESTDIR)$(LIBDIR)/$(SHLIB)
+	ln -sf $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libgcscope.so
+	$(INSTALL) -m 644 $(BUILD)/gcscope.pc $(DESTDIR)$(PKGCONFIGDIR)/gcscope.pc
+	$(INSTALL) -m 644 include/gcscope.h $(DESTDIR)$(INCLUDEDIR)/gcscope.h
+	$(INSTALL) -m 644 $(PUB_HDRS) $(DESTDIR)$(INCLUDEDIR)/gcscope/
+	$(INSTALL) -m 644 man/gcscope.1 $(DESTDIR)$(MANDIR)/man1/gcscope.1
+	$(INSTALL) -m 644 completions/gcscope.bash $(DESTDIR)$(BASHCOMPDIR)/gcscope
+
+# Removes what install put there, and the headers' own folder; the shared
+# folders (bin, lib, share/man/man1, ...) stay.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/gcscope \
+	    $(DESTDIR)$(LIBDIR)/libgcscope.a $(DESTDIR)$(LIBDIR)/$(SHLIB) \
+	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libgcscope.so \
+	    $(DESTDIR)$(PKGCONFIGDIR)/gcscope.pc $(DESTDIR)$(INCLUDEDIR)/gcscope.h \
+	    $(PUB_HDRS:include/%=$(DESTDIR)$(INCLUDEDIR)/%) \
+	    $(DESTDIR)$(MANDIR)/man1/gcscope.1 $(DESTDIR)$(BASHCOMPDIR)/gcscope
+	rmdir $(DESTDIR)$(INCLUDEDIR)/gcscope 2>/dev/null || true
