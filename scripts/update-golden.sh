@@ -6,6 +6,9 @@
 #   tests/golden/NAME.events.txt.gz          gcscope events --format text, only for the
 #                                            small traces in TEXT_TRACES (the text printer;
 #                                            JSON of everything is the precise record)
+#   tests/golden/NAME.stats.txt              gcscope stats (the default table), fixtures only
+#   tests/golden/wks-concurrent.stats-*.txt  gcscope stats with filters / --wide / --columns
+#                                            (STATS_VARIANTS below)
 #   tests/golden/shared/NAME.events.json.gz  the same for ../shared/traces/perfview
 #   tests/golden/shared/NAME.info.txt
 # Usage: scripts/update-golden.sh [--out DIR]   (default: tests/golden)
@@ -42,11 +45,27 @@ dump() {
     esac
 }
 
+# stats_dump NAME OUT ARGS...: gcscope stats ARGS of tests/data/NAME.nettrace
+stats_dump() {
+    n=$1; o=$2; shift 2
+    (cd "$root/tests/data" && "$GCSCOPE" stats --color never "$@" "$n.nettrace") > "$o.tmp"
+    mv "$o.tmp" "$o"
+}
+
 mkdir -p "$out"
 for t in "$root"/tests/data/*.nettrace; do
     name=$(basename "$t" .nettrace)
     dump "$root/tests/data" "$name.nettrace" "$out/$name"
+    stats_dump "$name" "$out/$name.stats.txt"
 done
+# The table layouts and filters of gcscope stats, on a fixture with every
+# kind of GC (blocking, background, foreground, induced, pauses > 200 ms).
+stats_dump wks-concurrent "$out/wks-concurrent.stats-wide.txt" --wide
+stats_dump wks-concurrent "$out/wks-concurrent.stats-gen1-min100.txt" --gen 1 --min-pause-ms 100
+stats_dump wks-concurrent "$out/wks-concurrent.stats-top5.txt" --top 5 --columns number,start,gen,pause,condemned
+stats_dump wks-concurrent "$out/wks-concurrent.stats-background.txt" --kind background --long-pause-ms 100
+stats_dump wks-concurrent "$out/wks-concurrent.stats-range.txt" --from-ms 2000 --to-ms 3000 --limit 3 --format json
+stats_dump wks-concurrent "$out/wks-concurrent.stats-induced.txt" --induced --format csv
 if [ -d "$shared" ]; then
     mkdir -p "$out/shared"
     for t in "$shared"/*.nettrace "$shared"/*.netperf; do

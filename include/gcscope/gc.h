@@ -242,12 +242,55 @@ typedef enum gcs_gc_format {
     GCS_GC_FORMAT_CSV = 2    /* one row per GC, header row first */
 } gcs_gc_format;
 
+/*
+ * Which GCs the per-GC list shows (table rows, JSON "gcs", CSV rows). All
+ * zero: every GC. The other sections (summary, rollup, percentiles,
+ * histogram, long pauses, condemned reasons) always count all the GCs of
+ * the runtime, and the table and JSON say when the list is filtered.
+ */
+typedef struct gcs_gc_filter {
+    unsigned gen_mask;    /* 0 any; else bit g: condemned generation g (0..2) */
+    unsigned kind_mask;   /* 0 any; else bit t: gcs_gc_type t (N, B, F) */
+    bool induced;         /* only GCs whose reason is one of the Induced* reasons */
+    bool has_min_pause;   /* only complete GCs pausing at least min_pause_ms */
+    double min_pause_ms;
+    bool has_from, has_to; /* pause start (GCStart when unknown) in [from_ms, to_ms) */
+    double from_ms, to_ms;
+    size_t top;           /* > 0: only the top longest pauses, longest first */
+    size_t limit;         /* > 0: at most limit rows per runtime (after top) */
+} gcs_gc_filter;
+
 typedef struct gcs_gc_report_options {
     gcs_gc_format format;
     bool filter_pid;    /* only the process pid */
     uint32_t pid;
-    const char *trace_name; /* shown in the header / JSON; may be NULL */
+    const char *trace_name; /* shown in the header / JSON / CSV; may be NULL */
+    /* Table columns: NULL the default set, else a comma-separated list of
+     * gcs_gc_report_column_names() (check it with gcs_gc_report_columns_check).
+     * wide: every column (wins over columns). JSON and CSV have them all. */
+    const char *columns;
+    bool wide;
+    bool color;          /* ANSI colors in the table (the caller decides: a terminal) */
+    double long_pause_ms; /* the "long pauses" section threshold; 0: 200 ms */
+    gcs_gc_filter filter;
+    /* Per-runtime facts the GC analysis does not keep, found by the caller
+     * (NULL: none): the command line (NULL if unknown) and the finalizers
+     * run (GCFinalizersEnd Count summed; negative if the trace has none). */
+    const char *(*command_line)(void *ctx, uint32_t pid);
+    int64_t (*finalizers_run)(void *ctx, uint32_t pid);
+    void *facts_ctx;
 } gcs_gc_report_options;
+
+/* The names --columns takes, comma-separated, in table order. */
+const char *gcs_gc_report_column_names(void);
+
+/* Checks a --columns list: -1 when every name is known, else the offset in
+ * list of the first unknown (or empty) name. */
+long gcs_gc_report_columns_check(const char *list);
+
+/* How many GCs the filter of opts selects in the runtimes the report
+ * writes (every GC without a filter); -1 on out-of-memory. */
+long gcs_gc_report_selected(const gcs_gc_analyzer *an, const gcs_gc_report_options *opts);
 
 /* Writes the report of a finished analyzer. Numbers use '.' and fixed
  * formats whatever the locale. Runtimes that ran no GC are left out; with

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gcscope/gc.h"
@@ -87,6 +88,201 @@ static const char *gen_text(const gcs_gc_info *gc, char *buf, size_t cap)
     return buf;
 }
 
+/* The time a GC is placed at: its pause start (the table's first time),
+ * or GCStart when the pause start is unknown. */
+static double gc_time_ms(const gcs_gc_info *gc)
+{
+    return isfinite(gc->pause_start_ms) ? gc->pause_start_ms : gc->start_ms;
+}
+
+/* Induced, InducedNotForced, InducedLowMemory, InducedCompacting,
+ * InducedAggressive: a GC the program (or the host) asked for. */
+static bool induced_reason(uint32_t reason)
+{
+    return reason == 1 || reason == 7 || reason == 9 || reason == 10 || reason == 17;
+}
+
+static bool filter_active(const gcs_gc_filter *f)
+{
+    return f->gen_mask || f->kind_mask || f->induced || f->has_min_pause || f->has_from ||
+           f->has_to || f->top || f->limit;
+}
+
+/* Every condition but top and limit. */
+static bool filter_passes(const gcs_gc_info *gc, const gcs_gc_filter *f)
+{
+    if (f->gen_mask && (gc->generation > 2 || !(f->gen_mask & (1u << gc->generation))))
+        return false;
+    if (f->kind_mask && (gc->type > 2 || !(f->kind_mask & (1u << gc->type))))
+        return false;
+    if (f->induced && !induced_reason(gc->reason))
+        return false;
+    if (f->has_min_pause && !(gc->is_complete && gc->pause_ms >= f->min_pause_ms))
+        return false;
+    double t = gc_time_ms(gc);
+    if (f->has_from && !(t >= f->from_ms))
+        return false;
+    if (f->has_to && !(t < f->to_ms))
+        return false;
+    return true;
+}
+
+typedef struct ranked_gc {
+    double pause_ms;
+    size_t index;
+} ranked_gc;
+
+/* Longest pause first; equal pauses in GC order. */
+static int by_pause_desc(const void *a, const void *b)
+{
+    const ranked_gc *x = a, *y = b;
+    if (x->pause_ms != y->pause_ms)
+        return x->pause_ms > y->pause_ms ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * The GCs of p the filter selects, as indexes into p->gcs in the order they
+ * are shown (GC order; with top, longest pause first). Returns how many
+ * (then *out is malloc'ed, or NULL with none), or -1 on out-of-memory.
+ */
+static long select_gcs(const gcs_gc_process *p, const gcs_gc_filter *f, size_t **out)
+{
+    *out = NULL;
+    if (p->gc_count == 0)
+        return 0;
+    ranked_gc *r = malloc(p->gc_count * sizeof *r);
+    if (!r)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < p->gc_count; i++) {
+        const gcs_gc_info *gc = &p->gcs[i];
+        if (!filter_passes(gc, f))
+            continue;
+        /* Top ranks the pauses that are known. */
+        if (f->top && !(gc->is_complete && isfinite(gc->pause_ms)))
+            continue;
+        r[n].pause_ms = gc->pause_ms;
+        r[n].index = i;
+        n++;
+    }
+    if (f->top) {
+        qsort(r, n, sizeof *r, by_pause_desc);
+        if (n > f->top)
+            n = f->top;
+    }
+    if (f->limit && n > f->limit)
+        n = f->limit;
+    if (n == 0) {
+        free(r);
+        return 0;
+    }
+    size_t *idx = malloc(n * sizeof *idx);
+    if (!idx) {
+        free(r);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++)
+        idx[k] = r[k].index;
+    free(r);
+    *out = idx;
+    return (long)n;
+}
+
+/* "gen 2, background, pause >= 10 ms, ..." (what the filter asks). */
+static const char *filter_text(const gcs_gc_filter *f, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = 0;
+#define ADD(...)                                                                         \
+    do {                                                                                 \
+        if (len < cap) {                                                                 \
+            int w_ = snprintf(buf + len, cap - len, "%s", len ? ", " : "");              \
+            len += w_ > 0 ? (size_t)w_ : 0;                                              \
+        }                                                                                \
+        if (len < cap) {                                                                 \
+            int w_ = snprintf(buf + len, cap - len, __VA_ARGS__);                        \
+            len += w_ > 0 ? (size_t)w_ : 0;                                              \
+        }                                                                                \
+    } while (0)
+    char a[64];
+    if (f->gen_mask) {
+        char g[16] = "";
+        for (int k = 0; k < 3; k++)
+            if (f->gen_mask & (1u << k))
+                snprintf(g + strlen(g), sizeof g - strlen(g), "%s%d", g[0] ? "|" : "", k);
+        ADD("gen %s", g);
+    }
+    if (f->kind_mask) {
+        static const char *const kinds[3] = {"blocking", "background", "foreground"};
+        char k[48] = "";
+        for (int t = 0; t < 3; t++)
+            if (f->kind_mask & (1u << t))
+                snprintf(k + strlen(k), sizeof k - strlen(k), "%s%s", k[0] ? "|" : "", kinds[t]);
+        ADD("kind %s", k);
+    }
+    if (f->induced)
+        ADD("induced");
+    if (f->has_min_pause)
+        ADD("pause >= %s ms", gcs_format_fixed(a, sizeof a, f->min_pause_ms, 3));
+    if (f->has_from)
+        ADD("from %s ms", gcs_format_fixed(a, sizeof a, f->from_ms, 3));
+    if (f->has_to)
+        ADD("to %s ms", gcs_format_fixed(a, sizeof a, f->to_ms, 3));
+    if (f->top)
+        ADD("top %zu pauses", f->top);
+    if (f->limit)
+        ADD("limit %zu", f->limit);
+#undef ADD
+    return buf;
+}
+
+static double long_pause_ms(const gcs_gc_report_options *o)
+{
+    return o->long_pause_ms > 0 ? o->long_pause_ms : 200.0;
+}
+
+/* Complete GCs whose pause exceeds the long-pause threshold. */
+static bool is_long_pause(const gcs_gc_info *gc, double threshold_ms)
+{
+    return gc->is_complete && isfinite(gc->pause_ms) && gc->pause_ms > threshold_ms;
+}
+
+/* How many GCs carry condemned reasons (a GCGlobalHeapHistory), and per
+ * group how many of them name it. */
+static uint32_t condemned_counts(const gcs_gc_process *p, uint32_t counts[GCS_GC_CONDEMNED_GROUPS])
+{
+    uint32_t with = 0;
+    memset(counts, 0, GCS_GC_CONDEMNED_GROUPS * sizeof counts[0]);
+    for (size_t i = 0; i < p->gc_count; i++) {
+        const gcs_gc_info *gc = &p->gcs[i];
+        if (!gc->has_global_history)
+            continue;
+        with++;
+        for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++)
+            if (gc->condemned_reasons & (1u << g))
+                counts[g]++;
+    }
+    return with;
+}
+
+/* PerfView's "Alloc MB/MSec GC": the runtime's total allocation over the
+ * row's total pause (every row divides the ALL allocation, as TraceEvent). */
+static double alloc_per_pause(const gcs_gc_process *p, const gcs_gc_rollup *row)
+{
+    return row->total_pause_ms > 0 ? p->all.total_allocated_mb / row->total_pause_ms : NAN;
+}
+
+static const char *fact_command_line(const gcs_gc_report_options *o, uint32_t pid)
+{
+    return o->command_line ? o->command_line(o->facts_ctx, pid) : NULL;
+}
+
+static int64_t fact_finalizers(const gcs_gc_report_options *o, uint32_t pid)
+{
+    return o->finalizers_run ? o->finalizers_run(o->facts_ctx, pid) : -1;
+}
+
 /* Runtimes that ran no GC while traced have nothing to report (a table of
  * zeros and "Heap count -1" would look like measurements). */
 static bool wanted(const gcs_gc_process *p, const gcs_gc_report_options *o)
@@ -96,7 +292,7 @@ static bool wanted(const gcs_gc_process *p, const gcs_gc_report_options *o)
 
 /* ------------------------------------------------------------------ JSON */
 
-static void json_rollup(FILE *f, const char *row, const gcs_gc_rollup *r)
+static void json_rollup(FILE *f, const char *row, const gcs_gc_process *p, const gcs_gc_rollup *r)
 {
     fputs("        {\"generation\": ", f);
     json_str(f, row);
@@ -112,6 +308,11 @@ static void json_rollup(FILE *f, const char *row, const gcs_gc_rollup *r)
     json_num(f, r->total_allocated_mb);
     fputs(", \"mean_pause_ms\": ", f);
     json_num(f, r->mean_pause_ms);
+    fputs(", \"alloc_mb_per_msec_gc\": ", f);
+    json_num(f, alloc_per_pause(p, r));
+    /* TraceEvent divides the promoted MB by the GC CPU time, which an
+     * EventPipe trace does not carry. */
+    fputs(", \"survived_mb_per_msec_gc\": null", f);
     fprintf(f, ", \"induced\": %u}", r->num_induced);
 }
 
@@ -198,7 +399,8 @@ static void json_gc(FILE *f, const gcs_gc_info *gc, bool last)
     fprintf(f, "}%s\n", last ? "" : ",");
 }
 
-static void json_process(FILE *f, const gcs_gc_process *p, bool last)
+static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_options *o,
+                         const size_t *sel, long n_sel, bool last)
 {
     fprintf(f, "    {\n      \"pid\": %u,\n      \"clr_instance_id\": %u,\n      \"runtime_version\": ",
             p->pid, (unsigned)p->clr_instance_id);
@@ -206,6 +408,17 @@ static void json_process(FILE *f, const gcs_gc_process *p, bool last)
         json_str(f, p->runtime_version);
     else
         fputs("null", f);
+    fputs(",\n      \"command_line\": ", f);
+    const char *cmdline = fact_command_line(o, p->pid);
+    if (cmdline)
+        json_str(f, cmdline);
+    else
+        fputs("null", f);
+    int64_t finalizers = fact_finalizers(o, p->pid);
+    if (finalizers >= 0)
+        fprintf(f, ",\n      \"finalizers_run\": %lld", (long long)finalizers);
+    else
+        fputs(",\n      \"finalizers_run\": null", f);
     fputs(",\n      \"gc_mode\": ", f);
     json_str(f, p->gc_mode);
     fprintf(f, ",\n      \"gc_mode_inferred\": %s", p->gc_mode_inferred ? "true" : "false");
@@ -242,12 +455,12 @@ static void json_process(FILE *f, const gcs_gc_process *p, bool last)
     fprintf(f, ", \"induced\": %u},\n", p->all.num_induced);
 
     fputs("      \"generations\": [\n", f);
-    json_rollup(f, "all", &p->all);
+    json_rollup(f, "all", p, &p->all);
     for (int g = 0; g < 3; g++) {
         char row[16];
         snprintf(row, sizeof row, "%d", g);
         fputs(",\n", f);
-        json_rollup(f, row, &p->gen[g]);
+        json_rollup(f, row, p, &p->gen[g]);
     }
     fputs("\n      ],\n      \"percentiles\": {\n", f);
     json_pct(f, "gen0", &p->pct_gen[0], false);
@@ -281,9 +494,45 @@ static void json_process(FILE *f, const gcs_gc_process *p, bool last)
             (unsigned long long)q->orphan_events, (unsigned long long)q->truncated_events,
             (unsigned long long)q->unrecognised_histories, (unsigned long long)q->lost_events,
             (unsigned long long)q->implausible_values);
+    double threshold = long_pause_ms(o);
+    fputs("      \"long_pauses\": {\"threshold_ms\": ", f);
+    json_num(f, threshold);
+    fputs(", \"gcs\": [", f);
+    bool first = true;
+    for (size_t i = 0; i < p->gc_count; i++) {
+        const gcs_gc_info *gc = &p->gcs[i];
+        if (!is_long_pause(gc, threshold))
+            continue;
+        fprintf(f, "%s{\"number\": %d, \"pause_start_ms\": ", first ? "" : ", ", gc->number);
+        first = false;
+        json_num(f, gc->pause_start_ms);
+        fputs(", \"pause_ms\": ", f);
+        json_num(f, gc->pause_ms);
+        char b[32];
+        fputs(", \"gen_name\": ", f);
+        json_str(f, gen_text(gc, b, sizeof b));
+        fputs(", \"reason\": ", f);
+        json_str(f, reason_text(gc->reason, b, sizeof b));
+        fputc('}', f);
+    }
+    fputs("]},\n", f);
+    uint32_t counts[GCS_GC_CONDEMNED_GROUPS];
+    uint32_t with = condemned_counts(p, counts);
+    fprintf(f, "      \"condemned_reasons\": {\"gcs_with_reasons\": %u, \"counts\": {", with);
+    first = true;
+    for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
+        if (!counts[g])
+            continue;
+        fputs(first ? "" : ", ", f);
+        first = false;
+        json_str(f, gcs_gc_condemned_group_name(g));
+        fprintf(f, ": %u", counts[g]);
+    }
+    fputs("}},\n", f);
+    fprintf(f, "      \"gcs_total\": %zu,\n      \"gcs_shown\": %ld,\n", p->gc_count, n_sel);
     fputs("      \"gcs\": [\n", f);
-    for (size_t i = 0; i < p->gc_count; i++)
-        json_gc(f, &p->gcs[i], i + 1 == p->gc_count);
+    for (long k = 0; k < n_sel; k++)
+        json_gc(f, &p->gcs[sel ? sel[k] : (size_t)k], k + 1 == n_sel);
     fprintf(f, "      ]\n    }%s\n", last ? "" : ",");
 }
 
@@ -297,9 +546,26 @@ static void csv_num(FILE *f, double v)
         fputs(fixed(b, sizeof b, v, DEC), f);
 }
 
+/* A text cell: as is, or quoted (quotes doubled) when it holds a comma,
+ * a quote or a line break; empty stays empty. */
+static void csv_text(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 static void csv_header(FILE *f)
 {
-    fputs("pid,number,generation,type,reason,gen_name,is_complete,incomplete_reason,start_ms,"
+    fputs("trace,pid,number,generation,type,reason,gen_name,is_complete,incomplete_reason,start_ms,"
           "pause_start_ms,pause_ms,suspend_ms,duration_ms,pause_time_pct,gen0_allocated_mb,"
           "allocated_since_last_gc_mb,alloc_rate_mb_s,heap_size_before_mb,heap_size_peak_mb,"
           "heap_size_after_mb,ratio_peak_after,promoted_mb",
@@ -311,13 +577,14 @@ static void csv_header(FILE *f)
     fputs(",finalization_promoted_mb,pinned_objects,condemned_reasons\n", f);
 }
 
-static void csv_gc(FILE *f, uint32_t pid, const gcs_gc_info *gc)
+static void csv_gc(FILE *f, const char *trace, uint32_t pid, const gcs_gc_info *gc)
 {
     char b1[32], b2[32], b3[32];
-    fprintf(f, "%u,%d,%u,%s,%s,%s,%s,\"%s\"", pid, gc->number, gc->generation,
+    csv_text(f, trace ? trace : "");
+    fprintf(f, ",%u,%d,%u,%s,%s,%s,%s,", pid, gc->number, gc->generation,
             type_text(gc->type, b1, sizeof b1), reason_text(gc->reason, b2, sizeof b2),
-            gen_text(gc, b3, sizeof b3), gc->is_complete ? "true" : "false",
-            gcs_gc_incomplete_name(gc->incomplete_reason));
+            gen_text(gc, b3, sizeof b3), gc->is_complete ? "true" : "false");
+    csv_text(f, gc->is_complete ? "" : gcs_gc_incomplete_name(gc->incomplete_reason));
     double v[] = {gc->start_ms, gc->pause_start_ms, gc->pause_ms, gc->suspend_ms, gc->duration_ms,
                   gc->pause_time_pct, gc->user_allocated_mb[0], gc->allocated_since_last_gc_mb,
                   gc->alloc_rate_mb_s, gc->heap_size_before_mb, gc->heap_size_peak_mb,
@@ -353,14 +620,245 @@ static const char *tnum(char *buf, size_t cap, double v, int decimals)
     return fixed(buf, cap, v, decimals);
 }
 
-static void table_rollup(FILE *f, const char *row, const gcs_gc_rollup *r)
+/* ANSI colors, only when opts->color (a terminal). */
+#define C_BOLD "\033[1m"
+#define C_LONG "\033[1;31m" /* a long pause */
+#define C_WARN "\033[33m"   /* an incomplete GC */
+#define C_OFF "\033[0m"
+
+static void title(FILE *f, bool color, const char *text)
 {
-    char a[32], b[32], c[32], d[32], e[32], g[32];
-    fprintf(f, "  %-4s %7u %10s %11s %13s %12s %13s %10s %8u\n", row, r->count,
+    fprintf(f, "%s%s%s\n", color ? C_BOLD : "", text, color ? C_OFF : "");
+}
+
+/* What a per-GC table cell shows. */
+typedef enum cell_kind {
+    CELL_NUMBER, CELL_START, CELL_REASON, CELL_GEN, CELL_SUSPEND, CELL_PAUSE, CELL_PAUSE_PCT,
+    CELL_GEN0_ALLOC, CELL_GEN0_RATE, CELL_PEAK, CELL_AFTER, CELL_RATIO, CELL_PROMOTED,
+    CELL_GEN_MB, CELL_GEN_SURV, CELL_GEN_FRAG, CELL_FIN_PROMOTED, CELL_PINNED,
+    CELL_CONDEMNED, CELL_NOTES
+} cell_kind;
+
+typedef struct gc_column {
+    const char *name;   /* what --columns calls it */
+    const char *header;
+    int width;          /* > 0 right-aligned, < 0 left-aligned, 0: free text at the line's end */
+    cell_kind kind;
+    int gen;            /* the generation of the per-generation columns */
+    bool by_default;
+} gc_column;
+
+/* Every column, in the --wide order (the PerfView order). */
+static const gc_column columns[] = {
+    {"number", "GC#", 6, CELL_NUMBER, 0, true},
+    {"start", "PauseStart", 12, CELL_START, 0, true},
+    {"reason", "Reason", -6, CELL_REASON, 0, true}, /* widened to the longest reason */
+    {"gen", "Gen", -5, CELL_GEN, 0, true},
+    {"suspend", "Suspend", 9, CELL_SUSPEND, 0, true},
+    {"pause", "Pause", 9, CELL_PAUSE, 0, true},
+    {"pause_pct", "%Pause", 7, CELL_PAUSE_PCT, 0, true},
+    {"gen0_alloc", "Gen0Alloc", 10, CELL_GEN0_ALLOC, 0, true},
+    {"gen0_rate", "Gen0MB/s", 11, CELL_GEN0_RATE, 0, false},
+    {"peak", "PeakMB", 9, CELL_PEAK, 0, true},
+    {"after", "AfterMB", 9, CELL_AFTER, 0, true},
+    {"ratio", "Ratio", 6, CELL_RATIO, 0, false},
+    {"promoted", "Promoted", 9, CELL_PROMOTED, 0, true},
+    {"gen0_mb", "Gen0MB", 8, CELL_GEN_MB, 0, false},
+    {"gen0_surv", "Surv%", 6, CELL_GEN_SURV, 0, false},
+    {"gen0_frag", "Frag%", 6, CELL_GEN_FRAG, 0, false},
+    {"gen1_mb", "Gen1MB", 8, CELL_GEN_MB, 1, false},
+    {"gen1_surv", "Surv%", 6, CELL_GEN_SURV, 1, false},
+    {"gen1_frag", "Frag%", 6, CELL_GEN_FRAG, 1, false},
+    {"gen2_mb", "Gen2MB", 8, CELL_GEN_MB, 2, false},
+    {"gen2_surv", "Surv%", 6, CELL_GEN_SURV, 2, false},
+    {"gen2_frag", "Frag%", 6, CELL_GEN_FRAG, 2, false},
+    {"loh_mb", "LOHMB", 8, CELL_GEN_MB, 3, false},
+    {"loh_surv", "Surv%", 6, CELL_GEN_SURV, 3, false},
+    {"loh_frag", "Frag%", 6, CELL_GEN_FRAG, 3, false},
+    {"poh_mb", "POHMB", 8, CELL_GEN_MB, 4, false},
+    {"poh_surv", "Surv%", 6, CELL_GEN_SURV, 4, false},
+    {"poh_frag", "Frag%", 6, CELL_GEN_FRAG, 4, false},
+    {"fin_promoted", "FinPrMB", 8, CELL_FIN_PROMOTED, 0, false},
+    {"pinned", "Pinned", 7, CELL_PINNED, 0, false},
+    {"condemned", "Condemned", 0, CELL_CONDEMNED, 0, false},
+    {"notes", "Notes", 0, CELL_NOTES, 0, true},
+};
+#define N_COLUMNS (sizeof columns / sizeof columns[0])
+
+const char *gcs_gc_report_column_names(void)
+{
+    static char names[512];
+    if (!names[0]) {
+        size_t len = 0;
+        for (size_t c = 0; c < N_COLUMNS; c++) {
+            int w = snprintf(names + len, sizeof names - len, "%s%s", c ? "," : "",
+                             columns[c].name);
+            if (w > 0)
+                len += (size_t)w;
+        }
+    }
+    return names;
+}
+
+/* The column named by the n bytes at name, or -1. */
+static int column_index(const char *name, size_t n)
+{
+    for (size_t c = 0; c < N_COLUMNS; c++)
+        if (strlen(columns[c].name) == n && memcmp(columns[c].name, name, n) == 0)
+            return (int)c;
+    return -1;
+}
+
+long gcs_gc_report_columns_check(const char *list)
+{
+    const char *p = list;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        if (column_index(p, n) < 0)
+            return (long)(p - list);
+        if (!p[n])
+            return -1;
+        p += n + 1;
+    }
+}
+
+/* The columns the table shows, in order (fixed-width ones first, the free
+ * text ones last whatever the list's order, so that rows stay aligned). */
+static size_t table_columns(const gcs_gc_report_options *o, const gc_column *out[N_COLUMNS])
+{
+    bool on[N_COLUMNS] = {false};
+    int order[N_COLUMNS];
+    size_t n = 0;
+    if (o->wide) {
+        for (size_t c = 0; c < N_COLUMNS; c++)
+            order[n++] = (int)c;
+    } else if (o->columns && o->columns[0] && gcs_gc_report_columns_check(o->columns) < 0) {
+        const char *p = o->columns;
+        for (;;) {
+            size_t len = strcspn(p, ",");
+            int c = column_index(p, len);
+            if (c >= 0 && !on[c]) {
+                on[c] = true;
+                order[n++] = c;
+            }
+            if (!p[len])
+                break;
+            p += len + 1;
+        }
+    } else {
+        for (size_t c = 0; c < N_COLUMNS; c++)
+            if (columns[c].by_default)
+                order[n++] = (int)c;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (columns[order[i]].width != 0)
+            out[k++] = &columns[order[i]];
+    for (size_t i = 0; i < n; i++)
+        if (columns[order[i]].width == 0)
+            out[k++] = &columns[order[i]];
+    return k;
+}
+
+static void condemned_text(const gcs_gc_info *gc, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS && len < cap; g++) {
+        if (!(gc->condemned_reasons & (1u << g)))
+            continue;
+        int w = snprintf(buf + len, cap - len, "%s%s", len ? "," : "", gcs_gc_condemned_group_name(g));
+        if (w > 0)
+            len += (size_t)w;
+    }
+}
+
+static void notes_text(const gcs_gc_info *gc, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s%s%s%s",
+             gc->finalization_promoted_implausible ? "IMPLAUSIBLE FinalizationPromotedSize" : "",
+             gc->finalization_promoted_implausible && !gc->is_complete ? " " : "",
+             gc->is_complete ? "" : "INCOMPLETE: ",
+             gc->is_complete ? "" : gcs_gc_incomplete_name(gc->incomplete_reason));
+}
+
+static const char *cell_text(const gc_column *c, const gcs_gc_info *gc, char *buf, size_t cap)
+{
+    int g = c->gen;
+    switch (c->kind) {
+    case CELL_NUMBER: snprintf(buf, cap, "%d", gc->number); return buf;
+    case CELL_START: return tnum(buf, cap, gc->pause_start_ms, 3);
+    case CELL_REASON: return reason_text(gc->reason, buf, cap);
+    case CELL_GEN: return gen_text(gc, buf, cap);
+    case CELL_SUSPEND: return tnum(buf, cap, gc->suspend_ms, 3);
+    case CELL_PAUSE: return tnum(buf, cap, gc->pause_ms, 3);
+    case CELL_PAUSE_PCT: return tnum(buf, cap, gc->pause_time_pct, 1);
+    case CELL_GEN0_ALLOC: return tnum(buf, cap, gc->user_allocated_mb[0], 3);
+    case CELL_GEN0_RATE:
+        return tnum(buf, cap, gc->user_allocated_mb[0] * 1000.0 / gc->duration_since_last_restart_ms, 2);
+    case CELL_PEAK: return tnum(buf, cap, gc->heap_size_peak_mb, 3);
+    case CELL_AFTER: return tnum(buf, cap, gc->heap_size_after_mb, 3);
+    case CELL_RATIO: return tnum(buf, cap, gc->ratio_peak_after, 2);
+    case CELL_PROMOTED: return tnum(buf, cap, gc->promoted_mb, 3);
+    case CELL_GEN_MB: return tnum(buf, cap, gc->gen_size_after_mb[g], 3);
+    case CELL_GEN_SURV: return tnum(buf, cap, gc->survival_pct[g], 0);
+    case CELL_GEN_FRAG: return tnum(buf, cap, gc->fragmentation_pct[g], 2);
+    case CELL_FIN_PROMOTED:
+        if (gc->finalization_promoted_implausible) {
+            snprintf(buf, cap, "?");
+            return buf;
+        }
+        return tnum(buf, cap, gc->finalization_promoted_mb, 2);
+    case CELL_PINNED: snprintf(buf, cap, "%u", gc->pinned_objects); return buf;
+    case CELL_CONDEMNED: condemned_text(gc, buf, cap); return buf;
+    case CELL_NOTES: notes_text(gc, buf, cap); return buf;
+    }
+    buf[0] = 0;
+    return buf;
+}
+
+/* One line of the table: the header (gc NULL) or a GC's row. Free-text
+ * cells follow the fixed ones, separated by " / " in the header and a
+ * space in rows (empty ones left out); trailing blanks are not written. */
+static void table_line(FILE *f, const gc_column *const *cols, const int *widths, size_t n,
+                       const gcs_gc_info *gc)
+{
+    char line[1024];
+    size_t len = 0;
+    bool any_text = false;
+    line[0] = 0;
+    for (size_t i = 0; i < n && len < sizeof line; i++) {
+        const gc_column *c = cols[i];
+        char buf[256];
+        const char *v = gc ? cell_text(c, gc, buf, sizeof buf) : c->header;
+        int w;
+        if (c->width != 0) {
+            w = snprintf(line + len, sizeof line - len, " %*s", widths[i], v);
+        } else {
+            if (!v[0] && gc)
+                continue;
+            w = snprintf(line + len, sizeof line - len, "%s%s", !any_text ? "  " : gc ? " " : " / ", v);
+            any_text = true;
+        }
+        if (w > 0)
+            len += (size_t)w;
+    }
+    if (len >= sizeof line)
+        len = sizeof line - 1;
+    while (len > 0 && line[len - 1] == ' ')
+        len--;
+    line[len] = 0;
+    fprintf(f, " %s", line);
+}
+
+static void table_rollup(FILE *f, const char *row, const gcs_gc_process *p, const gcs_gc_rollup *r)
+{
+    char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
+    fprintf(f, "  %-4s %7u %10s %11s %13s %12s %13s %15s %14s %10s %8u\n", row, r->count,
             tnum(a, sizeof a, r->max_pause_ms, 1), tnum(b, sizeof b, r->max_size_peak_mb, 1),
             tnum(c, sizeof c, r->max_alloc_rate_mb_s, 3), tnum(d, sizeof d, r->total_pause_ms, 1),
-            tnum(e, sizeof e, r->total_allocated_mb, 1), tnum(g, sizeof g, r->mean_pause_ms, 1),
-            r->num_induced);
+            tnum(e, sizeof e, r->total_allocated_mb, 1), tnum(h, sizeof h, alloc_per_pause(p, r), 3),
+            "-", tnum(g, sizeof g, r->mean_pause_ms, 1), r->num_induced);
 }
 
 static void table_pct(FILE *f, const char *name, const gcs_gc_percentiles *p)
@@ -370,11 +868,32 @@ static void table_pct(FILE *f, const char *name, const gcs_gc_percentiles *p)
             tnum(b, sizeof b, p->p90, 3), tnum(c, sizeof c, p->p99, 3), tnum(d, sizeof d, p->max, 3));
 }
 
-static void table_process(FILE *f, const gcs_gc_process *p, const char *trace)
+/* "200" or "12.5": a threshold as the user would type it. */
+static const char *threshold_text(char *buf, size_t cap, double ms)
 {
+    fixed(buf, cap, ms, 3);
+    char *dot = strchr(buf, '.');
+    if (dot) {
+        char *end = buf + strlen(buf);
+        while (end > dot + 1 && end[-1] == '0')
+            *--end = 0;
+        if (end == dot + 1)
+            *dot = 0;
+    }
+    return buf;
+}
+
+static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_options *o,
+                          const size_t *sel, long n_sel)
+{
+    const char *trace = o->trace_name;
+    bool color = o->color;
     char a[32], b[32];
-    fprintf(f, "Process %u (ClrInstanceID %u)%s%s\n", p->pid, (unsigned)p->clr_instance_id,
-            trace ? " in " : "", trace ? trace : "");
+    fprintf(f, "%sProcess %u (ClrInstanceID %u)%s%s%s\n", color ? C_BOLD : "", p->pid,
+            (unsigned)p->clr_instance_id, trace ? " in " : "", trace ? trace : "", color ? C_OFF : "");
+    const char *cmdline = fact_command_line(o, p->pid);
+    if (cmdline)
+        fprintf(f, "  Command line         %s\n", cmdline);
     fprintf(f, "  Runtime version      %s\n", p->runtime_version[0] ? p->runtime_version : "unknown");
     char mode_why[48] = "";
     if (p->gc_mode_inferred)
@@ -398,17 +917,26 @@ static void table_process(FILE *f, const gcs_gc_process *p, const char *trace)
             tnum(b, sizeof b, p->all.max_pause_ms, 3));
     fprintf(f, "  Time paused for GC   %s %% of the trace (total pause / trace duration)\n",
             tnum(a, sizeof a, p->pause_time_pct_of_trace, 2));
-    fprintf(f, "  Max heap size        %s MB\n\n", tnum(a, sizeof a, p->all.max_size_peak_mb, 3));
+    fprintf(f, "  Max heap size        %s MB\n", tnum(a, sizeof a, p->all.max_size_peak_mb, 3));
+    int64_t finalizers = fact_finalizers(o, p->pid);
+    if (finalizers >= 0)
+        fprintf(f, "  Finalizers run       %lld (GCFinalizersEnd)\n", (long long)finalizers);
+    fputc('\n', f);
 
-    fputs("GC Rollup By Generation\n", f);
-    fprintf(f, "  %-4s %7s %10s %11s %13s %12s %13s %10s %8s\n", "Gen", "Count", "MaxPause",
-            "MaxPeakMB", "MaxAllocMB/s", "TotalPause", "TotalAllocMB", "MeanPause", "Induced");
-    table_rollup(f, "ALL", &p->all);
-    table_rollup(f, "0", &p->gen[0]);
-    table_rollup(f, "1", &p->gen[1]);
-    table_rollup(f, "2", &p->gen[2]);
+    title(f, color, "GC Rollup By Generation");
+    fprintf(f, "  %-4s %7s %10s %11s %13s %12s %13s %15s %14s %10s %8s\n", "Gen", "Count", "MaxPause",
+            "MaxPeakMB", "MaxAllocMB/s", "TotalPause", "TotalAllocMB", "AllocMB/MSecGC",
+            "SurvMB/MSecGC", "MeanPause", "Induced");
+    table_rollup(f, "ALL", p, &p->all);
+    table_rollup(f, "0", p, &p->gen[0]);
+    table_rollup(f, "1", p, &p->gen[1]);
+    table_rollup(f, "2", p, &p->gen[2]);
+    fputs("  AllocMB/MSecGC: all the MB allocated / the row's total pause (TraceEvent's ratio).\n"
+          "  SurvMB/MSecGC: promoted MB / GC CPU ms; an EventPipe trace has no CPU samples: -.\n",
+          f);
 
-    fputs("\nPause percentiles (ms, nearest rank)\n", f);
+    fputc('\n', f);
+    title(f, color, "Pause percentiles (ms, nearest rank)");
     fprintf(f, "  %-11s %7s %10s %10s %10s %10s\n", "Group", "Count", "p50", "p90", "p99", "max");
     table_pct(f, "gen0", &p->pct_gen[0]);
     table_pct(f, "gen1", &p->pct_gen[1]);
@@ -418,7 +946,8 @@ static void table_process(FILE *f, const gcs_gc_process *p, const char *trace)
     table_pct(f, "foreground", &p->pct_kind[GCS_GC_FOREGROUND]);
     table_pct(f, "all", &p->pct_all);
 
-    fputs("\nPause histogram\n", f);
+    fputc('\n', f);
+    title(f, color, "Pause histogram");
     for (int k = 0; k < GCS_GC_HIST_BUCKETS; k++) {
         char lo[32], hi[32];
         if (k == 0)
@@ -432,48 +961,81 @@ static void table_process(FILE *f, const gcs_gc_process *p, const char *trace)
         fprintf(f, "  [%6s, %6s) ms %8llu\n", lo, hi, (unsigned long long)p->histogram[k]);
     }
 
-    fputs("\nGCs\n", f);
-    fprintf(f,
-            "  %6s %12s %-16s %-5s %9s %9s %7s %10s %11s %9s %9s %6s %9s"
-            " %8s %6s %6s %8s %6s %6s %8s %6s %6s %8s %6s %6s %8s %6s %6s %8s %7s  %s\n",
-            "GC#", "PauseStart", "Reason", "Gen", "Suspend", "Pause", "%Pause", "Gen0Alloc",
-            "Gen0MB/s", "PeakMB", "AfterMB", "Ratio", "Promoted", "Gen0MB", "Surv%", "Frag%",
-            "Gen1MB", "Surv%", "Frag%", "Gen2MB", "Surv%", "Frag%", "LOHMB", "Surv%", "Frag%",
-            "POHMB", "Surv%", "Frag%", "FinPrMB", "Pinned", "Condemned / notes");
+    double threshold = long_pause_ms(o);
+    char t[64], line[96];
+    snprintf(line, sizeof line, "Pauses over %s ms", threshold_text(t, sizeof t, threshold));
+    fputc('\n', f);
+    title(f, color, line);
+    size_t n_long = 0;
     for (size_t i = 0; i < p->gc_count; i++) {
         const gcs_gc_info *gc = &p->gcs[i];
-        char c[20][32];
-        char rb[32];
-        double gen0_rate = gc->user_allocated_mb[0] * 1000.0 / gc->duration_since_last_restart_ms;
-        fprintf(f, "  %6d %12s %-16s %-5s %9s %9s %7s %10s %11s %9s %9s %6s %9s", gc->number,
-                tnum(c[0], 32, gc->pause_start_ms, 3), reason_text(gc->reason, rb, sizeof rb),
-                gen_text(gc, c[1], 32), tnum(c[2], 32, gc->suspend_ms, 3),
-                tnum(c[3], 32, gc->pause_ms, 3), tnum(c[4], 32, gc->pause_time_pct, 1),
-                tnum(c[5], 32, gc->user_allocated_mb[0], 3), tnum(c[6], 32, gen0_rate, 2),
-                tnum(c[7], 32, gc->heap_size_peak_mb, 3), tnum(c[8], 32, gc->heap_size_after_mb, 3),
-                tnum(c[9], 32, gc->ratio_peak_after, 2), tnum(c[10], 32, gc->promoted_mb, 3));
-        for (int g = 0; g < GCS_GEN_COUNT; g++)
-            fprintf(f, " %8s %6s %6s", tnum(c[11], 32, gc->gen_size_after_mb[g], 3),
-                    tnum(c[12], 32, gc->survival_pct[g], 0),
-                    tnum(c[13], 32, gc->fragmentation_pct[g], 2));
-        fprintf(f, " %8s %7u  ",
-                gc->finalization_promoted_implausible ? "?"
-                                                      : tnum(c[14], 32, gc->finalization_promoted_mb, 2),
-                gc->pinned_objects);
-        bool first = true;
+        if (!is_long_pause(gc, threshold))
+            continue;
+        char c[4][32];
+        if (n_long++ == 0)
+            fprintf(f, "  %6s %12s %-16s %-5s %9s\n", "GC#", "PauseStart", "Reason", "Gen", "Pause");
+        fprintf(f, "  %s%6d %12s %-16s %-5s %9s%s\n", color ? C_LONG : "", gc->number,
+                tnum(c[0], 32, gc->pause_start_ms, 3), reason_text(gc->reason, c[1], 32),
+                gen_text(gc, c[2], 32), tnum(c[3], 32, gc->pause_ms, 3), color ? C_OFF : "");
+    }
+    if (n_long == 0)
+        fputs("  none\n", f);
+
+    uint32_t counts[GCS_GC_CONDEMNED_GROUPS];
+    uint32_t with = condemned_counts(p, counts);
+    fputc('\n', f);
+    title(f, color, "Condemned reasons (GCs naming each reason group)");
+    if (with == 0) {
+        fputs("  none recorded (no GCGlobalHeapHistory)\n", f);
+    } else {
+        fprintf(f, "  %-24s %7s %7s\n", "Reason group", "GCs", "%");
         for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
-            if (!(gc->condemned_reasons & (1u << g)))
+            if (!counts[g])
                 continue;
-            fprintf(f, "%s%s", first ? "" : ",", gcs_gc_condemned_group_name(g));
-            first = false;
+            fprintf(f, "  %-24s %7u %7s\n", gcs_gc_condemned_group_name(g), counts[g],
+                    tnum(a, sizeof a, 100.0 * counts[g] / with, 1));
         }
-        if (gc->finalization_promoted_implausible) {
-            fprintf(f, "%sIMPLAUSIBLE FinalizationPromotedSize", first ? "" : " ");
-            first = false;
+        fprintf(f, "  (of %u GCs with a GCGlobalHeapHistory)\n", with);
+    }
+
+    const gc_column *cols[N_COLUMNS];
+    size_t n_cols = table_columns(o, cols);
+    fputc('\n', f);
+    title(f, color, "GCs");
+    fputs("  Gen: generation, then N non-concurrent (blocking), B background, F foreground (blocking,\n"
+          "  during a background GC); I induced, i induced not forced. Times in ms, sizes in MB.\n",
+          f);
+    if (filter_active(&o->filter)) {
+        char ft[256];
+        fprintf(f, "  Filtered (%s): %ld of %zu GCs shown; the sections above count them all.\n",
+                filter_text(&o->filter, ft, sizeof ft), n_sel, p->gc_count);
+    }
+    /* The reason column as wide as the longest reason shown. */
+    int widths[N_COLUMNS];
+    for (size_t i = 0; i < n_cols; i++) {
+        widths[i] = cols[i]->width;
+        if (cols[i]->kind != CELL_REASON)
+            continue;
+        int w = (int)strlen(cols[i]->header);
+        for (long k = 0; k < n_sel; k++) {
+            char rb[32];
+            int len = (int)strlen(reason_text(p->gcs[sel ? sel[k] : (size_t)k].reason, rb, sizeof rb));
+            if (len > w)
+                w = len;
         }
-        if (!gc->is_complete)
-            fprintf(f, "%sINCOMPLETE: %s", first ? "" : " ", gcs_gc_incomplete_name(gc->incomplete_reason));
-        fputc('\n', f);
+        widths[i] = -w;
+    }
+    table_line(f, cols, widths, n_cols, NULL);
+    fputc('\n', f);
+    for (long k = 0; k < n_sel; k++) {
+        const gcs_gc_info *gc = &p->gcs[sel ? sel[k] : (size_t)k];
+        const char *on = !color                            ? ""
+                         : is_long_pause(gc, threshold)    ? C_LONG
+                         : !gc->is_complete                ? C_WARN
+                                                           : "";
+        fputs(on, f);
+        table_line(f, cols, widths, n_cols, gc);
+        fputs(on[0] ? C_OFF "\n" : "\n", f);
     }
     const gcs_gc_problems *q = &p->problems;
     fprintf(f,
@@ -494,6 +1056,23 @@ const char *gcs_gc_report_no_gcs_line(void)
     return "No GC in this trace: no .NET runtime started a GC while it was traced.";
 }
 
+long gcs_gc_report_selected(const gcs_gc_analyzer *an, const gcs_gc_report_options *opts)
+{
+    long total = 0;
+    for (size_t i = 0; i < gcs_gc_process_count(an); i++) {
+        const gcs_gc_process *p = gcs_gc_process_at(an, i);
+        if (!wanted(p, opts))
+            continue;
+        size_t *sel;
+        long n = select_gcs(p, &opts->filter, &sel);
+        free(sel);
+        if (n < 0)
+            return -1;
+        total += n;
+    }
+    return total;
+}
+
 int gcs_gc_report_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_report_options *opts)
 {
     gcs_gc_report_options defaults;
@@ -502,46 +1081,52 @@ int gcs_gc_report_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_report_
         opts = &defaults;
     size_t n = gcs_gc_process_count(an);
     int written = 0;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        if (wanted(gcs_gc_process_at(an, i), opts))
+            total++;
+    bool filtered = filter_active(&opts->filter);
     if (opts->format == GCS_GC_FORMAT_JSON) {
-        size_t total = 0;
-        for (size_t i = 0; i < n; i++)
-            if (wanted(gcs_gc_process_at(an, i), opts))
-                total++;
         fputs("{\n  \"trace\": ", f);
         if (opts->trace_name)
             json_str(f, opts->trace_name);
         else
             fputs("null", f);
-        fputs(",\n  \"processes\": [\n", f);
-        for (size_t i = 0; i < n; i++) {
-            const gcs_gc_process *p = gcs_gc_process_at(an, i);
-            if (!wanted(p, opts))
-                continue;
-            written++;
-            json_process(f, p, (size_t)written == total);
+        fputs(",\n  \"filter\": ", f);
+        if (filtered) {
+            char ft[256];
+            json_str(f, filter_text(&opts->filter, ft, sizeof ft));
+        } else {
+            fputs("null", f);
         }
-        fputs("  ]\n}\n", f);
+        fputs(",\n  \"processes\": [\n", f);
     } else if (opts->format == GCS_GC_FORMAT_CSV) {
         csv_header(f);
-        for (size_t i = 0; i < n; i++) {
-            const gcs_gc_process *p = gcs_gc_process_at(an, i);
-            if (!wanted(p, opts))
-                continue;
-            written++;
-            for (size_t k = 0; k < p->gc_count; k++)
-                csv_gc(f, p->pid, &p->gcs[k]);
-        }
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            const gcs_gc_process *p = gcs_gc_process_at(an, i);
-            if (!wanted(p, opts))
-                continue;
-            written++;
-            table_process(f, p, opts->trace_name);
-        }
-        if (written == 0 && opts->filter_pid)
+    }
+    for (size_t i = 0; i < n; i++) {
+        const gcs_gc_process *p = gcs_gc_process_at(an, i);
+        if (!wanted(p, opts))
+            continue;
+        size_t *sel;
+        long n_sel = select_gcs(p, &opts->filter, &sel);
+        if (n_sel < 0)
+            return -1;
+        written++;
+        if (opts->format == GCS_GC_FORMAT_JSON)
+            json_process(f, p, opts, sel, n_sel, (size_t)written == total);
+        else if (opts->format == GCS_GC_FORMAT_CSV)
+            for (long k = 0; k < n_sel; k++)
+                csv_gc(f, opts->trace_name, p->pid, &p->gcs[sel ? sel[k] : (size_t)k]);
+        else
+            table_process(f, p, opts, sel, n_sel);
+        free(sel);
+    }
+    if (opts->format == GCS_GC_FORMAT_JSON) {
+        fputs("  ]\n}\n", f);
+    } else if (opts->format == GCS_GC_FORMAT_TABLE && written == 0) {
+        if (opts->filter_pid)
             fprintf(f, "No GC of process %u in this trace.\n", opts->pid);
-        else if (written == 0)
+        else
             fprintf(f, "%s\n", gcs_gc_report_no_gcs_line());
     }
     return ferror(f) ? -1 : written;

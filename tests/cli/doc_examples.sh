@@ -57,8 +57,8 @@ for src in "$tmp"/src/*.c; do
         ;;
     pauses)
         "$GCSCOPE" stats --format csv "$TRACE" | awk -F, 'NR > 1 {
-            if ($7 == "true") printf "pid %s GC %s gen %s pause %.3f ms\n", $1, $2, $3, $11
-            else printf "pid %s GC %s gen %s pause -\n", $1, $2, $3 }' > "$tmp/cli.out"
+            if ($8 == "true") printf "pid %s GC %s gen %s pause %.3f ms\n", $2, $3, $4, $12
+            else printf "pid %s GC %s gen %s pause -\n", $2, $3, $4 }' > "$tmp/cli.out"
         cmp -s "$tmp/cli.out" "$tmp/$name.out" || { diff "$tmp/cli.out" "$tmp/$name.out" | head; \
             fail "$doc: pauses.c differs from gcscope stats --format csv"; }
         [ "$(wc -l < "$tmp/$name.out")" -eq 47 ] || fail "$doc: pauses.c: want the fixture's 47 GCs (TraceEvent counts 47)"

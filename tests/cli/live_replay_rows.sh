@@ -30,7 +30,7 @@ for t in $traces; do
     cmp -s "$WORK/live.rows" "$WORK/stats.rows" ||
         { diff "$WORK/stats.rows" "$WORK/live.rows" | head -20; fail "$t: live rows differ from stats"; }
     # Duration: the CSV's duration_ms (6 decimals) rounded the same way.
-    "$GCSCOPE" stats --format csv "$t" | awk -F, 'NR > 1 {print $2, $13}' >"$WORK/csv.dur"
+    "$GCSCOPE" stats --format csv "$t" | awk -F, 'NR > 1 {print $3, $14}' >"$WORK/csv.dur"
     awk 'NR == FNR {d[$1] = $2; next}
          {c = d[$1]; if (c == "") { if ($2 != "-") bad = bad " " $1 }
           else { x = $2 - c; if ($2 == "-" || x > 0.0005001 || x < -0.0005001) bad = bad " " $1 } }

@@ -22,7 +22,7 @@ echo "$out" | grep -q "^GC Rollup By Generation" || fail "table: no rollup"
 
 rows=$("$GCSCOPE" stats --format csv "$TRACE" | wc -l)
 [ "$rows" -eq 72 ] || fail "csv: want 72 lines (header + 71 GCs), got $rows"
-"$GCSCOPE" stats --format csv "$TRACE" | head -1 | grep -q '^pid,number,generation,type,reason,' || fail "csv header"
+"$GCSCOPE" stats --format csv "$TRACE" | head -1 | grep -q '^trace,pid,number,generation,type,reason,' || fail "csv header"
 # '.' decimal separator whatever the locale says
 LC_ALL=de_DE.UTF-8 "$GCSCOPE" stats --format csv "$TRACE" 2>/dev/null | sed -n 2p | grep -q ',160\.655506,' \
     || fail "csv: GC 1 pause start 160.655506 with '.'"

@@ -5,6 +5,7 @@
 
 #include <assert.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -157,6 +158,25 @@ bool cli_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
     if (v < min || v > max)
         return false;
     *out = v;
+    return true;
+}
+
+bool cli_parse_ms(const char *s, double *out)
+{
+    /* Digits, at most one '.', digits: no sign, exponent, hex or space
+     * (strtod would take them all). */
+    size_t digits = 0, dots = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '.')
+            dots++;
+        else if (*p >= '0' && *p <= '9')
+            digits++;
+        else
+            return false;
+    }
+    if (digits == 0 || dots > 1 || digits > 15)
+        return false;
+    *out = strtod(s, NULL);
     return true;
 }
 

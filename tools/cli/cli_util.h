@@ -78,6 +78,9 @@ int cli_args_next(cli_args *a);
 
 /* Parses a decimal integer in [min, max] (digits only: no sign, no space). */
 bool cli_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Parses a non-negative decimal number of milliseconds ("12", "0.5"): digits
+ * and at most one '.', nothing else. */
+bool cli_parse_ms(const char *s, double *out);
 
 /* True (after printing "WHO: PATH: is a directory, not a trace") when
  * path names a directory: reading one fails with a vaguer I/O error. */

@@ -1,6 +1,6 @@
 /*
  * gcscope events TRACE [--format text|json] [--provider P] [--event NAME]
- *                      [--limit N]
+ *                      [--limit N] [--from-ms T] [--to-ms T]
  *
  * Every event in timestamp order: ms since trace start (TraceEvent's MSec),
  * process, thread, provider, event name, id, version and every payload
@@ -30,13 +30,15 @@ static bool event_matches(const gcs_event *ev, const char *provider, const char 
     return true;
 }
 
-enum { OPT_FORMAT = 1, OPT_PROVIDER, OPT_EVENT, OPT_LIMIT };
+enum { OPT_FORMAT = 1, OPT_PROVIDER, OPT_EVENT, OPT_LIMIT, OPT_FROM, OPT_TO };
 
 static const cli_option events_options[] = {
     {OPT_FORMAT, "format", 0, "text|json", "output format (default text; json: one object a line)"},
     {OPT_PROVIDER, "provider", 0, "P", "only the events of provider P"},
     {OPT_EVENT, "event", 0, "NAME", "only events NAME (GC/Start or Provider/GC/Start)"},
     {OPT_LIMIT, "limit", 0, "N", "stop after N events"},
+    {OPT_FROM, "from-ms", 0, "T", "only events at or after T ms (since the trace start)"},
+    {OPT_TO, "to-ms", 0, "T", "only events before T ms"},
     {0},
 };
 
@@ -49,7 +51,7 @@ const cli_command cmd_events = {
     .max_operands = 1,
     .summary = "every event in timestamp order with decoded fields",
     .options = events_options,
-    .notes = CLI_TRACE_NOTE,
+    .notes = "A filter that matches nothing says so on stderr (exit 0).\n" CLI_TRACE_NOTE,
     .run = run_events,
 };
 
@@ -58,6 +60,8 @@ static int run_events(int argc, char **argv)
     const char *provider = NULL, *name = NULL;
     cli_format fmt = CLI_FMT_TEXT;
     uint64_t limit = UINT64_MAX;
+    bool has_from = false, has_to = false;
+    double from_ms = 0, to_ms = 0;
     cli_args a;
     cli_args_init(&a, &cmd_events, argc, argv);
     int id;
@@ -77,10 +81,22 @@ static int run_events(int argc, char **argv)
             if (!cli_parse_uint(a.value, 0, UINT64_MAX, &limit))
                 return cli_usage_error(&cmd_events, "--limit takes a count");
             break;
+        case OPT_FROM:
+            if (!cli_parse_ms(a.value, &from_ms))
+                return cli_usage_error(&cmd_events, "--from-ms takes a number of ms");
+            has_from = true;
+            break;
+        case OPT_TO:
+            if (!cli_parse_ms(a.value, &to_ms))
+                return cli_usage_error(&cmd_events, "--to-ms takes a number of ms");
+            has_to = true;
+            break;
         }
     }
     if (id == CLI_ARG_STOP)
         return a.exit_code;
+    if (has_from && has_to && !(from_ms < to_ms))
+        return cli_usage_error(&cmd_events, "--from-ms must be below --to-ms");
     const char *path = a.operand[0];
     cli_trace tr;
     if (!cli_open_trace(&tr, path))
@@ -91,6 +107,13 @@ static int run_events(int argc, char **argv)
     gcs_status st;
     uint64_t printed = 0;
     while (printed < limit && (st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
+        /* Events come in timestamp order: past --to-ms nothing more can match. */
+        if (has_to && !(ev->msec < to_ms)) {
+            st = GCS_END;
+            break;
+        }
+        if (has_from && !(ev->msec >= from_ms))
+            continue;
         if (!event_matches(ev, provider, name))
             continue;
         if (fmt == CLI_FMT_JSON)
@@ -106,7 +129,8 @@ static int run_events(int argc, char **argv)
         fflush(stdout);
         cli_report_error(path, &err);
         rc = CLI_FAILED;
-    }
+    } else if (printed == 0 && (provider || name || has_from || has_to))
+        fprintf(stderr, "gcscope events: %s: no event matches the filter.\n", path);
     cli_close_trace(&tr);
     return rc;
 }

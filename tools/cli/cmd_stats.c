@@ -1,22 +1,44 @@
 /*
- * gcscope stats TRACE [--format table|json|csv] [--process PID]
+ * gcscope stats TRACE [--format table|json|csv] [--process PID] [--columns LIST | --wide]
+ *               [filters: --gen --kind --induced --min-pause-ms --from-ms --to-ms --top --limit]
  *
  * Per-GC statistics as TraceEvent/PerfView's GCStats computes them, plus
  * pause percentiles and a histogram (docs/gc-stats.md).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 #include "commands.h"
 
-enum { OPT_FORMAT = 1, OPT_PROCESS };
+enum {
+    OPT_FORMAT = 1, OPT_PROCESS, OPT_COLUMNS, OPT_WIDE, OPT_COLOR, OPT_GEN, OPT_KIND, OPT_INDUCED,
+    OPT_MIN_PAUSE, OPT_FROM, OPT_TO, OPT_TOP, OPT_LIMIT, OPT_LONG_PAUSE
+};
 
 static const cli_option stats_options[] = {
     {OPT_FORMAT, "format", 0, "table|json|csv", "output format (default table)"},
     {OPT_PROCESS, "process", 0, "PID", "only the GCs of process PID"},
+    {OPT_COLUMNS, "columns", 0, "LIST", "per-GC table columns, comma-separated (--columns help lists them)"},
+    {OPT_WIDE, "wide", 0, NULL, "every per-GC column (JSON and CSV always have them all)"},
+    {OPT_COLOR, "color", 0, "auto|always|never", "color the table (auto: on a terminal, unless NO_COLOR)"},
+    {OPT_GEN, "gen", 0, "0|1|2", "only GCs of this generation (repeat for several)"},
+    {OPT_KIND, "kind", 0, "blocking|background|foreground", "only GCs of this kind (repeatable)"},
+    {OPT_INDUCED, "induced", 0, NULL, "only induced GCs (GC.Collect and the like)"},
+    {OPT_MIN_PAUSE, "min-pause-ms", 0, "X", "only complete GCs pausing at least X ms"},
+    {OPT_FROM, "from-ms", 0, "T", "only GCs whose pause starts at or after T ms"},
+    {OPT_TO, "to-ms", 0, "T", "only GCs whose pause starts before T ms"},
+    {OPT_TOP, "top", 0, "N", "only the N longest pauses, longest first"},
+    {OPT_LIMIT, "limit", 0, "N", "at most N GC rows per runtime"},
+    {OPT_LONG_PAUSE, "long-pause-ms", 0, "X", "threshold of the long pauses section (default 200)"},
     {0},
 };
+
+#define STATS_NOTES                                                                      \
+    "Filters (--gen .. --limit) select the rows of the per-GC list (table, JSON \"gcs\",\n" \
+    "CSV); the summary, rollup, percentiles and the other sections count every GC.\n"     \
+    "A filter that matches nothing says so on stderr (exit 0).\n" CLI_TRACE_NOTE
 
 static int run_stats(int argc, char **argv);
 
@@ -27,43 +49,231 @@ const cli_command cmd_stats = {
     .max_operands = 1,
     .summary = "per-GC statistics (TraceEvent GCStats)",
     .options = stats_options,
-    .notes = CLI_TRACE_NOTE,
+    .notes = STATS_NOTES,
     .run = run_stats,
 };
+
+/* Facts the GC analysis does not keep: per process, the command line
+ * (EventPipe ProcessInfo, else a non-empty Runtime/Start CommandLine) and
+ * the finalizers run (GCFinalizersEnd Count summed). */
+enum { MAX_FACT_PIDS = 64 };
+typedef struct process_facts {
+    uint32_t pid;
+    char *command_line;
+    bool command_line_from_process_info;
+    bool has_finalizers;
+    int64_t finalizers;
+} process_facts;
+
+typedef struct stats_facts {
+    process_facts p[MAX_FACT_PIDS];
+    size_t n;
+} stats_facts;
+
+static process_facts *facts_of(stats_facts *sf, uint32_t pid, bool add)
+{
+    for (size_t i = 0; i < sf->n; i++)
+        if (sf->p[i].pid == pid)
+            return &sf->p[i];
+    if (!add || sf->n == MAX_FACT_PIDS)
+        return NULL;
+    process_facts *f = &sf->p[sf->n++];
+    memset(f, 0, sizeof *f);
+    f->pid = pid;
+    return f;
+}
+
+static const char *facts_command_line(void *ctx, uint32_t pid)
+{
+    process_facts *f = facts_of(ctx, pid, false);
+    return f ? f->command_line : NULL;
+}
+
+static int64_t facts_finalizers(void *ctx, uint32_t pid)
+{
+    process_facts *f = facts_of(ctx, pid, false);
+    return f && f->has_finalizers ? f->finalizers : -1;
+}
+
+static bool is_event(const gcs_event_type *t, const char *provider, const char *name)
+{
+    return t->provider && t->name && strcmp(t->provider, provider) == 0 && strcmp(t->name, name) == 0;
+}
+
+static const char RUNTIME[] = "Microsoft-Windows-DotNETRuntime";
+static const char EVENTPIPE[] = "Microsoft-DotNETCore-EventPipe";
+
+static bool is_fact_event(const gcs_event_type *t)
+{
+    return is_event(t, RUNTIME, "GC/FinalizersStop") || is_event(t, RUNTIME, "Runtime/Start") ||
+           is_event(t, EVENTPIPE, "ProcessInfo");
+}
+
+static bool stats_wants(void *ctx, const gcs_event_type *t)
+{
+    return gcs_gc_wants(ctx, t) || is_fact_event(t);
+}
+
+static void facts_feed(stats_facts *sf, const gcs_event *ev)
+{
+    const gcs_event_type *t = ev->type;
+    if (!is_fact_event(t))
+        return;
+    process_facts *f = facts_of(sf, ev->pid, true);
+    if (!f)
+        return;
+    if (is_event(t, RUNTIME, "GC/FinalizersStop")) {
+        uint64_t count;
+        if (gcs_payload_find_u64(ev, "Count", &count)) {
+            f->has_finalizers = true;
+            f->finalizers += (int64_t)(uint32_t)count;
+        }
+        return;
+    }
+    bool from_process_info = is_event(t, EVENTPIPE, "ProcessInfo");
+    if (f->command_line_from_process_info)
+        return; /* the most precise source already spoke */
+    char buf[4096];
+    if (!gcs_payload_find_str(ev, "CommandLine", buf, sizeof buf) || !buf[0])
+        return;
+    char *copy = strdup(buf);
+    if (!copy)
+        return;
+    free(f->command_line);
+    f->command_line = copy;
+    f->command_line_from_process_info = from_process_info;
+}
+
+static void facts_free(stats_facts *sf)
+{
+    for (size_t i = 0; i < sf->n; i++)
+        free(sf->p[i].command_line);
+}
+
+static bool parse_count(const char *v, size_t *out)
+{
+    uint64_t n;
+    if (!cli_parse_uint(v, 1, 1000000000, &n))
+        return false;
+    *out = (size_t)n;
+    return true;
+}
 
 static int run_stats(int argc, char **argv)
 {
     gcs_gc_report_options ro;
     memset(&ro, 0, sizeof ro);
     ro.format = GCS_GC_FORMAT_TABLE;
+    gcs_gc_filter *flt = &ro.filter;
+    int color = -1; /* auto */
     cli_args a;
     cli_args_init(&a, &cmd_stats, argc, argv);
     int id;
     cli_format fmt;
-    uint64_t pid;
+    uint64_t pid, gen;
     while ((id = cli_args_next(&a)) > 0) {
+        const char *v = a.value;
         switch (id) {
         case OPT_FORMAT:
-            if (!cli_parse_format(a.value, true, &fmt))
+            if (!cli_parse_format(v, true, &fmt))
                 return cli_usage_error(&cmd_stats, "--format takes table, json or csv");
             ro.format = fmt == CLI_FMT_JSON  ? GCS_GC_FORMAT_JSON
                         : fmt == CLI_FMT_CSV ? GCS_GC_FORMAT_CSV
                                              : GCS_GC_FORMAT_TABLE;
             break;
         case OPT_PROCESS:
-            if (!cli_parse_uint(a.value, 0, UINT32_MAX, &pid))
+            if (!cli_parse_uint(v, 0, UINT32_MAX, &pid))
                 return cli_usage_error(&cmd_stats, "--process takes a process id");
             ro.filter_pid = true;
             ro.pid = (uint32_t)pid;
+            break;
+        case OPT_COLUMNS: {
+            if (strcmp(v, "help") == 0) {
+                printf("%s\n", gcs_gc_report_column_names());
+                return CLI_OK;
+            }
+            long bad = gcs_gc_report_columns_check(v);
+            if (bad >= 0)
+                return cli_usage_error(&cmd_stats, "--columns: unknown column '%.*s'; valid: %s",
+                                       (int)strcspn(v + bad, ","), v + bad,
+                                       gcs_gc_report_column_names());
+            ro.columns = v;
+            break;
+        }
+        case OPT_WIDE:
+            ro.wide = true;
+            break;
+        case OPT_COLOR:
+            if (strcmp(v, "auto") == 0)
+                color = -1;
+            else if (strcmp(v, "always") == 0)
+                color = 1;
+            else if (strcmp(v, "never") == 0)
+                color = 0;
+            else
+                return cli_usage_error(&cmd_stats, "--color takes auto, always or never");
+            break;
+        case OPT_GEN:
+            if (!cli_parse_uint(v, 0, 2, &gen))
+                return cli_usage_error(&cmd_stats, "--gen takes 0, 1 or 2");
+            flt->gen_mask |= 1u << gen;
+            break;
+        case OPT_KIND:
+            if (strcmp(v, "blocking") == 0)
+                flt->kind_mask |= 1u << GCS_GC_NONCONCURRENT;
+            else if (strcmp(v, "background") == 0)
+                flt->kind_mask |= 1u << GCS_GC_BACKGROUND;
+            else if (strcmp(v, "foreground") == 0)
+                flt->kind_mask |= 1u << GCS_GC_FOREGROUND;
+            else
+                return cli_usage_error(&cmd_stats, "--kind takes blocking, background or foreground");
+            break;
+        case OPT_INDUCED:
+            flt->induced = true;
+            break;
+        case OPT_MIN_PAUSE:
+            if (!cli_parse_ms(v, &flt->min_pause_ms))
+                return cli_usage_error(&cmd_stats, "--min-pause-ms takes a number of ms");
+            flt->has_min_pause = true;
+            break;
+        case OPT_FROM:
+            if (!cli_parse_ms(v, &flt->from_ms))
+                return cli_usage_error(&cmd_stats, "--from-ms takes a number of ms");
+            flt->has_from = true;
+            break;
+        case OPT_TO:
+            if (!cli_parse_ms(v, &flt->to_ms))
+                return cli_usage_error(&cmd_stats, "--to-ms takes a number of ms");
+            flt->has_to = true;
+            break;
+        case OPT_TOP:
+            if (!parse_count(v, &flt->top))
+                return cli_usage_error(&cmd_stats, "--top takes a count of at least 1");
+            break;
+        case OPT_LIMIT:
+            if (!parse_count(v, &flt->limit))
+                return cli_usage_error(&cmd_stats, "--limit takes a count of at least 1");
+            break;
+        case OPT_LONG_PAUSE:
+            if (!cli_parse_ms(v, &ro.long_pause_ms) || !(ro.long_pause_ms > 0))
+                return cli_usage_error(&cmd_stats, "--long-pause-ms takes a number of ms above 0");
             break;
         }
     }
     if (id == CLI_ARG_STOP)
         return a.exit_code;
+    if (flt->has_from && flt->has_to && !(flt->from_ms < flt->to_ms))
+        return cli_usage_error(&cmd_stats, "--from-ms must be below --to-ms");
+    if (color < 0) {
+        const char *no_color = getenv("NO_COLOR");
+        color = isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
+    }
+    ro.color = color == 1;
     const char *path = a.operand[0];
-    /* Only the events GCStats uses are sorted and delivered; the rest are
-     * counted (most of a trace with handle or allocation events). */
-    gcs_reader_options opts = {.want = gcs_gc_wants};
+    /* Only the events GCStats uses (and the few the header reads) are
+     * sorted and delivered; the rest are counted (most of a trace with
+     * handle or allocation events). */
+    gcs_reader_options opts = {.want = stats_wants};
     cli_trace tr;
     if (!cli_open_trace_with(&tr, path, &opts))
         return CLI_FAILED;
@@ -75,9 +285,12 @@ static int run_stats(int argc, char **argv)
         cli_close_trace(&tr);
         return CLI_FAILED;
     }
+    stats_facts facts;
+    facts.n = 0;
     const gcs_event *ev;
     gcs_status st;
     while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
+        facts_feed(&facts, ev);
         gcs_status fs = gcs_gc_analyzer_feed(an, ev);
         if (fs < 0) {
             fprintf(stderr, "gcscope stats: %s: the GC analysis stopped (%s)\n", path,
@@ -101,12 +314,16 @@ static int run_stats(int argc, char **argv)
                                  gcs_reader_msec(tr.reader, rs->last_timestamp));
     gcs_gc_analyzer_finish(an);
     if (rc != CLI_OK && (!rs || rs->events == 0)) {
+        facts_free(&facts);
         gcs_gc_analyzer_free(an);
         cli_close_trace(&tr);
         return rc;
     }
     const char *base = strrchr(path, '/');
     ro.trace_name = base ? base + 1 : path;
+    ro.command_line = facts_command_line;
+    ro.finalizers_run = facts_finalizers;
+    ro.facts_ctx = &facts;
     int written = gcs_gc_report_write(stdout, an, &ro);
     if (written < 0)
         rc = CLI_FAILED;
@@ -119,6 +336,9 @@ static int run_stats(int argc, char **argv)
         else
             fprintf(stderr, "gcscope stats: %s: %s\n", ro.trace_name, gcs_gc_report_no_gcs_line());
     }
+    if (written > 0 && gcs_gc_report_selected(an, &ro) == 0)
+        fprintf(stderr, "gcscope stats: %s: no GC matches the filter.\n", ro.trace_name);
+    facts_free(&facts);
     gcs_gc_analyzer_free(an);
     cli_close_trace(&tr);
     return rc;
