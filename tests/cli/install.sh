@@ -183,13 +183,17 @@ t "$prefix/bin/gcscope" stats "$tmp/traces/"
 t "$prefix/bin/gcscope" help ob
 EOF
     [ ! -s "$tmp/comp.err" ] || { cat "$tmp/comp.err"; fail "the bash completion writes on stderr"; }
+    # the options of `events` as its help lists them (the completion reads them from there)
+    ev_opts=$("$prefix/bin/gcscope" help events | awk '/^ +(-[a-zA-Z], )?--[a-z]/ {
+        for (i = 1; i <= NF; i++) if ($i ~ /^--[a-z]/) { printf "%s%s", sep, $i; sep = " "; break } }')
+    case " $ev_opts " in *" --format "*" --limit "*" --help "*) ;; *) fail "gcscope help events lists no options: $ev_opts";; esac
     cat > "$tmp/comp.want" <<EOF
 complete -F _gcscope gcscope
 : info events stats objects ps live record help
 st: stats
 stats --format : table json csv
 info --format = j: json
-events -: --format --provider --event --limit --help
+events -: $ev_opts
 record --o: --output
 stats $tmp/traces/: $tmp/traces/a.nettrace $tmp/traces/b.netperf $tmp/traces/dir
 help ob: objects
