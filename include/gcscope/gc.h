@@ -247,6 +247,7 @@ typedef struct gcs_gc_report_options {
     bool filter_pid;    /* only the process pid */
     uint32_t pid;
     const char *trace_name; /* shown in the header / JSON; may be NULL */
+    bool summary_only;  /* table: leave out the per-GC table (the rest stays) */
 } gcs_gc_report_options;
 
 /* Writes the report of a finished analyzer. Numbers use '.' and fixed

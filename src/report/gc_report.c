@@ -370,7 +370,7 @@ static void table_pct(FILE *f, const char *name, const gcs_gc_percentiles *p)
             tnum(b, sizeof b, p->p90, 3), tnum(c, sizeof c, p->p99, 3), tnum(d, sizeof d, p->max, 3));
 }
 
-static void table_process(FILE *f, const gcs_gc_process *p, const char *trace)
+static void table_process(FILE *f, const gcs_gc_process *p, const char *trace, bool list_gcs)
 {
     char a[32], b[32];
     fprintf(f, "Process %u (ClrInstanceID %u)%s%s\n", p->pid, (unsigned)p->clr_instance_id,
@@ -432,48 +432,50 @@ static void table_process(FILE *f, const gcs_gc_process *p, const char *trace)
         fprintf(f, "  [%6s, %6s) ms %8llu\n", lo, hi, (unsigned long long)p->histogram[k]);
     }
 
-    fputs("\nGCs\n", f);
-    fprintf(f,
-            "  %6s %12s %-16s %-5s %9s %9s %7s %10s %11s %9s %9s %6s %9s"
-            " %8s %6s %6s %8s %6s %6s %8s %6s %6s %8s %6s %6s %8s %6s %6s %8s %7s  %s\n",
-            "GC#", "PauseStart", "Reason", "Gen", "Suspend", "Pause", "%Pause", "Gen0Alloc",
-            "Gen0MB/s", "PeakMB", "AfterMB", "Ratio", "Promoted", "Gen0MB", "Surv%", "Frag%",
-            "Gen1MB", "Surv%", "Frag%", "Gen2MB", "Surv%", "Frag%", "LOHMB", "Surv%", "Frag%",
-            "POHMB", "Surv%", "Frag%", "FinPrMB", "Pinned", "Condemned / notes");
-    for (size_t i = 0; i < p->gc_count; i++) {
-        const gcs_gc_info *gc = &p->gcs[i];
-        char c[20][32];
-        char rb[32];
-        double gen0_rate = gc->user_allocated_mb[0] * 1000.0 / gc->duration_since_last_restart_ms;
-        fprintf(f, "  %6d %12s %-16s %-5s %9s %9s %7s %10s %11s %9s %9s %6s %9s", gc->number,
-                tnum(c[0], 32, gc->pause_start_ms, 3), reason_text(gc->reason, rb, sizeof rb),
-                gen_text(gc, c[1], 32), tnum(c[2], 32, gc->suspend_ms, 3),
-                tnum(c[3], 32, gc->pause_ms, 3), tnum(c[4], 32, gc->pause_time_pct, 1),
-                tnum(c[5], 32, gc->user_allocated_mb[0], 3), tnum(c[6], 32, gen0_rate, 2),
-                tnum(c[7], 32, gc->heap_size_peak_mb, 3), tnum(c[8], 32, gc->heap_size_after_mb, 3),
-                tnum(c[9], 32, gc->ratio_peak_after, 2), tnum(c[10], 32, gc->promoted_mb, 3));
-        for (int g = 0; g < GCS_GEN_COUNT; g++)
-            fprintf(f, " %8s %6s %6s", tnum(c[11], 32, gc->gen_size_after_mb[g], 3),
-                    tnum(c[12], 32, gc->survival_pct[g], 0),
-                    tnum(c[13], 32, gc->fragmentation_pct[g], 2));
-        fprintf(f, " %8s %7u  ",
-                gc->finalization_promoted_implausible ? "?"
-                                                      : tnum(c[14], 32, gc->finalization_promoted_mb, 2),
-                gc->pinned_objects);
-        bool first = true;
-        for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
-            if (!(gc->condemned_reasons & (1u << g)))
-                continue;
-            fprintf(f, "%s%s", first ? "" : ",", gcs_gc_condemned_group_name(g));
-            first = false;
+    if (list_gcs) { /* not with summary_only */
+        fputs("\nGCs\n", f);
+        fprintf(f,
+                "  %6s %12s %-16s %-5s %9s %9s %7s %10s %11s %9s %9s %6s %9s"
+                " %8s %6s %6s %8s %6s %6s %8s %6s %6s %8s %6s %6s %8s %6s %6s %8s %7s  %s\n",
+                "GC#", "PauseStart", "Reason", "Gen", "Suspend", "Pause", "%Pause", "Gen0Alloc",
+                "Gen0MB/s", "PeakMB", "AfterMB", "Ratio", "Promoted", "Gen0MB", "Surv%", "Frag%",
+                "Gen1MB", "Surv%", "Frag%", "Gen2MB", "Surv%", "Frag%", "LOHMB", "Surv%", "Frag%",
+                "POHMB", "Surv%", "Frag%", "FinPrMB", "Pinned", "Condemned / notes");
+        for (size_t i = 0; i < p->gc_count; i++) {
+            const gcs_gc_info *gc = &p->gcs[i];
+            char c[20][32];
+            char rb[32];
+            double gen0_rate = gc->user_allocated_mb[0] * 1000.0 / gc->duration_since_last_restart_ms;
+            fprintf(f, "  %6d %12s %-16s %-5s %9s %9s %7s %10s %11s %9s %9s %6s %9s", gc->number,
+                    tnum(c[0], 32, gc->pause_start_ms, 3), reason_text(gc->reason, rb, sizeof rb),
+                    gen_text(gc, c[1], 32), tnum(c[2], 32, gc->suspend_ms, 3),
+                    tnum(c[3], 32, gc->pause_ms, 3), tnum(c[4], 32, gc->pause_time_pct, 1),
+                    tnum(c[5], 32, gc->user_allocated_mb[0], 3), tnum(c[6], 32, gen0_rate, 2),
+                    tnum(c[7], 32, gc->heap_size_peak_mb, 3), tnum(c[8], 32, gc->heap_size_after_mb, 3),
+                    tnum(c[9], 32, gc->ratio_peak_after, 2), tnum(c[10], 32, gc->promoted_mb, 3));
+            for (int g = 0; g < GCS_GEN_COUNT; g++)
+                fprintf(f, " %8s %6s %6s", tnum(c[11], 32, gc->gen_size_after_mb[g], 3),
+                        tnum(c[12], 32, gc->survival_pct[g], 0),
+                        tnum(c[13], 32, gc->fragmentation_pct[g], 2));
+            fprintf(f, " %8s %7u  ",
+                    gc->finalization_promoted_implausible ? "?"
+                                                          : tnum(c[14], 32, gc->finalization_promoted_mb, 2),
+                    gc->pinned_objects);
+            bool first = true;
+            for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
+                if (!(gc->condemned_reasons & (1u << g)))
+                    continue;
+                fprintf(f, "%s%s", first ? "" : ",", gcs_gc_condemned_group_name(g));
+                first = false;
+            }
+            if (gc->finalization_promoted_implausible) {
+                fprintf(f, "%sIMPLAUSIBLE FinalizationPromotedSize", first ? "" : " ");
+                first = false;
+            }
+            if (!gc->is_complete)
+                fprintf(f, "%sINCOMPLETE: %s", first ? "" : " ", gcs_gc_incomplete_name(gc->incomplete_reason));
+            fputc('\n', f);
         }
-        if (gc->finalization_promoted_implausible) {
-            fprintf(f, "%sIMPLAUSIBLE FinalizationPromotedSize", first ? "" : " ");
-            first = false;
-        }
-        if (!gc->is_complete)
-            fprintf(f, "%sINCOMPLETE: %s", first ? "" : " ", gcs_gc_incomplete_name(gc->incomplete_reason));
-        fputc('\n', f);
     }
     const gcs_gc_problems *q = &p->problems;
     fprintf(f,
@@ -537,7 +539,7 @@ int gcs_gc_report_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_report_
             if (!wanted(p, opts))
                 continue;
             written++;
-            table_process(f, p, opts->trace_name);
+            table_process(f, p, opts->trace_name, !opts->summary_only);
         }
         if (written == 0 && opts->filter_pid)
             fprintf(f, "No GC of process %u in this trace.\n", opts->pid);
