@@ -9,6 +9,9 @@
 #   tests/golden/NAME.stats.txt              gcscope stats (the default table), fixtures only
 #   tests/golden/wks-concurrent.stats-*.txt  gcscope stats with filters / --wide / --columns
 #                                            (STATS_VARIANTS below)
+#   tests/golden/NAME.objects.txt            gcscope objects (the 160-column table), and
+#   tests/golden/NAME.objects-wide.txt.gz    with --wide, and
+#   tests/golden/NAME.objects.csv.gz         --format csv, only for OBJECTS_TRACES
 #   tests/golden/shared/NAME.events.json.gz  the same for ../shared/traces/perfview
 #   tests/golden/shared/NAME.info.txt
 # Usage: scripts/update-golden.sh [--out DIR]   (default: tests/golden)
@@ -31,6 +34,9 @@ shared=$root/../shared/traces/perfview
 # value: runtime GC events, rundown, EventSource arrays, strings, GUIDs).
 TEXT_TRACES="probe-net10.nettrace eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace"
 
+# Traces whose object reports are kept (the fixtures recorded for them).
+OBJECTS_TRACES="objects-movement.nettrace objects-allocsampled.nettrace"
+
 # dump TRACE_DIR TRACE_FILE OUT_PREFIX
 dump() {
     (cd "$1" && "$GCSCOPE" events --format json "$2") | gzip -9n > "$3.events.json.gz.tmp"
@@ -41,6 +47,16 @@ dump() {
     *" $2 "*)
         (cd "$1" && "$GCSCOPE" events --format text "$2") | gzip -9n > "$3.events.txt.gz.tmp"
         mv "$3.events.txt.gz.tmp" "$3.events.txt.gz"
+        ;;
+    esac
+    case " $OBJECTS_TRACES " in
+    *" $2 "*)
+        (cd "$1" && "$GCSCOPE" objects "$2") > "$3.objects.txt.tmp"
+        mv "$3.objects.txt.tmp" "$3.objects.txt"
+        (cd "$1" && "$GCSCOPE" objects --wide "$2") | gzip -9n > "$3.objects-wide.txt.gz.tmp"
+        mv "$3.objects-wide.txt.gz.tmp" "$3.objects-wide.txt.gz"
+        (cd "$1" && "$GCSCOPE" objects --format csv "$2") | gzip -9n > "$3.objects.csv.gz.tmp"
+        mv "$3.objects.csv.gz.tmp" "$3.objects.csv.gz"
         ;;
     esac
 }

@@ -279,6 +279,7 @@ typedef struct gcs_gc_report_options {
     const char *(*command_line)(void *ctx, uint32_t pid);
     int64_t (*finalizers_run)(void *ctx, uint32_t pid);
     void *facts_ctx;
+    bool summary_only;   /* table: leave out the per-GC list (the rest stays) */
 } gcs_gc_report_options;
 
 /* The names --columns takes, comma-separated, in table order. */

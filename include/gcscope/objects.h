@@ -335,9 +335,26 @@ typedef enum gcs_objects_format {
     GCS_OBJECTS_CSV = 2
 } gcs_objects_format;
 
+/* How the report is written. Zeroed: the default table. */
+typedef struct gcs_objects_report_options {
+    gcs_objects_format format;
+    /* Table: every column and type names in full (as wide as the longest
+     * name). Without it the table fits 160 columns: the columns read first,
+     * long type names cut in the middle ("Start…End"). JSON/CSV always hold
+     * everything. */
+    bool wide;
+    /* CSV: the first column, `trace`, of every row, so the CSV of several
+     * traces can be concatenated. NULL: the cells are empty. */
+    const char *trace_name;
+} gcs_objects_report_options;
+
 /* Writes the finished analysis: per-type table, survivors at end of trace
  * by type, gen2 deaths by type, and the problem counters. Deterministic.
- * GCS_ERR_IO if writing fails. */
+ * opts NULL: defaults. GCS_ERR_IO if writing fails. */
+gcs_status gcs_objects_report_write(const gcs_objects *a, FILE *out,
+                                    const gcs_objects_report_options *opts, gcs_error *err);
+
+/* gcs_objects_report_write with only the format set. */
 gcs_status gcs_objects_report(const gcs_objects *a, FILE *out, gcs_objects_format format,
                               gcs_error *err);
 

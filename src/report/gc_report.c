@@ -883,6 +883,53 @@ static const char *threshold_text(char *buf, size_t cap, double ms)
     return buf;
 }
 
+/* The per-GC list of the table: title, legend, filter note, header, one
+ * row per selected GC (long pauses and incomplete GCs in color). */
+static void table_gc_list(FILE *f, const gcs_gc_process *p, const gcs_gc_report_options *o,
+                          const size_t *sel, long n_sel, double threshold)
+{
+    bool color = o->color;
+    const gc_column *cols[N_COLUMNS];
+    size_t n_cols = table_columns(o, cols);
+    fputc('\n', f);
+    title(f, color, "GCs");
+    fputs("  Gen: generation, then N non-concurrent (blocking), B background, F foreground (blocking,\n"
+          "  during a background GC); I induced, i induced not forced. Times in ms, sizes in MB.\n",
+          f);
+    if (filter_active(&o->filter)) {
+        char ft[256];
+        fprintf(f, "  Filtered (%s): %ld of %zu GCs shown; the sections above count them all.\n",
+                filter_text(&o->filter, ft, sizeof ft), n_sel, p->gc_count);
+    }
+    /* The reason column as wide as the longest reason shown. */
+    int widths[N_COLUMNS];
+    for (size_t i = 0; i < n_cols; i++) {
+        widths[i] = cols[i]->width;
+        if (cols[i]->kind != CELL_REASON)
+            continue;
+        int w = (int)strlen(cols[i]->header);
+        for (long k = 0; k < n_sel; k++) {
+            char rb[32];
+            int len = (int)strlen(reason_text(p->gcs[sel ? sel[k] : (size_t)k].reason, rb, sizeof rb));
+            if (len > w)
+                w = len;
+        }
+        widths[i] = -w;
+    }
+    table_line(f, cols, widths, n_cols, NULL);
+    fputc('\n', f);
+    for (long k = 0; k < n_sel; k++) {
+        const gcs_gc_info *gc = &p->gcs[sel ? sel[k] : (size_t)k];
+        const char *on = !color                            ? ""
+                         : is_long_pause(gc, threshold)    ? C_LONG
+                         : !gc->is_complete                ? C_WARN
+                                                           : "";
+        fputs(on, f);
+        table_line(f, cols, widths, n_cols, gc);
+        fputs(on[0] ? C_OFF "\n" : "\n", f);
+    }
+}
+
 static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_options *o,
                           const size_t *sel, long n_sel)
 {
@@ -998,45 +1045,8 @@ static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
         fprintf(f, "  (of %u GCs with a GCGlobalHeapHistory)\n", with);
     }
 
-    const gc_column *cols[N_COLUMNS];
-    size_t n_cols = table_columns(o, cols);
-    fputc('\n', f);
-    title(f, color, "GCs");
-    fputs("  Gen: generation, then N non-concurrent (blocking), B background, F foreground (blocking,\n"
-          "  during a background GC); I induced, i induced not forced. Times in ms, sizes in MB.\n",
-          f);
-    if (filter_active(&o->filter)) {
-        char ft[256];
-        fprintf(f, "  Filtered (%s): %ld of %zu GCs shown; the sections above count them all.\n",
-                filter_text(&o->filter, ft, sizeof ft), n_sel, p->gc_count);
-    }
-    /* The reason column as wide as the longest reason shown. */
-    int widths[N_COLUMNS];
-    for (size_t i = 0; i < n_cols; i++) {
-        widths[i] = cols[i]->width;
-        if (cols[i]->kind != CELL_REASON)
-            continue;
-        int w = (int)strlen(cols[i]->header);
-        for (long k = 0; k < n_sel; k++) {
-            char rb[32];
-            int len = (int)strlen(reason_text(p->gcs[sel ? sel[k] : (size_t)k].reason, rb, sizeof rb));
-            if (len > w)
-                w = len;
-        }
-        widths[i] = -w;
-    }
-    table_line(f, cols, widths, n_cols, NULL);
-    fputc('\n', f);
-    for (long k = 0; k < n_sel; k++) {
-        const gcs_gc_info *gc = &p->gcs[sel ? sel[k] : (size_t)k];
-        const char *on = !color                            ? ""
-                         : is_long_pause(gc, threshold)    ? C_LONG
-                         : !gc->is_complete                ? C_WARN
-                                                           : "";
-        fputs(on, f);
-        table_line(f, cols, widths, n_cols, gc);
-        fputs(on[0] ? C_OFF "\n" : "\n", f);
-    }
+    if (!o->summary_only)
+        table_gc_list(f, p, o, sel, n_sel, threshold);
     const gcs_gc_problems *q = &p->problems;
     fprintf(f,
             "\nProblems: %llu incomplete GCs (%llu with impossible times), %llu GCStart without "

@@ -184,73 +184,194 @@ static size_t counters(const gcs_objects_summary *s, counter *out)
 
 /* ---- table --------------------------------------------------------------------- */
 
-static void write_table(const gcs_objects *a, FILE *f)
+/* The Type column of the default table: with the other default columns the
+ * widest table is 159 columns. */
+enum { TYPE_COLUMNS = 52, CELL = 32 };
+
+/* Display columns of UTF-8 text: every byte but continuation bytes. */
+static size_t text_columns(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* Byte offset of the column-th character of s (or its end). */
+static size_t column_offset(const char *s, size_t column)
+{
+    size_t i = 0, seen = 0;
+    for (; s[i]; i++) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80) {
+            if (seen == column)
+                return i;
+            seen++;
+        }
+    }
+    return i;
+}
+
+/* Writes name in exactly `width` columns: padded, or (fit) cut in the
+ * middle around "…" keeping its start and its end (generic types differ
+ * at both). Control bytes show as '?' so a hostile name cannot break the
+ * line. */
+static void put_name(FILE *f, const char *name, size_t width, bool fit)
+{
+    size_t cols = text_columns(name), len = strlen(name);
+    size_t head_end = len, tail_start = len;
+    if (fit && cols > width) {
+        size_t tail = (width - 1) * 2 / 5, head = width - 1 - tail;
+        head_end = column_offset(name, head);
+        tail_start = column_offset(name, cols - tail);
+        cols = width;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (i == head_end && head_end < tail_start) {
+            fputs("\xE2\x80\xA6", f); /* U+2026 HORIZONTAL ELLIPSIS */
+            i = tail_start;
+            if (i >= len)
+                break;
+        }
+        unsigned char ch = (unsigned char)name[i];
+        fputc(ch < 0x20 || ch == 0x7F ? '?' : ch, f);
+    }
+    for (; cols < width; cols++)
+        fputc(' ', f);
+}
+
+/* A table column after Type: its header, width, and whether only --wide
+ * shows it. */
+typedef struct column {
+    const char *header;
+    int width;
+    bool wide_only;
+} column;
+
+/* Writes a header or a row: Type (name) then the cells of the columns
+ * shown. */
+static void put_row(FILE *f, const char *name, size_t type_width, bool wide, const column *cols,
+                    size_t ncols, char cells[][CELL])
+{
+    put_name(f, name, type_width, !wide);
+    for (size_t i = 0; i < ncols; i++)
+        if (wide || !cols[i].wide_only)
+            fprintf(f, " %*s", cols[i].width, cells ? cells[i] : cols[i].header);
+    fputc('\n', f);
+}
+
+static const column type_columns[] = {
+    {"Samples", 8, false}, {"Bytes", 12, false},   {"EstBytes", 13, false}, {"DiedG0", 7, false},
+    {"DiedG1", 7, false},  {"DiedG2", 7, false},   {"Unseen", 7, true},     {"AliveEnd", 8, false},
+    {"Pinned", 7, true},   {"GCs50", 7, false},    {"GCs90", 7, false},     {"GCs99", 7, true},
+    {"GCsMax", 7, true},   {"ms50", 10, false},    {"ms90", 10, false},     {"ms99", 10, true},
+    {"msMax", 10, true},
+};
+enum { TYPE_CELLS = sizeof type_columns / sizeof type_columns[0] };
+
+static const column survivor_columns[] = {
+    {"Objects", 8, false}, {"Bytes", 12, false}, {"EstBytes", 13, false}, {"Gen0", 7, false},
+    {"Gen1", 7, false},    {"Gen2", 7, false},   {"LOH", 7, false},       {"POH", 7, false},
+};
+enum { SURVIVOR_CELLS = sizeof survivor_columns / sizeof survivor_columns[0] };
+
+static const column gen2_columns[] = {{"Objects", 8, false}, {"Bytes", 12, false}};
+
+static void cell_u64(char *c, uint64_t v) { snprintf(c, CELL, "%" PRIu64, v); }
+
+static void type_cells(const gcs_objects_summary *s, row r, char c[TYPE_CELLS][CELL])
+{
+    const gcs_lifetime_summary *l = &r->lifetime;
+    cell_u64(c[0], r->samples);
+    bytes_text(r->sample_bytes, r->samples, r->samples_without_size, c[1], CELL);
+    bytes_text(r->estimated_bytes, 1, !s->allocation_ticks, c[2], CELL);
+    cell_u64(c[3], r->died_in_gc[0]);
+    cell_u64(c[4], r->died_in_gc[1]);
+    cell_u64(c[5], r->died_in_gc[2]);
+    cell_u64(c[6], r->died_unseen);
+    cell_u64(c[7], r->alive_at_end);
+    cell_u64(c[8], r->pinned);
+    const unsigned gcs[4] = {l->gcs_p50, l->gcs_p90, l->gcs_p99, l->gcs_max};
+    const double ms[4] = {l->ms_p50, l->ms_p90, l->ms_p99, l->ms_max};
+    for (int k = 0; k < 4; k++) {
+        if (l->count) {
+            snprintf(c[9 + k], CELL, "%u", gcs[k]);
+            snprintf(c[13 + k], CELL, "%.3f", ms[k]);
+        } else {
+            snprintf(c[9 + k], CELL, "-");
+            snprintf(c[13 + k], CELL, "-");
+        }
+    }
+}
+
+/* The Type column's width: fixed, or (wide) the longest name's. */
+static size_t type_width(const gcs_objects *a, bool wide)
+{
+    if (!wide)
+        return TYPE_COLUMNS;
+    size_t w = 48;
+    char idbuf[40];
+    for (size_t i = 0; i < gcs_objects_type_count(a); i++) {
+        size_t n = text_columns(display_name(gcs_objects_type(a, i), idbuf, sizeof idbuf));
+        if (n > w)
+            w = n;
+    }
+    return w;
+}
+
+static void write_table(const gcs_objects *a, FILE *f, bool wide)
 {
     const gcs_objects_summary *s = gcs_objects_get_summary(a);
-    char idbuf[40], b1[32], b2[32];
-    size_t n = gcs_objects_type_count(a);
+    char idbuf[40];
+    size_t n = gcs_objects_type_count(a), tw = type_width(a, wide);
     /* Estimates come from AllocationTick events: none, none known. */
-    bool ticks = s->allocation_ticks > 0, tick_samples = s->ticks_with_address > 0;
+    bool tick_samples = s->ticks_with_address > 0;
     fprintf(f, "Objects by type (%zu types; sampled allocations followed across GCs)\n", n);
     if (!s->movement_seen)
         fprintf(f, "note: no GC/Bulk*ObjectRanges events: deaths cannot be known "
                    "(record with keyword 0x400000, GCHeapSurvivalAndMovement)\n");
-    fprintf(f, "Bytes: sizes of the samples; EstBytes: bytes allocated as AllocationTick "
-               "events estimate them (each stands for its AllocationAmount: PerfView's GC Heap "
-               "Alloc Ignore Free (Coarse Sampling)); - unknown; N+ at least N\n");
+    fprintf(f, "Bytes: sizes of the samples; EstBytes: bytes allocated as AllocationTick events "
+               "estimate them (each stands for its AllocationAmount:\n"
+               "PerfView's GC Heap Alloc Ignore Free (Coarse Sampling)); - unknown; N+ at least N;"
+               " GCs/ms50/90: lifetime percentiles%s\n",
+            wide ? "" : " (--wide: Unseen, Pinned, p99, max)");
     if (s->samples_without_size)
         fprintf(f, "note: %" PRIu64 " samples without an object size (AllocationTick before V4)\n",
                 s->samples_without_size);
-    fprintf(f, "%-48s %8s %12s %13s %7s %7s %7s %7s %8s %7s %7s %7s %7s %7s %10s %10s %10s %10s\n",
-            "Type", "Samples", "Bytes", "EstBytes", "DiedG0", "DiedG1", "DiedG2", "Unseen",
-            "AliveEnd", "Pinned", "GCs50", "GCs90", "GCs99", "GCsMax", "ms50", "ms90", "ms99",
-            "msMax");
+    char cells[TYPE_CELLS][CELL];
+    put_row(f, "Type", tw, wide, type_columns, TYPE_CELLS, NULL);
     for (size_t i = 0; i < n; i++) {
         row r = gcs_objects_type(a, i);
-        const gcs_lifetime_summary *l = &r->lifetime;
-        fprintf(f,
-                "%-48s %8" PRIu64 " %12s %13s %7" PRIu64 " %7" PRIu64 " %7" PRIu64
-                " %7" PRIu64 " %8" PRIu64 " %7" PRIu64,
-                display_name(r, idbuf, sizeof idbuf), r->samples,
-                bytes_text(r->sample_bytes, r->samples, r->samples_without_size, b1, sizeof b1),
-                bytes_text(r->estimated_bytes, 1, !ticks, b2, sizeof b2),
-                r->died_in_gc[0], r->died_in_gc[1], r->died_in_gc[2], r->died_unseen,
-                r->alive_at_end, r->pinned);
-        if (l->count)
-            fprintf(f, " %7u %7u %7u %7u %10.3f %10.3f %10.3f %10.3f\n", l->gcs_p50, l->gcs_p90,
-                    l->gcs_p99, l->gcs_max, l->ms_p50, l->ms_p90, l->ms_p99, l->ms_max);
-        else
-            fprintf(f, " %7s %7s %7s %7s %10s %10s %10s %10s\n", "-", "-", "-", "-", "-", "-",
-                    "-", "-");
+        type_cells(s, r, cells);
+        put_row(f, display_name(r, idbuf, sizeof idbuf), tw, wide, type_columns, TYPE_CELLS,
+                cells);
     }
 
     size_t k;
     row *rows = view(a, has_survivors, cmp_survivors, &k);
     fprintf(f, "\nSurvivors at end of trace by type (%zu types)\n", rows ? k : 0);
-    fprintf(f, "%-48s %8s %12s %13s %7s %7s %7s %7s %7s\n", "Type", "Objects", "Bytes",
-            "EstBytes", "Gen0", "Gen1", "Gen2", "LOH", "POH");
+    put_row(f, "Type", tw, wide, survivor_columns, SURVIVOR_CELLS, NULL);
     for (size_t i = 0; rows && i < k; i++) {
         row r = rows[i];
-        fprintf(f,
-                "%-48s %8" PRIu64 " %12s %13s %7" PRIu64 " %7" PRIu64 " %7" PRIu64
-                " %7" PRIu64 " %7" PRIu64 "\n",
-                display_name(r, idbuf, sizeof idbuf), r->alive_at_end,
-                bytes_text(r->alive_at_end_bytes, r->alive_at_end, r->alive_at_end_without_size,
-                           b1, sizeof b1),
-                bytes_text(r->alive_at_end_estimated_bytes, 1, !tick_samples, b2, sizeof b2),
-                r->alive_at_end_gen[0], r->alive_at_end_gen[1], r->alive_at_end_gen[2],
-                r->alive_at_end_gen[3], r->alive_at_end_gen[4]);
+        cell_u64(cells[0], r->alive_at_end);
+        bytes_text(r->alive_at_end_bytes, r->alive_at_end, r->alive_at_end_without_size,
+                   cells[1], CELL);
+        bytes_text(r->alive_at_end_estimated_bytes, 1, !tick_samples, cells[2], CELL);
+        for (int g = 0; g < 5; g++)
+            cell_u64(cells[3 + g], r->alive_at_end_gen[g]);
+        put_row(f, display_name(r, idbuf, sizeof idbuf), tw, wide, survivor_columns,
+                SURVIVOR_CELLS, cells);
     }
     free(rows);
 
     rows = view(a, has_gen2_deaths, cmp_gen2_deaths, &k);
     fprintf(f, "\nGen2 object deaths by type (%zu types)\n", rows ? k : 0);
-    fprintf(f, "%-48s %8s %12s\n", "Type", "Objects", "Bytes");
-    for (size_t i = 0; rows && i < k; i++)
-        fprintf(f, "%-48s %8" PRIu64 " %12s\n", display_name(rows[i], idbuf, sizeof idbuf),
-                rows[i]->died_gen2,
-                bytes_text(rows[i]->died_gen2_bytes, rows[i]->died_gen2,
-                           rows[i]->died_gen2_without_size, b1, sizeof b1));
+    put_row(f, "Type", tw, wide, gen2_columns, 2, NULL);
+    for (size_t i = 0; rows && i < k; i++) {
+        cell_u64(cells[0], rows[i]->died_gen2);
+        bytes_text(rows[i]->died_gen2_bytes, rows[i]->died_gen2, rows[i]->died_gen2_without_size,
+                   cells[1], CELL);
+        put_row(f, display_name(rows[i], idbuf, sizeof idbuf), tw, wide, gen2_columns, 2, cells);
+    }
     free(rows);
 
     counter c[MAX_COUNTERS];
@@ -379,10 +500,10 @@ static void csv_string(FILE *f, const char *s)
 }
 
 /* One row per type with every figure; the two views are sorts of it. */
-static void write_csv(const gcs_objects *a, FILE *f)
+static void write_csv(const gcs_objects *a, FILE *f, const char *trace_name)
 {
     const gcs_objects_summary *s = gcs_objects_get_summary(a);
-    fprintf(f, "type,type_id,samples,bytes,died_gen0_gc,died_gen1_gc,died_gen2_gc,died_unseen,"
+    fprintf(f, "trace,type,type_id,samples,bytes,died_gen0_gc,died_gen1_gc,died_gen2_gc,died_unseen,"
                "died_in_gen2,died_in_gen2_bytes,first_death_gc,last_death_gc,alive_at_end,"
                "alive_at_end_bytes,"
                "alive_gen0,alive_gen1,alive_gen2,alive_loh,alive_poh,pinned,lifetime_count,"
@@ -395,6 +516,9 @@ static void write_csv(const gcs_objects *a, FILE *f)
     for (size_t i = 0; i < n; i++) {
         row r = gcs_objects_type(a, i);
         const gcs_lifetime_summary *l = &r->lifetime;
+        if (trace_name)
+            csv_string(f, trace_name);
+        fputc(',', f);
         csv_string(f, r->name ? r->name : "");
         fputc(',', f);
         write_type_id(f, r->type_id, "");
@@ -405,7 +529,12 @@ static void write_csv(const gcs_objects *a, FILE *f)
                 r->died_in_gc[0], r->died_in_gc[1], r->died_in_gc[2], r->died_unseen,
                 r->died_gen2);
         write_bytes(f, r->died_gen2_bytes, r->died_gen2, r->died_gen2_without_size, "");
-        fprintf(f, ",%u,%u,%" PRIu64 ",", r->first_death_gc, r->last_death_gc, r->alive_at_end);
+        /* GC numbers start at 1: 0 says no death, an empty cell. */
+        if (r->first_death_gc)
+            fprintf(f, ",%u,%u", r->first_death_gc, r->last_death_gc);
+        else
+            fputs(",,", f);
+        fprintf(f, ",%" PRIu64 ",", r->alive_at_end);
         write_bytes(f, r->alive_at_end_bytes, r->alive_at_end, r->alive_at_end_without_size, "");
         fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                    ",%" PRIu64,
@@ -425,16 +554,26 @@ static void write_csv(const gcs_objects *a, FILE *f)
     }
 }
 
-gcs_status gcs_objects_report(const gcs_objects *a, FILE *out, gcs_objects_format format,
-                              gcs_error *err)
+gcs_status gcs_objects_report_write(const gcs_objects *a, FILE *out,
+                                    const gcs_objects_report_options *opts, gcs_error *err)
 {
-    switch (format) {
-    case GCS_OBJECTS_TABLE: write_table(a, out); break;
+    gcs_objects_report_options defaults = {0};
+    if (!opts)
+        opts = &defaults;
+    switch (opts->format) {
+    case GCS_OBJECTS_TABLE: write_table(a, out, opts->wide); break;
     case GCS_OBJECTS_JSON: write_json(a, out); break;
-    case GCS_OBJECTS_CSV: write_csv(a, out); break;
-    default: return GCS_FAIL(err, GCS_ERR_ARG, 0, "unknown report format %d", (int)format);
+    case GCS_OBJECTS_CSV: write_csv(a, out, opts->trace_name); break;
+    default: return GCS_FAIL(err, GCS_ERR_ARG, 0, "unknown report format %d", (int)opts->format);
     }
     if (fflush(out) != 0 || ferror(out))
         return GCS_FAIL(err, GCS_ERR_IO, 0, "writing the report failed");
     return GCS_OK;
+}
+
+gcs_status gcs_objects_report(const gcs_objects *a, FILE *out, gcs_objects_format format,
+                              gcs_error *err)
+{
+    gcs_objects_report_options o = {.format = format};
+    return gcs_objects_report_write(a, out, &o, err);
 }

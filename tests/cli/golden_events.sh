@@ -1,6 +1,7 @@
 #!/bin/sh
 # Golden dumps: `gcscope events --format json`, `gcscope info` and `gcscope stats` of every
-# fixture and shared trace (and `--format text` of a few small ones), regenerated with $GCSCOPE (the sanitized CLI
+# fixture and shared trace (and `--format text` of a few small ones, and
+# `gcscope objects` of the objects fixtures), regenerated with $GCSCOPE (the sanitized CLI
 # from tests/run-tests.sh) into a temporary folder, must equal
 # tests/golden/ byte for byte (after gunzip). On a difference it prints the
 # first differing lines. Refresh with scripts/update-golden.sh.
@@ -12,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 sh scripts/update-golden.sh --out "$tmp" || { echo "golden: regeneration failed"; exit 1; }
 status=0
 compared=0
-for want in tests/golden/*.events.*.gz tests/golden/*.info.txt tests/golden/*.stats*.txt \
+for want in tests/golden/*.events.*.gz tests/golden/*.info.txt tests/golden/*.stats*.txt tests/golden/*.objects* \
             tests/golden/shared/*.events.*.gz tests/golden/shared/*.info.txt; do
     [ -f "$want" ] || continue
     rel=${want#tests/golden/}
@@ -35,7 +36,7 @@ for want in tests/golden/*.events.*.gz tests/golden/*.info.txt tests/golden/*.st
     fi
 done
 # every regenerated file must have a golden (a new fixture needs one)
-for got in "$tmp"/*.events.*.gz "$tmp"/*.info.txt "$tmp"/*.stats*.txt "$tmp"/shared/*; do
+for got in "$tmp"/*.events.*.gz "$tmp"/*.info.txt "$tmp"/*.stats*.txt "$tmp"/*.objects* "$tmp"/shared/*; do
     [ -f "$got" ] || continue
     rel=${got#"$tmp"/}
     [ -f "tests/golden/$rel" ] || { echo "golden: no tests/golden/$rel (run scripts/update-golden.sh)"; status=1; }

@@ -3,7 +3,8 @@
 # for every trace in tests/data, `live --replay` (the live code path fed
 # from the file) prints one row per GC of the stats table, in its order,
 # with the same GC#, PauseStart, Reason, Gen, Suspend, Pause and
-# INCOMPLETE note, and the Duration of the CSV report; and
+# INCOMPLETE note, and the Duration of the CSV report, once: the summary
+# after them is the rollup and percentiles, without the rows again; and
 # --stop-on-pause-ms names the first GC of the stats table whose pause
 # exceeds the limit.
 . tests/cli/live_lib.inc
@@ -37,6 +38,14 @@ for t in $traces; do
          END {if (bad != "") {print "durations differ for GC" bad; exit 1}}' \
         "$WORK/csv.dur" "$WORK/live.dur" || fail "$t: durations"
     [ "$(wc -l <"$WORK/live.dur")" -eq "$(wc -l <"$WORK/csv.dur")" ] || fail "$t: row count"
+    # The summary is the rollup and the percentiles, not the rows again.
+    if grep -q '^GC Rollup By Generation' "$WORK/stats.out"; then
+        grep -q '^GC Rollup By Generation' "$WORK/live.out" || fail "$t: no rollup in the summary"
+        grep -q '^Pause percentiles' "$WORK/live.out" || fail "$t: no percentiles in the summary"
+    fi
+    grep -q '^GCs$' "$WORK/live.out" && fail "$t: the summary lists the GCs again"
+    [ "$(grep -Ec '^ +[0-9]+ +[0-9.-]+ [A-Za-z]' "$WORK/live.out")" -eq "$(wc -l <"$WORK/live.rows")" ] ||
+        fail "$t: GC rows printed more than once"
     n_rows=$((n_rows + $(wc -l <"$WORK/live.rows")))
     # --stop-on-pause-ms: the first GC of the table with Pause > N.
     for limit in 0.5 10 100; do

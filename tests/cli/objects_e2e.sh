@@ -37,7 +37,9 @@ awk -F, -v csv="$tmp.csv" '
 BEGIN {
     # CSV columns after the quoted name (names checked here have no comma).
     while ((getline line < csv) > 0) {
-        if (line !~ /^"/) continue
+        # first the trace column: the file name, quoted
+        if (line !~ /^"objects-movement.nettrace","/) continue
+        line = substr(line, length("\"objects-movement.nettrace\",") + 1)
         name = substr(line, 2, index(substr(line, 2), "\"") - 1)
         rest = substr(line, length(name) + 4)
         n = split(rest, f, ",")

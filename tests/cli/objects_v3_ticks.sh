@@ -75,6 +75,7 @@ csv_columns() { # CSV COLUMN... -> "type_id col..." per type row
     csv=$1
     shift
     awk -v want="$*" '
+    { sub(/^("[^"]*"|trace),/, "") } # the trace column (a file name without quotes)
     NR == 1 { for (i = 1; i <= NF; i++) at[$i] = i; next }
     {
         # a quoted name may hold commas: take it out first

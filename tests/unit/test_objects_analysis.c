@@ -257,7 +257,7 @@ static void test_lifetimes(void)
     fclose(f);
     /* The tick counted twice for the same object stands for its bytes twice
      * in the estimate (PerfView counts every tick), the survivor once. */
-    CHECK(strstr(buf, "\"GcLoad.KeptToEnd\",192,1,48,0,0,0,0,0,0,0,0,1,48,0,0,1,0,0,1,0,,,,,,,,"
+    CHECK(strstr(buf, ",\"GcLoad.KeptToEnd\",192,1,48,0,0,0,0,0,0,,,1,48,0,0,1,0,0,1,0,,,,,,,,"
                       ",0,2,200000,0,0,100000\n") != NULL);
     CHECK(strstr(buf, "\"GcLoad.DiesYoung\",160,1,24,1,0,0,0,0,0,1,1,0,0,0,0,0,0,0,0,1,"
                       "1,1,1,1,9.000,9.000,9.000,9.000,0,1,100000,0,0,0\n") != NULL);
@@ -552,11 +552,11 @@ static void test_unknown_sizes_and_estimates(void)
     free(json);
 
     char *csv = report_text(GCS_OBJECTS_CSV);
-    CHECK(strstr(csv, "\n\"V3Only\",160,3,,2,0,0,0,0,0,1,1,1,,") != NULL);
+    CHECK(strstr(csv, "\n,\"V3Only\",160,3,,2,0,0,0,0,0,1,1,1,,") != NULL);
     CHECK(strstr(csv, ",3,3,300200,0,1,100200\n") != NULL);
-    CHECK(strstr(csv, "\n\"Mixed\",176,2,40,0,0,1,0,1,,3,3,1,40,") != NULL);
-    CHECK(strstr(csv, "\n\"NoAddress\",192,0,0,") != NULL);
-    CHECK(strstr(csv, "\n\"\",,0,0,") != NULL);
+    CHECK(strstr(csv, "\n,\"Mixed\",176,2,40,0,0,1,0,1,,3,3,1,40,") != NULL);
+    CHECK(strstr(csv, "\n,\"NoAddress\",192,0,0,") != NULL);
+    CHECK(strstr(csv, "\n,\"\",,0,0,") != NULL);
     free(csv);
 
     char *table = report_text(GCS_OBJECTS_TABLE);

@@ -1,5 +1,5 @@
 /*
- * gcscope objects TRACE [--format table|json|csv]
+ * gcscope objects TRACE [--format table|json|csv] [--wide]
  *
  * Follows the sampled objects of a trace across GCs (moved and surviving
  * ranges) and tells, per type, how many died young, in which GC, how long
@@ -10,10 +10,11 @@
 #include "cli_util.h"
 #include "commands.h"
 
-enum { OPT_FORMAT = 1 };
+enum { OPT_FORMAT = 1, OPT_WIDE };
 
 static const cli_option objects_options[] = {
     {OPT_FORMAT, "format", 0, "table|json|csv", "output format (default table)"},
+    {OPT_WIDE, "wide", 0, NULL, "table: every column, type names in full (JSON/CSV have all)"},
     {0},
 };
 
@@ -33,6 +34,7 @@ const cli_command cmd_objects = {
 static int run_objects(int argc, char **argv)
 {
     cli_format fmt = CLI_FMT_TEXT;
+    bool wide = false;
     cli_args a;
     cli_args_init(&a, &cmd_objects, argc, argv);
     int id;
@@ -41,6 +43,9 @@ static int run_objects(int argc, char **argv)
         case OPT_FORMAT:
             if (!cli_parse_format(a.value, true, &fmt))
                 return cli_usage_error(&cmd_objects, "--format takes table, json or csv");
+            break;
+        case OPT_WIDE:
+            wide = true;
             break;
         }
     }
@@ -83,10 +88,15 @@ static int run_objects(int argc, char **argv)
         cli_report_error(path, &err);
         rc = CLI_FAILED;
     } else {
-        gcs_objects_format f = fmt == CLI_FMT_JSON  ? GCS_OBJECTS_JSON
-                               : fmt == CLI_FMT_CSV ? GCS_OBJECTS_CSV
-                                                    : GCS_OBJECTS_TABLE;
-        if (gcs_objects_report(an, stdout, f, &err) != GCS_OK) {
+        const char *base = strrchr(path, '/');
+        gcs_objects_report_options ro = {
+            .format = fmt == CLI_FMT_JSON  ? GCS_OBJECTS_JSON
+                      : fmt == CLI_FMT_CSV ? GCS_OBJECTS_CSV
+                                           : GCS_OBJECTS_TABLE,
+            .wide = wide,
+            .trace_name = base ? base + 1 : path, /* as stats names it */
+        };
+        if (gcs_objects_report_write(an, stdout, &ro, &err) != GCS_OK) {
             fprintf(stderr, "gcscope objects: %s\n", err.reason);
             rc = CLI_FAILED;
         }

@@ -142,6 +142,7 @@ int live_apply_option(live_opts *o, const cli_command *cmd, int id, const char *
 /* ---- GC rows: the watch's settled GCs ---- */
 
 typedef struct gc_rows {
+    FILE *out; /* stdout, or stderr when the stream goes to stdout */
     bool print_rows, header_printed;
     uint64_t rows;
     uint64_t count[3]; /* rows by generation (the summary without an analysis) */
@@ -166,7 +167,7 @@ static void print_row(gc_rows *w, const gcs_gc_info *g)
     if (!w->print_rows)
         return;
     if (!w->header_printed) {
-        printf("  %6s %12s %-16s %-5s %9s %9s %9s\n", "GC#", "PauseStart", "Reason", "Gen",
+        fprintf(w->out, "  %6s %12s %-16s %-5s %9s %9s %9s\n", "GC#", "PauseStart", "Reason", "Gen",
                "Suspend", "Pause", "Duration");
         w->header_printed = true;
     }
@@ -179,27 +180,22 @@ static void print_row(gc_rows *w, const gcs_gc_info *g)
         snprintf(rb, sizeof rb, "%u", g->reason);
         reason = rb;
     }
-    printf("  %6d %12s %-16s %-5s %9s %9s %9s", g->number, ms_text(c[0], 32, g->pause_start_ms),
+    fprintf(w->out, "  %6d %12s %-16s %-5s %9s %9s %9s", g->number, ms_text(c[0], 32, g->pause_start_ms),
            reason, gen, ms_text(c[1], 32, g->suspend_ms), ms_text(c[2], 32, g->pause_ms),
            ms_text(c[3], 32, g->duration_ms));
     if (!g->is_complete)
-        printf("  INCOMPLETE: %s", gcs_gc_incomplete_name(g->incomplete_reason));
-    printf("\n");
-    fflush(stdout);
+        fprintf(w->out, "  INCOMPLETE: %s", gcs_gc_incomplete_name(g->incomplete_reason));
+    fputc('\n', w->out);
+    fflush(w->out);
 }
 
-/* The GC analysis of everything seen (the `gcscope stats` table: header,
- * rollups, percentiles, histogram, every GC), then one line of counts. */
-static void print_summary(const gc_rows *w, const gcs_gc_analyzer *an, const char *name)
+/* GCs seen by generation (0, 1, 2), and in all: the analysis' when there
+ * is one, else the rows'. */
+static uint64_t count_gcs(const gc_rows *w, const gcs_gc_analyzer *an, uint64_t count[3])
 {
-    uint64_t count[3] = {0, 0, 0}, total = 0;
+    uint64_t total = 0;
+    count[0] = count[1] = count[2] = 0;
     if (an) {
-        printf("\n");
-        gcs_gc_report_options ro;
-        memset(&ro, 0, sizeof ro);
-        ro.format = GCS_GC_FORMAT_TABLE;
-        ro.trace_name = name;
-        gcs_gc_report_write(stdout, an, &ro);
         for (size_t i = 0; i < gcs_gc_process_count(an); i++) {
             const gcs_gc_process *p = gcs_gc_process_at(an, i);
             for (size_t k = 0; k < p->gc_count; k++) {
@@ -212,9 +208,28 @@ static void print_summary(const gc_rows *w, const gcs_gc_analyzer *an, const cha
             count[g] = w->count[g];
         total = w->rows;
     }
-    printf("gcs total=%" PRIu64 " gen0=%" PRIu64 " gen1=%" PRIu64 " gen2=%" PRIu64 "\n", total,
+    return total;
+}
+
+/* The GC analysis of everything seen: the `gcscope stats` table without
+ * its per-GC list (the rows were printed as they came): header, rollups,
+ * percentiles, histogram, problems; then one line of counts. */
+static void print_summary(const gc_rows *w, const gcs_gc_analyzer *an, const char *name)
+{
+    uint64_t count[3];
+    uint64_t total = count_gcs(w, an, count);
+    if (an) {
+        fputc('\n', w->out);
+        gcs_gc_report_options ro;
+        memset(&ro, 0, sizeof ro);
+        ro.format = GCS_GC_FORMAT_TABLE;
+        ro.trace_name = name;
+        ro.summary_only = true;
+        gcs_gc_report_write(w->out, an, &ro);
+    }
+    fprintf(w->out, "gcs total=%" PRIu64 " gen0=%" PRIu64 " gen1=%" PRIu64 " gen2=%" PRIu64 "\n", total,
            count[0], count[1], count[2]);
-    fflush(stdout);
+    fflush(w->out);
 }
 
 /* How the watch ended, one line each (stderr). */
@@ -239,25 +254,28 @@ static void print_ending(const live_opts *o, const gcs_watch_outcome *out)
                 o->cmd);
 }
 
-/* What happened to the saved file; false if it could not be finished. */
-static bool print_saved(const live_opts *o, const gcs_watch_outcome *out)
+/* What happened to the saved file, on one line ended by `tail` (the
+ * record summary, or ""); false if it could not be finished. */
+static bool print_saved(const live_opts *o, const gcs_watch_outcome *out, FILE *f,
+                        const char *tail)
 {
     const gcs_tee_result *tr = &out->save;
     if (!out->saved) {
         fprintf(stderr, "gcscope %s: %s\n", o->cmd, out->save_error);
         return false;
     }
+    const char *path = strcmp(o->watch.out_path, "-") ? o->watch.out_path : "to stdout";
     if (tr->repaired && tr->bytes_kept - 1 == tr->bytes_received)
-        printf("saved %s: %" PRIu64 " bytes, %" PRIu64
-               " whole blocks; the stream stopped between blocks: end marker added\n",
-               o->watch.out_path, tr->bytes_kept, tr->objects);
+        fprintf(f, "saved %s: %" PRIu64 " bytes, %" PRIu64
+                   " whole blocks; the stream stopped between blocks: end marker added%s\n",
+                path, tr->bytes_kept, tr->objects, tail);
     else if (tr->repaired)
-        printf("saved %s: %" PRIu64 " bytes, %" PRIu64 " whole blocks; cut to the last whole block (%" PRIu64
-               " of %" PRIu64 " bytes received) and end marker added\n",
-               o->watch.out_path, tr->bytes_kept, tr->objects, tr->bytes_kept - 1, tr->bytes_received);
+        fprintf(f, "saved %s: %" PRIu64 " bytes, %" PRIu64 " whole blocks; cut to the last whole block (%" PRIu64
+                   " of %" PRIu64 " bytes received) and end marker added%s\n",
+                path, tr->bytes_kept, tr->objects, tr->bytes_kept - 1, tr->bytes_received, tail);
     else
-        printf("saved %s: %" PRIu64 " bytes%s\n", o->watch.out_path, tr->bytes_kept,
-               tr->framing_known ? ", complete" : " (framing not checked)");
+        fprintf(f, "saved %s: %" PRIu64 " bytes%s%s\n", path, tr->bytes_kept,
+                tr->framing_known ? ", complete" : " (framing not checked)", tail);
     return true;
 }
 
@@ -274,7 +292,11 @@ int live_run(const live_opts *o)
 
     gcs_error err;
     gcs_error_clear(&err);
-    gcs_watch *w = gcs_watch_start(&o->watch, &err);
+    /* -o -: the tee writes to the standard output (a pipe or a file). */
+    gcs_watch_options wo = o->watch;
+    if (wo.out_path && !strcmp(wo.out_path, "-"))
+        wo.out_path = "/dev/stdout";
+    gcs_watch *w = gcs_watch_start(&wo, &err);
     if (!w) {
         fprintf(stderr, "gcscope %s: %s\n", o->cmd, err.reason);
         signal(SIGINT, SIG_DFL);
@@ -293,6 +315,7 @@ int live_run(const live_opts *o)
 
     gc_rows rows;
     memset(&rows, 0, sizeof rows);
+    rows.out = o->watch.out_path && !strcmp(o->watch.out_path, "-") ? stderr : stdout;
     rows.print_rows = o->print_rows;
     int signals_seen = 0;
     for (;;) {
@@ -322,20 +345,34 @@ int live_run(const live_opts *o)
     } else {
         snprintf(name, sizeof name, "live session on pid %u", (unsigned)o->watch.pid);
     }
-    print_summary(&rows, gcs_watch_analyzer(w), name);
+    if (!o->one_line)
+        print_summary(&rows, gcs_watch_analyzer(w), name);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
                  (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
     double elapsed = outcome->elapsed_s;
     const gcs_reader_stats *rs = &outcome->stream;
-    fprintf(stderr,
+    if (!o->one_line)
+        fprintf(stderr,
             "stream: %" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " bytes in %.1f s; "
             "gcscope cpu %.3f s (%.1f%%)\n",
             rs->events, rs->lost_events, rs->bytes_read, elapsed, cpu,
             elapsed > 0 ? 100.0 * cpu / elapsed : 0.0);
+    /* record's one line: what a file holds, after what the save did. */
+    char tail[200] = "", lost[40] = "";
+    if (o->one_line) {
+        uint64_t count[3];
+        uint64_t total = count_gcs(&rows, gcs_watch_analyzer(w), count);
+        if (rs->lost_events)
+            snprintf(lost, sizeof lost, " (%" PRIu64 " lost)", rs->lost_events);
+        snprintf(tail, sizeof tail,
+                 "; %" PRIu64 " events%s, %" PRIu64 " GCs (gen0 %" PRIu64 ", gen1 %" PRIu64
+                 ", gen2 %" PRIu64 "), %.1f s",
+                 rs->events, lost, total, count[0], count[1], count[2], elapsed);
+    }
     int rc = 0;
-    if (o->watch.out_path && !print_saved(o, outcome))
+    if (o->watch.out_path && !print_saved(o, outcome, rows.out, tail))
         rc = 2;
     if (outcome->analysis_failed)
         rc = 2;

@@ -13,6 +13,7 @@
 typedef struct live_opts {
     const char *cmd;            /* "live" or "record" (messages) */
     bool print_rows;            /* one line per GC on stdout */
+    bool one_line;              /* record: only the one-line summary (no rollup) */
     gcs_watch_options watch;    /* what to watch, where to save, when to stop */
 } live_opts;
 
@@ -40,7 +41,8 @@ int live_apply_option(live_opts *o, const cli_command *cmd, int id, const char *
 bool live_parse_pid(const char *s, uint32_t *pid);
 
 /* Attaches, streams until stopped (signal, duration, pause, process
- * exit), prints the summary; returns the exit code. */
+ * exit), prints the summary; returns the exit code. With watch.out_path
+ * "-" (the stream goes to stdout) everything else is printed on stderr. */
 int live_run(const live_opts *o);
 
 #endif
