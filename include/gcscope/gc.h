@@ -260,6 +260,12 @@ typedef struct gcs_gc_filter {
     size_t limit;         /* > 0: at most limit rows per runtime (after top) */
 } gcs_gc_filter;
 
+/* True when gc meets every condition of f but top and limit (which rank
+ * and count a whole list): generation, kind, induced, minimum pause, time
+ * range. The report selects its rows with it; `gcscope live` its rows as
+ * they come. */
+bool gcs_gc_filter_match(const gcs_gc_filter *f, const gcs_gc_info *gc);
+
 typedef struct gcs_gc_report_options {
     gcs_gc_format format;
     bool filter_pid;    /* only the process pid */

@@ -108,8 +108,7 @@ static bool filter_active(const gcs_gc_filter *f)
            f->has_to || f->top || f->limit;
 }
 
-/* Every condition but top and limit. */
-static bool filter_passes(const gcs_gc_info *gc, const gcs_gc_filter *f)
+bool gcs_gc_filter_match(const gcs_gc_filter *f, const gcs_gc_info *gc)
 {
     if (f->gen_mask && (gc->generation > 2 || !(f->gen_mask & (1u << gc->generation))))
         return false;
@@ -157,7 +156,7 @@ static long select_gcs(const gcs_gc_process *p, const gcs_gc_filter *f, size_t *
     size_t n = 0;
     for (size_t i = 0; i < p->gc_count; i++) {
         const gcs_gc_info *gc = &p->gcs[i];
-        if (!filter_passes(gc, f))
+        if (!gcs_gc_filter_match(f, gc))
             continue;
         /* Top ranks the pauses that are known. */
         if (f->top && !(gc->is_complete && isfinite(gc->pause_ms)))

@@ -36,7 +36,7 @@ void cli_print_usage(FILE *f, const cli_command *cmd)
 {
     fprintf(f, "usage: gcscope %s [options]%s%s\n  %s\n\noptions:\n", cmd->name,
             cmd->operands ? " " : "", cmd->operands ? cmd->operands : "", cmd->summary);
-    const cli_option *tables[] = {cmd->options, cmd->more_options};
+    const cli_option *tables[] = {cmd->options, cmd->filter_options, cmd->more_options};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const cli_option *o = tables[t]; o && o->id; o++)
             print_option(f, o);
@@ -74,7 +74,7 @@ static const cli_option *find_option(const cli_command *cmd, const char *name, s
     if (letter ? letter == help_option.letter
                : (name_len == strlen(help_option.name) && !strncmp(name, help_option.name, name_len)))
         return &help_option;
-    const cli_option *tables[] = {cmd->options, cmd->more_options};
+    const cli_option *tables[] = {cmd->options, cmd->filter_options, cmd->more_options};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const cli_option *o = tables[t]; o && o->id; o++)
             if (letter ? o->letter == letter
@@ -178,6 +178,87 @@ bool cli_parse_ms(const char *s, double *out)
         return false;
     *out = strtod(s, NULL);
     return true;
+}
+
+/* ---- GC filters ---- */
+
+const cli_option cli_gc_filter_options[] = {
+    {CLI_FILTER_OPT_GEN, "gen", 0, "0|1|2", "only GCs of this generation (repeat for several)"},
+    {CLI_FILTER_OPT_KIND, "kind", 0, "blocking|background|foreground", "only GCs of this kind (repeatable)"},
+    {CLI_FILTER_OPT_INDUCED, "induced", 0, NULL, "only induced GCs (GC.Collect and the like)"},
+    {CLI_FILTER_OPT_MIN_PAUSE, "min-pause-ms", 0, "X", "only complete GCs pausing at least X ms"},
+    {CLI_FILTER_OPT_FROM, "from-ms", 0, "T", "only GCs whose pause starts at or after T ms"},
+    {CLI_FILTER_OPT_TO, "to-ms", 0, "T", "only GCs whose pause starts before T ms"},
+    {CLI_FILTER_OPT_LIMIT, "limit", 0, "N", "at most N GC rows per runtime"},
+    {0},
+};
+
+bool cli_is_gc_filter_option(int id)
+{
+    return id >= CLI_FILTER_OPT_FIRST && id < CLI_FILTER_OPT_END;
+}
+
+bool cli_parse_count(const char *s, size_t *out)
+{
+    uint64_t n;
+    if (!cli_parse_uint(s, 1, 1000000000, &n))
+        return false;
+    *out = (size_t)n;
+    return true;
+}
+
+int cli_gc_filter_apply(const cli_command *cmd, int id, const char *v, gcs_gc_filter *f)
+{
+    uint64_t gen;
+    switch (id) {
+    case CLI_FILTER_OPT_GEN:
+        if (!cli_parse_uint(v, 0, 2, &gen))
+            return cli_usage_error(cmd, "--gen takes 0, 1 or 2");
+        f->gen_mask |= 1u << gen;
+        break;
+    case CLI_FILTER_OPT_KIND:
+        if (strcmp(v, "blocking") == 0)
+            f->kind_mask |= 1u << GCS_GC_NONCONCURRENT;
+        else if (strcmp(v, "background") == 0)
+            f->kind_mask |= 1u << GCS_GC_BACKGROUND;
+        else if (strcmp(v, "foreground") == 0)
+            f->kind_mask |= 1u << GCS_GC_FOREGROUND;
+        else
+            return cli_usage_error(cmd, "--kind takes blocking, background or foreground");
+        break;
+    case CLI_FILTER_OPT_INDUCED:
+        f->induced = true;
+        break;
+    case CLI_FILTER_OPT_MIN_PAUSE:
+        if (!cli_parse_ms(v, &f->min_pause_ms))
+            return cli_usage_error(cmd, "--min-pause-ms takes a number of ms");
+        f->has_min_pause = true;
+        break;
+    case CLI_FILTER_OPT_FROM:
+        if (!cli_parse_ms(v, &f->from_ms))
+            return cli_usage_error(cmd, "--from-ms takes a number of ms");
+        f->has_from = true;
+        break;
+    case CLI_FILTER_OPT_TO:
+        if (!cli_parse_ms(v, &f->to_ms))
+            return cli_usage_error(cmd, "--to-ms takes a number of ms");
+        f->has_to = true;
+        break;
+    case CLI_FILTER_OPT_LIMIT:
+        if (!cli_parse_count(v, &f->limit))
+            return cli_usage_error(cmd, "--limit takes a count of at least 1");
+        break;
+    default:
+        assert(!"not a filter option");
+    }
+    return CLI_OK;
+}
+
+int cli_gc_filter_check(const cli_command *cmd, const gcs_gc_filter *f)
+{
+    if (f->has_from && f->has_to && !(f->from_ms < f->to_ms))
+        return cli_usage_error(cmd, "--from-ms must be below --to-ms");
+    return CLI_OK;
 }
 
 bool cli_reject_directory(const char *who, const char *path)

@@ -35,6 +35,7 @@ typedef struct cli_command {
     const char *summary;             /* one line, also listed by `gcscope help` */
     const cli_option *options;       /* the command's own, ended by id 0; may be NULL */
     const cli_option *more_options;  /* a table shared with other commands; may be NULL */
+    const cli_option *filter_options; /* cli_gc_filter_options or NULL */
     const char *notes;               /* lines printed after the options; may be NULL */
     int (*run)(int argc, char **argv); /* argv[0] is the command name; returns the exit code */
 } cli_command;
@@ -107,6 +108,36 @@ void cli_report_error(const char *path, const gcs_error *err);
 typedef enum cli_format { CLI_FMT_TEXT, CLI_FMT_JSON, CLI_FMT_CSV } cli_format;
 /* Parses a --format value; accepts "text"/"table", "json", and "csv" when allow_csv. */
 bool cli_parse_format(const char *s, bool allow_csv, cli_format *out);
+
+/*
+ * The GC filters stats, live and record share (cli_command.filter_options):
+ * --gen, --kind, --induced, --min-pause-ms, --from-ms, --to-ms, --limit.
+ * Their ids start at CLI_FILTER_OPT_FIRST, above the commands' own and the
+ * live ones. --top is stats' own (a stream cannot rank what is to come).
+ */
+enum {
+    CLI_FILTER_OPT_FIRST = 200,
+    CLI_FILTER_OPT_GEN = CLI_FILTER_OPT_FIRST,
+    CLI_FILTER_OPT_KIND,
+    CLI_FILTER_OPT_INDUCED,
+    CLI_FILTER_OPT_MIN_PAUSE,
+    CLI_FILTER_OPT_FROM,
+    CLI_FILTER_OPT_TO,
+    CLI_FILTER_OPT_LIMIT,
+    CLI_FILTER_OPT_END
+};
+extern const cli_option cli_gc_filter_options[];
+
+/* True for the id of one of cli_gc_filter_options. */
+bool cli_is_gc_filter_option(int id);
+/* Applies one of cli_gc_filter_options (id, its value) to f: CLI_OK, or
+ * CLI_USAGE after the message and cmd's usage. */
+int cli_gc_filter_apply(const cli_command *cmd, int id, const char *value, gcs_gc_filter *f);
+/* Checks the filter as a whole once every option is read (--from-ms below
+ * --to-ms): CLI_OK, or CLI_USAGE after the message and cmd's usage. */
+int cli_gc_filter_check(const cli_command *cmd, const gcs_gc_filter *f);
+/* Parses a count of rows (1..10^9). */
+bool cli_parse_count(const char *s, size_t *out);
 
 /* Writes s as a JSON string literal (with quotes). */
 void cli_json_string(FILE *f, const char *s);

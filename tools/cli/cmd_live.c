@@ -23,9 +23,14 @@ const cli_command cmd_live = {
     .max_operands = 1,
     .summary = "attach to a running process and print each GC as it completes",
     .options = live_options,
+    .filter_options = cli_gc_filter_options,
     .more_options = live_common_options,
     .notes = "Ctrl-C or SIGTERM stops the session and prints the summary.\n"
-             "Without PID: --socket PATH or --replay FILE.\n",
+             "Without PID: --socket PATH or --replay FILE.\n"
+             "Filters (--gen .. --limit) select the GC rows printed as they come; the summary\n"
+             "counts every GC and says the rows were filtered; --stop-on-pause-ms sees every\n"
+             "GC. There is no --top: a stream cannot rank pauses still to come (use\n"
+             "`gcscope stats --top N` on a saved trace).\n",
     .run = run_live,
 };
 
@@ -42,11 +47,16 @@ static int run_live(int argc, char **argv)
     while ((id = cli_args_next(&a)) > 0) {
         if (id == OPT_REPLAY)
             o.watch.replay_path = a.value;
-        else if (live_apply_option(&o, &cmd_live, id, a.value) != CLI_OK)
+        else if (cli_is_gc_filter_option(id)) {
+            if (live_apply_filter(&o, &cmd_live, id, a.value) != CLI_OK)
+                return CLI_USAGE;
+        } else if (live_apply_option(&o, &cmd_live, id, a.value) != CLI_OK)
             return CLI_USAGE;
     }
     if (id == CLI_ARG_STOP)
         return a.exit_code;
+    if (cli_gc_filter_check(&cmd_live, &o.filter) != CLI_OK)
+        return CLI_USAGE;
     if (a.operand[0] && !live_parse_pid(a.operand[0], &o.watch.pid))
         return cli_usage_error(&cmd_live, "'%s' is not a process id", a.operand[0]);
     if (!a.operand[0] && !o.watch.socket_path && !o.watch.replay_path)

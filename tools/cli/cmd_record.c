@@ -32,12 +32,15 @@ const cli_command cmd_record = {
     .max_operands = 1,
     .summary = "save a running process's GC events as a .nettrace file",
     .options = record_options,
+    .filter_options = cli_gc_filter_options,
     .more_options = live_common_options,
     .notes = "Stops on Ctrl-C/SIGTERM, after --duration, on a pause over --stop-on-pause-ms,\n"
              "or when the process exits; the file is then closed as a valid trace.\n"
              "Prints one line: file, bytes, events, GCs, duration (--rows: more).\n"
              "-o - writes the stream to stdout (a pipe or a file) and every message to stderr.\n"
-             "Without PID: --socket PATH.\n",
+             "Without PID: --socket PATH.\n"
+             "Filters (--gen .. --limit) select the --rows printed, not what is saved nor\n"
+             "what --stop-on-pause-ms sees; the summary counts every GC.\n",
     .run = run_record,
 };
 
@@ -121,11 +124,18 @@ static int run_record(int argc, char **argv)
             force = true;
         else if (id == OPT_ROWS)
             o.print_rows = true, o.one_line = false;
-        else if (live_apply_option(&o, &cmd_record, id, a.value) != CLI_OK)
+        else if (cli_is_gc_filter_option(id)) {
+            if (live_apply_filter(&o, &cmd_record, id, a.value) != CLI_OK)
+                return CLI_USAGE;
+        } else if (live_apply_option(&o, &cmd_record, id, a.value) != CLI_OK)
             return CLI_USAGE;
     }
     if (id == CLI_ARG_STOP)
         return a.exit_code;
+    if (cli_gc_filter_check(&cmd_record, &o.filter) != CLI_OK)
+        return CLI_USAGE;
+    if (o.filtered && !o.print_rows)
+        return cli_usage_error(&cmd_record, "the filters select the rows: add --rows");
     if (a.operand[0] && !live_parse_pid(a.operand[0], &o.watch.pid))
         return cli_usage_error(&cmd_record, "'%s' is not a process id", a.operand[0]);
     if (!a.operand[0] && !o.watch.socket_path)

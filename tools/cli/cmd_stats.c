@@ -13,8 +13,7 @@
 #include "commands.h"
 
 enum {
-    OPT_FORMAT = 1, OPT_PROCESS, OPT_COLUMNS, OPT_WIDE, OPT_COLOR, OPT_GEN, OPT_KIND, OPT_INDUCED,
-    OPT_MIN_PAUSE, OPT_FROM, OPT_TO, OPT_TOP, OPT_LIMIT, OPT_LONG_PAUSE
+    OPT_FORMAT = 1, OPT_PROCESS, OPT_COLUMNS, OPT_WIDE, OPT_COLOR, OPT_TOP, OPT_LONG_PAUSE
 };
 
 static const cli_option stats_options[] = {
@@ -23,14 +22,7 @@ static const cli_option stats_options[] = {
     {OPT_COLUMNS, "columns", 0, "LIST", "per-GC table columns, comma-separated (--columns help lists them)"},
     {OPT_WIDE, "wide", 0, NULL, "every per-GC column (JSON and CSV always have them all)"},
     {OPT_COLOR, "color", 0, "auto|always|never", "color the table (auto: on a terminal, unless NO_COLOR)"},
-    {OPT_GEN, "gen", 0, "0|1|2", "only GCs of this generation (repeat for several)"},
-    {OPT_KIND, "kind", 0, "blocking|background|foreground", "only GCs of this kind (repeatable)"},
-    {OPT_INDUCED, "induced", 0, NULL, "only induced GCs (GC.Collect and the like)"},
-    {OPT_MIN_PAUSE, "min-pause-ms", 0, "X", "only complete GCs pausing at least X ms"},
-    {OPT_FROM, "from-ms", 0, "T", "only GCs whose pause starts at or after T ms"},
-    {OPT_TO, "to-ms", 0, "T", "only GCs whose pause starts before T ms"},
     {OPT_TOP, "top", 0, "N", "only the N longest pauses, longest first"},
-    {OPT_LIMIT, "limit", 0, "N", "at most N GC rows per runtime"},
     {OPT_LONG_PAUSE, "long-pause-ms", 0, "X", "threshold of the long pauses section (default 200)"},
     {0},
 };
@@ -49,6 +41,7 @@ const cli_command cmd_stats = {
     .max_operands = 1,
     .summary = "per-GC statistics (TraceEvent GCStats)",
     .options = stats_options,
+    .filter_options = cli_gc_filter_options,
     .notes = STATS_NOTES,
     .run = run_stats,
 };
@@ -150,15 +143,6 @@ static void facts_free(stats_facts *sf)
         free(sf->p[i].command_line);
 }
 
-static bool parse_count(const char *v, size_t *out)
-{
-    uint64_t n;
-    if (!cli_parse_uint(v, 1, 1000000000, &n))
-        return false;
-    *out = (size_t)n;
-    return true;
-}
-
 static int run_stats(int argc, char **argv)
 {
     gcs_gc_report_options ro;
@@ -170,9 +154,14 @@ static int run_stats(int argc, char **argv)
     cli_args_init(&a, &cmd_stats, argc, argv);
     int id;
     cli_format fmt;
-    uint64_t pid, gen;
+    uint64_t pid;
     while ((id = cli_args_next(&a)) > 0) {
         const char *v = a.value;
+        if (cli_is_gc_filter_option(id)) {
+            if (cli_gc_filter_apply(&cmd_stats, id, v, flt) != CLI_OK)
+                return CLI_USAGE;
+            continue;
+        }
         switch (id) {
         case OPT_FORMAT:
             if (!cli_parse_format(v, true, &fmt))
@@ -213,46 +202,9 @@ static int run_stats(int argc, char **argv)
             else
                 return cli_usage_error(&cmd_stats, "--color takes auto, always or never");
             break;
-        case OPT_GEN:
-            if (!cli_parse_uint(v, 0, 2, &gen))
-                return cli_usage_error(&cmd_stats, "--gen takes 0, 1 or 2");
-            flt->gen_mask |= 1u << gen;
-            break;
-        case OPT_KIND:
-            if (strcmp(v, "blocking") == 0)
-                flt->kind_mask |= 1u << GCS_GC_NONCONCURRENT;
-            else if (strcmp(v, "background") == 0)
-                flt->kind_mask |= 1u << GCS_GC_BACKGROUND;
-            else if (strcmp(v, "foreground") == 0)
-                flt->kind_mask |= 1u << GCS_GC_FOREGROUND;
-            else
-                return cli_usage_error(&cmd_stats, "--kind takes blocking, background or foreground");
-            break;
-        case OPT_INDUCED:
-            flt->induced = true;
-            break;
-        case OPT_MIN_PAUSE:
-            if (!cli_parse_ms(v, &flt->min_pause_ms))
-                return cli_usage_error(&cmd_stats, "--min-pause-ms takes a number of ms");
-            flt->has_min_pause = true;
-            break;
-        case OPT_FROM:
-            if (!cli_parse_ms(v, &flt->from_ms))
-                return cli_usage_error(&cmd_stats, "--from-ms takes a number of ms");
-            flt->has_from = true;
-            break;
-        case OPT_TO:
-            if (!cli_parse_ms(v, &flt->to_ms))
-                return cli_usage_error(&cmd_stats, "--to-ms takes a number of ms");
-            flt->has_to = true;
-            break;
         case OPT_TOP:
-            if (!parse_count(v, &flt->top))
+            if (!cli_parse_count(v, &flt->top))
                 return cli_usage_error(&cmd_stats, "--top takes a count of at least 1");
-            break;
-        case OPT_LIMIT:
-            if (!parse_count(v, &flt->limit))
-                return cli_usage_error(&cmd_stats, "--limit takes a count of at least 1");
             break;
         case OPT_LONG_PAUSE:
             if (!cli_parse_ms(v, &ro.long_pause_ms) || !(ro.long_pause_ms > 0))
@@ -262,8 +214,8 @@ static int run_stats(int argc, char **argv)
     }
     if (id == CLI_ARG_STOP)
         return a.exit_code;
-    if (flt->has_from && flt->has_to && !(flt->from_ms < flt->to_ms))
-        return cli_usage_error(&cmd_stats, "--from-ms must be below --to-ms");
+    if (cli_gc_filter_check(&cmd_stats, flt) != CLI_OK)
+        return CLI_USAGE;
     if (color < 0) {
         const char *no_color = getenv("NO_COLOR");
         color = isatty(STDOUT_FILENO) && !(no_color && no_color[0]);

@@ -139,14 +139,70 @@ int live_apply_option(live_opts *o, const cli_command *cmd, int id, const char *
     return CLI_OK;
 }
 
+int live_apply_filter(live_opts *o, const cli_command *cmd, int id, const char *value)
+{
+    if (cli_gc_filter_apply(cmd, id, value, &o->filter) != CLI_OK)
+        return CLI_USAGE;
+    o->filtered = true;
+    const cli_option *opt = cli_gc_filter_options;
+    while (opt->id != id)
+        opt++;
+    size_t len = strlen(o->filter_words);
+    if (len < sizeof o->filter_words)
+        snprintf(o->filter_words + len, sizeof o->filter_words - len, "%s--%s%s%s",
+                 len ? " " : "", opt->name, value ? " " : "", value ? value : "");
+    return CLI_OK;
+}
+
 /* ---- GC rows: the watch's settled GCs ---- */
+
+/* Rows printed per runtime (--limit counts per runtime, as in stats). */
+enum { MAX_ROW_RUNTIMES = 64 };
+typedef struct runtime_rows {
+    uint32_t pid;
+    uint16_t clr_instance_id;
+    size_t printed;
+} runtime_rows;
 
 typedef struct gc_rows {
     FILE *out; /* stdout, or stderr when the stream goes to stdout */
     bool print_rows, header_printed;
-    uint64_t rows;
-    uint64_t count[3]; /* rows by generation (the summary without an analysis) */
+    const gcs_gc_filter *filter; /* NULL: every GC gets a row */
+    uint64_t rows;     /* GCs seen */
+    uint64_t printed;  /* rows printed (the filter's) */
+    uint64_t count[3]; /* GCs by generation (the summary without an analysis) */
+    runtime_rows runtime[MAX_ROW_RUNTIMES];
+    size_t n_runtimes;
 } gc_rows;
+
+/* The row count of gc's runtime (the last slot when there are too many). */
+static size_t *printed_of(gc_rows *w, const gcs_gc_settled *gc)
+{
+    for (size_t i = 0; i < w->n_runtimes; i++)
+        if (w->runtime[i].pid == gc->pid && w->runtime[i].clr_instance_id == gc->clr_instance_id)
+            return &w->runtime[i].printed;
+    if (w->n_runtimes == MAX_ROW_RUNTIMES)
+        return &w->runtime[MAX_ROW_RUNTIMES - 1].printed;
+    runtime_rows *r = &w->runtime[w->n_runtimes++];
+    r->pid = gc->pid;
+    r->clr_instance_id = gc->clr_instance_id;
+    r->printed = 0;
+    return &r->printed;
+}
+
+/* Whether the filter gives gc a row (counted against --limit if so). */
+static bool row_selected(gc_rows *w, const gcs_gc_settled *gc)
+{
+    if (!w->filter)
+        return true;
+    if (!gcs_gc_filter_match(w->filter, &gc->info))
+        return false;
+    size_t *printed = printed_of(w, gc);
+    if (w->filter->limit && *printed >= w->filter->limit)
+        return false;
+    (*printed)++;
+    return true;
+}
 
 /* A time column: 3 decimals, "-" when unknown (as the stats table). */
 static const char *ms_text(char *buf, size_t cap, double v)
@@ -160,12 +216,14 @@ static const char *ms_text(char *buf, size_t cap, double v)
 
 /* The leading columns of `gcscope stats`' per-GC table (same widths and
  * names), plus Duration, from the analyzer's final values of the GC. */
-static void print_row(gc_rows *w, const gcs_gc_info *g)
+static void print_row(gc_rows *w, const gcs_gc_settled *gc)
 {
+    const gcs_gc_info *g = &gc->info;
     w->rows++;
     w->count[g->generation < 2 ? g->generation : 2]++;
-    if (!w->print_rows)
+    if (!w->print_rows || !row_selected(w, gc))
         return;
+    w->printed++;
     if (!w->header_printed) {
         fprintf(w->out, "  %6s %12s %-16s %-5s %9s %9s %9s\n", "GC#", "PauseStart", "Reason", "Gen",
                "Suspend", "Pause", "Duration");
@@ -317,6 +375,7 @@ int live_run(const live_opts *o)
     memset(&rows, 0, sizeof rows);
     rows.out = o->watch.out_path && !strcmp(o->watch.out_path, "-") ? stderr : stdout;
     rows.print_rows = o->print_rows;
+    rows.filter = o->filtered ? &o->filter : NULL;
     int signals_seen = 0;
     for (;;) {
         if (signal_count > signals_seen) {
@@ -326,7 +385,7 @@ int live_run(const live_opts *o)
         gcs_gc_settled gc;
         gcs_status st = gcs_watch_next(w, &gc, &err);
         if (st == GCS_OK)
-            print_row(&rows, &gc.info);
+            print_row(&rows, &gc);
         else if (st == GCS_END)
             break;
         else if (st < 0)
@@ -347,6 +406,14 @@ int live_run(const live_opts *o)
     }
     if (!o->one_line)
         print_summary(&rows, gcs_watch_analyzer(w), name);
+    if (o->filtered && rows.print_rows) {
+        /* The summary counts every GC; the rows were the filter's. */
+        fprintf(rows.out, "rows filtered (%s): %" PRIu64 " of %" PRIu64 " GCs printed\n",
+                o->filter_words, rows.printed, rows.rows);
+        if (rows.printed == 0 && rows.rows > 0)
+            fprintf(stderr, "gcscope %s: no GC matches the filter.\n", o->cmd);
+        fflush(rows.out);
+    }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +

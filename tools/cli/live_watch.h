@@ -15,6 +15,12 @@ typedef struct live_opts {
     bool print_rows;            /* one line per GC on stdout */
     bool one_line;              /* record: only the one-line summary (no rollup) */
     gcs_watch_options watch;    /* what to watch, where to save, when to stop */
+    /* Which GCs get a row (cli_gc_filter_options; top unused): the summary
+     * and --stop-on-pause-ms see every GC. filter_words: the filter options
+     * as given, for the summary's "rows filtered" line. */
+    gcs_gc_filter filter;
+    bool filtered;
+    char filter_words[256];
 } live_opts;
 
 /* The options live and record share (cli_command.more_options); their ids
@@ -36,6 +42,12 @@ extern const cli_option live_common_options[];
  * or CLI_USAGE for a bad value (message and cmd's usage printed).
  */
 int live_apply_option(live_opts *o, const cli_command *cmd, int id, const char *value);
+
+/*
+ * Applies one of cli_gc_filter_options to o->filter and keeps its words for
+ * the summary. Returns CLI_OK, or CLI_USAGE (message and usage printed).
+ */
+int live_apply_filter(live_opts *o, const cli_command *cmd, int id, const char *value);
 
 /* Parses a process id operand (1..2^31-1); false if it is not one. */
 bool live_parse_pid(const char *s, uint32_t *pid);
