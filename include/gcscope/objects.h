@@ -298,6 +298,12 @@ typedef struct gcs_objects_summary {
                                       * PerfView does */
     uint64_t allocation_amounts_clamped; /* amounts changed by that clamp */
     uint64_t byte_sums_saturated;  /* estimated byte sums stopped at 2^64-1 */
+    /* gcs_objects_set_time_range: allocation events (AllocationTick,
+     * AllocationSampled, SampledObjectAllocation) outside [from_ms, to_ms)
+     * are counted here and nothing else; GCs are all followed. */
+    bool has_from, has_to;
+    double from_ms, to_ms;
+    uint64_t allocations_outside_range;
     bool movement_seen;            /* any range event: deaths are known */
     double trace_end_ms;
     gcs_objtrack_stats tracker;
@@ -309,6 +315,14 @@ typedef struct gcs_objects gcs_objects;
 gcs_objects *gcs_objects_new(gcs_error *err);
 
 void gcs_objects_free(gcs_objects *a);
+
+/* Counts only the objects allocated in [from_ms, to_ms) of the trace (ms
+ * as gcs_event.msec; a bound applies when its has_ flag is set): the
+ * allocation events outside are left out (summary
+ * allocations_outside_range); every GC is still followed, so the objects
+ * kept are tracked to their death or the end. Call before the first feed. */
+void gcs_objects_set_time_range(gcs_objects *a, bool has_from, double from_ms, bool has_to,
+                                double to_ms);
 
 /* Feeds one event (in timestamp order). Unknown or malformed events are
  * counted, never fatal; < 0 only for out-of-memory. */
@@ -346,6 +360,9 @@ typedef struct gcs_objects_report_options {
     /* CSV: the first column, `trace`, of every row, so the CSV of several
      * traces can be concatenated. NULL: the cells are empty. */
     const char *trace_name;
+    /* > 0: at most limit rows in each per-type list (table, JSON; CSV
+     * rows), the first in the list's order; the table and JSON say so. */
+    size_t limit;
 } gcs_objects_report_options;
 
 /* Writes the finished analysis: per-type table, survivors at end of trace

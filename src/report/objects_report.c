@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "gcscope/objects.h"
+#include "report/format_fixed.h"
 
 typedef const gcs_object_type_stats *row;
 
@@ -57,6 +58,30 @@ static row *view(const gcs_objects *a, bool (*keep)(row), int (*cmp)(const void 
         qsort(rows, k, sizeof *rows, cmp);
     *count = k;
     return rows;
+}
+
+/* The rows a list shows: at most limit (> 0) of its n. */
+static size_t shown(size_t n, size_t limit)
+{
+    return limit && n > limit ? limit : n;
+}
+
+static bool time_filtered(const gcs_objects_summary *s)
+{
+    return s->has_from || s->has_to;
+}
+
+/* "from 100.000 ms to 200.000 ms" (what the time range asks). */
+static const char *range_text(const gcs_objects_summary *s, char *buf, size_t cap)
+{
+    char a[40], b[40];
+    snprintf(buf, cap, "%s%s%s%s%s%s", s->has_from ? "from " : "",
+             s->has_from ? gcs_format_fixed(a, sizeof a, s->from_ms, 3) : "",
+             s->has_from ? " ms" : "", s->has_from && s->has_to ? " " : "",
+             s->has_to ? "to " : "", s->has_to ? gcs_format_fixed(b, sizeof b, s->to_ms, 3) : "");
+    if (s->has_to)
+        snprintf(buf + strlen(buf), cap - strlen(buf), " ms");
+    return buf;
 }
 
 static bool has_survivors(row r) { return r->alive_at_end > 0; }
@@ -318,7 +343,7 @@ static size_t type_width(const gcs_objects *a, bool wide)
     return w;
 }
 
-static void write_table(const gcs_objects *a, FILE *f, bool wide)
+static void write_table(const gcs_objects *a, FILE *f, bool wide, size_t limit)
 {
     const gcs_objects_summary *s = gcs_objects_get_summary(a);
     char idbuf[40];
@@ -326,6 +351,17 @@ static void write_table(const gcs_objects *a, FILE *f, bool wide)
     /* Estimates come from AllocationTick events: none, none known. */
     bool tick_samples = s->ticks_with_address > 0;
     fprintf(f, "Objects by type (%zu types; sampled allocations followed across GCs)\n", n);
+    if (time_filtered(s) || limit) {
+        char rt[120];
+        fprintf(f, "Filtered:");
+        if (time_filtered(s))
+            fprintf(f, " objects allocated %s only (%" PRIu64
+                       " allocation events outside left out; every GC followed)%s",
+                    range_text(s, rt, sizeof rt), s->allocations_outside_range, limit ? ";" : "");
+        if (limit)
+            fprintf(f, " at most %zu types per list", limit);
+        fprintf(f, "\n");
+    }
     if (!s->movement_seen)
         fprintf(f, "note: no GC/Bulk*ObjectRanges events: deaths cannot be known "
                    "(record with keyword 0x400000, GCHeapSurvivalAndMovement)\n");
@@ -339,7 +375,7 @@ static void write_table(const gcs_objects *a, FILE *f, bool wide)
                 s->samples_without_size);
     char cells[TYPE_CELLS][CELL];
     put_row(f, "Type", tw, wide, type_columns, TYPE_CELLS, NULL);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < shown(n, limit); i++) {
         row r = gcs_objects_type(a, i);
         type_cells(s, r, cells);
         put_row(f, display_name(r, idbuf, sizeof idbuf), tw, wide, type_columns, TYPE_CELLS,
@@ -350,7 +386,7 @@ static void write_table(const gcs_objects *a, FILE *f, bool wide)
     row *rows = view(a, has_survivors, cmp_survivors, &k);
     fprintf(f, "\nSurvivors at end of trace by type (%zu types)\n", rows ? k : 0);
     put_row(f, "Type", tw, wide, survivor_columns, SURVIVOR_CELLS, NULL);
-    for (size_t i = 0; rows && i < k; i++) {
+    for (size_t i = 0; rows && i < shown(k, limit); i++) {
         row r = rows[i];
         cell_u64(cells[0], r->alive_at_end);
         bytes_text(r->alive_at_end_bytes, r->alive_at_end, r->alive_at_end_without_size,
@@ -366,7 +402,7 @@ static void write_table(const gcs_objects *a, FILE *f, bool wide)
     rows = view(a, has_gen2_deaths, cmp_gen2_deaths, &k);
     fprintf(f, "\nGen2 object deaths by type (%zu types)\n", rows ? k : 0);
     put_row(f, "Type", tw, wide, gen2_columns, 2, NULL);
-    for (size_t i = 0; rows && i < k; i++) {
+    for (size_t i = 0; rows && i < shown(k, limit); i++) {
         cell_u64(cells[0], rows[i]->died_gen2);
         bytes_text(rows[i]->died_gen2_bytes, rows[i]->died_gen2, rows[i]->died_gen2_without_size,
                    cells[1], CELL);
@@ -439,19 +475,33 @@ static void json_type(FILE *f, const gcs_objects_summary *s, row r)
         fprintf(f, ",\"lifetime\":null}");
 }
 
-static void write_json(const gcs_objects *a, FILE *f)
+static void write_json(const gcs_objects *a, FILE *f, size_t limit)
 {
     const gcs_objects_summary *s = gcs_objects_get_summary(a);
     size_t n = gcs_objects_type_count(a);
-    fprintf(f, "{\"movement_seen\":%s,\n\"types\":[", s->movement_seen ? "true" : "false");
-    for (size_t i = 0; i < n; i++) {
+    fprintf(f, "{\"movement_seen\":%s,\n", s->movement_seen ? "true" : "false");
+    /* Only when filtered: the unfiltered document keeps its shape. */
+    if (time_filtered(s) || limit) {
+        char num[40];
+        fprintf(f, "\"filter\":{\"from_ms\":%s,",
+                s->has_from ? gcs_format_fixed(num, sizeof num, s->from_ms, 3) : "null");
+        fprintf(f, "\"to_ms\":%s,\"allocations_outside_range\":%" PRIu64 ",\"types\":%zu,",
+                s->has_to ? gcs_format_fixed(num, sizeof num, s->to_ms, 3) : "null",
+                s->allocations_outside_range, n);
+        if (limit)
+            fprintf(f, "\"limit\":%zu},\n", limit);
+        else
+            fprintf(f, "\"limit\":null},\n");
+    }
+    fprintf(f, "\"types\":[");
+    for (size_t i = 0; i < shown(n, limit); i++) {
         fprintf(f, "%s\n ", i ? "," : "");
         json_type(f, s, gcs_objects_type(a, i));
     }
     size_t k;
     row *rows = view(a, has_survivors, cmp_survivors, &k);
     fprintf(f, "],\n\"survivors_at_end\":[");
-    for (size_t i = 0; rows && i < k; i++) {
+    for (size_t i = 0; rows && i < shown(k, limit); i++) {
         fprintf(f, "%s\n {\"name\":", i ? "," : "");
         json_string(f, rows[i]->name ? rows[i]->name : "");
         row r = rows[i];
@@ -467,7 +517,7 @@ static void write_json(const gcs_objects *a, FILE *f)
     free(rows);
     rows = view(a, has_gen2_deaths, cmp_gen2_deaths, &k);
     fprintf(f, "],\n\"gen2_deaths\":[");
-    for (size_t i = 0; rows && i < k; i++) {
+    for (size_t i = 0; rows && i < shown(k, limit); i++) {
         fprintf(f, "%s\n {\"name\":", i ? "," : "");
         json_string(f, rows[i]->name ? rows[i]->name : "");
         fprintf(f, ",\"type_id\":");
@@ -500,7 +550,7 @@ static void csv_string(FILE *f, const char *s)
 }
 
 /* One row per type with every figure; the two views are sorts of it. */
-static void write_csv(const gcs_objects *a, FILE *f, const char *trace_name)
+static void write_csv(const gcs_objects *a, FILE *f, const char *trace_name, size_t limit)
 {
     const gcs_objects_summary *s = gcs_objects_get_summary(a);
     fprintf(f, "trace,type,type_id,samples,bytes,died_gen0_gc,died_gen1_gc,died_gen2_gc,died_unseen,"
@@ -512,7 +562,7 @@ static void write_csv(const gcs_objects *a, FILE *f, const char *trace_name)
                "samples_without_size,allocation_ticks,estimated_bytes,"
                "died_in_gen2_without_size,alive_at_end_without_size,"
                "alive_at_end_estimated_bytes\n");
-    size_t n = gcs_objects_type_count(a);
+    size_t n = shown(gcs_objects_type_count(a), limit);
     for (size_t i = 0; i < n; i++) {
         row r = gcs_objects_type(a, i);
         const gcs_lifetime_summary *l = &r->lifetime;
@@ -561,9 +611,9 @@ gcs_status gcs_objects_report_write(const gcs_objects *a, FILE *out,
     if (!opts)
         opts = &defaults;
     switch (opts->format) {
-    case GCS_OBJECTS_TABLE: write_table(a, out, opts->wide); break;
-    case GCS_OBJECTS_JSON: write_json(a, out); break;
-    case GCS_OBJECTS_CSV: write_csv(a, out, opts->trace_name); break;
+    case GCS_OBJECTS_TABLE: write_table(a, out, opts->wide, opts->limit); break;
+    case GCS_OBJECTS_JSON: write_json(a, out, opts->limit); break;
+    case GCS_OBJECTS_CSV: write_csv(a, out, opts->trace_name, opts->limit); break;
     default: return GCS_FAIL(err, GCS_ERR_ARG, 0, "unknown report format %d", (int)opts->format);
     }
     if (fflush(out) != 0 || ferror(out))

@@ -10,11 +10,14 @@
 #include "cli_util.h"
 #include "commands.h"
 
-enum { OPT_FORMAT = 1, OPT_WIDE };
+enum { OPT_FORMAT = 1, OPT_WIDE, OPT_FROM, OPT_TO, OPT_LIMIT };
 
 static const cli_option objects_options[] = {
     {OPT_FORMAT, "format", 0, "table|json|csv", "output format (default table)"},
     {OPT_WIDE, "wide", 0, NULL, "table: every column, type names in full (JSON/CSV have all)"},
+    {OPT_FROM, "from-ms", 0, "T", "only objects allocated at or after T ms"},
+    {OPT_TO, "to-ms", 0, "T", "only objects allocated before T ms"},
+    {OPT_LIMIT, "limit", 0, "N", "at most N type rows per list"},
     {0},
 };
 
@@ -27,7 +30,10 @@ const cli_command cmd_objects = {
     .max_operands = 1,
     .summary = "object lifetimes by type across GCs",
     .options = objects_options,
-    .notes = CLI_TRACE_NOTE,
+    .notes = "--from-ms/--to-ms count only the objects allocated in that time (every GC is\n"
+             "still followed); --limit cuts each list; the report says it is filtered. The\n"
+             "GC filters of stats (--gen, --kind, --induced, --min-pause-ms, --top) select\n"
+             "GCs, not objects: objects does not take them.\n" CLI_TRACE_NOTE,
     .run = run_objects,
 };
 
@@ -35,6 +41,9 @@ static int run_objects(int argc, char **argv)
 {
     cli_format fmt = CLI_FMT_TEXT;
     bool wide = false;
+    bool has_from = false, has_to = false;
+    double from_ms = 0, to_ms = 0;
+    size_t limit = 0;
     cli_args a;
     cli_args_init(&a, &cmd_objects, argc, argv);
     int id;
@@ -47,10 +56,26 @@ static int run_objects(int argc, char **argv)
         case OPT_WIDE:
             wide = true;
             break;
+        case OPT_FROM:
+            if (!cli_parse_ms(a.value, &from_ms))
+                return cli_usage_error(&cmd_objects, "--from-ms takes a number of ms");
+            has_from = true;
+            break;
+        case OPT_TO:
+            if (!cli_parse_ms(a.value, &to_ms))
+                return cli_usage_error(&cmd_objects, "--to-ms takes a number of ms");
+            has_to = true;
+            break;
+        case OPT_LIMIT:
+            if (!cli_parse_count(a.value, &limit))
+                return cli_usage_error(&cmd_objects, "--limit takes a count of at least 1");
+            break;
         }
     }
     if (id == CLI_ARG_STOP)
         return a.exit_code;
+    if (has_from && has_to && !(from_ms < to_ms))
+        return cli_usage_error(&cmd_objects, "--from-ms must be below --to-ms");
     const char *path = a.operand[0];
 
     gcs_error err;
@@ -60,6 +85,7 @@ static int run_objects(int argc, char **argv)
         cli_report_error(path, &err);
         return CLI_FAILED;
     }
+    gcs_objects_set_time_range(an, has_from, from_ms, has_to, to_ms);
     cli_trace tr;
     if (!cli_open_trace(&tr, path)) {
         gcs_objects_free(an);
@@ -95,11 +121,15 @@ static int run_objects(int argc, char **argv)
                                            : GCS_OBJECTS_TABLE,
             .wide = wide,
             .trace_name = base ? base + 1 : path, /* as stats names it */
+            .limit = limit,
         };
         if (gcs_objects_report_write(an, stdout, &ro, &err) != GCS_OK) {
             fprintf(stderr, "gcscope objects: %s\n", err.reason);
             rc = CLI_FAILED;
         }
+        if ((has_from || has_to) && gcs_objects_type_count(an) == 0)
+            fprintf(stderr, "gcscope objects: %s: no allocation in the time range.\n",
+                    ro.trace_name);
     }
     cli_close_trace(&tr);
     gcs_objects_free(an);

@@ -757,6 +757,28 @@ static bool uses_kind(gcs_gc_kind kind)
     }
 }
 
+/* The events that bring an object to follow (and count for its type). */
+static bool is_allocation(gcs_gc_kind kind)
+{
+    return kind == GCS_GCK_ALLOCATION_TICK || kind == GCS_GCK_ALLOCATION_SAMPLED ||
+           kind == GCS_GCK_SAMPLED_OBJECT_ALLOCATION;
+}
+
+static bool in_time_range(const gcs_objects *a, double ms)
+{
+    return (!a->sum.has_from || ms >= a->sum.from_ms) && (!a->sum.has_to || ms < a->sum.to_ms);
+}
+
+void gcs_objects_set_time_range(gcs_objects *a, bool has_from, double from_ms, bool has_to,
+                                double to_ms)
+{
+    assert(a->sum.events_seen == 0);
+    a->sum.has_from = has_from;
+    a->sum.from_ms = has_from ? from_ms : 0;
+    a->sum.has_to = has_to;
+    a->sum.to_ms = has_to ? to_ms : 0;
+}
+
 gcs_status gcs_objects_feed(gcs_objects *a, const gcs_event *ev, gcs_error *err)
 {
     assert(!a->finished);
@@ -779,6 +801,10 @@ gcs_status gcs_objects_feed(gcs_objects *a, const gcs_event *ev, gcs_error *err)
         st = close_batch(a, err);
         if (st != GCS_OK)
             return st;
+    }
+    if (is_allocation(kind) && !in_time_range(a, ev->msec)) {
+        a->sum.allocations_outside_range++;
+        return GCS_OK;
     }
     /* Decode through the shared typed decoders; a short payload gives a
      * NULL record to the handler (which counts it), except for the bulk
