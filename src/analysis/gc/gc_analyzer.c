@@ -18,6 +18,7 @@
 
 #include "analysis/gc/gc_internal.h"
 #include "base/error.h"
+#include "base/sat_math.h"
 
 #define DEFAULT_MAX_GCS ((size_t)10 * 1000 * 1000)
 #define MAX_RUNTIMES 4096
@@ -422,13 +423,14 @@ static void on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
             break;
         pv->ph_size_before_mb[k] += (double)(int64_t)gd.size_before / 1000000.0;
         pv->ph_frag_mb[k] += (double)gcs_gc_gen_fragmentation(&gd, layout) / 1000000.0;
-        pv->ph_surv_rate_sum[k] += gcs_gc_gen_surv_rate(&gd, layout);
-        pv->ph_obj_space_before_sum[k] += gcs_gc_gen_obj_space_before(&gd, layout);
+        /* Sums of trace values over heaps: saturated, never overflowing. */
+        gcs_sat_acc_i64(&pv->ph_surv_rate_sum[k], gcs_gc_gen_surv_rate(&gd, layout));
+        gcs_sat_acc_i64(&pv->ph_obj_space_before_sum[k], gcs_gc_gen_obj_space_before(&gd, layout));
         /* What the next GC will subtract as "previous object size". */
         int64_t prev_obj = gcs_gc_gen_obj_size_after(&gd, layout);
         if ((k == GCS_GEN_LOH || k == GCS_GEN_POH) && prev_obj == 0 && gc->generation < 1)
             prev_obj = gcs_gc_gen_obj_space_before(&gd, layout);
-        pv->ph_next_prev_obj_sum[k] += prev_obj;
+        gcs_sat_acc_i64(&pv->ph_next_prev_obj_sum[k], prev_obj);
     }
     /* Condemned reasons: heap 0, and the first heap whose final generation
      * is the GC's (TraceEvent's FindFirstHighestCondemnedHeap). */

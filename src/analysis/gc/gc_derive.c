@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/gc/gc_internal.h"
+#include "base/sat_math.h"
 
 #define MB 1000000.0
 /* A pause longer than this is not a pause but a broken sequence. */
@@ -78,7 +79,7 @@ static double user_allocated_mb(const gcs_gc_runtime *rt, size_t i, uint32_t g)
         int64_t prev = pp->ph_gen_count > g ? pp->ph_next_prev_obj_sum[g] : 0;
         if (pv->ph_layout == 0)
             return 0; /* .NET 4.0 layout: see docs/gc-stats.md */
-        return (double)(pv->ph_obj_space_before_sum[g] - prev) / MB;
+        return (double)gcs_sat_sub_i64(pv->ph_obj_space_before_sum[g], prev) / MB;
     }
     return gc->alloc_tick_mb[g == 0 ? 0 : 1];
 }
