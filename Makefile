@@ -1,6 +1,7 @@
 # gcscope build. `make` builds build/gcscope and build/libgcscope.a;
 # `make test` builds everything again with ASan+UBSan and runs all tests;
-# `make demo` runs the CLI on a bundled real trace; `make bench` measures.
+# `make demo` runs the CLI on a bundled real trace; `make bench` measures;
+# `make fuzz` fuzzes every harness of tests/fuzz (clang, docs/fuzzing.md).
 # BUILD=dir selects the output folder (helpers building side by side).
 
 CC      ?= cc
