@@ -76,7 +76,7 @@ run_one() {
     secs=$((used / TICKS))
     printf '%-9s %8s CPU-min %12s execs %9s exec/s %6s corpus %4s findings %3s runs\n' \
         "$h" "$(awk "BEGIN{printf \"%.1f\", $used / $TICKS / 60}")" "$execs" \
-        "$(awk "BEGIN{printf \"%.0f\", $secs > 0 ? $execs / $secs : 0}")" "$corpus" "$findings" \
+        "$(awk "BEGIN{printf \"%.0f\", ($secs > 0 ? $execs / $secs : 0)}")" "$corpus" "$findings" \
         "$runs" >"$DIR/$h.summary"
 }
 
