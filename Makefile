@@ -1,6 +1,7 @@
 # gcscope build. `make` builds build/gcscope and build/libgcscope.a;
 # `make test` builds everything again with ASan+UBSan and runs all tests;
-# `make demo` runs the CLI on a bundled real trace; `make bench` measures.
+# `make demo` runs the CLI on a bundled real trace; `make bench` measures;
+# `make fuzz` fuzzes every harness of tests/fuzz (clang, docs/fuzzing.md);
 # `make install PREFIX=...` / `make uninstall` (docs/install.md).
 # BUILD=dir selects the output folder (helpers building side by side).
 
@@ -18,6 +19,7 @@ LIB_SRC  := $(shell find src -name '*.c' | LC_ALL=C sort)
 CLI_SRC  := $(shell find tools/cli -name '*.c' | LC_ALL=C sort)
 UNIT_SRC := $(shell find tests/unit -name 'test_*.c' | LC_ALL=C sort)
 TOOL_SRC := $(shell find tests/tools -name '*.c' 2>/dev/null | LC_ALL=C sort)
+FUZZ_SRC := $(shell find tests/fuzz -name 'fuzz_*.c' 2>/dev/null | LC_ALL=C sort)
 HDRS     := $(shell find include src tools tests -name '*.h' | LC_ALL=C sort)
 
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -26,8 +28,17 @@ SAN_LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/asan/obj/%.o)
 SAN_CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/asan/obj/%.o)
 UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/tests/%)
 TOOL_BIN     := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/asan/tools/%)
+# Fuzz harnesses: replayed by `make test` (gcc, ASan+UBSan), fuzzed by
+# `make fuzz` (clang, libFuzzer). docs/fuzzing.md.
+FUZZ_NAMES   := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+REPLAY_BIN   := $(FUZZ_NAMES:%=$(BUILD)/asan/fuzz/replay_%)
+FUZZ_CC      ?= clang
+FUZZ_SAN     := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
+FUZZ_BIN     := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ_SECONDS ?= 30
 
-.PHONY: all test demo bench clean
+.PHONY: all test demo bench clean fuzz fuzz-build fuzz-toolchain
 all: $(BUILD)/gcscope $(BUILD)/libgcscope.a
 
 $(BUILD)/obj/%.o: %.c $(HDRS)
@@ -61,7 +72,46 @@ $(BUILD)/asan/tools/%: tests/tools/%.c $(BUILD)/asan/libgcscope.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(INCS) -Itests -O1 -g $(SAN) $(CFLAGS) -o $@ $< $(BUILD)/asan/libgcscope.a $(LDLIBS)
 
-test: all $(BUILD)/asan/gcscope $(UNIT_BIN) $(TOOL_BIN)
+$(BUILD)/asan/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(BUILD)/asan/libgcscope.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(INCS) -Itests -O1 -g $(SAN) $(CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(BUILD)/asan/libgcscope.a $(LDLIBS)
+
+# libFuzzer builds (clang). The library is compiled with the fuzzer's
+# coverage instrumentation too, so the fuzzers see inside it.
+fuzz-toolchain:
+	@sh scripts/fuzz-toolchain.sh "$(FUZZ_CC)"
+
+$(BUILD)/fuzz/obj/%.o: %.c $(HDRS) | fuzz-toolchain
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CSTD) $(INCS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS) -c $< -o $@
+
+$(BUILD)/fuzz/libgcscope.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libgcscope.a $(HDRS)
+	$(FUZZ_CC) $(CSTD) $(INCS) -Itests -O1 -g $(FUZZ_SAN) $(CFLAGS) -o $@ $< $(BUILD)/fuzz/libgcscope.a $(LDLIBS)
+
+$(BUILD)/fuzz/cut_seed: tests/fuzz/cut_seed.c $(BUILD)/libgcscope.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(BUILD)/libgcscope.a $(LDLIBS)
+
+fuzz-build: $(FUZZ_BIN) $(BUILD)/fuzz/cut_seed
+
+# Runs every harness FUZZ_SECONDS (wall) on a seed corpus cut from the
+# fixtures; new corpus entries stay in $(BUILD)/fuzz/corpus/<harness>.
+fuzz: fuzz-build
+	@BUILD=$(BUILD) sh tests/fuzz/make-corpus.sh
+	@for h in $(FUZZ_NAMES); do \
+	    echo "== fuzz_$$h ($(FUZZ_SECONDS) s)"; \
+	    mkdir -p $(BUILD)/fuzz/artifacts/$$h; \
+	    $(BUILD)/fuzz/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=20 -rss_limit_mb=3072 \
+	        -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/artifacts/$$h/ \
+	        $(BUILD)/fuzz/corpus/$$h tests/fuzz/regressions/$$h 2>&1 | grep -E '^(#|==|INFO: seed|stat::|SUMMARY|.*invariant failed|.*runtime error)' | tail -12 || exit 1; \
+	    [ -z "$$(ls -A $(BUILD)/fuzz/artifacts/$$h)" ] || { echo "fuzz_$$h: findings in $(BUILD)/fuzz/artifacts/$$h"; exit 1; }; \
+	done
+
+test: all $(BUILD)/asan/gcscope $(UNIT_BIN) $(TOOL_BIN) $(REPLAY_BIN)
 	@BUILD=$(BUILD) sh tests/run-tests.sh
 
 demo: all

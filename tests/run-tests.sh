@@ -28,6 +28,25 @@ for t in "$BUILD"/asan/tests/test_*; do
         printf '%s\n' "$out" | tail -40
     fi
 done
+# Every input that ever failed a fuzz harness (tests/fuzz/regressions/
+# <harness>/), replayed through that harness under ASan+UBSan; with
+# REPLAY_CORPUS=1 also the corpus `make fuzz` grew in $BUILD/fuzz/corpus
+# (minutes: thousands of inputs). docs/fuzzing.md.
+for t in "$BUILD"/asan/fuzz/replay_*; do
+    [ -x "$t" ] || continue
+    h=${t##*/replay_}
+    corpus=
+    [ "${REPLAY_CORPUS:-0}" = 1 ] && corpus="$BUILD/fuzz/corpus/$h"
+    out=$("$t" "fuzz_$h" "tests/fuzz/regressions/$h" $corpus 2>&1); rc=$?
+    line=$(printf '%s\n' "$out" | grep -E '^fuzz_[a-z]+: [0-9]+ passed, [0-9]+ failed' | tail -1)
+    if [ -n "$line" ] && [ $rc -eq 0 ]; then
+        p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+        passed=$((passed + p)); echo "$line (exit $rc) replay_$h"
+    else
+        failed=$((failed + 1)); failures="$failures replay_$h"
+        echo "FAIL replay_$h (exit $rc)"; printf '%s\n' "$out" | tail -40
+    fi
+done
 for t in tests/cli/*.sh; do
     [ -f "$t" ] || continue
     out=$(sh "$t" 2>&1); rc=$?

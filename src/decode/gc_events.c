@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "base/cursor.h"
 #include "base/error.h"
+#include "base/sat_math.h"
 
 #define PROVIDER_RUNTIME "Microsoft-Windows-DotNETRuntime"
 #define PROVIDER_PRIVATE "Microsoft-Windows-DotNETRuntimePrivate"
@@ -1185,7 +1186,8 @@ int64_t gcs_gc_gen_fragmentation(const gcs_gc_gen_data *g, uint32_t layout)
 
 int64_t gcs_gc_gen_obj_size_after(const gcs_gc_gen_data *g, uint32_t layout)
 {
-    return (int64_t)g->size_after - gcs_gc_gen_fragmentation(g, layout);
+    /* Saturated: both are trace values, the difference may not fit. */
+    return gcs_sat_sub_i64((int64_t)g->size_after, gcs_gc_gen_fragmentation(g, layout));
 }
 
 int64_t gcs_gc_gen_out(const gcs_gc_gen_data *g, uint32_t layout)
@@ -1208,7 +1210,8 @@ int64_t gcs_gc_gen_surv_rate(const gcs_gc_gen_data *g, uint32_t layout)
     int64_t before = gcs_gc_gen_obj_space_before(g, layout);
     if (before == 0)
         return 0;
-    return (int64_t)((double)gcs_gc_gen_out(g, layout) * 100.0 / (double)before);
+    /* Saturated: a corrupt Out or ObjSpaceBefore gives a rate beyond int64. */
+    return gcs_f64_to_i64_sat((double)gcs_gc_gen_out(g, layout) * 100.0 / (double)before);
 }
 
 bool gcs_gc_global_time_at(const gcs_gc_record *rec, uint32_t i, uint32_t *out)

@@ -622,6 +622,64 @@ void gcs_session_config_gc(gcs_session_config *cfg, bool allocation_ticks)
     cfg->provider_count = 2;
 }
 
+/* A cursor over the payload bytes a reply kept. */
+static gcs_cursor reply_payload(const gcs_ipc_reply *reply)
+{
+    return gcs_cur_make(reply->payload,
+                        reply->payload_size < GCS_IPC_REPLY_KEEP ? reply->payload_size
+                                                                 : GCS_IPC_REPLY_KEEP,
+                        GCS_IPC_HEADER_SIZE);
+}
+
+gcs_status gcs_ipc_collect_reply(const gcs_ipc_reply *reply, uint64_t *id, uint32_t *refused,
+                                 gcs_error *err)
+{
+    *refused = 0;
+    gcs_cursor c = reply_payload(reply);
+    if (reply->header.command_set == GCS_IPC_SET_SERVER &&
+        reply->header.command_id == GCS_IPC_SERVER_ERROR) {
+        uint32_t hr;
+        if (!gcs_cur_u32(&c, &hr))
+            return GCS_CORRUPT(err, GCS_IPC_HEADER_SIZE,
+                               "the runtime refused the command (error reply without a code)");
+        *refused = hr;
+        const char *what = gcs_ipc_hresult_name(hr);
+        return GCS_FAIL(err, GCS_ERR_UNSUPPORTED, GCS_IPC_HEADER_SIZE,
+                        "the runtime refused to start the session: error 0x%08" PRIX32 " (%s)",
+                        hr, what ? what : "see the runtime's HRESULT list");
+    }
+    if (reply->header.command_set != GCS_IPC_SET_SERVER ||
+        reply->header.command_id != GCS_IPC_SERVER_OK)
+        return GCS_CORRUPT(err, 16, "unexpected diagnostic reply 0x%02X%02X (expected OK 0xFF00)",
+                           reply->header.command_set, reply->header.command_id);
+    if (!gcs_cur_u64(&c, id))
+        return GCS_CORRUPT(err, GCS_IPC_HEADER_SIZE,
+                           "the runtime's OK reply has %zu payload bytes, not an 8-byte "
+                           "session id",
+                           reply->payload_size);
+    return GCS_OK;
+}
+
+gcs_status gcs_ipc_stop_reply(const gcs_ipc_reply *reply, uint64_t session_id, gcs_error *err)
+{
+    if (reply->header.command_set == GCS_IPC_SET_SERVER &&
+        reply->header.command_id == GCS_IPC_SERVER_ERROR) {
+        gcs_cursor c = reply_payload(reply);
+        uint32_t hr = 0;
+        (void)gcs_cur_u32(&c, &hr);
+        const char *what = gcs_ipc_hresult_name(hr);
+        return GCS_FAIL(err, GCS_ERR_UNSUPPORTED, GCS_IPC_HEADER_SIZE,
+                        "the runtime refused to stop session %" PRIu64 ": error 0x%08" PRIX32
+                        " (%s)",
+                        session_id, hr, what ? what : "unknown");
+    }
+    if (reply->header.command_set != GCS_IPC_SET_SERVER ||
+        reply->header.command_id != GCS_IPC_SERVER_OK)
+        return GCS_CORRUPT(err, 16, "unexpected reply 0x%02X%02X to StopTracing",
+                           reply->header.command_set, reply->header.command_id);
+    return GCS_OK;
+}
+
 /* Sends one collect command and reads the reply. *refused gets the
  * HRESULT when the runtime answered Error. */
 static gcs_status try_collect(const char *path, const gcs_session_config *cfg, uint8_t command_id,
@@ -645,35 +703,10 @@ static gcs_status try_collect(const char *path, const gcs_session_config *cfg, u
         close(fd);
         return st;
     }
-    gcs_cursor c = gcs_cur_make(reply.payload,
-                                reply.payload_size < GCS_IPC_REPLY_KEEP ? reply.payload_size
-                                                                        : GCS_IPC_REPLY_KEEP,
-                                GCS_IPC_HEADER_SIZE);
-    if (reply.header.command_set == GCS_IPC_SET_SERVER &&
-        reply.header.command_id == GCS_IPC_SERVER_ERROR) {
-        uint32_t hr;
+    st = gcs_ipc_collect_reply(&reply, id, refused, err);
+    if (st != GCS_OK) {
         close(fd);
-        if (!gcs_cur_u32(&c, &hr))
-            return GCS_CORRUPT(err, GCS_IPC_HEADER_SIZE,
-                               "the runtime refused the command (error reply without a code)");
-        *refused = hr;
-        const char *what = gcs_ipc_hresult_name(hr);
-        return GCS_FAIL(err, GCS_ERR_UNSUPPORTED, GCS_IPC_HEADER_SIZE,
-                        "the runtime refused to start the session: error 0x%08" PRIX32 " (%s)",
-                        hr, what ? what : "see the runtime's HRESULT list");
-    }
-    if (reply.header.command_set != GCS_IPC_SET_SERVER ||
-        reply.header.command_id != GCS_IPC_SERVER_OK) {
-        close(fd);
-        return GCS_CORRUPT(err, 16, "unexpected diagnostic reply 0x%02X%02X (expected OK 0xFF00)",
-                           reply.header.command_set, reply.header.command_id);
-    }
-    if (!gcs_cur_u64(&c, id)) {
-        close(fd);
-        return GCS_CORRUPT(err, GCS_IPC_HEADER_SIZE,
-                           "the runtime's OK reply has %zu payload bytes, not an 8-byte "
-                           "session id",
-                           reply.payload_size);
+        return st;
     }
     *fd_out = fd;
     return GCS_OK;
@@ -740,25 +773,7 @@ static gcs_status read_stop_reply(gcs_session *s, gcs_error *err)
     gcs_status st = gcs_ipc_read_reply(s->stop_fd, s->reply_timeout_ms, &reply, err);
     if (st != GCS_OK)
         return st;
-    if (reply.header.command_set == GCS_IPC_SET_SERVER &&
-        reply.header.command_id == GCS_IPC_SERVER_ERROR) {
-        gcs_cursor c = gcs_cur_make(reply.payload,
-                                    reply.payload_size < GCS_IPC_REPLY_KEEP ? reply.payload_size
-                                                                            : GCS_IPC_REPLY_KEEP,
-                                    GCS_IPC_HEADER_SIZE);
-        uint32_t hr = 0;
-        (void)gcs_cur_u32(&c, &hr);
-        const char *what = gcs_ipc_hresult_name(hr);
-        return GCS_FAIL(err, GCS_ERR_UNSUPPORTED, GCS_IPC_HEADER_SIZE,
-                        "the runtime refused to stop session %" PRIu64 ": error 0x%08" PRIX32
-                        " (%s)",
-                        s->id, hr, what ? what : "unknown");
-    }
-    if (reply.header.command_set != GCS_IPC_SET_SERVER ||
-        reply.header.command_id != GCS_IPC_SERVER_OK)
-        return GCS_CORRUPT(err, 16, "unexpected reply 0x%02X%02X to StopTracing",
-                           reply.header.command_set, reply.header.command_id);
-    return GCS_OK;
+    return gcs_ipc_stop_reply(&reply, s->id, err);
 }
 
 gcs_status gcs_session_stop_result(gcs_session *s, gcs_error *err)

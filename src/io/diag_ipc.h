@@ -77,6 +77,17 @@ void gcs_ipc_encode_stop(uint64_t session_id, uint8_t out[28]);
  */
 gcs_status gcs_ipc_read_reply(int fd, int timeout_ms, gcs_ipc_reply *reply, gcs_error *err);
 
+/*
+ * Interprets the reply to CollectTracing: GCS_OK with *id the session id;
+ * an error reply gives GCS_ERR_UNSUPPORTED with *refused its HRESULT;
+ * anything else (another command, a short payload) GCS_ERR_CORRUPT.
+ */
+gcs_status gcs_ipc_collect_reply(const gcs_ipc_reply *reply, uint64_t *id, uint32_t *refused,
+                                 gcs_error *err);
+
+/* Interprets the reply to StopTracing of session_id (named in errors). */
+gcs_status gcs_ipc_stop_reply(const gcs_ipc_reply *reply, uint64_t session_id, gcs_error *err);
+
 /* Text for a diagnostic-server HRESULT ("unknown command", ...), or NULL. */
 const char *gcs_ipc_hresult_name(uint32_t hresult);
 

@@ -153,7 +153,13 @@ static inline bool gcs_sorter_pop(gcs_sorter *s, const gcs_sorted_event **ev,
         return false;
     const gcs_sorted_event *r = s->ready[s->ready_pos++];
     *ev = r;
-    *data = r->by_ref ? r->at.ref : s->data.data + r->at.data_offset;
+    /* Zero-byte payloads may be "stored" while the store is still
+     * unallocated (NULL): NULL + 0 is undefined, and callers want a valid
+     * pointer anyway. (An allocated store may hold activity ids after a
+     * zero-byte payload: there the offset is used.) */
+    *data = r->by_ref       ? r->at.ref
+            : s->data.data ? s->data.data + r->at.data_offset
+                           : (const uint8_t *)"";
     return true;
 }
 

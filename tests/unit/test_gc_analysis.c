@@ -421,7 +421,24 @@ static void put(pbuf *p, uint64_t v, int bytes)
  * has size_before = base*(g+1) + h*100000, free list/obj before 10000/5000,
  * size_after 500000*(g+1), free list/obj after 20000/10000, survivors
  * 1000 pinned + 99000 not, budget 7000000. */
+static void per_heap_values(double ms, uint64_t tid, uint32_t h, uint32_t r0, uint32_t r1,
+                            const uint64_t v[5][10]);
 static void per_heap(double ms, uint64_t tid, uint64_t base, uint32_t h, uint32_t r0, uint32_t r1)
+{
+    uint64_t v[5][10];
+    for (uint64_t g = 0; g < 5; g++) {
+        uint64_t gv[10] = {base * (g + 1) + h * 100000, 10000, 5000, 500000 * (g + 1), 20000,
+                           10000, 0, 1000, 99000, 7000000};
+        memcpy(v[g], gv, sizeof gv);
+    }
+    per_heap_values(ms, tid, h, r0, r1, v);
+}
+
+/* The same with every value given: v[g] = size before, free list before,
+ * free obj before, size after, free list after, free obj after, in, pinned
+ * survivors, non-pinned survivors, budget. */
+static void per_heap_values(double ms, uint64_t tid, uint32_t h, uint32_t r0, uint32_t r1,
+                            const uint64_t v[5][10])
 {
     pbuf p = {{0}, 0};
     put(&p, 7, 2);
@@ -435,12 +452,9 @@ static void per_heap(double ms, uint64_t tid, uint64_t base, uint32_t h, uint32_
     put(&p, h, 4);
     put(&p, 0, 8);
     put(&p, 5, 4);
-    for (uint64_t g = 0; g < 5; g++) {
-        uint64_t v[10] = {base * (g + 1) + h * 100000, 10000, 5000, 500000 * (g + 1), 20000,
-                          10000, 0, 1000, 99000, 7000000};
+    for (int g = 0; g < 5; g++)
         for (int i = 0; i < 10; i++)
-            put(&p, v[i], 8);
-    }
+            put(&p, v[g][i], 8);
     gcs_gc_record r;
     CHECK_EQ_INT(gcs_gc_decode_payload(GCS_GCK_PER_HEAP_HISTORY, 3, p.b, (uint32_t)p.n, 8, &r, NULL),
                  GCS_OK);
@@ -646,6 +660,58 @@ static void test_flavour_inferred(void)
     CHECK(p->concurrent_inferred);
 }
 
+/* Two server GCs of 2 heaps whose per-heap histories hold absurd sizes:
+ * sums over heaps saturate at +-2^63 bytes and an allocation beyond int64
+ * is unknown, instead of overflowing (found by fuzzing: signed overflow
+ * summing ObjSpaceBefore and ObjSizeAfter over heaps, and subtracting
+ * them for the next GC's allocation). */
+static void test_absurd_history_sizes_saturate(void)
+{
+    fresh();
+    static const uint64_t s[5] = {1000000, 1000000, 1000000, 2000000, 2500000};
+    static const uint64_t p0[5] = {0};
+    const uint64_t big = INT64_MAX, neg = (uint64_t)1 << 63; /* -2^63 as a long */
+    /* gen0: ObjSpaceBefore 2^63-1 and ObjSizeAfter -2^63 on each heap: both
+     * sums pass the int64 range, and the next GC's allocation is their
+     * difference; LOH: ObjSizeAfter 2^63-1 per heap (the next GC subtracts
+     * the saturated sum); POH: survivors 2^62 over ObjSpaceBefore 1 (a
+     * survival rate beyond int64). Gen1 and gen2 stay sane. */
+    uint64_t v[5][10] = {
+        {big, 0, 0, neg, 0, 0, 0, 1000, 99000, 7000000},
+        {2000000, 10000, 5000, 1000000, 20000, 10000, 0, 1000, 99000, 7000000},
+        {3000000, 10000, 5000, 1500000, 20000, 10000, 0, 1000, 99000, 7000000},
+        {4000000, 10000, 5000, big, 0, 0, 0, 1000, 99000, 7000000},
+        {1, 0, 0, 500000, 20000, 10000, 0, (uint64_t)1 << 62, 0, 7000000}};
+    for (uint32_t n = 1; n <= 2; n++) {
+        double t0 = 10.0 * n;
+        suspend(t0, 70, 1);
+        suspend_end(t0 + 0.1, 70);
+        gc_start(t0 + 0.2, 70, n, 2, 0, 0);
+        global_history(t0 + 0.9, 70, 2);
+        per_heap_values(t0 + 0.95, 71, 0, 0, 0, v);
+        per_heap_values(t0 + 0.96, 72, 1, 0, 0, v);
+        gc_end(t0 + 1.2, 70, n);
+        heap_stats(t0 + 1.3, 70, s, p0, 0, 0);
+        restart_end(t0 + 1.5, 70);
+    }
+    const gcs_gc_process *p = finish_one();
+    CHECK_EQ_U64(p->gc_count, 2);
+    const gcs_gc_info *b = &p->gcs[1];
+    const double max_mb = 9223372036854775807.0 / 1000000.0;
+    /* gen0: each heap's ObjSpaceBefore 2^63-1 minus the previous GC's
+     * ObjSizeAfter -2^63 is beyond int64: the allocation is unknown (NaN),
+     * not a wrapped number */
+    CHECK(isnan(b->user_allocated_mb[0]));
+    /* LOH: each heap's 3985000 minus the previous ObjSizeAfter 2^63-1 fits
+     * int64; the two heaps add up in double, beyond int64, without UB */
+    CHECK_NEAR(b->user_allocated_mb[3], 2.0 * ((3985000.0 - 9223372036854775807.0) / 1000000.0),
+               1e-9 * max_mb);
+    /* POH survival: each heap's rate saturates at INT64_MAX, so does the sum */
+    CHECK_NEAR(b->survival_pct[4], (double)(INT64_MAX / 2), 1e-3 * max_mb);
+    /* gen2 is untouched: survival 100000 * 100 / 2985000 = 3.35 -> 3 */
+    CHECK_NEAR(b->survival_pct[2], 3.0, EPS);
+}
+
 /* The typed decoder feeds the same machine through gcs_gc_analyzer_feed. */
 static void test_feed_events(void)
 {
@@ -749,6 +815,7 @@ int main(void)
     RUN(test_pause_pct_of_trace);
     RUN(test_finalization_garbage);
     RUN(test_flavour_inferred);
+    RUN(test_absurd_history_sizes_saturate);
     RUN(test_feed_events);
     gcs_gc_analyzer_free(an);
     return check_report("test_gc_analysis");

@@ -678,6 +678,43 @@ static void test_allocation_sampled(void)
     }
 }
 
+/* Per-heap generation values are untrusted 64-bit numbers: what TraceEvent
+ * derives from them saturates instead of overflowing (found by fuzzing:
+ * signed overflow in ObjSizeAfter, an out-of-range double -> int64 in the
+ * survival rate). Sane values are unchanged. */
+static void test_gen_values_saturate(void)
+{
+    gcs_gc_gen_data g;
+    memset(&g, 0, sizeof g);
+    g.size_before = 1000000;
+    g.free_list_space_before = 10000;
+    g.free_obj_space_before = 5000;
+    g.size_after = 500000;
+    g.free_list_space_after = 20000;
+    g.free_obj_space_after = 10000;
+    g.pinned_surv = 1000;
+    g.npinned_surv = 99000;
+    CHECK_EQ_INT(gcs_gc_gen_obj_size_after(&g, 3), 470000);
+    CHECK_EQ_INT(gcs_gc_gen_surv_rate(&g, 3), 10); /* 100000 * 100 / 985000 */
+    /* SizeAfter 2^63-1, fragmentation -1 (free list 2^64-1): past INT64_MAX */
+    g.size_after = INT64_MAX;
+    g.free_list_space_after = UINT64_MAX;
+    g.free_obj_space_after = 0;
+    CHECK(gcs_gc_gen_obj_size_after(&g, 3) == INT64_MAX);
+    /* SizeAfter -2^63 (as TraceEvent's long), fragmentation 1: below INT64_MIN */
+    g.size_after = (uint64_t)1 << 63;
+    g.free_list_space_after = 1;
+    CHECK(gcs_gc_gen_obj_size_after(&g, 3) == INT64_MIN);
+    /* Out 2^62 over ObjSpaceBefore 1: a rate of 4.6e20 %, beyond int64 */
+    g.size_before = 1;
+    g.free_list_space_before = g.free_obj_space_before = 0;
+    g.pinned_surv = (uint64_t)1 << 62;
+    g.npinned_surv = 0;
+    CHECK(gcs_gc_gen_surv_rate(&g, 3) == INT64_MAX);
+    g.size_before = UINT64_MAX; /* ObjSpaceBefore -1: a rate below INT64_MIN */
+    CHECK(gcs_gc_gen_surv_rate(&g, 3) == INT64_MIN);
+}
+
 int main(void)
 {
     RUN(test_random_payloads);
@@ -690,6 +727,7 @@ int main(void)
     RUN(test_bulk_type);
     RUN(test_allocation_sampled);
     RUN(test_histories);
+    RUN(test_gen_values_saturate);
     RUN(test_native_struct_arrays);
     RUN(test_private_events);
     return check_report("test_gc_decode");

@@ -281,6 +281,32 @@ static void test_lifetimes(void)
  * GC (post-GC addresses); the object the runtime kept in gen0 (no
  * promotion) is then gen0, and dies in the next gen0 GC as a gen0 object.
  * A gen2 object that dies counts as a gen2 death. */
+/* Times of a corrupt clock (msec far beyond int64 microseconds): the
+ * lifetime is computed without overflow (found in the audit for fuzzing:
+ * llround's unspecified result minus a GC's time overflowed int64). */
+static void test_absurd_times(void)
+{
+    gcs_error err;
+    an = gcs_objects_new(&err);
+    now_ms = -9e21; /* a frequency of 1 tick/s and a timestamp of -2^63 */
+    tick(0x1000, 0xA0, "GcLoad.Ancient", 24, 0);
+    now_ms = 9e15; /* 9e18 us: still an int64 */
+    gc_start(1, 0, 0);
+    static const uint64_t m1[][3] = {{0x8000, 0x8000, 0x40}};
+    moved(0, m1, 1);
+    gc_end(1, 0);
+    CHECK_EQ_INT(gcs_objects_finish(an, &err), GCS_OK);
+    const gcs_object_type_stats *t = type_named("GcLoad.Ancient");
+    CHECK(t != NULL);
+    if (t) {
+        CHECK_EQ_U64(t->died_in_gc[0], 1);
+        /* 9e18 us - (-2^63 us, saturated) = 1.822e19 us = 1.822e16 ms */
+        CHECK_NEAR(t->lifetime.ms_max, (9e18 + 9223372036854775808.0) / 1000.0, 1e6);
+    }
+    gcs_objects_free(an);
+    an = NULL;
+}
+
 static void test_generation_ranges_and_gen2_deaths(void)
 {
     gcs_error err;
@@ -672,6 +698,7 @@ int main(void)
     RUN(test_bad_input);
     RUN(test_unknown_sizes_and_estimates);
     RUN(test_bad_amounts_and_no_ticks);
+    RUN(test_absurd_times);
     RUN(test_random_payloads);
     return check_report("test_objects_analysis");
 }

@@ -227,6 +227,57 @@ static void test_end_step_copies_payloads(void)
     }
 }
 
+/* A zero-byte payload copied when the step ends, before anything was ever
+ * stored, comes back as a valid pointer (found by fuzzing: the store was
+ * still unallocated and pop computed NULL + 0, undefined behaviour). */
+static void test_empty_payload_before_any_store(void)
+{
+    gcs_sorter *s = gcs_sorter_new(0);
+    gcs_error err;
+    uint8_t unit[8] = {0};
+    gcs_raw_event e = mk(10, 1, 1, 0);
+    e.payload = unit;
+    e.payload_size = 0;
+    CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+    gcs_sorter_settle(s, false);
+    gcs_sorter_end_step_within(s, unit, unit + sizeof unit);
+    gcs_sorter_flush(s);
+    const gcs_sorted_event *r;
+    const uint8_t *d = NULL;
+    CHECK(gcs_sorter_pop(s, &r, &d));
+    CHECK(d != NULL);
+    CHECK_EQ_INT(r->payload_size, 0);
+    CHECK_EQ_INT(r->timestamp, 10);
+    gcs_sorter_free(s);
+}
+
+/* A zero-byte payload with an activity id: the id is stored right after
+ * the (empty) payload and must come back from there (a first fix of the
+ * test above handed back an empty literal and read the id past it). */
+static void test_empty_payload_with_activity_id(void)
+{
+    gcs_sorter *s = gcs_sorter_new(0);
+    gcs_error err;
+    uint8_t unit[8] = {0}, act[16];
+    memset(act, 0x5A, sizeof act);
+    gcs_raw_event e = mk(10, 1, 1, 0);
+    e.payload = unit;
+    e.payload_size = 0;
+    e.activity_id = act;
+    CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+    gcs_sorter_settle(s, false);
+    gcs_sorter_end_step_within(s, unit, unit + sizeof unit);
+    gcs_sorter_flush(s);
+    const gcs_sorted_event *r;
+    const uint8_t *d = NULL;
+    CHECK(gcs_sorter_pop(s, &r, &d));
+    CHECK(r->has_activity);
+    CHECK_EQ_INT(r->payload_size, 0);
+    CHECK_EQ_INT(d[0], 0x5A);
+    CHECK_EQ_INT(d[15], 0x5A);
+    gcs_sorter_free(s);
+}
+
 /* Events released in the step that brought them are delivered from the
  * unit itself; only the pending rest is copied when the step ends. */
 static void test_released_in_step_stay_by_reference(void)
@@ -352,6 +403,8 @@ int main(void)
     RUN(test_thread_end_counts_lost_tail);
     RUN(test_compaction_with_activity_ids);
     RUN(test_end_step_copies_payloads);
+    RUN(test_empty_payload_before_any_store);
+    RUN(test_empty_payload_with_activity_id);
     RUN(test_released_in_step_stay_by_reference);
     RUN(test_sorts_between_sequence_points);
     RUN(test_equal_timestamps_keep_file_order);

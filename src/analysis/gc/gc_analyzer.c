@@ -18,6 +18,7 @@
 
 #include "analysis/gc/gc_internal.h"
 #include "base/error.h"
+#include "base/sat_math.h"
 
 #define DEFAULT_MAX_GCS ((size_t)10 * 1000 * 1000)
 #define MAX_RUNTIMES 4096
@@ -452,7 +453,8 @@ static gcs_status on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
             break;
         pv->ph_size_before_mb[k] += (double)(int64_t)gd.size_before / 1000000.0;
         pv->ph_frag_mb[k] += (double)gcs_gc_gen_fragmentation(&gd, layout) / 1000000.0;
-        pv->ph_surv_rate_sum[k] += gcs_gc_gen_surv_rate(&gd, layout);
+        /* Sums of trace values over heaps: saturated, never overflowing. */
+        gcs_sat_acc_i64(&pv->ph_surv_rate_sum[k], gcs_gc_gen_surv_rate(&gd, layout));
         int a = k == 0 ? 0 : k == GCS_GEN_LOH ? 1 : k == GCS_GEN_POH ? 2 : -1;
         if (a < 0)
             continue;

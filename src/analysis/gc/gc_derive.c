@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/gc/gc_internal.h"
+#include "base/sat_math.h"
 
 #define MB 1000000.0
 /* A pause longer than this is not a pause but a broken sequence. */

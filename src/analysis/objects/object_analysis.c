@@ -27,6 +27,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/sat_math.h"
 #include "decode/gc_events.h"
 #include "gcscope/objects.h"
 
@@ -201,9 +202,12 @@ static uint64_t add_bytes(gcs_objects *a, uint64_t sum, uint64_t amount)
     return sum + amount;
 }
 
+/* The event's time in microseconds. A corrupt clock (a tiny or negative
+ * frequency, a wild timestamp) puts msec far beyond int64 microseconds:
+ * saturated, since llround's result is then unspecified. */
 static int64_t event_us(const gcs_event *ev)
 {
-    return (int64_t)llround(ev->msec * 1000.0);
+    return gcs_f64_to_i64_sat(round(ev->msec * 1000.0));
 }
 
 /* ---- types --------------------------------------------------------------- */
@@ -303,7 +307,8 @@ static void on_death(void *ctx, const gcs_tracked_object *o, gcs_death_kind kind
     }
     lifetime *l = &t->lifetimes[t->nl++];
     l->gcs = gc_number >= o->alloc_gc ? gc_number - o->alloc_gc : 0;
-    l->ms = (double)(gc_time - o->alloc_time) / 1000.0;
+    /* In double: times of a corrupt clock lie +-2^63 us apart. */
+    l->ms = ((double)gc_time - (double)o->alloc_time) / 1000.0;
     if (l->ms < 0)
         l->ms = 0;
     a->lifetimes_kept++;

@@ -1,0 +1,74 @@
+#!/bin/sh
+# Cuts the fuzzers' seed corpus from the fixtures into
+# $BUILD/fuzz/corpus/<harness>/ (nothing of it is committed):
+#   - prefixes (4, 16, 64 KiB) of every trace in tests/data (nettrace V5,
+#     V6) and, when present, ../shared's PerfView traces (netperf, nettrace);
+#   - cut_seed's GC-only and objects-only V6 rewrites of each fixture, whole
+#     when small, else prefixes: whole GCs within a few KiB;
+#   - for `again`, the same behind 9 schedule bytes (fuzz_again.c);
+#   - for `objtrack`, op streams (any bytes are ops; slices of fixtures and
+#     a few hand-made ones); for `diag`, diagnostic-server replies.
+# Usage: BUILD=build sh tests/fuzz/make-corpus.sh   (after make fuzz-build)
+set -e
+BUILD=${BUILD:-build}
+OUT="$BUILD/fuzz/corpus"
+CUT="$BUILD/fuzz/cut_seed"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$OUT/reader" "$OUT/scan" "$OUT/again" "$OUT/objtrack" "$OUT/diag"
+
+n=0
+seed() { # seed FILE NAME: into reader, scan and again (the latter behind a schedule)
+    cp "$1" "$OUT/reader/$2"
+    cp "$1" "$OUT/scan/$2"
+    # schedule: AGAIN on every other read, chunks of 1 + 0x1b*37 = 1000 bytes
+    { printf '\125\125\125\125\125\125\125\125\033'; cat "$1"; } >"$OUT/again/$2"
+}
+prefixes() { # prefixes FILE NAME SIZES...
+    f=$1; name=$2; shift 2
+    size=$(wc -c <"$f")
+    for k in "$@"; do
+        if [ "$size" -le $((k * 1024)) ]; then
+            seed "$f" "$name-whole"
+            return
+        fi
+        head -c $((k * 1024)) "$f" >"$TMP/p"
+        seed "$TMP/p" "$name-$k"k
+    done
+}
+
+traces=$(ls tests/data/*.nettrace tests/data/v6/*.nettrace 2>/dev/null)
+for p in ../shared/traces/perfview/*.netperf ../shared/traces/perfview/*.nettrace; do
+    [ -f "$p" ] && traces="$traces $p"
+done
+for f in $traces; do
+    name=$(basename "$f" | sed 's/[^A-Za-z0-9.-]/_/g')
+    prefixes "$f" "$name" 4 16 64
+    for mode in gc objects; do
+        if "$CUT" "$mode" "$f" "$TMP/cut" 2>/dev/null; then
+            prefixes "$TMP/cut" "$name-$mode" 8 32 64
+        fi
+    done
+    # objtrack: bytes of the trace are ops too
+    head -c 2048 "$f" | tail -c 1024 >"$OUT/objtrack/$name-ops"
+done
+
+# objtrack, by hand: adds, a gen0 GC with a moved and a surviving range,
+# end; then a layout and a gen2 GC with overlapping ranges in reverse order.
+printf '\000\000\010\000\000\000\020\000\000\020\000\000\003\004\000\010\000\030\010\005\000\020\010\006' \
+    >"$OUT/objtrack/gc0"
+printf '\040\000\001\000\000\000\002\000\000\000\003\000\000\010\000\000\000\004\000\000\010\043\044\000\004\000\010\020\104\000\002\000\003\010\000\001\010\006\010\000\000\001\100\007' \
+    >"$OUT/objtrack/gc2"
+
+# diag: OK reply with a session id then stream bytes; error reply; a reply
+# longer than what is kept; an unexpected command; a bare header.
+magic='DOTNET_IPC_V1\000'
+printf "${magic}\034\000\377\000\000\000\001\002\003\004\005\006\007\010Nettrace" >"$OUT/diag/ok"
+printf "${magic}\030\000\377\377\000\000\205\023\023\200" >"$OUT/diag/error"
+{ printf "${magic}\124\000\377\000\000\000"; head -c 64 /dev/zero; } >"$OUT/diag/long"
+printf "${magic}\034\000\002\002\000\000\001\002\003\004\005\006\007\010" >"$OUT/diag/other"
+printf "${magic}\024\000\377\000\000\000${magic}\030\000\377\377\000\000\001\000\000\200" >"$OUT/diag/two"
+
+for h in reader scan again objtrack diag; do
+    echo "corpus $h: $(ls "$OUT/$h" | wc -l) files, $(du -sk "$OUT/$h" | cut -f1) KiB"
+done
