@@ -2,12 +2,26 @@
  * Harness: the whole pipeline over one input. A memory source feeds
  * gcs_reader_next; every event goes through both event printers (text and
  * JSON), the GC analyzer and the object analysis; then every report format
- * (GC table/JSON/CSV, objects table/JSON/CSV) is written. Nothing is
- * compared: the sanitizers are the oracle.
+ * (GC table/JSON/CSV, objects table/JSON/CSV) is written, with report
+ * options (columns, filters, summary only, objects time range and limit)
+ * chosen from the input's size so that every variant is reached. While
+ * reading, the GCs the analyzer hands out as settled (what `gcscope live`
+ * prints) are taken: each GC must come out exactly once, with the values
+ * the finished report holds (the promise of gcs_gc_analyzer_next_settled).
+ * Otherwise the sanitizers are the oracle.
  */
 #include "fuzz_common.h"
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "gcscope.h"
+
+#define MAX_SETTLED 4096
+
+/* Two values equal as the report prints them (NaN equals NaN). */
+static bool same(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -19,6 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gcs_gc_analyzer *gc = gcs_gc_analyzer_new(NULL, &err);
     gcs_objects *objs = gcs_objects_new(&err);
     FUZZ_REQUIRE(src && r && gc && objs);
+    unsigned variant = (unsigned)(size % 8);
+    if (variant & 4)
+        gcs_objects_set_time_range(objs, true, 1.0, variant & 1, 500.0);
+    static gcs_gc_settled settled[MAX_SETTLED];
+    size_t n_settled = 0, n_handed = 0;
+    gcs_gc_settled one;
     const gcs_event *ev;
     gcs_status st;
     while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
@@ -28,6 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)gcs_event_print_json(out, ev, &perr);
         if (gcs_gc_analyzer_feed(gc, ev) < 0)
             break;
+        while (gcs_gc_analyzer_next_settled(gc, &one))
+            if (n_handed++ < MAX_SETTLED)
+                settled[n_settled++] = one;
         if (gcs_objects_feed(objs, ev, &perr) < 0)
             break;
     }
@@ -38,18 +61,62 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gcs_gc_analyzer_set_span(gc, gcs_reader_msec(r, rs->first_timestamp),
                                  gcs_reader_msec(r, rs->last_timestamp));
     gcs_gc_analyzer_finish(gc);
+    while (gcs_gc_analyzer_next_settled(gc, &one))
+        if (n_handed++ < MAX_SETTLED)
+            settled[n_settled++] = one;
+    /* Every GC once, with the report's values: per runtime the settled GCs
+     * come in the order of the runtime's list (GCStart order). */
+    size_t n_gcs = 0;
+    for (size_t i = 0; i < gcs_gc_process_count(gc); i++) {
+        const gcs_gc_process *p = gcs_gc_process_at(gc, i);
+        n_gcs += p->gc_count;
+        size_t j = 0;
+        for (size_t m = 0; m < n_settled && n_handed <= MAX_SETTLED; m++) {
+            if (settled[m].pid != p->pid || settled[m].clr_instance_id != p->clr_instance_id)
+                continue;
+            FUZZ_REQUIRE(j < p->gc_count);
+            const gcs_gc_info *g = &p->gcs[j++], *s = &settled[m].info;
+            FUZZ_REQUIRE(s->number == g->number && same(s->start_ms, g->start_ms) &&
+                         s->generation == g->generation && s->type == g->type &&
+                         s->is_complete == g->is_complete && same(s->pause_ms, g->pause_ms) &&
+                         same(s->suspend_ms, g->suspend_ms) &&
+                         same(s->pause_start_ms, g->pause_start_ms) &&
+                         same(s->allocated_since_last_gc_mb, g->allocated_since_last_gc_mb) &&
+                         same(s->heap_size_peak_mb, g->heap_size_peak_mb));
+        }
+        FUZZ_REQUIRE(j == p->gc_count || n_handed > MAX_SETTLED);
+    }
+    FUZZ_REQUIRE(n_handed == n_gcs);
     static const gcs_gc_format gc_formats[] = {GCS_GC_FORMAT_TABLE, GCS_GC_FORMAT_JSON,
                                                GCS_GC_FORMAT_CSV};
     for (size_t i = 0; i < sizeof gc_formats / sizeof gc_formats[0]; i++) {
         gcs_gc_report_options ro = {.format = gc_formats[i], .trace_name = "fuzz"};
+        ro.wide = variant == 1;
+        ro.columns = variant == 2 ? "number,reason,pause,peak,notes,condemned" : NULL;
+        ro.summary_only = variant == 3;
+        ro.color = variant & 1;
+        ro.long_pause_ms = variant == 5 ? 0.5 : 0;
+        if (variant >= 4) {
+            ro.filter.gen_mask = 1u << (variant % 3);
+            ro.filter.has_min_pause = variant == 6;
+            ro.filter.min_pause_ms = 0.1;
+            ro.filter.top = variant == 7 ? 3 : 0;
+            ro.filter.limit = variant == 5 ? 2 : 0;
+            ro.filter.has_from = true;
+            ro.filter.from_ms = 0.5;
+        }
         (void)gcs_gc_report_write(out, gc, &ro);
     }
     gcs_error_clear(&err);
     if (gcs_objects_finish(objs, &err) == GCS_OK) {
         static const gcs_objects_format obj_formats[] = {GCS_OBJECTS_TABLE, GCS_OBJECTS_JSON,
                                                          GCS_OBJECTS_CSV};
-        for (size_t i = 0; i < sizeof obj_formats / sizeof obj_formats[0]; i++)
-            (void)gcs_objects_report(objs, out, obj_formats[i], &err);
+        for (size_t i = 0; i < sizeof obj_formats / sizeof obj_formats[0]; i++) {
+            gcs_objects_report_options oo = {.format = obj_formats[i], .trace_name = "fuzz"};
+            oo.wide = variant & 2;
+            oo.limit = variant & 1 ? 2 : 0;
+            (void)gcs_objects_report_write(objs, out, &oo, &err);
+        }
     }
     fflush(out);
     gcs_objects_free(objs);
