@@ -26,7 +26,8 @@ exec 3>&-
 
 # A crash (SIGKILL): the stream stops wherever it was; the file is cut
 # to its last whole block and closed, and reads back without error.
-rm -f "$WORK/in"
+# (rec.* of the first record still says "attached": never wait on them)
+rm -f "$WORK/in" "$WORK/rec.out" "$WORK/rec.err"
 start_workload steady 6
 "$GCSCOPE" record "$WPID" -o "$WORK/b.nettrace" --rows >"$WORK/rec.out" 2>"$WORK/rec.err" &
 RP=$!
