@@ -1,0 +1,514 @@
+/*
+ * test_etl.c - the ETW .etl reader on the real files beside the shared
+ * traces (../shared/traces/perfview/): every event of TraceEvent's
+ * baseline (*.etl.baseline.txt: "EVENT MSec: Provider/Name PID=..; TID=..;
+ * ProceNum=..; DataLen=..; Field=value; ...") is found by our reader with
+ * the same name, MSec (3 decimals), pid, tid, processor, payload size and
+ * field values; GC event counts agree; the two induced GCs of gcevents.etl
+ * are complete with the pauses read by hand from the raw events; the
+ * compressed buffers of SelfDescribingSingleEvent.etl decompress; cut and
+ * bit-flipped files never crash (run under ASan/UBSan) and report errors
+ * with a status.
+ *
+ * Where TraceEvent shows something other than the raw value the exception
+ * is named and counted (enum and bitmap names, strings cut at 20
+ * characters with "...", the EventTrace header whose fields we do not
+ * decode, TraceLogging events we do not name yet).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "check.h"
+#include "gcscope.h"
+#include "te_common.h"
+
+#define GCEVENTS SHARED_TRACES "gcevents.etl"
+#define PRIMITIVE SHARED_TRACES "primitive-types.etl"
+#define SELF_DESCRIBING SHARED_TRACES "SelfDescribingSingleEvent.etl"
+
+typedef struct our_event {
+    char key[200];
+    char msec[32];
+    uint32_t pid, processor, payload_size;
+    uint64_t tid;
+    bool named; /* provider known by name (not "Provider(<guid>)") */
+    te_fields fields;
+} our_event;
+
+typedef struct our_events {
+    our_event *v;
+    size_t n;
+    gcs_status end;
+    uint64_t anomalies;
+} our_events;
+
+static unsigned long long rule_enum_name, rule_cut_string, rule_header_fields,
+    rule_tracelogging, rule_empty_derived, rule_derived, values_equal;
+
+static uint8_t *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc((size_t)n + 1);
+    *size = fread(p, 1, (size_t)n, f);
+    fclose(f);
+    return p;
+}
+
+static our_events read_ours(const char *path)
+{
+    our_events o = {0};
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_source *src = gcs_source_open_file(path, &err);
+    CHECK(src != NULL);
+    if (!src)
+        return o;
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    size_t cap = 0;
+    const gcs_event *ev;
+    gcs_status st;
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
+        if (o.n == cap)
+            o.v = realloc(o.v, (cap = cap ? cap * 2 : 256) * sizeof *o.v);
+        our_event *e = &o.v[o.n++];
+        memset(e, 0, sizeof *e);
+        snprintf(e->key, sizeof e->key, "%s/%s", ev->type->provider, ev->type->name);
+        /* TraceEvent shows MSec rounded half up from the exact tick count
+         * (11,607.5885 ms shows as 11,607.589); a double printed with %.3f
+         * can fall just below the half. */
+        const gcs_trace_info *ti = gcs_reader_info(r);
+        int64_t d = ev->timestamp - ti->start_ticks, f = ti->clock_frequency;
+        int64_t thousandths = d >= 0 ? (2 * d * 1000000 + f) / (2 * f) : -((-2 * d * 1000000 + f) / (2 * f));
+        snprintf(e->msec, sizeof e->msec, "%s%lld.%03lld", thousandths < 0 ? "-" : "",
+                 (long long)(llabs(thousandths) / 1000), (long long)(llabs(thousandths) % 1000));
+        e->pid = ev->pid;
+        e->tid = ev->tid;
+        e->processor = ev->processor;
+        e->payload_size = ev->payload_size;
+        e->named = strncmp(ev->type->provider, "Provider(", 9) != 0;
+        te_flatten_event(ev, &e->fields);
+    }
+    o.end = st;
+    o.anomalies = gcs_reader_get_stats(r)->anomalies;
+    gcs_reader_free(r);
+    gcs_source_free(src);
+    return o;
+}
+
+static void free_ours(our_events *o)
+{
+    for (size_t i = 0; i < o->n; i++)
+        te_fields_free(&o->v[i].fields);
+    free(o->v);
+}
+
+/* TraceEvent's number display without its thousands separators. */
+static void strip_commas(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && n + 1 < cap; s++)
+        if (*s != ',')
+            out[n++] = *s;
+    out[n] = 0;
+}
+
+static bool parse_number(const char *t, long long *v)
+{
+    char buf[64], *end;
+    strip_commas(t, buf, sizeof buf);
+    if (!buf[0])
+        return false;
+    if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
+        *v = (long long)strtoull(buf + 2, &end, 16);
+    else if (buf[0] == '-')
+        *v = strtoll(buf, &end, 10);
+    else
+        *v = (long long)strtoull(buf, &end, 10);
+    return *end == 0;
+}
+
+/* Our rendered value with the oracle's string quoting removed. */
+static void unquote(const char *s, char *out, size_t cap)
+{
+    size_t n = 0, len = strlen(s);
+    if (len >= 2 && s[0] == '"' && s[len - 1] == '"') {
+        s++;
+        len -= 2;
+    }
+    for (size_t i = 0; i < len && n + 1 < cap; i++) {
+        if (s[i] == '\\' && i + 1 < len)
+            i++;
+        out[n++] = s[i];
+    }
+    out[n] = 0;
+}
+
+/* One baseline field against ours; false when they disagree. */
+static bool value_agrees(const char *theirs, const char *ours_raw)
+{
+    char ours[512];
+    unquote(ours_raw, ours, sizeof ours);
+    size_t tl = strlen(theirs);
+    if (tl > 3 && strcmp(theirs + tl - 3, "...") == 0) {
+        rule_cut_string++;
+        return strncmp(ours, theirs, tl - 3) == 0 || strchr(theirs, ',') != NULL;
+    }
+    long long a, b;
+    bool their_num = parse_number(theirs, &a), our_num = parse_number(ours, &b);
+    if (their_num && our_num)
+        return a == b;
+    if (!their_num && our_num) {
+        rule_enum_name++; /* TraceEvent names the value from its own maps */
+        return true;
+    }
+    return strcasecmp(theirs, ours) == 0;
+}
+
+typedef struct bfield {
+    char name[64];
+    char value[160];
+} bfield;
+
+/* Checks one "EVENT ..." line; returns false when no event of ours matches. */
+static void check_line(const char *label, char *line, our_events *o)
+{
+    char *p = line + 6;
+    char *colon = strstr(p, ": ");
+    CHECK(colon != NULL);
+    if (!colon)
+        return;
+    *colon = 0;
+    char msec[32];
+    strip_commas(p, msec, sizeof msec);
+    p = colon + 2;
+    char *sp = strstr(p, " PID=");
+    CHECK(sp != NULL);
+    if (!sp)
+        return;
+    *sp = 0;
+    const char *key = p;
+    p = sp + 1;
+    bfield f[64];
+    size_t nf = 0;
+    while (*p && nf < 64) {
+        char *eq = strchr(p, '=');
+        char *semi = strstr(p, "; ");
+        if (!eq || !semi || eq > semi)
+            break;
+        snprintf(f[nf].name, sizeof f[nf].name, "%.*s", (int)(eq - p), p);
+        snprintf(f[nf].value, sizeof f[nf].value, "%.*s", (int)(semi - eq - 1), eq + 1);
+        nf++;
+        p = semi + 2;
+    }
+    long long pid = -1, tid = -1, proc = -1, len = -1;
+    for (size_t i = 0; i < nf; i++) {
+        if (!strcmp(f[i].name, "PID")) parse_number(f[i].value, &pid);
+        if (!strcmp(f[i].name, "TID")) parse_number(f[i].value, &tid);
+        if (!strcmp(f[i].name, "ProceNum")) parse_number(f[i].value, &proc);
+        if (!strcmp(f[i].name, "DataLen")) parse_number(f[i].value, &len);
+    }
+    our_event *hit = NULL;
+    bool by_name = true;
+    for (size_t i = 0; i < o->n && !hit; i++)
+        if (!strcmp(o->v[i].key, key) && !strcmp(o->v[i].msec, msec) &&
+            o->v[i].pid == (uint32_t)pid && o->v[i].tid == (uint64_t)tid)
+            hit = &o->v[i];
+    if (!hit) {
+        /* A TraceLogging event we do not name yet: the same record must be
+         * there (time, pid, tid, size) under its provider GUID. */
+        for (size_t i = 0; i < o->n && !hit; i++)
+            if (!o->v[i].named && !strcmp(o->v[i].msec, msec) &&
+                o->v[i].pid == (uint32_t)pid && o->v[i].tid == (uint64_t)tid &&
+                o->v[i].payload_size == (uint32_t)len)
+                hit = &o->v[i];
+        by_name = false;
+        if (hit)
+            rule_tracelogging++;
+    }
+    if (!hit) {
+        fprintf(stderr, "%s: no event of ours for %s at %s pid %lld tid %lld\n", label, key, msec,
+                pid, tid);
+        CHECK(!"baseline event found");
+        return;
+    }
+    CHECK_EQ_U64(hit->processor, (uint64_t)proc);
+    CHECK_EQ_U64(hit->payload_size, (uint64_t)len);
+    if (!by_name)
+        return;
+    if (strstr(key, "/EventTrace")) {
+        rule_header_fields++; /* the logfile header's fields: checked in test_header */
+        return;
+    }
+    for (size_t i = 0; i < nf; i++) {
+        const char *n = f[i].name;
+        if (!strcmp(n, "PID") || !strcmp(n, "TID") || !strcmp(n, "PName") ||
+            !strcmp(n, "ProceNum") || !strcmp(n, "DataLen"))
+            continue;
+        const te_field *ours = te_fields_get(&hit->fields, n);
+        if (!ours) {
+            if (f[i].value[0] == 0) {
+                rule_empty_derived++; /* an attribute TraceEvent adds, empty here */
+                continue;
+            }
+            /* Attributes TraceEvent computes from the payload (HeapStats
+             * totals and depth, MarkWithType's Promoted = its Bytes). */
+            static const char *const derived[] = {"TotalHeapSize", "TotalPromoted", "Depth",
+                                                  "Promoted"};
+            bool is_derived = false;
+            for (size_t k = 0; k < sizeof derived / sizeof derived[0]; k++)
+                is_derived |= strcmp(n, derived[k]) == 0;
+            if (is_derived) {
+                rule_derived++;
+                continue;
+            }
+            fprintf(stderr, "%s: %s at %s: no field %s\n", label, key, msec, n);
+            CHECK(!"baseline field present");
+            continue;
+        }
+        if (!value_agrees(f[i].value, ours->value)) {
+            fprintf(stderr, "%s: %s at %s: %s TraceEvent %s ours %s\n", label, key, msec, n,
+                    f[i].value, ours->value);
+            CHECK(!"field value agrees");
+        } else {
+            values_equal++;
+        }
+    }
+}
+
+static size_t count_ours(const our_events *o, const char *key)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < o->n; i++)
+        n += strcmp(o->v[i].key, key) == 0;
+    return n;
+}
+
+static void compare_baseline(const char *trace)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s.baseline.txt", trace);
+    size_t size;
+    char *text = (char *)read_file(path, &size);
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    text[size] = 0;
+    our_events o = read_ours(trace);
+    CHECK_EQ_INT(o.end, GCS_END);
+    size_t lines = 0, counts = 0;
+    for (char *p = text; *p;) {
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = 0;
+        size_t l = strlen(p);
+        if (l && p[l - 1] == '\r')
+            p[l - 1] = 0;
+        if (!strncmp(p, "EVENT ", 6)) {
+            check_line(trace, p, &o);
+            lines++;
+        } else if (!strncmp(p, "COUNT ", 6)) {
+            char *colon = strrchr(p, ':');
+            *colon = 0;
+            const char *key = p + 6;
+            /* Counts of the GC events the analysis rebuilds GCs from. */
+            static const char *const gc_names[] = {"/GC/Start", "/GC/Stop", "/GC/SuspendEEStart",
+                                                   "/GC/RestartEEStop", "/GC/HeapStats",
+                                                   "/GC/Triggered", "/EventTrace"};
+            for (size_t g = 0; g < sizeof gc_names / sizeof gc_names[0]; g++) {
+                size_t kl = strlen(key), gl = strlen(gc_names[g]);
+                if (kl >= gl && !strcmp(key + kl - gl, gc_names[g])) {
+                    CHECK_EQ_U64(count_ours(&o, key), strtoull(colon + 1, NULL, 10));
+                    counts++;
+                }
+            }
+        }
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    printf("%s: %zu baseline events and %zu counts checked against %zu of ours\n", trace, lines,
+           counts, o.n);
+    CHECK(lines > 0);
+    free_ours(&o);
+    free(text);
+}
+
+static void test_baselines(void)
+{
+    if (!check_file_exists(GCEVENTS))
+        SKIP("../shared absent");
+    compare_baseline(GCEVENTS);
+    compare_baseline(PRIMITIVE);
+    printf("values equal %llu; rules: enum-name %llu, cut-string %llu, header-fields %llu, "
+           "tracelogging-unnamed %llu, empty-derived %llu, derived %llu\n",
+           values_equal, rule_enum_name, rule_cut_string, rule_header_fields, rule_tracelogging,
+           rule_empty_derived, rule_derived);
+    CHECK(values_equal >= 255);
+}
+
+/* The logfile header event as TraceEvent shows it (gcevents baseline line
+ * 1): clock, pointer size, processors, start time; MSec 0 is its time. */
+static void test_header(void)
+{
+    if (!check_file_exists(GCEVENTS))
+        SKIP("../shared absent");
+    gcs_error err;
+    gcs_source *src = gcs_source_open_file(GCEVENTS, &err);
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    const gcs_event *ev;
+    CHECK_EQ_INT(gcs_reader_next(r, &ev, &err), GCS_OK);
+    const gcs_trace_info *ti = gcs_reader_info(r);
+    CHECK_EQ_INT(ti->format, GCS_FORMAT_ETL);
+    CHECK_EQ_STR(gcs_format_name(ti->format), "etl");
+    CHECK_EQ_INT(ti->format_version, 5);
+    CHECK_EQ_INT(ti->format_minor, 1);
+    CHECK_EQ_INT(ti->pointer_size, 8);
+    CHECK_EQ_INT(ti->cpu_count, 8);
+    CHECK_EQ_U64((uint64_t)ti->clock_frequency, 10000000u);
+    /* StartTime=23/03/14 00:46:36.69... */
+    CHECK_EQ_INT(ti->start_year, 2023);
+    CHECK_EQ_INT(ti->start_month, 3);
+    CHECK_EQ_INT(ti->start_day, 14);
+    CHECK_EQ_INT(ti->start_hour, 0);
+    CHECK_EQ_INT(ti->start_minute, 46);
+    CHECK_EQ_INT(ti->start_second, 36);
+    CHECK_EQ_INT(ti->start_millisecond, 694);
+    CHECK_EQ_STR(ev->type->provider, "Windows Kernel");
+    CHECK_EQ_STR(ev->type->name, "EventTrace");
+    CHECK_NEAR(ev->msec, 0.0, 1e-9);
+    CHECK_EQ_U64(ev->payload_size, 392u);
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
+/*
+ * gcevents.etl: two induced GCs. By hand from the raw events (baseline):
+ * GC 1 SuspendEEStart 11,607.358 .. RestartEEStop 11,608.145: pause
+ * 0.787 ms, gen 1; GC 2 SuspendEEStart 11,608.167 .. RestartEEStop
+ * 11,608.709: pause 0.542 ms, gen 2; both Reason=Induced.
+ */
+static void test_gc_stats(void)
+{
+    if (!check_file_exists(GCEVENTS))
+        SKIP("../shared absent");
+    gcs_error err;
+    gcs_source *src = gcs_source_open_file(GCEVENTS, &err);
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
+    const gcs_event *ev;
+    gcs_status st;
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+        CHECK_EQ_INT(gcs_gc_analyzer_feed(an, ev), GCS_OK);
+    CHECK_EQ_INT(st, GCS_END);
+    gcs_gc_analyzer_finish(an);
+    CHECK_EQ_U64(gcs_gc_process_count(an), 1u);
+    const gcs_gc_process *p = gcs_gc_process_at(an, 0);
+    CHECK_EQ_U64(p->pid, 179596u);
+    CHECK_EQ_U64(p->gc_count, 2u);
+    if (p->gc_count == 2) {
+        CHECK(p->gcs[0].is_complete && p->gcs[1].is_complete);
+        CHECK_EQ_INT(p->gcs[0].number, 1);
+        CHECK_EQ_INT(p->gcs[0].generation, 1);
+        CHECK_EQ_INT(p->gcs[1].number, 2);
+        CHECK_EQ_INT(p->gcs[1].generation, 2);
+        CHECK_NEAR(p->gcs[0].pause_ms, 0.787, 0.0015);
+        CHECK_NEAR(p->gcs[1].pause_ms, 0.542, 0.0015);
+    }
+    CHECK_EQ_U64(p->all.num_induced, 2u);
+    gcs_gc_analyzer_free(an);
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
+/* SelfDescribingSingleEvent.etl: its two data buffers carry the compressed
+ * flag; decompressed they hold the records the header's sizes say (the
+ * TraceLogging event of provider a61ea624-... with its 26-byte payload,
+ * "Hello\0World!\0" in UTF-16). No anomaly. */
+static void test_compressed(void)
+{
+    if (!check_file_exists(SELF_DESCRIBING))
+        SKIP("../shared absent");
+    our_events o = read_ours(SELF_DESCRIBING);
+    CHECK_EQ_INT(o.end, GCS_END);
+    CHECK_EQ_U64(o.anomalies, 0u);
+    CHECK_EQ_U64(o.n, 23u);
+    bool found = false;
+    for (size_t i = 0; i < o.n; i++)
+        if (strstr(o.v[i].key, "Provider(a61ea624-4944-55fc-c2a8-37838829438d)") &&
+            o.v[i].payload_size == 26 && o.v[i].pid == 0x1b3e8 && o.v[i].tid == 0xcc3c)
+            found = true;
+    CHECK(found);
+    free_ours(&o);
+}
+
+/* Reads data[0..size) to the end; returns the status. */
+static gcs_status read_bytes(const uint8_t *data, size_t size, uint64_t *events)
+{
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_source *src = gcs_source_from_memory(data, size, &err);
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    const gcs_event *ev;
+    gcs_status st;
+    *events = 0;
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+        (*events)++;
+    if (st < 0)
+        CHECK(err.reason[0] != 0);
+    gcs_reader_free(r);
+    gcs_source_free(src);
+    return st;
+}
+
+/* Cuts at many lengths and bit flips: a status, never a crash. */
+static void test_robust(void)
+{
+    if (!check_file_exists(GCEVENTS))
+        SKIP("../shared absent");
+    const char *paths[] = {GCEVENTS, PRIMITIVE, SELF_DESCRIBING};
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    unsigned cuts = 0, flips = 0, truncated = 0;
+    for (size_t f = 0; f < 3; f++) {
+        size_t size;
+        uint8_t *data = read_file(paths[f], &size);
+        CHECK(data != NULL);
+        if (!data)
+            continue;
+        uint64_t all, n;
+        CHECK_EQ_INT(read_bytes(data, size, &all), GCS_END);
+        for (size_t cut = 1; cut < size; cut += size / 97 + 1, cuts++) {
+            gcs_status st = read_bytes(data, cut, &n);
+            truncated += st == GCS_ERR_TRUNCATED;
+            CHECK(n <= all);
+        }
+        uint8_t *copy = malloc(size);
+        for (unsigned i = 0; i < 200; i++, flips++) {
+            memcpy(copy, data, size);
+            for (int k = 0; k < 4; k++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                size_t at = (size_t)(seed >> 33) % size;
+                copy[at] ^= (uint8_t)(1u << ((seed >> 20) & 7));
+            }
+            (void)read_bytes(copy, size, &n);
+        }
+        free(copy);
+        free(data);
+    }
+    printf("robust: %u cuts (%u truncated), %u bit-flipped copies read\n", cuts, truncated, flips);
+    CHECK(truncated > 0);
+}
+
+int main(void)
+{
+    RUN(test_header);
+    RUN(test_baselines);
+    RUN(test_gc_stats);
+    RUN(test_compressed);
+    RUN(test_robust);
+    return check_report("test_etl");
+}
