@@ -89,6 +89,7 @@ typedef struct etl_reader {
     uint8_t *scratch; /* decompressed records of one buffer */
     size_t scratch_cap;
     uint64_t buffers;
+    bool warned_pointer_size; /* a 32-bit process's event in a 64-bit log was reported */
 } etl_reader;
 
 static void anomaly(etl_reader *r, uint64_t offset, const char *fmt, ...)
@@ -344,6 +345,15 @@ static gcs_status read_event_record(etl_reader *r, gcs_cursor *rec, uint32_t pro
         anomaly(r, at, "ETL event header cut short: record skipped");
         return GCS_OK;
     }
+    if (type == HT_EVENT32 && r->have_info && r->info.pointer_size == 8 &&
+        !r->warned_pointer_size) {
+        /* Header type 0x12: written by a 32-bit process (net.4.5.2.x86:
+         * every runtime event). The reader decodes every event with the
+         * log's pointer size: their pointer fields are misread. */
+        r->warned_pointer_size = true;
+        anomaly(r, at, "ETL: events of a 32-bit process in a 64-bit log: their pointer-sized "
+                "fields are read as 8 bytes (per-event pointer size not supported yet)");
+    }
     const uint8_t *related = NULL;
     if (flags & EVENT_FLAG_EXTENDED_INFO) {
         for (;;) {
@@ -376,9 +386,8 @@ static gcs_status read_event_record(etl_reader *r, gcs_cursor *rec, uint32_t pro
     (void)property;
     (void)cpu_time;
     (void)marker;
-    (void)type;
     (void)size;
-record_head h = {pid, tid, processor, timestamp, activity, related};
+    record_head h = {pid, tid, processor, timestamp, activity, related};
     return deliver(r, &key, &d, &h, rec, at, err);
 }
 
