@@ -411,6 +411,26 @@ static void test_header(void)
     gcs_source_free(src);
 }
 
+/* Reads path through the GC analysis (finished); the reader's counters
+ * into *stats. The caller frees the analyzer. */
+static gcs_gc_analyzer *analyze_file(const char *path, gcs_reader_stats *stats)
+{
+    gcs_error err;
+    gcs_source *src = gcs_source_open_file(path, &err);
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
+    const gcs_event *ev;
+    gcs_status st;
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+        CHECK_EQ_INT(gcs_gc_analyzer_feed(an, ev), GCS_OK);
+    CHECK_EQ_INT(st, GCS_END);
+    *stats = *gcs_reader_get_stats(r);
+    gcs_gc_analyzer_finish(an);
+    gcs_reader_free(r);
+    gcs_source_free(src);
+    return an;
+}
+
 /*
  * gcevents.etl: two induced GCs. By hand from the raw events (baseline):
  * GC 1 SuspendEEStart 11,607.358 .. RestartEEStop 11,608.145: pause
@@ -421,16 +441,9 @@ static void test_gc_stats(void)
 {
     if (!check_file_exists(GCEVENTS))
         SKIP("../shared absent");
-    gcs_error err;
-    gcs_source *src = gcs_source_open_file(GCEVENTS, &err);
-    gcs_reader *r = gcs_reader_new(src, NULL, &err);
-    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
-    const gcs_event *ev;
-    gcs_status st;
-    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
-        CHECK_EQ_INT(gcs_gc_analyzer_feed(an, ev), GCS_OK);
-    CHECK_EQ_INT(st, GCS_END);
-    gcs_gc_analyzer_finish(an);
+    gcs_reader_stats stats;
+    gcs_gc_analyzer *an = analyze_file(GCEVENTS, &stats);
+    CHECK_EQ_U64(stats.anomalies, 0u);
     CHECK_EQ_U64(gcs_gc_process_count(an), 1u);
     const gcs_gc_process *p = gcs_gc_process_at(an, 0);
     CHECK_EQ_U64(p->pid, 179596u);
@@ -446,8 +459,6 @@ static void test_gc_stats(void)
     }
     CHECK_EQ_U64(p->all.num_induced, 2u);
     gcs_gc_analyzer_free(an);
-    gcs_reader_free(r);
-    gcs_source_free(src);
 }
 
 /* SelfDescribingSingleEvent.etl: its two data buffers carry the compressed
@@ -496,21 +507,12 @@ static void test_x86_framework(void)
     CHECK_EQ_INT(system(cmd), 0);
     compare_baseline(tmp, SHARED_TRACES "net.4.5.2.x86.etl.baseline.txt", true);
 
-    gcs_error err;
-    gcs_source *src = gcs_source_open_file(tmp, &err);
-    gcs_reader *r = gcs_reader_new(src, NULL, &err);
-    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
-    const gcs_event *ev;
-    gcs_status st;
-    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
-        CHECK_EQ_INT(gcs_gc_analyzer_feed(an, ev), GCS_OK);
-    CHECK_EQ_INT(st, GCS_END);
-    const gcs_reader_stats *stats = gcs_reader_get_stats(r);
-    CHECK_EQ_U64(stats->events, 168298u);
+    gcs_reader_stats stats;
+    gcs_gc_analyzer *an = analyze_file(tmp, &stats);
+    CHECK_EQ_U64(stats.events, 168298u);
     /* the 32-bit process's events are reported once as an anomaly */
-    CHECK_EQ_U64(stats->anomalies, 1u);
-    CHECK(strstr(stats->first_anomaly, "32-bit process") != NULL);
-    gcs_gc_analyzer_finish(an);
+    CHECK_EQ_U64(stats.anomalies, 1u);
+    CHECK(strstr(stats.first_anomaly, "32-bit process") != NULL);
     const gcs_gc_process *p = NULL;
     for (size_t i = 0; i < gcs_gc_process_count(an); i++)
         if (gcs_gc_process_at(an, i)->gc_count)
@@ -526,8 +528,6 @@ static void test_x86_framework(void)
         CHECK_NEAR(p->gcs[0].pause_ms, 0.902, 0.0015);
     }
     gcs_gc_analyzer_free(an);
-    gcs_reader_free(r);
-    gcs_source_free(src);
     remove(tmp);
 }
 
