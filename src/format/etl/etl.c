@@ -30,6 +30,7 @@
 #include "base/error.h"
 #include "format/container.h"
 #include "format/etl/etl.h"
+#include "format/etl/tracelogging.h"
 #include "format/etl/xpress.h"
 #include "format/eventpipe_metadata.h"
 
@@ -62,6 +63,8 @@ enum {
 #define EXT_ITEM_HEADER_SIZE 8u
 #define EVENT_FLAG_EXTENDED_INFO 0x0001u
 #define EXT_TYPE_RELATED_ACTIVITYID 1u
+#define EXT_TYPE_TL_SCHEMA 11u
+#define EXT_TYPE_PROV_TRAITS 12u
 
 /* Where our metadata rows come from. */
 enum { KIND_EVENT = 1, KIND_KERNEL = 2, KIND_CLASSIC = 3 };
@@ -71,6 +74,7 @@ typedef struct type_key {
     uint32_t event_id;
     uint32_t version;
     uint32_t kind;
+    uint64_t schema_hash; /* TraceLogging: of the schema and traits (events share id 0) */
 } type_key;
 
 typedef struct type_slot {
@@ -179,9 +183,10 @@ static gcs_status read_logfile_header(etl_reader *r, gcs_cursor *payload, int64_
                            (unsigned long long)perf_freq);
     memset(&r->info, 0, sizeof r->info);
     r->info.format = GCS_FORMAT_ETL;
-    /* Bytes 0a 00 01 05: major 5, minor 1 in the high bytes. */
-    r->info.format_version = version >> 24;
-    r->info.format_minor = (version >> 16) & 0xffu;
+    /* As written (TraceEvent's Version): 0x0501000a from the kernel
+     * logger, 0x00020206 / 0x0002000a in relogged files; its parts'
+     * meaning is not established. */
+    r->info.format_version = version;
     r->info.pointer_size = pointer_size;
     r->info.cpu_count = cpus;
     r->info.clock_frequency = (int64_t)perf_freq;
@@ -243,6 +248,9 @@ typedef struct type_desc {
     const char *name;     /* NULL: none; copied when a row is made */
     uint32_t level, opcode;
     uint64_t keywords;
+    /* TraceLogging: the event's schema and provider traits (or NULL). */
+    const uint8_t *tl_schema, *tl_traits;
+    uint16_t tl_schema_size, tl_traits_size;
 } type_desc;
 
 /* The metadata id of a key, reporting a new row the first time. */
@@ -267,9 +275,27 @@ static gcs_status metadata_id_for(etl_reader *r, const type_key *key, const type
     gcs_meta_def def;
     memset(&def, 0, sizeof def);
     def.metadata_id = (uint32_t)(r->types_n + 1);
-    def.provider = d->provider ? d->provider : gcs_provider_name_for_guid(key->guid, sink->meta_arena);
+    if (d->tl_schema) {
+        gcs_tl_event tl;
+        const char *why = NULL;
+        if (gcs_tl_parse(d->tl_schema, d->tl_schema_size, d->tl_traits, d->tl_traits_size,
+                         sink->meta_arena, &tl, &why)) {
+            def.provider = tl.provider;
+            def.event_name = tl.event_name;
+            def.fields = tl.fields;
+            def.field_count = tl.field_count;
+        } else {
+            anomaly(r, at, "ETL TraceLogging schema not decoded (%s): event named by provider "
+                    "GUID, fields undecoded", why);
+        }
+    }
+    if (!def.provider)
+        def.provider = d->provider ? d->provider
+                                   : gcs_provider_name_for_guid(key->guid, sink->meta_arena);
     /* The name is copied into the metadata arena only when a row is made. */
-    def.event_name = d->name ? gcs_arena_strndup(sink->meta_arena, d->name, strlen(d->name)) : "";
+    if (!def.event_name)
+        def.event_name =
+            d->name ? gcs_arena_strndup(sink->meta_arena, d->name, strlen(d->name)) : "";
     if (!def.provider || !def.event_name)
         return GCS_FAIL(err, GCS_ERR_LIMIT, at, "ETL: metadata memory limit reached");
     def.event_id = key->event_id;
@@ -354,7 +380,8 @@ static gcs_status read_event_record(etl_reader *r, gcs_cursor *rec, uint32_t pro
         anomaly(r, at, "ETL: events of a 32-bit process in a 64-bit log: their pointer-sized "
                 "fields are read as 8 bytes (per-event pointer size not supported yet)");
     }
-    const uint8_t *related = NULL;
+    const uint8_t *related = NULL, *tl_schema = NULL, *tl_traits = NULL;
+    uint16_t tl_schema_size = 0, tl_traits_size = 0;
     if (flags & EVENT_FLAG_EXTENDED_INFO) {
         for (;;) {
             uint64_t item_at = gcs_cur_offset(rec);
@@ -370,6 +397,13 @@ static gcs_status read_event_record(etl_reader *r, gcs_cursor *rec, uint32_t pro
             }
             if (ext_type == EXT_TYPE_RELATED_ACTIVITYID && data_size >= 16)
                 related = data;
+            else if (ext_type == EXT_TYPE_TL_SCHEMA) {
+                tl_schema = data;
+                tl_schema_size = data_size;
+            } else if (ext_type == EXT_TYPE_PROV_TRAITS) {
+                tl_traits = data;
+                tl_traits_size = data_size;
+            }
             if ((linkage & 1u) == 0)
                 break;
         }
@@ -380,7 +414,16 @@ static gcs_status read_event_record(etl_reader *r, gcs_cursor *rec, uint32_t pro
     key.event_id = id;
     key.version = version;
     key.kind = KIND_EVENT;
-    type_desc d = {NULL, NULL, level, opcode, keywords};
+    type_desc d = {NULL, NULL, level, opcode, keywords, tl_schema, tl_traits, tl_schema_size,
+                   tl_traits_size};
+    if (tl_schema) {
+        uint64_t h = 1469598103934665603ull;
+        for (uint16_t i = 0; i < tl_schema_size; i++)
+            h = (h ^ tl_schema[i]) * 1099511628211ull;
+        for (uint16_t i = 0; i < tl_traits_size; i++)
+            h = (h ^ tl_traits[i]) * 1099511628211ull;
+        key.schema_hash = h;
+    }
     (void)channel;
     (void)task;
     (void)property;
@@ -428,7 +471,7 @@ static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t typ
         snprintf(name, sizeof name, "EventTrace");
     else
         snprintf(name, sizeof name, "Group%u/Opcode%u", group, op);
-    type_desc d = {"Windows Kernel", NULL, 0, op, 0};
+    type_desc d = {"Windows Kernel", NULL, 0, op, 0, NULL, NULL, 0, 0};
     d.name = name;
     record_head h = {pid, tid, processor, timestamp, NULL, NULL};
     return deliver(r, &key, &d, &h, rec, at, err);
@@ -463,7 +506,7 @@ static gcs_status read_classic_record(etl_reader *r, gcs_cursor *rec, uint8_t ty
     key.event_id = op;
     key.version = version;
     key.kind = KIND_CLASSIC;
-    type_desc d = {NULL, NULL, level, op, 0};
+    type_desc d = {NULL, NULL, level, op, 0, NULL, NULL, 0, 0};
 record_head h = {pid, tid, processor, timestamp, NULL, NULL};
     return deliver(r, &key, &d, &h, rec, at, err);
 }
