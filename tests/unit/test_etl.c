@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "format/etl/xpress.h"
 #include "gcscope.h"
 /* Only the flattening of te_common.h is used here (the oracle-line
  * parsers serve test_te_agreement). */
@@ -557,6 +558,43 @@ static void test_x86_framework(void)
     remove(tmp);
 }
 
+/* The XPRESS decoder on hand-made streams for the paths the real files
+ * may not take: a match of 1,000 (nibble 15, byte 255, then a 16-bit
+ * length), two matches sharing one nibble byte, matches overlapping their
+ * own output, and invalid streams. */
+static void test_xpress(void)
+{
+    uint8_t out[2048];
+    size_t n;
+    /* flags 0001...: "abc" then distance 3, length 9 */
+    static const uint8_t s1[] = {0x00, 0x00, 0x00, 0x10, 'a', 'b', 'c', 0x16, 0x00};
+    CHECK(gcs_xpress_decompress(s1, sizeof s1, out, sizeof out, &n));
+    CHECK_EQ_U64(n, 12u);
+    CHECK(memcmp(out, "abcabcabcabc", 12) == 0);
+    /* 'x' then distance 1, length 1000: 7 in the word, nibble 15, byte
+     * 255, uint16 997 (the length - 3) */
+    static const uint8_t s2[] = {0x00, 0x00, 0x00, 0x40, 'x', 0x07, 0x00, 0x0f, 0xff, 0xe5, 0x03};
+    CHECK(gcs_xpress_decompress(s2, sizeof s2, out, sizeof out, &n));
+    CHECK_EQ_U64(n, 1001u);
+    CHECK(out[0] == 'x' && out[1000] == 'x' && out[500] == 'x');
+    /* 'y', then length 12 (nibble 2, low half) and length 25 (nibble 15,
+     * high half of the same byte, then byte 0) */
+    static const uint8_t s3[] = {0x00, 0x00, 0x00, 0x60, 'y', 0x07, 0x00, 0xf2, 0x07, 0x00, 0x00};
+    CHECK(gcs_xpress_decompress(s3, sizeof s3, out, sizeof out, &n));
+    CHECK_EQ_U64(n, 38u);
+    CHECK(out[37] == 'y');
+    /* a match reaching before the output start */
+    static const uint8_t bad1[] = {0x00, 0x00, 0x00, 0x40, 'z', 0x16, 0x00};
+    CHECK(!gcs_xpress_decompress(bad1, sizeof bad1, out, sizeof out, &n));
+    /* more output than room */
+    CHECK(!gcs_xpress_decompress(s2, sizeof s2, out, 100, &n));
+    /* a 16-bit length below 22 */
+    static const uint8_t bad2[] = {0x00, 0x00, 0x00, 0x40, 'x', 0x07, 0x00, 0x0f, 0xff, 0x05, 0x00};
+    CHECK(!gcs_xpress_decompress(bad2, sizeof bad2, out, sizeof out, &n));
+    /* cut inside a length */
+    CHECK(!gcs_xpress_decompress(s2, sizeof s2 - 1, out, sizeof out, &n));
+}
+
 /* Reads data[0..size) to the end; returns the status. */
 static gcs_status read_bytes(const uint8_t *data, size_t size, uint64_t *events)
 {
@@ -616,6 +654,7 @@ static void test_robust(void)
 
 int main(void)
 {
+    RUN(test_xpress);
     RUN(test_header);
     RUN(test_baselines);
     RUN(test_gc_stats);
