@@ -360,6 +360,12 @@ static void compare_baseline(const char *trace, const char *baseline, bool only_
                                                    "/GC/RestartEEStop", "/GC/HeapStats",
                                                    "/GC/Triggered", "/EventTrace"};
             bool check = !only_gc_events; /* then every name is ours too */
+            /* The kernel events we name (by group and opcode). */
+            static const char *const kernel_prefixes[] = {
+                "Windows Kernel/EventTrace", "Windows Kernel/Process/", "Windows Kernel/Thread/",
+                "Windows Kernel/Image/"};
+            for (size_t k = 0; k < sizeof kernel_prefixes / sizeof kernel_prefixes[0]; k++)
+                check |= strncmp(key, kernel_prefixes[k], strlen(kernel_prefixes[k])) == 0;
             for (size_t g = 0; g < sizeof gc_names / sizeof gc_names[0]; g++) {
                 size_t kl = strlen(key), gl = strlen(gc_names[g]);
                 check |= kl >= gl && !strcmp(key + kl - gl, gc_names[g]);
