@@ -214,12 +214,18 @@ static gcs_status default_info(etl_reader *r, int64_t timestamp, uint64_t at, gc
 /* ------------------------------------------------------------------ */
 /* Metadata rows                                                       */
 
+/* Keys are zeroed before they are filled (padding included): hashed as
+ * 64-bit words, once per event. */
 static uint64_t key_hash(const type_key *k)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = 0x9E3779B97F4A7C15ull;
     const uint8_t *b = (const uint8_t *)k;
-    for (size_t i = 0; i < sizeof *k; i++)
-        h = (h ^ b[i]) * 1099511628211ull;
+    for (size_t i = 0; i + 8 <= sizeof *k; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
     return h;
 }
 
@@ -241,6 +247,35 @@ static gcs_status grow_slots(etl_reader *r, gcs_error *err)
     r->slots = slots;
     r->slots_cap = cap;
     return GCS_OK;
+}
+
+/*
+ * TraceEvent's names of the kernel events a GC investigation meets first,
+ * by (group, opcode) of the system header. Each was confirmed by equal
+ * counts in net.4.5.2.x86.etl and its baseline (docs/format-etl.md); the
+ * payloads are not decoded yet.
+ */
+static const struct {
+    uint8_t group, opcode;
+    const char *name;
+} kernel_names[] = {
+    {0, 5, "EventTrace/Extension"},  {0, 8, "EventTrace/RundownComplete"},
+    {0, 32, "EventTrace/EndExtension"},
+    {3, 1, "Process/Start"},         {3, 2, "Process/Stop"},
+    {3, 3, "Process/DCStart"},       {3, 4, "Process/DCStop"},
+    {3, 10, "Image/Load"},           {3, 32, "Process/PerfCtr"},
+    {3, 33, "Process/PerfCtrRundown"}, {3, 39, "Process/Defunct"},
+    {5, 1, "Thread/Start"},          {5, 2, "Thread/Stop"},
+    {20, 2, "Image/Unload"},         {20, 3, "Image/DCStart"},
+    {20, 4, "Image/DCStop"},
+};
+
+static const char *kernel_event_name(uint8_t group, uint8_t opcode)
+{
+    for (size_t i = 0; i < sizeof kernel_names / sizeof kernel_names[0]; i++)
+        if (kernel_names[i].group == group && kernel_names[i].opcode == opcode)
+            return kernel_names[i].name;
+    return NULL;
 }
 
 typedef struct type_desc {
@@ -275,6 +310,7 @@ static gcs_status metadata_id_for(etl_reader *r, const type_key *key, const type
     gcs_meta_def def;
     memset(&def, 0, sizeof def);
     def.metadata_id = (uint32_t)(r->types_n + 1);
+    const char *d_name = d->name;
     if (d->tl_schema) {
         gcs_tl_event tl;
         const char *why = NULL;
@@ -292,10 +328,20 @@ static gcs_status metadata_id_for(etl_reader *r, const type_key *key, const type
     if (!def.provider)
         def.provider = d->provider ? d->provider
                                    : gcs_provider_name_for_guid(key->guid, sink->meta_arena);
+    char kernel_name[32];
+    if (key->kind == KIND_KERNEL) {
+        uint8_t group = (uint8_t)(key->event_id >> 8), op = (uint8_t)key->event_id;
+        const char *known = group == 0 && op == 0 ? "EventTrace" : kernel_event_name(group, op);
+        if (known)
+            snprintf(kernel_name, sizeof kernel_name, "%s", known);
+        else
+            snprintf(kernel_name, sizeof kernel_name, "Group%u/Opcode%u", group, op);
+        d_name = kernel_name;
+    }
     /* The name is copied into the metadata arena only when a row is made. */
     if (!def.event_name)
         def.event_name =
-            d->name ? gcs_arena_strndup(sink->meta_arena, d->name, strlen(d->name)) : "";
+            d_name ? gcs_arena_strndup(sink->meta_arena, d_name, strlen(d_name)) : "";
     if (!def.provider || !def.event_name)
         return GCS_FAIL(err, GCS_ERR_LIMIT, at, "ETL: metadata memory limit reached");
     def.event_id = key->event_id;
@@ -441,35 +487,6 @@ static gcs_status read_event_record(etl_reader *r, gcs_cursor *rec, uint32_t pro
     return deliver(r, &key, &d, &h, rec, at, err);
 }
 
-/*
- * TraceEvent's names of the kernel events a GC investigation meets first,
- * by (group, opcode) of the system header. Each was confirmed by equal
- * counts in net.4.5.2.x86.etl and its baseline (docs/format-etl.md); the
- * payloads are not decoded yet.
- */
-static const struct {
-    uint8_t group, opcode;
-    const char *name;
-} kernel_names[] = {
-    {0, 5, "EventTrace/Extension"},  {0, 8, "EventTrace/RundownComplete"},
-    {0, 32, "EventTrace/EndExtension"},
-    {3, 1, "Process/Start"},         {3, 2, "Process/Stop"},
-    {3, 3, "Process/DCStart"},       {3, 4, "Process/DCStop"},
-    {3, 10, "Image/Load"},           {3, 32, "Process/PerfCtr"},
-    {3, 33, "Process/PerfCtrRundown"}, {3, 39, "Process/Defunct"},
-    {5, 1, "Thread/Start"},          {5, 2, "Thread/Stop"},
-    {20, 2, "Image/Unload"},         {20, 3, "Image/DCStart"},
-    {20, 4, "Image/DCStop"},
-};
-
-static const char *kernel_event_name(uint8_t group, uint8_t opcode)
-{
-    for (size_t i = 0; i < sizeof kernel_names / sizeof kernel_names[0]; i++)
-        if (kernel_names[i].group == group && kernel_names[i].opcode == opcode)
-            return kernel_names[i].name;
-    return NULL;
-}
-
 /* System / compact / perfinfo record (kernel logger). */
 static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t type,
                                      uint32_t processor, bool first_record, gcs_error *err)
@@ -502,14 +519,8 @@ static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t typ
     memset(&key, 0, sizeof key);
     key.event_id = (uint32_t)group << 8 | op;
     key.kind = KIND_KERNEL;
-    char name[32];
-    const char *known = header_event ? "EventTrace" : kernel_event_name(group, op);
-    if (known)
-        snprintf(name, sizeof name, "%s", known);
-    else
-        snprintf(name, sizeof name, "Group%u/Opcode%u", group, op);
+    /* The name is made with the row (kernel_row_name). */
     type_desc d = {"Windows Kernel", NULL, 0, op, 0, NULL, NULL, 0, 0};
-    d.name = name;
     record_head h = {pid, tid, processor, timestamp, NULL, NULL};
     return deliver(r, &key, &d, &h, rec, at, err);
 }

@@ -10,6 +10,8 @@
  */
 #include "format/etl/xpress.h"
 
+#include <string.h>
+
 static bool read_u16(const uint8_t *in, size_t in_size, size_t *pos, uint32_t *v)
 {
     if (2 > in_size - *pos)
@@ -86,9 +88,14 @@ bool gcs_xpress_decompress(const uint8_t *in, size_t in_size, uint8_t *out, size
         length += 3;
         if (distance > op || length > out_size - op)
             return false;
-        /* Byte by byte: a match may overlap its own output. */
-        for (size_t i = 0; i < length; i++, op++)
-            out[op] = out[op - distance];
+        if (distance >= length) {
+            memcpy(out + op, out + op - distance, length);
+            op += length;
+        } else {
+            /* Overlapping its own output: byte by byte repeats the run. */
+            for (size_t i = 0; i < length; i++, op++)
+                out[op] = out[op - distance];
+        }
     }
     *out_len = op;
     return true;
