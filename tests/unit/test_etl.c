@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "byte_builder.h"
 #include "check.h"
 #include "format/etl/xpress.h"
 #include "gcscope.h"
@@ -48,6 +49,7 @@ typedef struct our_events {
     our_event *v;
     size_t n;
     gcs_status end;
+    bool in_order; /* delivered in timestamp order */
     uint64_t anomalies;
 } our_events;
 
@@ -71,6 +73,8 @@ static uint8_t *read_file(const char *path, size_t *size)
 static our_events read_ours(const char *path)
 {
     our_events o = {0};
+    o.in_order = true;
+    int64_t last_ts = INT64_MIN;
     gcs_error err;
     gcs_error_clear(&err);
     gcs_source *src = gcs_source_open_file(path, &err);
@@ -82,6 +86,9 @@ static our_events read_ours(const char *path)
     const gcs_event *ev;
     gcs_status st;
     while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
+        if (ev->timestamp < last_ts)
+            o.in_order = false;
+        last_ts = ev->timestamp;
         if (o.n == cap)
             o.v = realloc(o.v, (cap = cap ? cap * 2 : 256) * sizeof *o.v);
         our_event *e = &o.v[o.n++];
@@ -340,6 +347,8 @@ static void compare_baseline(const char *trace, const char *baseline, bool only_
     text[size] = 0;
     our_events o = read_ours(trace);
     CHECK_EQ_INT(o.end, GCS_END);
+    /* per-CPU buffers merged: in timestamp order */
+    CHECK(o.in_order);
     size_t lines = 0, counts = 0;
     for (char *p = text; *p;) {
         char *nl = strchr(p, '\n');
@@ -601,6 +610,172 @@ static void test_xpress(void)
     CHECK(!gcs_xpress_decompress(s2, sizeof s2 - 1, out, sizeof out, &n));
 }
 
+/* A buffer header of ours: size, filled bytes, processor, flags. */
+static void synth_buffer_header(bb *b, uint32_t size, uint32_t filled, uint8_t cpu, uint16_t flags,
+                                uint16_t type)
+{
+    bb_u32(b, size);
+    bb_u32(b, filled);
+    bb_u32(b, filled);
+    bb_zeros(b, 0x28 - 12);
+    bb_u8(b, cpu);
+    bb_zeros(b, 3);
+    bb_u32(b, 3); /* state */
+    bb_u32(b, filled);
+    bb_u16(b, flags);
+    bb_u16(b, type);
+    bb_zeros(b, 72 - 0x38);
+}
+
+/* A runtime event (EVENT_HEADER32: written by a 32-bit process). */
+static void synth_clr_event(bb *b, uint16_t id, uint8_t version, uint64_t ts, const uint8_t *payload,
+                            uint16_t size)
+{
+    static const uint8_t runtime[16] = {0x23, 0x0d, 0x3c, 0xe1, 0xbc, 0xcc, 0x12, 0x4e,
+                                        0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4};
+    size_t start = b->len;
+    bb_u16(b, (uint16_t)(80 + size));
+    bb_u8(b, 0x12);
+    bb_u8(b, 0xc0);
+    bb_u32(b, 0); /* flags, property */
+    bb_u32(b, 7); /* tid */
+    bb_u32(b, 42); /* pid */
+    bb_u64(b, ts);
+    bb_bytes(b, runtime, 16);
+    bb_u16(b, id);
+    bb_u8(b, version);
+    bb_u8(b, 0);
+    bb_u8(b, 4);
+    bb_u8(b, version == 1 && id == 1 ? 1 : 2); /* opcode Start / Stop */
+    bb_u16(b, 1);
+    bb_u64(b, 1);
+    bb_zeros(b, 8 + 16);
+    bb_bytes(b, payload, size);
+    while ((b->len - start) % 8)
+        bb_u8(b, 0);
+}
+
+/*
+ * A 32-bit log written by hand (no real one at hand): the logfile header
+ * with PointerSize 4 in a SYSTEM32 record (its fields after the two name
+ * pointers 8 bytes earlier than in a 64-bit log), 3 events and 2 buffers
+ * lost, a 1 MHz clock; a CPU 1 buffer with GC/Start V1 then a CPU 0
+ * buffer with an earlier GC/Stop V1 (delivered first), a record of an
+ * unknown header type and a record whose size passes the buffer's end.
+ */
+static void test_synthetic_32bit(void)
+{
+    static bb b;
+    memset(&b, 0, sizeof b);
+    const uint64_t origin = 5000000;
+    /* buffer 0: the logfile header event */
+    synth_buffer_header(&b, 0x200, 72 + 32 + 0x118, 0, 0x1, 4);
+    bb_u16(&b, 2);
+    bb_u8(&b, 0x01);
+    bb_u8(&b, 0xc0);
+    bb_u16(&b, (uint16_t)(32 + 0x118));
+    bb_u8(&b, 0);
+    bb_u8(&b, 0);
+    bb_u32(&b, 11);
+    bb_u32(&b, 10);
+    bb_u64(&b, origin);
+    bb_zeros(&b, 8);
+    size_t payload = b.len;
+    bb_u32(&b, 0x200);      /* buffer size */
+    bb_u32(&b, 0x0501000a); /* version */
+    bb_u32(&b, 7601);
+    bb_u32(&b, 2);          /* processors */
+    bb_u64(&b, 0);          /* end time */
+    bb_u32(&b, 156250);
+    bb_u32(&b, 0);
+    bb_u32(&b, 0);
+    bb_u32(&b, 3);          /* buffers written */
+    bb_u32(&b, 1);
+    bb_u32(&b, 4);          /* pointer size */
+    bb_u32(&b, 3);          /* events lost */
+    bb_u32(&b, 2000);
+    bb_zeros(&b, 4 + 4 + 172 + 4); /* name pointers, time zone, padding */
+    CHECK_EQ_U64(b.len - payload, 0xf0u);
+    bb_u64(&b, 0);                  /* boot time */
+    bb_u64(&b, 1000000);            /* clock frequency */
+    bb_u64(&b, 132224078456780000ull); /* 2020-01-02 03:04:05.678 UTC */
+    bb_u32(&b, 1);
+    bb_u32(&b, 2); /* buffers lost */
+    bb_utf16z(&b, "S");
+    bb_zeros(&b, 0x200 - b.len);
+    /* buffer 1, CPU 1: GC/Start V1 at 2.5 ms */
+    size_t at = b.len;
+    static const uint8_t start_v1[18] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0};
+    synth_buffer_header(&b, 0x200, 0, 1, 0, 0);
+    synth_clr_event(&b, 1, 1, origin + 2500, start_v1, sizeof start_v1);
+    /* an unknown header type (0x0e), 16 bytes */
+    bb_u16(&b, 16);
+    bb_u8(&b, 0x0e);
+    bb_u8(&b, 0xc0);
+    bb_zeros(&b, 12);
+    bb_patch_u32(&b, at + 0x30, (uint32_t)(b.len - at));
+    bb_zeros(&b, at + 0x200 - b.len);
+    /* buffer 2, CPU 0: GC/Stop V1 at 1.25 ms, then a record cut short */
+    at = b.len;
+    static const uint8_t stop_v1[10] = {1, 0, 0, 0, 0, 0, 0, 0, 9, 0};
+    synth_buffer_header(&b, 0x200, 0, 0, 0, 0);
+    synth_clr_event(&b, 2, 1, origin + 1250, stop_v1, sizeof stop_v1);
+    bb_u16(&b, 0x100); /* passes the filled end */
+    bb_u8(&b, 0x13);
+    bb_u8(&b, 0xc0);
+    bb_zeros(&b, 12);
+    bb_patch_u32(&b, at + 0x30, (uint32_t)(b.len - at));
+    bb_zeros(&b, at + 0x200 - b.len);
+
+    gcs_error err;
+    gcs_source *src = gcs_source_from_memory(b.data, b.len, &err);
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    const gcs_event *ev;
+    const char *want[] = {"EventTrace", "GC/Stop", "GC/Start"};
+    const double msec[] = {0.0, 1.25, 2.5};
+    size_t n = 0;
+    gcs_status st;
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
+        if (n < 3) {
+            CHECK_EQ_STR(ev->type->name, want[n]);
+            CHECK_NEAR(ev->msec, msec[n], 1e-9);
+        }
+        if (n == 2) {
+            CHECK_EQ_U64(ev->pid, 42u);
+            CHECK_EQ_U64(ev->tid, 7u);
+            CHECK_EQ_U64(ev->processor, 1u);
+            te_fields f = {0};
+            CHECK(te_flatten_event(ev, &f));
+            const te_field *count = te_fields_get(&f, "Count");
+            const te_field *clr = te_fields_get(&f, "ClrInstanceID");
+            CHECK(count && clr);
+            if (count && clr) {
+                CHECK_EQ_STR(count->value, "1");
+                CHECK_EQ_STR(clr->value, "9");
+            }
+            te_fields_free(&f);
+        }
+        n++;
+    }
+    CHECK_EQ_INT(st, GCS_END);
+    CHECK_EQ_U64(n, 3u);
+    const gcs_trace_info *ti = gcs_reader_info(r);
+    CHECK_EQ_INT(ti->pointer_size, 4);
+    CHECK_EQ_INT(ti->cpu_count, 2);
+    CHECK_EQ_U64((uint64_t)ti->clock_frequency, 1000000u);
+    CHECK_EQ_INT(ti->start_year, 2020);
+    CHECK_EQ_INT(ti->start_month, 1);
+    CHECK_EQ_INT(ti->start_day, 2);
+    CHECK_EQ_INT(ti->start_hour, 3);
+    CHECK_EQ_INT(ti->start_minute, 4);
+    CHECK_EQ_INT(ti->start_second, 5);
+    CHECK_EQ_INT(ti->start_millisecond, 678);
+    /* events lost, buffers lost, unknown header type, record past the end */
+    CHECK_EQ_U64(gcs_reader_get_stats(r)->anomalies, 4u);
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
 /* Reads data[0..size) to the end; returns the status. */
 static gcs_status read_bytes(const uint8_t *data, size_t size, uint64_t *events)
 {
@@ -661,6 +836,7 @@ static void test_robust(void)
 int main(void)
 {
     RUN(test_xpress);
+    RUN(test_synthetic_32bit);
     RUN(test_header);
     RUN(test_baselines);
     RUN(test_gc_stats);
