@@ -406,6 +406,19 @@ static void test_baselines(void)
     CHECK(values_equal >= 315);
 }
 
+/* The trace start (UTC) the reader took from the logfile header. */
+static void check_start(const gcs_trace_info *ti, int y, int mo, int d, int h, int mi, int sec,
+                        int ms)
+{
+    CHECK_EQ_INT(ti->start_year, y);
+    CHECK_EQ_INT(ti->start_month, mo);
+    CHECK_EQ_INT(ti->start_day, d);
+    CHECK_EQ_INT(ti->start_hour, h);
+    CHECK_EQ_INT(ti->start_minute, mi);
+    CHECK_EQ_INT(ti->start_second, sec);
+    CHECK_EQ_INT(ti->start_millisecond, ms);
+}
+
 /* The logfile header event as TraceEvent shows it (gcevents baseline line
  * 1): clock, pointer size, processors, start time; MSec 0 is its time. */
 static void test_header(void)
@@ -426,13 +439,7 @@ static void test_header(void)
     CHECK_EQ_INT(ti->cpu_count, 8);
     CHECK_EQ_U64((uint64_t)ti->clock_frequency, 10000000u);
     /* StartTime=23/03/14 00:46:36.69... */
-    CHECK_EQ_INT(ti->start_year, 2023);
-    CHECK_EQ_INT(ti->start_month, 3);
-    CHECK_EQ_INT(ti->start_day, 14);
-    CHECK_EQ_INT(ti->start_hour, 0);
-    CHECK_EQ_INT(ti->start_minute, 46);
-    CHECK_EQ_INT(ti->start_second, 36);
-    CHECK_EQ_INT(ti->start_millisecond, 694);
+    check_start(ti, 2023, 3, 14, 0, 46, 36, 694);
     CHECK_EQ_STR(ev->type->provider, "Windows Kernel");
     CHECK_EQ_STR(ev->type->name, "EventTrace");
     CHECK_NEAR(ev->msec, 0.0, 1e-9);
@@ -763,13 +770,7 @@ static void test_synthetic_32bit(void)
     CHECK_EQ_INT(ti->pointer_size, 4);
     CHECK_EQ_INT(ti->cpu_count, 2);
     CHECK_EQ_U64((uint64_t)ti->clock_frequency, 1000000u);
-    CHECK_EQ_INT(ti->start_year, 2020);
-    CHECK_EQ_INT(ti->start_month, 1);
-    CHECK_EQ_INT(ti->start_day, 2);
-    CHECK_EQ_INT(ti->start_hour, 3);
-    CHECK_EQ_INT(ti->start_minute, 4);
-    CHECK_EQ_INT(ti->start_second, 5);
-    CHECK_EQ_INT(ti->start_millisecond, 678);
+    check_start(ti, 2020, 1, 2, 3, 4, 5, 678);
     /* events lost, buffers lost, unknown header type, record past the end */
     CHECK_EQ_U64(gcs_reader_get_stats(r)->anomalies, 4u);
     gcs_reader_free(r);
