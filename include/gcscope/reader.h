@@ -24,7 +24,8 @@ extern "C" {
 typedef enum gcs_format {
     GCS_FORMAT_UNKNOWN = 0,
     GCS_FORMAT_NETTRACE = 1, /* "Nettrace" magic, versions 4, 5, 6 */
-    GCS_FORMAT_NETPERF = 2   /* "!FastSerialization.1", versions 1..3 */
+    GCS_FORMAT_NETPERF = 2,  /* "!FastSerialization.1", versions 1..3 */
+    GCS_FORMAT_ETL = 3       /* Windows ETW log file */
 } gcs_format;
 
 /* Name of a format ("nettrace", "netperf"). */
@@ -33,7 +34,7 @@ const char *gcs_format_name(gcs_format format);
 /* What the trace says about itself (its header). */
 typedef struct gcs_trace_info {
     gcs_format format;
-    uint32_t format_version;  /* nettrace 4..6, netperf 1..3 */
+    uint32_t format_version;  /* nettrace 4..6, netperf 1..3, etl: the logfile header's Version */
     uint32_t format_minor;    /* nettrace 6 minor version, else 0 */
     uint32_t pointer_size;    /* 4 or 8 */
     uint32_t pid;             /* process traced (0 if the trace does not say) */

@@ -5,6 +5,8 @@
  *     then uint32 0 (Reserved)          -> nettrace V6+ (block format)
  *     then int32 20 "!FastSerialization.1" -> nettrace V4/V5
  *   offset 0  int32 20 "!FastSerialization.1" -> netperf V1..V3
+ *   offset 0  a WMI buffer header whose first record (offset 72) is the
+ *             logfile header event                -> ETW .etl (etl/etl.c)
  *
  * The "Nettrace" magic is consumed here; the serialization header and
  * everything after it is left to the version's reader.
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "format/etl/etl.h"
 
 static const char nettrace_magic[8] = {'N', 'e', 't', 't', 'r', 'a', 'c', 'e'};
 static const char fast_ser[20] = "!FastSerialization.1";
@@ -52,6 +55,14 @@ gcs_status gcs_container_open(gcs_stream *s, const gcs_sink *sink, gcs_container
     if (st == GCS_OK && p[0] == 20 && p[1] == 0 && p[2] == 0 && p[3] == 0 &&
         memcmp(p + 4, fast_ser, 20) == 0)
         return gcs_netperf_open(s, sink, out, err);
+    if (st == GCS_OK) {
+        st = gcs_stream_need(s, 80, err);
+        if (st == GCS_AGAIN || st < 0)
+            return st;
+        if (st == GCS_OK && gcs_etl_sniff(gcs_stream_peek(s), gcs_stream_avail(s)))
+            return gcs_etl_open(s, sink, out, err);
+    }
     return GCS_FAIL(err, GCS_ERR_NOT_TRACE, 0,
-                    "not a trace: no \"Nettrace\" or \"!FastSerialization.1\" header");
+                    "not a trace: no \"Nettrace\" or \"!FastSerialization.1\" header, nor an "
+                    "ETW buffer starting with the logfile header");
 }

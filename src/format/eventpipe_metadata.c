@@ -224,8 +224,7 @@ static const struct {
     {"2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5", "System.Threading.Tasks.TplEventSource"},
 };
 
-/* The provider name TraceEvent shows for a provider known only by its GUID. */
-static const char *provider_name_for_guid(const uint8_t *g, gcs_arena *arena)
+const char *gcs_provider_name_for_guid(const uint8_t *g, gcs_arena *arena)
 {
     char text[37], name[48];
     format_guid(g, text);
@@ -291,7 +290,7 @@ gcs_status gcs_ep_metadata_parse(gcs_cursor *c, uint32_t format_version, uint32_
             const uint8_t *guid;
             if (!gcs_cur_bytes(c, 16, &guid))
                 return HEADER_FAIL(err, c, "provider guid");
-            const char *p = provider_name_for_guid(guid, arena);
+            const char *p = gcs_provider_name_for_guid(guid, arena);
             if (!p)
                 return memory_fail(err, c);
             out->provider = p;

@@ -66,4 +66,12 @@ gcs_status gcs_ep_metadata_parse(gcs_cursor *payload, uint32_t format_version,
                                  uint32_t obsolete_id, gcs_arena *arena, gcs_meta_def *out,
                                  gcs_error *problem, gcs_error *err);
 
+/*
+ * The provider name TraceEvent shows for a provider known only by its GUID
+ * (16 bytes in Windows byte order): the name of a runtime provider it has a
+ * parser for, else "Provider(<guid>)" (allocated in arena; NULL when the
+ * arena is full). Used by netperf V1 and ETL.
+ */
+const char *gcs_provider_name_for_guid(const uint8_t *g, gcs_arena *arena);
+
 #endif

@@ -109,11 +109,11 @@ struct gcs_reader {
 
 static void fold_tally(gcs_reader *r);
 
-static const char *const format_names[] = {"unknown", "nettrace", "netperf"};
+static const char *const format_names[] = {"unknown", "nettrace", "netperf", "etl"};
 
 const char *gcs_format_name(gcs_format format)
 {
-    return (unsigned)format < 3 ? format_names[format] : "unknown";
+    return (unsigned)format < 4 ? format_names[format] : "unknown";
 }
 
 static gcs_event_type *type_find(const gcs_reader *r, uint32_t id)

@@ -1,0 +1,765 @@
+/*
+ * format/etl/etl.c - Windows ETW log files (.etl), read on any OS.
+ *
+ * Layout (docs/format-etl.md has every offset and how it was confirmed):
+ * the file is a run of buffers, each a 72-byte WMI buffer header then
+ * records, 8-byte aligned, up to the header's filled offset. A buffer with
+ * the compressed flag stores its records LZ77-"XPRESS"-compressed (its
+ * in-file size is then the compressed size). Each record starts with a
+ * 4-byte marker whose third byte is the header type: system/compact/
+ * perfinfo headers (kernel logger), full/instance trace headers (classic
+ * providers), EVENT_HEADER (manifest and TraceLogging providers). The
+ * first record of the first buffer is the logfile header event
+ * (EventTrace): clock frequency, pointer size, start time.
+ *
+ * ETW has no metadata rows: each distinct (provider, event id, version)
+ * becomes a metadata row of ours with the provider's name, so the
+ * runtime's events decode through the built-in manifest table.
+ *
+ * Order: buffers are per processor and flushed when full, so events of
+ * different buffers interleave in time. The file has no sequence points;
+ * the sorter sorts what it holds at the end, or per window when its
+ * window fills (counted as a sort overflow): a file smaller than the
+ * window (64 MB of events) comes out exactly in timestamp order.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cursor.h"
+#include "base/error.h"
+#include "format/container.h"
+#include "format/etl/etl.h"
+#include "format/etl/tracelogging.h"
+#include "format/etl/xpress.h"
+#include "format/eventpipe_metadata.h"
+
+#define BUFFER_HEADER_SIZE 72u
+#define MIN_BUFFER_SIZE BUFFER_HEADER_SIZE
+#define BUFFER_FLAG_COMPRESSED 0x40u
+
+/* Header types (third byte of a record). */
+enum {
+    HT_SYSTEM32 = 0x01,
+    HT_SYSTEM64 = 0x02,
+    HT_COMPACT32 = 0x03,
+    HT_COMPACT64 = 0x04,
+    HT_FULL32 = 0x0a,
+    HT_INSTANCE32 = 0x0b,
+    HT_PERFINFO32 = 0x10,
+    HT_PERFINFO64 = 0x11,
+    HT_EVENT32 = 0x12,
+    HT_EVENT64 = 0x13,
+    HT_FULL64 = 0x14,
+    HT_INSTANCE64 = 0x15
+};
+
+#define SYSTEM_HEADER_SIZE 32u
+#define COMPACT_HEADER_SIZE 24u
+#define PERFINFO_HEADER_SIZE 16u
+#define EVENT_HEADER_SIZE 80u
+#define FULL_HEADER_SIZE 48u
+#define INSTANCE_HEADER_SIZE 72u
+#define EXT_ITEM_HEADER_SIZE 8u
+#define EVENT_FLAG_EXTENDED_INFO 0x0001u
+#define EXT_TYPE_RELATED_ACTIVITYID 1u
+#define EXT_TYPE_TL_SCHEMA 11u
+#define EXT_TYPE_PROV_TRAITS 12u
+
+/* Where our metadata rows come from. */
+enum { KIND_EVENT = 1, KIND_KERNEL = 2, KIND_CLASSIC = 3 };
+
+typedef struct type_key {
+    uint8_t guid[16];
+    uint32_t event_id;
+    uint32_t version;
+    uint32_t kind;
+    uint64_t schema_hash; /* TraceLogging: of the schema and traits (events share id 0) */
+} type_key;
+
+typedef struct type_slot {
+    type_key key;
+    uint32_t metadata_id; /* 0: empty */
+} type_slot;
+
+#define MAX_TYPES ((size_t)1 << 20)
+
+typedef struct etl_reader {
+    gcs_container base;
+    bool have_info;
+    gcs_trace_info info;
+    type_slot *slots;
+    size_t slots_cap, types_n;
+    uint8_t *scratch; /* decompressed records of one buffer */
+    size_t scratch_cap;
+    uint64_t buffers;
+    bool warned_pointer_size; /* a 32-bit process's event in a 64-bit log was reported */
+} etl_reader;
+
+static void anomaly(etl_reader *r, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#include <stdarg.h>
+static void anomaly(etl_reader *r, uint64_t offset, const char *fmt, ...)
+{
+    const gcs_sink *sink = r->base.sink;
+    if (!sink->anomaly)
+        return;
+    char text[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    sink->anomaly(sink->ctx, offset, text);
+}
+
+/* ------------------------------------------------------------------ */
+/* Trace info from the logfile header event                            */
+
+/* UTC calendar fields of a FILETIME (100 ns since 1601-01-01). */
+static void filetime_to_utc(uint64_t ft, gcs_trace_info *ti)
+{
+    uint64_t ms_total = ft / 10000u;
+    uint64_t days = ms_total / 86400000u;
+    uint64_t ms_of_day = ms_total % 86400000u;
+    /* Days since 1601-01-01 to days since 0000-03-01 (proleptic
+     * Gregorian), then the civil date by 400-year eras. */
+    int64_t z = (int64_t)days + 584694; /* 1601-01-01 is day 584694 after 0000-03-01 */
+    int64_t era = z / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    int64_t day = doy - (153 * mp + 2) / 5 + 1;
+    int64_t month = mp < 10 ? mp + 3 : mp - 9;
+    int64_t year = yoe + era * 400 + (month <= 2);
+    ti->start_year = (int)year;
+    ti->start_month = (int)month;
+    ti->start_day = (int)day;
+    ti->start_hour = (int)(ms_of_day / 3600000u);
+    ti->start_minute = (int)(ms_of_day / 60000u % 60u);
+    ti->start_second = (int)(ms_of_day / 1000u % 60u);
+    ti->start_millisecond = (int)(ms_of_day % 1000u);
+}
+
+static gcs_status report_info(etl_reader *r, gcs_error *err)
+{
+    r->have_info = true;
+    const gcs_sink *sink = r->base.sink;
+    if (sink->trace)
+        return sink->trace(sink->ctx, &r->info, err);
+    return GCS_OK;
+}
+
+/* Reads the TRACE_LOGFILE_HEADER payload of the EventTrace header event. */
+static gcs_status read_logfile_header(etl_reader *r, gcs_cursor *payload, int64_t timestamp,
+                                      gcs_error *err)
+{
+    uint64_t at = gcs_cur_offset(payload);
+    uint32_t buffer_size, version, provider_version, cpus, timer_res, max_size, mode, written;
+    uint32_t start_buffers, pointer_size, events_lost, cpu_mhz;
+    uint64_t end_time;
+    if (!gcs_cur_u32(payload, &buffer_size) || !gcs_cur_u32(payload, &version) ||
+        !gcs_cur_u32(payload, &provider_version) || !gcs_cur_u32(payload, &cpus) ||
+        !gcs_cur_u64(payload, &end_time) || !gcs_cur_u32(payload, &timer_res) ||
+        !gcs_cur_u32(payload, &max_size) || !gcs_cur_u32(payload, &mode) ||
+        !gcs_cur_u32(payload, &written) || !gcs_cur_u32(payload, &start_buffers) ||
+        !gcs_cur_u32(payload, &pointer_size) || !gcs_cur_u32(payload, &events_lost) ||
+        !gcs_cur_u32(payload, &cpu_mhz))
+        return GCS_CORRUPT(err, at, "ETL logfile header cut short");
+    if (pointer_size != 4 && pointer_size != 8)
+        return GCS_CORRUPT(err, at + 0x2c, "ETL logfile header: pointer size %u", pointer_size);
+    /* Two pointers (logger and file name), the 172-byte time zone, then
+     * padding to 8: the fields after it move with the pointer size. */
+    size_t skip = 2 * (size_t)pointer_size + 172;
+    skip += (size_t)((8 - ((0x38 + skip) & 7)) & 7);
+    uint64_t boot_time, perf_freq, start_time;
+    uint32_t reserved_flags, buffers_lost;
+    if (!gcs_cur_skip(payload, skip) || !gcs_cur_u64(payload, &boot_time) ||
+        !gcs_cur_u64(payload, &perf_freq) || !gcs_cur_u64(payload, &start_time) ||
+        !gcs_cur_u32(payload, &reserved_flags) || !gcs_cur_u32(payload, &buffers_lost))
+        return GCS_CORRUPT(err, at, "ETL logfile header cut short (pointer size %u)", pointer_size);
+    if (perf_freq == 0 || perf_freq > INT64_MAX)
+        return GCS_CORRUPT(err, at, "ETL logfile header: clock frequency %llu",
+                           (unsigned long long)perf_freq);
+    memset(&r->info, 0, sizeof r->info);
+    r->info.format = GCS_FORMAT_ETL;
+    /* As written (TraceEvent's Version): 0x0501000a from the kernel
+     * logger, 0x00020206 / 0x0002000a in relogged files; its parts'
+     * meaning is not established. */
+    r->info.format_version = version;
+    r->info.pointer_size = pointer_size;
+    r->info.cpu_count = cpus;
+    r->info.clock_frequency = (int64_t)perf_freq;
+    /* TraceEvent's MSec origin for ETL: the timestamp of this event. */
+    r->info.start_ticks = timestamp;
+    filetime_to_utc(start_time, &r->info);
+    if (events_lost)
+        anomaly(r, at + 0x30, "ETL logfile header: %u events lost", events_lost);
+    if (buffers_lost)
+        anomaly(r, at, "ETL logfile header: %u buffers lost", buffers_lost);
+    return report_info(r, err);
+}
+
+/* A trace without its header event: the clock is unknown (MSec 0). */
+static gcs_status default_info(etl_reader *r, int64_t timestamp, uint64_t at, gcs_error *err)
+{
+    anomaly(r, at, "ETL: no logfile header event before the first event");
+    memset(&r->info, 0, sizeof r->info);
+    r->info.format = GCS_FORMAT_ETL;
+    r->info.pointer_size = 8;
+    r->info.start_ticks = timestamp;
+    return report_info(r, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Metadata rows                                                       */
+
+/* Keys are zeroed before they are filled (padding included): hashed as
+ * 64-bit words, once per event. */
+static uint64_t key_hash(const type_key *k)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    const uint8_t *b = (const uint8_t *)k;
+    for (size_t i = 0; i + 8 <= sizeof *k; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+static gcs_status grow_slots(etl_reader *r, gcs_error *err)
+{
+    size_t cap = r->slots_cap ? r->slots_cap * 2 : 256;
+    type_slot *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+    for (size_t i = 0; i < r->slots_cap; i++) {
+        if (!r->slots[i].metadata_id)
+            continue;
+        size_t h = (size_t)key_hash(&r->slots[i].key) & (cap - 1);
+        while (slots[h].metadata_id)
+            h = (h + 1) & (cap - 1);
+        slots[h] = r->slots[i];
+    }
+    free(r->slots);
+    r->slots = slots;
+    r->slots_cap = cap;
+    return GCS_OK;
+}
+
+/*
+ * TraceEvent's names of the kernel events a GC investigation meets first,
+ * by (group, opcode) of the system header. Each was confirmed by equal
+ * counts in net.4.5.2.x86.etl and its baseline (docs/format-etl.md); the
+ * payloads are not decoded yet.
+ */
+static const struct {
+    uint8_t group, opcode;
+    const char *name;
+} kernel_names[] = {
+    {0, 5, "EventTrace/Extension"},  {0, 8, "EventTrace/RundownComplete"},
+    {0, 32, "EventTrace/EndExtension"},
+    {3, 1, "Process/Start"},         {3, 2, "Process/Stop"},
+    {3, 3, "Process/DCStart"},       {3, 4, "Process/DCStop"},
+    {3, 10, "Image/Load"},           {3, 32, "Process/PerfCtr"},
+    {3, 33, "Process/PerfCtrRundown"}, {3, 39, "Process/Defunct"},
+    {5, 1, "Thread/Start"},          {5, 2, "Thread/Stop"},
+    {20, 2, "Image/Unload"},         {20, 3, "Image/DCStart"},
+    {20, 4, "Image/DCStop"},
+};
+
+static const char *kernel_event_name(uint8_t group, uint8_t opcode)
+{
+    for (size_t i = 0; i < sizeof kernel_names / sizeof kernel_names[0]; i++)
+        if (kernel_names[i].group == group && kernel_names[i].opcode == opcode)
+            return kernel_names[i].name;
+    return NULL;
+}
+
+typedef struct type_desc {
+    const char *provider; /* NULL: named from key.guid */
+    const char *name;     /* NULL: none; copied when a row is made */
+    uint32_t level, opcode;
+    uint64_t keywords;
+    /* TraceLogging: the event's schema and provider traits (or NULL). */
+    const uint8_t *tl_schema, *tl_traits;
+    uint16_t tl_schema_size, tl_traits_size;
+} type_desc;
+
+/* The metadata id of a key, reporting a new row the first time. */
+static gcs_status metadata_id_for(etl_reader *r, const type_key *key, const type_desc *d,
+                                  uint64_t at, uint32_t *out, gcs_error *err)
+{
+    gcs_status st;
+    if ((r->types_n + 1) * 2 > r->slots_cap && (st = grow_slots(r, err)) != GCS_OK)
+        return st;
+    size_t mask = r->slots_cap - 1;
+    size_t h = (size_t)key_hash(key) & mask;
+    while (r->slots[h].metadata_id) {
+        if (memcmp(&r->slots[h].key, key, sizeof *key) == 0) {
+            *out = r->slots[h].metadata_id;
+            return GCS_OK;
+        }
+        h = (h + 1) & mask;
+    }
+    if (r->types_n >= MAX_TYPES)
+        return GCS_FAIL(err, GCS_ERR_LIMIT, at, "ETL: more than %zu event types", MAX_TYPES);
+    const gcs_sink *sink = r->base.sink;
+    gcs_meta_def def;
+    memset(&def, 0, sizeof def);
+    def.metadata_id = (uint32_t)(r->types_n + 1);
+    const char *d_name = d->name;
+    if (d->tl_schema) {
+        gcs_tl_event tl;
+        const char *why = NULL;
+        if (gcs_tl_parse(d->tl_schema, d->tl_schema_size, d->tl_traits, d->tl_traits_size,
+                         sink->meta_arena, &tl, &why)) {
+            def.provider = tl.provider;
+            def.event_name = tl.event_name;
+            def.fields = tl.fields;
+            def.field_count = tl.field_count;
+        } else {
+            anomaly(r, at, "ETL TraceLogging schema not decoded (%s): event named by provider "
+                    "GUID, fields undecoded", why);
+        }
+    }
+    if (!def.provider)
+        def.provider = d->provider ? d->provider
+                                   : gcs_provider_name_for_guid(key->guid, sink->meta_arena);
+    char kernel_name[32];
+    if (key->kind == KIND_KERNEL) {
+        uint8_t group = (uint8_t)(key->event_id >> 8), op = (uint8_t)key->event_id;
+        const char *known = group == 0 && op == 0 ? "EventTrace" : kernel_event_name(group, op);
+        if (known)
+            snprintf(kernel_name, sizeof kernel_name, "%s", known);
+        else
+            snprintf(kernel_name, sizeof kernel_name, "Group%u/Opcode%u", group, op);
+        d_name = kernel_name;
+    }
+    /* The name is copied into the metadata arena only when a row is made. */
+    if (!def.event_name)
+        def.event_name =
+            d_name ? gcs_arena_strndup(sink->meta_arena, d_name, strlen(d_name)) : "";
+    if (!def.provider || !def.event_name)
+        return GCS_FAIL(err, GCS_ERR_LIMIT, at, "ETL: metadata memory limit reached");
+    def.event_id = key->event_id;
+    def.version = key->version;
+    def.level = d->level;
+    def.opcode = d->opcode;
+    if (key->kind == KIND_KERNEL) {
+        /* The name carries the opcode ("Process/DCStart"): reported as
+         * opcode 0 so it is shown as is (event_id is group << 8 | opcode). */
+        def.opcode = 0;
+        def.has_opcode = true;
+    } else {
+        def.has_opcode = key->kind == KIND_EVENT;
+    }
+    def.keywords = d->keywords;
+    if (sink->metadata && (st = sink->metadata(sink->ctx, &def, err)) < 0)
+        return st;
+    r->slots[h].key = *key;
+    r->slots[h].metadata_id = def.metadata_id;
+    r->types_n++;
+    *out = def.metadata_id;
+    return GCS_OK;
+}
+
+/* What every record gives its event (the payload is the rest of rec). */
+typedef struct record_head {
+    uint32_t pid, tid, processor;
+    uint64_t timestamp;
+    const uint8_t *activity, *related; /* 16 bytes or NULL */
+} record_head;
+
+/* Hands the event of a record over: the metadata row of key (made the
+ * first time), the header fields, the rest of rec as payload. */
+static gcs_status deliver(etl_reader *r, const type_key *key, const type_desc *d,
+                          const record_head *h, gcs_cursor *rec, uint64_t at, gcs_error *err)
+{
+    gcs_raw_event ev;
+    memset(&ev, 0, sizeof ev);
+    gcs_status st = metadata_id_for(r, key, d, at, &ev.metadata_id, err);
+    if (st < 0)
+        return st;
+    ev.pid = h->pid;
+    ev.tid = h->tid;
+    ev.capture_tid = h->tid;
+    ev.processor = h->processor;
+    ev.timestamp = (int64_t)h->timestamp;
+    ev.activity_id = h->activity;
+    ev.related_activity_id = h->related;
+    ev.payload = rec->p;
+    ev.payload_size = (uint32_t)gcs_cur_left(rec);
+    ev.offset = at;
+    if (!r->have_info && (st = default_info(r, ev.timestamp, at, err)) < 0)
+        return st;
+    const gcs_sink *sink = r->base.sink;
+    if (sink->event && (st = sink->event(sink->ctx, &ev, err)) < 0)
+        return st;
+    return GCS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Records                                                             */
+
+/* EVENT_HEADER record (manifest / TraceLogging providers). */
+static gcs_status read_event_record(etl_reader *r, gcs_cursor *rec, uint32_t processor,
+                                    gcs_error *err)
+{
+    uint64_t at = gcs_cur_offset(rec);
+    uint16_t size, flags, property, id, task;
+    uint8_t type, marker, version, channel, level, opcode;
+    uint32_t tid, pid;
+    uint64_t timestamp, keywords, cpu_time;
+    const uint8_t *guid, *activity;
+    if (!gcs_cur_u16(rec, &size) || !gcs_cur_u8(rec, &type) || !gcs_cur_u8(rec, &marker) ||
+        !gcs_cur_u16(rec, &flags) || !gcs_cur_u16(rec, &property) || !gcs_cur_u32(rec, &tid) ||
+        !gcs_cur_u32(rec, &pid) || !gcs_cur_u64(rec, &timestamp) ||
+        !gcs_cur_bytes(rec, 16, &guid) || !gcs_cur_u16(rec, &id) || !gcs_cur_u8(rec, &version) ||
+        !gcs_cur_u8(rec, &channel) || !gcs_cur_u8(rec, &level) || !gcs_cur_u8(rec, &opcode) ||
+        !gcs_cur_u16(rec, &task) || !gcs_cur_u64(rec, &keywords) || !gcs_cur_u64(rec, &cpu_time) ||
+        !gcs_cur_bytes(rec, 16, &activity)) {
+        anomaly(r, at, "ETL event header cut short: record skipped");
+        return GCS_OK;
+    }
+    if (type == HT_EVENT32 && r->have_info && r->info.pointer_size == 8 &&
+        !r->warned_pointer_size) {
+        /* Header type 0x12: written by a 32-bit process (net.4.5.2.x86:
+         * every runtime event). The reader decodes every event with the
+         * log's pointer size: their pointer fields are misread. */
+        r->warned_pointer_size = true;
+        anomaly(r, at, "ETL: events of a 32-bit process in a 64-bit log: their pointer-sized "
+                "fields are read as 8 bytes (per-event pointer size not supported yet)");
+    }
+    const uint8_t *related = NULL, *tl_schema = NULL, *tl_traits = NULL;
+    uint16_t tl_schema_size = 0, tl_traits_size = 0;
+    if (flags & EVENT_FLAG_EXTENDED_INFO) {
+        for (;;) {
+            uint64_t item_at = gcs_cur_offset(rec);
+            uint16_t item_size, ext_type, linkage, data_size;
+            const uint8_t *data;
+            if (!gcs_cur_u16(rec, &item_size) || !gcs_cur_u16(rec, &ext_type) ||
+                !gcs_cur_u16(rec, &linkage) || !gcs_cur_u16(rec, &data_size) ||
+                item_size < EXT_ITEM_HEADER_SIZE || data_size > item_size - EXT_ITEM_HEADER_SIZE ||
+                !gcs_cur_bytes(rec, data_size, &data) ||
+                !gcs_cur_skip(rec, item_size - EXT_ITEM_HEADER_SIZE - data_size)) {
+                anomaly(r, item_at, "ETL extended data item invalid: event skipped");
+                return GCS_OK;
+            }
+            if (ext_type == EXT_TYPE_RELATED_ACTIVITYID && data_size >= 16)
+                related = data;
+            else if (ext_type == EXT_TYPE_TL_SCHEMA) {
+                tl_schema = data;
+                tl_schema_size = data_size;
+            } else if (ext_type == EXT_TYPE_PROV_TRAITS) {
+                tl_traits = data;
+                tl_traits_size = data_size;
+            }
+            if ((linkage & 1u) == 0)
+                break;
+        }
+    }
+    type_key key;
+    memset(&key, 0, sizeof key);
+    memcpy(key.guid, guid, 16);
+    key.event_id = id;
+    key.version = version;
+    key.kind = KIND_EVENT;
+    type_desc d = {NULL, NULL, level, opcode, keywords, tl_schema, tl_traits, tl_schema_size,
+                   tl_traits_size};
+    if (tl_schema) {
+        uint64_t h = 1469598103934665603ull;
+        for (uint16_t i = 0; i < tl_schema_size; i++)
+            h = (h ^ tl_schema[i]) * 1099511628211ull;
+        for (uint16_t i = 0; i < tl_traits_size; i++)
+            h = (h ^ tl_traits[i]) * 1099511628211ull;
+        key.schema_hash = h;
+    }
+    (void)channel;
+    (void)task;
+    (void)property;
+    (void)cpu_time;
+    (void)marker;
+    (void)size;
+    record_head h = {pid, tid, processor, timestamp, activity, related};
+    return deliver(r, &key, &d, &h, rec, at, err);
+}
+
+/* System / compact / perfinfo record (kernel logger). */
+static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t type,
+                                     uint32_t processor, bool first_record, gcs_error *err)
+{
+    uint64_t at = gcs_cur_offset(rec);
+    uint16_t version, size;
+    uint8_t htype, marker, op, group;
+    uint32_t tid = 0, pid = 0;
+    uint64_t timestamp;
+    bool perfinfo = type == HT_PERFINFO32 || type == HT_PERFINFO64;
+    if (!gcs_cur_u16(rec, &version) || !gcs_cur_u8(rec, &htype) || !gcs_cur_u8(rec, &marker) ||
+        !gcs_cur_u16(rec, &size) || !gcs_cur_u8(rec, &op) || !gcs_cur_u8(rec, &group) ||
+        (!perfinfo && (!gcs_cur_u32(rec, &tid) || !gcs_cur_u32(rec, &pid))) ||
+        !gcs_cur_u64(rec, &timestamp) ||
+        ((type == HT_SYSTEM32 || type == HT_SYSTEM64) && !gcs_cur_skip(rec, 8))) {
+        anomaly(r, at, "ETL kernel header cut short: record skipped");
+        return GCS_OK;
+    }
+    (void)version;
+    (void)htype;
+    (void)marker;
+    bool header_event = group == 0 && op == 0 && !perfinfo;
+    if (header_event && first_record && !r->have_info) {
+        gcs_cursor payload = *rec;
+        gcs_status st = read_logfile_header(r, &payload, (int64_t)timestamp, err);
+        if (st < 0)
+            return st;
+    }
+    type_key key;
+    memset(&key, 0, sizeof key);
+    key.event_id = (uint32_t)group << 8 | op;
+    key.kind = KIND_KERNEL;
+    /* The name is made with the row (kernel_row_name). */
+    type_desc d = {"Windows Kernel", NULL, 0, op, 0, NULL, NULL, 0, 0};
+    record_head h = {pid, tid, processor, timestamp, NULL, NULL};
+    return deliver(r, &key, &d, &h, rec, at, err);
+}
+
+/* Full / instance trace header record (classic providers). */
+static gcs_status read_classic_record(etl_reader *r, gcs_cursor *rec, uint8_t type,
+                                      uint32_t processor, gcs_error *err)
+{
+    uint64_t at = gcs_cur_offset(rec);
+    uint16_t size, version;
+    uint8_t htype, marker, op, level;
+    uint32_t tid, pid;
+    uint64_t timestamp, cpu_time;
+    const uint8_t *guid;
+    bool instance = type == HT_INSTANCE32 || type == HT_INSTANCE64;
+    if (!gcs_cur_u16(rec, &size) || !gcs_cur_u8(rec, &htype) || !gcs_cur_u8(rec, &marker) ||
+        !gcs_cur_u8(rec, &op) || !gcs_cur_u8(rec, &level) || !gcs_cur_u16(rec, &version) ||
+        !gcs_cur_u32(rec, &tid) || !gcs_cur_u32(rec, &pid) || !gcs_cur_u64(rec, &timestamp) ||
+        !gcs_cur_bytes(rec, 16, &guid) || !gcs_cur_u64(rec, &cpu_time) ||
+        (instance && !gcs_cur_skip(rec, INSTANCE_HEADER_SIZE - FULL_HEADER_SIZE))) {
+        anomaly(r, at, "ETL trace header cut short: record skipped");
+        return GCS_OK;
+    }
+    (void)size;
+    (void)htype;
+    (void)marker;
+    (void)cpu_time;
+    type_key key;
+    memset(&key, 0, sizeof key);
+    memcpy(key.guid, guid, 16);
+    key.event_id = op;
+    key.version = version;
+    key.kind = KIND_CLASSIC;
+    type_desc d = {NULL, NULL, level, op, 0, NULL, NULL, 0, 0};
+record_head h = {pid, tid, processor, timestamp, NULL, NULL};
+    return deliver(r, &key, &d, &h, rec, at, err);
+}
+
+/* The records of one buffer (its bytes after the buffer header). */
+static gcs_status read_records(etl_reader *r, gcs_cursor *c, uint32_t processor, bool first_buffer,
+                               gcs_error *err)
+{
+    bool first = first_buffer;
+    while (gcs_cur_left(c) >= 4) {
+        uint64_t at = gcs_cur_offset(c);
+        gcs_cursor peek = *c;
+        uint16_t w0 = 0, w2 = 0;
+        uint8_t type = 0, marker = 0;
+        (void)gcs_cur_u16(&peek, &w0);
+        (void)gcs_cur_u8(&peek, &type);
+        (void)gcs_cur_u8(&peek, &marker);
+        if (w0 == 0xffff && type == 0xff && marker == 0xff)
+            break; /* the unused rest of the buffer */
+        if ((marker & 0x80u) == 0) {
+            anomaly(r, at, "ETL record without the trace header marker: rest of buffer skipped");
+            break;
+        }
+        uint32_t size, min_size;
+        switch (type) {
+        case HT_SYSTEM32: case HT_SYSTEM64: min_size = SYSTEM_HEADER_SIZE; break;
+        case HT_COMPACT32: case HT_COMPACT64: min_size = COMPACT_HEADER_SIZE; break;
+        case HT_PERFINFO32: case HT_PERFINFO64: min_size = PERFINFO_HEADER_SIZE; break;
+        case HT_EVENT32: case HT_EVENT64: min_size = EVENT_HEADER_SIZE; break;
+        case HT_FULL32: case HT_FULL64: min_size = FULL_HEADER_SIZE; break;
+        case HT_INSTANCE32: case HT_INSTANCE64: min_size = INSTANCE_HEADER_SIZE; break;
+        default: min_size = 4; break;
+        }
+        bool kernel = min_size == SYSTEM_HEADER_SIZE || min_size == COMPACT_HEADER_SIZE ||
+                      min_size == PERFINFO_HEADER_SIZE;
+        if (kernel) {
+            /* The size follows the 4-byte marker. */
+            if (!gcs_cur_u16(&peek, &w2)) {
+                anomaly(r, at, "ETL record cut at the buffer end");
+                break;
+            }
+            size = w2;
+        } else {
+            size = w0;
+        }
+        if (size < min_size || size > gcs_cur_left(c)) {
+            anomaly(r, at, "ETL record of %u bytes (header type 0x%02x) does not fit: rest of "
+                    "buffer skipped", size, type);
+            break;
+        }
+        gcs_cursor rec;
+        (void)gcs_cur_sub(c, size, &rec);
+        /* Records are 8-byte aligned within the buffer (the end may be
+         * the buffer's end, unpadded). */
+        size_t pad = (size_t)((8 - (size & 7u)) & 7u);
+        if (pad > gcs_cur_left(c))
+            pad = gcs_cur_left(c);
+        (void)gcs_cur_skip(c, pad);
+        gcs_status st = GCS_OK;
+        switch (type) {
+        case HT_EVENT32: case HT_EVENT64:
+            st = read_event_record(r, &rec, processor, err);
+            break;
+        case HT_FULL32: case HT_FULL64: case HT_INSTANCE32: case HT_INSTANCE64:
+            st = read_classic_record(r, &rec, type, processor, err);
+            break;
+        default:
+            if (kernel)
+                st = read_kernel_record(r, &rec, type, processor, first, err);
+            else
+                anomaly(r, at, "ETL record of unknown header type 0x%02x skipped", type);
+            break;
+        }
+        if (st < 0)
+            return st;
+        first = false;
+    }
+    return GCS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Buffers                                                             */
+
+static gcs_status etl_step(gcs_container *base, gcs_error *err)
+{
+    etl_reader *r = (etl_reader *)base;
+    gcs_stream *s = base->stream;
+    uint64_t at = gcs_stream_offset(s);
+    gcs_status st = gcs_stream_need(s, BUFFER_HEADER_SIZE, err);
+    if (st == GCS_AGAIN || st < 0)
+        return st;
+    if (st == GCS_END) {
+        if (gcs_stream_avail(s) == 0)
+            return GCS_END; /* buffers end with the file */
+        return GCS_FAIL(err, GCS_ERR_TRUNCATED, at,
+                        "truncated: ETL buffer header cut short (%zu of %u bytes)",
+                        gcs_stream_avail(s), BUFFER_HEADER_SIZE);
+    }
+    gcs_cursor h = gcs_cur_make(gcs_stream_peek(s), BUFFER_HEADER_SIZE, at);
+    uint32_t buffer_size = 0, filled = 0;
+    uint16_t flags = 0;
+    uint8_t processor = 0;
+    (void)gcs_cur_u32(&h, &buffer_size);
+    (void)gcs_cur_skip(&h, 0x28 - 4);
+    (void)gcs_cur_u8(&h, &processor);
+    (void)gcs_cur_skip(&h, 0x30 - 0x29);
+    (void)gcs_cur_u32(&h, &filled);
+    (void)gcs_cur_u16(&h, &flags);
+    if (buffer_size < MIN_BUFFER_SIZE)
+        return GCS_CORRUPT(err, at, "ETL buffer size %u is below its %u-byte header", buffer_size,
+                           BUFFER_HEADER_SIZE);
+    if (buffer_size > GCS_MAX_BLOCK_SIZE || filled > GCS_MAX_BLOCK_SIZE)
+        return GCS_FAIL(err, GCS_ERR_LIMIT, at, "ETL buffer of %u bytes exceeds the limit",
+                        buffer_size > filled ? buffer_size : filled);
+    st = gcs_stream_need(s, buffer_size, err);
+    if (st == GCS_AGAIN || st < 0)
+        return st;
+    if (st == GCS_END)
+        return GCS_FAIL(err, GCS_ERR_TRUNCATED, at,
+                        "truncated: ETL buffer of %u bytes, %zu present", buffer_size,
+                        gcs_stream_avail(s));
+    const uint8_t *buf = gcs_stream_peek(s);
+    bool first_buffer = r->buffers == 0;
+    r->buffers++;
+    if (base->sink->block)
+        base->sink->block(base->sink->ctx);
+    if (filled < BUFFER_HEADER_SIZE) {
+        anomaly(r, at + 0x30, "ETL buffer filled offset %u below its header: buffer skipped",
+                filled);
+    } else if (flags & BUFFER_FLAG_COMPRESSED) {
+        size_t want = filled - BUFFER_HEADER_SIZE;
+        if (want > r->scratch_cap) {
+            uint8_t *p = realloc(r->scratch, want);
+            if (!p)
+                return GCS_FAIL(err, GCS_ERR_NOMEM, at, "out of memory");
+            r->scratch = p;
+            r->scratch_cap = want;
+        }
+        size_t got = 0;
+        if (!gcs_xpress_decompress(buf + BUFFER_HEADER_SIZE, buffer_size - BUFFER_HEADER_SIZE,
+                                   r->scratch, want, &got) ||
+            got != want) {
+            anomaly(r, at, "ETL compressed buffer does not decompress to its %u bytes: skipped",
+                    filled);
+        } else {
+            /* Offsets inside a decompressed buffer are reported as the
+             * buffer's own offset: they do not exist in the file. */
+            gcs_cursor c = gcs_cur_make(r->scratch, want, at);
+            if ((st = read_records(r, &c, processor, first_buffer, err)) < 0)
+                return st;
+        }
+    } else {
+        uint32_t end = filled;
+        if (end > buffer_size) {
+            anomaly(r, at + 0x30, "ETL buffer filled offset %u beyond its size %u", filled,
+                    buffer_size);
+            end = buffer_size;
+        }
+        gcs_cursor c = gcs_cur_make(buf + BUFFER_HEADER_SIZE, end - BUFFER_HEADER_SIZE,
+                                    at + BUFFER_HEADER_SIZE);
+        if ((st = read_records(r, &c, processor, first_buffer, err)) < 0)
+            return st;
+    }
+    gcs_stream_consume(s, buffer_size);
+    return GCS_OK;
+}
+
+static void etl_destroy(gcs_container *base)
+{
+    etl_reader *r = (etl_reader *)base;
+    free(r->slots);
+    free(r->scratch);
+    free(r);
+}
+
+static const gcs_container_ops etl_ops = {"etl", etl_step, etl_destroy};
+
+bool gcs_etl_sniff(const uint8_t *p, size_t n)
+{
+    /* The first record of the first buffer is the logfile header event: a
+     * system header (type 1 or 2, marker 0xc0) of group 0, opcode 0. */
+    if (n < BUFFER_HEADER_SIZE + 8)
+        return false;
+    gcs_cursor c = gcs_cur_make(p, n, 0);
+    uint32_t buffer_size = 0;
+    uint8_t type = 0, marker = 0, op = 0, group = 0;
+    (void)gcs_cur_u32(&c, &buffer_size);
+    (void)gcs_cur_skip(&c, BUFFER_HEADER_SIZE - 4 + 2);
+    (void)gcs_cur_u8(&c, &type);
+    (void)gcs_cur_u8(&c, &marker);
+    (void)gcs_cur_skip(&c, 2);
+    (void)gcs_cur_u8(&c, &op);
+    (void)gcs_cur_u8(&c, &group);
+    return buffer_size >= BUFFER_HEADER_SIZE && (type == HT_SYSTEM32 || type == HT_SYSTEM64) &&
+           marker == 0xc0 && op == 0 && group == 0;
+}
+
+gcs_status gcs_etl_open(gcs_stream *s, const gcs_sink *sink, gcs_container **out, gcs_error *err)
+{
+    etl_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+    r->base.ops = &etl_ops;
+    r->base.stream = s;
+    r->base.sink = sink;
+    *out = &r->base;
+    return GCS_OK;
+}
