@@ -1049,9 +1049,10 @@ static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
     const gcs_gc_problems *q = &p->problems;
     fprintf(f,
             "\nProblems: %llu incomplete GCs (%llu with impossible times), %llu GCStart without "
-            "suspension, %llu duplicate GCStart, %llu GC number jumps, %llu orphan events, %llu "
-            "truncated events, %llu unrecognised histories, %llu lost events, %llu implausible "
-            "values\n\n",
+            "suspension, %llu duplicate GCStart,\n"
+            "  %llu GC number jumps, %llu orphan events, %llu truncated events, %llu unrecognised "
+            "histories,\n"
+            "  %llu lost events, %llu implausible values\n\n",
             (unsigned long long)q->incomplete_gcs, (unsigned long long)q->bad_times,
             (unsigned long long)q->starts_without_suspension,
             (unsigned long long)q->duplicate_starts, (unsigned long long)q->number_jumps,

@@ -2,7 +2,8 @@
 # Cuts the fuzzers' seed corpus from the fixtures into
 # $BUILD/fuzz/corpus/<harness>/ (nothing of it is committed):
 #   - prefixes (4, 16, 64 KiB) of every trace in tests/data (nettrace V5,
-#     V6) and, when present, ../shared's PerfView traces (netperf, nettrace);
+#     V6) and, when present, ../shared's PerfView traces (netperf, nettrace,
+#     etl: whole buffers, compressed ones included);
 #   - cut_seed's GC-only and objects-only V6 rewrites of each fixture, whole
 #     when small, else prefixes: whole GCs within a few KiB;
 #   - for `again`, the same behind 9 schedule bytes (fuzz_again.c);
@@ -38,12 +39,14 @@ prefixes() { # prefixes FILE NAME SIZES...
 }
 
 traces=$(ls tests/data/*.nettrace tests/data/v6/*.nettrace 2>/dev/null)
-for p in ../shared/traces/perfview/*.netperf ../shared/traces/perfview/*.nettrace; do
+for p in ../shared/traces/perfview/*.netperf ../shared/traces/perfview/*.nettrace \
+         ../shared/traces/perfview/*.etl; do
     [ -f "$p" ] && traces="$traces $p"
 done
 for f in $traces; do
     name=$(basename "$f" | sed 's/[^A-Za-z0-9.-]/_/g')
     prefixes "$f" "$name" 4 16 64
+    case $f in *.etl) continue ;; esac # cut_seed rewrites EventPipe traces only
     for mode in gc objects; do
         if "$CUT" "$mode" "$f" "$TMP/cut" 2>/dev/null; then
             prefixes "$TMP/cut" "$name-$mode" 8 32 64
