@@ -13,6 +13,7 @@
 #   tests/golden/NAME.objects-wide.txt.gz    with --wide, and
 #   tests/golden/NAME.objects.csv.gz         --format csv, only for OBJECTS_TRACES
 #   tests/golden/shared/NAME.events.json.gz  the same for ../shared/traces/perfview
+#                                            (nettrace, netperf and plain .etl files)
 #   tests/golden/shared/NAME.info.txt
 # Usage: scripts/update-golden.sh [--out DIR]   (default: tests/golden)
 # GCSCOPE selects the CLI (default: build/gcscope, built by `make`).
@@ -84,7 +85,7 @@ stats_dump wks-concurrent "$out/wks-concurrent.stats-range.txt" --from-ms 2000 -
 stats_dump wks-concurrent "$out/wks-concurrent.stats-induced.txt" --induced --format csv
 if [ -d "$shared" ]; then
     mkdir -p "$out/shared"
-    for t in "$shared"/*.nettrace "$shared"/*.netperf; do
+    for t in "$shared"/*.nettrace "$shared"/*.netperf "$shared"/*.etl; do
         [ -f "$t" ] || continue
         dump "$shared" "$(basename "$t")" "$out/shared/$(basename "$t")"
     done

@@ -125,7 +125,8 @@ typedef struct gcs_event {
     uint8_t related_activity_id[16];
     const uint8_t *payload;
     uint32_t payload_size;
-    uint32_t pointer_size;
+    uint32_t pointer_size;    /* 4 or 8: the writer's (a 32-bit process in a 64-bit
+                                 ETW log: 4), usually the trace's */
 } gcs_event;
 
 /* Counters of what was read and of survivable problems. */

@@ -45,6 +45,8 @@ typedef struct gcs_raw_event {
     uint32_t metadata_id;
     bool is_sorted;           /* the writer's IsSorted flag */
     bool has_sequence;
+    uint8_t pointer_size;     /* 4 or 8: this event's writer differs from the trace
+                                 (a 32-bit process in a 64-bit ETW log); 0: the trace's */
     uint32_t sequence;
     uint32_t pid;             /* process id (from thread table or header) */
     uint64_t tid;             /* OS thread id */

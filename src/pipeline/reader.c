@@ -91,6 +91,7 @@ struct gcs_reader {
      * consecutive events alternate among a few types. */
     const gcs_event_type *type_cache[TYPE_CACHE_SIZE];
     bool activity_clear;             /* current's activity ids are zero */
+    uint8_t current_pointer_code;    /* gcs_sorted_event.pointer_size behind current's */
     bool scanning;                   /* gcs_reader_scan: count, deliver nothing */
     gcs_reader_options opts;
     /* Events delivered (the first one's timestamp), and events counted
@@ -179,7 +180,7 @@ static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err
     r->info = *info;
     r->have_info = true;
     r->ticks_per_sec = info->clock_frequency > 0 ? (double)info->clock_frequency : 0.0;
-    r->current.pointer_size = info->pointer_size; /* the same for every event */
+    r->current.pointer_size = info->pointer_size; /* unless an event says otherwise */
     return GCS_OK;
 }
 
@@ -401,18 +402,25 @@ static bool flat_fits(const type_entry *te, const uint8_t *payload, uint32_t siz
     return gcs_cur_left(&c) >= te->flat_fixed[te->flat_strings];
 }
 
+/* Does the payload fit its schema, read with pointers of pointer_size? */
+static bool payload_walk_fits(const type_entry *te, const uint8_t *payload, uint32_t size,
+                              uint32_t pointer_size)
+{
+    const gcs_event_type *t = &te->pub;
+    gcs_payload_info info;
+    gcs_error ignored;
+    return gcs_payload_walk_fields(t->fields, t->field_count, payload, size, pointer_size, NULL,
+                                   NULL, &info, &ignored) == GCS_OK;
+}
+
 /* Does the payload fit its schema? The general walk, for what is
  * neither fixed-size nor flat. */
 static __attribute__((noinline)) bool payload_fits_slow(const gcs_reader *r, const type_entry *te,
                                                         const uint8_t *payload, uint32_t size)
 {
-    const gcs_event_type *t = &te->pub;
     if (te->flat)
         return flat_fits(te, payload, size);
-    gcs_payload_info info;
-    gcs_error ignored;
-    return gcs_payload_walk_fields(t->fields, t->field_count, payload, size, r->info.pointer_size,
-                                   NULL, NULL, &info, &ignored) == GCS_OK;
+    return payload_walk_fits(te, payload, size, r->info.pointer_size);
 }
 
 /* The type of events with this metadata id (a placeholder when its row
@@ -438,13 +446,19 @@ static inline type_entry *type_at(gcs_reader *r, uint32_t index)
 }
 
 /* Counts one event: its type's count, and whether it is unknown or does
- * not fit its schema. Delivery and scanning share it, so both count alike. */
+ * not fit its schema. Delivery and scanning share it, so both count alike.
+ * pointer_size: the event's own (0: the trace's, which the type's sizes
+ * were computed with); another is rare (a 32-bit process in a 64-bit ETW
+ * log) and takes the general walk. */
 static inline void count_event(gcs_reader *r, type_entry *te, const uint8_t *payload,
-                               uint32_t size)
+                               uint32_t size, uint32_t pointer_size)
 {
     te->pub.count++;
     if (!te->pub.known)
         r->stats.unknown_events++;
+    else if (__builtin_expect(pointer_size != 0, 0))
+        r->stats.undecodable_events +=
+            te->check != FIT_NONE && !payload_walk_fits(te, payload, size, pointer_size);
     else if (te->check == FIT_FIXED ? size < te->fixed_size
                                     : te->check == FIT_OTHER &&
                                           !payload_fits_slow(r, te, payload, size))
@@ -466,6 +480,12 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
     ev->stack_id = se->stack_id;
     ev->payload = data;
     ev->payload_size = se->payload_size;
+    /* Set only when it changes: almost every trace has one pointer size. */
+    uint8_t pointer_code = se->pointer_size;
+    if (__builtin_expect(pointer_code != r->current_pointer_code, 0)) {
+        r->current_pointer_code = pointer_code;
+        ev->pointer_size = pointer_code ? pointer_code : r->info.pointer_size;
+    }
     if (se->has_activity) {
         memcpy(ev->activity_id, data + se->payload_size, 16);
         memcpy(ev->related_activity_id, data + se->payload_size + 16, 16);
@@ -475,7 +495,7 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
         memset(ev->related_activity_id, 0, 16);
         r->activity_clear = true;
     }
-    count_event(r, te, data, se->payload_size);
+    count_event(r, te, data, se->payload_size, pointer_code);
     /* The last delivered is the current event (see sync_stats). */
     if (r->delivered++ == 0)
         r->delivered_first = se->timestamp;
@@ -492,18 +512,18 @@ static inline void counted_span(gcs_reader *r, int64_t lo, int64_t hi)
 }
 
 static inline void scan_count_type(gcs_reader *r, type_entry *te, const uint8_t *payload,
-                                   uint32_t size, int64_t timestamp)
+                                   uint32_t size, uint32_t pointer_size, int64_t timestamp)
 {
-    count_event(r, te, payload, size);
+    count_event(r, te, payload, size, pointer_size);
     counted_span(r, timestamp, timestamp);
     r->counted++;
 }
 
 static inline type_entry *scan_count(gcs_reader *r, uint32_t metadata_id, const uint8_t *payload,
-                                     uint32_t size, int64_t timestamp)
+                                     uint32_t size, uint32_t pointer_size, int64_t timestamp)
 {
     type_entry *te = resolve_type(r, metadata_id);
-    scan_count_type(r, te, payload, size, timestamp);
+    scan_count_type(r, te, payload, size, pointer_size, timestamp);
     return te;
 }
 
@@ -514,10 +534,12 @@ static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *e
     gcs_reader *r = ctx;
     if (ev->has_sequence)
         gcs_sorter_note_sequence_run(r->sorter, ev->capture_tid, ev->sequence, ev->sequence);
-    type_entry *te = scan_count(r, ev->metadata_id, ev->payload, ev->payload_size, ev->timestamp);
+    type_entry *te = scan_count(r, ev->metadata_id, ev->payload, ev->payload_size,
+                                ev->pointer_size, ev->timestamp);
     /* Later rows of a quick type the container may count itself (a
-     * placeholder or the unresolvable type is never quick). */
-    if (te->quick && r->sink.tally)
+     * placeholder or the unresolvable type is never quick; the container
+     * checks sizes made with the trace's pointer size). */
+    if (te->quick && r->sink.tally && ev->pointer_size == 0)
         tally_take(r, ev->metadata_id, te);
     return GCS_OK;
 }
@@ -719,7 +741,8 @@ static void start_scanning(gcs_reader *r)
     const uint8_t *data;
     for (;;) {
         while (gcs_sorter_pop(r->sorter, &se, &data))
-            scan_count_type(r, type_at(r, se->key), data, se->payload_size, se->timestamp);
+            scan_count_type(r, type_at(r, se->key), data, se->payload_size, se->pointer_size,
+                            se->timestamp);
         if (gcs_sorter_pending(r->sorter) == 0)
             break;
         gcs_sorter_flush(r->sorter);

@@ -30,6 +30,7 @@ _Static_assert(SAME_OFFSET(sequence) && SAME_OFFSET(pid) && SAME_OFFSET(tid) &&
                    SAME_OFFSET(capture_tid) && SAME_OFFSET(processor) &&
                    SAME_OFFSET(stack_id) && SAME_OFFSET(timestamp),
                "gcs_sorted_event mirrors gcs_raw_event from sequence to timestamp");
+_Static_assert(sizeof(gcs_sorted_event) == 64, "a buffered event stays 64 bytes");
 #define HEADER_COPY_BYTES \
     (offsetof(gcs_sorted_event, timestamp) + sizeof(int64_t) - offsetof(gcs_sorted_event, sequence))
 
@@ -40,6 +41,7 @@ static inline void copy_header(gcs_sorted_event *r, const gcs_raw_event *ev, uin
     if (!ev->has_sequence)
         r->sequence = 0;
     r->key = key;
+    r->pointer_size = ev->pointer_size;
     r->payload_size = ev->payload_size;
 }
 

@@ -26,6 +26,7 @@ typedef struct gcs_sorted_event {
     uint32_t key; /* the metadata id, or the key given to gcs_sorter_add_keyed */
     bool by_ref;
     bool has_activity;
+    uint8_t pointer_size; /* as in gcs_raw_event (0: the trace's); fills padding */
     /* sequence .. timestamp: laid out as in gcs_raw_event (copied at once) */
     uint32_t sequence;
     uint32_t pid;

@@ -93,7 +93,6 @@ typedef struct etl_reader {
     uint8_t *scratch; /* decompressed records of one buffer */
     size_t scratch_cap;
     uint64_t buffers;
-    bool warned_pointer_size; /* a 32-bit process's event in a 64-bit log was reported */
 } etl_reader;
 
 static void anomaly(etl_reader *r, uint64_t offset, const char *fmt, ...)
@@ -371,7 +370,23 @@ typedef struct record_head {
     uint32_t pid, tid, processor;
     uint64_t timestamp;
     const uint8_t *activity, *related; /* 16 bytes or NULL */
+    uint8_t header_type;               /* its width is the writer's pointer size */
 } record_head;
+
+/* Pointer size of the process that wrote a record of this header type:
+ * the 32-bit variants come from 32-bit processes, also in a 64-bit log
+ * (net.4.5.2.x86: every runtime event is 0x12 in a log of PointerSize 8,
+ * its AllocationTick TypeID 4 bytes wide in TraceEvent's baseline). */
+static uint32_t header_pointer_size(uint8_t type)
+{
+    switch (type) {
+    case HT_SYSTEM32: case HT_COMPACT32: case HT_FULL32: case HT_INSTANCE32:
+    case HT_PERFINFO32: case HT_EVENT32:
+        return 4;
+    default:
+        return 8;
+    }
+}
 
 /* Hands the event of a record over: the metadata row of key (made the
  * first time), the header fields, the rest of rec as payload. */
@@ -395,6 +410,9 @@ static gcs_status deliver(etl_reader *r, const type_key *key, const type_desc *d
     ev.offset = at;
     if (!r->have_info && (st = default_info(r, ev.timestamp, at, err)) < 0)
         return st;
+    /* Said per event only where it differs from the log's (0: the trace's). */
+    uint32_t pointer_size = header_pointer_size(h->header_type);
+    ev.pointer_size = pointer_size == r->info.pointer_size ? 0 : (uint8_t)pointer_size;
     const gcs_sink *sink = r->base.sink;
     if (sink->event && (st = sink->event(sink->ctx, &ev, err)) < 0)
         return st;
@@ -423,15 +441,6 @@ static gcs_status read_event_record(etl_reader *r, gcs_cursor *rec, uint32_t pro
         !gcs_cur_bytes(rec, 16, &activity)) {
         anomaly(r, at, "ETL event header cut short: record skipped");
         return GCS_OK;
-    }
-    if (type == HT_EVENT32 && r->have_info && r->info.pointer_size == 8 &&
-        !r->warned_pointer_size) {
-        /* Header type 0x12: written by a 32-bit process (net.4.5.2.x86:
-         * every runtime event). The reader decodes every event with the
-         * log's pointer size: their pointer fields are misread. */
-        r->warned_pointer_size = true;
-        anomaly(r, at, "ETL: events of a 32-bit process in a 64-bit log: their pointer-sized "
-                "fields are read as 8 bytes (per-event pointer size not supported yet)");
     }
     const uint8_t *related = NULL, *tl_schema = NULL, *tl_traits = NULL;
     uint16_t tl_schema_size = 0, tl_traits_size = 0;
@@ -483,7 +492,7 @@ static gcs_status read_event_record(etl_reader *r, gcs_cursor *rec, uint32_t pro
     (void)cpu_time;
     (void)marker;
     (void)size;
-    record_head h = {pid, tid, processor, timestamp, activity, related};
+    record_head h = {pid, tid, processor, timestamp, activity, related, type};
     return deliver(r, &key, &d, &h, rec, at, err);
 }
 
@@ -521,7 +530,7 @@ static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t typ
     key.kind = KIND_KERNEL;
     /* The name is made with the row (kernel_row_name). */
     type_desc d = {"Windows Kernel", NULL, 0, op, 0, NULL, NULL, 0, 0};
-    record_head h = {pid, tid, processor, timestamp, NULL, NULL};
+    record_head h = {pid, tid, processor, timestamp, NULL, NULL, type};
     return deliver(r, &key, &d, &h, rec, at, err);
 }
 
@@ -555,7 +564,7 @@ static gcs_status read_classic_record(etl_reader *r, gcs_cursor *rec, uint8_t ty
     key.version = version;
     key.kind = KIND_CLASSIC;
     type_desc d = {NULL, NULL, level, op, 0, NULL, NULL, 0, 0};
-record_head h = {pid, tid, processor, timestamp, NULL, NULL};
+    record_head h = {pid, tid, processor, timestamp, NULL, NULL, type};
     return deliver(r, &key, &d, &h, rec, at, err);
 }
 

@@ -735,6 +735,7 @@ static gcs_status parse_event_block(v6_reader *r, gcs_cursor *c, gcs_error *err)
         ev.metadata_id = h.metadata_id;
         ev.is_sorted = h.sorted;
         ev.has_sequence = true;
+        ev.pointer_size = 0; /* the trace's */
         ev.sequence = h.sequence;
         ev.pid = thread->pid;
         ev.tid = thread->os_tid;
