@@ -56,7 +56,7 @@ grep -q '^rows filtered' "$WORK/o" && fail "unfiltered live says filtered"
 # --stop-on-pause-ms sees every GC: GC 22 (gen 1) stops it even with --gen 2.
 "$GCSCOPE" live --replay "$T" --gen 2 --stop-on-pause-ms 200 >"$WORK/o" 2>"$WORK/e" || fail "stop-on-pause"
 "$GCSCOPE" stats "$T" >"$WORK/stats.all"
-want=$(awk '/^GCs$/{on=1; next} on && /^ +[0-9]+ /{ if ($6 != "-" && $6 + 0 > 200) { print $1; exit } }' "$WORK/stats.all")
+want=$(awk '/^GCs$/{on=1; next} on && /^$/{exit} on && /^ +[0-9]+ /{ if ($6 != "-" && $6 + 0 > 200) { print $1; exit } }' "$WORK/stats.all")
 grep -q "^gcscope live: stopped: GC #$want paused " "$WORK/e" || fail "stop-on-pause with --gen 2: $(cat "$WORK/e")"
 [ "$(awk -v n="$want" '$1 == n' "$WORK/stats.all" | awk '{print substr($4, 1, 1)}')" != 2 ] ||
     fail "GC $want is gen 2: the check proves nothing"
