@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gcscope/gc.h"
+#include "report/csv.h"
 #include "report/format_fixed.h"
 
 #define DEC 6 /* decimals of ms, MB and % in JSON and CSV */
@@ -547,21 +548,6 @@ static void csv_num(FILE *f, double v)
 
 /* A text cell: as is, or quoted (quotes doubled) when it holds a comma,
  * a quote or a line break; empty stays empty. */
-static void csv_text(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void csv_header(FILE *f)
 {
     fputs("trace,pid,number,generation,type,reason,gen_name,is_complete,incomplete_reason,start_ms,"
@@ -579,11 +565,11 @@ static void csv_header(FILE *f)
 static void csv_gc(FILE *f, const char *trace, uint32_t pid, const gcs_gc_info *gc)
 {
     char b1[32], b2[32], b3[32];
-    csv_text(f, trace ? trace : "");
+    gcs_csv_text(f, trace ? trace : "");
     fprintf(f, ",%u,%d,%u,%s,%s,%s,%s,", pid, gc->number, gc->generation,
             type_text(gc->type, b1, sizeof b1), reason_text(gc->reason, b2, sizeof b2),
             gen_text(gc, b3, sizeof b3), gc->is_complete ? "true" : "false");
-    csv_text(f, gc->is_complete ? "" : gcs_gc_incomplete_name(gc->incomplete_reason));
+    gcs_csv_text(f, gc->is_complete ? "" : gcs_gc_incomplete_name(gc->incomplete_reason));
     double v[] = {gc->start_ms, gc->pause_start_ms, gc->pause_ms, gc->suspend_ms, gc->duration_ms,
                   gc->pause_time_pct, gc->user_allocated_mb[0], gc->allocated_since_last_gc_mb,
                   gc->alloc_rate_mb_s, gc->heap_size_before_mb, gc->heap_size_peak_mb,

@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "gcscope/objects.h"
+#include "report/csv.h"
 #include "report/format_fixed.h"
 
 typedef const gcs_object_type_stats *row;
@@ -538,17 +539,6 @@ static void write_json(const gcs_objects *a, FILE *f, size_t limit)
 
 /* ---- CSV --------------------------------------------------------------------------- */
 
-static void csv_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 /* One row per type with every figure; the two views are sorts of it. */
 static void write_csv(const gcs_objects *a, FILE *f, const char *trace_name, size_t limit)
 {
@@ -567,9 +557,9 @@ static void write_csv(const gcs_objects *a, FILE *f, const char *trace_name, siz
         row r = gcs_objects_type(a, i);
         const gcs_lifetime_summary *l = &r->lifetime;
         if (trace_name)
-            csv_string(f, trace_name);
+            gcs_csv_quoted(f, trace_name);
         fputc(',', f);
-        csv_string(f, r->name ? r->name : "");
+        gcs_csv_quoted(f, r->name ? r->name : "");
         fputc(',', f);
         write_type_id(f, r->type_id, "");
         fprintf(f, ",%" PRIu64 ",", r->samples);
