@@ -120,7 +120,7 @@ static jm_node *our_report(const char *path, bool *skip)
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
-    gcs_gc_report_options ro = {GCS_GC_FORMAT_JSON, false, 0, "trace"};
+    gcs_gc_report_options ro = {.format = GCS_GC_FORMAT_JSON, .trace_name = "trace"};
     CHECK(gcs_gc_report_write(mem, an, &ro) >= 0);
     fclose(mem);
     jm_node *doc = *skip ? NULL : jm_parse(buf, len);
