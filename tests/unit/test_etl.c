@@ -56,20 +56,6 @@ typedef struct our_events {
 static unsigned long long rule_enum_name, rule_cut_string, rule_header_fields,
     rule_tracelogging, rule_empty_derived, rule_derived, rule_newer_version, rule_date, values_equal;
 
-static uint8_t *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc((size_t)n + 1);
-    *size = fread(p, 1, (size_t)n, f);
-    fclose(f);
-    return p;
-}
-
 static our_events read_ours(const char *path)
 {
     our_events o = {0};
@@ -349,7 +335,7 @@ static void compare_baseline(const char *trace, const char *baseline, bool only_
     char path[300];
     snprintf(path, sizeof path, "%s", baseline);
     size_t size;
-    char *text = (char *)read_file(path, &size);
+    char *text = (char *)check_read_file(path, &size);
     CHECK(text != NULL);
     if (!text)
         return;
@@ -818,7 +804,7 @@ static void test_robust(void)
     unsigned cuts = 0, flips = 0, truncated = 0;
     for (size_t f = 0; f < 3; f++) {
         size_t size;
-        uint8_t *data = read_file(paths[f], &size);
+        uint8_t *data = check_read_file(paths[f], &size);
         CHECK(data != NULL);
         if (!data)
             continue;
