@@ -77,6 +77,21 @@ typedef struct type_key {
     uint64_t schema_hash; /* TraceLogging: of the schema and traits (events share id 0) */
 } type_key;
 
+/* The key of an event type: all bytes set (it is hashed and compared
+ * whole), guid NULL for kernel groups that have none. */
+static type_key type_key_of(const uint8_t *guid, uint32_t event_id, uint32_t version,
+                            uint32_t kind)
+{
+    type_key key;
+    memset(&key, 0, sizeof key);
+    if (guid)
+        memcpy(key.guid, guid, 16);
+    key.event_id = event_id;
+    key.version = version;
+    key.kind = kind;
+    return key;
+}
+
 typedef struct type_slot {
     type_key key;
     uint32_t metadata_id; /* 0: empty */
@@ -470,12 +485,7 @@ static gcs_status read_event_record(etl_reader *r, gcs_cursor *rec, uint32_t pro
                 break;
         }
     }
-    type_key key;
-    memset(&key, 0, sizeof key);
-    memcpy(key.guid, guid, 16);
-    key.event_id = id;
-    key.version = version;
-    key.kind = KIND_EVENT;
+    type_key key = type_key_of(guid, id, version, KIND_EVENT);
     type_desc d = {NULL, NULL, level, opcode, keywords, tl_schema, tl_traits, tl_schema_size,
                    tl_traits_size};
     if (tl_schema) {
@@ -524,10 +534,7 @@ static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t typ
         if (st < 0)
             return st;
     }
-    type_key key;
-    memset(&key, 0, sizeof key);
-    key.event_id = (uint32_t)group << 8 | op;
-    key.kind = KIND_KERNEL;
+    type_key key = type_key_of(NULL, (uint32_t)group << 8 | op, 0, KIND_KERNEL);
     /* The name is made with the row (kernel_row_name). */
     type_desc d = {"Windows Kernel", NULL, 0, op, 0, NULL, NULL, 0, 0};
     record_head h = {pid, tid, processor, timestamp, NULL, NULL, type};
@@ -557,12 +564,7 @@ static gcs_status read_classic_record(etl_reader *r, gcs_cursor *rec, uint8_t ty
     (void)htype;
     (void)marker;
     (void)cpu_time;
-    type_key key;
-    memset(&key, 0, sizeof key);
-    memcpy(key.guid, guid, 16);
-    key.event_id = op;
-    key.version = version;
-    key.kind = KIND_CLASSIC;
+    type_key key = type_key_of(guid, op, version, KIND_CLASSIC);
     type_desc d = {NULL, NULL, level, op, 0, NULL, NULL, 0, 0};
     record_head h = {pid, tid, processor, timestamp, NULL, NULL, type};
     return deliver(r, &key, &d, &h, rec, at, err);
