@@ -37,10 +37,8 @@ const cli_command cmd_live = {
 static int run_live(int argc, char **argv)
 {
     live_opts o;
-    memset(&o, 0, sizeof o);
-    o.cmd = cmd_live.name;
+    live_opts_init(&o, cmd_live.name);
     o.print_rows = true;
-    gcs_session_config_gc(&o.watch.config, false);
     cli_args a;
     cli_args_init(&a, &cmd_live, argc, argv);
     int id;

@@ -109,10 +109,8 @@ static int check_output(const char *path, bool force)
 static int run_record(int argc, char **argv)
 {
     live_opts o;
-    memset(&o, 0, sizeof o);
-    o.cmd = cmd_record.name;
+    live_opts_init(&o, cmd_record.name);
     o.one_line = true;
-    gcs_session_config_gc(&o.watch.config, false);
     bool force = false;
     cli_args a;
     cli_args_init(&a, &cmd_record, argc, argv);

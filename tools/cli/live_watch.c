@@ -99,6 +99,13 @@ static bool parse_positive(const char *v, double *out)
     return true;
 }
 
+void live_opts_init(live_opts *o, const char *cmd)
+{
+    memset(o, 0, sizeof *o);
+    o->cmd = cmd;
+    gcs_session_config_gc(&o->watch.config, false);
+}
+
 int live_apply_option(live_opts *o, const cli_command *cmd, int id, const char *value)
 {
     uint64_t mb;

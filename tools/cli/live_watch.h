@@ -23,6 +23,10 @@ typedef struct live_opts {
     char filter_words[256];
 } live_opts;
 
+/* Options with the defaults both commands start from: the GC session
+ * configuration, no filter, messages named after cmd. */
+void live_opts_init(live_opts *o, const char *cmd);
+
 /* The options live and record share (cli_command.more_options); their ids
  * start at LIVE_OPT_FIRST, above the commands' own. */
 enum {
