@@ -13,7 +13,8 @@ INCS    := -Iinclude -Isrc
 OPT     ?= -O2 -g
 CFLAGS_ALL = $(CSTD) $(WARN) $(INCS) $(OPT) $(CFLAGS)
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-LDLIBS  := -lm
+# libarchive and libbabeltrace2: scripts/deps.sh installs them where absent.
+LDLIBS  := -larchive -lbabeltrace2 -lm
 
 LIB_SRC  := $(shell find src -name '*.c' | LC_ALL=C sort)
 CLI_SRC  := $(shell find tools/cli -name '*.c' | LC_ALL=C sort)
@@ -41,7 +42,13 @@ FUZZ_SECONDS ?= 30
 .PHONY: all test demo bench clean fuzz fuzz-build fuzz-toolchain
 all: $(BUILD)/gcscope $(BUILD)/libgcscope.a
 
-$(BUILD)/obj/%.o: %.c $(HDRS)
+# The libraries' headers and -dev packages (scripts/deps.sh), once per
+# build folder: every object waits for it (order-only).
+$(BUILD)/deps.ok: scripts/deps.sh
+	@mkdir -p $(dir $@)
+	@sh scripts/deps.sh "$(CC)" && touch $@
+
+$(BUILD)/obj/%.o: %.c $(HDRS) | $(BUILD)/deps.ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
@@ -53,7 +60,7 @@ $(BUILD)/gcscope: $(CLI_OBJ) $(BUILD)/libgcscope.a
 	$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libgcscope.a $(LDLIBS)
 
 # Sanitized build for tests.
-$(BUILD)/asan/obj/%.o: %.c $(HDRS)
+$(BUILD)/asan/obj/%.o: %.c $(HDRS) | $(BUILD)/deps.ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(INCS) -O1 -g $(SAN) $(CFLAGS) -c $< -o $@
 
@@ -81,7 +88,7 @@ $(BUILD)/asan/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(BUIL
 fuzz-toolchain:
 	@sh scripts/fuzz-toolchain.sh "$(FUZZ_CC)"
 
-$(BUILD)/fuzz/obj/%.o: %.c $(HDRS) | fuzz-toolchain
+$(BUILD)/fuzz/obj/%.o: %.c $(HDRS) | fuzz-toolchain $(BUILD)/deps.ok
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CSTD) $(INCS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS) -c $< -o $@
 
@@ -147,7 +154,7 @@ PIC_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/pic/obj/%.o)
 .PHONY: shared install uninstall
 shared: $(BUILD)/$(SHLIB)
 
-$(BUILD)/pic/obj/%.o: %.c $(HDRS)
+$(BUILD)/pic/obj/%.o: %.c $(HDRS) | $(BUILD)/deps.ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fPIC -c $< -o $@
 
