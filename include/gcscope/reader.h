@@ -63,7 +63,10 @@ typedef enum gcs_type {
     GCS_T_STRUCT,       /* children describe the element */
     GCS_T_VARINT,       /* zigzag varint64 (nettrace V6 VarInt) */
     GCS_T_VARUINT,      /* varuint64 (nettrace V6 VarUInt) */
-    GCS_T_CHAR8         /* one UTF-8 code unit (nettrace V6 UTF8CodeUnit) */
+    GCS_T_CHAR8,        /* one UTF-8 code unit (nettrace V6 UTF8CodeUnit) */
+    GCS_T_SID           /* Windows security id as ETW kernel Process events hold it:
+                           4 zero bytes (none), or a TOKEN_USER (2 pointers) then
+                           the SID (8 bytes + 4 a sub-authority); text "S-1-5-18" */
 } gcs_type;
 
 /* How many times a field repeats. */

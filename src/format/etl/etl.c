@@ -30,6 +30,7 @@
 #include "base/error.h"
 #include "format/container.h"
 #include "format/etl/etl.h"
+#include "format/etl/etl_kernel.h"
 #include "format/etl/tracelogging.h"
 #include "format/etl/xpress.h"
 #include "format/eventpipe_metadata.h"
@@ -263,35 +264,6 @@ static gcs_status grow_slots(etl_reader *r, gcs_error *err)
     return GCS_OK;
 }
 
-/*
- * TraceEvent's names of the kernel events a GC investigation meets first,
- * by (group, opcode) of the system header. Each was confirmed by equal
- * counts in net.4.5.2.x86.etl and its baseline (docs/format-etl.md); the
- * payloads are not decoded yet.
- */
-static const struct {
-    uint8_t group, opcode;
-    const char *name;
-} kernel_names[] = {
-    {0, 5, "EventTrace/Extension"},  {0, 8, "EventTrace/RundownComplete"},
-    {0, 32, "EventTrace/EndExtension"},
-    {3, 1, "Process/Start"},         {3, 2, "Process/Stop"},
-    {3, 3, "Process/DCStart"},       {3, 4, "Process/DCStop"},
-    {3, 10, "Image/Load"},           {3, 32, "Process/PerfCtr"},
-    {3, 33, "Process/PerfCtrRundown"}, {3, 39, "Process/Defunct"},
-    {5, 1, "Thread/Start"},          {5, 2, "Thread/Stop"},
-    {20, 2, "Image/Unload"},         {20, 3, "Image/DCStart"},
-    {20, 4, "Image/DCStop"},
-};
-
-static const char *kernel_event_name(uint8_t group, uint8_t opcode)
-{
-    for (size_t i = 0; i < sizeof kernel_names / sizeof kernel_names[0]; i++)
-        if (kernel_names[i].group == group && kernel_names[i].opcode == opcode)
-            return kernel_names[i].name;
-    return NULL;
-}
-
 typedef struct type_desc {
     const char *provider; /* NULL: named from key.guid */
     const char *name;     /* NULL: none; copied when a row is made */
@@ -300,6 +272,9 @@ typedef struct type_desc {
     /* TraceLogging: the event's schema and provider traits (or NULL). */
     const uint8_t *tl_schema, *tl_traits;
     uint16_t tl_schema_size, tl_traits_size;
+    /* Kernel events: the payload schema (etl_kernel.c), or NULL. */
+    const gcs_field *fields;
+    uint32_t field_count;
 } type_desc;
 
 /* The metadata id of a key, reporting a new row the first time. */
@@ -343,14 +318,14 @@ static gcs_status metadata_id_for(etl_reader *r, const type_key *key, const type
         def.provider = d->provider ? d->provider
                                    : gcs_provider_name_for_guid(key->guid, sink->meta_arena);
     char kernel_name[32];
-    if (key->kind == KIND_KERNEL) {
-        uint8_t group = (uint8_t)(key->event_id >> 8), op = (uint8_t)key->event_id;
-        const char *known = group == 0 && op == 0 ? "EventTrace" : kernel_event_name(group, op);
-        if (known)
-            snprintf(kernel_name, sizeof kernel_name, "%s", known);
-        else
-            snprintf(kernel_name, sizeof kernel_name, "Group%u/Opcode%u", group, op);
+    if (key->kind == KIND_KERNEL && !d_name) {
+        snprintf(kernel_name, sizeof kernel_name, "Group%u/Opcode%u", key->event_id >> 8,
+                 key->event_id & 0xffu);
         d_name = kernel_name;
+    }
+    if (d->fields) {
+        def.fields = d->fields;
+        def.field_count = d->field_count;
     }
     /* The name is copied into the metadata arena only when a row is made. */
     if (!def.event_name)
@@ -487,7 +462,7 @@ static gcs_status read_event_record(etl_reader *r, gcs_cursor *rec, uint32_t pro
     }
     type_key key = type_key_of(guid, id, version, KIND_EVENT);
     type_desc d = {NULL, NULL, level, opcode, keywords, tl_schema, tl_traits, tl_schema_size,
-                   tl_traits_size};
+                   tl_traits_size, NULL, 0};
     if (tl_schema) {
         uint64_t h = 1469598103934665603ull;
         for (uint16_t i = 0; i < tl_schema_size; i++)
@@ -513,7 +488,8 @@ static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t typ
     uint64_t at = gcs_cur_offset(rec);
     uint16_t version, size;
     uint8_t htype, marker, op, group;
-    uint32_t tid = 0, pid = 0;
+    /* A perfinfo header names no process or thread: -1 as TraceEvent shows. */
+    uint32_t tid = UINT32_MAX, pid = UINT32_MAX;
     uint64_t timestamp;
     bool perfinfo = type == HT_PERFINFO32 || type == HT_PERFINFO64;
     if (!gcs_cur_u16(rec, &version) || !gcs_cur_u8(rec, &htype) || !gcs_cur_u8(rec, &marker) ||
@@ -524,7 +500,6 @@ static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t typ
         anomaly(r, at, "ETL kernel header cut short: record skipped");
         return GCS_OK;
     }
-    (void)version;
     (void)htype;
     (void)marker;
     bool header_event = group == 0 && op == 0 && !perfinfo;
@@ -534,10 +509,17 @@ static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t typ
         if (st < 0)
             return st;
     }
-    type_key key = type_key_of(NULL, (uint32_t)group << 8 | op, 0, KIND_KERNEL);
-    /* The name is made with the row (kernel_row_name). */
-    type_desc d = {"Windows Kernel", NULL, 0, op, 0, NULL, NULL, 0, 0};
-    record_head h = {pid, tid, processor, timestamp, NULL, NULL, type};
+    /* The version (the header's first field) selects the payload layout. */
+    type_key key = type_key_of(NULL, (uint32_t)group << 8 | op, version, KIND_KERNEL);
+    gcs_etl_kernel_desc kd = gcs_etl_kernel_describe(group, op, version);
+    type_desc d = {kd.provider, kd.name, 0, op, 0, NULL, NULL, 0, 0, kd.fields, kd.field_count};
+    /* Process and thread as TraceEvent shows them: the payload's, for the
+     * events about a process or thread (Process/DCStart names the process
+     * it describes, not the logger's). */
+    uint64_t shown_tid = tid;
+    gcs_etl_kernel_ids(group, op, version, rec->p, gcs_cur_left(rec), header_pointer_size(type),
+                       &pid, &shown_tid);
+    record_head h = {pid, (uint32_t)shown_tid, processor, timestamp, NULL, NULL, type};
     return deliver(r, &key, &d, &h, rec, at, err);
 }
 
@@ -565,7 +547,8 @@ static gcs_status read_classic_record(etl_reader *r, gcs_cursor *rec, uint8_t ty
     (void)marker;
     (void)cpu_time;
     type_key key = type_key_of(guid, op, version, KIND_CLASSIC);
-    type_desc d = {NULL, NULL, level, op, 0, NULL, NULL, 0, 0};
+    type_desc d = {NULL, NULL, level, op, 0, NULL, NULL, 0, 0, NULL, 0};
+    (void)gcs_etl_classic_name(guid, op, &d.provider, &d.name);
     record_head h = {pid, tid, processor, timestamp, NULL, NULL, type};
     return deliver(r, &key, &d, &h, rec, at, err);
 }
