@@ -60,6 +60,9 @@ _gcscope_complete_kind()
 {
     local exe=$1 kind=$2 cur=$3
     case $kind in
+    'PID|NAME')
+        # a process of the trace, by id or name: nothing to offer
+        COMPREPLY=() ;;
     *'|'*)
         COMPREPLY=($(compgen -W "${kind//|/ }" -- "$cur")) ;;
     PID)
