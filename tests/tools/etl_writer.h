@@ -507,6 +507,7 @@ static inline bool etlw_synth_event(etlw *w, uint32_t cpu, int64_t ts, uint32_t 
     e.version = version;
     e.level = 4;
     e.keywords = keywords;
+    e.writer_32bit = w->pointer_size == 4; /* a 32-bit log's process is 32-bit */
     e.payload = payload;
     e.payload_size = size;
     return cut ? etlw_add_cut(w, &e) : etlw_add(w, &e);
