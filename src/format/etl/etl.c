@@ -795,7 +795,7 @@ static void begin_buffer_order(etl_reader *r, uint8_t processor, bool header_buf
     r->buffer_last = INT64_MIN;
     r->others_known = false;
     uint32_t expected = r->info.cpu_count;
-    if (header_buffer || expected == 0 || expected > 256)
+    if (header_buffer || expected == 0 || expected > 256 || processor >= expected)
         return;
     uint32_t others = r->cpus_seen - (r->cpu_seen[processor] ? 1u : 0u);
     if (others + 1 < expected)
@@ -813,7 +813,9 @@ static void begin_buffer_order(etl_reader *r, uint8_t processor, bool header_buf
 static void end_buffer_order(etl_reader *r, uint8_t processor, bool header_buffer)
 {
     r->others_known = false;
-    if (header_buffer || r->buffer_last == INT64_MIN)
+    /* A processor beyond the header's count (a corrupt byte) is not one
+     * of those waited for. */
+    if (header_buffer || r->buffer_last == INT64_MIN || processor >= r->info.cpu_count)
         return;
     if (!r->cpu_seen[processor]) {
         r->cpu_seen[processor] = true;
