@@ -5,7 +5,8 @@
  *                                       reads, as EVENT_HEADER records
  *   etl_write --synthetic [OPTIONS] OUT the GC trace of etl_writer.h
  *
- * Options: --cpus N (4), --buffer-size BYTES (65536), --pointer-size 4
+ * Options: --cpus N (4), --header-cpus N (the processors the header says:
+ * more than --cpus leaves some idle), --buffer-size BYTES (65536), --pointer-size 4
  * (a 32-bit log; IN's pointer size otherwise), --events-lost N,
  * --buffers-lost N (the logfile header's counters), --max-mb N (stop
  * before the file passes N MiB); with --synthetic: --gcs N (100),
@@ -25,7 +26,7 @@
 static int usage(const char *argv0)
 {
     fprintf(stderr,
-            "usage: %s [--cpus N] [--buffer-size B] [--pointer-size 4] [--events-lost N]\n"
+            "usage: %s [--cpus N] [--header-cpus N] [--buffer-size B] [--pointer-size 4] [--events-lost N]\n"
             "          [--buffers-lost N] [--max-mb N] IN OUT\n"
             "       %s --synthetic [same options] [--gcs N] [--handles N] [--threads N]\n"
             "          [--cut-every N] OUT\n",
@@ -65,7 +66,7 @@ int main(int argc, char **argv)
     etlw w;
     FILE *f = NULL;
     etlw_init(&w, etlw_to_file, NULL);
-    etlw_synthetic_opts so = {100, 200, 3, 0, 0};
+    etlw_synthetic_opts so = {100, 200, 3, 0, 0, 0, false};
     bool synth = false;
     uint64_t max_mb = 0;
     const char *paths[2];
@@ -82,6 +83,7 @@ int main(int argc, char **argv)
             unsigned long long v = strtoull(argv[++i], NULL, 0);
             if (!strcmp(a, "--cpus")) w.cpus = (uint32_t)v;
             else if (!strcmp(a, "--buffer-size")) w.buffer_size = (uint32_t)v;
+            else if (!strcmp(a, "--header-cpus")) w.header_cpus = (uint32_t)v;
             else if (!strcmp(a, "--pointer-size")) w.pointer_size = (uint32_t)v;
             else if (!strcmp(a, "--events-lost")) w.events_lost = (uint32_t)v;
             else if (!strcmp(a, "--buffers-lost")) w.buffers_lost = (uint32_t)v;

@@ -55,6 +55,7 @@ typedef struct etlw {
     uint32_t buffer_size;           /* 64 KiB */
     uint32_t pointer_size;          /* of the log: 8, or 4 (32-bit log) */
     uint32_t cpus;                  /* buffers filled at a time */
+    uint32_t header_cpus;           /* processors the header says (0: cpus) */
     int64_t frequency;              /* QPC ticks per second */
     int64_t start_ticks;            /* the header event's time stamp: MSec 0 */
     uint64_t start_filetime;        /* 100 ns since 1601 */
@@ -153,7 +154,7 @@ static inline bool etlw_begin(etlw *w)
     etlw_put32(lh + 0x00, w->buffer_size);
     etlw_put32(lh + 0x04, 0x0501000a);
     etlw_put32(lh + 0x08, 19045);
-    etlw_put32(lh + 0x0c, w->cpus);
+    etlw_put32(lh + 0x0c, w->header_cpus ? w->header_cpus : w->cpus);
     etlw_put32(lh + 0x18, 156250);
     etlw_put32(lh + 0x20, 0x08000002);
     etlw_put32(lh + 0x28, 1);
@@ -474,6 +475,10 @@ typedef struct etlw_synthetic_opts {
     uint32_t threads;
     uint32_t cut_every;
     uint64_t max_bytes; /* stop before the file passes it (0: no limit) */
+    uint32_t idle_cpus; /* the last ones get no event from the GCs and threads */
+    bool straggler;     /* the last processor gets one DestroyGCHandle before the first
+                           GC: its only buffer, written at the end, holds the earliest
+                           event (as processor 4 in gcevents.etl) */
 } etlw_synthetic_opts;
 
 typedef struct etlw_synthetic_counts {
@@ -524,13 +529,24 @@ static inline bool etlw_synthetic(etlw *w, const etlw_synthetic_opts *o, etlw_sy
         return false;
     uint32_t ps = w->pointer_size;
     uint32_t threads = o->threads ? o->threads : 1;
-    uint64_t handle_seq = 0;
+    if (o->idle_cpus >= w->cpus)
+        return false;
+    uint32_t busy = w->cpus - o->idle_cpus;
     uint8_t p[128];
+    if (o->straggler) {
+        memset(p, 0, sizeof p);
+        if (!etlw_synth_event(w, w->cpus - 1, w->start_ticks + 10, 3000, 31, 0, 2, p, ps + 2,
+                              false))
+            return false;
+        n->events++;
+        n->handles++;
+    }
+    uint64_t handle_seq = 0;
     for (uint32_t i = 1; i <= o->gcs; i++) {
         if (o->max_bytes && w->bytes + (uint64_t)(w->cpus + 1) * w->buffer_size >= o->max_bytes)
             break;
         int64_t t0 = w->start_ticks + (int64_t)i * ETLW_SYNTH_GC_PERIOD;
-        uint32_t cpu = i % w->cpus;
+        uint32_t cpu = i % busy;
         uint32_t gen = i % 3, reason = i % 5 == 0 ? 1 : 0;
         bool ok = true;
         memset(p, 0, sizeof p);
@@ -589,7 +605,7 @@ static inline bool etlw_synthetic(etlw *w, const etlw_synthetic_opts *o, etlw_sy
                 size = ps + 2;
             }
             bool cut = o->cut_every && handle_seq % o->cut_every == 0;
-            if (!etlw_synth_event(w, (cpu + 1 + th) % w->cpus, ts, 2000 + th, set ? 30 : 31, 0,
+            if (!etlw_synth_event(w, (cpu + 1 + th) % busy, ts, 2000 + th, set ? 30 : 31, 0,
                                   2, p, size, cut))
                 return false;
             if (cut) {

@@ -23,10 +23,10 @@
  * than the latest time stamp of every other processor is flagged is_sorted:
  * nothing earlier can come any more, and the sorter releases what precedes
  * it (a streaming merge; memory is the events of about one buffer per
- * processor). Until then (and for good in a file where some processor
- * never writes, as gcevents.etl) events wait for the end or for the
- * sorter's window (64 MB of payloads; a full window is counted as a sort
- * overflow).
+ * processor). A processor that has written nothing after ORDER_WAIT_BYTES
+ * of data buffers is taken as idle (a late one is counted as an anomaly);
+ * until then events wait for the end or for the sorter's window (64 MB of
+ * payloads; a full window is counted as a sort overflow).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +110,10 @@ typedef struct type_slot {
  * record is recognized from its header words without making and hashing a
  * type_key. Direct-mapped; a miss goes the general way. */
 #define EVENT_CACHE_SIZE 64u
+
+/* Data buffers read before a processor that has written none is taken as
+ * idle (the bound on the streaming merge's wait, docs/format-etl.md). */
+#define ORDER_WAIT_BYTES ((uint64_t)16 << 20)
 typedef struct event_cache_entry {
     uint64_t guid_lo, guid_hi;
     uint32_t id_version; /* event id | version << 16 */
@@ -142,6 +146,12 @@ typedef struct etl_reader {
     int64_t others_last;  /* this buffer: min of the other processors' latest */
     bool others_known;    /* every other processor has written a data buffer */
     int64_t buffer_last;  /* this buffer: latest time stamp read */
+    int64_t buffer_first; /* and earliest */
+    uint64_t data_bytes;  /* data buffers read (bytes in the file) */
+    bool flagged;         /* an event was flagged is_sorted */
+    int64_t flagged_last; /* the latest flagged */
+    bool flagged_before;  /* the same before this buffer */
+    int64_t flagged_last_before;
 } etl_reader;
 
 static void anomaly(etl_reader *r, uint64_t offset, const char *fmt, ...)
@@ -458,9 +468,15 @@ static gcs_status deliver_id(etl_reader *r, uint32_t metadata_id, const record_h
     ev.offset = at;
     if (ev.timestamp > r->buffer_last)
         r->buffer_last = ev.timestamp;
+    if (ev.timestamp < r->buffer_first)
+        r->buffer_first = ev.timestamp;
     /* No other processor can still bring an earlier event: this one
      * releases what precedes it (the sorter's IsSorted watermark). */
     ev.is_sorted = r->others_known && ev.timestamp <= r->others_last;
+    if (ev.is_sorted && (!r->flagged || ev.timestamp > r->flagged_last)) {
+        r->flagged = true;
+        r->flagged_last = ev.timestamp;
+    }
     if (!r->have_info && (st = default_info(r, ev.timestamp, at, err)) < 0)
         return st;
     /* Said per event only where it differs from the log's (0: the trace's). */
@@ -655,6 +671,7 @@ static void tally_event_records(etl_reader *r, gcs_cursor *c)
     int64_t lo = t->rows ? t->first_timestamp : INT64_MAX;
     int64_t hi = t->rows ? t->last_timestamp : INT64_MIN;
     uint64_t taken = 0, short_rows = 0;
+    int64_t own_lo = INT64_MAX, own_hi = INT64_MIN; /* of this call's records only */
     for (;;) {
         uint64_t w0, ts = 0, guid_lo = 0, guid_hi = 0, w5 = 0;
         if (!gcs_cur_peek_u64(c, &w0))
@@ -682,8 +699,8 @@ static void tally_event_records(etl_reader *r, gcs_cursor *c)
             break;
         slots[id].count++;
         short_rows += size - EVENT_HEADER_SIZE < slots[id].min_size;
-        lo = (int64_t)ts < lo ? (int64_t)ts : lo;
-        hi = (int64_t)ts > hi ? (int64_t)ts : hi;
+        own_lo = (int64_t)ts < own_lo ? (int64_t)ts : own_lo;
+        own_hi = (int64_t)ts > own_hi ? (int64_t)ts : own_hi;
         taken++;
         /* 8-byte aligned; the last record may end the buffer unpadded. */
         size_t step = (size + 7u) & ~(size_t)7u;
@@ -692,12 +709,14 @@ static void tally_event_records(etl_reader *r, gcs_cursor *c)
         (void)gcs_cur_skip(c, step);
     }
     if (taken) {
-        if (hi > r->buffer_last)
-            r->buffer_last = hi;
+        if (own_hi > r->buffer_last)
+            r->buffer_last = own_hi;
+        if (own_lo < r->buffer_first)
+            r->buffer_first = own_lo;
         t->rows += taken;
         t->short_rows += short_rows;
-        t->first_timestamp = lo;
-        t->last_timestamp = hi;
+        t->first_timestamp = own_lo < lo ? own_lo : lo;
+        t->last_timestamp = own_hi > hi ? own_hi : hi;
     }
 }
 
@@ -788,20 +807,25 @@ static gcs_status read_records(etl_reader *r, gcs_cursor *c, uint32_t processor,
 /* Before a buffer of `processor`: the time no other processor can still
  * go below (the minimum of their latest), known once every processor the
  * header counts (at most 256: the buffer header's byte) has written a data
- * buffer. The header buffer does not count (in gcevents.etl processor 0
- * wrote only that one). */
+ * buffer, or, when some never did, once ORDER_WAIT_BYTES of data buffers
+ * were read (it is then taken as idle; should it write later, its events
+ * may come after later ones: counted as an anomaly). The header buffer
+ * does not count (in gcevents.etl processor 0 wrote only that one). */
 static void begin_buffer_order(etl_reader *r, uint8_t processor, bool header_buffer)
 {
     r->buffer_last = INT64_MIN;
+    r->buffer_first = INT64_MAX;
     r->others_known = false;
+    r->flagged_before = r->flagged;
+    r->flagged_last_before = r->flagged_last;
     uint32_t expected = r->info.cpu_count;
     if (header_buffer || expected == 0 || expected > 256 || processor >= expected)
         return;
     uint32_t others = r->cpus_seen - (r->cpu_seen[processor] ? 1u : 0u);
-    if (others + 1 < expected)
+    if (others == 0 || (others + 1 < expected && r->data_bytes < ORDER_WAIT_BYTES))
         return;
     int64_t lo = INT64_MAX;
-    for (uint32_t i = 0; i < 256; i++)
+    for (uint32_t i = 0; i < expected; i++)
         if (r->cpu_seen[i] && i != processor && r->cpu_last[i] < lo)
             lo = r->cpu_last[i];
     r->others_last = lo;
@@ -810,17 +834,24 @@ static void begin_buffer_order(etl_reader *r, uint8_t processor, bool header_buf
 
 /* After it: its processor's latest time stamp (buffers of one processor
  * follow each other in time). */
-static void end_buffer_order(etl_reader *r, uint8_t processor, bool header_buffer)
+static void end_buffer_order(etl_reader *r, uint8_t processor, bool header_buffer,
+                             uint32_t buffer_size, uint64_t at)
 {
     r->others_known = false;
+    if (header_buffer)
+        return;
+    r->data_bytes += buffer_size;
     /* A processor beyond the header's count (a corrupt byte) is not one
      * of those waited for. */
-    if (header_buffer || r->buffer_last == INT64_MIN || processor >= r->info.cpu_count)
+    if (r->buffer_last == INT64_MIN || processor >= r->info.cpu_count)
         return;
     if (!r->cpu_seen[processor]) {
         r->cpu_seen[processor] = true;
         r->cpus_seen++;
         r->cpu_last[processor] = r->buffer_last;
+        if (r->flagged_before && r->buffer_first < r->flagged_last_before)
+            anomaly(r, at, "ETL: processor %u's first buffer comes after events released up to "
+                    "a later time: order not guaranteed", processor);
     } else if (r->buffer_last > r->cpu_last[processor]) {
         r->cpu_last[processor] = r->buffer_last;
     }
@@ -907,7 +938,7 @@ static gcs_status etl_step(gcs_container *base, gcs_error *err)
         if ((st = read_records(r, &c, processor, first_buffer, err)) < 0)
             return st;
     }
-    end_buffer_order(r, processor, first_buffer);
+    end_buffer_order(r, processor, first_buffer, buffer_size, at);
     gcs_stream_consume(s, buffer_size);
     return GCS_OK;
 }
