@@ -129,9 +129,14 @@ static int run_info(int argc, char **argv)
         duration_ms = (double)(int64_t)((uint64_t)stats->last_timestamp - (uint64_t)in->start_ticks) *
                       1000.0 / (double)in->clock_frequency;
 
+    const char *archive_kind = NULL, *member = NULL;
     if (fmt == CLI_FMT_JSON) {
         printf("{\"file\":");
         cli_json_string(stdout, path);
+        if (gcs_reader_archive(tr.reader, &archive_kind, &member)) {
+            printf(",\"archive\":\"%s\",\"member\":", archive_kind);
+            cli_json_string(stdout, member);
+        }
         if (in) {
             printf(",\"format\":\"%s\",\"format_version\":%u,\"pointer_size\":%u,\"pid\":%u,"
                    "\"cpu_count\":%u,\"clock_frequency\":%" PRId64 ",\"start_utc\":\"",
@@ -163,7 +168,14 @@ static int run_info(int argc, char **argv)
         }
         printf("}\n");
     } else {
-        printf("file:             %s\n", path);
+        printf("file:             %s", path);
+        if (gcs_reader_archive(tr.reader, &archive_kind, &member)) {
+            if (member[0])
+                printf(" (%s member %s)", archive_kind, member);
+            else
+                printf(" (%s)", archive_kind);
+        }
+        putchar('\n');
         if (in) {
             printf("format:           %s version %u\n", gcs_format_name(in->format),
                    in->format_version);
