@@ -99,17 +99,6 @@ static la_ssize_t outer_read(struct archive *la, void *ctx, const void **buf)
     return -1;
 }
 
-/* Status of libarchive's last failure: the outer medium's, truncation when
- * the outer input had ended, else damaged data. */
-static gcs_status failure_status(const gcs_archive *a)
-{
-    if (a->outer_err.status < 0)
-        return a->outer_err.status;
-    if (archive_errno(a->la) == ENOMEM)
-        return GCS_ERR_NOMEM;
-    return a->outer_ended ? GCS_ERR_TRUNCATED : GCS_ERR_CORRUPT;
-}
-
 /* libarchive's last message, without the newline some of them end with. */
 static const char *la_reason(gcs_archive *a)
 {
@@ -124,6 +113,33 @@ static const char *la_reason(gcs_archive *a)
     memcpy(a->la_msg, s, n);
     a->la_msg[n] = 0;
     return a->la_msg;
+}
+
+/*
+ * libarchive failed: err gets the outer medium's own error if that was the
+ * cause, else libarchive's message for the archive (member NULL), a member
+ * ("" for a single compressed stream) at offset. Truncation when the outer
+ * input had ended, except for a CRC or size mismatch: damaged data.
+ */
+static gcs_status la_fail(gcs_archive *a, gcs_error *err, uint64_t offset, const char *member)
+{
+    if (a->outer_err.status < 0) {
+        if (err)
+            *err = a->outer_err;
+        return a->outer_err.status;
+    }
+    const char *why = la_reason(a);
+    const char *kind = gcs_archive_kind_name(a->kind);
+    gcs_status st = GCS_ERR_CORRUPT;
+    if (archive_errno(a->la) == ENOMEM)
+        st = GCS_ERR_NOMEM;
+    else if (a->outer_ended && !strstr(why, "CRC") && !strstr(why, "wrong size"))
+        st = GCS_ERR_TRUNCATED;
+    if (!member)
+        return GCS_FAIL(err, st, offset, "%s: %s", kind, why);
+    if (!member[0])
+        return GCS_FAIL(err, st, offset, "%s data: %s", kind, why);
+    return GCS_FAIL(err, st, offset, "%s member %s: %s", kind, member, why);
 }
 
 /* Enables what gcscope opens for kind: zip alone for "PK" (so damaged zip
@@ -196,6 +212,7 @@ static bool read_prefix(gcs_archive *a)
     a->prefix_pos = 0;
     a->block_left = 0;
     a->delivered = 0;
+    a->ended = false;
     while (a->prefix_len < sizeof a->prefix) {
         size_t n;
         gcs_status st = take(a, a->prefix + a->prefix_len, sizeof a->prefix - a->prefix_len, &n);
@@ -245,8 +262,7 @@ static gcs_status choose_member(gcs_archive *a, const char *want, gcs_member_cla
         if (rc == ARCHIVE_EOF)
             break;
         if (rc < ARCHIVE_WARN)
-            return GCS_FAIL(err, failure_status(a), gcs_stream_offset(a->outer),
-                            "%s: %s", kind, la_reason(a));
+            return la_fail(a, err, gcs_stream_offset(a->outer), NULL);
         bool single = (archive_format(a->la) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_RAW;
         const char *path = archive_entry_pathname(entry);
         if (!path)
@@ -261,8 +277,7 @@ static gcs_status choose_member(gcs_archive *a, const char *want, gcs_member_cla
             return GCS_FAIL(err, GCS_ERR_UNSUPPORTED, gcs_stream_offset(a->outer),
                             "%s member %s is encrypted", kind, path);
         if (!read_prefix(a))
-            return GCS_FAIL(err, failure_status(a), gcs_stream_offset(a->outer),
-                            "%s member %s: %s", kind, path, la_reason(a));
+            return la_fail(a, err, a->delivered, single ? "" : path);
         gcs_member_class c = single || want ? GCS_MEMBER_TRACE
                                             : classify(path, a->prefix, a->prefix_len);
         if (c == GCS_MEMBER_TRACE) {
@@ -310,8 +325,7 @@ gcs_archive *gcs_archive_open(gcs_stream *outer, const char *want_member,
     a->kind = kind;
     enable_formats(a->la, kind);
     if (archive_read_open(a->la, a, NULL, outer_read, NULL) != ARCHIVE_OK) {
-        GCS_FAIL(err, failure_status(a), gcs_stream_offset(outer), "%s: %s",
-                 gcs_archive_kind_name(kind), la_reason(a));
+        la_fail(a, err, gcs_stream_offset(outer), NULL);
         gcs_archive_free(a);
         return NULL;
     }
@@ -356,31 +370,29 @@ static gcs_status member_read(void *ctx, void *buf, size_t cap, size_t *got)
 /* The member's data failed: keeps why (see gcs_archive_error). */
 static gcs_status fail_member(gcs_archive *a)
 {
-    const char *kind = gcs_archive_kind_name(a->kind);
-    if (a->member[0])
-        GCS_FAIL(&a->err, failure_status(a), a->delivered, "%s member %s: %s", kind, a->member,
-                 la_reason(a));
-    else
-        GCS_FAIL(&a->err, failure_status(a), a->delivered, "%s data: %s", kind,
-                 la_reason(a));
-    return a->err.status;
+    return la_fail(a, &a->err, a->delivered, a->member);
 }
 
 gcs_status gcs_archive_finish(gcs_archive *a)
 {
-    while (a->err.status >= 0 && !a->ended) {
-        a->prefix_pos = a->prefix_len;
-        a->block_left = 0;
-        uint8_t sink[1];
-        size_t got;
-        /* take() with block_left 0 fetches the next block; skip it whole. */
-        gcs_status st = take(a, sink, sizeof sink, &got);
-        if (st == GCS_END)
+    if (a->err.status < 0)
+        return a->err.status;
+    /* Skipped bytes count as delivered: a failure's offset is in the member. */
+    a->delivered += a->block_left;
+    a->block_left = 0;
+    while (!a->ended) {
+        const void *block;
+        size_t size;
+        la_int64_t at;
+        int rc = archive_read_data_block(a->la, &block, &size, &at);
+        if (rc == ARCHIVE_EOF)
             a->ended = true;
-        else if (st < 0)
+        else if (rc != ARCHIVE_OK)
             return fail_member(a);
+        else
+            a->delivered += size;
     }
-    return a->err.status < 0 ? a->err.status : GCS_OK;
+    return GCS_OK;
 }
 
 gcs_source *gcs_archive_source(gcs_archive *a) { return a->source; }

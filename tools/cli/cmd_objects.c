@@ -10,7 +10,7 @@
 #include "cli_util.h"
 #include "commands.h"
 
-enum { OPT_FORMAT = 1, OPT_WIDE, OPT_FROM, OPT_TO, OPT_LIMIT };
+enum { OPT_FORMAT = 1, OPT_WIDE, OPT_FROM, OPT_TO, OPT_LIMIT, OPT_MEMBER };
 
 static const cli_option objects_options[] = {
     {OPT_FORMAT, "format", 0, "table|json|csv", "output format (default table)"},
@@ -18,6 +18,7 @@ static const cli_option objects_options[] = {
     {OPT_FROM, "from-ms", 0, "T", "only objects allocated at or after T ms"},
     {OPT_TO, "to-ms", 0, "T", "only objects allocated before T ms"},
     {OPT_LIMIT, "limit", 0, "N", "at most N type rows per list"},
+    CLI_MEMBER_OPTION(OPT_MEMBER),
     {0},
 };
 
@@ -44,6 +45,7 @@ static int run_objects(int argc, char **argv)
     bool has_from = false, has_to = false;
     double from_ms = 0, to_ms = 0;
     size_t limit = 0;
+    gcs_reader_options ropts = {0};
     cli_args a;
     cli_args_init(&a, &cmd_objects, argc, argv);
     int id;
@@ -70,6 +72,9 @@ static int run_objects(int argc, char **argv)
             if (!cli_parse_count(a.value, &limit))
                 return cli_usage_error(&cmd_objects, "--limit takes a count of at least 1");
             break;
+        case OPT_MEMBER:
+            ropts.archive_member = a.value;
+            break;
         }
     }
     if (id == CLI_ARG_STOP)
@@ -87,7 +92,7 @@ static int run_objects(int argc, char **argv)
     }
     gcs_objects_set_time_range(an, has_from, from_ms, has_to, to_ms);
     cli_trace tr;
-    if (!cli_open_trace(&tr, path)) {
+    if (!cli_open_trace_with(&tr, path, &ropts)) {
         gcs_objects_free(an);
         return CLI_FAILED;
     }
