@@ -168,6 +168,10 @@ typedef struct gcs_reader_options {
      * of a trace full of handle or allocation events). */
     bool (*want)(void *want_ctx, const gcs_event_type *type);
     void *want_ctx;
+    /* Input that is a zip or tar archive: the member to read, by its path
+     * in the archive or its file name (NULL: the first member that is a
+     * trace). The caller keeps the string alive as long as the reader. */
+    const char *archive_member;
 } gcs_reader_options;
 
 typedef struct gcs_reader gcs_reader;
@@ -211,6 +215,23 @@ void gcs_reader_release_pending(gcs_reader *r);
 /* A timestamp as ms since the trace start (what gcs_event.msec holds);
  * 0 until the header has been read. */
 double gcs_reader_msec(const gcs_reader *r, int64_t timestamp);
+
+/*
+ * Zipped and compressed traces: when the input starts with the magic of a
+ * zip, gzip, xz, zstd or bzip2 file, the reader reads the trace inside it
+ * through libarchive, streaming (nothing is unpacked to disk). From a zip
+ * (or a compressed tar) it reads the first member whose first bytes are a
+ * trace (or options.archive_member). Offsets in errors and counters are
+ * then within the member; archive damage (bad CRC, cut archive) is
+ * GCS_ERR_CORRUPT or GCS_ERR_TRUNCATED naming the member.
+ *
+ * Says whether the trace came from an archive: true with *kind ("zip",
+ * "gzip", ...) and *member (the member's path, "" for a compressed single
+ * file), valid for the reader's life; either pointer may be NULL. False
+ * for a plain trace, and until the first gcs_reader_next or
+ * gcs_reader_scan has looked at the input.
+ */
+bool gcs_reader_archive(const gcs_reader *r, const char **kind, const char **member);
 
 /* Header facts; NULL until the header has been read. */
 const gcs_trace_info *gcs_reader_info(const gcs_reader *r);

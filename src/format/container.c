@@ -66,3 +66,15 @@ gcs_status gcs_container_open(gcs_stream *s, const gcs_sink *sink, gcs_container
                     "not a trace: no \"Nettrace\" or \"!FastSerialization.1\" header, nor an "
                     "ETW buffer starting with the logfile header");
 }
+
+gcs_format gcs_container_sniff(const uint8_t *p, size_t n)
+{
+    if (n >= 12 && memcmp(p, nettrace_magic, 8) == 0)
+        return GCS_FORMAT_NETTRACE;
+    if (n >= 24 && p[0] == 20 && p[1] == 0 && p[2] == 0 && p[3] == 0 &&
+        memcmp(p + 4, fast_ser, 20) == 0)
+        return GCS_FORMAT_NETPERF;
+    if (n >= 80 && gcs_etl_sniff(p, n))
+        return GCS_FORMAT_ETL;
+    return GCS_FORMAT_UNKNOWN;
+}

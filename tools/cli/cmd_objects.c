@@ -10,7 +10,7 @@
 #include "cli_util.h"
 #include "commands.h"
 
-enum { OPT_FORMAT = 1, OPT_WIDE, OPT_FROM, OPT_TO, OPT_LIMIT, OPT_PROCESS };
+enum { OPT_FORMAT = 1, OPT_WIDE, OPT_FROM, OPT_TO, OPT_LIMIT, OPT_PROCESS, OPT_MEMBER };
 
 static const cli_option objects_options[] = {
     {OPT_FORMAT, "format", 0, "table|json|csv", "output format (default table)"},
@@ -19,6 +19,7 @@ static const cli_option objects_options[] = {
     {OPT_TO, "to-ms", 0, "T", "only objects allocated before T ms"},
     {OPT_LIMIT, "limit", 0, "N", "at most N type rows per list"},
     {OPT_PROCESS, "process", 0, "PID|NAME", "only the events of process PID, or of every process named NAME"},
+    CLI_MEMBER_OPTION(OPT_MEMBER),
     {0},
 };
 
@@ -70,6 +71,7 @@ static int run_objects(int argc, char **argv)
     double from_ms = 0, to_ms = 0;
     size_t limit = 0;
     process_filter pf = {0};
+    gcs_reader_options ropts = {0};
     cli_args a;
     cli_args_init(&a, &cmd_objects, argc, argv);
     int id;
@@ -101,6 +103,9 @@ static int run_objects(int argc, char **argv)
                 return cli_usage_error(&cmd_objects, "--process takes a process id or name");
             pf.spec = a.value;
             break;
+        case OPT_MEMBER:
+            ropts.archive_member = a.value;
+            break;
         }
     }
     if (id == CLI_ARG_STOP)
@@ -119,7 +124,7 @@ static int run_objects(int argc, char **argv)
     gcs_objects_set_time_range(an, has_from, from_ms, has_to, to_ms);
     pf.processes = gcs_process_table_new();
     cli_trace tr;
-    if (!pf.processes || !cli_open_trace(&tr, path)) {
+    if (!pf.processes || !cli_open_trace_with(&tr, path, &ropts)) {
         gcs_process_table_free(pf.processes);
         gcs_objects_free(an);
         return CLI_FAILED;

@@ -13,7 +13,8 @@
 #include "commands.h"
 
 enum {
-    OPT_FORMAT = 1, OPT_PROCESS, OPT_COLUMNS, OPT_WIDE, OPT_COLOR, OPT_TOP, OPT_LONG_PAUSE
+    OPT_FORMAT = 1, OPT_PROCESS, OPT_COLUMNS, OPT_WIDE, OPT_COLOR, OPT_TOP, OPT_LONG_PAUSE,
+    OPT_MEMBER
 };
 
 static const cli_option stats_options[] = {
@@ -24,6 +25,7 @@ static const cli_option stats_options[] = {
     {OPT_COLOR, "color", 0, "auto|always|never", "color the table (auto: on a terminal, unless NO_COLOR)"},
     {OPT_TOP, "top", 0, "N", "only the N longest pauses, longest first"},
     {OPT_LONG_PAUSE, "long-pause-ms", 0, "X", "threshold of the long pauses section (default 200)"},
+    CLI_MEMBER_OPTION(OPT_MEMBER),
     {0},
 };
 
@@ -169,6 +171,7 @@ static int run_stats(int argc, char **argv)
     ro.format = GCS_GC_FORMAT_TABLE;
     gcs_gc_filter *flt = &ro.filter;
     int color = -1; /* auto */
+    const char *member = NULL;
     cli_args a;
     cli_args_init(&a, &cmd_stats, argc, argv);
     int id;
@@ -234,6 +237,9 @@ static int run_stats(int argc, char **argv)
             if (!cli_parse_ms(v, &ro.long_pause_ms) || !(ro.long_pause_ms > 0))
                 return cli_usage_error(&cmd_stats, "--long-pause-ms takes a number of ms above 0");
             break;
+        case OPT_MEMBER:
+            member = v;
+            break;
         }
     }
     if (id == CLI_ARG_STOP)
@@ -249,7 +255,7 @@ static int run_stats(int argc, char **argv)
     /* Only the events GCStats uses (and the few the header reads) are
      * sorted and delivered; the rest are counted (most of a trace with
      * handle or allocation events). */
-    gcs_reader_options opts = {.want = stats_wants};
+    gcs_reader_options opts = {.want = stats_wants, .archive_member = member};
     cli_trace tr;
     if (!cli_open_trace_with(&tr, path, &opts))
         return CLI_FAILED;
