@@ -774,6 +774,11 @@ static const char *shared_traces[] = {
     "eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace",
 };
 
+/* LTTng traces (perfcollect .trace.zip) from PerfView's tests, read by
+ * TraceEvent's CtfTraceEventSource (tools/oracle on a *.zip). */
+#define SHARED_CTF "../shared/traces/ctf/"
+static const char *ctf_traces[] = {"clr-only.trace.zip", "netcoreapp31.trace.zip"};
+
 static bool file_exists(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -807,6 +812,18 @@ static void test_shared_every_event(void)
         snprintf(base, sizeof base, "tests/data/shared/%s", shared_traces[i]);
         oracle_all_path(base, oracle, sizeof oracle);
         compare_all(trace, oracle, shared_traces[i]);
+    }
+}
+
+static void test_ctf_every_event(void)
+{
+    if (!file_exists(SHARED_CTF)) SKIP("../shared/traces/ctf not present");
+    for (size_t i = 0; i < sizeof ctf_traces / sizeof ctf_traces[0]; i++) {
+        char trace[256], base[256], oracle[300];
+        snprintf(trace, sizeof trace, SHARED_CTF "%s", ctf_traces[i]);
+        snprintf(base, sizeof base, "tests/data/shared/%s", ctf_traces[i]);
+        oracle_all_path(base, oracle, sizeof oracle);
+        compare_all(trace, oracle, ctf_traces[i]);
     }
 }
 
@@ -1484,6 +1501,7 @@ int main(void)
     RUN(test_fixture_dumps);
     RUN(test_fixtures_every_event);
     RUN(test_shared_every_event);
+    RUN(test_ctf_every_event);
     RUN(test_names_fixtures);
     RUN(test_rows_fixtures);
     RUN(test_netperf_v1_names);
