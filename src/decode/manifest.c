@@ -318,6 +318,7 @@ static const struct {
 } symbol_aliases[] = {
     {GCS_PROV_RUNTIME, "RuntimeInformationStart", "Runtime/Start"},
     {GCS_PROV_RUNTIME, "ExceptionThrown", "Exception/Start"},
+    {GCS_PROV_RUNTIME, "ExceptionThrownStop", "Exception/Stop"},
     {GCS_PROV_RUNTIME, "EventSource", "EventSource"},
     {GCS_PROV_RUNDOWN, "RuntimeInformationDCStart", "Runtime/Start"},
     {GCS_PROV_PRIVATE, "MulticoreJit", "ClrMulticoreJit/Common"},
