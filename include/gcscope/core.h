@@ -73,7 +73,8 @@ typedef struct gcs_source gcs_source;
  */
 typedef gcs_status (*gcs_read_fn)(void *ctx, void *buf, size_t cap, size_t *got);
 
-/* Opens a file for reading. NULL on failure (err says why). */
+/* Opens a file for reading; or a folder holding an LTTng (CTF) trace, which
+ * the reader then reads file by file. NULL on failure (err says why). */
 gcs_source *gcs_source_open_file(const char *path, gcs_error *err);
 
 /* Reads from an open descriptor (pipe, socket, file). A non-blocking

@@ -308,3 +308,79 @@ const char *gcs_event_display_name(const char *provider, uint32_t event_id, uint
         snprintf(buf, cap, "%.*s/%u", len, meta_name, (unsigned)opcode);
     return buf;
 }
+
+/* Symbols whose manifest spelling follows neither task+opcode nor the
+ * opcode alone: the display name of the event they stand for. */
+static const struct {
+    uint8_t provider;
+    const char *symbol;
+    const char *display_name;
+} symbol_aliases[] = {
+    {GCS_PROV_RUNTIME, "RuntimeInformationStart", "Runtime/Start"},
+    {GCS_PROV_RUNTIME, "ExceptionThrown", "Exception/Start"},
+    {GCS_PROV_RUNTIME, "ExceptionThrownStop", "Exception/Stop"},
+    {GCS_PROV_RUNTIME, "EventSource", "EventSource"},
+    {GCS_PROV_RUNDOWN, "RuntimeInformationDCStart", "Runtime/Start"},
+    {GCS_PROV_PRIVATE, "MulticoreJit", "ClrMulticoreJit/Common"},
+    {GCS_PROV_PRIVATE, "MulticoreJitMethodCodeReturned", "ClrMulticoreJit/MethodCodeReturned"},
+    {GCS_PROV_PRIVATE, "PrvFinalizeObject", "GC/FinalizeObject"},
+};
+
+/* Does symbol equal a followed by b (either may be NULL: empty)? */
+static bool is_concat(const char *symbol, const char *a, const char *b)
+{
+    size_t la = a ? strlen(a) : 0;
+    if (la && strncmp(symbol, a, la) != 0)
+        return false;
+    return strcmp(symbol + la, b ? b : "") == 0;
+}
+
+/* How well symbol matches e's names: 3 task+opcode, 2 with the manifest's
+ * Begin/End for Start/Stop, 1 opcode alone, 0 not at all. */
+static int symbol_match(const gcs_builtin_event *e, const char *symbol)
+{
+    const char *op = e->opcode_name;
+    if (is_concat(symbol, e->task_name, op))
+        return 3;
+    static const char *const respelled[][2] = {{"Start", "Begin"}, {"Stop", "End"}};
+    size_t lop = strlen(op);
+    for (size_t i = 0; i < 2; i++) {
+        size_t lw = strlen(respelled[i][0]);
+        if (lop < lw || strcmp(op + lop - lw, respelled[i][0]) != 0)
+            continue;
+        char buf[128];
+        int n = snprintf(buf, sizeof buf, "%s%.*s%s", e->task_name, (int)(lop - lw), op,
+                         respelled[i][1]);
+        if (n > 0 && (size_t)n < sizeof buf && strcmp(symbol, buf) == 0)
+            return 2;
+    }
+    if (op[0] && strcmp(symbol, op) == 0)
+        return 1;
+    return 0;
+}
+
+const gcs_builtin_event *gcs_builtin_lookup_symbol(const char *provider, const char *symbol,
+                                                   uint32_t version)
+{
+    int prov = provider_index(provider);
+    if (prov < 0 || !symbol || !symbol[0])
+        return NULL;
+    const char *alias = NULL;
+    for (size_t i = 0; i < sizeof symbol_aliases / sizeof symbol_aliases[0]; i++)
+        if (symbol_aliases[i].provider == prov && strcmp(symbol_aliases[i].symbol, symbol) == 0)
+            alias = symbol_aliases[i].display_name;
+    /* The best match's id; versions of one id share their names. */
+    const gcs_builtin_event *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; i < gcs_builtin_event_count; i++) {
+        const gcs_builtin_event *e = &gcs_builtin_events[i];
+        if (e->provider != prov)
+            continue;
+        int score = alias ? 4 * (strcmp(e->name, alias) == 0) : symbol_match(e, symbol);
+        if (score > best_score) {
+            best = e;
+            best_score = score;
+        }
+    }
+    return best ? gcs_builtin_lookup(provider, best->event_id, version) : NULL;
+}

@@ -69,6 +69,20 @@ extern const char *const gcs_builtin_provider_names[GCS_PROV_COUNT];
 const gcs_builtin_event *gcs_builtin_lookup(const char *provider, uint32_t event_id,
                                             uint32_t version);
 
+/*
+ * The event an LTTng tracepoint of the runtime stands for. LTTng names
+ * carry the manifest's event symbol, not its id: "GCStart" (version from
+ * the "_V2" suffix, which the caller strips). The table keeps TraceEvent's
+ * task/opcode names instead of symbols, so the symbol is matched against
+ * task+opcode ("GC"+"Start"), the manifest's Begin/End spellings of
+ * TraceEvent's Start/Stop ("GCRestartEEBegin"), the opcode alone
+ * ("ModuleLoad"), and a short list of symbols that follow neither rule
+ * (checked against TraceEvent's CtfTraceEventSource on the CTF fixtures).
+ * Returns the entry for version (as gcs_builtin_lookup), or NULL.
+ */
+const gcs_builtin_event *gcs_builtin_lookup_symbol(const char *provider, const char *symbol,
+                                                   uint32_t version);
+
 /* True for the runtime providers whose events carry no metadata of their own. */
 bool gcs_builtin_provider(const char *provider);
 

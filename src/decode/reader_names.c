@@ -36,12 +36,22 @@ void gcs_names_resolve(gcs_event_type *t, const gcs_meta_def *def, gcs_arena *ar
     char buf[256];
     const gcs_builtin_event *b = NULL;
     const gcs_te_parser_event *p = NULL;
-    if (gcs_builtin_provider(def->provider))
+    uint32_t event_id = def->event_id;
+    const char *meta_name = def->event_name;
+    if (def->id_from_name) {
+        b = gcs_builtin_lookup_symbol(def->provider, def->event_name, def->version);
+        if (b) {
+            event_id = b->event_id;
+            t->event_id = event_id;
+            meta_name = ""; /* named as TraceEvent names the manifest's event */
+        }
+    } else if (gcs_builtin_provider(def->provider)) {
         b = gcs_builtin_lookup(def->provider, def->event_id, def->version);
-    else
+    } else {
         p = gcs_te_parser_lookup(def->provider, def->event_id);
-    gcs_event_display_name(def->provider, def->event_id, def->version, def->event_name,
-                           def->opcode, def->has_opcode, buf, sizeof buf);
+    }
+    gcs_event_display_name(def->provider, event_id, def->version, meta_name, def->opcode,
+                           def->has_opcode, buf, sizeof buf);
     t->name = gcs_arena_strndup(arena, buf, strlen(buf));
     if (def->field_count > 0) {
         t->fields = def->fields;

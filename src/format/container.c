@@ -7,6 +7,7 @@
  *   offset 0  int32 20 "!FastSerialization.1" -> netperf V1..V3
  *   offset 0  a WMI buffer header whose first record (offset 72) is the
  *             logfile header event                -> ETW .etl (etl/etl.c)
+ *   a folder, or a zip ("PK\3\4") with CTF members -> LTTng CTF (ctf/ctf.c)
  *
  * The "Nettrace" magic is consumed here; the serialization header and
  * everything after it is left to the version's reader.
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "format/ctf/ctf.h"
 #include "format/etl/etl.h"
 
 static const char nettrace_magic[8] = {'N', 'e', 't', 't', 'r', 'a', 'c', 'e'};
@@ -25,6 +27,10 @@ gcs_status gcs_container_open(gcs_stream *s, const gcs_sink *sink, gcs_container
                               gcs_error *err)
 {
     *out = NULL;
+    /* A folder: an LTTng trace, read by babeltrace2 file by file. */
+    const char *path = gcs_source_path(s->src);
+    if (path && gcs_source_is_dir(s->src))
+        return gcs_ctf_open_dir(s, sink, path, out, err);
     gcs_status st = gcs_stream_need(s, 8, err);
     if (st == GCS_AGAIN || st < 0)
         return st;
@@ -62,6 +68,12 @@ gcs_status gcs_container_open(gcs_stream *s, const gcs_sink *sink, gcs_container
         if (st == GCS_OK && gcs_etl_sniff(gcs_stream_peek(s), gcs_stream_avail(s)))
             return gcs_etl_open(s, sink, out, err);
     }
+    /* A zip holding a CTF trace (perfcollect's .trace.zip), known by its
+     * members: extracted, then read as a folder. */
+    p = gcs_stream_peek(s);
+    if (path && gcs_stream_avail(s) >= 4 && memcmp(p, "PK\3\4", 4) == 0 &&
+        gcs_ctf_zip_holds_trace(path))
+        return gcs_ctf_open_zip(s, sink, path, out, err);
     return GCS_FAIL(err, GCS_ERR_NOT_TRACE, 0,
                     "not a trace: no \"Nettrace\" or \"!FastSerialization.1\" header, nor an "
                     "ETW buffer starting with the logfile header");

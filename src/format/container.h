@@ -35,6 +35,10 @@ typedef struct gcs_meta_def {
     uint32_t level;
     uint32_t opcode;
     bool has_opcode;        /* the metadata carried an opcode */
+    /* event_id unknown: the trace names the event instead (LTTng's
+     * tracepoint name, e.g. "GCStart" with version 2 from "GCStart_V2");
+     * the decoder finds the id from (provider, event_name, version). */
+    bool id_from_name;
     const gcs_field *fields;
     uint32_t field_count;   /* 0: no schema in the trace (native runtime events) */
 } gcs_meta_def;

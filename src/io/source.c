@@ -15,6 +15,8 @@ struct gcs_source {
     gcs_read_fn read;
     void (*close)(void *ctx);
     void *ctx;
+    char *path;  /* opened by path (gcs_source_open_file), else NULL */
+    bool is_dir; /* the path is a folder (a CTF trace: read by its container) */
 };
 
 typedef struct fd_ctx {
@@ -125,6 +127,13 @@ gcs_source *gcs_source_open_file_window(const char *path, size_t window_bytes, g
         fd_ctx *f = s->ctx;
         f->map_window = window_bytes ? window_bytes : 1;
     }
+    s->is_dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+    s->path = strdup(path);
+    if (!s->path) {
+        gcs_source_free(s);
+        GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+        return NULL;
+    }
     return s;
 }
 
@@ -154,6 +163,7 @@ void gcs_source_free(gcs_source *src)
         return;
     if (src->close)
         src->close(src->ctx);
+    free(src->path);
     free(src);
 }
 
@@ -336,4 +346,14 @@ gcs_status gcs_stream_need(gcs_stream *s, size_t n, gcs_error *err)
     if (s->mode == GCS_STREAM_MAP)
         return map_need(s, n, err);
     return read_need(s, n, err);
+}
+
+const char *gcs_source_path(const gcs_source *src)
+{
+    return src->path;
+}
+
+bool gcs_source_is_dir(const gcs_source *src)
+{
+    return src->is_dir;
 }

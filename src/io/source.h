@@ -22,6 +22,13 @@
  * this gets a window of its own size. */
 #define GCS_STREAM_MAP_WINDOW ((size_t)16 << 20)
 
+/* The path a source was opened from (gcs_source_open_file), or NULL: the
+ * CTF container reads a trace's files by path (format/ctf). */
+const char *gcs_source_path(const gcs_source *src);
+
+/* True when that path is a folder (which has no bytes to stream). */
+bool gcs_source_is_dir(const gcs_source *src);
+
 /* Reads up to cap bytes from the source (see gcs_read_fn). */
 gcs_status gcs_source_read(gcs_source *src, void *buf, size_t cap, size_t *got);
 

@@ -91,11 +91,11 @@ for c in $cmds; do
         usage_error noval "$c" "$c $opt without its value"
     done
 
-    # A directory where a trace belongs.
+    # A directory where a trace belongs (and which holds no CTF trace).
     if grep -q "^usage: gcscope $c .*TRACE" "$tmp/help.out"; then
         run dir "$c" "$tmp"
         [ "$(rc dir)" -eq 2 ] || fail "$c DIR: exit $(rc dir), want 2"
-        [ "$(lines dir.err)" -eq 1 ] && grep -q "$tmp: is a directory" "$tmp/dir.err" ||
+        [ "$(lines dir.err)" -eq 1 ] && grep -q "$tmp.*holds no CTF trace" "$tmp/dir.err" ||
             fail "$c DIR: $(head -3 "$tmp/dir.err")"
     fi
 done

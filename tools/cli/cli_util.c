@@ -284,8 +284,7 @@ bool cli_open_trace_with(cli_trace *t, const char *path, const gcs_reader_option
     gcs_error_clear(&err);
     memset(t, 0, sizeof *t);
     t->path = path;
-    if (cli_reject_directory("gcscope", path))
-        return false;
+    /* A folder is read too: an LTTng trace (CTF) is one. */
     if (!strcmp(path, "-"))
         t->src = gcs_source_from_fd(STDIN_FILENO, false, &err);
     else

@@ -71,12 +71,27 @@ public static class Program
     // ------------------------------------------------------------------
 
     /// <summary>
+    /// The trace's event source: CtfTraceEventSource for an LTTng trace zipped by
+    /// perfcollect (*.zip), EventPipeEventSource for everything else.
+    /// </summary>
+    static TraceEventDispatcher OpenSource(string path)
+    {
+        if (path.EndsWith(".zip", StringComparison.OrdinalIgnoreCase))
+        {
+            var ctf = new CtfTraceEventSource(path);
+            ctf.ParseMetadata();
+            return ctf;
+        }
+        return new EventPipeEventSource(path);
+    }
+
+    /// <summary>
     /// Runs every event of the trace through <paramref name="onEvent"/> once, parsed by
     /// TraceEvent's CLR (public, private, rundown), sample-profiler and dynamic parsers.
     /// </summary>
     static void ForEachEvent(string path, Action<TraceEvent> onEvent)
     {
-        using var source = new EventPipeEventSource(path);
+        using var source = OpenSource(path);
         long lastIndex = -1;
         TraceEvent? lastEvent = null;
         void Handler(TraceEvent data)
@@ -337,7 +352,7 @@ public static class Program
             versions[k] = c + 1;
         });
 
-        using var source = new EventPipeEventSource(path);
+        using var source = OpenSource(path);
         source.NeedLoadedDotNetRuntimes();
         source.Process();
         var gcs = new List<TraceGC>();
@@ -374,7 +389,7 @@ public static class Program
 
     static void GcStats(string path, TextWriter w)
     {
-        using var source = new EventPipeEventSource(path);
+        using var source = OpenSource(path);
         source.NeedLoadedDotNetRuntimes();
         source.Process();
 

@@ -1,0 +1,53 @@
+/*
+ * format/ctf/ctf.h - LTTng traces (CTF 1.8, as perfcollect writes them)
+ * read through libbabeltrace2, given to the pipeline as a container.
+ *
+ * Unlike the other containers, babeltrace2 reads the trace's files itself
+ * (a CTF trace is a folder: one metadata file and one stream file per
+ * channel and CPU), so this container is driven by the library rather than
+ * by the stream's bytes: each step pulls one batch of messages from a
+ * babeltrace2 graph (source.ctf.fs -> filter.utils.muxer -> our sink) and
+ * reports its events to the gcs_sink. See docs/format-ctf.md.
+ */
+#ifndef GCS_FORMAT_CTF_H
+#define GCS_FORMAT_CTF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/container.h"
+
+/* Opens the CTF traces under the folder `path` (the perfcollect folder,
+ * its lttngTrace folder, or one auto-... session folder). GCS_ERR_NOT_TRACE when the
+ * folder holds no CTF metadata file. */
+gcs_status gcs_ctf_open_dir(gcs_stream *s, const gcs_sink *sink, const char *path,
+                            gcs_container **out, gcs_error *err);
+
+/* True when the zip archive at `path` holds a CTF trace (a member named
+ * ".../metadata" beside channel stream files), looked up by its members. */
+bool gcs_ctf_zip_holds_trace(const char *path);
+
+/* Extracts the zip archive at `path` into a private temporary folder
+ * (deleted when the container is destroyed) and opens it as gcs_ctf_open_dir.
+ * babeltrace2 reads stream files by path, so a zipped trace cannot be
+ * streamed from the archive. */
+gcs_status gcs_ctf_open_zip(gcs_stream *s, const gcs_sink *sink, const char *path,
+                            gcs_container **out, gcs_error *err);
+
+/* ---- parts that handle untrusted values without babeltrace2 (fuzzed) ---- */
+
+/* The runtime providers' LTTng names: "DotNETRuntime:GCStart_V2" ->
+ * provider "Microsoft-Windows-DotNETRuntime", symbol "GCStart", version 2.
+ * Any other "prov:name" -> provider "prov", symbol "name", version 0, and
+ * *runtime false. false when the name has no ':'. symbol is written into
+ * sym (cap bytes, truncated names refused). */
+bool gcs_ctf_split_name(const char *lttng_name, const char **provider, char *sym, size_t cap,
+                        uint32_t *version, bool *runtime);
+
+/* Appends the UTF-8 string s (n bytes) to b as UTF-16LE with a 0x0000
+ * terminator, as the runtime's manifest strings are laid out; an invalid
+ * byte becomes U+FFFD. */
+gcs_status gcs_ctf_append_utf16z(gcs_buf *b, const uint8_t *s, size_t n);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * format/ctf/ctf_internal.h - between the CTF container (ctf.c, the
+ * babeltrace2 graph) and its opening (ctf_open.c: folders, zips).
+ */
+#ifndef GCS_FORMAT_CTF_INTERNAL_H
+#define GCS_FORMAT_CTF_INTERNAL_H
+
+#include "format/ctf/ctf.h"
+
+/* Folders holding a CTF trace (a "metadata" file) scanned below a root. */
+#define GCS_CTF_MAX_TRACES 64
+
+/* Creates the container over the trace folders inputs[0..n). Takes
+ * tmp_dir (may be NULL): removed with the container, or now on failure. */
+gcs_status gcs_ctf_open_traces(gcs_stream *s, const gcs_sink *sink, char *const *inputs,
+                               size_t n, char *tmp_dir, gcs_container **out, gcs_error *err);
+
+/* Removes the folder tree at path (an extracted zip). */
+void gcs_ctf_remove_tree(const char *path);
+
+#endif

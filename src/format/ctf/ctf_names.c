@@ -1,0 +1,113 @@
+/*
+ * format/ctf/ctf_names.c - the LTTng names of the runtime's events and the
+ * string re-encoding their payloads need: pure functions over untrusted
+ * values, fuzzed by tests/fuzz/fuzz_ctf.c.
+ */
+#include "format/ctf/ctf.h"
+
+#include <string.h>
+
+/* LTTng provider prefix -> the runtime's ETW provider. */
+static const struct {
+    const char *lttng;
+    const char *provider;
+} runtime_providers[] = {
+    {"DotNETRuntime", "Microsoft-Windows-DotNETRuntime"},
+    {"DotNETRuntimeRundown", "Microsoft-Windows-DotNETRuntimeRundown"},
+    {"DotNETRuntimePrivate", "Microsoft-Windows-DotNETRuntimePrivate"},
+    {"DotNETRuntimeStress", "Microsoft-Windows-DotNETRuntimeStress"},
+};
+
+bool gcs_ctf_split_name(const char *lttng_name, const char **provider, char *sym, size_t cap,
+                        uint32_t *version, bool *runtime)
+{
+    const char *colon = strchr(lttng_name, ':');
+    *provider = "";
+    *version = 0;
+    *runtime = false;
+    if (!colon || cap == 0)
+        return false;
+    const char *name = colon + 1;
+    size_t n = strlen(name);
+    size_t plen = (size_t)(colon - lttng_name);
+    for (size_t i = 0; i < sizeof runtime_providers / sizeof runtime_providers[0]; i++)
+        if (strlen(runtime_providers[i].lttng) == plen &&
+            memcmp(lttng_name, runtime_providers[i].lttng, plen) == 0) {
+            *provider = runtime_providers[i].provider;
+            *runtime = true;
+        }
+    if (*runtime) {
+        /* "_V<digits>" at the end is the version; the symbol is before it. */
+        size_t d = n;
+        while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+            d--;
+        if (d < n && n - d <= 3 && d >= 2 && name[d - 1] == 'V' && name[d - 2] == '_') {
+            uint32_t v = 0;
+            for (size_t i = d; i < n; i++)
+                v = v * 10 + (uint32_t)(name[i] - '0');
+            *version = v;
+            n = d - 2;
+        }
+    } else {
+        /* Other providers keep their LTTng names whole. */
+        *provider = NULL;
+    }
+    if (n >= cap)
+        return false;
+    memcpy(sym, name, n);
+    sym[n] = '\0';
+    return true;
+}
+
+/* One code point from UTF-8 at s[*i] (n bytes); an invalid sequence
+ * yields U+FFFD and consumes one byte. */
+static uint32_t next_code_point(const uint8_t *s, size_t n, size_t *i)
+{
+    uint8_t c = s[*i];
+    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
+                                                      : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (len == 0 || len > n - *i) {
+        (*i)++;
+        return 0xFFFD;
+    }
+    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1Fu) : len == 3 ? (c & 0x0Fu) : (c & 0x07u);
+    for (size_t k = 1; k < len; k++) {
+        if ((s[*i + k] & 0xC0) != 0x80) {
+            (*i)++;
+            return 0xFFFD;
+        }
+        cp = (cp << 6) | (s[*i + k] & 0x3Fu);
+    }
+    static const uint32_t min_for_len[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min_for_len[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+        (*i)++;
+        return 0xFFFD;
+    }
+    *i += len;
+    return cp;
+}
+
+gcs_status gcs_ctf_append_utf16z(gcs_buf *b, const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint32_t cp = next_code_point(s, n, &i);
+        uint8_t units[4];
+        size_t k;
+        if (cp >= 0x10000) {
+            uint32_t v = cp - 0x10000;
+            uint16_t hi = (uint16_t)(0xD800 + (v >> 10)), lo = (uint16_t)(0xDC00 + (v & 0x3FF));
+            units[0] = (uint8_t)hi, units[1] = (uint8_t)(hi >> 8);
+            units[2] = (uint8_t)lo, units[3] = (uint8_t)(lo >> 8);
+            k = 4;
+        } else {
+            units[0] = (uint8_t)cp, units[1] = (uint8_t)(cp >> 8);
+            k = 2;
+        }
+        gcs_status st = gcs_buf_append(b, units, k);
+        if (st != GCS_OK)
+            return st;
+    }
+    static const uint8_t zero[2] = {0, 0};
+    return gcs_buf_append(b, zero, 2);
+}
