@@ -79,6 +79,11 @@ gcs_status gcs_container_open(gcs_stream *s, const gcs_sink *sink, gcs_container
                     "ETW buffer starting with the logfile header");
 }
 
+bool gcs_container_reads_archive(const char *path, const uint8_t *p, size_t n)
+{
+    return path && n >= 4 && memcmp(p, "PK\3\4", 4) == 0 && gcs_ctf_zip_holds_trace(path);
+}
+
 gcs_format gcs_container_sniff(const uint8_t *p, size_t n)
 {
     if (n >= 12 && memcmp(p, nettrace_magic, 8) == 0)

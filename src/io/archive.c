@@ -296,7 +296,8 @@ static gcs_status choose_member(gcs_archive *a, const char *want, gcs_member_cla
     if (ctf[0])
         return GCS_FAIL(err, GCS_ERR_NOT_TRACE, 0,
                         "LTTng CTF trace: the %s holds a CTF trace (%s), as perfcollect's "
-                        ".trace.zip does; CTF is not read from an archive yet",
+                        ".trace.zip does; it is read from a zip file or a folder, not from "
+                        "a pipe or memory",
                         kind, ctf);
     return GCS_FAIL(err, GCS_ERR_NOT_TRACE, 0,
                     "not a trace: no member of the %s is a nettrace, netperf or ETL trace "

@@ -690,7 +690,10 @@ static gcs_status open_container(gcs_reader *r)
         /* Errors and short inputs: the container says them. */
         r->archive_checked = true;
         st = GCS_OK;
-        if (gcs_archive_sniff(gcs_stream_peek(&r->stream), gcs_stream_avail(&r->stream)))
+        const uint8_t *p = gcs_stream_peek(&r->stream);
+        size_t n = gcs_stream_avail(&r->stream);
+        if (gcs_archive_sniff(p, n) &&
+            !gcs_container_reads_archive(gcs_source_path(r->stream.src), p, n))
             st = open_archive(r, &e);
     }
     if (st >= 0)

@@ -130,13 +130,16 @@ else
         fail "etl.zip: info does not name the member"
 fi
 
-# perfcollect's .trace.zip (an LTTng CTF trace) is named for what it is.
+# perfcollect's .trace.zip (an LTTng CTF trace) is read from the file (the
+# CTF reader extracts it); from standard input it is named for what it is.
 C=../shared/traces/ctf/clr-only.trace.zip
 if [ -f "$C" ]; then
-    "$G" info "$C" > /dev/null 2> "$tmp/err"
-    [ $? -eq 2 ] || fail "trace.zip: exit not 2"
-    grep -q "^gcscope: $C: LTTng CTF trace: the zip holds a CTF trace" "$tmp/err" ||
-        fail "trace.zip: $(cat "$tmp/err")"
+    "$G" info "$C" > "$tmp/out" 2> "$tmp/err" || fail "trace.zip: exit $?: $(cat "$tmp/err")"
+    grep -q "^format: *ctf" "$tmp/out" || fail "trace.zip: not read as CTF"
+    "$G" info - < "$C" > /dev/null 2> "$tmp/err"
+    [ $? -eq 2 ] || fail "trace.zip on standard input: exit not 2"
+    grep -q "^gcscope: -: LTTng CTF trace: the zip holds a CTF trace" "$tmp/err" ||
+        fail "trace.zip on standard input: $(cat "$tmp/err")"
 else
     echo "skipped: perfcollect .trace.zip (../shared absent)"
 fi
