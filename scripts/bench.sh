@@ -111,3 +111,4 @@ if [ -f scripts/bench-objects.sh ]; then
     sh scripts/bench-objects.sh
 fi
 sh scripts/bench-etl.sh "$GCSCOPE" # ETL: issue 10
+sh scripts/bench-archive.sh "$GCSCOPE" # zipped traces: gcscope info on a zip vs unzip -p

@@ -66,8 +66,16 @@ const char *gcs_archive_kind_name(gcs_archive_kind kind)
     return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "";
 }
 
-/* libarchive's read callback: the outer stream's whole current view. The
- * view lent last time is consumed first (libarchive is done with it). */
+/*
+ * libarchive's read callback: the outer stream's bytes up to the next
+ * multiple of GCS_ARCHIVE_LEND_BYTES of the input, in place (a mapped
+ * window, the read buffer, memory: no copy). The piece lent last time is
+ * consumed first (libarchive is done with it). Pieces at fixed offsets,
+ * whatever the medium gives a read: libarchive inflates what it is lent
+ * in one go and drops that output when the data fails, so the bytes of a
+ * member delivered before a fault (and the events) would otherwise depend
+ * on the medium.
+ */
 static la_ssize_t outer_read(struct archive *la, void *ctx, const void **buf)
 {
     gcs_archive *a = ctx;
@@ -75,10 +83,12 @@ static la_ssize_t outer_read(struct archive *la, void *ctx, const void **buf)
     a->lent = 0;
     gcs_error e;
     gcs_error_clear(&e);
-    gcs_status st = gcs_stream_need(a->outer, 1, &e);
-    if (st == GCS_OK) {
+    size_t piece = GCS_ARCHIVE_LEND_BYTES -
+                   (size_t)(gcs_stream_offset(a->outer) % GCS_ARCHIVE_LEND_BYTES);
+    gcs_status st = gcs_stream_need(a->outer, piece, &e);
+    if (st == GCS_OK || (st == GCS_END && gcs_stream_avail(a->outer) > 0)) {
         *buf = gcs_stream_peek(a->outer);
-        a->lent = gcs_stream_avail(a->outer);
+        a->lent = st == GCS_OK ? piece : gcs_stream_avail(a->outer);
         return (la_ssize_t)a->lent;
     }
     if (st == GCS_END) {
@@ -113,6 +123,15 @@ static const char *la_reason(gcs_archive *a)
     memcpy(a->la_msg, s, n);
     a->la_msg[n] = 0;
     return a->la_msg;
+}
+
+/* Bytes of the archive libarchive has consumed: where an error in the
+ * archive's own structure was met (not the stream's position, which is
+ * ahead by what was lent). */
+static uint64_t archive_offset(gcs_archive *a)
+{
+    la_int64_t n = archive_filter_bytes(a->la, -1);
+    return n > 0 ? (uint64_t)n : 0;
 }
 
 /*
@@ -262,7 +281,7 @@ static gcs_status choose_member(gcs_archive *a, const char *want, gcs_member_cla
         if (rc == ARCHIVE_EOF)
             break;
         if (rc < ARCHIVE_WARN)
-            return la_fail(a, err, gcs_stream_offset(a->outer), NULL);
+            return la_fail(a, err, archive_offset(a), NULL);
         bool single = (archive_format(a->la) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_RAW;
         const char *path = archive_entry_pathname(entry);
         if (!path)
@@ -274,7 +293,7 @@ static gcs_status choose_member(gcs_archive *a, const char *want, gcs_member_cla
             continue;
         }
         if (archive_entry_is_encrypted(entry))
-            return GCS_FAIL(err, GCS_ERR_UNSUPPORTED, gcs_stream_offset(a->outer),
+            return GCS_FAIL(err, GCS_ERR_UNSUPPORTED, archive_offset(a),
                             "%s member %s is encrypted", kind, path);
         if (!read_prefix(a))
             return la_fail(a, err, a->delivered, single ? "" : path);
@@ -326,7 +345,7 @@ gcs_archive *gcs_archive_open(gcs_stream *outer, const char *want_member,
     a->kind = kind;
     enable_formats(a->la, kind);
     if (archive_read_open(a->la, a, NULL, outer_read, NULL) != ARCHIVE_OK) {
-        la_fail(a, err, gcs_stream_offset(outer), NULL);
+        la_fail(a, err, archive_offset(a), NULL);
         gcs_archive_free(a);
         return NULL;
     }

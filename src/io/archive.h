@@ -29,6 +29,8 @@ typedef enum gcs_archive_kind {
 
 /* Bytes gcs_archive_sniff looks at (fewer are fine: no match). */
 #define GCS_ARCHIVE_MAGIC_BYTES 6
+/* libarchive is lent the archive's bytes in pieces ending at multiples of this. */
+#define GCS_ARCHIVE_LEND_BYTES ((size_t)64 << 10)
 /* First bytes of a member handed to the classifier (fewer if it is shorter). */
 #define GCS_ARCHIVE_PREFIX_BYTES 256
 

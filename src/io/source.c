@@ -217,6 +217,16 @@ void gcs_stream_init(gcs_stream *s, gcs_source *src)
     }
 }
 
+void gcs_stream_init_ended(gcs_stream *s, gcs_source *src)
+{
+    memset(s, 0, sizeof *s);
+    s->src = src;
+    s->data = stream_empty;
+    s->fd = -1;
+    s->eof = true;
+    gcs_buf_init(&s->buf, GCS_STREAM_MAX_UNIT + GCS_STREAM_READ_CHUNK);
+}
+
 static void map_drop(gcs_stream *s)
 {
     if (s->map)

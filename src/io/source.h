@@ -82,6 +82,10 @@ typedef struct gcs_stream {
 
 void gcs_stream_init(gcs_stream *s, gcs_source *src);
 void gcs_stream_free(gcs_stream *s);
+/* A stream over src that has ended with nothing read (offset 0, reads
+ * nothing): what is left when the input turned out to be something else
+ * (an archive without the member asked for). */
+void gcs_stream_init_ended(gcs_stream *s, gcs_source *src);
 
 /*
  * Makes at least n unconsumed bytes available. Returns GCS_OK, GCS_AGAIN

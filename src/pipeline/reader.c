@@ -75,6 +75,7 @@ struct gcs_reader {
     /* An archive or compressed file: outer holds the archive's own bytes,
      * the archive decompresses the chosen member into stream. */
     gcs_stream outer;
+    bool has_outer;
     gcs_archive *archive;
     bool archive_checked; /* the first bytes were looked at for an archive */
     gcs_container *container;
@@ -367,10 +368,9 @@ void gcs_reader_free(gcs_reader *r)
         r->container->ops->destroy(r->container);
     gcs_sorter_free(r->sorter);
     gcs_stream_free(&r->stream);
-    if (r->archive) {
-        gcs_archive_free(r->archive);
+    gcs_archive_free(r->archive);
+    if (r->has_outer)
         gcs_stream_free(&r->outer);
-    }
     gcs_arena_reset(&r->meta_arena);
     free(r->type_slots);
     free(r->types);
@@ -632,13 +632,15 @@ static gcs_member_class classify_member(const char *name, const uint8_t *p, size
 static gcs_status open_archive(gcs_reader *r, gcs_error *e)
 {
     r->outer = r->stream;
-    gcs_archive *a = gcs_archive_open(&r->outer, r->opts.archive_member, classify_member, e);
-    if (!a) {
-        r->stream = r->outer;
+    r->has_outer = true;
+    r->archive = gcs_archive_open(&r->outer, r->opts.archive_member, classify_member, e);
+    if (!r->archive) {
+        /* No member was read: an empty stream, so bytes_read says 0
+         * (not how far libarchive got, which depends on the medium). */
+        gcs_stream_init_ended(&r->stream, r->outer.src);
         return e->status;
     }
-    r->archive = a;
-    gcs_stream_init(&r->stream, gcs_archive_source(a));
+    gcs_stream_init(&r->stream, gcs_archive_source(r->archive));
     return GCS_OK;
 }
 

@@ -12,7 +12,11 @@
 #     when small, else prefixes: whole GCs within a few KiB;
 #   - for `again`, the same behind 9 schedule bytes (fuzz_again.c);
 #   - for `objtrack`, op streams (any bytes are ops; slices of fixtures and
-#     a few hand-made ones); for `diag`, diagnostic-server replies.
+#     a few hand-made ones); for `diag`, diagnostic-server replies;
+#   - for `archive`, 4 and 16 KiB prefixes of a few traces as gzip, xz,
+#     zstd, bzip2, tar.gz and zip (python3's zipfile, or zip) members named
+#     t.nettrace, a zip with a log file first, and the PerfView .etl.zip
+#     when present.
 # Usage: BUILD=build sh tests/fuzz/make-corpus.sh   (after make fuzz-build)
 set -e
 BUILD=${BUILD:-build}
@@ -20,7 +24,7 @@ OUT="$BUILD/fuzz/corpus"
 CUT="$BUILD/fuzz/cut_seed"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$OUT/reader" "$OUT/scan" "$OUT/again" "$OUT/objtrack" "$OUT/diag"
+mkdir -p "$OUT/reader" "$OUT/scan" "$OUT/again" "$OUT/objtrack" "$OUT/diag" "$OUT/archive"
 
 n=0
 seed() { # seed FILE NAME: into reader, scan and again (the latter behind a schedule)
@@ -92,6 +96,37 @@ printf "${magic}\030\000\377\377\000\000\205\023\023\200" >"$OUT/diag/error"
 printf "${magic}\034\000\002\002\000\000\001\002\003\004\005\006\007\010" >"$OUT/diag/other"
 printf "${magic}\024\000\377\000\000\000${magic}\030\000\377\377\000\000\001\000\000\200" >"$OUT/diag/two"
 
-for h in reader scan again objtrack diag; do
+# archive: small traces packed every way the reader opens.
+A=$(cd "$OUT/archive" && pwd)
+for f in tests/data/probe-net10.nettrace tests/data/v6/synthetic.nettrace \
+         ../shared/traces/perfview/eventpipe-dotnetcore2.1-linux-x64-objver3.netperf \
+         ../shared/traces/perfview/primitive-types.etl; do
+    [ -f "$f" ] || continue
+    name=$(basename "$f" | sed 's/[^A-Za-z0-9.-]/_/g')
+    for k in 4 16; do
+        mkdir -p "$TMP/z"
+        head -c $((k * 1024)) "$f" >"$TMP/z/t.nettrace"
+        printf 'collection log\n' >"$TMP/z/LogFile.txt"
+        gzip -c "$TMP/z/t.nettrace" >"$A/$name-$k.gz"
+        command -v xz >/dev/null 2>&1 && xz -c "$TMP/z/t.nettrace" >"$A/$name-$k.xz"
+        command -v zstd >/dev/null 2>&1 && zstd -q -c "$TMP/z/t.nettrace" >"$A/$name-$k.zst"
+        command -v bzip2 >/dev/null 2>&1 && bzip2 -c "$TMP/z/t.nettrace" >"$A/$name-$k.bz2"
+        tar -C "$TMP/z" -czf "$A/$name-$k.tar.gz" LogFile.txt t.nettrace
+        if command -v python3 >/dev/null 2>&1; then
+            python3 -c 'import sys, zipfile
+for out, store, names in ((sys.argv[1], False, ["t.nettrace"]), (sys.argv[2], True, ["LogFile.txt", "t.nettrace"])):
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED if store else zipfile.ZIP_DEFLATED) as z:
+        for n in names:
+            z.write(sys.argv[3] + "/" + n, n)' "$A/$name-$k.zip" "$A/$name-$k-log-stored.zip" "$TMP/z"
+        elif command -v zip >/dev/null 2>&1; then
+            (cd "$TMP/z" && zip -q "$A/$name-$k.zip" t.nettrace && zip -q -0 "$A/$name-$k-log-stored.zip" LogFile.txt t.nettrace)
+        fi
+        rm -rf "$TMP/z"
+    done
+done
+Z=../shared/traces/perfview/net.4.5.2.x86.etl.zip
+[ -f "$Z" ] && head -c 65536 "$Z" >"$A/net.4.5.2.x86.etl.zip-64k"
+
+for h in reader scan again objtrack diag archive; do
     echo "corpus $h: $(ls "$OUT/$h" | wc -l) files, $(du -sk "$OUT/$h" | cut -f1) KiB"
 done

@@ -1,0 +1,108 @@
+/*
+ * Harness: the archive path of the reader (io/archive.c under
+ * pipeline/reader.c) on any bytes; the seeds are zips, tars and gzip, xz,
+ * zstd, bzip2 streams of trace prefixes (make-corpus.sh), so that mutations
+ * land in archive headers, compressed data and the traces inside.
+ *
+ * The same bytes are read twice: from a memory source (libarchive is lent
+ * the whole input at once) and from a custom source that gives at most
+ * 1 + 37 * (size % 29) bytes a read (libarchive is lent many small views,
+ * and a header or a block straddles them). Both reads must end alike:
+ * status, error offset and reason, events, bytes read, archive kind and
+ * member; a memory source never answers AGAIN; every error has a reason;
+ * a member's name is set exactly when the input was an archive. The
+ * member asked for (options.archive_member) depends on the input's size:
+ * none, a name the seeds use, or one no seed has.
+ */
+#include "fuzz_common.h"
+
+#include <string.h>
+
+#include "gcscope.h"
+
+typedef struct chunked {
+    const uint8_t *data;
+    size_t size, pos, max_read;
+} chunked;
+
+static gcs_status chunked_read(void *ctx, void *buf, size_t cap, size_t *got)
+{
+    chunked *c = ctx;
+    *got = 0;
+    if (c->pos == c->size)
+        return GCS_END;
+    size_t n = c->size - c->pos;
+    if (n > cap)
+        n = cap;
+    if (n > c->max_read)
+        n = c->max_read;
+    memcpy(buf, c->data + c->pos, n);
+    c->pos += n;
+    *got = n;
+    return GCS_OK;
+}
+
+typedef struct outcome {
+    gcs_status status;
+    uint64_t offset, events, bytes;
+    char reason[256];
+    bool archive;
+    char kind[16], member[256];
+} outcome;
+
+static outcome read_all(gcs_source *src, const gcs_reader_options *opts)
+{
+    outcome o;
+    memset(&o, 0, sizeof o);
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_reader *r = gcs_reader_new(src, opts, &err);
+    FUZZ_REQUIRE(r);
+    const gcs_event *ev;
+    while ((o.status = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+        o.events++;
+    FUZZ_REQUIRE(o.status != GCS_AGAIN);
+    if (o.status < 0) {
+        FUZZ_REQUIRE(err.reason[0] != 0);
+        o.offset = err.offset;
+        memcpy(o.reason, err.reason, sizeof o.reason);
+    }
+    o.bytes = gcs_reader_get_stats(r)->bytes_read;
+    const char *kind = NULL, *member = NULL;
+    o.archive = gcs_reader_archive(r, &kind, &member);
+    if (o.archive) {
+        FUZZ_REQUIRE(kind && kind[0] && member);
+        snprintf(o.kind, sizeof o.kind, "%s", kind);
+        snprintf(o.member, sizeof o.member, "%s", member);
+    }
+    gcs_reader_free(r);
+    return o;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char *const members[3] = {NULL, "t.nettrace", "absent.etl"};
+    gcs_reader_options opts = {.archive_member = members[size % 3]};
+    gcs_error err;
+    gcs_source *mem = gcs_source_from_memory(data, size, &err);
+    FUZZ_REQUIRE(mem);
+    outcome a = read_all(mem, &opts);
+    gcs_source_free(mem);
+
+    chunked c = {data, size, 0, 1 + 37 * (size % 29)};
+    gcs_source *src = gcs_source_custom(chunked_read, NULL, &c, &err);
+    FUZZ_REQUIRE(src);
+    outcome b = read_all(src, &opts);
+    gcs_source_free(src);
+
+    FUZZ_REQUIRE(a.status == b.status);
+    FUZZ_REQUIRE(a.events == b.events);
+    FUZZ_REQUIRE(a.bytes == b.bytes);
+    FUZZ_REQUIRE(a.archive == b.archive);
+    FUZZ_REQUIRE(!strcmp(a.kind, b.kind) && !strcmp(a.member, b.member));
+    if (a.status < 0) {
+        FUZZ_REQUIRE(a.offset == b.offset);
+        FUZZ_REQUIRE(!strcmp(a.reason, b.reason));
+    }
+    return 0;
+}
