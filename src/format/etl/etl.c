@@ -109,6 +109,7 @@ typedef struct etl_reader {
     uint8_t *scratch; /* decompressed records of one buffer */
     size_t scratch_cap;
     uint64_t buffers;
+    gcs_etl_threads threads; /* thread -> process, from Thread events */
 } etl_reader;
 
 static void anomaly(etl_reader *r, uint64_t offset, const char *fmt, ...)
@@ -518,7 +519,7 @@ static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t typ
      * it describes, not the logger's). */
     uint64_t shown_tid = tid;
     gcs_etl_kernel_ids(group, op, version, rec->p, gcs_cur_left(rec), header_pointer_size(type),
-                       &pid, &shown_tid);
+                       &r->threads, &pid, &shown_tid);
     record_head h = {pid, (uint32_t)shown_tid, processor, timestamp, NULL, NULL, type};
     return deliver(r, &key, &d, &h, rec, at, err);
 }
@@ -721,6 +722,7 @@ static void etl_destroy(gcs_container *base)
     etl_reader *r = (etl_reader *)base;
     free(r->slots);
     free(r->scratch);
+    gcs_etl_threads_free(&r->threads);
     free(r);
 }
 

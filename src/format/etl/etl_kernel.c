@@ -9,6 +9,7 @@
  */
 #include "format/etl/etl_kernel.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/cursor.h"
@@ -165,23 +166,82 @@ gcs_etl_kernel_desc gcs_etl_kernel_describe(uint8_t group, uint8_t opcode, uint1
     return d;
 }
 
+void gcs_etl_threads_free(gcs_etl_threads *t)
+{
+    free(t->slots);
+    t->slots = NULL;
+    t->cap = t->n = 0;
+}
+
+static size_t thread_slot(const gcs_etl_threads *t, uint32_t tid)
+{
+    size_t h = (size_t)(tid * 2654435761u) & (t->cap - 1);
+    while (t->slots[h].used && t->slots[h].tid != tid)
+        h = (h + 1) & (t->cap - 1);
+    return h;
+}
+
+static void thread_note(gcs_etl_threads *t, uint32_t tid, uint32_t pid)
+{
+    if ((t->n + 1) * 2 > t->cap) {
+        if (t->cap >= 2 * GCS_ETL_MAX_THREADS)
+            return; /* full: stop learning */
+        size_t cap = t->cap ? t->cap * 2 : 1024;
+        gcs_etl_thread_slot *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            return; /* out of memory: the processes stay unknown (-1) */
+        gcs_etl_threads old = *t;
+        t->slots = slots;
+        t->cap = cap;
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.slots[i].used)
+                t->slots[thread_slot(t, old.slots[i].tid)] = old.slots[i];
+        free(old.slots);
+    }
+    size_t h = thread_slot(t, tid);
+    if (!t->slots[h].used)
+        t->n++;
+    t->slots[h] = (gcs_etl_thread_slot){tid, pid, true};
+}
+
+static uint32_t thread_pid(const gcs_etl_threads *t, uint32_t tid)
+{
+    if (!t->cap)
+        return UINT32_MAX;
+    size_t h = thread_slot(t, tid);
+    return t->slots[h].used ? t->slots[h].pid : UINT32_MAX;
+}
+
 /* Image events: image base and size (pointers), then the process id. */
 static bool image_pid(gcs_cursor *c, uint32_t payload_pointer_size, uint32_t *pid)
 {
     return gcs_cur_skip(c, 2 * (size_t)payload_pointer_size) && gcs_cur_u32(c, pid);
 }
 
+/* The thread id at offset `at` of the payload: *tid and its process. */
+static void ids_of_thread_at(gcs_cursor *c, size_t at, const gcs_etl_threads *threads,
+                             uint32_t *pid, uint64_t *tid)
+{
+    uint32_t thread;
+    if (gcs_cur_skip(c, at) && gcs_cur_u32(c, &thread)) {
+        *tid = thread;
+        *pid = thread_pid(threads, thread);
+    }
+}
+
 void gcs_etl_kernel_ids(uint8_t group, uint8_t opcode, uint16_t version, const uint8_t *payload,
-                        size_t size, uint32_t payload_pointer_size, uint32_t *pid, uint64_t *tid)
+                        size_t size, uint32_t payload_pointer_size, gcs_etl_threads *threads,
+                        uint32_t *pid, uint64_t *tid)
 {
     gcs_cursor c = gcs_cur_make(payload, size, 0);
     uint32_t a = 0, b = 0;
     const uint32_t none = UINT32_MAX;
+    size_t ptr = payload_pointer_size;
     switch (group) {
     case GCS_ETL_GROUP_PROCESS:
         if ((opcode >= 1 && opcode <= 4) || opcode == 39) {
             /* The process id follows the unique process key (version 2 on). */
-            if (version >= 2 && gcs_cur_skip(&c, payload_pointer_size) && gcs_cur_u32(&c, &a)) {
+            if (version >= 2 && gcs_cur_skip(&c, ptr) && gcs_cur_u32(&c, &a)) {
                 *pid = a;
                 *tid = none;
             }
@@ -200,7 +260,37 @@ void gcs_etl_kernel_ids(uint8_t group, uint8_t opcode, uint16_t version, const u
             gcs_cur_u32(&c, &b)) {
             *pid = a;
             *tid = b;
+            thread_note(threads, b, a);
         }
+        return;
+    case GCS_ETL_GROUP_DISKIO:
+        /* Read/Write (version 2 on): disk number, IRP flags, transfer
+         * size, reserved (4 each), byte offset (8), file object and IRP
+         * (pointers), response time (8), then the issuing thread.
+         * FlushBuffers: disk number, IRP flags (4 each), response time
+         * (8), IRP (pointer), then the thread (TraceEvent reads the
+         * response time's low half there: docs/format-etl.md). */
+        if ((opcode == 10 || opcode == 11) && version >= 2)
+            ids_of_thread_at(&c, 24 + 2 * ptr + 8, threads, pid, tid);
+        else if (opcode == 14 && version >= 2)
+            ids_of_thread_at(&c, 16 + ptr, threads, pid, tid);
+        return;
+    case GCS_ETL_GROUP_MEMORY:
+        /* HardFault: initial time, read offset (8 each), virtual address
+         * and file object (pointers), then the thread. */
+        if (opcode == 32 && version >= 2)
+            ids_of_thread_at(&c, 16 + 2 * ptr, threads, pid, tid);
+        return;
+    case GCS_ETL_GROUP_PERFINFO:
+        /* Sample: the instruction pointer, then the thread. */
+        if (opcode == 46 && version >= 2)
+            ids_of_thread_at(&c, ptr, threads, pid, tid);
+        return;
+    case GCS_ETL_GROUP_CONFIG:
+        /* Services (version 3): the service's process id first; the
+         * thread stays the logger's. */
+        if (opcode == 15 && version >= 3 && gcs_cur_u32(&c, &a))
+            *pid = a;
         return;
     case GCS_ETL_GROUP_TCPIP:
     case GCS_ETL_GROUP_UDPIP:
