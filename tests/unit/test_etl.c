@@ -618,6 +618,62 @@ static void test_compressed(void)
     free_ours(&o);
 }
 
+/*
+ * The process table over the x86 file's kernel Process events, as the
+ * baseline shows them: PName (TraceEvent's process name) = image name
+ * without extension, the kernel's command line, parent, exit status of
+ * Process/Stop (Test.x86: ExitStatus=0 at 7,903.327), and --process
+ * matching by id, name, image name, any case.
+ */
+static void test_process_table(const char *path)
+{
+    gcs_error err;
+    gcs_source *src = gcs_source_open_file(path, &err);
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    gcs_process_table *pt = gcs_process_table_new();
+    CHECK(r != NULL && pt != NULL);
+    if (!r || !pt)
+        return;
+    const gcs_event *ev;
+    gcs_status st;
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+        gcs_process_table_feed(pt, ev);
+    CHECK_EQ_INT(st, GCS_END);
+    /* 35 processes at the rundown, Test.x86 started during the trace;
+     * Runtime/Start adds none (its processes are run down too). */
+    CHECK_EQ_U64(gcs_process_table_count(pt), 36u);
+    const gcs_process_entry *e = gcs_process_table_find(pt, 3644);
+    CHECK(e != NULL);
+    if (e) {
+        CHECK_EQ_STR(e->name, "Test.x86");
+        CHECK_EQ_STR(e->image_file_name, "Test.x86.exe");
+        CHECK_EQ_STR(e->command_line, "Test.x86.exe");
+        CHECK_EQ_U64(e->parent_pid, 3508u);
+        CHECK(e->has_exit);
+        CHECK_EQ_INT(e->exit_status, 0);
+    }
+    e = gcs_process_table_find(pt, 456); /* Process/DCStart at 17.836: PName=smss */
+    CHECK(e != NULL);
+    if (e) {
+        CHECK_EQ_STR(e->name, "smss");
+        CHECK_EQ_STR(e->command_line, "\\SystemRoot\\System32\\smss.exe");
+        CHECK_EQ_U64(e->parent_pid, 4u);
+    }
+    e = gcs_process_table_find(pt, 0); /* PName=Idle, no command line */
+    CHECK(e != NULL && !strcmp(e->name, "Idle") && e->command_line[0] == 0);
+    CHECK(gcs_process_matches(pt, 3644, "3644"));
+    CHECK(gcs_process_matches(pt, 3644, "test.X86"));
+    CHECK(gcs_process_matches(pt, 3644, "TEST.X86.EXE"));
+    CHECK(!gcs_process_matches(pt, 3644, "Test"));
+    CHECK(!gcs_process_matches(pt, 3644, "364"));
+    CHECK(!gcs_process_matches(pt, 1234567, "Test.x86"));
+    /* several processes of one name: both csrss (576 and 624) */
+    CHECK(gcs_process_matches(pt, 576, "csrss") && gcs_process_matches(pt, 624, "csrss"));
+    gcs_process_table_free(pt);
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
 /* net.4.5.2.x86.etl (in its .zip: unzipped to a temporary file for the
  * test; .etl.zip reading itself is not done yet). .NET Framework 4.5.2, a
  * 32-bit process in a 64-bit log, compressed buffers. Its GC events and
@@ -671,6 +727,7 @@ static void test_x86_framework(void)
         CHECK_NEAR(p->gcs[0].pause_ms, 0.902, 0.0015);
     }
     gcs_gc_analyzer_free(an);
+    test_process_table(tmp);
     remove(tmp);
 }
 
