@@ -818,8 +818,9 @@ static void synth_clr_event(bb *b, uint16_t id, uint8_t version, uint64_t ts, co
  * with PointerSize 4 in a SYSTEM32 record (its fields after the two name
  * pointers 8 bytes earlier than in a 64-bit log), 3 events and 2 buffers
  * lost, a 1 MHz clock; a CPU 1 buffer with GC/Start V1 then a CPU 0
- * buffer with an earlier GC/Stop V1 (delivered first), a record of an
- * unknown header type and a record whose size passes the buffer's end.
+ * buffer with an earlier GC/Stop V1 (delivered first), a real-time
+ * lost-event record (named, counted), a record of an unknown header type
+ * and a record whose size passes the buffer's end.
  */
 static void test_synthetic_32bit(void)
 {
@@ -866,6 +867,21 @@ static void test_synthetic_32bit(void)
     static const uint8_t start_v1[18] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0};
     synth_buffer_header(&b, 0x200, 0, 1, 0, 0);
     synth_clr_event(&b, 1, 1, origin + 2500, start_v1, sizeof start_v1);
+    /* a real-time session's lost-event record (classic 32-bit header,
+     * RT_LostEvent {6a399ae0-4bc6-4de9-870b-3657f8947e7e} opcode 32) */
+    static const uint8_t rt_lost[16] = {0xe0, 0x9a, 0x39, 0x6a, 0xc6, 0x4b, 0xe9, 0x4d,
+                                        0x87, 0x0b, 0x36, 0x57, 0xf8, 0x94, 0x7e, 0x7e};
+    bb_u16(&b, 48);
+    bb_u8(&b, 0x0a);
+    bb_u8(&b, 0xc0);
+    bb_u8(&b, 32); /* opcode */
+    bb_u8(&b, 0);  /* level */
+    bb_u16(&b, 0); /* version */
+    bb_u32(&b, 7);
+    bb_u32(&b, 42);
+    bb_u64(&b, origin + 3000);
+    bb_bytes(&b, rt_lost, 16);
+    bb_zeros(&b, 8);
     /* an unknown header type (0x0e), 16 bytes */
     bb_u16(&b, 16);
     bb_u8(&b, 0x0e);
@@ -889,12 +905,12 @@ static void test_synthetic_32bit(void)
     gcs_source *src = gcs_source_from_memory(b.data, b.len, &err);
     gcs_reader *r = gcs_reader_new(src, NULL, &err);
     const gcs_event *ev;
-    const char *want[] = {"EventTrace", "GC/Stop", "GC/Start"};
-    const double msec[] = {0.0, 1.25, 2.5};
+    const char *want[] = {"EventTrace", "GC/Stop", "GC/Start", "RT_LostEvent/LostEvent"};
+    const double msec[] = {0.0, 1.25, 2.5, 3.0};
     size_t n = 0;
     gcs_status st;
     while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
-        if (n < 3) {
+        if (n < 4) {
             CHECK_EQ_STR(ev->type->name, want[n]);
             CHECK_NEAR(ev->msec, msec[n], 1e-9);
         }
@@ -916,14 +932,15 @@ static void test_synthetic_32bit(void)
         n++;
     }
     CHECK_EQ_INT(st, GCS_END);
-    CHECK_EQ_U64(n, 3u);
+    CHECK_EQ_U64(n, 4u);
     const gcs_trace_info *ti = gcs_reader_info(r);
     CHECK_EQ_INT(ti->pointer_size, 4);
     CHECK_EQ_INT(ti->cpu_count, 2);
     CHECK_EQ_U64((uint64_t)ti->clock_frequency, 1000000u);
     check_start(ti, 2020, 1, 2, 3, 4, 5, 678);
-    /* events lost, buffers lost, unknown header type, record past the end */
-    CHECK_EQ_U64(gcs_reader_get_stats(r)->anomalies, 4u);
+    /* events lost, buffers lost, the RT_LostEvent record, unknown header
+     * type, record past the end */
+    CHECK_EQ_U64(gcs_reader_get_stats(r)->anomalies, 5u);
     gcs_reader_free(r);
     gcs_source_free(src);
 }

@@ -550,6 +550,11 @@ static gcs_status read_classic_record(etl_reader *r, gcs_cursor *rec, uint8_t ty
     type_key key = type_key_of(guid, op, version, KIND_CLASSIC);
     type_desc d = {NULL, NULL, level, op, 0, NULL, NULL, 0, 0, NULL, 0};
     (void)gcs_etl_classic_name(guid, op, &d.provider, &d.name);
+    /* A real-time session's lost-event record: the event stays (named),
+     * and the loss is reported. */
+    const char *lost = gcs_etl_lost_event_kind(guid, op);
+    if (lost)
+        anomaly(r, at, "ETL: %s lost by the session (RT_LostEvent record)", lost);
     record_head h = {pid, tid, processor, timestamp, NULL, NULL, type};
     return deliver(r, &key, &d, &h, rec, at, err);
 }

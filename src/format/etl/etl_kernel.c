@@ -320,11 +320,32 @@ static const uint8_t kernel_metadata[16] = {0xc1, 0xf6, 0xcc, 0xbb, 0xd1, 0x6c, 
 static const uint8_t sys_config[16] = {0x91, 0xee, 0x79, 0x9b, 0xfd, 0xb5, 0xc0, 0x41,
                                        0xa2, 0x43, 0x42, 0x48, 0xe2, 0x66, 0xe9, 0xd0};
 
+/* RT_LostEvent {6a399ae0-4bc6-4de9-870b-3657f8947e7e}: written into a
+ * real-time session's stream when it lost events (32), buffers (33) or
+ * its log file (34). No file at hand has one: the names are ours. */
+static const uint8_t rt_lost_event[16] = {0xe0, 0x9a, 0x39, 0x6a, 0xc6, 0x4b, 0xe9, 0x4d,
+                                          0x87, 0x0b, 0x36, 0x57, 0xf8, 0x94, 0x7e, 0x7e};
+
+const char *gcs_etl_lost_event_kind(const uint8_t *guid, uint8_t opcode)
+{
+    if (memcmp(guid, rt_lost_event, 16) != 0)
+        return NULL;
+    switch (opcode) {
+    case 32: return "events";
+    case 33: return "buffers";
+    case 34: return "a log file";
+    default: return NULL;
+    }
+}
+
 static const struct {
     const uint8_t *guid;
     uint8_t opcode;
     const char *provider, *name;
 } classic_names[] = {
+    {rt_lost_event, 32, KERNEL, "RT_LostEvent/LostEvent"},
+    {rt_lost_event, 33, KERNEL, "RT_LostEvent/LostBuffer"},
+    {rt_lost_event, 34, KERNEL, "RT_LostEvent/LostFile"},
     {kernel_trace_control, 0, "KernelTraceControl", "ImageID"},
     {kernel_trace_control, 32, "KernelTraceControl", "ImageID/None"},
     {kernel_trace_control, 36, "KernelTraceControl", "ImageID/DbgID_RSDS"},

@@ -85,4 +85,8 @@ void gcs_etl_kernel_ids(uint8_t group, uint8_t opcode, uint16_t version, const u
 bool gcs_etl_classic_name(const uint8_t *guid, uint8_t opcode, const char **provider,
                           const char **name);
 
+/* "events", "buffers" or "a log file" when a classic record of (guid,
+ * opcode) is a real-time session's RT_LostEvent record, else NULL. */
+const char *gcs_etl_lost_event_kind(const uint8_t *guid, uint8_t opcode);
+
 #endif
