@@ -54,7 +54,7 @@ typedef struct our_events {
     uint64_t anomalies;
 } our_events;
 
-static unsigned long long rule_signed, rule_method_count;
+static unsigned long long rule_signed, rule_method_count, rule_service_name;
 static unsigned long long rule_enum_name, rule_cut_string, rule_header_fields,
     rule_tracelogging, rule_empty_derived, rule_derived, rule_newer_version, rule_date, values_equal,
     rule_thread_table, rule_not_decoded, rule_unnamed_count, rule_sample_count, rule_kernel_derived,
@@ -360,6 +360,29 @@ static void check_line(const char *label, char *line, our_events *o)
                 rule_kernel_derived++;
                 continue;
             }
+            /* Kernel attributes TraceEvent computes: DiskIO's elapsed
+             * time (checked: the response time in 100 ns ticks of the
+             * 10 MHz clock) and service time, priority from the IRP
+             * flags; HardFault's elapsed time (event time - InitialTime);
+             * the sample's processor (the header's) and priority, rank,
+             * DPC and ISR bits (its last 16 bits); the file name of a
+             * file object (looked up in FileIO rundown). */
+            static const char *const kernel_derived[] = {
+                "ElapsedTimeMSec", "DiskServiceTimeMSec", "Priority", "FileName",
+                "ProcessorNumber", "ExecutingDPC", "ExecutingISR", "Rank"};
+            bool is_kernel_derived = false;
+            for (size_t k = 0; k < sizeof kernel_derived / sizeof kernel_derived[0]; k++)
+                is_kernel_derived |= strcmp(n, kernel_derived[k]) == 0;
+            if (is_kernel_derived && !strncmp(key, "Windows Kernel/", 15)) {
+                const te_field *rt = te_fields_get(&hit->fields, "HighResResponseTime");
+                if (!strcmp(n, "ElapsedTimeMSec") && rt) {
+                    double theirs_ms = strtod(f[i].value, NULL);
+                    double ours_ms = (double)strtoull(rt->value, NULL, 10) / 10000.0;
+                    CHECK(theirs_ms - ours_ms < 0.0015 && ours_ms - theirs_ms < 0.0015);
+                }
+                rule_kernel_derived++;
+                continue;
+            }
             /* A field of a newer version than the payload's: TraceEvent
              * shows 0 (HeapStats V1 GenerationSize4, GCStart V1
              * ClientSequenceNumber in .NET Framework 4.5), or the name of
@@ -372,6 +395,19 @@ static void check_line(const char *label, char *line, our_events *o)
             }
             fprintf(stderr, "%s: %s at %s: no field %s\n", label, key, msec, n);
             CHECK(!"baseline field present");
+            continue;
+        }
+        if (!strcmp(key, "Windows Kernel/SystemConfig/Services") && !strcmp(n, "ProcessName")) {
+            /* TraceEvent shows the service process's name (Idle for
+             * process 0, whose payload name is empty): ours without
+             * ".exe", or empty. */
+            char mine[256];
+            unquote(ours->value, mine, sizeof mine);
+            size_t ml = strlen(mine);
+            if (ml > 4 && !strcasecmp(mine + ml - 4, ".exe"))
+                mine[ml - 4] = 0;
+            CHECK(mine[0] == 0 || !strcasecmp(mine, f[i].value));
+            rule_service_name++;
             continue;
         }
         if (!value_agrees(f[i].value, ours->value)) {
@@ -476,11 +512,11 @@ static void print_rules(void)
            "newer-version-zero %llu, date-display %llu, ids-explained %llu (thread-not-known-yet %llu, "
            "flushbuffers-thread %llu), "
            "kernel-derived %llu, fields-not-decoded %llu, unnamed-count %llu, sample-count %llu, "
-           "renamed %llu, uint32-shown-signed %llu, method-load-count %llu\n",
+           "renamed %llu, uint32-shown-signed %llu, method-load-count %llu, service-process-name %llu\n",
            values_equal, ids_equal, rule_enum_name, rule_cut_string, rule_header_fields,
            rule_tracelogging, rule_empty_derived, rule_derived, rule_newer_version, rule_date,
            rule_thread_table, rule_thread_unknown_yet, rule_flush_thread, rule_kernel_derived, rule_not_decoded, rule_unnamed_count,
-           rule_sample_count, rule_renamed, rule_signed, rule_method_count);
+           rule_sample_count, rule_renamed, rule_signed, rule_method_count, rule_service_name);
 }
 
 static void test_baselines(void)

@@ -76,7 +76,99 @@ static const gcs_field thread_v3[] = {
     F("IoPriority", GCS_T_U8),           F("ThreadFlags", GCS_T_U8),
 };
 
+/* EventTrace Extension/EndExtension (version 2, 36 bytes): the kernel
+ * logger's group masks and event version. */
+static const gcs_field eventtrace_extension[] = {
+    F("GroupMask1", GCS_T_U32), F("GroupMask2", GCS_T_U32), F("GroupMask3", GCS_T_U32),
+    F("GroupMask4", GCS_T_U32), F("GroupMask5", GCS_T_U32), F("GroupMask6", GCS_T_U32),
+    F("GroupMask7", GCS_T_U32), F("GroupMask8", GCS_T_U32), F("KernelEventVersion", GCS_T_U32),
+};
+
+/* DiskIO version 3 (x86 file): Read/Write 52 bytes, the Init events 12,
+ * FlushBuffers 28 with 8-byte pointers. TraceEvent shows the file object
+ * as FileKey and derives the elapsed times and the file name. */
+static const gcs_field diskio_rw[] = {
+    F("DiskNumber", GCS_T_U32),       FHEX("IrpFlags", GCS_T_U32),
+    F("TransferSize", GCS_T_U32),     F("Reserved", GCS_T_U32),
+    F("ByteOffset", GCS_T_I64),       FHEX("FileKey", GCS_T_POINTER),
+    FHEX("Irp", GCS_T_POINTER),       F("HighResResponseTime", GCS_T_U64),
+    F("IssuingThreadID", GCS_T_U32),
+};
+static const gcs_field diskio_init[] = {
+    FHEX("Irp", GCS_T_POINTER), F("IssuingThreadID", GCS_T_U32),
+};
+static const gcs_field diskio_flush[] = {
+    F("DiskNumber", GCS_T_U32),          FHEX("IrpFlags", GCS_T_U32),
+    F("HighResResponseTime", GCS_T_U64), FHEX("Irp", GCS_T_POINTER),
+    F("IssuingThreadID", GCS_T_U32),
+};
+
+/* Memory/HardFault version 2 (40 bytes). */
+static const gcs_field hard_fault[] = {
+    F("InitialTime", GCS_T_U64),      F("ReadOffset", GCS_T_U64),
+    FHEX("VirtualAddress", GCS_T_POINTER), FHEX("FileKey", GCS_T_POINTER),
+    F("ThreadID", GCS_T_U32),         F("ByteCount", GCS_T_U32),
+};
+
+/* Process/PerfCtr(Rundown) version 2 (104 bytes); TraceEvent calls the
+ * page fault count MemoryCount. */
+static const gcs_field process_counters[] = {
+    F("ProcessID", GCS_T_U32),               F("MemoryCount", GCS_T_U32),
+    F("HandleCount", GCS_T_U32),             F("Reserved", GCS_T_U32),
+    F("PeakVirtualSize", GCS_T_POINTER),     F("PeakWorkingSetSize", GCS_T_POINTER),
+    F("PeakPagefileUsage", GCS_T_POINTER),   F("QuotaPeakPagedPoolUsage", GCS_T_POINTER),
+    F("QuotaPeakNonPagedPoolUsage", GCS_T_POINTER), F("VirtualSize", GCS_T_POINTER),
+    F("WorkingSetSize", GCS_T_POINTER),      F("PagefileUsage", GCS_T_POINTER),
+    F("QuotaPagedPoolUsage", GCS_T_POINTER), F("QuotaNonPagedPoolUsage", GCS_T_POINTER),
+    F("PrivatePageCount", GCS_T_POINTER),
+};
+
+/* PerfInfo/Sample version 2 (16 bytes): TraceEvent derives Priority,
+ * Rank, ExecutingDPC/ISR from the last 16 bits (0x58: priority 11). */
+static const gcs_field perfinfo_sample[] = {
+    FHEX("InstructionPointer", GCS_T_POINTER), F("ThreadID", GCS_T_U32),
+    F("Count", GCS_T_U16), FHEX("Reserved", GCS_T_U16),
+};
+
+/* PerfInfo CollectionStart/End version 3: the sample source, its new and
+ * old interval (100 ns), its name ("Timer"). */
+static const gcs_field perfinfo_collection[] = {
+    F("SampleSource", GCS_T_U32), F("NewInterval", GCS_T_U32), F("OldInterval", GCS_T_U32),
+    F("SourceName", GCS_T_UTF16Z),
+};
+
+/* SystemConfig/Services version 3. */
+static const gcs_field config_services[] = {
+    F("ProcessID", GCS_T_U32),         F("ServiceState", GCS_T_U32),
+    F("SubProcessTag", GCS_T_U32),     F("ServiceName", GCS_T_UTF16Z),
+    F("DisplayName", GCS_T_UTF16Z),    F("ProcessName", GCS_T_UTF16Z),
+};
+
 #define N(a) (uint32_t)(sizeof a / sizeof a[0])
+
+/* Schemas of the other kernel events, by (group, opcode, lowest version). */
+static const struct {
+    uint8_t group, opcode;
+    uint16_t min_version;
+    const gcs_field *fields;
+    uint32_t count;
+} kernel_schemas[] = {
+    {0, 5, 2, eventtrace_extension, N(eventtrace_extension)},
+    {0, 32, 2, eventtrace_extension, N(eventtrace_extension)},
+    {1, 10, 3, diskio_rw, N(diskio_rw)},
+    {1, 11, 3, diskio_rw, N(diskio_rw)},
+    {1, 12, 3, diskio_init, N(diskio_init)},
+    {1, 13, 3, diskio_init, N(diskio_init)},
+    {1, 14, 3, diskio_flush, N(diskio_flush)},
+    {1, 15, 3, diskio_init, N(diskio_init)},
+    {2, 32, 2, hard_fault, N(hard_fault)},
+    {3, 32, 2, process_counters, N(process_counters)},
+    {3, 33, 2, process_counters, N(process_counters)},
+    {11, 15, 3, config_services, N(config_services)},
+    {15, 46, 2, perfinfo_sample, N(perfinfo_sample)},
+    {15, 73, 3, perfinfo_collection, N(perfinfo_collection)},
+    {15, 74, 3, perfinfo_collection, N(perfinfo_collection)},
+};
 
 /* TraceEvent's names by (group, opcode); provider NULL: "Windows Kernel". */
 static const struct {
@@ -162,6 +254,15 @@ gcs_etl_kernel_desc gcs_etl_kernel_describe(uint8_t group, uint8_t opcode, uint1
     } else if (thread && version == 2) {
         d.fields = thread_v2;
         d.field_count = N(thread_v2);
+    } else {
+        /* Layouts seen in one version only: that version and later (a
+         * later one may append fields, left unread). */
+        for (size_t i = 0; i < sizeof kernel_schemas / sizeof kernel_schemas[0]; i++)
+            if (kernel_schemas[i].group == group && kernel_schemas[i].opcode == opcode &&
+                version >= kernel_schemas[i].min_version) {
+                d.fields = kernel_schemas[i].fields;
+                d.field_count = kernel_schemas[i].count;
+            }
     }
     return d;
 }
