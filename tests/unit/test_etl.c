@@ -54,7 +54,8 @@ typedef struct our_events {
     uint64_t anomalies;
 } our_events;
 
-static unsigned long long rule_signed, rule_method_count, rule_service_name;
+static unsigned long long rule_signed, rule_method_count, rule_service_name, rule_dos_path,
+    rule_imageid_pid;
 static unsigned long long rule_enum_name, rule_cut_string, rule_header_fields,
     rule_tracelogging, rule_empty_derived, rule_derived, rule_newer_version, rule_date, values_equal,
     rule_thread_table, rule_not_decoded, rule_unnamed_count, rule_sample_count, rule_kernel_derived,
@@ -242,6 +243,25 @@ typedef struct bfield {
     char value[160];
 } bfield;
 
+/* How many of the baseline's values equal ours as text (a cut "..."
+ * value by its prefix): tells apart records that differ only by their
+ * strings. */
+static size_t strings_agreeing(const our_event *e, const bfield *f, size_t nf)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < nf; i++) {
+        const te_field *ours = te_fields_get(&e->fields, f[i].name);
+        if (!ours)
+            continue;
+        char mine[512];
+        unquote(ours->value, mine, sizeof mine);
+        size_t tl = strlen(f[i].value);
+        size_t len = tl > 3 && !strcmp(f[i].value + tl - 3, "...") ? tl - 3 : tl + 1;
+        n += strncmp(mine, f[i].value, len) == 0;
+    }
+    return n;
+}
+
 /* Checks one "EVENT ..." line; returns false when no event of ours matches. */
 static void check_line(const char *label, char *line, our_events *o)
 {
@@ -296,7 +316,12 @@ static void check_line(const char *label, char *line, our_events *o)
         if (!same_name && e->named)
             continue;
         bool same_ids = e->pid == (uint32_t)pid && (uint32_t)e->tid == (uint32_t)tid;
-        if (!hit || (same_name && !by_name) || (same_name == by_name && same_ids)) {
+        bool hit_ids = hit && hit->pid == (uint32_t)pid && (uint32_t)hit->tid == (uint32_t)tid;
+        /* Records of one name, time, size and thread (SysConfig's volume
+         * mappings at 0.000): the one whose strings agree. */
+        if (!hit || (same_name && !by_name) || (same_name == by_name && same_ids && !hit_ids) ||
+            (same_name == by_name && same_ids && hit_ids &&
+             strings_agreeing(e, f, nf) > strings_agreeing(hit, f, nf))) {
             hit = e;
             by_name = same_name;
         }
@@ -369,11 +394,12 @@ static void check_line(const char *label, char *line, our_events *o)
              * file object (looked up in FileIO rundown). */
             static const char *const kernel_derived[] = {
                 "ElapsedTimeMSec", "DiskServiceTimeMSec", "Priority", "FileName",
-                "ProcessorNumber", "ExecutingDPC", "ExecutingISR", "Rank"};
+                "ProcessorNumber", "ExecutingDPC", "ExecutingISR", "Rank", "BuildTime"};
             bool is_kernel_derived = false;
             for (size_t k = 0; k < sizeof kernel_derived / sizeof kernel_derived[0]; k++)
                 is_kernel_derived |= strcmp(n, kernel_derived[k]) == 0;
-            if (is_kernel_derived && !strncmp(key, "Windows Kernel/", 15)) {
+            if (is_kernel_derived && (!strncmp(key, "Windows Kernel/", 15) ||
+                                      !strncmp(key, "KernelTraceControl/", 19))) {
                 const te_field *rt = te_fields_get(&hit->fields, "HighResResponseTime");
                 if (!strcmp(n, "ElapsedTimeMSec") && rt) {
                     double theirs_ms = strtod(f[i].value, NULL);
@@ -395,6 +421,38 @@ static void check_line(const char *label, char *line, our_events *o)
             }
             fprintf(stderr, "%s: %s at %s: no field %s\n", label, key, msec, n);
             CHECK(!"baseline field present");
+            continue;
+        }
+        if (!strncmp(key, "Windows Kernel/Image/", 21) && !strcmp(n, "FileName")) {
+            /* TraceEvent shows the kernel's path as a DOS path, mapped
+             * with the trace's SysConfig/VolumeMapping events (x86 file:
+             * \SystemRoot\ = C:\Windows\, \Device\HarddiskVolume2\ = C:\)
+             * and \Device\Mup\ as \\. Checked on the shown prefix. */
+            static const char *const maps[][2] = {{"\\SystemRoot\\", "C:\\Windows\\"},
+                                                  {"\\Windows\\", "C:\\Windows\\"},
+                                                  {"\\Device\\HarddiskVolume2\\", "C:\\"},
+                                                  {"\\Device\\Mup\\", "\\\\"}};
+            char mine[512], dos[600];
+            unquote(ours->value, mine, sizeof mine);
+            snprintf(dos, sizeof dos, "%s", mine);
+            for (size_t k = 0; k < sizeof maps / sizeof maps[0]; k++)
+                if (!strncmp(mine, maps[k][0], strlen(maps[k][0])))
+                    snprintf(dos, sizeof dos, "%s%s", maps[k][1], mine + strlen(maps[k][0]));
+            size_t tl = strlen(f[i].value);
+            size_t cmp_len = tl > 3 && !strcmp(f[i].value + tl - 3, "...") ? tl - 3 : tl + 1;
+            if (strncmp(dos, f[i].value, cmp_len) != 0) {
+                fprintf(stderr, "%s: %s at %s: FileName TraceEvent %s ours %s (as DOS %s)\n",
+                        label, key, msec, f[i].value, mine, dos);
+                CHECK(!"image file name as a DOS path");
+            }
+            rule_dos_path++;
+            continue;
+        }
+        if (!strcmp(key, "KernelTraceControl/ImageID") && !strcmp(n, "ProcessID") &&
+            !strcmp(f[i].value, "0")) {
+            /* TraceEvent shows 0; the payload has the event's process. */
+            CHECK_EQ_U64(strtoull(ours->value, NULL, 10), hit->pid);
+            rule_imageid_pid++;
             continue;
         }
         if (!strcmp(key, "Windows Kernel/SystemConfig/Services") && !strcmp(n, "ProcessName")) {
@@ -512,11 +570,13 @@ static void print_rules(void)
            "newer-version-zero %llu, date-display %llu, ids-explained %llu (thread-not-known-yet %llu, "
            "flushbuffers-thread %llu), "
            "kernel-derived %llu, fields-not-decoded %llu, unnamed-count %llu, sample-count %llu, "
-           "renamed %llu, uint32-shown-signed %llu, method-load-count %llu, service-process-name %llu\n",
+           "renamed %llu, uint32-shown-signed %llu, method-load-count %llu, service-process-name %llu, "
+           "dos-path %llu, imageid-process %llu\n",
            values_equal, ids_equal, rule_enum_name, rule_cut_string, rule_header_fields,
            rule_tracelogging, rule_empty_derived, rule_derived, rule_newer_version, rule_date,
            rule_thread_table, rule_thread_unknown_yet, rule_flush_thread, rule_kernel_derived, rule_not_decoded, rule_unnamed_count,
-           rule_sample_count, rule_renamed, rule_signed, rule_method_count, rule_service_name);
+           rule_sample_count, rule_renamed, rule_signed, rule_method_count, rule_service_name,
+           rule_dos_path, rule_imageid_pid);
 }
 
 static void test_baselines(void)

@@ -549,7 +549,13 @@ static gcs_status read_classic_record(etl_reader *r, gcs_cursor *rec, uint8_t ty
     (void)cpu_time;
     type_key key = type_key_of(guid, op, version, KIND_CLASSIC);
     type_desc d = {NULL, NULL, level, op, 0, NULL, NULL, 0, 0, NULL, 0};
-    (void)gcs_etl_classic_name(guid, op, &d.provider, &d.name);
+    gcs_etl_kernel_desc cd;
+    if (gcs_etl_classic_describe(guid, op, &cd)) {
+        d.provider = cd.provider;
+        d.name = cd.name;
+        d.fields = cd.fields;
+        d.field_count = cd.field_count;
+    }
     /* A real-time session's lost-event record: the event stays (named),
      * and the loss is reported. */
     const char *lost = gcs_etl_lost_event_kind(guid, op);

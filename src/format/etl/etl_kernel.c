@@ -144,6 +144,20 @@ static const gcs_field config_services[] = {
     F("DisplayName", GCS_T_UTF16Z),    F("ProcessName", GCS_T_UTF16Z),
 };
 
+/* Image Load/Unload/DCStart/DCStop version 2: TraceEvent reads the
+ * reserved 32 bits after TimeDateStamp as part of nothing and DefaultBase
+ * as a pointer after them (0x77710000000e0000 for a WoW64 ntdll: the
+ * same bytes). */
+static const gcs_field image_v2[] = {
+    FHEX("ImageBase", GCS_T_POINTER),  F("ImageSize", GCS_T_POINTER),
+    F("ProcessID", GCS_T_U32),         F("ImageChecksum", GCS_T_U32),
+    F("TimeDateStamp", GCS_T_I32),     F("Reserved0", GCS_T_U32),
+    FHEX("DefaultBase", GCS_T_POINTER), F("Reserved1", GCS_T_U32),
+    F("Reserved2", GCS_T_U32),         F("Reserved3", GCS_T_U32),
+    F("Reserved4", GCS_T_U32),         F("FileName", GCS_T_UTF16Z),
+};
+static const gcs_field image_kernel_base[] = {FHEX("ImageBase", GCS_T_POINTER)};
+
 #define N(a) (uint32_t)(sizeof a / sizeof a[0])
 
 /* Schemas of the other kernel events, by (group, opcode, lowest version). */
@@ -168,6 +182,11 @@ static const struct {
     {15, 46, 2, perfinfo_sample, N(perfinfo_sample)},
     {15, 73, 3, perfinfo_collection, N(perfinfo_collection)},
     {15, 74, 3, perfinfo_collection, N(perfinfo_collection)},
+    {3, 10, 2, image_v2, N(image_v2)},
+    {20, 2, 2, image_v2, N(image_v2)},
+    {20, 3, 2, image_v2, N(image_v2)},
+    {20, 4, 2, image_v2, N(image_v2)},
+    {20, 33, 2, image_kernel_base, N(image_kernel_base)},
 };
 
 /* TraceEvent's names by (group, opcode); provider NULL: "Windows Kernel". */
@@ -439,35 +458,62 @@ const char *gcs_etl_lost_event_kind(const uint8_t *guid, uint8_t opcode)
     }
 }
 
+/* KernelTraceControl ImageID (version 2, 44 bytes for ntdll.dll): image
+ * base and size, process, time stamp, original file name. */
+static const gcs_field ktc_image_id[] = {
+    FHEX("ImageBase", GCS_T_POINTER), F("ImageSize", GCS_T_POINTER),
+    F("ProcessID", GCS_T_U32),        F("TimeDateStamp", GCS_T_U32),
+    F("OriginalFileName", GCS_T_UTF16Z),
+};
+/* DbgID_RSDS / DbgID_ILRSDS (version 2, 43 bytes for wntdll.pdb): the PDB
+ * signature of an image. */
+static const gcs_field ktc_dbg_id[] = {
+    FHEX("ImageBase", GCS_T_POINTER), F("ProcessID", GCS_T_U32), F("GuidSig", GCS_T_GUID),
+    F("Age", GCS_T_U32),              F("PDBFileName", GCS_T_ANSIZ),
+};
+/* SysConfig SystemPaths and VolumeMapping: two UTF-16 strings. */
+static const gcs_field sysconfig_paths[] = {
+    F("SystemDirectory", GCS_T_UTF16Z), F("SystemWindowsDirectory", GCS_T_UTF16Z),
+};
+static const gcs_field sysconfig_volume_mapping[] = {
+    F("NtPath", GCS_T_UTF16Z), F("DosPath", GCS_T_UTF16Z),
+};
+
 static const struct {
     const uint8_t *guid;
     uint8_t opcode;
     const char *provider, *name;
+    const gcs_field *fields;
+    uint32_t count;
 } classic_names[] = {
-    {rt_lost_event, 32, KERNEL, "RT_LostEvent/LostEvent"},
-    {rt_lost_event, 33, KERNEL, "RT_LostEvent/LostBuffer"},
-    {rt_lost_event, 34, KERNEL, "RT_LostEvent/LostFile"},
-    {kernel_trace_control, 0, "KernelTraceControl", "ImageID"},
-    {kernel_trace_control, 32, "KernelTraceControl", "ImageID/None"},
-    {kernel_trace_control, 36, "KernelTraceControl", "ImageID/DbgID_RSDS"},
-    {kernel_trace_control, 37, "KernelTraceControl", "ImageID/DbgID_ILRSDS"},
-    {kernel_trace_control, 64, "KernelTraceControl", "ImageID/FileVersion"},
-    {kernel_metadata, 32, "KernelTraceControl", "MetaData/EventInfo"},
-    {kernel_metadata, 33, "KernelTraceControl", "MetaData/EventMapInfo"},
-    {sys_config, 32, KERNEL, "SysConfig/BuildInfo"},
-    {sys_config, 33, KERNEL, "SysConfig/SystemPaths"},
-    {sys_config, 34, KERNEL, "SysConfig/UnknownVolume"},
-    {sys_config, 35, KERNEL, "SysConfig/VolumeMapping"},
-    {sys_config, 37, KERNEL, "SysConfig/Opcode(37)"},
+    {rt_lost_event, 32, KERNEL, "RT_LostEvent/LostEvent", NULL, 0},
+    {rt_lost_event, 33, KERNEL, "RT_LostEvent/LostBuffer", NULL, 0},
+    {rt_lost_event, 34, KERNEL, "RT_LostEvent/LostFile", NULL, 0},
+    {kernel_trace_control, 0, "KernelTraceControl", "ImageID", ktc_image_id, N(ktc_image_id)},
+    {kernel_trace_control, 32, "KernelTraceControl", "ImageID/None", NULL, 0},
+    {kernel_trace_control, 36, "KernelTraceControl", "ImageID/DbgID_RSDS", ktc_dbg_id,
+     N(ktc_dbg_id)},
+    {kernel_trace_control, 37, "KernelTraceControl", "ImageID/DbgID_ILRSDS", ktc_dbg_id,
+     N(ktc_dbg_id)},
+    {kernel_trace_control, 64, "KernelTraceControl", "ImageID/FileVersion", NULL, 0},
+    {kernel_metadata, 32, "KernelTraceControl", "MetaData/EventInfo", NULL, 0},
+    {kernel_metadata, 33, "KernelTraceControl", "MetaData/EventMapInfo", NULL, 0},
+    {sys_config, 32, KERNEL, "SysConfig/BuildInfo", NULL, 0},
+    {sys_config, 33, KERNEL, "SysConfig/SystemPaths", sysconfig_paths, N(sysconfig_paths)},
+    {sys_config, 34, KERNEL, "SysConfig/UnknownVolume", NULL, 0},
+    {sys_config, 35, KERNEL, "SysConfig/VolumeMapping", sysconfig_volume_mapping,
+     N(sysconfig_volume_mapping)},
+    {sys_config, 37, KERNEL, "SysConfig/Opcode(37)", NULL, 0},
 };
 
-bool gcs_etl_classic_name(const uint8_t *guid, uint8_t opcode, const char **provider,
-                          const char **name)
+bool gcs_etl_classic_describe(const uint8_t *guid, uint8_t opcode, gcs_etl_kernel_desc *out)
 {
     for (size_t i = 0; i < sizeof classic_names / sizeof classic_names[0]; i++)
         if (classic_names[i].opcode == opcode && memcmp(classic_names[i].guid, guid, 16) == 0) {
-            *provider = classic_names[i].provider;
-            *name = classic_names[i].name;
+            out->provider = classic_names[i].provider;
+            out->name = classic_names[i].name;
+            out->fields = classic_names[i].fields;
+            out->field_count = classic_names[i].count;
             return true;
         }
     return false;

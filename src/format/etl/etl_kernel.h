@@ -80,10 +80,10 @@ void gcs_etl_kernel_ids(uint8_t group, uint8_t opcode, uint16_t version, const u
                         uint32_t *pid, uint64_t *tid);
 
 /* TraceEvent's provider and event name of a classic (full trace header)
- * event of provider guid (16 bytes as in the file) and opcode; false when
+ * event of provider guid (16 bytes as in the file) and opcode, and its
+ * payload schema where we decode it (fields NULL otherwise); false when
  * the provider or opcode is not one we name. */
-bool gcs_etl_classic_name(const uint8_t *guid, uint8_t opcode, const char **provider,
-                          const char **name);
+bool gcs_etl_classic_describe(const uint8_t *guid, uint8_t opcode, gcs_etl_kernel_desc *out);
 
 /* "events", "buffers" or "a log file" when a classic record of (guid,
  * opcode) is a real-time session's RT_LostEvent record, else NULL. */
