@@ -790,6 +790,70 @@ static void test_ansi_bytes_escaped(void)
     free(text);
 }
 
+/*
+ * A security id as the kernel's Process events hold it (GCS_T_SID): 4
+ * zero bytes for none; else a TOKEN_USER of two pointers (16 bytes with
+ * 8-byte pointers, 8 with 4) then the SID, of 8 + 4 x n bytes (n its
+ * second byte). The bytes of net.4.5.2.x86.etl's Process/DCStart of
+ * Idle (S-1-5-18), the string after the SID read right; a SID cut
+ * short or a sub-authority count past the end is an error, not a read
+ * past the payload.
+ */
+static void test_sid(void)
+{
+    static const gcs_field fields[] = {
+        {"UserSID", GCS_T_SID, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+        {"ImageFileName", GCS_T_ANSIZ, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    };
+    static const uint8_t sid64[] = {0xc0, 0x95, 0xcc, 0x02, 0xa0, 0xf8, 0xff, 0xff, 0, 0, 0, 0,
+                                    3,    0,    0,    0,    1,    1,    0,    0,    0, 0, 0, 5,
+                                    0x12, 0,    0,    0,    'I',  'd',  'l',  'e',  0};
+    static const uint8_t sid32[] = {0xc0, 0x95, 0xcc, 0x02, 3, 0, 0, 0, 1, 2, 0, 0, 0,   0,
+                                    0,    5,    0x15, 0,    0, 0, 0xe9, 3, 0, 0, 'A', 0};
+    static const uint8_t none[] = {0, 0, 0, 0, 'S', 'y', 's', 0};
+    struct {
+        const uint8_t *p;
+        uint32_t n, ptr;
+        const char *want;
+    } ok[] = {
+        {sid64, sizeof sid64, 8, "UserSID=\"S-1-5-18\" ImageFileName=\"Idle\""},
+        {sid32, sizeof sid32, 4, "UserSID=\"S-1-5-21-1001\" ImageFileName=\"A\""},
+        {none, sizeof none, 8, "UserSID=\"\" ImageFileName=\"Sys\""},
+    };
+    gcs_event_type type = {0};
+    type.provider = "Windows Kernel";
+    type.name = "Process/DCStart";
+    type.fields = fields;
+    type.field_count = 2;
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        gcs_event ev = {0};
+        ev.type = &type;
+        ev.payload = ok[i].p;
+        ev.payload_size = ok[i].n;
+        ev.pointer_size = ok[i].ptr;
+        char *text = print_text(&ev);
+        if (!strstr(text, ok[i].want))
+            fprintf(stderr, "sid %zu: %s\n", i, text);
+        CHECK(strstr(text, ok[i].want) != NULL);
+        free(text);
+    }
+    /* cut inside the token, inside the SID, and a count of 200 sub-authorities */
+    uint8_t bad[sizeof sid64];
+    memcpy(bad, sid64, sizeof bad);
+    bad[17] = 200;
+    const struct {
+        const uint8_t *p;
+        uint32_t n;
+    } cut[] = {{sid64, 10}, {sid64, 20}, {sid64, 26}, {bad, sizeof bad}, {none, 3}};
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        gcs_error err;
+        gcs_payload_info info;
+        gcs_status st = gcs_payload_walk_fields(fields, 1, cut[i].p, cut[i].n, 8, NULL, NULL, &info,
+                                                &err);
+        CHECK(st < 0);
+    }
+}
+
 /* The visitor can stop the walk; helpers do exactly that. */
 static int stop_after_two(const gcs_value *v, void *ctx)
 {
@@ -884,6 +948,7 @@ int main(void)
     RUN(test_metadata_schemas);
     RUN(test_visitor_stop);
     RUN(test_ansi_bytes_escaped);
+    RUN(test_sid);
     RUN(test_all_schemas_on_noise);
     return check_report("test_payload");
 }

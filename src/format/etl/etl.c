@@ -153,6 +153,7 @@ typedef struct etl_reader {
     int64_t flagged_last; /* the latest flagged */
     bool flagged_before;  /* the same before this buffer */
     int64_t flagged_last_before;
+    gcs_etl_threads threads; /* thread -> process, from Thread events */
 } etl_reader;
 
 static void anomaly(etl_reader *r, uint64_t offset, const char *fmt, ...)
@@ -600,7 +601,7 @@ static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t typ
      * it describes, not the logger's). */
     uint64_t shown_tid = tid;
     gcs_etl_kernel_ids(group, op, version, rec->p, gcs_cur_left(rec), header_pointer_size(type),
-                       &pid, &shown_tid);
+                       &r->threads, &pid, &shown_tid);
     record_head h = {pid, (uint32_t)shown_tid, processor, timestamp, NULL, NULL, type};
     return deliver(r, &key, &d, &h, rec, at, err);
 }
@@ -630,7 +631,18 @@ static gcs_status read_classic_record(etl_reader *r, gcs_cursor *rec, uint8_t ty
     (void)cpu_time;
     type_key key = type_key_of(guid, op, version, KIND_CLASSIC);
     type_desc d = {NULL, NULL, level, op, 0, NULL, NULL, 0, 0, NULL, 0};
-    (void)gcs_etl_classic_name(guid, op, &d.provider, &d.name);
+    gcs_etl_kernel_desc cd;
+    if (gcs_etl_classic_describe(guid, op, &cd)) {
+        d.provider = cd.provider;
+        d.name = cd.name;
+        d.fields = cd.fields;
+        d.field_count = cd.field_count;
+    }
+    /* A real-time session's lost-event record: the event stays (named),
+     * and the loss is reported. */
+    const char *lost = gcs_etl_lost_event_kind(guid, op);
+    if (lost)
+        anomaly(r, at, "ETL: %s lost by the session (RT_LostEvent record)", lost);
     record_head h = {pid, tid, processor, timestamp, NULL, NULL, type};
     return deliver(r, &key, &d, &h, rec, at, err);
 }
@@ -931,6 +943,7 @@ static void etl_destroy(gcs_container *base)
     etl_reader *r = (etl_reader *)base;
     free(r->slots);
     free(r->scratch);
+    gcs_etl_threads_free(&r->threads);
     free(r);
 }
 

@@ -9,6 +9,7 @@
  */
 #include "format/etl/etl_kernel.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/cursor.h"
@@ -75,7 +76,118 @@ static const gcs_field thread_v3[] = {
     F("IoPriority", GCS_T_U8),           F("ThreadFlags", GCS_T_U8),
 };
 
+/* EventTrace Extension/EndExtension (version 2, 36 bytes): the kernel
+ * logger's group masks and event version. */
+static const gcs_field eventtrace_extension[] = {
+    F("GroupMask1", GCS_T_U32), F("GroupMask2", GCS_T_U32), F("GroupMask3", GCS_T_U32),
+    F("GroupMask4", GCS_T_U32), F("GroupMask5", GCS_T_U32), F("GroupMask6", GCS_T_U32),
+    F("GroupMask7", GCS_T_U32), F("GroupMask8", GCS_T_U32), F("KernelEventVersion", GCS_T_U32),
+};
+
+/* DiskIO version 3 (x86 file): Read/Write 52 bytes, the Init events 12,
+ * FlushBuffers 28 with 8-byte pointers. TraceEvent shows the file object
+ * as FileKey and derives the elapsed times and the file name. */
+static const gcs_field diskio_rw[] = {
+    F("DiskNumber", GCS_T_U32),       FHEX("IrpFlags", GCS_T_U32),
+    F("TransferSize", GCS_T_U32),     F("Reserved", GCS_T_U32),
+    F("ByteOffset", GCS_T_I64),       FHEX("FileKey", GCS_T_POINTER),
+    FHEX("Irp", GCS_T_POINTER),       F("HighResResponseTime", GCS_T_U64),
+    F("IssuingThreadID", GCS_T_U32),
+};
+static const gcs_field diskio_init[] = {
+    FHEX("Irp", GCS_T_POINTER), F("IssuingThreadID", GCS_T_U32),
+};
+static const gcs_field diskio_flush[] = {
+    F("DiskNumber", GCS_T_U32),          FHEX("IrpFlags", GCS_T_U32),
+    F("HighResResponseTime", GCS_T_U64), FHEX("Irp", GCS_T_POINTER),
+    F("IssuingThreadID", GCS_T_U32),
+};
+
+/* Memory/HardFault version 2 (40 bytes). */
+static const gcs_field hard_fault[] = {
+    F("InitialTime", GCS_T_U64),      F("ReadOffset", GCS_T_U64),
+    FHEX("VirtualAddress", GCS_T_POINTER), FHEX("FileKey", GCS_T_POINTER),
+    F("ThreadID", GCS_T_U32),         F("ByteCount", GCS_T_U32),
+};
+
+/* Process/PerfCtr(Rundown) version 2 (104 bytes); TraceEvent calls the
+ * page fault count MemoryCount. */
+static const gcs_field process_counters[] = {
+    F("ProcessID", GCS_T_U32),               F("MemoryCount", GCS_T_U32),
+    F("HandleCount", GCS_T_U32),             F("Reserved", GCS_T_U32),
+    F("PeakVirtualSize", GCS_T_POINTER),     F("PeakWorkingSetSize", GCS_T_POINTER),
+    F("PeakPagefileUsage", GCS_T_POINTER),   F("QuotaPeakPagedPoolUsage", GCS_T_POINTER),
+    F("QuotaPeakNonPagedPoolUsage", GCS_T_POINTER), F("VirtualSize", GCS_T_POINTER),
+    F("WorkingSetSize", GCS_T_POINTER),      F("PagefileUsage", GCS_T_POINTER),
+    F("QuotaPagedPoolUsage", GCS_T_POINTER), F("QuotaNonPagedPoolUsage", GCS_T_POINTER),
+    F("PrivatePageCount", GCS_T_POINTER),
+};
+
+/* PerfInfo/Sample version 2 (16 bytes): TraceEvent derives Priority,
+ * Rank, ExecutingDPC/ISR from the last 16 bits (0x58: priority 11). */
+static const gcs_field perfinfo_sample[] = {
+    FHEX("InstructionPointer", GCS_T_POINTER), F("ThreadID", GCS_T_U32),
+    F("Count", GCS_T_U16), FHEX("Reserved", GCS_T_U16),
+};
+
+/* PerfInfo CollectionStart/End version 3: the sample source, its new and
+ * old interval (100 ns), its name ("Timer"). */
+static const gcs_field perfinfo_collection[] = {
+    F("SampleSource", GCS_T_U32), F("NewInterval", GCS_T_U32), F("OldInterval", GCS_T_U32),
+    F("SourceName", GCS_T_UTF16Z),
+};
+
+/* SystemConfig/Services version 3. */
+static const gcs_field config_services[] = {
+    F("ProcessID", GCS_T_U32),         F("ServiceState", GCS_T_U32),
+    F("SubProcessTag", GCS_T_U32),     F("ServiceName", GCS_T_UTF16Z),
+    F("DisplayName", GCS_T_UTF16Z),    F("ProcessName", GCS_T_UTF16Z),
+};
+
+/* Image Load/Unload/DCStart/DCStop version 2: TraceEvent reads the
+ * reserved 32 bits after TimeDateStamp as part of nothing and DefaultBase
+ * as a pointer after them (0x77710000000e0000 for a WoW64 ntdll: the
+ * same bytes). */
+static const gcs_field image_v2[] = {
+    FHEX("ImageBase", GCS_T_POINTER),  F("ImageSize", GCS_T_POINTER),
+    F("ProcessID", GCS_T_U32),         F("ImageChecksum", GCS_T_U32),
+    F("TimeDateStamp", GCS_T_I32),     F("Reserved0", GCS_T_U32),
+    FHEX("DefaultBase", GCS_T_POINTER), F("Reserved1", GCS_T_U32),
+    F("Reserved2", GCS_T_U32),         F("Reserved3", GCS_T_U32),
+    F("Reserved4", GCS_T_U32),         F("FileName", GCS_T_UTF16Z),
+};
+static const gcs_field image_kernel_base[] = {FHEX("ImageBase", GCS_T_POINTER)};
+
 #define N(a) (uint32_t)(sizeof a / sizeof a[0])
+
+/* Schemas of the other kernel events, by (group, opcode, lowest version). */
+static const struct {
+    uint8_t group, opcode;
+    uint16_t min_version;
+    const gcs_field *fields;
+    uint32_t count;
+} kernel_schemas[] = {
+    {0, 5, 2, eventtrace_extension, N(eventtrace_extension)},
+    {0, 32, 2, eventtrace_extension, N(eventtrace_extension)},
+    {1, 10, 3, diskio_rw, N(diskio_rw)},
+    {1, 11, 3, diskio_rw, N(diskio_rw)},
+    {1, 12, 3, diskio_init, N(diskio_init)},
+    {1, 13, 3, diskio_init, N(diskio_init)},
+    {1, 14, 3, diskio_flush, N(diskio_flush)},
+    {1, 15, 3, diskio_init, N(diskio_init)},
+    {2, 32, 2, hard_fault, N(hard_fault)},
+    {3, 32, 2, process_counters, N(process_counters)},
+    {3, 33, 2, process_counters, N(process_counters)},
+    {11, 15, 3, config_services, N(config_services)},
+    {15, 46, 2, perfinfo_sample, N(perfinfo_sample)},
+    {15, 73, 3, perfinfo_collection, N(perfinfo_collection)},
+    {15, 74, 3, perfinfo_collection, N(perfinfo_collection)},
+    {3, 10, 2, image_v2, N(image_v2)},
+    {20, 2, 2, image_v2, N(image_v2)},
+    {20, 3, 2, image_v2, N(image_v2)},
+    {20, 4, 2, image_v2, N(image_v2)},
+    {20, 33, 2, image_kernel_base, N(image_kernel_base)},
+};
 
 /* TraceEvent's names by (group, opcode); provider NULL: "Windows Kernel". */
 static const struct {
@@ -161,8 +273,63 @@ gcs_etl_kernel_desc gcs_etl_kernel_describe(uint8_t group, uint8_t opcode, uint1
     } else if (thread && version == 2) {
         d.fields = thread_v2;
         d.field_count = N(thread_v2);
+    } else {
+        /* Layouts seen in one version only: that version and later (a
+         * later one may append fields, left unread). */
+        for (size_t i = 0; i < sizeof kernel_schemas / sizeof kernel_schemas[0]; i++)
+            if (kernel_schemas[i].group == group && kernel_schemas[i].opcode == opcode &&
+                version >= kernel_schemas[i].min_version) {
+                d.fields = kernel_schemas[i].fields;
+                d.field_count = kernel_schemas[i].count;
+            }
     }
     return d;
+}
+
+void gcs_etl_threads_free(gcs_etl_threads *t)
+{
+    free(t->slots);
+    t->slots = NULL;
+    t->cap = t->n = 0;
+}
+
+static size_t thread_slot(const gcs_etl_threads *t, uint32_t tid)
+{
+    size_t h = (size_t)(tid * 2654435761u) & (t->cap - 1);
+    while (t->slots[h].used && t->slots[h].tid != tid)
+        h = (h + 1) & (t->cap - 1);
+    return h;
+}
+
+static void thread_note(gcs_etl_threads *t, uint32_t tid, uint32_t pid)
+{
+    if ((t->n + 1) * 2 > t->cap) {
+        if (t->cap >= 2 * GCS_ETL_MAX_THREADS)
+            return; /* full: stop learning */
+        size_t cap = t->cap ? t->cap * 2 : 1024;
+        gcs_etl_thread_slot *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            return; /* out of memory: the processes stay unknown (-1) */
+        gcs_etl_threads old = *t;
+        t->slots = slots;
+        t->cap = cap;
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.slots[i].used)
+                t->slots[thread_slot(t, old.slots[i].tid)] = old.slots[i];
+        free(old.slots);
+    }
+    size_t h = thread_slot(t, tid);
+    if (!t->slots[h].used)
+        t->n++;
+    t->slots[h] = (gcs_etl_thread_slot){tid, pid, true};
+}
+
+static uint32_t thread_pid(const gcs_etl_threads *t, uint32_t tid)
+{
+    if (!t->cap)
+        return UINT32_MAX;
+    size_t h = thread_slot(t, tid);
+    return t->slots[h].used ? t->slots[h].pid : UINT32_MAX;
 }
 
 /* Image events: image base and size (pointers), then the process id. */
@@ -171,17 +338,30 @@ static bool image_pid(gcs_cursor *c, uint32_t payload_pointer_size, uint32_t *pi
     return gcs_cur_skip(c, 2 * (size_t)payload_pointer_size) && gcs_cur_u32(c, pid);
 }
 
+/* The thread id at offset `at` of the payload: *tid and its process. */
+static void ids_of_thread_at(gcs_cursor *c, size_t at, const gcs_etl_threads *threads,
+                             uint32_t *pid, uint64_t *tid)
+{
+    uint32_t thread;
+    if (gcs_cur_skip(c, at) && gcs_cur_u32(c, &thread)) {
+        *tid = thread;
+        *pid = thread_pid(threads, thread);
+    }
+}
+
 void gcs_etl_kernel_ids(uint8_t group, uint8_t opcode, uint16_t version, const uint8_t *payload,
-                        size_t size, uint32_t payload_pointer_size, uint32_t *pid, uint64_t *tid)
+                        size_t size, uint32_t payload_pointer_size, gcs_etl_threads *threads,
+                        uint32_t *pid, uint64_t *tid)
 {
     gcs_cursor c = gcs_cur_make(payload, size, 0);
     uint32_t a = 0, b = 0;
     const uint32_t none = UINT32_MAX;
+    size_t ptr = payload_pointer_size;
     switch (group) {
     case GCS_ETL_GROUP_PROCESS:
         if ((opcode >= 1 && opcode <= 4) || opcode == 39) {
             /* The process id follows the unique process key (version 2 on). */
-            if (version >= 2 && gcs_cur_skip(&c, payload_pointer_size) && gcs_cur_u32(&c, &a)) {
+            if (version >= 2 && gcs_cur_skip(&c, ptr) && gcs_cur_u32(&c, &a)) {
                 *pid = a;
                 *tid = none;
             }
@@ -200,7 +380,37 @@ void gcs_etl_kernel_ids(uint8_t group, uint8_t opcode, uint16_t version, const u
             gcs_cur_u32(&c, &b)) {
             *pid = a;
             *tid = b;
+            thread_note(threads, b, a);
         }
+        return;
+    case GCS_ETL_GROUP_DISKIO:
+        /* Read/Write (version 2 on): disk number, IRP flags, transfer
+         * size, reserved (4 each), byte offset (8), file object and IRP
+         * (pointers), response time (8), then the issuing thread.
+         * FlushBuffers: disk number, IRP flags (4 each), response time
+         * (8), IRP (pointer), then the thread (TraceEvent reads the
+         * response time's low half there: docs/format-etl.md). */
+        if ((opcode == 10 || opcode == 11) && version >= 2)
+            ids_of_thread_at(&c, 24 + 2 * ptr + 8, threads, pid, tid);
+        else if (opcode == 14 && version >= 2)
+            ids_of_thread_at(&c, 16 + ptr, threads, pid, tid);
+        return;
+    case GCS_ETL_GROUP_MEMORY:
+        /* HardFault: initial time, read offset (8 each), virtual address
+         * and file object (pointers), then the thread. */
+        if (opcode == 32 && version >= 2)
+            ids_of_thread_at(&c, 16 + 2 * ptr, threads, pid, tid);
+        return;
+    case GCS_ETL_GROUP_PERFINFO:
+        /* Sample: the instruction pointer, then the thread. */
+        if (opcode == 46 && version >= 2)
+            ids_of_thread_at(&c, ptr, threads, pid, tid);
+        return;
+    case GCS_ETL_GROUP_CONFIG:
+        /* Services (version 3): the service's process id first; the
+         * thread stays the logger's. */
+        if (opcode == 15 && version >= 3 && gcs_cur_u32(&c, &a))
+            *pid = a;
         return;
     case GCS_ETL_GROUP_TCPIP:
     case GCS_ETL_GROUP_UDPIP:
@@ -230,32 +440,80 @@ static const uint8_t kernel_metadata[16] = {0xc1, 0xf6, 0xcc, 0xbb, 0xd1, 0x6c, 
 static const uint8_t sys_config[16] = {0x91, 0xee, 0x79, 0x9b, 0xfd, 0xb5, 0xc0, 0x41,
                                        0xa2, 0x43, 0x42, 0x48, 0xe2, 0x66, 0xe9, 0xd0};
 
+/* RT_LostEvent {6a399ae0-4bc6-4de9-870b-3657f8947e7e}: written into a
+ * real-time session's stream when it lost events (32), buffers (33) or
+ * its log file (34). No file at hand has one: the names are ours. */
+static const uint8_t rt_lost_event[16] = {0xe0, 0x9a, 0x39, 0x6a, 0xc6, 0x4b, 0xe9, 0x4d,
+                                          0x87, 0x0b, 0x36, 0x57, 0xf8, 0x94, 0x7e, 0x7e};
+
+const char *gcs_etl_lost_event_kind(const uint8_t *guid, uint8_t opcode)
+{
+    if (memcmp(guid, rt_lost_event, 16) != 0)
+        return NULL;
+    switch (opcode) {
+    case 32: return "events";
+    case 33: return "buffers";
+    case 34: return "a log file";
+    default: return NULL;
+    }
+}
+
+/* KernelTraceControl ImageID (version 2, 44 bytes for ntdll.dll): image
+ * base and size, process, time stamp, original file name. */
+static const gcs_field ktc_image_id[] = {
+    FHEX("ImageBase", GCS_T_POINTER), F("ImageSize", GCS_T_POINTER),
+    F("ProcessID", GCS_T_U32),        F("TimeDateStamp", GCS_T_U32),
+    F("OriginalFileName", GCS_T_UTF16Z),
+};
+/* DbgID_RSDS / DbgID_ILRSDS (version 2, 43 bytes for wntdll.pdb): the PDB
+ * signature of an image. */
+static const gcs_field ktc_dbg_id[] = {
+    FHEX("ImageBase", GCS_T_POINTER), F("ProcessID", GCS_T_U32), F("GuidSig", GCS_T_GUID),
+    F("Age", GCS_T_U32),              F("PDBFileName", GCS_T_ANSIZ),
+};
+/* SysConfig SystemPaths and VolumeMapping: two UTF-16 strings. */
+static const gcs_field sysconfig_paths[] = {
+    F("SystemDirectory", GCS_T_UTF16Z), F("SystemWindowsDirectory", GCS_T_UTF16Z),
+};
+static const gcs_field sysconfig_volume_mapping[] = {
+    F("NtPath", GCS_T_UTF16Z), F("DosPath", GCS_T_UTF16Z),
+};
+
 static const struct {
     const uint8_t *guid;
     uint8_t opcode;
     const char *provider, *name;
+    const gcs_field *fields;
+    uint32_t count;
 } classic_names[] = {
-    {kernel_trace_control, 0, "KernelTraceControl", "ImageID"},
-    {kernel_trace_control, 32, "KernelTraceControl", "ImageID/None"},
-    {kernel_trace_control, 36, "KernelTraceControl", "ImageID/DbgID_RSDS"},
-    {kernel_trace_control, 37, "KernelTraceControl", "ImageID/DbgID_ILRSDS"},
-    {kernel_trace_control, 64, "KernelTraceControl", "ImageID/FileVersion"},
-    {kernel_metadata, 32, "KernelTraceControl", "MetaData/EventInfo"},
-    {kernel_metadata, 33, "KernelTraceControl", "MetaData/EventMapInfo"},
-    {sys_config, 32, KERNEL, "SysConfig/BuildInfo"},
-    {sys_config, 33, KERNEL, "SysConfig/SystemPaths"},
-    {sys_config, 34, KERNEL, "SysConfig/UnknownVolume"},
-    {sys_config, 35, KERNEL, "SysConfig/VolumeMapping"},
-    {sys_config, 37, KERNEL, "SysConfig/Opcode(37)"},
+    {rt_lost_event, 32, KERNEL, "RT_LostEvent/LostEvent", NULL, 0},
+    {rt_lost_event, 33, KERNEL, "RT_LostEvent/LostBuffer", NULL, 0},
+    {rt_lost_event, 34, KERNEL, "RT_LostEvent/LostFile", NULL, 0},
+    {kernel_trace_control, 0, "KernelTraceControl", "ImageID", ktc_image_id, N(ktc_image_id)},
+    {kernel_trace_control, 32, "KernelTraceControl", "ImageID/None", NULL, 0},
+    {kernel_trace_control, 36, "KernelTraceControl", "ImageID/DbgID_RSDS", ktc_dbg_id,
+     N(ktc_dbg_id)},
+    {kernel_trace_control, 37, "KernelTraceControl", "ImageID/DbgID_ILRSDS", ktc_dbg_id,
+     N(ktc_dbg_id)},
+    {kernel_trace_control, 64, "KernelTraceControl", "ImageID/FileVersion", NULL, 0},
+    {kernel_metadata, 32, "KernelTraceControl", "MetaData/EventInfo", NULL, 0},
+    {kernel_metadata, 33, "KernelTraceControl", "MetaData/EventMapInfo", NULL, 0},
+    {sys_config, 32, KERNEL, "SysConfig/BuildInfo", NULL, 0},
+    {sys_config, 33, KERNEL, "SysConfig/SystemPaths", sysconfig_paths, N(sysconfig_paths)},
+    {sys_config, 34, KERNEL, "SysConfig/UnknownVolume", NULL, 0},
+    {sys_config, 35, KERNEL, "SysConfig/VolumeMapping", sysconfig_volume_mapping,
+     N(sysconfig_volume_mapping)},
+    {sys_config, 37, KERNEL, "SysConfig/Opcode(37)", NULL, 0},
 };
 
-bool gcs_etl_classic_name(const uint8_t *guid, uint8_t opcode, const char **provider,
-                          const char **name)
+bool gcs_etl_classic_describe(const uint8_t *guid, uint8_t opcode, gcs_etl_kernel_desc *out)
 {
     for (size_t i = 0; i < sizeof classic_names / sizeof classic_names[0]; i++)
         if (classic_names[i].opcode == opcode && memcmp(classic_names[i].guid, guid, 16) == 0) {
-            *provider = classic_names[i].provider;
-            *name = classic_names[i].name;
+            out->provider = classic_names[i].provider;
+            out->name = classic_names[i].name;
+            out->fields = classic_names[i].fields;
+            out->field_count = classic_names[i].count;
             return true;
         }
     return false;
