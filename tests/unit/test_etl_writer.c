@@ -4,7 +4,8 @@
  * header, records cut at a buffer's end, many processors' buffers
  * interleaved in time (the streaming order, with memory bounded), every
  * cut point of a small file and bit flips; and a real trace converted to
- * ETL that gives the same GCs as the original.
+ * ETL that gives the same GCs as the original. Each file is also counted
+ * (gcs_reader_scan, the container's counting path) with the same result.
  *
  * The synthetic trace (etlw_synthetic): GC i at start + i * 20,000 ticks
  * (10 MHz: i * 2 ms): SuspendEEStart at +0, SuspendEEStop +100, GCStart
@@ -118,6 +119,39 @@ static read_result read_mem(const uint8_t *data, size_t size, size_t window,
     return res;
 }
 
+/* The same file counted: gcs_reader_scan (ETL's counting path,
+ * tally_event_records) must end as the full read did, with the same
+ * counts and time span. */
+static void check_scan_agrees(const uint8_t *data, size_t size, const read_result *full)
+{
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_source *src = gcs_source_from_memory(data, size, &err);
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    gcs_status st;
+    while ((st = gcs_reader_scan(r, &err)) == GCS_OK || st == GCS_AGAIN)
+        ;
+    const gcs_reader_stats *sc = gcs_reader_get_stats(r);
+    bool same = st == full->status && (st >= 0 || err.offset == full->offset) &&
+                sc->events == full->stats.events &&
+                sc->undecodable_events == full->stats.undecodable_events &&
+                sc->unknown_events == full->stats.unknown_events &&
+                sc->anomalies == full->stats.anomalies &&
+                (full->out_of_order || (sc->first_timestamp == full->stats.first_timestamp &&
+                                        sc->last_timestamp == full->stats.last_timestamp));
+    if (!same) {
+        check_failed_in_test = 1;
+        fprintf(stderr, "scan %s, %llu events, %llu undecodable, %llu anomalies; read %s, "
+                "%llu, %llu, %llu\n", gcs_status_name(st), (unsigned long long)sc->events,
+                (unsigned long long)sc->undecodable_events, (unsigned long long)sc->anomalies,
+                gcs_status_name(full->status), (unsigned long long)full->stats.events,
+                (unsigned long long)full->stats.undecodable_events,
+                (unsigned long long)full->stats.anomalies);
+    }
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
 /* GCs of the synthetic trace, as the analysis rebuilds them. */
 static void check_synthetic_gcs(gcs_gc_analyzer *an, uint32_t gcs)
 {
@@ -168,6 +202,7 @@ static void test_synthetic_64(void)
     CHECK_NEAR(res.first_suspend_ms, 2.0, 1e-9);
     CHECK_EQ_U64(res.handle_payload_size, 2 * 8 + 18u);
     CHECK_EQ_U64(res.first_handle_id, 0x10000000u);
+    check_scan_agrees(m.data, m.len, &res);
     check_synthetic_gcs(an, 30);
     gcs_gc_analyzer_free(an);
     free(m.data);
@@ -192,6 +227,7 @@ static void test_synthetic_32(void)
     CHECK_EQ_U64(res.handle_payload_size, 2 * 4 + 18u);
     CHECK_EQ_U64(res.first_handle_id, 0x10000000u);
     CHECK_NEAR(res.first_suspend_ms, 2.0, 1e-9);
+    check_scan_agrees(m.data, m.len, &res);
     check_synthetic_gcs(an, 12);
     gcs_gc_analyzer_free(an);
     free(m.data);
@@ -212,6 +248,7 @@ static void test_lost_counters(void)
     CHECK_EQ_U64(res.events, n.events + 1);
     CHECK_EQ_U64(res.stats.anomalies, 2u);
     CHECK(strstr(res.stats.first_anomaly, "17 events lost") != NULL);
+    check_scan_agrees(m.data, m.len, &res);
     free(m.data);
 }
 
@@ -232,6 +269,7 @@ static void test_cut_records(void)
     CHECK_EQ_U64(res.handle_events, n.handles);
     CHECK_EQ_U64(res.stats.anomalies, n.cut);
     CHECK(strstr(res.stats.first_anomaly, "does not fit") != NULL);
+    check_scan_agrees(m.data, m.len, &res);
     CHECK_EQ_U64(res.out_of_order, 0u);
     check_synthetic_gcs(an, 20);
     gcs_gc_analyzer_free(an);
@@ -332,6 +370,8 @@ static void test_every_cut(void)
         }
         bad += res.status != GCS_ERR_TRUNCATED || res.offset != k * 1024 ||
                res.events != events_before[k];
+        if (cut % 7 == 0)
+            check_scan_agrees(m.data, cut, &res);
     }
     CHECK_EQ_INT(bad, 0);
     printf("every cut: %zu cut points of %zu buffers\n", m.len - 1, buffers);
@@ -358,6 +398,7 @@ static void test_bit_flips(void)
             copy[at] ^= (uint8_t)(1u << ((seed >> 20) & 7));
         }
         read_result res = read_mem(copy, m.len, 0, NULL);
+        check_scan_agrees(copy, m.len, &res);
         errors += res.status < 0;
         CHECK(res.status == GCS_END || res.status < 0);
     }

@@ -111,10 +111,6 @@ typedef struct type_slot {
  * record is recognized from its header words without making and hashing a
  * type_key. Direct-mapped; a miss goes the general way. */
 #define EVENT_CACHE_SIZE 64u
-
-/* Data buffers read before a processor that has written none is taken as
- * idle (the bound on the streaming merge's wait, docs/format-etl.md). */
-#define ORDER_WAIT_BYTES ((uint64_t)16 << 20)
 typedef struct event_cache_entry {
     uint64_t guid_lo, guid_hi;
     uint32_t id_version; /* event id | version << 16 */
@@ -126,6 +122,10 @@ static inline size_t event_cache_slot(uint64_t guid_lo, uint32_t id_version)
     return (size_t)(((guid_lo >> 32) ^ guid_lo ^ id_version) * 0x9E3779B97F4A7C15ull >> 58) &
            (EVENT_CACHE_SIZE - 1);
 }
+
+/* Data buffers read before a processor that has written none is taken as
+ * idle (the bound on the streaming merge's wait, docs/format-etl.md). */
+#define ORDER_WAIT_BYTES ((uint64_t)16 << 20)
 
 typedef struct etl_reader {
     gcs_container base;
@@ -529,9 +529,12 @@ static gcs_status read_event_record(etl_reader *r, gcs_cursor *rec, uint32_t pro
     record_head h = {pid, tid, processor, timestamp, activity, related, type};
     if (!tl_schema) {
         /* The type by the cache, else by its key (then cached). */
-        uint64_t guid_lo, guid_hi;
-        memcpy(&guid_lo, guid, 8);
-        memcpy(&guid_hi, guid + 8, 8);
+        /* The GUID's halves as tally_event_records reads them. */
+        uint64_t guid_lo = 0, guid_hi = 0;
+        gcs_cursor g = gcs_cur_make(guid, 16, 0);
+        (void)gcs_cur_peek_u64(&g, &guid_lo);
+        (void)gcs_cur_skip(&g, 8);
+        (void)gcs_cur_peek_u64(&g, &guid_hi);
         uint32_t id_version = (uint32_t)id | (uint32_t)version << 16;
         event_cache_entry *ce = &r->event_cache[event_cache_slot(guid_lo, id_version)];
         if (ce->metadata_id == 0 || ce->guid_lo != guid_lo || ce->guid_hi != guid_hi ||
