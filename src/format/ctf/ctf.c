@@ -369,7 +369,11 @@ static gcs_status take_bt_error(gcs_error *err, gcs_status status, uint64_t even
     if (e) {
         uint64_t n = bt_error_get_cause_count(e);
         for (uint64_t i = 0; i < n && len + 4 < sizeof reason; i++) {
-            const char *m = bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, i));
+            const bt_error_cause *cause = bt_error_borrow_cause_by_index(e, i);
+            /* The library's own causes repeat the component's in its terms. */
+            if (bt_error_cause_get_actor_type(cause) == BT_ERROR_CAUSE_ACTOR_TYPE_UNKNOWN)
+                continue;
+            const char *m = bt_error_cause_get_message(cause);
             len += (size_t)snprintf(reason + len, sizeof reason - len, ": %s", m ? m : "");
         }
         bt_error_release(e);
