@@ -60,6 +60,9 @@ _gcscope_complete_kind()
 {
     local exe=$1 kind=$2 cur=$3
     case $kind in
+    'PID|NAME')
+        # a process of the trace, by id or name: nothing to offer
+        COMPREPLY=() ;;
     *'|'*)
         COMPREPLY=($(compgen -W "${kind//|/ }" -- "$cur")) ;;
     PID)
@@ -70,6 +73,8 @@ _gcscope_complete_kind()
         compopt -o filenames 2>/dev/null
         local IFS=$'\n'
         COMPREPLY=($(compgen -f -X '!*.nettrace' -- "$cur"; compgen -f -X '!*.netperf' -- "$cur";
+                     compgen -f -X '!*.zip' -- "$cur"; compgen -f -X '!*.gz' -- "$cur";
+                     compgen -f -X '!*.xz' -- "$cur"; compgen -f -X '!*.zst' -- "$cur";
                      compgen -d -- "$cur")) ;;
     PATH)
         compopt -o filenames 2>/dev/null

@@ -110,4 +110,5 @@ fi
 if [ -f scripts/bench-objects.sh ]; then
     sh scripts/bench-objects.sh
 fi
-sh scripts/bench-ctf.sh "${1:-build/gcscope}"
+sh scripts/bench-etl.sh "$GCSCOPE" # ETL: issue 10
+sh scripts/bench-ctf.sh "$GCSCOPE" # CTF (LTTng): issue 11

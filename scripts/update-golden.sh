@@ -15,6 +15,9 @@
 #   tests/golden/shared/NAME.events.json.gz  the same for ../shared/traces/perfview
 #                                            (nettrace, netperf and plain .etl files)
 #   tests/golden/shared/NAME.info.txt
+#   tests/golden/shared/NAME.stats.txt       gcscope stats of the .etl files
+#                                            (net.4.5.2.x86.etl unzipped from its .zip
+#                                            to a temporary folder: events, info, stats)
 # Usage: scripts/update-golden.sh [--out DIR]   (default: tests/golden)
 # GCSCOPE selects the CLI (default: build/gcscope, built by `make`).
 # tests/cli/golden_events.sh runs this into a temporary folder and compares.
@@ -89,6 +92,20 @@ if [ -d "$shared" ]; then
         [ -f "$t" ] || continue
         dump "$shared" "$(basename "$t")" "$out/shared/$(basename "$t")"
     done
+    for t in "$shared"/*.etl; do
+        [ -f "$t" ] || continue
+        n=$(basename "$t")
+        (cd "$shared" && "$GCSCOPE" stats --color never "$n") > "$out/shared/$n.stats.txt.tmp"
+        mv "$out/shared/$n.stats.txt.tmp" "$out/shared/$n.stats.txt"
+    done
+    if [ -f "$shared/net.4.5.2.x86.etl.zip" ] && command -v unzip > /dev/null 2>&1; then
+        z=$(mktemp -d)
+        n=net.4.5.2.x86.etl
+        unzip -p "$shared/$n.zip" "$n" > "$z/$n"
+        dump "$z" "$n" "$out/shared/$n"
+        (cd "$z" && "$GCSCOPE" stats --color never "$n") > "$out/shared/$n.stats.txt"
+        rm -rf "$z"
+    fi
 else
     echo "skipped: shared traces (../shared/traces/perfview not present)"
 fi

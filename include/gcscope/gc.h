@@ -284,6 +284,11 @@ typedef struct gcs_gc_report_options {
      * run (GCFinalizersEnd Count summed; negative if the trace has none). */
     const char *(*command_line)(void *ctx, uint32_t pid);
     int64_t (*finalizers_run)(void *ctx, uint32_t pid);
+    /* Optional (NULL: none): the process's name, shown beside its id when
+     * not NULL (ETL kernel events: gcs_process_table); and a selection of
+     * processes (with filter_pid, both must hold). */
+    const char *(*process_name)(void *ctx, uint32_t pid);
+    bool (*select_process)(void *ctx, uint32_t pid);
     void *facts_ctx;
     bool summary_only;   /* table: leave out the per-GC list (the rest stays) */
 } gcs_gc_report_options;

@@ -64,7 +64,10 @@ typedef enum gcs_type {
     GCS_T_STRUCT,       /* children describe the element */
     GCS_T_VARINT,       /* zigzag varint64 (nettrace V6 VarInt) */
     GCS_T_VARUINT,      /* varuint64 (nettrace V6 VarUInt) */
-    GCS_T_CHAR8         /* one UTF-8 code unit (nettrace V6 UTF8CodeUnit) */
+    GCS_T_CHAR8,        /* one UTF-8 code unit (nettrace V6 UTF8CodeUnit) */
+    GCS_T_SID           /* Windows security id as ETW kernel Process events hold it:
+                           4 zero bytes (none), or a TOKEN_USER (2 pointers) then
+                           the SID (8 bytes + 4 a sub-authority); text "S-1-5-18" */
 } gcs_type;
 
 /* How many times a field repeats. */
@@ -166,6 +169,10 @@ typedef struct gcs_reader_options {
      * of a trace full of handle or allocation events). */
     bool (*want)(void *want_ctx, const gcs_event_type *type);
     void *want_ctx;
+    /* Input that is a zip or tar archive: the member to read, by its path
+     * in the archive or its file name (NULL: the first member that is a
+     * trace). The caller keeps the string alive as long as the reader. */
+    const char *archive_member;
 } gcs_reader_options;
 
 typedef struct gcs_reader gcs_reader;
@@ -209,6 +216,23 @@ void gcs_reader_release_pending(gcs_reader *r);
 /* A timestamp as ms since the trace start (what gcs_event.msec holds);
  * 0 until the header has been read. */
 double gcs_reader_msec(const gcs_reader *r, int64_t timestamp);
+
+/*
+ * Zipped and compressed traces: when the input starts with the magic of a
+ * zip, gzip, xz, zstd or bzip2 file, the reader reads the trace inside it
+ * through libarchive, streaming (nothing is unpacked to disk). From a zip
+ * (or a compressed tar) it reads the first member whose first bytes are a
+ * trace (or options.archive_member). Offsets in errors and counters are
+ * then within the member; archive damage (bad CRC, cut archive) is
+ * GCS_ERR_CORRUPT or GCS_ERR_TRUNCATED naming the member.
+ *
+ * Says whether the trace came from an archive: true with *kind ("zip",
+ * "gzip", ...) and *member (the member's path, "" for a compressed single
+ * file), valid for the reader's life; either pointer may be NULL. False
+ * for a plain trace, and until the first gcs_reader_next or
+ * gcs_reader_scan has looked at the input.
+ */
+bool gcs_reader_archive(const gcs_reader *r, const char **kind, const char **member);
 
 /* Header facts; NULL until the header has been read. */
 const gcs_trace_info *gcs_reader_info(const gcs_reader *r);

@@ -78,3 +78,20 @@ gcs_status gcs_container_open(gcs_stream *s, const gcs_sink *sink, gcs_container
                     "not a trace: no \"Nettrace\" or \"!FastSerialization.1\" header, nor an "
                     "ETW buffer starting with the logfile header");
 }
+
+bool gcs_container_reads_archive(const char *path, const uint8_t *p, size_t n)
+{
+    return path && n >= 4 && memcmp(p, "PK\3\4", 4) == 0 && gcs_ctf_zip_holds_trace(path);
+}
+
+gcs_format gcs_container_sniff(const uint8_t *p, size_t n)
+{
+    if (n >= 12 && memcmp(p, nettrace_magic, 8) == 0)
+        return GCS_FORMAT_NETTRACE;
+    if (n >= 24 && p[0] == 20 && p[1] == 0 && p[2] == 0 && p[3] == 0 &&
+        memcmp(p + 4, fast_ser, 20) == 0)
+        return GCS_FORMAT_NETPERF;
+    if (n >= 80 && gcs_etl_sniff(p, n))
+        return GCS_FORMAT_ETL;
+    return GCS_FORMAT_UNKNOWN;
+}

@@ -152,6 +152,18 @@ struct gcs_container {
 gcs_status gcs_container_open(gcs_stream *s, const gcs_sink *sink, gcs_container **out,
                               gcs_error *err);
 
+/* Whether the file at path is a trace this layer opens by itself although
+ * it starts with an archive's magic: a zip holding an LTTng CTF folder
+ * (perfcollect's .trace.zip), which babeltrace2 reads from an extracted
+ * copy. The reader asks before it puts an archive medium in front. */
+bool gcs_container_reads_archive(const char *path, const uint8_t *p, size_t n);
+
+/* The format announced by a trace's first n bytes (GCS_FORMAT_UNKNOWN if
+ * none, or if n is too short to tell), by gcs_container_open's tests,
+ * without opening anything: used to pick the trace among an archive's
+ * members. */
+gcs_format gcs_container_sniff(const uint8_t *p, size_t n);
+
 /* Constructors, called by gcs_container_open after sniffing. Each takes
  * over after the bytes the sniffer consumed (see container.c). */
 gcs_status gcs_nettrace_v5_open(gcs_stream *s, const gcs_sink *sink, gcs_container **out,

@@ -20,6 +20,7 @@
 #include "decode/schema_size.h"
 #include "gcscope/decode.h"
 #include "format/container.h"
+#include "io/archive.h"
 #include "gcscope/reader.h"
 #include "sort/sorter.h"
 
@@ -70,7 +71,12 @@ typedef struct type_entry {
 } type_entry;
 
 struct gcs_reader {
-    gcs_stream stream;
+    gcs_stream stream;  /* the trace's bytes (an archive's member: see archive) */
+    /* An archive or compressed file: outer holds the archive's own bytes,
+     * the archive decompresses the chosen member into stream. */
+    gcs_stream outer;
+    gcs_archive *archive;
+    bool archive_checked; /* the first bytes were looked at for an archive */
     gcs_container *container;
     gcs_sink sink;
     gcs_arena meta_arena;
@@ -361,6 +367,10 @@ void gcs_reader_free(gcs_reader *r)
         r->container->ops->destroy(r->container);
     gcs_sorter_free(r->sorter);
     gcs_stream_free(&r->stream);
+    if (r->archive) {
+        gcs_archive_free(r->archive);
+        gcs_stream_free(&r->outer);
+    }
     gcs_arena_reset(&r->meta_arena);
     free(r->type_slots);
     free(r->types);
@@ -594,16 +604,104 @@ gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
     }
 }
 
-/* READER_OPENING: sniffs the container. GCS_AGAIN, or GCS_OK with the
- * state moved on (to READING, or to DRAINING with the error kept). */
+/* Part of an LTTng CTF trace (perfcollect's .trace.zip): a metadata file
+ * (TSDL text, or metadata packets' magic 0x75D11D57) or a stream file
+ * (packet magic 0xC1FC1FC1), in either byte order. */
+static bool is_ctf_part(const uint8_t *p, size_t n)
+{
+    static const uint8_t magics[4][4] = {{0x57, 0x1d, 0xd1, 0x75}, {0x75, 0xd1, 0x1d, 0x57},
+                                         {0xc1, 0x1f, 0xfc, 0xc1}, {0xc1, 0xfc, 0x1f, 0xc1}};
+    if (n >= 6 && !memcmp(p, "/* CTF", 6))
+        return true;
+    for (size_t i = 0; n >= 4 && i < 4; i++)
+        if (!memcmp(p, magics[i], 4))
+            return true;
+    return false;
+}
+
+static gcs_member_class classify_member(const char *name, const uint8_t *p, size_t n)
+{
+    (void)name;
+    if (gcs_container_sniff(p, n) != GCS_FORMAT_UNKNOWN)
+        return GCS_MEMBER_TRACE;
+    return is_ctf_part(p, n) ? GCS_MEMBER_CTF : GCS_MEMBER_OTHER;
+}
+
+/* The input starts with an archive's or a compression's magic: the stream
+ * becomes the chosen member's, the archive reading from outer. */
+static gcs_status open_archive(gcs_reader *r, gcs_error *e)
+{
+    r->outer = r->stream;
+    gcs_archive *a = gcs_archive_open(&r->outer, r->opts.archive_member, classify_member, e);
+    if (!a) {
+        r->stream = r->outer;
+        return e->status;
+    }
+    r->archive = a;
+    gcs_stream_init(&r->stream, gcs_archive_source(a));
+    return GCS_OK;
+}
+
+/* An error met while reading an archive's member: the archive's own (CRC,
+ * truncation: the stream saw only "read failed") replaces it; a
+ * container's error gets the member's name, since its offset is within
+ * the member. */
+static void blame_archive(const gcs_reader *r, gcs_error *e)
+{
+    if (!r->archive)
+        return;
+    const gcs_error *ae = gcs_archive_error(r->archive);
+    if (ae) {
+        *e = *ae;
+        return;
+    }
+    size_t len = strlen(e->reason);
+    const char *member = gcs_archive_member(r->archive);
+    const char *kind = gcs_archive_kind_name(gcs_archive_kind_of(r->archive));
+    if (member[0])
+        snprintf(e->reason + len, sizeof e->reason - len, " (in %s member %s)", kind, member);
+    else
+        snprintf(e->reason + len, sizeof e->reason - len, " (in %s data)", kind);
+}
+
+bool gcs_reader_archive(const gcs_reader *r, const char **kind, const char **member)
+{
+    if (!r->archive)
+        return false;
+    if (kind)
+        *kind = gcs_archive_kind_name(gcs_archive_kind_of(r->archive));
+    if (member)
+        *member = gcs_archive_member(r->archive);
+    return true;
+}
+
+/* READER_OPENING: sniffs the container (first, an archive around it).
+ * GCS_AGAIN, or GCS_OK with the state moved on (to READING, or to
+ * DRAINING with the error kept). */
 static gcs_status open_container(gcs_reader *r)
 {
     gcs_error e;
     gcs_error_clear(&e);
-    gcs_status st = gcs_container_open(&r->stream, &r->sink, &r->container, &e);
+    gcs_status st = GCS_OK;
+    if (!r->archive_checked) {
+        st = gcs_stream_need(&r->stream, GCS_ARCHIVE_MAGIC_BYTES, &e);
+        if (st == GCS_AGAIN)
+            return GCS_AGAIN;
+        /* Errors and short inputs: the container says them. */
+        r->archive_checked = true;
+        st = GCS_OK;
+        const uint8_t *p = gcs_stream_peek(&r->stream);
+        size_t n = gcs_stream_avail(&r->stream);
+        if (gcs_archive_sniff(p, n) &&
+            !gcs_container_reads_archive(gcs_source_path(r->stream.src), p, n))
+            st = open_archive(r, &e);
+    }
+    if (st >= 0)
+        st = gcs_container_open(&r->stream, &r->sink, &r->container, &e);
     if (st == GCS_AGAIN)
         return GCS_AGAIN;
     if (st < 0) {
+        blame_archive(r, &e);
         r->final_error = e;
         if (r->final_error.status >= 0)
             r->final_error.status = st;
@@ -619,10 +717,14 @@ static void input_finished(gcs_reader *r, gcs_status st, const gcs_error *e)
 {
     if (st == GCS_END) {
         r->final_error.status = GCS_END;
+        /* The trace ended: the rest of its member is checked (zip CRC). */
+        if (r->archive && gcs_archive_finish(r->archive) < 0)
+            r->final_error = *gcs_archive_error(r->archive);
     } else {
         r->final_error = *e;
         if (r->final_error.status >= 0)
             r->final_error.status = st;
+        blame_archive(r, &r->final_error);
     }
     r->state = READER_DRAINING;
 }

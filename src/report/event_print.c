@@ -142,6 +142,7 @@ static void put_scalar(printer *p, const gcs_value *v)
     case GCS_T_ANSIZ:
     case GCS_T_UTF8:
     case GCS_T_CHAR16:
+    case GCS_T_SID:
         put_quoted(out, v->str, v->str_len, p->json);
         return;
     case GCS_T_BINARY:

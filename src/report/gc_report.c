@@ -278,6 +278,11 @@ static const char *fact_command_line(const gcs_gc_report_options *o, uint32_t pi
     return o->command_line ? o->command_line(o->facts_ctx, pid) : NULL;
 }
 
+static const char *fact_process_name(const gcs_gc_report_options *o, uint32_t pid)
+{
+    return o->process_name ? o->process_name(o->facts_ctx, pid) : NULL;
+}
+
 static int64_t fact_finalizers(const gcs_gc_report_options *o, uint32_t pid)
 {
     return o->finalizers_run ? o->finalizers_run(o->facts_ctx, pid) : -1;
@@ -287,7 +292,8 @@ static int64_t fact_finalizers(const gcs_gc_report_options *o, uint32_t pid)
  * zeros and "Heap count -1" would look like measurements). */
 static bool wanted(const gcs_gc_process *p, const gcs_gc_report_options *o)
 {
-    return (!o->filter_pid || p->pid == o->pid) && p->gc_count > 0;
+    return (!o->filter_pid || p->pid == o->pid) &&
+           (!o->select_process || o->select_process(o->facts_ctx, p->pid)) && p->gc_count > 0;
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -408,6 +414,13 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
         json_str(f, p->runtime_version);
     else
         fputs("null", f);
+    const char *pname = fact_process_name(o, p->pid);
+    if (pname) {
+        /* Only when known (ETL kernel events): EventPipe reports keep
+         * their keys. */
+        fputs(",\n      \"process_name\": ", f);
+        json_str(f, pname);
+    }
     fputs(",\n      \"command_line\": ", f);
     const char *cmdline = fact_command_line(o, p->pid);
     if (cmdline)
@@ -921,8 +934,10 @@ static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
     const char *trace = o->trace_name;
     bool color = o->color;
     char a[32], b[32];
-    fprintf(f, "%sProcess %u (ClrInstanceID %u)%s%s%s\n", color ? C_BOLD : "", p->pid,
-            (unsigned)p->clr_instance_id, trace ? " in " : "", trace ? trace : "", color ? C_OFF : "");
+    const char *pname = fact_process_name(o, p->pid);
+    fprintf(f, "%sProcess %u%s%s (ClrInstanceID %u)%s%s%s\n", color ? C_BOLD : "", p->pid,
+            pname ? " " : "", pname ? pname : "", (unsigned)p->clr_instance_id,
+            trace ? " in " : "", trace ? trace : "", color ? C_OFF : "");
     const char *cmdline = fact_command_line(o, p->pid);
     if (cmdline)
         fprintf(f, "  Command line         %s\n", cmdline);

@@ -14,7 +14,7 @@ sh scripts/update-golden.sh --out "$tmp" || { echo "golden: regeneration failed"
 status=0
 compared=0
 for want in tests/golden/*.events.*.gz tests/golden/*.info.txt tests/golden/*.stats*.txt tests/golden/*.objects* \
-            tests/golden/shared/*.events.*.gz tests/golden/shared/*.info.txt; do
+            tests/golden/shared/*.events.*.gz tests/golden/shared/*.info.txt tests/golden/shared/*.stats.txt; do
     [ -f "$want" ] || continue
     rel=${want#tests/golden/}
     got=$tmp/$rel

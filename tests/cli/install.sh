@@ -114,10 +114,12 @@ else
             fail "events_static (-static) needs shared libraries"
         fi
     else
-        # No static C library here: libgcscope.a alone, the C library shared.
+        # No static C library here: libgcscope.a alone, the C library and
+        # the libraries it uses (Libs.private: libarchive, ...) shared.
         echo "install: no static libc; linking libgcscope.a alone"
+        private=$(pkg-config --static --libs-only-l gcscope | sed 's/-lgcscope//')
         $CC -std=c11 -Wall -Wextra -Werror "$tmp/events.c" $(pkg-config --cflags gcscope) \
-            $(pkg-config --libs-only-L gcscope) -Wl,-Bstatic -lgcscope -Wl,-Bdynamic -lm -o "$tmp/events_static" 2> "$tmp/cc.err" ||
+            $(pkg-config --libs-only-L gcscope) -Wl,-Bstatic -lgcscope -Wl,-Bdynamic $private -o "$tmp/events_static" 2> "$tmp/cc.err" ||
             { cat "$tmp/cc.err"; fail "events.c does not build against libgcscope.a"; }
         if command -v readelf > /dev/null 2>&1 && readelf -d "$tmp/events_static" | grep -q 'NEEDED.*libgcscope'; then
             fail "events_static needs libgcscope.so"

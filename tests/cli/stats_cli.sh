@@ -8,7 +8,10 @@ fail() { echo "stats_cli: $*"; exit 1; }
 
 "$GCSCOPE" stats >/dev/null 2>&1; [ $? -eq 1 ] || fail "no trace: want exit 1"
 "$GCSCOPE" stats --format xml "$TRACE" >/dev/null 2>&1; [ $? -eq 1 ] || fail "bad format: want exit 1"
-"$GCSCOPE" stats --process abc "$TRACE" >/dev/null 2>&1; [ $? -eq 1 ] || fail "bad pid: want exit 1"
+"$GCSCOPE" stats --process "" "$TRACE" >/dev/null 2>&1; [ $? -eq 1 ] || fail "empty --process: want exit 1"
+# a name no process of the trace has (EventPipe traces name none): said, exit 0
+out=$("$GCSCOPE" stats --process abc "$TRACE" 2>&1) || fail "unknown process name: want exit 0"
+[ "$out" = "No GC of a process named abc in this trace." ] || fail "unknown process name: got '$out'"
 "$GCSCOPE" stats /nonexistent.nettrace >/dev/null 2>&1; [ $? -eq 2 ] || fail "missing file: want exit 2"
 
 if ! "$GCSCOPE" info "$TRACE" >/dev/null 2>&1; then

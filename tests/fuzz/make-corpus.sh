@@ -4,6 +4,10 @@
 #   - prefixes (4, 16, 64 KiB) of every trace in tests/data (nettrace V5,
 #     V6) and, when present, ../shared's PerfView traces (netperf, nettrace,
 #     etl: whole buffers, compressed ones included);
+#   - ETL files of our writer (tests/tools/etl_write, built here against
+#     $BUILD/libgcscope.a): 64- and 32-bit logs of small buffers from many
+#     processors, lost counters, records cut at a buffer end, a fixture
+#     converted;
 #   - cut_seed's GC-only and objects-only V6 rewrites of each fixture, whole
 #     when small, else prefixes: whole GCs within a few KiB;
 #   - for `again`, the same behind 9 schedule bytes (fuzz_again.c);
@@ -43,6 +47,22 @@ for p in ../shared/traces/perfview/*.netperf ../shared/traces/perfview/*.nettrac
          ../shared/traces/perfview/*.etl; do
     [ -f "$p" ] && traces="$traces $p"
 done
+# ETL of our own writer: what the real files lack (small buffers so that a
+# 64 KiB input holds many processors' buffers).
+if [ -f "$BUILD/libgcscope.a" ] &&
+   ${CC:-cc} -std=c11 -D_DEFAULT_SOURCE -O1 -Iinclude -Isrc -Itests -o "$TMP/etl_write" \
+       tests/tools/etl_write.c "$BUILD/libgcscope.a" -larchive -lbabeltrace2 -lm 2>/dev/null; then
+    W="$TMP/etl_write"
+    $W --synthetic --cpus 8 --buffer-size 1024 --gcs 6 --handles 30 "$TMP/w1.etl" 2>/dev/null &&
+        seed "$TMP/w1.etl" etlw-8cpu
+    $W --synthetic --cpus 3 --buffer-size 2048 --pointer-size 4 --gcs 5 --handles 20 \
+        --events-lost 7 --buffers-lost 2 "$TMP/w2.etl" 2>/dev/null && seed "$TMP/w2.etl" etlw-32bit-lost
+    $W --synthetic --cpus 4 --buffer-size 1024 --gcs 4 --handles 40 --cut-every 5 \
+        "$TMP/w3.etl" 2>/dev/null && seed "$TMP/w3.etl" etlw-cut
+    $W --cpus 4 --buffer-size 4096 --max-mb 1 tests/data/probe-net10.nettrace "$TMP/w4.etl" \
+        2>/dev/null && prefixes "$TMP/w4.etl" etlw-probe 16 64
+fi
+
 for f in $traces; do
     name=$(basename "$f" | sed 's/[^A-Za-z0-9.-]/_/g')
     prefixes "$f" "$name" 4 16 64

@@ -30,7 +30,7 @@ static bool event_matches(const gcs_event *ev, const char *provider, const char 
     return true;
 }
 
-enum { OPT_FORMAT = 1, OPT_PROVIDER, OPT_EVENT, OPT_LIMIT, OPT_FROM, OPT_TO };
+enum { OPT_FORMAT = 1, OPT_PROVIDER, OPT_EVENT, OPT_LIMIT, OPT_FROM, OPT_TO, OPT_MEMBER };
 
 static const cli_option events_options[] = {
     {OPT_FORMAT, "format", 0, "text|json", "output format (default text; json: one object a line)"},
@@ -39,6 +39,7 @@ static const cli_option events_options[] = {
     {OPT_LIMIT, "limit", 0, "N", "stop after N events"},
     {OPT_FROM, "from-ms", 0, "T", "only events at or after T ms (since the trace start)"},
     {OPT_TO, "to-ms", 0, "T", "only events before T ms"},
+    CLI_MEMBER_OPTION(OPT_MEMBER),
     {0},
 };
 
@@ -58,6 +59,7 @@ const cli_command cmd_events = {
 static int run_events(int argc, char **argv)
 {
     const char *provider = NULL, *name = NULL;
+    gcs_reader_options ropts = {0};
     cli_format fmt = CLI_FMT_TEXT;
     uint64_t limit = UINT64_MAX;
     bool has_from = false, has_to = false;
@@ -91,6 +93,9 @@ static int run_events(int argc, char **argv)
                 return cli_usage_error(&cmd_events, "--to-ms takes a number of ms");
             has_to = true;
             break;
+        case OPT_MEMBER:
+            ropts.archive_member = a.value;
+            break;
         }
     }
     if (id == CLI_ARG_STOP)
@@ -99,7 +104,7 @@ static int run_events(int argc, char **argv)
         return cli_usage_error(&cmd_events, "--from-ms must be below --to-ms");
     const char *path = a.operand[0];
     cli_trace tr;
-    if (!cli_open_trace(&tr, path))
+    if (!cli_open_trace_with(&tr, path, &ropts))
         return CLI_FAILED;
     const gcs_event *ev;
     gcs_error err;

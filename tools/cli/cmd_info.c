@@ -67,10 +67,11 @@ static void print_start(FILE *f, const gcs_trace_info *in)
             in->start_millisecond);
 }
 
-enum { OPT_FORMAT = 1 };
+enum { OPT_FORMAT = 1, OPT_MEMBER };
 
 static const cli_option info_options[] = {
     {OPT_FORMAT, "format", 0, "text|json", "output format (default text)"},
+    CLI_MEMBER_OPTION(OPT_MEMBER),
     {0},
 };
 
@@ -90,6 +91,7 @@ const cli_command cmd_info = {
 static int run_info(int argc, char **argv)
 {
     cli_format fmt = CLI_FMT_TEXT;
+    gcs_reader_options ropts = {0};
     cli_args a;
     cli_args_init(&a, &cmd_info, argc, argv);
     int id;
@@ -99,13 +101,16 @@ static int run_info(int argc, char **argv)
             if (!cli_parse_format(a.value, false, &fmt))
                 return cli_usage_error(&cmd_info, "--format takes text or json");
             break;
+        case OPT_MEMBER:
+            ropts.archive_member = a.value;
+            break;
         }
     }
     if (id == CLI_ARG_STOP)
         return a.exit_code;
     const char *path = a.operand[0];
     cli_trace tr;
-    if (!cli_open_trace(&tr, path))
+    if (!cli_open_trace_with(&tr, path, &ropts))
         return CLI_FAILED;
 
     /* Counting needs no order: scan instead of reading event by event. */
@@ -129,9 +134,14 @@ static int run_info(int argc, char **argv)
         duration_ms = (double)(int64_t)((uint64_t)stats->last_timestamp - (uint64_t)in->start_ticks) *
                       1000.0 / (double)in->clock_frequency;
 
+    const char *archive_kind = NULL, *member = NULL;
     if (fmt == CLI_FMT_JSON) {
         printf("{\"file\":");
         cli_json_string(stdout, path);
+        if (gcs_reader_archive(tr.reader, &archive_kind, &member)) {
+            printf(",\"archive\":\"%s\",\"member\":", archive_kind);
+            cli_json_string(stdout, member);
+        }
         if (in) {
             printf(",\"format\":\"%s\",\"format_version\":%u,\"pointer_size\":%u,\"pid\":%u,"
                    "\"cpu_count\":%u,\"clock_frequency\":%" PRId64 ",\"start_utc\":\"",
@@ -163,7 +173,14 @@ static int run_info(int argc, char **argv)
         }
         printf("}\n");
     } else {
-        printf("file:             %s\n", path);
+        printf("file:             %s", path);
+        if (gcs_reader_archive(tr.reader, &archive_kind, &member)) {
+            if (member[0])
+                printf(" (%s member %s)", archive_kind, member);
+            else
+                printf(" (%s)", archive_kind);
+        }
+        putchar('\n');
         if (in) {
             printf("format:           %s version %u\n", gcs_format_name(in->format),
                    in->format_version);

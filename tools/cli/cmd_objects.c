@@ -1,5 +1,5 @@
 /*
- * gcscope objects TRACE [--format table|json|csv] [--wide]
+ * gcscope objects TRACE [--format table|json|csv] [--wide] [--process PID|NAME]
  *
  * Follows the sampled objects of a trace across GCs (moved and surviving
  * ranges) and tells, per type, how many died young, in which GC, how long
@@ -10,7 +10,7 @@
 #include "cli_util.h"
 #include "commands.h"
 
-enum { OPT_FORMAT = 1, OPT_WIDE, OPT_FROM, OPT_TO, OPT_LIMIT };
+enum { OPT_FORMAT = 1, OPT_WIDE, OPT_FROM, OPT_TO, OPT_LIMIT, OPT_PROCESS, OPT_MEMBER };
 
 static const cli_option objects_options[] = {
     {OPT_FORMAT, "format", 0, "table|json|csv", "output format (default table)"},
@@ -18,6 +18,8 @@ static const cli_option objects_options[] = {
     {OPT_FROM, "from-ms", 0, "T", "only objects allocated at or after T ms"},
     {OPT_TO, "to-ms", 0, "T", "only objects allocated before T ms"},
     {OPT_LIMIT, "limit", 0, "N", "at most N type rows per list"},
+    {OPT_PROCESS, "process", 0, "PID|NAME", "only the events of process PID, or of every process named NAME"},
+    CLI_MEMBER_OPTION(OPT_MEMBER),
     {0},
 };
 
@@ -37,6 +39,30 @@ const cli_command cmd_objects = {
     .run = run_objects,
 };
 
+/* --process: whether ev's process is selected, the answer kept per pid
+ * run (events of one process come in runs). */
+typedef struct process_filter {
+    const char *spec; /* NULL: every process */
+    gcs_process_table *processes;
+    bool have_last, last_selected;
+    uint32_t last_pid;
+    uint64_t selected_events;
+} process_filter;
+
+static bool process_selected(process_filter *pf, const gcs_event *ev)
+{
+    gcs_process_table_feed(pf->processes, ev);
+    if (!pf->spec)
+        return true;
+    if (!pf->have_last || pf->last_pid != ev->pid || gcs_process_table_wants(ev->type)) {
+        pf->have_last = true;
+        pf->last_pid = ev->pid;
+        pf->last_selected = gcs_process_matches(pf->processes, ev->pid, pf->spec);
+    }
+    pf->selected_events += pf->last_selected;
+    return pf->last_selected;
+}
+
 static int run_objects(int argc, char **argv)
 {
     cli_format fmt = CLI_FMT_TEXT;
@@ -44,6 +70,8 @@ static int run_objects(int argc, char **argv)
     bool has_from = false, has_to = false;
     double from_ms = 0, to_ms = 0;
     size_t limit = 0;
+    process_filter pf = {0};
+    gcs_reader_options ropts = {0};
     cli_args a;
     cli_args_init(&a, &cmd_objects, argc, argv);
     int id;
@@ -70,6 +98,14 @@ static int run_objects(int argc, char **argv)
             if (!cli_parse_count(a.value, &limit))
                 return cli_usage_error(&cmd_objects, "--limit takes a count of at least 1");
             break;
+        case OPT_PROCESS:
+            if (!a.value[0])
+                return cli_usage_error(&cmd_objects, "--process takes a process id or name");
+            pf.spec = a.value;
+            break;
+        case OPT_MEMBER:
+            ropts.archive_member = a.value;
+            break;
         }
     }
     if (id == CLI_ARG_STOP)
@@ -86,14 +122,18 @@ static int run_objects(int argc, char **argv)
         return CLI_FAILED;
     }
     gcs_objects_set_time_range(an, has_from, from_ms, has_to, to_ms);
+    pf.processes = gcs_process_table_new();
     cli_trace tr;
-    if (!cli_open_trace(&tr, path)) {
+    if (!pf.processes || !cli_open_trace_with(&tr, path, &ropts)) {
+        gcs_process_table_free(pf.processes);
         gcs_objects_free(an);
         return CLI_FAILED;
     }
     const gcs_event *ev;
     gcs_status st;
     while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
+        if (!process_selected(&pf, ev))
+            continue;
         st = gcs_objects_feed(an, ev, &err);
         if (st != GCS_OK)
             break;
@@ -106,6 +146,7 @@ static int run_objects(int argc, char **argv)
         if (!gcs_reader_info(tr.reader)) {
             cli_close_trace(&tr);
             gcs_objects_free(an);
+            gcs_process_table_free(pf.processes);
             return rc;
         }
     }
@@ -127,11 +168,15 @@ static int run_objects(int argc, char **argv)
             fprintf(stderr, "gcscope objects: %s\n", err.reason);
             rc = CLI_FAILED;
         }
+        if (pf.spec && pf.selected_events == 0)
+            fprintf(stderr, "gcscope objects: %s: no event of a process %s in this trace.\n",
+                    ro.trace_name, pf.spec);
         if ((has_from || has_to) && gcs_objects_type_count(an) == 0)
             fprintf(stderr, "gcscope objects: %s: no allocation in the time range.\n",
                     ro.trace_name);
     }
     cli_close_trace(&tr);
     gcs_objects_free(an);
+    gcs_process_table_free(pf.processes);
     return rc;
 }

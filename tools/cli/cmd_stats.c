@@ -1,5 +1,5 @@
 /*
- * gcscope stats TRACE [--format table|json|csv] [--process PID] [--columns LIST | --wide]
+ * gcscope stats TRACE [--format table|json|csv] [--process PID|NAME] [--columns LIST | --wide]
  *               [filters: --gen --kind --induced --min-pause-ms --from-ms --to-ms --top --limit]
  *
  * Per-GC statistics as TraceEvent/PerfView's GCStats computes them, plus
@@ -13,17 +13,19 @@
 #include "commands.h"
 
 enum {
-    OPT_FORMAT = 1, OPT_PROCESS, OPT_COLUMNS, OPT_WIDE, OPT_COLOR, OPT_TOP, OPT_LONG_PAUSE
+    OPT_FORMAT = 1, OPT_PROCESS, OPT_COLUMNS, OPT_WIDE, OPT_COLOR, OPT_TOP, OPT_LONG_PAUSE,
+    OPT_MEMBER
 };
 
 static const cli_option stats_options[] = {
     {OPT_FORMAT, "format", 0, "table|json|csv", "output format (default table)"},
-    {OPT_PROCESS, "process", 0, "PID", "only the GCs of process PID"},
+    {OPT_PROCESS, "process", 0, "PID|NAME", "only the GCs of process PID, or of every process named NAME"},
     {OPT_COLUMNS, "columns", 0, "LIST", "per-GC table columns, comma-separated (--columns help lists them)"},
     {OPT_WIDE, "wide", 0, NULL, "every per-GC column (JSON and CSV always have them all)"},
     {OPT_COLOR, "color", 0, "auto|always|never", "color the table (auto: on a terminal, unless NO_COLOR)"},
     {OPT_TOP, "top", 0, "N", "only the N longest pauses, longest first"},
     {OPT_LONG_PAUSE, "long-pause-ms", 0, "X", "threshold of the long pauses section (default 200)"},
+    CLI_MEMBER_OPTION(OPT_MEMBER),
     {0},
 };
 
@@ -46,14 +48,13 @@ const cli_command cmd_stats = {
     .run = run_stats,
 };
 
-/* Facts the GC analysis does not keep: per process, the command line
- * (EventPipe ProcessInfo, else a non-empty Runtime/Start CommandLine) and
- * the finalizers run (GCFinalizersEnd Count summed). */
+/* Facts the GC analysis does not keep: the processes' names and command
+ * lines (gcs_process_table: kernel Process events, EventPipe ProcessInfo,
+ * Runtime/Start) and, per process, the finalizers run (GCFinalizersEnd
+ * Count summed). */
 enum { MAX_FACT_PIDS = 64 };
 typedef struct process_facts {
     uint32_t pid;
-    char *command_line;
-    bool command_line_from_process_info;
     bool has_finalizers;
     int64_t finalizers;
 } process_facts;
@@ -61,6 +62,8 @@ typedef struct process_facts {
 typedef struct stats_facts {
     process_facts p[MAX_FACT_PIDS];
     size_t n;
+    gcs_process_table *processes;
+    const char *process_spec; /* --process NAME, or NULL */
     /* The last event type asked about and the answer: consecutive events
      * often share a type, and comparing names cost ~25 instructions an
      * event (callgrind of `gcscope stats` on the bench trace). */
@@ -83,8 +86,22 @@ static process_facts *facts_of(stats_facts *sf, uint32_t pid, bool add)
 
 static const char *facts_command_line(void *ctx, uint32_t pid)
 {
-    process_facts *f = facts_of(ctx, pid, false);
-    return f ? f->command_line : NULL;
+    stats_facts *sf = ctx;
+    const gcs_process_entry *e = gcs_process_table_find(sf->processes, pid);
+    return e && e->command_line[0] ? e->command_line : NULL;
+}
+
+static const char *facts_process_name(void *ctx, uint32_t pid)
+{
+    stats_facts *sf = ctx;
+    const gcs_process_entry *e = gcs_process_table_find(sf->processes, pid);
+    return e && e->name[0] ? e->name : NULL;
+}
+
+static bool facts_select(void *ctx, uint32_t pid)
+{
+    stats_facts *sf = ctx;
+    return gcs_process_matches(sf->processes, pid, sf->process_spec);
 }
 
 static int64_t facts_finalizers(void *ctx, uint32_t pid)
@@ -99,12 +116,10 @@ static bool is_event(const gcs_event_type *t, const char *provider, const char *
 }
 
 static const char RUNTIME[] = "Microsoft-Windows-DotNETRuntime";
-static const char EVENTPIPE[] = "Microsoft-DotNETCore-EventPipe";
 
 static bool is_fact_event(const gcs_event_type *t)
 {
-    return is_event(t, RUNTIME, "GC/FinalizersStop") || is_event(t, RUNTIME, "Runtime/Start") ||
-           is_event(t, EVENTPIPE, "ProcessInfo");
+    return is_event(t, RUNTIME, "GC/FinalizersStop") || gcs_process_table_wants(t);
 }
 
 static bool stats_wants(void *ctx, const gcs_event_type *t)
@@ -121,35 +136,32 @@ static void facts_feed(stats_facts *sf, const gcs_event *ev)
     }
     if (!sf->last_is_fact)
         return;
-    process_facts *f = facts_of(sf, ev->pid, true);
-    if (!f)
-        return;
-    if (is_event(t, RUNTIME, "GC/FinalizersStop")) {
-        uint64_t count;
-        if (gcs_payload_find_u64(ev, "Count", &count)) {
-            f->has_finalizers = true;
-            f->finalizers += (int64_t)(uint32_t)count;
-        }
+    if (!is_event(t, RUNTIME, "GC/FinalizersStop")) {
+        gcs_process_table_feed(sf->processes, ev);
         return;
     }
-    bool from_process_info = is_event(t, EVENTPIPE, "ProcessInfo");
-    if (f->command_line_from_process_info)
-        return; /* the most precise source already spoke */
-    char buf[4096];
-    if (!gcs_payload_find_str(ev, "CommandLine", buf, sizeof buf) || !buf[0])
-        return;
-    char *copy = strdup(buf);
-    if (!copy)
-        return;
-    free(f->command_line);
-    f->command_line = copy;
-    f->command_line_from_process_info = from_process_info;
+    process_facts *f = facts_of(sf, ev->pid, true);
+    uint64_t count;
+    if (f && gcs_payload_find_u64(ev, "Count", &count)) {
+        f->has_finalizers = true;
+        f->finalizers += (int64_t)(uint32_t)count;
+    }
 }
 
 static void facts_free(stats_facts *sf)
 {
-    for (size_t i = 0; i < sf->n; i++)
-        free(sf->p[i].command_line);
+    gcs_process_table_free(sf->processes);
+}
+
+/* True when a runtime with GCs runs in a process --process NAME selects. */
+static bool any_process_matches(const gcs_gc_analyzer *an, stats_facts *sf)
+{
+    for (size_t i = 0; i < gcs_gc_process_count(an); i++) {
+        const gcs_gc_process *p = gcs_gc_process_at(an, i);
+        if (p->gc_count > 0 && facts_select(sf, p->pid))
+            return true;
+    }
+    return false;
 }
 
 static int run_stats(int argc, char **argv)
@@ -159,11 +171,13 @@ static int run_stats(int argc, char **argv)
     ro.format = GCS_GC_FORMAT_TABLE;
     gcs_gc_filter *flt = &ro.filter;
     int color = -1; /* auto */
+    const char *member = NULL;
     cli_args a;
     cli_args_init(&a, &cmd_stats, argc, argv);
     int id;
     cli_format fmt;
     uint64_t pid;
+    const char *process_spec = NULL;
     while ((id = cli_args_next(&a)) > 0) {
         const char *v = a.value;
         if (cli_is_gc_filter_option(id)) {
@@ -180,10 +194,14 @@ static int run_stats(int argc, char **argv)
                                              : GCS_GC_FORMAT_TABLE;
             break;
         case OPT_PROCESS:
-            if (!cli_parse_uint(v, 0, UINT32_MAX, &pid))
-                return cli_usage_error(&cmd_stats, "--process takes a process id");
-            ro.filter_pid = true;
-            ro.pid = (uint32_t)pid;
+            if (!v[0])
+                return cli_usage_error(&cmd_stats, "--process takes a process id or name");
+            if (cli_parse_uint(v, 0, UINT32_MAX, &pid)) {
+                ro.filter_pid = true;
+                ro.pid = (uint32_t)pid;
+            } else {
+                process_spec = v;
+            }
             break;
         case OPT_COLUMNS: {
             if (strcmp(v, "help") == 0) {
@@ -219,6 +237,9 @@ static int run_stats(int argc, char **argv)
             if (!cli_parse_ms(v, &ro.long_pause_ms) || !(ro.long_pause_ms > 0))
                 return cli_usage_error(&cmd_stats, "--long-pause-ms takes a number of ms above 0");
             break;
+        case OPT_MEMBER:
+            member = v;
+            break;
         }
     }
     if (id == CLI_ARG_STOP)
@@ -234,7 +255,7 @@ static int run_stats(int argc, char **argv)
     /* Only the events GCStats uses (and the few the header reads) are
      * sorted and delivered; the rest are counted (most of a trace with
      * handle or allocation events). */
-    gcs_reader_options opts = {.want = stats_wants};
+    gcs_reader_options opts = {.want = stats_wants, .archive_member = member};
     cli_trace tr;
     if (!cli_open_trace_with(&tr, path, &opts))
         return CLI_FAILED;
@@ -250,6 +271,14 @@ static int run_stats(int argc, char **argv)
     facts.n = 0;
     facts.last_type = NULL;
     facts.last_is_fact = false;
+    facts.process_spec = process_spec;
+    facts.processes = gcs_process_table_new();
+    if (!facts.processes) {
+        fprintf(stderr, "gcscope stats: out of memory\n");
+        gcs_gc_analyzer_free(an);
+        cli_close_trace(&tr);
+        return CLI_FAILED;
+    }
     const gcs_event *ev;
     gcs_status st;
     while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
@@ -286,9 +315,23 @@ static int run_stats(int argc, char **argv)
     ro.trace_name = base ? base + 1 : path;
     ro.command_line = facts_command_line;
     ro.finalizers_run = facts_finalizers;
+    ro.process_name = facts_process_name;
+    if (process_spec)
+        ro.select_process = facts_select;
     ro.facts_ctx = &facts;
-    int written = gcs_gc_report_write(stdout, an, &ro);
-    if (written < 0)
+    int written = -2;
+    if (process_spec && !any_process_matches(an, &facts)) {
+        /* Said as for a process id without GCs (exit 0): on stdout in the
+         * table, on stderr for JSON and CSV. */
+        if (ro.format == GCS_GC_FORMAT_TABLE)
+            printf("No GC of a process named %s in this trace.\n", process_spec);
+        else
+            fprintf(stderr, "gcscope stats: %s: no GC of a process named %s in this trace.\n",
+                    ro.trace_name, process_spec);
+    } else {
+        written = gcs_gc_report_write(stdout, an, &ro);
+    }
+    if (written == -1)
         rc = CLI_FAILED;
     /* The table already says it in one line; JSON and CSV stay
      * machine-readable, so the line goes to stderr. */

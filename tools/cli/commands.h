@@ -14,6 +14,11 @@ extern const cli_command cmd_live;
 extern const cli_command cmd_record;
 
 /* The note on TRACE shared by the commands that read one. */
-#define CLI_TRACE_NOTE "TRACE is a .nettrace or .netperf file, or - for standard input.\n"
+#define CLI_TRACE_NOTE                                                                    \
+    "TRACE is a .nettrace, .netperf or .etl file, or - for standard input; zipped or\n"   \
+    "compressed (.zip, .gz, .xz, .zst, .bz2, .tar.gz) it is read from the archive.\n"
+/* --member of the commands that read a TRACE (a zipped one: docs/archive.md). */
+#define CLI_MEMBER_OPTION(id) \
+    {(id), "member", 0, "NAME", "from a zip or tar: read member NAME (default: the first trace)"}
 
 #endif

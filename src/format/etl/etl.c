@@ -17,10 +17,16 @@
  * runtime's events decode through the built-in manifest table.
  *
  * Order: buffers are per processor and flushed when full, so events of
- * different buffers interleave in time. The file has no sequence points;
- * the sorter sorts what it holds at the end, or per window when its
- * window fills (counted as a sort overflow): a file smaller than the
- * window (64 MB of events) comes out exactly in timestamp order.
+ * different buffers interleave in time; a processor's own buffers follow
+ * each other in time. The file has no sequence points. Once every
+ * processor the header counts has written a data buffer, an event no later
+ * than the latest time stamp of every other processor is flagged is_sorted:
+ * nothing earlier can come any more, and the sorter releases what precedes
+ * it (a streaming merge; memory is the events of about one buffer per
+ * processor). A processor that has written nothing after ORDER_WAIT_BYTES
+ * of data buffers is taken as idle (a late one is counted as an anomaly);
+ * until then events wait for the end or for the sorter's window (64 MB of
+ * payloads; a full window is counted as a sort overflow).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +36,7 @@
 #include "base/error.h"
 #include "format/container.h"
 #include "format/etl/etl.h"
+#include "format/etl/etl_kernel.h"
 #include "format/etl/tracelogging.h"
 #include "format/etl/xpress.h"
 #include "format/eventpipe_metadata.h"
@@ -99,6 +106,27 @@ typedef struct type_slot {
 
 #define MAX_TYPES ((size_t)1 << 20)
 
+/* The metadata ids of EVENT_HEADER types without a TraceLogging schema, by
+ * (provider GUID, event id, version) as the record holds them: a counted
+ * record is recognized from its header words without making and hashing a
+ * type_key. Direct-mapped; a miss goes the general way. */
+#define EVENT_CACHE_SIZE 64u
+
+/* Data buffers read before a processor that has written none is taken as
+ * idle (the bound on the streaming merge's wait, docs/format-etl.md). */
+#define ORDER_WAIT_BYTES ((uint64_t)16 << 20)
+typedef struct event_cache_entry {
+    uint64_t guid_lo, guid_hi;
+    uint32_t id_version; /* event id | version << 16 */
+    uint32_t metadata_id; /* 0: empty */
+} event_cache_entry;
+
+static inline size_t event_cache_slot(uint64_t guid_lo, uint32_t id_version)
+{
+    return (size_t)(((guid_lo >> 32) ^ guid_lo ^ id_version) * 0x9E3779B97F4A7C15ull >> 58) &
+           (EVENT_CACHE_SIZE - 1);
+}
+
 typedef struct etl_reader {
     gcs_container base;
     bool have_info;
@@ -108,6 +136,23 @@ typedef struct etl_reader {
     uint8_t *scratch; /* decompressed records of one buffer */
     size_t scratch_cap;
     uint64_t buffers;
+    event_cache_entry event_cache[EVENT_CACHE_SIZE];
+    /* Streaming order (see "Order" above): per processor, the latest time
+     * stamp of its data buffers read so far; once every processor the
+     * header counts has written one, an event no later than every other
+     * processor's latest is flagged is_sorted (a release watermark). */
+    int64_t cpu_last[256];
+    bool cpu_seen[256];
+    uint32_t cpus_seen;
+    int64_t others_last;  /* this buffer: min of the other processors' latest */
+    bool others_known;    /* every other processor has written a data buffer */
+    int64_t buffer_last;  /* this buffer: latest time stamp read */
+    int64_t buffer_first; /* and earliest */
+    uint64_t data_bytes;  /* data buffers read (bytes in the file) */
+    bool flagged;         /* an event was flagged is_sorted */
+    int64_t flagged_last; /* the latest flagged */
+    bool flagged_before;  /* the same before this buffer */
+    int64_t flagged_last_before;
 } etl_reader;
 
 static void anomaly(etl_reader *r, uint64_t offset, const char *fmt, ...)
@@ -263,35 +308,6 @@ static gcs_status grow_slots(etl_reader *r, gcs_error *err)
     return GCS_OK;
 }
 
-/*
- * TraceEvent's names of the kernel events a GC investigation meets first,
- * by (group, opcode) of the system header. Each was confirmed by equal
- * counts in net.4.5.2.x86.etl and its baseline (docs/format-etl.md); the
- * payloads are not decoded yet.
- */
-static const struct {
-    uint8_t group, opcode;
-    const char *name;
-} kernel_names[] = {
-    {0, 5, "EventTrace/Extension"},  {0, 8, "EventTrace/RundownComplete"},
-    {0, 32, "EventTrace/EndExtension"},
-    {3, 1, "Process/Start"},         {3, 2, "Process/Stop"},
-    {3, 3, "Process/DCStart"},       {3, 4, "Process/DCStop"},
-    {3, 10, "Image/Load"},           {3, 32, "Process/PerfCtr"},
-    {3, 33, "Process/PerfCtrRundown"}, {3, 39, "Process/Defunct"},
-    {5, 1, "Thread/Start"},          {5, 2, "Thread/Stop"},
-    {20, 2, "Image/Unload"},         {20, 3, "Image/DCStart"},
-    {20, 4, "Image/DCStop"},
-};
-
-static const char *kernel_event_name(uint8_t group, uint8_t opcode)
-{
-    for (size_t i = 0; i < sizeof kernel_names / sizeof kernel_names[0]; i++)
-        if (kernel_names[i].group == group && kernel_names[i].opcode == opcode)
-            return kernel_names[i].name;
-    return NULL;
-}
-
 typedef struct type_desc {
     const char *provider; /* NULL: named from key.guid */
     const char *name;     /* NULL: none; copied when a row is made */
@@ -300,6 +316,9 @@ typedef struct type_desc {
     /* TraceLogging: the event's schema and provider traits (or NULL). */
     const uint8_t *tl_schema, *tl_traits;
     uint16_t tl_schema_size, tl_traits_size;
+    /* Kernel events: the payload schema (etl_kernel.c), or NULL. */
+    const gcs_field *fields;
+    uint32_t field_count;
 } type_desc;
 
 /* The metadata id of a key, reporting a new row the first time. */
@@ -343,14 +362,14 @@ static gcs_status metadata_id_for(etl_reader *r, const type_key *key, const type
         def.provider = d->provider ? d->provider
                                    : gcs_provider_name_for_guid(key->guid, sink->meta_arena);
     char kernel_name[32];
-    if (key->kind == KIND_KERNEL) {
-        uint8_t group = (uint8_t)(key->event_id >> 8), op = (uint8_t)key->event_id;
-        const char *known = group == 0 && op == 0 ? "EventTrace" : kernel_event_name(group, op);
-        if (known)
-            snprintf(kernel_name, sizeof kernel_name, "%s", known);
-        else
-            snprintf(kernel_name, sizeof kernel_name, "Group%u/Opcode%u", group, op);
+    if (key->kind == KIND_KERNEL && !d_name) {
+        snprintf(kernel_name, sizeof kernel_name, "Group%u/Opcode%u", key->event_id >> 8,
+                 key->event_id & 0xffu);
         d_name = kernel_name;
+    }
+    if (d->fields) {
+        def.fields = d->fields;
+        def.field_count = d->field_count;
     }
     /* The name is copied into the metadata arena only when a row is made. */
     if (!def.event_name)
@@ -405,14 +424,13 @@ static uint32_t header_pointer_size(uint8_t type)
 
 /* Hands the event of a record over: the metadata row of key (made the
  * first time), the header fields, the rest of rec as payload. */
-static gcs_status deliver(etl_reader *r, const type_key *key, const type_desc *d,
-                          const record_head *h, gcs_cursor *rec, uint64_t at, gcs_error *err)
+static gcs_status deliver_id(etl_reader *r, uint32_t metadata_id, const record_head *h,
+                             gcs_cursor *rec, uint64_t at, gcs_error *err)
 {
     gcs_raw_event ev;
+    gcs_status st;
     memset(&ev, 0, sizeof ev);
-    gcs_status st = metadata_id_for(r, key, d, at, &ev.metadata_id, err);
-    if (st < 0)
-        return st;
+    ev.metadata_id = metadata_id;
     ev.pid = h->pid;
     ev.tid = h->tid;
     ev.capture_tid = h->tid;
@@ -423,6 +441,17 @@ static gcs_status deliver(etl_reader *r, const type_key *key, const type_desc *d
     ev.payload = rec->p;
     ev.payload_size = (uint32_t)gcs_cur_left(rec);
     ev.offset = at;
+    if (ev.timestamp > r->buffer_last)
+        r->buffer_last = ev.timestamp;
+    if (ev.timestamp < r->buffer_first)
+        r->buffer_first = ev.timestamp;
+    /* No other processor can still bring an earlier event: this one
+     * releases what precedes it (the sorter's IsSorted watermark). */
+    ev.is_sorted = r->others_known && ev.timestamp <= r->others_last;
+    if (ev.is_sorted && (!r->flagged || ev.timestamp > r->flagged_last)) {
+        r->flagged = true;
+        r->flagged_last = ev.timestamp;
+    }
     if (!r->have_info && (st = default_info(r, ev.timestamp, at, err)) < 0)
         return st;
     /* Said per event only where it differs from the log's (0: the trace's). */
@@ -432,6 +461,17 @@ static gcs_status deliver(etl_reader *r, const type_key *key, const type_desc *d
     if (sink->event && (st = sink->event(sink->ctx, &ev, err)) < 0)
         return st;
     return GCS_OK;
+}
+
+/* The same for the type of key (its metadata row made the first time). */
+static gcs_status deliver(etl_reader *r, const type_key *key, const type_desc *d,
+                          const record_head *h, gcs_cursor *rec, uint64_t at, gcs_error *err)
+{
+    uint32_t metadata_id;
+    gcs_status st = metadata_id_for(r, key, d, at, &metadata_id, err);
+    if (st < 0)
+        return st;
+    return deliver_id(r, metadata_id, h, rec, at, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -485,24 +525,41 @@ static gcs_status read_event_record(etl_reader *r, gcs_cursor *rec, uint32_t pro
                 break;
         }
     }
+    record_head h = {pid, tid, processor, timestamp, activity, related, type};
+    if (!tl_schema) {
+        /* The type by the cache, else by its key (then cached). */
+        uint64_t guid_lo, guid_hi;
+        memcpy(&guid_lo, guid, 8);
+        memcpy(&guid_hi, guid + 8, 8);
+        uint32_t id_version = (uint32_t)id | (uint32_t)version << 16;
+        event_cache_entry *ce = &r->event_cache[event_cache_slot(guid_lo, id_version)];
+        if (ce->metadata_id == 0 || ce->guid_lo != guid_lo || ce->guid_hi != guid_hi ||
+            ce->id_version != id_version) {
+            type_key key = type_key_of(guid, id, version, KIND_EVENT);
+            type_desc d = {NULL, NULL, level, opcode, keywords, NULL, NULL, 0, 0, NULL, 0};
+            uint32_t metadata_id;
+            gcs_status st = metadata_id_for(r, &key, &d, at, &metadata_id, err);
+            if (st < 0)
+                return st;
+            *ce = (event_cache_entry){guid_lo, guid_hi, id_version, metadata_id};
+        }
+        return deliver_id(r, ce->metadata_id, &h, rec, at, err);
+    }
     type_key key = type_key_of(guid, id, version, KIND_EVENT);
     type_desc d = {NULL, NULL, level, opcode, keywords, tl_schema, tl_traits, tl_schema_size,
-                   tl_traits_size};
-    if (tl_schema) {
-        uint64_t h = 1469598103934665603ull;
-        for (uint16_t i = 0; i < tl_schema_size; i++)
-            h = (h ^ tl_schema[i]) * 1099511628211ull;
-        for (uint16_t i = 0; i < tl_traits_size; i++)
-            h = (h ^ tl_traits[i]) * 1099511628211ull;
-        key.schema_hash = h;
-    }
+                   tl_traits_size, NULL, 0};
+    uint64_t hash = 1469598103934665603ull; /* of the schema and traits */
+    for (uint16_t i = 0; i < tl_schema_size; i++)
+        hash = (hash ^ tl_schema[i]) * 1099511628211ull;
+    for (uint16_t i = 0; i < tl_traits_size; i++)
+        hash = (hash ^ tl_traits[i]) * 1099511628211ull;
+    key.schema_hash = hash;
     (void)channel;
     (void)task;
     (void)property;
     (void)cpu_time;
     (void)marker;
     (void)size;
-    record_head h = {pid, tid, processor, timestamp, activity, related, type};
     return deliver(r, &key, &d, &h, rec, at, err);
 }
 
@@ -513,7 +570,8 @@ static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t typ
     uint64_t at = gcs_cur_offset(rec);
     uint16_t version, size;
     uint8_t htype, marker, op, group;
-    uint32_t tid = 0, pid = 0;
+    /* A perfinfo header names no process or thread: -1 as TraceEvent shows. */
+    uint32_t tid = UINT32_MAX, pid = UINT32_MAX;
     uint64_t timestamp;
     bool perfinfo = type == HT_PERFINFO32 || type == HT_PERFINFO64;
     if (!gcs_cur_u16(rec, &version) || !gcs_cur_u8(rec, &htype) || !gcs_cur_u8(rec, &marker) ||
@@ -524,7 +582,6 @@ static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t typ
         anomaly(r, at, "ETL kernel header cut short: record skipped");
         return GCS_OK;
     }
-    (void)version;
     (void)htype;
     (void)marker;
     bool header_event = group == 0 && op == 0 && !perfinfo;
@@ -534,10 +591,17 @@ static gcs_status read_kernel_record(etl_reader *r, gcs_cursor *rec, uint8_t typ
         if (st < 0)
             return st;
     }
-    type_key key = type_key_of(NULL, (uint32_t)group << 8 | op, 0, KIND_KERNEL);
-    /* The name is made with the row (kernel_row_name). */
-    type_desc d = {"Windows Kernel", NULL, 0, op, 0, NULL, NULL, 0, 0};
-    record_head h = {pid, tid, processor, timestamp, NULL, NULL, type};
+    /* The version (the header's first field) selects the payload layout. */
+    type_key key = type_key_of(NULL, (uint32_t)group << 8 | op, version, KIND_KERNEL);
+    gcs_etl_kernel_desc kd = gcs_etl_kernel_describe(group, op, version);
+    type_desc d = {kd.provider, kd.name, 0, op, 0, NULL, NULL, 0, 0, kd.fields, kd.field_count};
+    /* Process and thread as TraceEvent shows them: the payload's, for the
+     * events about a process or thread (Process/DCStart names the process
+     * it describes, not the logger's). */
+    uint64_t shown_tid = tid;
+    gcs_etl_kernel_ids(group, op, version, rec->p, gcs_cur_left(rec), header_pointer_size(type),
+                       &pid, &shown_tid);
+    record_head h = {pid, (uint32_t)shown_tid, processor, timestamp, NULL, NULL, type};
     return deliver(r, &key, &d, &h, rec, at, err);
 }
 
@@ -565,9 +629,78 @@ static gcs_status read_classic_record(etl_reader *r, gcs_cursor *rec, uint8_t ty
     (void)marker;
     (void)cpu_time;
     type_key key = type_key_of(guid, op, version, KIND_CLASSIC);
-    type_desc d = {NULL, NULL, level, op, 0, NULL, NULL, 0, 0};
+    type_desc d = {NULL, NULL, level, op, 0, NULL, NULL, 0, 0, NULL, 0};
+    (void)gcs_etl_classic_name(guid, op, &d.provider, &d.name);
     record_head h = {pid, tid, processor, timestamp, NULL, NULL, type};
     return deliver(r, &key, &d, &h, rec, at, err);
+}
+
+/*
+ * Counting sink (sink->tally): counts the EVENT_HEADER records at c's
+ * position whose type the sink counts, with no event made and no call,
+ * until a record that needs the general path (another header type,
+ * extended data, a type not cached or not counted, a pointer size other
+ * than the log's, a size that does not fit): c is left at it. Reads the
+ * header as five 64-bit words (one load each, gcs_cur_peek_u64):
+ * size/type/marker/flags, (tid, pid skipped), time stamp, the GUID's two
+ * halves, id/version.
+ */
+static void tally_event_records(etl_reader *r, gcs_cursor *c)
+{
+    gcs_tally *t = r->base.sink->tally;
+    gcs_tally_slot *const slots = t->slots;
+    const size_t n_slots = t->n_slots;
+    const uint8_t counted_type = r->info.pointer_size == 4 ? HT_EVENT32 : HT_EVENT64;
+    int64_t lo = t->rows ? t->first_timestamp : INT64_MAX;
+    int64_t hi = t->rows ? t->last_timestamp : INT64_MIN;
+    uint64_t taken = 0, short_rows = 0;
+    int64_t own_lo = INT64_MAX, own_hi = INT64_MIN; /* of this call's records only */
+    for (;;) {
+        uint64_t w0, ts = 0, guid_lo = 0, guid_hi = 0, w5 = 0;
+        if (!gcs_cur_peek_u64(c, &w0))
+            break;
+        uint32_t size = (uint16_t)w0;
+        if ((uint8_t)(w0 >> 16) != counted_type || ((w0 >> 24) & 0x80u) == 0 ||
+            ((w0 >> 32) & EVENT_FLAG_EXTENDED_INFO) || size < EVENT_HEADER_SIZE ||
+            size > gcs_cur_left(c))
+            break;
+        /* The whole header is in the record: the peeks below fit. */
+        gcs_cursor p = *c;
+        (void)gcs_cur_skip(&p, 16);
+        (void)gcs_cur_peek_u64(&p, &ts);
+        (void)gcs_cur_skip(&p, 8);
+        (void)gcs_cur_peek_u64(&p, &guid_lo);
+        (void)gcs_cur_skip(&p, 8);
+        (void)gcs_cur_peek_u64(&p, &guid_hi);
+        (void)gcs_cur_skip(&p, 8);
+        (void)gcs_cur_peek_u64(&p, &w5);
+        uint32_t id_version = (uint32_t)w5 & 0xffffffu;
+        const event_cache_entry *ce = &r->event_cache[event_cache_slot(guid_lo, id_version)];
+        uint32_t id = ce->metadata_id;
+        if (id == 0 || ce->guid_lo != guid_lo || ce->guid_hi != guid_hi ||
+            ce->id_version != id_version || id >= n_slots || !slots[id].counted)
+            break;
+        slots[id].count++;
+        short_rows += size - EVENT_HEADER_SIZE < slots[id].min_size;
+        own_lo = (int64_t)ts < own_lo ? (int64_t)ts : own_lo;
+        own_hi = (int64_t)ts > own_hi ? (int64_t)ts : own_hi;
+        taken++;
+        /* 8-byte aligned; the last record may end the buffer unpadded. */
+        size_t step = (size + 7u) & ~(size_t)7u;
+        if (step > gcs_cur_left(c))
+            step = gcs_cur_left(c);
+        (void)gcs_cur_skip(c, step);
+    }
+    if (taken) {
+        if (own_hi > r->buffer_last)
+            r->buffer_last = own_hi;
+        if (own_lo < r->buffer_first)
+            r->buffer_first = own_lo;
+        t->rows += taken;
+        t->short_rows += short_rows;
+        t->first_timestamp = own_lo < lo ? own_lo : lo;
+        t->last_timestamp = own_hi > hi ? own_hi : hi;
+    }
 }
 
 /* The records of one buffer (its bytes after the buffer header). */
@@ -575,7 +708,12 @@ static gcs_status read_records(etl_reader *r, gcs_cursor *c, uint32_t processor,
                                gcs_error *err)
 {
     bool first = first_buffer;
-    while (gcs_cur_left(c) >= 4) {
+    const bool tally = r->base.sink->tally != NULL;
+    for (;;) {
+        if (tally && r->have_info)
+            tally_event_records(r, c);
+        if (gcs_cur_left(c) < 4)
+            break;
         uint64_t at = gcs_cur_offset(c);
         gcs_cursor peek = *c;
         uint16_t w0 = 0, w2 = 0;
@@ -649,6 +787,59 @@ static gcs_status read_records(etl_reader *r, gcs_cursor *c, uint32_t processor,
 /* ------------------------------------------------------------------ */
 /* Buffers                                                             */
 
+/* Before a buffer of `processor`: the time no other processor can still
+ * go below (the minimum of their latest), known once every processor the
+ * header counts (at most 256: the buffer header's byte) has written a data
+ * buffer, or, when some never did, once ORDER_WAIT_BYTES of data buffers
+ * were read (it is then taken as idle; should it write later, its events
+ * may come after later ones: counted as an anomaly). The header buffer
+ * does not count (in gcevents.etl processor 0 wrote only that one). */
+static void begin_buffer_order(etl_reader *r, uint8_t processor, bool header_buffer)
+{
+    r->buffer_last = INT64_MIN;
+    r->buffer_first = INT64_MAX;
+    r->others_known = false;
+    r->flagged_before = r->flagged;
+    r->flagged_last_before = r->flagged_last;
+    uint32_t expected = r->info.cpu_count;
+    if (header_buffer || expected == 0 || expected > 256 || processor >= expected)
+        return;
+    uint32_t others = r->cpus_seen - (r->cpu_seen[processor] ? 1u : 0u);
+    if (others == 0 || (others + 1 < expected && r->data_bytes < ORDER_WAIT_BYTES))
+        return;
+    int64_t lo = INT64_MAX;
+    for (uint32_t i = 0; i < expected; i++)
+        if (r->cpu_seen[i] && i != processor && r->cpu_last[i] < lo)
+            lo = r->cpu_last[i];
+    r->others_last = lo;
+    r->others_known = true;
+}
+
+/* After it: its processor's latest time stamp (buffers of one processor
+ * follow each other in time). */
+static void end_buffer_order(etl_reader *r, uint8_t processor, bool header_buffer,
+                             uint32_t buffer_size, uint64_t at)
+{
+    r->others_known = false;
+    if (header_buffer)
+        return;
+    r->data_bytes += buffer_size;
+    /* A processor beyond the header's count (a corrupt byte) is not one
+     * of those waited for. */
+    if (r->buffer_last == INT64_MIN || processor >= r->info.cpu_count)
+        return;
+    if (!r->cpu_seen[processor]) {
+        r->cpu_seen[processor] = true;
+        r->cpus_seen++;
+        r->cpu_last[processor] = r->buffer_last;
+        if (r->flagged_before && r->buffer_first < r->flagged_last_before)
+            anomaly(r, at, "ETL: processor %u's first buffer comes after events released up to "
+                    "a later time: order not guaranteed", processor);
+    } else if (r->buffer_last > r->cpu_last[processor]) {
+        r->cpu_last[processor] = r->buffer_last;
+    }
+}
+
 static gcs_status etl_step(gcs_container *base, gcs_error *err)
 {
     etl_reader *r = (etl_reader *)base;
@@ -690,6 +881,7 @@ static gcs_status etl_step(gcs_container *base, gcs_error *err)
     const uint8_t *buf = gcs_stream_peek(s);
     bool first_buffer = r->buffers == 0;
     r->buffers++;
+    begin_buffer_order(r, processor, first_buffer);
     if (base->sink->block)
         base->sink->block(base->sink->ctx);
     if (filled < BUFFER_HEADER_SIZE) {
@@ -729,6 +921,7 @@ static gcs_status etl_step(gcs_container *base, gcs_error *err)
         if ((st = read_records(r, &c, processor, first_buffer, err)) < 0)
             return st;
     }
+    end_buffer_order(r, processor, first_buffer, buffer_size, at);
     gcs_stream_consume(s, buffer_size);
     return GCS_OK;
 }
