@@ -4,8 +4,9 @@
 # TraceEvent's CtfTraceEventSource (tests/data/shared/clr-only.trace.zip.
 # oracle-gcstats.json: 3 GCs in pid 5747, 8 in pid 5767); the zip is
 # extracted into a private folder that is gone afterwards (golden output:
-# tests/golden/shared/*.trace.zip.*, golden_events.sh); a stream file cut inside a packet and a garbled
-# metadata file are errors (exit 2) naming the file.
+# tests/golden/shared/*.trace.zip.*, golden_events.sh); a stream file cut
+# inside a packet is read up to the cut, then an error (exit 2) naming the
+# file and offset; garbled metadata is an error naming the trace.
 set -u
 G=${GCSCOPE:-build/asan/gcscope}
 ZIP=../shared/traces/ctf/clr-only.trace.zip
@@ -26,15 +27,25 @@ for t in "$ZIP" "$tmp/x/clr-only.trace" "$session/"; do
 done
 [ -z "$(ls -A "$tmp/t")" ] || fail "the extracted zip was left in TMPDIR: $(ls -A "$tmp/t")"
 
-# A stream file cut inside a packet: babeltrace2 indexes every packet when
-# the trace opens, so the error comes before any event (docs/format-ctf.md).
+# A stream file cut inside a packet: babeltrace2 refuses the trace (it
+# indexes every packet when it opens it), so the trace is read again from
+# a private mirror holding that file's whole packets (LTTng's index says
+# where they end): the events before the cut are reported, then the error
+# naming the file and the byte offset (docs/format-ctf.md), exit 2.
 cp -r "$tmp/x" "$tmp/cut"
 f=$(ls "$tmp"/cut/clr-only.trace/lttngTrace/auto-*/ust/uid/1000/64-bit/channel0_1)
-head -c 100000 "$f" > "$tmp/c" && cat "$tmp/c" > "$f"
-"$G" stats "$tmp/cut/clr-only.trace" > /dev/null 2> "$tmp/err"; rc=$?
+head -c 800000 "$f" > "$tmp/c" && cat "$tmp/c" > "$f"
+TMPDIR="$tmp/t" "$G" info --format json "$tmp/cut/clr-only.trace" > "$tmp/out.json" 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] || fail "cut stream: exit $rc, not 2"
-[ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "channel0_1" "$tmp/err" ||
-    fail "cut stream: stderr does not name the file: $(cat "$tmp/err")"
+[ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+    grep -q "truncated at byte offset 524288: stream file .*/64-bit/channel0_1 ends at byte 800000 inside a packet" "$tmp/err" ||
+    fail "cut stream: stderr does not name the file and offset: $(cat "$tmp/err")"
+# The other 7 streams whole, channel0_1's first 512 KiB packet.
+grep -q '"events":25521,' "$tmp/out.json" || fail "cut stream: not the 25521 events before the cut"
+[ -z "$(ls -A "$tmp/t")" ] || fail "the mirror was left in TMPDIR: $(ls -A "$tmp/t")"
+TMPDIR="$tmp/t" "$G" stats --format json "$tmp/cut/clr-only.trace" > "$tmp/out.json" 2> /dev/null; rc=$?
+[ $rc -eq 2 ] || fail "cut stream: stats exit $rc, not 2"
+grep -q '"number":' "$tmp/out.json" || fail "cut stream: stats reported no GC"
 
 # Garbled metadata.
 cp -r "$tmp/x" "$tmp/bad"
