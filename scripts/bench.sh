@@ -112,3 +112,4 @@ if [ -f scripts/bench-objects.sh ]; then
 fi
 sh scripts/bench-etl.sh "$GCSCOPE" # ETL: issue 10
 sh scripts/bench-archive.sh "$GCSCOPE" # zipped traces: gcscope info on a zip vs unzip -p
+sh scripts/bench-ctf.sh "$GCSCOPE" # CTF (LTTng): issue 11

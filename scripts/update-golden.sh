@@ -106,6 +106,14 @@ if [ -d "$shared" ]; then
         (cd "$z" && "$GCSCOPE" stats --color never "$n") > "$out/shared/$n.stats.txt"
         rm -rf "$z"
     fi
+    # LTTng (CTF) traces zipped by perfcollect (docs/format-ctf.md).
+    ctf=$root/../shared/traces/ctf
+    for t in "$ctf"/*.trace.zip; do
+        [ -f "$t" ] || continue
+        n=$(basename "$t")
+        dump "$ctf" "$n" "$out/shared/$n"
+        (cd "$ctf" && "$GCSCOPE" stats --color never "$n") > "$out/shared/$n.stats.txt"
+    done
 else
     echo "skipped: shared traces (../shared/traces/perfview not present)"
 fi

@@ -54,6 +54,11 @@ typedef struct ctf_container {
     bt_message_array_const batch;
     uint64_t batch_n, batch_pos;
     bool info_sent;
+    /* An error found while opening that still let the trace be read (a
+     * stream file cut inside a packet, read up to its last whole packet):
+     * returned at the end instead of GCS_END. */
+    bool has_deferred;
+    gcs_error deferred;
     int64_t last_timestamp;
     uint64_t events;
 } ctf_container;
@@ -369,7 +374,11 @@ static gcs_status take_bt_error(gcs_error *err, gcs_status status, uint64_t even
     if (e) {
         uint64_t n = bt_error_get_cause_count(e);
         for (uint64_t i = 0; i < n && len + 4 < sizeof reason; i++) {
-            const char *m = bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, i));
+            const bt_error_cause *cause = bt_error_borrow_cause_by_index(e, i);
+            /* The library's own causes repeat the component's in its terms. */
+            if (bt_error_cause_get_actor_type(cause) == BT_ERROR_CAUSE_ACTOR_TYPE_UNKNOWN)
+                continue;
+            const char *m = bt_error_cause_get_message(cause);
             len += (size_t)snprintf(reason + len, sizeof reason - len, ": %s", m ? m : "");
         }
         bt_error_release(e);
@@ -414,6 +423,10 @@ static gcs_status ctf_step(gcs_container *base, gcs_error *err)
                 sink->block(sink->ctx);
             continue;
         case BT_GRAPH_RUN_ONCE_STATUS_END:
+            if (c->has_deferred) {
+                *err = c->deferred;
+                return c->deferred.status;
+            }
             return GCS_END;
         case BT_GRAPH_RUN_ONCE_STATUS_AGAIN:
             continue; /* files never wait; a component asked to be called again */
@@ -534,27 +547,27 @@ done:
 }
 
 gcs_status gcs_ctf_open_traces(gcs_stream *s, const gcs_sink *sink, char *const *inputs,
-                               size_t n, char *tmp_dir, gcs_container **out, gcs_error *err)
+                               size_t n, char *tmp_dir, const gcs_error *deferred,
+                               gcs_container **out, gcs_error *err)
 {
     ctf_container *c = calloc(1, sizeof *c);
-    if (!c) {
-        if (tmp_dir) {
-            gcs_ctf_remove_tree(tmp_dir);
-            free(tmp_dir);
-        }
+    if (!c)
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
-    }
     c->base.ops = &ctf_ops;
     c->base.stream = s;
     c->base.sink = sink;
-    c->tmp_dir = tmp_dir;
+    if (deferred) {
+        c->has_deferred = true;
+        c->deferred = *deferred;
+    }
     gcs_buf_init(&c->payload, CTF_MAX_PAYLOAD);
     gcs_status st = class_grow(c) ? build_graph(c, inputs, n, err)
                                   : GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
     if (st != GCS_OK) {
-        ctf_destroy(&c->base);
+        ctf_destroy(&c->base); /* tmp_dir stays the caller's */
         return st;
     }
+    c->tmp_dir = tmp_dir;
     *out = &c->base;
     return GCS_OK;
 }

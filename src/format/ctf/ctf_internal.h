@@ -10,10 +10,13 @@
 /* Folders holding a CTF trace (a "metadata" file) scanned below a root. */
 #define GCS_CTF_MAX_TRACES 64
 
-/* Creates the container over the trace folders inputs[0..n). Takes
- * tmp_dir (may be NULL): removed with the container, or now on failure. */
+/* Creates the container over the trace folders inputs[0..n). On success
+ * it takes tmp_dir (may be NULL), removed with the container; on failure
+ * tmp_dir stays the caller's. deferred (may be NULL): an error the
+ * container returns at the end of the events instead of GCS_END. */
 gcs_status gcs_ctf_open_traces(gcs_stream *s, const gcs_sink *sink, char *const *inputs,
-                               size_t n, char *tmp_dir, gcs_container **out, gcs_error *err);
+                               size_t n, char *tmp_dir, const gcs_error *deferred,
+                               gcs_container **out, gcs_error *err);
 
 /* Removes the folder tree at path (an extracted zip). */
 void gcs_ctf_remove_tree(const char *path);

@@ -83,23 +83,200 @@ static void scan(const char *dir, unsigned depth, trace_list *l)
     free(names);
 }
 
+/* The stream file babeltrace2 could not index, named in its error. */
+static bool unindexable_file(const char *reason, char *out, size_t cap)
+{
+    static const char tag[] = "Failed to index CTF stream file '";
+    const char *p = strstr(reason, tag);
+    if (!p)
+        return false;
+    p += sizeof tag - 1;
+    const char *q = strchr(p, '\'');
+    if (!q || (size_t)(q - p) >= cap)
+        return false;
+    memcpy(out, p, (size_t)(q - p));
+    out[q - p] = '\0';
+    return true;
+}
+
+static uint64_t be64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Bytes of the stream file `path` (size bytes) that hold whole packets,
+ * from LTTng's index beside it (index/<name>.idx: a header, then one entry
+ * per packet starting with its offset and its size in bits, big-endian).
+ * 0 when there is no usable index. */
+static uint64_t whole_packet_bytes(const char *path, uint64_t size)
+{
+    char idx[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return 0;
+    int n = snprintf(idx, sizeof idx, "%.*s/index/%s.idx", (int)(slash - path), path, slash + 1);
+    if (n <= 0 || (size_t)n >= sizeof idx)
+        return 0;
+    FILE *f = fopen(idx, "rb");
+    if (!f)
+        return 0;
+    uint8_t h[16], e[16];
+    uint64_t keep = 0;
+    if (fread(h, 1, 16, f) == 16 && be64(h) >> 32 == 0xC1F1DCC1u) {
+        uint32_t len = (uint32_t)h[12] << 24 | (uint32_t)h[13] << 16 | (uint32_t)h[14] << 8 | h[15];
+        while (len >= 16 && len <= 4096 && fread(e, 1, 16, f) == 16 &&
+               fseek(f, (long)len - 16, SEEK_CUR) == 0) {
+            uint64_t off = be64(e), bits = be64(e + 8);
+            if (off > size || bits / 8 > size - off)
+                break; /* this packet is the one cut */
+            if (off + bits / 8 > keep)
+                keep = off + bits / 8;
+        }
+    }
+    fclose(f);
+    return keep;
+}
+
+/* Copies the first n bytes of from into the new file to. */
+static bool copy_prefix(const char *from, const char *to, uint64_t n)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    bool ok = in >= 0 && out >= 0;
+    char buf[1 << 16];
+    while (ok && n > 0) {
+        ssize_t r = read(in, buf, n < sizeof buf ? (size_t)n : sizeof buf);
+        ok = r > 0 && write(out, buf, (size_t)r) == r;
+        n -= ok ? (uint64_t)r : 0;
+    }
+    if (in >= 0)
+        close(in);
+    if (out >= 0)
+        close(out);
+    return ok;
+}
+
+/* Mirrors the trace folder `trace` into `to` with links, except the stream
+ * file `cut`, copied up to `keep` bytes (left out when 0), and its index
+ * (babeltrace2 then indexes the copy itself). */
+static bool mirror_trace(const char *trace, const char *to, const char *cut, uint64_t keep)
+{
+    if (mkdir(to, 0700) != 0)
+        return false;
+    const char *cut_name = strrchr(cut, '/') + 1;
+    char cut_idx[300];
+    snprintf(cut_idx, sizeof cut_idx, "%s.idx", cut_name);
+    for (int pass = 0; pass < 2; pass++) { /* the trace folder, then index/ */
+        char from_dir[4096], to_dir[4096];
+        int lf = snprintf(from_dir, sizeof from_dir, "%s%s", trace, pass ? "/index" : "");
+        int lt = snprintf(to_dir, sizeof to_dir, "%s%s", to, pass ? "/index" : "");
+        if (lf <= 0 || (size_t)lf >= sizeof from_dir || lt <= 0 || (size_t)lt >= sizeof to_dir)
+            return false;
+        struct dirent **names;
+        int k = scandir(from_dir, &names, NULL, alphasort);
+        if (k < 0)
+            continue;
+        if (pass && mkdir(to_dir, 0700) != 0)
+            k = -k; /* free the names, link nothing */
+        bool ok = true;
+        for (int i = 0; i < (k < 0 ? -k : k); i++) {
+            const char *nm = names[i]->d_name;
+            char a[4096], b[4096];
+            struct stat st;
+            int la = snprintf(a, sizeof a, "%s/%s", from_dir, nm);
+            int lb = snprintf(b, sizeof b, "%s/%s", to_dir, nm);
+            if (k > 0 && ok && la > 0 && (size_t)la < sizeof a && lb > 0 && (size_t)lb < sizeof b &&
+                stat(a, &st) == 0 && S_ISREG(st.st_mode)) {
+                if (!pass && strcmp(nm, cut_name) == 0)
+                    ok = keep == 0 || copy_prefix(a, b, keep);
+                else if (!(pass && strcmp(nm, cut_idx) == 0))
+                    ok = symlink(a, b) == 0;
+            }
+            free(names[i]);
+        }
+        free(names);
+        if (!ok || k < 0)
+            return false;
+    }
+    return true;
+}
+
+/* Opens the traces found below root. babeltrace2 refuses a trace whose
+ * stream file ends inside a packet (it indexes every packet first): such a
+ * trace is opened again from a mirror holding that file's whole packets
+ * only, and the cut is reported after the events (partial results, then
+ * the error). */
 static gcs_status open_found(gcs_stream *s, const gcs_sink *sink, const char *root,
                              char *tmp_dir, const char *shown, gcs_container **out,
                              gcs_error *err)
 {
     trace_list l = {0};
     scan(root, CTF_SCAN_DEPTH, &l);
+    gcs_status st;
     if (l.n == 0) {
-        if (tmp_dir) {
-            gcs_ctf_remove_tree(tmp_dir);
-            free(tmp_dir);
-        }
-        return GCS_FAIL(err, GCS_ERR_NOT_TRACE, 0,
-                        "not a trace: %s holds no CTF trace (no folder with a metadata file)",
-                        shown);
+        st = GCS_FAIL(err, GCS_ERR_NOT_TRACE, 0,
+                      "not a trace: %s holds no CTF trace (no folder with a metadata file)", shown);
+        goto fail;
     }
-    gcs_status st = gcs_ctf_open_traces(s, sink, l.paths, l.n, tmp_dir, out, err);
+    gcs_error deferred;
+    bool has_deferred = false;
+    for (unsigned attempt = 0;; attempt++) {
+        st = gcs_ctf_open_traces(s, sink, l.paths, l.n, tmp_dir, has_deferred ? &deferred : NULL,
+                                 out, err);
+        if (st == GCS_OK) {
+            list_free(&l);
+            return GCS_OK;
+        }
+        char bad[4096];
+        struct stat sb;
+        if (attempt == GCS_CTF_MAX_TRACES || !unindexable_file(err->reason, bad, sizeof bad) ||
+            stat(bad, &sb) != 0)
+            goto fail;
+        size_t i = 0;
+        while (i < l.n && !(strncmp(bad, l.paths[i], strlen(l.paths[i])) == 0 &&
+                            bad[strlen(l.paths[i])] == '/' &&
+                            !strchr(bad + strlen(l.paths[i]) + 1, '/')))
+            i++;
+        if (i == l.n)
+            goto fail;
+        if (!tmp_dir) {
+            const char *t = getenv("TMPDIR");
+            char templ[4096];
+            int n = snprintf(templ, sizeof templ, "%s/gcscope-ctf-XXXXXX", t && t[0] ? t : "/tmp");
+            if (n <= 0 || (size_t)n >= sizeof templ || !mkdtemp(templ) || !(tmp_dir = strdup(templ)))
+                goto fail;
+        }
+        uint64_t size = (uint64_t)sb.st_size, keep = whole_packet_bytes(bad, size);
+        char mirror[4096];
+        snprintf(mirror, sizeof mirror, "%s/cut-%u", tmp_dir, attempt);
+        char *dup = strdup(mirror);
+        if (!dup || !mirror_trace(l.paths[i], mirror, bad, keep)) {
+            free(dup);
+            goto fail;
+        }
+        if (!has_deferred) {
+            /* Named by its path in the input, not in our mirror. */
+            const char *shown_bad = bad;
+            if (tmp_dir && strncmp(bad, tmp_dir, strlen(tmp_dir)) == 0)
+                shown_bad = strstr(bad + strlen(tmp_dir), "/") ? bad + strlen(tmp_dir) + 1 : bad;
+            GCS_FAIL(&deferred, GCS_ERR_TRUNCATED, keep,
+                     "stream file %s ends at byte %llu inside a packet; read up to "
+                     "byte %llu (its whole packets)",
+                     shown_bad, (unsigned long long)size, (unsigned long long)keep);
+            has_deferred = true;
+        }
+        free(l.paths[i]);
+        l.paths[i] = dup;
+    }
+fail:
     list_free(&l);
+    if (tmp_dir) {
+        gcs_ctf_remove_tree(tmp_dir);
+        free(tmp_dir);
+    }
     return st;
 }
 
