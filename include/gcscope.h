@@ -10,4 +10,5 @@
 #include "gcscope/gc.h"
 #include "gcscope/objects.h"
 #include "gcscope/live.h"
+#include "gcscope/gc_insight.h"
 #endif

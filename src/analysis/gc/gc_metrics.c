@@ -1,0 +1,260 @@
+/*
+ * analysis/gc/gc_metrics.c - headline metrics, the minimum mutator
+ * utilization curve and the Mann-Whitney test over a GC list
+ * (gcscope/gc_insight.h). Pure functions of the GC records: the unit tests
+ * feed them synthetic lists.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcscope/gc_insight.h"
+
+bool gcs_gc_reason_is_induced(uint32_t reason)
+{
+    return reason == 1 || reason == 7 || reason == 9 || reason == 10 || reason == 17;
+}
+
+double gcs_percentile_sorted(const double *sorted, size_t n, double p)
+{
+    if (n == 0)
+        return NAN;
+    /* Nearest rank: ceil(p/100 * n), at least 1. */
+    double r = ceil(p / 100.0 * (double)n);
+    size_t rank = r < 1 ? 1 : (size_t)r;
+    if (rank > n)
+        rank = n;
+    return sorted[rank - 1];
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static bool counted_pause(const gcs_gc_info *gc)
+{
+    return gc->is_complete && isfinite(gc->pause_ms);
+}
+
+bool gcs_gc_kpis_compute(const gcs_gc_process *p, gcs_gc_kpis *k)
+{
+    memset(k, 0, sizeof *k);
+    k->gc_count = (uint32_t)p->gc_count;
+    double *pauses = malloc((p->gc_count ? p->gc_count : 1) * sizeof *pauses);
+    if (!pauses)
+        return false;
+    size_t n = 0;
+    double first = INFINITY, last = -INFINITY, allocated = 0;
+    for (size_t i = 0; i < p->gc_count; i++) {
+        const gcs_gc_info *gc = &p->gcs[i];
+        double t = isfinite(gc->pause_start_ms) ? gc->pause_start_ms : gc->start_ms;
+        if (isfinite(t) && t < first)
+            first = t;
+        double end = t + (isfinite(gc->pause_ms) ? gc->pause_ms : 0);
+        if (isfinite(end) && end > last)
+            last = end;
+        if (!counted_pause(gc)) {
+            k->incomplete_count++;
+            continue;
+        }
+        pauses[n++] = gc->pause_ms;
+        k->total_pause_ms += gc->pause_ms;
+        if (gc->generation < 3)
+            k->gen_count[gc->generation]++;
+        if (gc->type < 3)
+            k->kind_count[gc->type]++;
+        if (gcs_gc_reason_is_induced(gc->reason))
+            k->induced_count++;
+        double peak = fmax(gc->heap_size_peak_mb, gc->heap_size_before_mb);
+        if (isfinite(peak) && peak > k->peak_heap_mb)
+            k->peak_heap_mb = peak;
+        if (isfinite(gc->allocated_since_last_gc_mb))
+            allocated += gc->allocated_since_last_gc_mb;
+    }
+    k->complete_count = (uint32_t)n;
+    /* The runtime's own span when the analyzer knows it, else the GCs'. */
+    if (isfinite(p->first_event_ms) && isfinite(p->last_event_ms) &&
+        p->last_event_ms > p->first_event_ms) {
+        first = p->first_event_ms;
+        last = p->last_event_ms;
+    }
+    k->span_ms = last > first ? last - first : 0;
+    k->total_allocated_mb = p->all.count > 0 ? p->all.total_allocated_mb : allocated;
+    qsort(pauses, n, sizeof *pauses, cmp_double);
+    k->p50_pause_ms = gcs_percentile_sorted(pauses, n, 50);
+    k->p90_pause_ms = gcs_percentile_sorted(pauses, n, 90);
+    k->p99_pause_ms = gcs_percentile_sorted(pauses, n, 99);
+    k->max_pause_ms = n ? pauses[n - 1] : NAN;
+    k->mean_pause_ms = n ? k->total_pause_ms / (double)n : NAN;
+    k->gc_pct = k->span_ms > 0 ? 100.0 * k->total_pause_ms / k->span_ms : NAN;
+    k->throughput_pct = isfinite(k->gc_pct) ? 100.0 - k->gc_pct : NAN;
+    k->alloc_rate_mb_s = k->span_ms > 0 ? k->total_allocated_mb / (k->span_ms / 1000.0) : NAN;
+    free(pauses);
+    return true;
+}
+
+/* ------------------------------------------------------------------ MMU */
+
+typedef struct interval {
+    double start, end;
+} interval;
+
+static int cmp_interval(const void *a, const void *b)
+{
+    const interval *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start ? 1 : 0;
+}
+
+/* Paused time in [0, t) over merged sorted intervals, with prefix[i] the
+ * paused time of intervals before i. */
+static double paused_before(const interval *iv, const double *prefix, size_t n, double t)
+{
+    /* The first interval starting at or after t. */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (iv[mid].start < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    double s = prefix[lo];
+    if (lo > 0 && iv[lo - 1].end > t) /* t falls inside interval lo-1 */
+        s -= iv[lo - 1].end - t;
+    return s;
+}
+
+bool gcs_gc_mmu(const gcs_gc_info *gcs, size_t n, double from_ms, double to_ms,
+                const double *windows_ms, size_t n_windows, double *out)
+{
+    interval *iv = malloc((n ? n : 1) * sizeof *iv);
+    double *prefix = malloc((n + 1) * sizeof *prefix);
+    if (!iv || !prefix) {
+        free(iv);
+        free(prefix);
+        return false;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gcs_gc_info *gc = &gcs[i];
+        if (!counted_pause(gc) || !isfinite(gc->pause_start_ms) || gc->pause_ms <= 0)
+            continue;
+        double s = fmax(gc->pause_start_ms, from_ms), e = fmin(gc->pause_start_ms + gc->pause_ms, to_ms);
+        if (e > s)
+            iv[m++] = (interval){s, e};
+    }
+    qsort(iv, m, sizeof *iv, cmp_interval);
+    /* Merge overlaps (a background GC's pause can overlap nothing, but a
+     * hand-made list may). */
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (k > 0 && iv[i].start <= iv[k - 1].end)
+            iv[k - 1].end = fmax(iv[k - 1].end, iv[i].end);
+        else
+            iv[k++] = iv[i];
+    }
+    prefix[0] = 0;
+    for (size_t i = 0; i < k; i++)
+        prefix[i + 1] = prefix[i] + (iv[i].end - iv[i].start);
+    double span = to_ms - from_ms;
+    for (size_t w = 0; w < n_windows; w++) {
+        double win = windows_ms[w];
+        if (!(win > 0) || !(win <= span)) {
+            out[w] = NAN;
+            continue;
+        }
+        /* The paused time of [t, t+win) is piecewise linear in t: its
+         * maximum is at a window starting where a pause starts or ending
+         * where one ends (clamped to the span). */
+        double worst = 0;
+        double last_start = to_ms - win;
+        for (size_t i = 0; i < k; i++) {
+            double cand[2] = {iv[i].start, iv[i].end - win};
+            for (int c = 0; c < 2; c++) {
+                double t = fmin(fmax(cand[c], from_ms), last_start);
+                double paused = paused_before(iv, prefix, k, t + win) - paused_before(iv, prefix, k, t);
+                if (paused > worst)
+                    worst = paused;
+            }
+        }
+        double u = 1.0 - worst / win;
+        out[w] = u < 0 ? 0 : u;
+    }
+    free(iv);
+    free(prefix);
+    return true;
+}
+
+size_t gcs_gc_mmu_windows(double span_ms, double *out, size_t cap)
+{
+    static const double steps[3] = {1, 2, 5};
+    size_t n = 0;
+    for (double decade = 1; n < cap; decade *= 10) {
+        for (int s = 0; s < 3 && n < cap; s++) {
+            double w = decade * steps[s];
+            if (w > span_ms)
+                return n;
+            out[n++] = w;
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------- Mann-Whitney */
+
+typedef struct ranked {
+    double v;
+    int group; /* 0: a, 1: b */
+} ranked;
+
+static int cmp_ranked(const void *x, const void *y)
+{
+    const ranked *a = x, *b = y;
+    return a->v < b->v ? -1 : a->v > b->v ? 1 : a->group - b->group;
+}
+
+bool gcs_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *z,
+                      double *p_two_sided)
+{
+    if (na == 0 || nb == 0)
+        return false;
+    size_t n = na + nb;
+    ranked *r = malloc(n * sizeof *r);
+    if (!r)
+        return false;
+    for (size_t i = 0; i < na; i++)
+        r[i] = (ranked){a[i], 0};
+    for (size_t i = 0; i < nb; i++)
+        r[na + i] = (ranked){b[i], 1};
+    qsort(r, n, sizeof *r, cmp_ranked);
+    double rank_sum_b = 0, ties = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && r[j].v == r[i].v)
+            j++;
+        double t = (double)(j - i);
+        double mid_rank = ((double)i + 1 + (double)j) / 2.0; /* ranks i+1..j */
+        for (size_t q = i; q < j; q++)
+            if (r[q].group == 1)
+                rank_sum_b += mid_rank;
+        ties += t * t * t - t;
+        i = j;
+    }
+    free(r);
+    double dna = (double)na, dnb = (double)nb, dn = (double)n;
+    double u_b = rank_sum_b - dnb * (dnb + 1) / 2.0;
+    double mean = dna * dnb / 2.0;
+    double var = dna * dnb / 12.0 * ((dn + 1) - ties / (dn * (dn - 1 > 0 ? dn - 1 : 1)));
+    if (!(var > 0)) {
+        *z = 0;
+        *p_two_sided = 1;
+        return true;
+    }
+    double d = u_b - mean;
+    double cc = d > 0 ? -0.5 : d < 0 ? 0.5 : 0; /* continuity correction */
+    *z = (d + cc) / sqrt(var);
+    *p_two_sided = erfc(fabs(*z) / sqrt(2.0));
+    return true;
+}
