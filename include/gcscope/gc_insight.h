@@ -94,6 +94,18 @@ int gcs_gc_findings(const gcs_gc_process *p, const gcs_gc_finding_options *opts,
 bool gcs_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *z,
                       double *p_two_sided);
 
+/*
+ * Bootstrap confidence interval of stat(b) - stat(a), stat being the
+ * nearest-rank percentile p (0..100) or, with p < 0, the mean: both
+ * samples resampled with replacement `resamples` times by a fixed-seed
+ * generator (the same inputs give the same interval), the interval the
+ * central `confidence` (e.g. 0.99) of the differences. Each resample costs
+ * O(n) (percentiles through counts of drawn ranks in the sorted sample).
+ * False when a sample is empty or on out-of-memory.
+ */
+bool gcs_bootstrap_diff_ci(const double *a, size_t na, const double *b, size_t nb, double p,
+                           unsigned resamples, double confidence, double *lo, double *hi);
+
 typedef enum gcs_verdict {
     GCS_VERDICT_SAME = 0,   /* "no significant change" */
     GCS_VERDICT_REGRESSED,
@@ -105,22 +117,31 @@ const char *gcs_verdict_name(gcs_verdict v);
 typedef struct gcs_gc_compare_row {
     const char *metric;    /* "p99_pause_ms", ... */
     double base, next, delta, delta_pct; /* delta_pct NaN when base is 0 */
-    double p_value;        /* of the pause distribution test; NaN for other metrics */
+    double ci_lo, ci_hi;   /* pause metrics: bootstrap interval of delta (else NaN) */
+    double p_value;        /* pause metrics: Mann-Whitney p of the two pause
+                              distributions (else NaN) */
     gcs_verdict verdict;
 } gcs_gc_compare_row;
 
 enum { GCS_GC_COMPARE_ROWS = 12 };
 
 typedef struct gcs_gc_compare_options {
-    double alpha;          /* significance of the pause test; 0: 0.01 */
+    double alpha;          /* significance of the pause distribution test; 0: 0.001 */
+    double confidence;     /* of the bootstrap interval shown; 0: 0.99 */
     double min_change_pct; /* smaller relative changes are "no significant change"; 0: 5 */
+    double min_change_ms;  /* pause metrics: smaller changes too (sub-0.1 ms moves are
+                              not worth acting on); 0: 0.1 */
 } gcs_gc_compare_options;
 
 /* Compares the headline metrics of two runtimes (rows in a fixed order).
- * Pause metrics change significantly only when the Mann-Whitney test of
- * the two pause distributions says so (p < alpha) and the metric moved
- * by more than min_change_pct; other metrics by min_change_pct alone.
- * Returns the row count, or -1 on out-of-memory. */
+ * Pause metrics (mean, p50, p90, p99, max) change significantly only when
+ * the Mann-Whitney test says the pause distribution shifted (p < alpha)
+ * in the direction the metric moved, and it moved by more than
+ * min_change_pct and min_change_ms; the others (counts, totals, peak heap)
+ * by min_change_pct alone. The bootstrap interval of each pause metric's
+ * delta is given too (a percentile of ~100 heavy-tailed pauses is too
+ * unstable for its interval to decide). Returns the row count, or -1 on
+ * out-of-memory. */
 int gcs_gc_compare(const gcs_gc_process *base, const gcs_gc_process *next,
                    const gcs_gc_compare_options *opts, gcs_gc_compare_row rows[GCS_GC_COMPARE_ROWS]);
 

@@ -272,8 +272,10 @@ static double *pauses_of(const gcs_gc_process *p, size_t *n)
 int gcs_gc_compare(const gcs_gc_process *base, const gcs_gc_process *next,
                    const gcs_gc_compare_options *opts, gcs_gc_compare_row rows[GCS_GC_COMPARE_ROWS])
 {
-    double alpha = opts && opts->alpha > 0 ? opts->alpha : 0.01;
+    double confidence = opts && opts->confidence > 0 ? opts->confidence : 0.99;
+    double alpha = opts && opts->alpha > 0 ? opts->alpha : 0.001;
     double min_change = opts && opts->min_change_pct > 0 ? opts->min_change_pct : 5.0;
+    double min_change_ms = opts && opts->min_change_ms > 0 ? opts->min_change_ms : 0.1;
     gcs_gc_kpis a, b;
     if (!gcs_gc_kpis_compute(base, &a) || !gcs_gc_kpis_compute(next, &b))
         return -1;
@@ -287,25 +289,24 @@ int gcs_gc_compare(const gcs_gc_process *base, const gcs_gc_process *next,
     double z = 0, pval = NAN;
     if (!gcs_mann_whitney(pa, na, pb, nb, &z, &pval))
         pval = NAN;
-    free(pa);
-    free(pb);
     struct {
         const char *name;
         double a, b;
-        bool pause_test; /* gated by the distribution test */
+        double pause_stat; /* the pause percentile (-1: mean) gated by a
+                              bootstrap interval; NAN: not a pause metric */
     } m[GCS_GC_COMPARE_ROWS] = {
-        {"gc_count", a.complete_count, b.complete_count, false},
-        {"gen2_count", a.gen_count[2], b.gen_count[2], false},
-        {"induced_count", a.induced_count, b.induced_count, false},
-        {"total_pause_ms", a.total_pause_ms, b.total_pause_ms, false},
-        {"gc_pct", a.gc_pct, b.gc_pct, false},
-        {"mean_pause_ms", a.mean_pause_ms, b.mean_pause_ms, true},
-        {"p50_pause_ms", a.p50_pause_ms, b.p50_pause_ms, true},
-        {"p90_pause_ms", a.p90_pause_ms, b.p90_pause_ms, true},
-        {"p99_pause_ms", a.p99_pause_ms, b.p99_pause_ms, true},
-        {"max_pause_ms", a.max_pause_ms, b.max_pause_ms, true},
-        {"peak_heap_mb", a.peak_heap_mb, b.peak_heap_mb, false},
-        {"total_allocated_mb", a.total_allocated_mb, b.total_allocated_mb, false},
+        {"gc_count", a.complete_count, b.complete_count, NAN},
+        {"gen2_count", a.gen_count[2], b.gen_count[2], NAN},
+        {"induced_count", a.induced_count, b.induced_count, NAN},
+        {"total_pause_ms", a.total_pause_ms, b.total_pause_ms, NAN},
+        {"gc_pct", a.gc_pct, b.gc_pct, NAN},
+        {"mean_pause_ms", a.mean_pause_ms, b.mean_pause_ms, -1},
+        {"p50_pause_ms", a.p50_pause_ms, b.p50_pause_ms, 50},
+        {"p90_pause_ms", a.p90_pause_ms, b.p90_pause_ms, 90},
+        {"p99_pause_ms", a.p99_pause_ms, b.p99_pause_ms, 99},
+        {"max_pause_ms", a.max_pause_ms, b.max_pause_ms, 100},
+        {"peak_heap_mb", a.peak_heap_mb, b.peak_heap_mb, NAN},
+        {"total_allocated_mb", a.total_allocated_mb, b.total_allocated_mb, NAN},
     };
     for (int i = 0; i < GCS_GC_COMPARE_ROWS; i++) {
         gcs_gc_compare_row *r = &rows[i];
@@ -314,16 +315,26 @@ int gcs_gc_compare(const gcs_gc_process *base, const gcs_gc_process *next,
         r->next = m[i].b;
         r->delta = m[i].b - m[i].a;
         r->delta_pct = m[i].a != 0 && isfinite(m[i].a) ? 100.0 * r->delta / fabs(m[i].a) : NAN;
-        r->p_value = m[i].pause_test ? pval : NAN;
+        bool pause_metric = !isnan(m[i].pause_stat);
+        r->p_value = pause_metric ? pval : NAN;
+        r->ci_lo = r->ci_hi = NAN;
+        if (pause_metric && !gcs_bootstrap_diff_ci(pa, na, pb, nb, m[i].pause_stat, 1000,
+                                                   confidence, &r->ci_lo, &r->ci_hi))
+            r->ci_lo = r->ci_hi = NAN;
         /* Moved enough: by min_change % of the base, or from zero to something. */
         bool moved = isfinite(r->delta_pct) ? fabs(r->delta_pct) > min_change
                                             : (isfinite(r->delta) && r->delta != 0);
-        bool significant = moved && (!m[i].pause_test || (isfinite(pval) && pval < alpha));
+        /* A pause metric: the distribution shifted its way, and enough. */
+        bool shifted = isfinite(pval) && pval < alpha && (r->delta > 0) == (z > 0) &&
+                       fabs(r->delta) >= min_change_ms;
+        bool significant = moved && (!pause_metric || shifted);
         /* Every metric here is better lower. */
         r->verdict = !significant   ? GCS_VERDICT_SAME
                      : r->delta > 0 ? GCS_VERDICT_REGRESSED
                                     : GCS_VERDICT_IMPROVED;
     }
+    free(pa);
+    free(pb);
     return GCS_GC_COMPARE_ROWS;
 }
 

@@ -386,7 +386,7 @@ static void chart_mmu(FILE *f, int pi, const double *win, const double *mmu, siz
     double lmin = 0, lmax = n > 1 ? log10(win[n - 1]) : 1;
     double plot_w = CHART_W - PAD_L - 24;
     char b[48];
-    fputs("<polyline class=\"mmu\" fill=\"none\" points=\"", f);
+    fputs("<polyline class=\"mmul\" points=\"", f);
     for (size_t i = 0; i < n; i++)
         if (isfinite(mmu[i]))
             fprintf(f, "%.1f,%.1f ", PAD_L + 10 + plot_w * (log10(win[i]) - lmin) / (lmax - lmin),
@@ -679,7 +679,7 @@ static void write_process(FILE *f, int pi, const gcs_gc_process *p, const gcs_gc
           "<th>alloc MB/ms GC</th><th>induced</th></tr>\n", f);
     rollup_row(f, "ALL", p, &p->all);
     for (int g = 0; g < 3; g++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "%d", g);
         rollup_row(f, name, p, &p->gen[g]);
     }
@@ -706,7 +706,7 @@ static const char CSS[] =
     ".grid{stroke:#e4e4e4}.lbl{font-size:10px;fill:#555}"
     ".g0{fill:#4e79a7}.g1{fill:#59a14f}.g2{fill:#e15759}.g3{fill:#f28e2b}.g4{fill:#b07aa1}"
     ".bgc{fill:#f28e2b;opacity:.45}.alloc{fill:#76b7b2}.hist{fill:#4e79a7}"
-    ".mmu{stroke:#e15759;fill:#e15759;stroke-width:2}polyline{stroke-width:1.5}"
+    ".mmu{fill:#e15759}.mmul{stroke:#e15759;fill:none;stroke-width:2}polyline{stroke-width:1.5}"
     ".legend span{margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}"
     "table.t{border-collapse:collapse;font-size:12px}table.t td,table.t th{border:1px solid #ddd;padding:2px 6px;text-align:right}"
     "table.t th{background:#f0f0f0;cursor:pointer}.findings li{margin-bottom:6px}"

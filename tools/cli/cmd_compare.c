@@ -2,7 +2,8 @@
  * gcscope compare BASE NEW [--format table|json|html] [--min-change-pct X] [--alpha A]
  *
  * Per runtime, the headline metrics of two traces side by side with the
- * delta, a Mann-Whitney test on the pause distributions, and a verdict per
+ * delta, a Mann-Whitney test of the pause distributions (and bootstrap
+ * intervals of the pause metrics' deltas), and a verdict per
  * metric (docs/report.md).
  */
 #include <math.h>
@@ -17,7 +18,7 @@ enum { OPT_FORMAT = 1, OPT_MIN_CHANGE, OPT_ALPHA };
 static const cli_option compare_options[] = {
     {OPT_FORMAT, "format", 0, "table|json|html", "output format (default table)"},
     {OPT_MIN_CHANGE, "min-change-pct", 0, "X", "smaller changes are no significant change (default 5)"},
-    {OPT_ALPHA, "alpha", 0, "A", "significance level of the pause test (default 0.01)"},
+    {OPT_ALPHA, "alpha", 0, "A", "significance level of the pause distribution test (default 0.001)"},
     {0},
 };
 
@@ -31,9 +32,11 @@ const cli_command cmd_compare = {
     .summary = "compare the GC metrics of two traces (delta, significance, verdict)",
     .options = compare_options,
     .notes = "Runtimes that ran a GC are paired in order (pid, then runtime id).\n"
-             "Pause metrics change significantly only when a Mann-Whitney U test of the\n"
-             "two pause distributions gives p < alpha and the metric moved more than\n"
-             "--min-change-pct; the other metrics by --min-change-pct alone.\n"
+             "Pause metrics (mean, p50, p90, p99, max) change significantly only when a\n"
+             "Mann-Whitney U test of the two pause distributions gives p < alpha in the\n"
+             "direction the metric moved, and it moved more than --min-change-pct and\n"
+             "0.1 ms; the other metrics by --min-change-pct alone. The interval column is\n"
+             "a 99 % bootstrap interval of the delta (information).\n"
              "BASE and NEW are .nettrace or .netperf files.\n",
     .run = run_compare,
 };
@@ -51,21 +54,25 @@ static void put(FILE *f, double v, const char *undef)
 
 static void table_rows(FILE *f, const gcs_gc_compare_row *rows, int n)
 {
-    fprintf(f, "%-20s %14s %14s %14s %9s %9s  %s\n", "metric", "base", "new", "delta", "delta %",
-            "p", "verdict");
+    fprintf(f, "%-20s %14s %14s %14s %9s %9s %23s  %s\n", "metric", "base", "new", "delta",
+            "delta %", "p", "interval of delta", "verdict");
     for (int i = 0; i < n; i++) {
         const gcs_gc_compare_row *r = &rows[i];
-        char pct[32], pv[32];
+        char pct[32], pv[64], pp[32];
         if (isfinite(r->delta_pct))
             snprintf(pct, sizeof pct, "%+.1f", r->delta_pct);
         else
             snprintf(pct, sizeof pct, "-");
-        if (isfinite(r->p_value))
-            snprintf(pv, sizeof pv, "%.4f", r->p_value);
+        if (isfinite(r->ci_lo))
+            snprintf(pv, sizeof pv, "[%.3f, %.3f]", r->ci_lo, r->ci_hi);
         else
             snprintf(pv, sizeof pv, "-");
-        fprintf(f, "%-20s %14.3f %14.3f %+14.3f %9s %9s  %s\n", r->metric, r->base, r->next,
-                r->delta, pct, pv, gcs_verdict_name(r->verdict));
+        if (isfinite(r->p_value))
+            snprintf(pp, sizeof pp, "%.4f", r->p_value);
+        else
+            snprintf(pp, sizeof pp, "-");
+        fprintf(f, "%-20s %14.3f %14.3f %+14.3f %9s %9s %23s  %s\n", r->metric, r->base, r->next,
+                r->delta, pct, pp, pv, gcs_verdict_name(r->verdict));
     }
 }
 
@@ -82,7 +89,11 @@ static void json_rows(FILE *f, const gcs_gc_compare_row *rows, int n)
         put(f, r->delta, "null");
         fputs(", \"delta_pct\": ", f);
         put(f, r->delta_pct, "null");
-        fputs(", \"p_value\": ", f);
+        fputs(", \"ci_low\": ", f);
+        put(f, r->ci_lo, "null");
+        fputs(", \"ci_high\": ", f);
+        put(f, r->ci_hi, "null");
+        fputs(", \"mann_whitney_p\": ", f);
         if (isfinite(r->p_value))
             fprintf(f, "%.6f", r->p_value);
         else
@@ -95,7 +106,7 @@ static void json_rows(FILE *f, const gcs_gc_compare_row *rows, int n)
 static void html_rows(FILE *f, const gcs_gc_compare_row *rows, int n)
 {
     fputs("<table><tr><th>metric</th><th>base</th><th>new</th><th>delta</th><th>delta %</th>"
-          "<th>p</th><th>verdict</th></tr>\n", f);
+          "<th>interval of delta</th><th>verdict</th></tr>\n", f);
     for (int i = 0; i < n; i++) {
         const gcs_gc_compare_row *r = &rows[i];
         fprintf(f, "<tr class=\"%s\"><td>%s</td><td>", r->verdict == GCS_VERDICT_REGRESSED ? "bad"
@@ -110,8 +121,8 @@ static void html_rows(FILE *f, const gcs_gc_compare_row *rows, int n)
         fputs("</td><td>", f);
         put(f, r->delta_pct, "-");
         fputs("</td><td>", f);
-        if (isfinite(r->p_value))
-            fprintf(f, "%.4f", r->p_value);
+        if (isfinite(r->ci_lo))
+            fprintf(f, "[%.3f, %.3f]", r->ci_lo, r->ci_hi);
         else
             fputs("-", f);
         fprintf(f, "</td><td>%s</td></tr>\n", gcs_verdict_name(r->verdict));

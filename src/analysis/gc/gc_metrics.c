@@ -258,3 +258,70 @@ bool gcs_mann_whitney(const double *a, size_t na, const double *b, size_t nb, do
     *p_two_sided = erfc(fabs(*z) / sqrt(2.0));
     return true;
 }
+
+/* ------------------------------------------------------------ bootstrap */
+
+/* xorshift64*: small, fast, and the same sequence everywhere. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 2685821657736338717ull;
+}
+
+/* The statistic of one resample of the sorted sample v (n values): counts
+ * of drawn positions, then the rank-th smallest drawn value. */
+static double resample_stat(const double *v, size_t n, double p, uint32_t *counts, uint64_t *rng)
+{
+    if (p < 0) {
+        double sum = 0;
+        for (size_t i = 0; i < n; i++)
+            sum += v[next_random(rng) % n];
+        return sum / (double)n;
+    }
+    memset(counts, 0, n * sizeof *counts);
+    for (size_t i = 0; i < n; i++)
+        counts[next_random(rng) % n]++;
+    double r = ceil(p / 100.0 * (double)n);
+    size_t rank = r < 1 ? 1 : r > (double)n ? n : (size_t)r, seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        seen += counts[i];
+        if (seen >= rank)
+            return v[i];
+    }
+    return v[n - 1];
+}
+
+bool gcs_bootstrap_diff_ci(const double *a, size_t na, const double *b, size_t nb, double p,
+                           unsigned resamples, double confidence, double *lo, double *hi)
+{
+    if (na == 0 || nb == 0 || resamples == 0)
+        return false;
+    double *sa = malloc(na * sizeof *sa), *sb = malloc(nb * sizeof *sb);
+    double *diff = malloc(resamples * sizeof *diff);
+    uint32_t *counts = malloc((na > nb ? na : nb) * sizeof *counts);
+    bool ok = sa && sb && diff && counts;
+    if (ok) {
+        memcpy(sa, a, na * sizeof *sa);
+        memcpy(sb, b, nb * sizeof *sb);
+        qsort(sa, na, sizeof *sa, cmp_double);
+        qsort(sb, nb, sizeof *sb, cmp_double);
+        uint64_t rng = 0x9E3779B97F4A7C15ull;
+        for (unsigned i = 0; i < resamples; i++)
+            diff[i] = resample_stat(sb, nb, p, counts, &rng) - resample_stat(sa, na, p, counts, &rng);
+        qsort(diff, resamples, sizeof *diff, cmp_double);
+        double tail = (1.0 - confidence) / 2.0;
+        size_t ilo = (size_t)floor(tail * (resamples - 1));
+        size_t ihi = (size_t)ceil((1.0 - tail) * (resamples - 1));
+        *lo = diff[ilo];
+        *hi = diff[ihi < resamples ? ihi : resamples - 1];
+    }
+    free(sa);
+    free(sb);
+    free(diff);
+    free(counts);
+    return ok;
+}
