@@ -110,3 +110,4 @@ fi
 if [ -f scripts/bench-objects.sh ]; then
     sh scripts/bench-objects.sh
 fi
+sh scripts/bench-report.sh  # issue 12: report at 100,000 GCs, < 2 s and < 5 MB
