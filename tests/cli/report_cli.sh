@@ -3,6 +3,7 @@
 #   - report on every fixture and ../shared trace with GCs: the HTML parses,
 #     and its embedded data equals `stats --format json` (check_report_html.py);
 #   - the golden report of wks-concurrent (tests/golden/wks-concurrent.report.html.gz);
+#   - live --replay --report writes the same HTML as report;
 #   - compare: two runs of one workload (tests/data/compare) show no
 #     significant change in any pause metric; JSON and HTML formats;
 #   - check: exit 0 within limits, 1 over (a line per violation), 2 on bad
@@ -41,6 +42,13 @@ gzip -dc tests/golden/wks-concurrent.report.html.gz | cmp -s - "$tmp/golden.html
 [ "$(cat "$tmp/rc")" = 0 ] || fail "report --process 1: exit $(cat "$tmp/rc")"
 grep -q "no GC of process 1" "$tmp/err" || fail "report --process 1: stderr $(cat "$tmp/err")"
 [ -f "$tmp/report.html" ] || fail "report: no report.html by default"
+
+# live --report: the same report at the end of a (replayed) session.
+"$G" live --replay tests/data/wks-concurrent.nettrace --report "$tmp/live.html" > /dev/null 2>&1 || fail "live --report: exit $?"
+"$G" report tests/data/wks-concurrent.nettrace -o "$tmp/rep.html" 2>/dev/null
+cmp -s "$tmp/live.html" "$tmp/rep.html" || fail "live --report differs from report"
+"$G" live --replay tests/data/wks-concurrent.nettrace --report "$tmp/no/such/dir/r.html" > /dev/null 2>&1; rc=$?
+[ $rc = 2 ] || fail "live --report to a missing folder: exit $rc, want 2"
 
 # compare: same workload twice -> no significant change in any pause metric.
 "$G" compare tests/data/compare/run1.nettrace tests/data/compare/run2.nettrace > "$tmp/c.txt" || fail "compare: exit $?"
