@@ -62,6 +62,16 @@ bool gcs_gc_mmu(const gcs_gc_info *gcs, size_t n, double from_ms, double to_ms,
  * up to span_ms; returns how many were written (at most cap). */
 size_t gcs_gc_mmu_windows(double span_ms, double *out, size_t cap);
 
+/*
+ * Per-heap sizes of one GC (server GC: one per-heap history per heap, in
+ * arrival order as TraceEvent numbers heaps): for each heap the object
+ * space before the GC of gen0 + LOH + POH (size before minus free space),
+ * MB. p must be one of an's runtimes (gcs_gc_process_at). Writes at most
+ * cap values and returns how many histories the GC has (0: none).
+ */
+size_t gcs_gc_heap_object_space(const gcs_gc_analyzer *an, const gcs_gc_process *p,
+                                size_t gc_index, double *out_mb, size_t cap);
+
 /* ---- findings (docs/findings.md) ---- */
 
 typedef struct gcs_gc_finding {

@@ -239,24 +239,32 @@ static void chart_timeline(FILE *f, int pi, const gcs_gc_process *p, const axis 
 }
 
 /* A size series over time, drawn as its per-column min/max envelope. */
-typedef double (*series_fn)(const gcs_gc_info *gc, int arg);
+typedef double (*series_fn)(const gcs_gc_info *gc, size_t i, const void *ctx);
 
-static double s_before(const gcs_gc_info *gc, int arg)
+static double s_before(const gcs_gc_info *gc, size_t i, const void *ctx)
 {
+    if (!gc->has_heap_stats)
+        return NAN;
     return isfinite(gc->heap_size_peak_mb) ? gc->heap_size_peak_mb : gc->heap_size_before_mb;
 }
 
-static double s_after(const gcs_gc_info *gc, int arg)
+static double s_after(const gcs_gc_info *gc, size_t i, const void *ctx)
 {
-    return gc->heap_size_after_mb;
+    return gc->has_heap_stats ? gc->heap_size_after_mb : NAN;
 }
 
-static double s_gen_after(const gcs_gc_info *gc, int g)
+static double s_gen_after(const gcs_gc_info *gc, size_t i, const void *ctx)
 {
-    return gc->gen_size_after_mb[g];
+    return gc->has_heap_stats ? gc->gen_size_after_mb[*(const int *)ctx] : NAN;
 }
 
-static void polyline(FILE *f, const gcs_gc_process *p, const axis *a, series_fn fn, int arg,
+/* ctx: one value per GC (NaN: none). */
+static double s_values(const gcs_gc_info *gc, size_t i, const void *ctx)
+{
+    return ((const double *)ctx)[i];
+}
+
+static void polyline(FILE *f, const gcs_gc_process *p, const axis *a, series_fn fn, const void *ctx,
                      double vmax, const char *color, const char *cls)
 {
     enum { COLS = CHART_W - PAD_L - 4 };
@@ -265,8 +273,8 @@ static void polyline(FILE *f, const gcs_gc_process *p, const axis *a, series_fn 
         lo[c] = INFINITY, hi[c] = -INFINITY, first[c] = last[c] = NAN;
     for (size_t i = 0; i < p->gc_count; i++) {
         const gcs_gc_info *gc = &p->gcs[i];
-        double v = fn(gc, arg);
-        if (!gc->has_heap_stats || !isfinite(v))
+        double v = fn(gc, i, ctx);
+        if (!isfinite(v))
             continue;
         int c = col_of(a, gc_time(gc));
         if (!isfinite(first[c]))
@@ -302,13 +310,59 @@ static void chart_heap(FILE *f, int pi, const gcs_gc_process *p, const axis *a, 
     svg_open(f, id, "Heap size before and after each GC, and per generation after it (MB)", CHART_H);
     double vmax = nice_max(peak);
     svg_axes(f, vmax, " MB", a);
-    polyline(f, p, a, s_before, 0, vmax, colors[0], "s0");
-    polyline(f, p, a, s_after, 0, vmax, colors[1], "s1");
+    polyline(f, p, a, s_before, NULL, vmax, colors[0], "s0");
+    polyline(f, p, a, s_after, NULL, vmax, colors[1], "s1");
+    static const int gens[GCS_GEN_COUNT] = {0, 1, 2, 3, 4};
     for (int g = 0; g < GCS_GEN_COUNT; g++)
-        polyline(f, p, a, s_gen_after, g, vmax, colors[2 + g], "s2");
+        polyline(f, p, a, s_gen_after, &gens[g], vmax, colors[2 + g], "s2");
     char leg[1024];
     legend(leg, sizeof leg, NULL, 7, names, colors);
     svg_close(f, leg);
+}
+
+/* Server GC: per heap (its per-heap history, in arrival order) the object
+ * space of gen0 + LOH + POH before each GC, one line a heap (the first 16). */
+enum { MAX_HEAP_LINES = 16 };
+
+static void chart_heaps(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_gc_process *p,
+                        const axis *a)
+{
+    static const char *const palette[8] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
+                                           "#59a14f", "#edc948", "#b07aa1", "#9c755f"};
+    int heaps = p->max_heap_count > MAX_HEAP_LINES ? MAX_HEAP_LINES : p->max_heap_count;
+    if (!an || heaps <= 1 || p->gc_count == 0)
+        return;
+    double *vals = malloc((size_t)heaps * p->gc_count * sizeof *vals);
+    if (!vals)
+        return;
+    double vmax = 0, one[MAX_HEAP_LINES];
+    for (size_t i = 0; i < p->gc_count; i++) {
+        size_t k = gcs_gc_heap_object_space(an, p, i, one, MAX_HEAP_LINES);
+        for (int h = 0; h < heaps; h++) {
+            double v = (size_t)h < k ? one[h] : NAN;
+            vals[(size_t)h * p->gc_count + i] = v;
+            if (isfinite(v) && v > vmax)
+                vmax = v;
+        }
+    }
+    char id[32];
+    snprintf(id, sizeof id, "p%d-heaps", pi);
+    svg_open(f, id, "Server GC heaps: object space of gen0 + LOH + POH before each GC, per heap (MB)",
+             CHART_H);
+    vmax = nice_max(vmax);
+    svg_axes(f, vmax, " MB", a);
+    char names[MAX_HEAP_LINES][24];
+    const char *name_of[MAX_HEAP_LINES], *color_of[MAX_HEAP_LINES];
+    for (int h = 0; h < heaps; h++) {
+        polyline(f, p, a, s_values, vals + (size_t)h * p->gc_count, vmax, palette[h % 8], "s3");
+        snprintf(names[h], sizeof names[h], "heap %d", h);
+        name_of[h] = names[h];
+        color_of[h] = palette[h % 8];
+    }
+    char leg[2048];
+    legend(leg, sizeof leg, NULL, heaps, name_of, color_of);
+    svg_close(f, leg);
+    free(vals);
 }
 
 /* Allocation rate: what the GCs report allocated since the GC before,
@@ -517,8 +571,8 @@ static void table_condemned(FILE *f, const gcs_gc_process *p)
 static void data_json(FILE *f, const gcs_gc_process *p, const gcs_gc_kpis *k, const uint64_t *hist,
                       const double *win, const double *mmu, size_t nw)
 {
-    fprintf(f, "{\"pid\":%u,\"kpi\":{\"gc_count\":%u,\"incomplete\":%u,\"max_pause_ms\":", p->pid,
-            k->complete_count, k->incomplete_count);
+    fprintf(f, "{\"pid\":%u,\"heaps\":%d,\"kpi\":{\"gc_count\":%u,\"incomplete\":%u,\"max_pause_ms\":", p->pid,
+            p->max_heap_count, k->complete_count, k->incomplete_count);
     put_num(f, k->max_pause_ms, 6);
     fputs(",\"p50_pause_ms\":", f);
     put_num(f, k->p50_pause_ms, 6);
@@ -579,7 +633,7 @@ static void data_json(FILE *f, const gcs_gc_process *p, const gcs_gc_kpis *k, co
         fprintf(f, "],\"%s\":[", size_keys[s]);
         for (size_t i = 0; i < p->gc_count; i++) {
             const gcs_gc_info *gc = &p->gcs[i];
-            double v = s == 0   ? s_before(gc, 0)
+            double v = s == 0   ? s_before(gc, i, NULL)
                        : s == 1 ? gc->heap_size_after_mb
                        : s == 2 ? gc->promoted_mb
                                 : gc->user_allocated_mb[GCS_GEN0];
@@ -590,7 +644,8 @@ static void data_json(FILE *f, const gcs_gc_process *p, const gcs_gc_kpis *k, co
     fputs("]}}", f);
 }
 
-static void write_process(FILE *f, int pi, const gcs_gc_process *p, const gcs_gc_html_options *o)
+static void write_process(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_gc_process *p,
+                          const gcs_gc_html_options *o)
 {
     gcs_gc_kpis k;
     gcs_gc_kpis_compute(p, &k);
@@ -670,6 +725,7 @@ static void write_process(FILE *f, int pi, const gcs_gc_process *p, const gcs_gc
     fputs("<h3>Charts</h3>\n", f);
     chart_timeline(f, pi, p, &a, k.max_pause_ms);
     chart_heap(f, pi, p, &a, k.peak_heap_mb);
+    chart_heaps(f, pi, an, p, &a);
     chart_alloc(f, pi, p, &a);
     chart_histogram(f, pi, hist);
     chart_mmu(f, pi, win, mmu, nw);
@@ -742,8 +798,9 @@ static const char JS[] =
     "tip.style.left=(e.clientX+12)+'px';tip.style.top=(e.clientY+12)+'px';tip.style.display='block';});"
     "svg.addEventListener('mouseleave',function(){tip.style.display='none'});});})();";
 
-int gcs_gc_html_write_processes(FILE *f, const gcs_gc_process *const *ps, size_t n,
-                                const gcs_gc_html_options *opts)
+/* The page; an (may be NULL) gives the per-heap sizes of server GC. */
+static int write_page(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_process *const *ps, size_t n,
+                      const gcs_gc_html_options *opts)
 {
     gcs_gc_html_options none;
     memset(&none, 0, sizeof none);
@@ -766,7 +823,7 @@ int gcs_gc_html_write_processes(FILE *f, const gcs_gc_process *const *ps, size_t
         const gcs_gc_process *p = ps[i];
         if ((o->filter_pid && p->pid != o->pid) || p->gc_count == 0)
             continue;
-        write_process(f, (int)i, p, o);
+        write_process(f, (int)i, an, p, o);
         written++;
     }
     if (!written)
@@ -778,6 +835,12 @@ int gcs_gc_html_write_processes(FILE *f, const gcs_gc_process *const *ps, size_t
     return ferror(f) ? -1 : written;
 }
 
+int gcs_gc_html_write_processes(FILE *f, const gcs_gc_process *const *ps, size_t n,
+                                const gcs_gc_html_options *opts)
+{
+    return write_page(f, NULL, ps, n, opts);
+}
+
 int gcs_gc_html_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_html_options *opts)
 {
     size_t n = gcs_gc_process_count(an);
@@ -786,7 +849,7 @@ int gcs_gc_html_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_html_opti
         return -1;
     for (size_t i = 0; i < n; i++)
         ps[i] = gcs_gc_process_at(an, i);
-    int rc = gcs_gc_html_write_processes(f, ps, n, opts);
+    int rc = write_page(f, an, ps, n, opts);
     free(ps);
     return rc;
 }

@@ -100,7 +100,10 @@ def main():
             diff = next(i for i, (a, b) in enumerate(zip(g["p"], want_p)) if fmt3(a) != b)
             bad.append(f"pid {pid}: pause of GC #{numbers[diff]}: report {g['p'][diff]}, stats {want_p[diff]}")
         charts = [sid for sid in p.svgs if sid.startswith(f"p")]
-        for kind in ("timeline", "heap", "alloc", "hist", "mmu"):
+        kinds = ["timeline", "heap", "alloc", "hist", "mmu"] + (["heaps"] if d["heaps"] > 1 else [])
+        if d["heaps"] != max(s["heap_count"], 1) and d["heaps"] < s["heap_count"]:
+            bad.append(f"pid {pid}: heaps {d['heaps']}, stats heap_count {s['heap_count']}")
+        for kind in kinds:
             ids = [c for c in charts if c.endswith("-" + kind)]
             if not ids:
                 bad.append(f"pid {pid}: no {kind} chart")

@@ -338,6 +338,47 @@ static void test_fixture_doubled(void)
     gcs_source_free(src);
 }
 
+/* Per-heap object space: one value per per-heap history, on the two-heap
+ * server fixture; none for a hand-made process. */
+static void test_heap_object_space(void)
+{
+    const char *path = "tests/data/server.nettrace";
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_source *src = gcs_source_open_file(path, &err);
+    CHECK(src != NULL);
+    if (!src)
+        return;
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
+    const gcs_event *ev;
+    while (gcs_reader_next(r, &ev, &err) == GCS_OK)
+        gcs_gc_analyzer_feed(an, ev);
+    gcs_gc_analyzer_finish(an);
+    const gcs_gc_process *p = gcs_gc_process_at(an, 0);
+    CHECK(p != NULL && p->max_heap_count == 2);
+    size_t with_two = 0;
+    for (size_t i = 0; p && i < p->gc_count; i++) {
+        double v[4] = {NAN, NAN, NAN, NAN};
+        size_t k = gcs_gc_heap_object_space(an, p, i, v, 4);
+        CHECK_EQ_U64(k, p->gcs[i].per_heap_histories);
+        if (k == 2) {
+            with_two++;
+            CHECK(v[0] >= 0 && v[1] >= 0 && isnan(v[2]));
+            /* Object space before (size before minus free space) never
+             * exceeds the size before the histories sum for gen0+LOH+POH. */
+            CHECK(v[0] + v[1] <= p->gcs[i].gen_size_before_mb[0] + p->gcs[i].gen_size_before_mb[3] +
+                                     p->gcs[i].gen_size_before_mb[4] + 1e-6);
+        }
+    }
+    CHECK(with_two > 10);
+    gcs_gc_process copy = *p;
+    CHECK_EQ_U64(gcs_gc_heap_object_space(an, &copy, 0, NULL, 0), 0); /* not one of an's */
+    gcs_gc_analyzer_free(an);
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
 int main(void)
 {
     RUN(test_percentiles);
@@ -349,5 +390,6 @@ int main(void)
     RUN(test_compare_and_check);
     RUN(test_html_100k);
     RUN(test_fixture_doubled);
+    RUN(test_heap_object_space);
     return check_report("test_gc_insight");
 }

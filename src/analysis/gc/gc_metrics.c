@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/gc/gc_internal.h"
 #include "gcscope/gc_insight.h"
 
 bool gcs_gc_reason_is_induced(uint32_t reason)
@@ -324,4 +325,26 @@ bool gcs_bootstrap_diff_ci(const double *a, size_t na, const double *b, size_t n
     free(diff);
     free(counts);
     return ok;
+}
+
+/* ------------------------------------------------------------ per heap */
+
+size_t gcs_gc_heap_object_space(const gcs_gc_analyzer *an, const gcs_gc_process *p,
+                                size_t gc_index, double *out_mb, size_t cap)
+{
+    for (size_t r = 0; r < an->runtime_count; r++) {
+        const gcs_gc_runtime *rt = an->runtimes[r];
+        if (&rt->pub != p || gc_index >= rt->n)
+            continue;
+        size_t n = 0;
+        for (int64_t h = rt->priv[gc_index].ph_first; h >= 0; h = rt->heap_allocs[h].next) {
+            if (n < cap) {
+                const int64_t *o = rt->heap_allocs[h].obj_space_before;
+                out_mb[n] = (double)(o[0] + o[1] + o[2]) / 1000000.0;
+            }
+            n++;
+        }
+        return n;
+    }
+    return 0;
 }
