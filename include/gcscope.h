@@ -11,4 +11,5 @@
 #include "gcscope/objects.h"
 #include "gcscope/live.h"
 #include "gcscope/process.h"
+#include "gcscope/gc_insight.h"
 #endif

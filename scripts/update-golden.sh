@@ -7,6 +7,7 @@
 #                                            small traces in TEXT_TRACES (the text printer;
 #                                            JSON of everything is the precise record)
 #   tests/golden/NAME.stats.txt              gcscope stats (the default table), fixtures only
+#   tests/golden/wks-concurrent.report.html.gz  gcscope report (the HTML; tests/cli/report_cli.sh)
 #   tests/golden/wks-concurrent.stats-*.txt  gcscope stats with filters / --wide / --columns
 #                                            (STATS_VARIANTS below)
 #   tests/golden/NAME.objects.txt            gcscope objects (the 160-column table), and
@@ -78,6 +79,7 @@ for t in "$root"/tests/data/*.nettrace; do
     dump "$root/tests/data" "$name.nettrace" "$out/$name"
     stats_dump "$name" "$out/$name.stats.txt"
 done
+(cd "$root/tests/data" && "$GCSCOPE" report wks-concurrent.nettrace -o -) | gzip -9n > "$out/wks-concurrent.report.html.gz"
 # The table layouts and filters of gcscope stats, on a fixture with every
 # kind of GC (blocking, background, foreground, induced, pauses > 200 ms).
 stats_dump wks-concurrent "$out/wks-concurrent.stats-wide.txt" --wide

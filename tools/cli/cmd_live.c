@@ -8,10 +8,11 @@
 #include "commands.h"
 #include "live_watch.h"
 
-enum { OPT_REPLAY = 1 };
+enum { OPT_REPLAY = 1, OPT_REPORT };
 
 static const cli_option live_options[] = {
     {OPT_REPLAY, "replay", 0, "FILE", "analyze a saved stream the same way (no attach)"},
+    {OPT_REPORT, "report", 0, "PATH", "at the end, write the HTML report of `gcscope report` there"},
     {0},
 };
 
@@ -45,6 +46,8 @@ static int run_live(int argc, char **argv)
     while ((id = cli_args_next(&a)) > 0) {
         if (id == OPT_REPLAY)
             o.watch.replay_path = a.value;
+        else if (id == OPT_REPORT)
+            o.report_path = a.value;
         else if (cli_is_gc_filter_option(id)) {
             if (live_apply_filter(&o, &cmd_live, id, a.value) != CLI_OK)
                 return CLI_USAGE;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_gc_load.h"
 #include "cli_util.h"
 #include "commands.h"
 
@@ -148,6 +149,11 @@ static void facts_feed(stats_facts *sf, const gcs_event *ev)
     }
 }
 
+static void facts_hook(void *ctx, const gcs_event *ev)
+{
+    facts_feed(ctx, ev);
+}
+
 static void facts_free(stats_facts *sf)
 {
     gcs_process_table_free(sf->processes);
@@ -252,21 +258,6 @@ static int run_stats(int argc, char **argv)
     }
     ro.color = color == 1;
     const char *path = a.operand[0];
-    /* Only the events GCStats uses (and the few the header reads) are
-     * sorted and delivered; the rest are counted (most of a trace with
-     * handle or allocation events). */
-    gcs_reader_options opts = {.want = stats_wants, .archive_member = member};
-    cli_trace tr;
-    if (!cli_open_trace_with(&tr, path, &opts))
-        return CLI_FAILED;
-    gcs_error err;
-    gcs_error_clear(&err);
-    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
-    if (!an) {
-        cli_report_error(path, &err);
-        cli_close_trace(&tr);
-        return CLI_FAILED;
-    }
     stats_facts facts;
     facts.n = 0;
     facts.last_type = NULL;
@@ -275,44 +266,17 @@ static int run_stats(int argc, char **argv)
     facts.processes = gcs_process_table_new();
     if (!facts.processes) {
         fprintf(stderr, "gcscope stats: out of memory\n");
-        gcs_gc_analyzer_free(an);
-        cli_close_trace(&tr);
         return CLI_FAILED;
     }
-    const gcs_event *ev;
-    gcs_status st;
-    while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
-        facts_feed(&facts, ev);
-        gcs_status fs = gcs_gc_analyzer_feed(an, ev);
-        if (fs < 0) {
-            fprintf(stderr, "gcscope stats: %s: the GC analysis stopped (%s)\n", path,
-                    gcs_status_name(fs));
-            st = fs;
-            break;
-        }
-    }
-    int rc = CLI_OK;
-    if (st < 0 && st != GCS_END) {
-        /* Report what was read before the error, then fail. */
-        if (err.status < 0)
-            cli_report_error(path, &err);
-        rc = CLI_FAILED;
-    }
-    const gcs_reader_stats *rs = gcs_reader_get_stats(tr.reader);
-    if (rs)
-        gcs_gc_analyzer_set_lost_events(an, rs->lost_events);
-    if (rs && rs->events > 0)
-        gcs_gc_analyzer_set_span(an, gcs_reader_msec(tr.reader, rs->first_timestamp),
-                                 gcs_reader_msec(tr.reader, rs->last_timestamp));
-    gcs_gc_analyzer_finish(an);
-    if (rc != CLI_OK && (!rs || rs->events == 0)) {
+    cli_gc_load_hooks hooks = {.want = stats_wants, .on_event = facts_hook, .ctx = &facts,
+                               .archive_member = member};
+    int rc;
+    gcs_gc_analyzer *an = cli_gc_load("gcscope stats", path, &hooks, &rc);
+    if (!an) {
         facts_free(&facts);
-        gcs_gc_analyzer_free(an);
-        cli_close_trace(&tr);
         return rc;
     }
-    const char *base = strrchr(path, '/');
-    ro.trace_name = base ? base + 1 : path;
+    ro.trace_name = cli_base_name(path);
     ro.command_line = facts_command_line;
     ro.finalizers_run = facts_finalizers;
     ro.process_name = facts_process_name;
@@ -346,6 +310,5 @@ static int run_stats(int argc, char **argv)
         fprintf(stderr, "gcscope stats: %s: no GC matches the filter.\n", ro.trace_name);
     facts_free(&facts);
     gcs_gc_analyzer_free(an);
-    cli_close_trace(&tr);
     return rc;
 }

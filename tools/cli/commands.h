@@ -12,6 +12,15 @@ extern const cli_command cmd_objects;
 extern const cli_command cmd_ps;
 extern const cli_command cmd_live;
 extern const cli_command cmd_record;
+extern const cli_command cmd_report;
+extern const cli_command cmd_compare;
+extern const cli_command cmd_check;
+
+/* Writes the HTML report of an analyzer to out_path ("-": stdout); says on
+ * stderr when no runtime ran a GC. CLI_OK or CLI_FAILED (after a message
+ * prefixed by who). In cmd_report.c; `live --report` uses it too. */
+int cli_write_html_report(const char *who, const gcs_gc_analyzer *an, const char *out_path,
+                          const gcs_gc_html_options *ho);
 
 /* The note on TRACE shared by the commands that read one. */
 #define CLI_TRACE_NOTE                                                                    \

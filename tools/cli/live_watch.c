@@ -6,6 +6,7 @@
  * their numbers become final), turns Ctrl-C/SIGTERM into a stop, and at
  * the end prints how it ended and the summary.
  */
+#include "commands.h"
 #include "live_watch.h"
 
 #include <assert.h>
@@ -413,6 +414,15 @@ int live_run(const live_opts *o)
     }
     if (!o->one_line)
         print_summary(&rows, gcs_watch_analyzer(w), name);
+    bool report_failed = false;
+    if (o->report_path && gcs_watch_analyzer(w)) {
+        gcs_gc_html_options ho;
+        memset(&ho, 0, sizeof ho);
+        ho.trace_name = name;
+        char who[32];
+        snprintf(who, sizeof who, "gcscope %s", o->cmd);
+        report_failed = cli_write_html_report(who, gcs_watch_analyzer(w), o->report_path, &ho) != CLI_OK;
+    }
     if (o->filtered && rows.print_rows) {
         /* The summary counts every GC; the rows were the filter's. */
         fprintf(rows.out, "rows filtered (%s): %" PRIu64 " of %" PRIu64 " GCs printed\n",
@@ -448,7 +458,7 @@ int live_run(const live_opts *o)
     int rc = 0;
     if (o->watch.out_path && !print_saved(o, outcome, rows.out, tail))
         rc = 2;
-    if (outcome->analysis_failed)
+    if (outcome->analysis_failed || report_failed)
         rc = 2;
     gcs_watch_free(w);
     signal(SIGINT, SIG_DFL);

@@ -21,6 +21,9 @@ typedef struct live_opts {
     gcs_gc_filter filter;
     bool filtered;
     char filter_words[256];
+    /* live --report FILE: the HTML report of `gcscope report` written when
+     * the session ends (NULL: none). */
+    const char *report_path;
 } live_opts;
 
 /* Options with the defaults both commands start from: the GC session

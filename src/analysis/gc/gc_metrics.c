@@ -1,0 +1,350 @@
+/*
+ * analysis/gc/gc_metrics.c - headline metrics, the minimum mutator
+ * utilization curve and the Mann-Whitney test over a GC list
+ * (gcscope/gc_insight.h). Pure functions of the GC records: the unit tests
+ * feed them synthetic lists.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/gc/gc_internal.h"
+#include "gcscope/gc_insight.h"
+
+bool gcs_gc_reason_is_induced(uint32_t reason)
+{
+    return reason == 1 || reason == 7 || reason == 9 || reason == 10 || reason == 17;
+}
+
+double gcs_percentile_sorted(const double *sorted, size_t n, double p)
+{
+    if (n == 0)
+        return NAN;
+    /* Nearest rank: ceil(p/100 * n), at least 1. */
+    double r = ceil(p / 100.0 * (double)n);
+    size_t rank = r < 1 ? 1 : (size_t)r;
+    if (rank > n)
+        rank = n;
+    return sorted[rank - 1];
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static bool counted_pause(const gcs_gc_info *gc)
+{
+    return gc->is_complete && isfinite(gc->pause_ms);
+}
+
+bool gcs_gc_kpis_compute(const gcs_gc_process *p, gcs_gc_kpis *k)
+{
+    memset(k, 0, sizeof *k);
+    k->gc_count = (uint32_t)p->gc_count;
+    double *pauses = malloc((p->gc_count ? p->gc_count : 1) * sizeof *pauses);
+    if (!pauses)
+        return false;
+    size_t n = 0;
+    double first = INFINITY, last = -INFINITY, allocated = 0;
+    for (size_t i = 0; i < p->gc_count; i++) {
+        const gcs_gc_info *gc = &p->gcs[i];
+        double t = isfinite(gc->pause_start_ms) ? gc->pause_start_ms : gc->start_ms;
+        if (isfinite(t) && t < first)
+            first = t;
+        double end = t + (isfinite(gc->pause_ms) ? gc->pause_ms : 0);
+        if (isfinite(end) && end > last)
+            last = end;
+        if (!counted_pause(gc)) {
+            k->incomplete_count++;
+            continue;
+        }
+        pauses[n++] = gc->pause_ms;
+        k->total_pause_ms += gc->pause_ms;
+        if (gc->generation < 3)
+            k->gen_count[gc->generation]++;
+        if (gc->type < 3)
+            k->kind_count[gc->type]++;
+        if (gcs_gc_reason_is_induced(gc->reason))
+            k->induced_count++;
+        double peak = fmax(gc->heap_size_peak_mb, gc->heap_size_before_mb);
+        if (isfinite(peak) && peak > k->peak_heap_mb)
+            k->peak_heap_mb = peak;
+        if (isfinite(gc->allocated_since_last_gc_mb))
+            allocated += gc->allocated_since_last_gc_mb;
+    }
+    k->complete_count = (uint32_t)n;
+    /* The runtime's own span when the analyzer knows it, else the GCs'. */
+    if (isfinite(p->first_event_ms) && isfinite(p->last_event_ms) &&
+        p->last_event_ms > p->first_event_ms) {
+        first = p->first_event_ms;
+        last = p->last_event_ms;
+    }
+    k->span_ms = last > first ? last - first : 0;
+    k->total_allocated_mb = p->all.count > 0 ? p->all.total_allocated_mb : allocated;
+    qsort(pauses, n, sizeof *pauses, cmp_double);
+    k->p50_pause_ms = gcs_percentile_sorted(pauses, n, 50);
+    k->p90_pause_ms = gcs_percentile_sorted(pauses, n, 90);
+    k->p99_pause_ms = gcs_percentile_sorted(pauses, n, 99);
+    k->max_pause_ms = n ? pauses[n - 1] : NAN;
+    k->mean_pause_ms = n ? k->total_pause_ms / (double)n : NAN;
+    k->gc_pct = k->span_ms > 0 ? 100.0 * k->total_pause_ms / k->span_ms : NAN;
+    k->throughput_pct = isfinite(k->gc_pct) ? 100.0 - k->gc_pct : NAN;
+    k->alloc_rate_mb_s = k->span_ms > 0 ? k->total_allocated_mb / (k->span_ms / 1000.0) : NAN;
+    free(pauses);
+    return true;
+}
+
+/* ------------------------------------------------------------------ MMU */
+
+typedef struct interval {
+    double start, end;
+} interval;
+
+static int cmp_interval(const void *a, const void *b)
+{
+    const interval *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start ? 1 : 0;
+}
+
+/* Paused time in [0, t) over merged sorted intervals, with prefix[i] the
+ * paused time of intervals before i. */
+static double paused_before(const interval *iv, const double *prefix, size_t n, double t)
+{
+    /* The first interval starting at or after t. */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (iv[mid].start < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    double s = prefix[lo];
+    if (lo > 0 && iv[lo - 1].end > t) /* t falls inside interval lo-1 */
+        s -= iv[lo - 1].end - t;
+    return s;
+}
+
+bool gcs_gc_mmu(const gcs_gc_info *gcs, size_t n, double from_ms, double to_ms,
+                const double *windows_ms, size_t n_windows, double *out)
+{
+    interval *iv = malloc((n ? n : 1) * sizeof *iv);
+    double *prefix = malloc((n + 1) * sizeof *prefix);
+    if (!iv || !prefix) {
+        free(iv);
+        free(prefix);
+        return false;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gcs_gc_info *gc = &gcs[i];
+        if (!counted_pause(gc) || !isfinite(gc->pause_start_ms) || gc->pause_ms <= 0)
+            continue;
+        double s = fmax(gc->pause_start_ms, from_ms), e = fmin(gc->pause_start_ms + gc->pause_ms, to_ms);
+        if (e > s)
+            iv[m++] = (interval){s, e};
+    }
+    qsort(iv, m, sizeof *iv, cmp_interval);
+    /* Merge overlaps (a background GC's pause can overlap nothing, but a
+     * hand-made list may). */
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (k > 0 && iv[i].start <= iv[k - 1].end)
+            iv[k - 1].end = fmax(iv[k - 1].end, iv[i].end);
+        else
+            iv[k++] = iv[i];
+    }
+    prefix[0] = 0;
+    for (size_t i = 0; i < k; i++)
+        prefix[i + 1] = prefix[i] + (iv[i].end - iv[i].start);
+    double span = to_ms - from_ms;
+    for (size_t w = 0; w < n_windows; w++) {
+        double win = windows_ms[w];
+        if (!(win > 0) || !(win <= span)) {
+            out[w] = NAN;
+            continue;
+        }
+        /* The paused time of [t, t+win) is piecewise linear in t: its
+         * maximum is at a window starting where a pause starts or ending
+         * where one ends (clamped to the span). */
+        double worst = 0;
+        double last_start = to_ms - win;
+        for (size_t i = 0; i < k; i++) {
+            double cand[2] = {iv[i].start, iv[i].end - win};
+            for (int c = 0; c < 2; c++) {
+                double t = fmin(fmax(cand[c], from_ms), last_start);
+                double paused = paused_before(iv, prefix, k, t + win) - paused_before(iv, prefix, k, t);
+                if (paused > worst)
+                    worst = paused;
+            }
+        }
+        double u = 1.0 - worst / win;
+        out[w] = u < 0 ? 0 : u;
+    }
+    free(iv);
+    free(prefix);
+    return true;
+}
+
+size_t gcs_gc_mmu_windows(double span_ms, double *out, size_t cap)
+{
+    static const double steps[3] = {1, 2, 5};
+    size_t n = 0;
+    for (double decade = 1; n < cap; decade *= 10) {
+        for (int s = 0; s < 3 && n < cap; s++) {
+            double w = decade * steps[s];
+            if (w > span_ms)
+                return n;
+            out[n++] = w;
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------- Mann-Whitney */
+
+typedef struct ranked {
+    double v;
+    int group; /* 0: a, 1: b */
+} ranked;
+
+static int cmp_ranked(const void *x, const void *y)
+{
+    const ranked *a = x, *b = y;
+    return a->v < b->v ? -1 : a->v > b->v ? 1 : a->group - b->group;
+}
+
+bool gcs_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *z,
+                      double *p_two_sided)
+{
+    if (na == 0 || nb == 0)
+        return false;
+    size_t n = na + nb;
+    ranked *r = malloc(n * sizeof *r);
+    if (!r)
+        return false;
+    for (size_t i = 0; i < na; i++)
+        r[i] = (ranked){a[i], 0};
+    for (size_t i = 0; i < nb; i++)
+        r[na + i] = (ranked){b[i], 1};
+    qsort(r, n, sizeof *r, cmp_ranked);
+    double rank_sum_b = 0, ties = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && r[j].v == r[i].v)
+            j++;
+        double t = (double)(j - i);
+        double mid_rank = ((double)i + 1 + (double)j) / 2.0; /* ranks i+1..j */
+        for (size_t q = i; q < j; q++)
+            if (r[q].group == 1)
+                rank_sum_b += mid_rank;
+        ties += t * t * t - t;
+        i = j;
+    }
+    free(r);
+    double dna = (double)na, dnb = (double)nb, dn = (double)n;
+    double u_b = rank_sum_b - dnb * (dnb + 1) / 2.0;
+    double mean = dna * dnb / 2.0;
+    double var = dna * dnb / 12.0 * ((dn + 1) - ties / (dn * (dn - 1 > 0 ? dn - 1 : 1)));
+    if (!(var > 0)) {
+        *z = 0;
+        *p_two_sided = 1;
+        return true;
+    }
+    double d = u_b - mean;
+    double cc = d > 0 ? -0.5 : d < 0 ? 0.5 : 0; /* continuity correction */
+    *z = (d + cc) / sqrt(var);
+    *p_two_sided = erfc(fabs(*z) / sqrt(2.0));
+    return true;
+}
+
+/* ------------------------------------------------------------ bootstrap */
+
+/* xorshift64*: small, fast, and the same sequence everywhere. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 2685821657736338717ull;
+}
+
+/* The statistic of one resample of the sorted sample v (n values): counts
+ * of drawn positions, then the rank-th smallest drawn value. */
+static double resample_stat(const double *v, size_t n, double p, uint32_t *counts, uint64_t *rng)
+{
+    if (p < 0) {
+        double sum = 0;
+        for (size_t i = 0; i < n; i++)
+            sum += v[next_random(rng) % n];
+        return sum / (double)n;
+    }
+    memset(counts, 0, n * sizeof *counts);
+    for (size_t i = 0; i < n; i++)
+        counts[next_random(rng) % n]++;
+    double r = ceil(p / 100.0 * (double)n);
+    size_t rank = r < 1 ? 1 : r > (double)n ? n : (size_t)r, seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        seen += counts[i];
+        if (seen >= rank)
+            return v[i];
+    }
+    return v[n - 1];
+}
+
+bool gcs_bootstrap_diff_ci(const double *a, size_t na, const double *b, size_t nb, double p,
+                           unsigned resamples, double confidence, double *lo, double *hi)
+{
+    if (na == 0 || nb == 0 || resamples == 0)
+        return false;
+    double *sa = malloc(na * sizeof *sa), *sb = malloc(nb * sizeof *sb);
+    double *diff = malloc(resamples * sizeof *diff);
+    uint32_t *counts = malloc((na > nb ? na : nb) * sizeof *counts);
+    bool ok = sa && sb && diff && counts;
+    if (ok) {
+        memcpy(sa, a, na * sizeof *sa);
+        memcpy(sb, b, nb * sizeof *sb);
+        qsort(sa, na, sizeof *sa, cmp_double);
+        qsort(sb, nb, sizeof *sb, cmp_double);
+        uint64_t rng = 0x9E3779B97F4A7C15ull;
+        for (unsigned i = 0; i < resamples; i++)
+            diff[i] = resample_stat(sb, nb, p, counts, &rng) - resample_stat(sa, na, p, counts, &rng);
+        qsort(diff, resamples, sizeof *diff, cmp_double);
+        double tail = (1.0 - confidence) / 2.0;
+        size_t ilo = (size_t)floor(tail * (resamples - 1));
+        size_t ihi = (size_t)ceil((1.0 - tail) * (resamples - 1));
+        *lo = diff[ilo];
+        *hi = diff[ihi < resamples ? ihi : resamples - 1];
+    }
+    free(sa);
+    free(sb);
+    free(diff);
+    free(counts);
+    return ok;
+}
+
+/* ------------------------------------------------------------ per heap */
+
+size_t gcs_gc_heap_object_space(const gcs_gc_analyzer *an, const gcs_gc_process *p,
+                                size_t gc_index, double *out_mb, size_t cap)
+{
+    for (size_t r = 0; r < an->runtime_count; r++) {
+        const gcs_gc_runtime *rt = an->runtimes[r];
+        if (&rt->pub != p || gc_index >= rt->n)
+            continue;
+        size_t n = 0;
+        for (int64_t h = rt->priv[gc_index].ph_first; h >= 0; h = rt->heap_allocs[h].next) {
+            if (n < cap) {
+                const int64_t *o = rt->heap_allocs[h].obj_space_before;
+                out_mb[n] = (double)(o[0] + o[1] + o[2]) / 1000000.0;
+            }
+            n++;
+        }
+        return n;
+    }
+    return 0;
+}

@@ -1,0 +1,855 @@
+/*
+ * report/html_report.c - `gcscope report`: one self-contained HTML file per
+ * trace (docs/report.md). Inline CSS, SVG charts and a small script (hover
+ * and the sortable per-GC table); nothing is fetched.
+ *
+ * Readable at any GC count: charts draw at most one mark per pixel column
+ * and series (the longest pause, or the min and max of a size, of the GCs
+ * that fall in that column), so 100,000 GCs cost as much SVG as 1,000. The
+ * per-GC table is rendered by the script, a page at a time, from compact
+ * column arrays embedded as JSON (numbers and start times delta-encoded).
+ * Deterministic: no time of the run, ids from the runtime's index.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcscope/gc_insight.h"
+#include "report/format_fixed.h"
+
+enum { CHART_W = 900, CHART_H = 180, PAD_L = 56, PAD_B = 22, PAD_T = 8, N_CLASSES = 5 };
+
+/* Colour classes of a GC: gen0, gen1, gen2 blocking, background, foreground. */
+static const char *const class_name[N_CLASSES] = {"gen0", "gen1", "gen2 blocking", "background gen2",
+                                                  "foreground"};
+static const char *const class_color[N_CLASSES] = {"#4e79a7", "#59a14f", "#e15759", "#f28e2b",
+                                                   "#b07aa1"};
+
+static int class_of(const gcs_gc_info *gc)
+{
+    if (gc->type == GCS_GC_BACKGROUND)
+        return 3;
+    if (gc->type == GCS_GC_FOREGROUND)
+        return 4;
+    return gc->generation >= 2 ? 2 : (int)gc->generation;
+}
+
+/* A number with `dec` decimals, "-0" cleaned; `undef` for NaN/infinity. */
+static const char *num(char *buf, double v, int dec, const char *undef)
+{
+    if (!isfinite(v))
+        return undef;
+    gcs_format_fixed(buf, 48, v, dec);
+    if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1))
+        memmove(buf, buf + 1, strlen(buf));
+    return buf;
+}
+
+static void put_num(FILE *f, double v, int dec)
+{
+    char b[48];
+    fputs(num(b, v, dec, "null"), f);
+}
+
+static void put_text(FILE *f, double v, int dec)
+{
+    char b[48];
+    fputs(num(b, v, dec, "-"), f);
+}
+
+/* HTML-escaped text (also safe inside a JSON string in a script: no '<'). */
+static void put_esc(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static double gc_time(const gcs_gc_info *gc)
+{
+    return isfinite(gc->pause_start_ms) ? gc->pause_start_ms : gc->start_ms;
+}
+
+static bool complete(const gcs_gc_info *gc)
+{
+    return gc->is_complete && isfinite(gc->pause_ms);
+}
+
+/* The time axis of a runtime's charts. */
+typedef struct axis {
+    double t0, t1;
+} axis;
+
+static double x_of(const axis *a, double t)
+{
+    double span = a->t1 - a->t0;
+    double x = span > 0 ? (t - a->t0) / span : 0;
+    return PAD_L + fmin(fmax(x, 0), 1) * (CHART_W - PAD_L - 4);
+}
+
+static int col_of(const axis *a, double t)
+{
+    int c = (int)(x_of(a, t) - PAD_L);
+    int max = CHART_W - PAD_L - 5;
+    return c < 0 ? 0 : c > max ? max : c;
+}
+
+static double y_of(double v, double vmax)
+{
+    double plot = CHART_H - PAD_T - PAD_B;
+    double r = vmax > 0 ? v / vmax : 0;
+    return PAD_T + plot * (1 - fmin(fmax(r, 0), 1));
+}
+
+/* A round axis maximum at or above v. */
+static double nice_max(double v)
+{
+    if (!(v > 0))
+        return 1;
+    double e = pow(10, floor(log10(v)));
+    for (double m = 1; m <= 10; m += (m < 2 ? 0.5 : 1))
+        if (m * e >= v)
+            return m * e;
+    return 10 * e;
+}
+
+static void svg_open(FILE *f, const char *id, const char *title, int height)
+{
+    fprintf(f, "<figure class=\"chart\"><figcaption>%s</figcaption>\n", title);
+    fprintf(f,
+            "<svg id=\"%s\" class=\"plot\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+            "role=\"img\">\n",
+            id, CHART_W, height, CHART_W, height);
+}
+
+static void svg_close(FILE *f, const char *legend_html)
+{
+    fputs("</svg>", f);
+    if (legend_html)
+        fputs(legend_html, f);
+    fputs("</figure>\n", f);
+}
+
+/* Y axis: 0, half and max labels and grid lines; x axis: time labels. */
+static void svg_axes(FILE *f, double vmax, const char *unit, const axis *a)
+{
+    char b[48];
+    for (int i = 0; i <= 2; i++) {
+        double v = vmax * i / 2.0;
+        double y = y_of(v, vmax);
+        fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L, y,
+                CHART_W - 4, y);
+        fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s%s</text>\n",
+                PAD_L - 4, y + 4, num(b, v, v < 10 ? 2 : 0, "-"), i == 2 ? unit : "");
+    }
+    if (!a)
+        return;
+    for (int i = 0; i <= 4; i++) {
+        double t = a->t0 + (a->t1 - a->t0) * i / 4.0;
+        fprintf(f, "<text class=\"lbl\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s s</text>\n",
+                x_of(a, t), CHART_H - 6, i == 0 ? "start" : i == 4 ? "end" : "middle",
+                num(b, t / 1000.0, 2, "-"));
+    }
+}
+
+static void legend(char *buf, size_t cap, const int *classes, int n, const char *const *names,
+                   const char *const *colors)
+{
+    size_t used = (size_t)snprintf(buf, cap, "<div class=\"legend\">");
+    for (int i = 0; i < n && used < cap; i++) {
+        int c = classes ? classes[i] : i;
+        used += (size_t)snprintf(buf + used, cap - used,
+                                 "<span><i style=\"background:%s\"></i>%s</span>", colors[c],
+                                 names[c]);
+    }
+    if (used < cap)
+        snprintf(buf + used, cap - used, "</div>");
+}
+
+/* Pause timeline: per pixel column and class the longest pause (its GC
+ * in data-i for the hover); background GC spans as a band on top. */
+static void chart_timeline(FILE *f, int pi, const gcs_gc_process *p, const axis *a, double max_pause)
+{
+    enum { COLS = CHART_W - PAD_L - 4 };
+    long best[COLS][N_CLASSES];
+    unsigned char span_on[COLS];
+    memset(span_on, 0, sizeof span_on);
+    for (int c = 0; c < COLS; c++)
+        for (int k = 0; k < N_CLASSES; k++)
+            best[c][k] = -1;
+    bool any_bgc = false;
+    for (size_t i = 0; i < p->gc_count; i++) {
+        const gcs_gc_info *gc = &p->gcs[i];
+        if (gc->type == GCS_GC_BACKGROUND && isfinite(gc->start_ms)) {
+            double end = gc->start_ms + (isfinite(gc->duration_ms) ? gc->duration_ms : 0);
+            for (int c = col_of(a, gc->start_ms); c <= col_of(a, end); c++)
+                span_on[c] = 1;
+            any_bgc = true;
+        }
+        if (!complete(gc))
+            continue;
+        int c = col_of(a, gc_time(gc)), k = class_of(gc);
+        if (best[c][k] < 0 || gc->pause_ms > p->gcs[best[c][k]].pause_ms)
+            best[c][k] = (long)i;
+    }
+    char id[32];
+    snprintf(id, sizeof id, "p%d-timeline", pi);
+    svg_open(f, id, "Pause timeline (each GC at its pause start; height = pause; band: background GCs running)",
+             CHART_H);
+    double vmax = nice_max(max_pause);
+    svg_axes(f, vmax, " ms", a);
+    if (any_bgc) {
+        for (int c = 0; c < COLS;) {
+            if (!span_on[c]) {
+                c++;
+                continue;
+            }
+            int s = c;
+            while (c < COLS && span_on[c])
+                c++;
+            fprintf(f, "<rect class=\"bgc\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"4\"/>", PAD_L + s,
+                    PAD_T - 6 < 0 ? 0 : PAD_T - 6, c - s);
+        }
+        fputc('\n', f);
+    }
+    /* Tallest classes first so that a shorter pause in the same column
+     * stays visible in front of it. */
+    for (int c = 0; c < COLS; c++) {
+        for (int k = 0; k < N_CLASSES; k++) {
+            long i = best[c][k];
+            if (i < 0)
+                continue;
+            double y = y_of(p->gcs[i].pause_ms, vmax);
+            double h = CHART_H - PAD_B - y;
+            if (h < 1)
+                h = 1, y = CHART_H - PAD_B - 1;
+            fprintf(f, "<rect class=\"g%d\" data-i=\"%ld\" x=\"%d\" y=\"%.1f\" width=\"2\" height=\"%.1f\"/>\n",
+                    k, i, PAD_L + c, y, h);
+        }
+    }
+    char leg[1024];
+    legend(leg, sizeof leg, NULL, N_CLASSES, class_name, class_color);
+    svg_close(f, leg);
+}
+
+/* A size series over time, drawn as its per-column min/max envelope. */
+typedef double (*series_fn)(const gcs_gc_info *gc, size_t i, const void *ctx);
+
+static double s_before(const gcs_gc_info *gc, size_t i, const void *ctx)
+{
+    if (!gc->has_heap_stats)
+        return NAN;
+    return isfinite(gc->heap_size_peak_mb) ? gc->heap_size_peak_mb : gc->heap_size_before_mb;
+}
+
+static double s_after(const gcs_gc_info *gc, size_t i, const void *ctx)
+{
+    return gc->has_heap_stats ? gc->heap_size_after_mb : NAN;
+}
+
+static double s_gen_after(const gcs_gc_info *gc, size_t i, const void *ctx)
+{
+    return gc->has_heap_stats ? gc->gen_size_after_mb[*(const int *)ctx] : NAN;
+}
+
+/* ctx: one value per GC (NaN: none). */
+static double s_values(const gcs_gc_info *gc, size_t i, const void *ctx)
+{
+    return ((const double *)ctx)[i];
+}
+
+static void polyline(FILE *f, const gcs_gc_process *p, const axis *a, series_fn fn, const void *ctx,
+                     double vmax, const char *color, const char *cls)
+{
+    enum { COLS = CHART_W - PAD_L - 4 };
+    double lo[COLS], hi[COLS], first[COLS], last[COLS];
+    for (int c = 0; c < COLS; c++)
+        lo[c] = INFINITY, hi[c] = -INFINITY, first[c] = last[c] = NAN;
+    for (size_t i = 0; i < p->gc_count; i++) {
+        const gcs_gc_info *gc = &p->gcs[i];
+        double v = fn(gc, i, ctx);
+        if (!isfinite(v))
+            continue;
+        int c = col_of(a, gc_time(gc));
+        if (!isfinite(first[c]))
+            first[c] = v;
+        last[c] = v;
+        lo[c] = fmin(lo[c], v);
+        hi[c] = fmax(hi[c], v);
+    }
+    fprintf(f, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" points=\"", cls, color);
+    for (int c = 0; c < COLS; c++) {
+        if (!isfinite(first[c]))
+            continue;
+        double x = PAD_L + c;
+        /* Enter at the column's first value, visit its extremes, leave at its last. */
+        fprintf(f, "%.0f,%.1f ", x, y_of(first[c], vmax));
+        if (lo[c] != hi[c])
+            fprintf(f, "%.0f,%.1f %.0f,%.1f ", x, y_of(first[c] <= last[c] ? lo[c] : hi[c], vmax), x,
+                    y_of(first[c] <= last[c] ? hi[c] : lo[c], vmax));
+        if (last[c] != first[c])
+            fprintf(f, "%.0f,%.1f ", x, y_of(last[c], vmax));
+    }
+    fputs("\"/>\n", f);
+}
+
+static void chart_heap(FILE *f, int pi, const gcs_gc_process *p, const axis *a, double peak)
+{
+    static const char *const names[7] = {"before (peak)", "after", "gen0 after", "gen1 after",
+                                         "gen2 after", "LOH after", "POH after"};
+    static const char *const colors[7] = {"#9c755f", "#222222", "#4e79a7", "#59a14f",
+                                          "#e15759", "#edc948", "#76b7b2"};
+    char id[32];
+    snprintf(id, sizeof id, "p%d-heap", pi);
+    svg_open(f, id, "Heap size before and after each GC, and per generation after it (MB)", CHART_H);
+    double vmax = nice_max(peak);
+    svg_axes(f, vmax, " MB", a);
+    polyline(f, p, a, s_before, NULL, vmax, colors[0], "s0");
+    polyline(f, p, a, s_after, NULL, vmax, colors[1], "s1");
+    static const int gens[GCS_GEN_COUNT] = {0, 1, 2, 3, 4};
+    for (int g = 0; g < GCS_GEN_COUNT; g++)
+        polyline(f, p, a, s_gen_after, &gens[g], vmax, colors[2 + g], "s2");
+    char leg[1024];
+    legend(leg, sizeof leg, NULL, 7, names, colors);
+    svg_close(f, leg);
+}
+
+/* Server GC: per heap (its per-heap history, in arrival order) the object
+ * space of gen0 + LOH + POH before each GC, one line a heap (the first 16). */
+enum { MAX_HEAP_LINES = 16 };
+
+static void chart_heaps(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_gc_process *p,
+                        const axis *a)
+{
+    static const char *const palette[8] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
+                                           "#59a14f", "#edc948", "#b07aa1", "#9c755f"};
+    int heaps = p->max_heap_count > MAX_HEAP_LINES ? MAX_HEAP_LINES : p->max_heap_count;
+    if (!an || heaps <= 1 || p->gc_count == 0)
+        return;
+    double *vals = malloc((size_t)heaps * p->gc_count * sizeof *vals);
+    if (!vals)
+        return;
+    double vmax = 0, one[MAX_HEAP_LINES];
+    for (size_t i = 0; i < p->gc_count; i++) {
+        size_t k = gcs_gc_heap_object_space(an, p, i, one, MAX_HEAP_LINES);
+        for (int h = 0; h < heaps; h++) {
+            double v = (size_t)h < k ? one[h] : NAN;
+            vals[(size_t)h * p->gc_count + i] = v;
+            if (isfinite(v) && v > vmax)
+                vmax = v;
+        }
+    }
+    char id[32];
+    snprintf(id, sizeof id, "p%d-heaps", pi);
+    svg_open(f, id, "Server GC heaps: object space of gen0 + LOH + POH before each GC, per heap (MB)",
+             CHART_H);
+    vmax = nice_max(vmax);
+    svg_axes(f, vmax, " MB", a);
+    char names[MAX_HEAP_LINES][24];
+    const char *name_of[MAX_HEAP_LINES], *color_of[MAX_HEAP_LINES];
+    for (int h = 0; h < heaps; h++) {
+        polyline(f, p, a, s_values, vals + (size_t)h * p->gc_count, vmax, palette[h % 8], "s3");
+        snprintf(names[h], sizeof names[h], "heap %d", h);
+        name_of[h] = names[h];
+        color_of[h] = palette[h % 8];
+    }
+    char leg[2048];
+    legend(leg, sizeof leg, NULL, heaps, name_of, color_of);
+    svg_close(f, leg);
+    free(vals);
+}
+
+/* Allocation rate: what the GCs report allocated since the GC before,
+ * summed per time bucket, over the bucket's length. */
+static void chart_alloc(FILE *f, int pi, const gcs_gc_process *p, const axis *a)
+{
+    enum { BUCKETS = 120 };
+    double mb[BUCKETS] = {0};
+    for (size_t i = 0; i < p->gc_count; i++) {
+        const gcs_gc_info *gc = &p->gcs[i];
+        if (!isfinite(gc->allocated_since_last_gc_mb))
+            continue;
+        double span = a->t1 - a->t0;
+        int b = span > 0 ? (int)((gc_time(gc) - a->t0) / span * BUCKETS) : 0;
+        b = b < 0 ? 0 : b >= BUCKETS ? BUCKETS - 1 : b;
+        mb[b] += gc->allocated_since_last_gc_mb;
+    }
+    double bucket_s = (a->t1 - a->t0) / BUCKETS / 1000.0, rmax = 0;
+    for (int b = 0; b < BUCKETS; b++)
+        rmax = fmax(rmax, bucket_s > 0 ? mb[b] / bucket_s : 0);
+    char id[32];
+    snprintf(id, sizeof id, "p%d-alloc", pi);
+    svg_open(f, id, "Allocation rate (MB/s, allocated between GCs, per time slice)", CHART_H);
+    double vmax = nice_max(rmax);
+    svg_axes(f, vmax, " MB/s", a);
+    double w = (double)(CHART_W - PAD_L - 4) / BUCKETS;
+    for (int b = 0; b < BUCKETS; b++) {
+        double r = bucket_s > 0 ? mb[b] / bucket_s : 0;
+        if (!(r > 0))
+            continue;
+        double y = y_of(r, vmax);
+        fprintf(f, "<rect class=\"alloc\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>",
+                PAD_L + b * w, y, w - 0.5, CHART_H - PAD_B - y);
+        put_text(f, r, 1);
+        fputs(" MB/s</title></rect>\n", f);
+    }
+    svg_close(f, NULL);
+}
+
+static void chart_histogram(FILE *f, int pi, const uint64_t *hist)
+{
+    char id[32];
+    snprintf(id, sizeof id, "p%d-hist", pi);
+    svg_open(f, id, "Pause histogram (complete GCs per pause range)", CHART_H);
+    uint64_t hmax = 0;
+    for (int b = 0; b < GCS_GC_HIST_BUCKETS; b++)
+        hmax = hist[b] > hmax ? hist[b] : hmax;
+    double vmax = nice_max((double)hmax);
+    svg_axes(f, vmax, "", NULL);
+    double w = (double)(CHART_W - PAD_L - 4) / GCS_GC_HIST_BUCKETS;
+    char b1[48];
+    for (int b = 0; b < GCS_GC_HIST_BUCKETS; b++) {
+        double y = y_of((double)hist[b], vmax);
+        double x = PAD_L + b * w;
+        fprintf(f, "<rect class=\"hist\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", x + 2, y,
+                w - 4, CHART_H - PAD_B - y);
+        fprintf(f, "<text class=\"lbl\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%llu</text>",
+                x + w / 2, y - 2 < 10 ? 10 : y - 2, (unsigned long long)hist[b]);
+        if (b < GCS_GC_HIST_BUCKETS - 1)
+            fprintf(f, "<text class=\"lbl\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">&lt; %s ms</text>\n",
+                    x + w / 2, CHART_H - 6, num(b1, gcs_gc_hist_bounds_ms[b], gcs_gc_hist_bounds_ms[b] < 1 ? 1 : 0, "-"));
+        else
+            fprintf(f, "<text class=\"lbl\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">more</text>\n",
+                    x + w / 2, CHART_H - 6);
+    }
+    svg_close(f, NULL);
+}
+
+static void chart_mmu(FILE *f, int pi, const double *win, const double *mmu, size_t n)
+{
+    char id[32];
+    snprintf(id, sizeof id, "p%d-mmu", pi);
+    svg_open(f, id, "Minimum mutator utilization (worst share of a window the program ran, per window size)",
+             CHART_H);
+    svg_axes(f, 1.0, "", NULL);
+    double lmin = 0, lmax = n > 1 ? log10(win[n - 1]) : 1;
+    double plot_w = CHART_W - PAD_L - 24;
+    char b[48];
+    fputs("<polyline class=\"mmul\" points=\"", f);
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(mmu[i]))
+            fprintf(f, "%.1f,%.1f ", PAD_L + 10 + plot_w * (log10(win[i]) - lmin) / (lmax - lmin),
+                    y_of(mmu[i], 1.0));
+    fputs("\"/>\n", f);
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(mmu[i]))
+            continue;
+        double x = PAD_L + 10 + plot_w * (log10(win[i]) - lmin) / (lmax - lmin);
+        fprintf(f, "<circle class=\"mmu\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>%s ms: ", x,
+                y_of(mmu[i], 1.0), num(b, win[i], 0, "-"));
+        put_text(f, mmu[i] * 100, 1);
+        fputs(" %</title></circle>", f);
+        fprintf(f, "<text class=\"lbl\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x,
+                CHART_H - 6,
+                win[i] >= 1000 ? (snprintf(b, sizeof b, "%gs", win[i] / 1000), b)
+                               : (snprintf(b, sizeof b, "%gms", win[i]), b));
+    }
+    svg_close(f, NULL);
+}
+
+/* ----------------------------------------------------------- sections */
+
+static void kpi(FILE *f, const char *label, double v, int dec, const char *unit)
+{
+    fprintf(f, "<div class=\"kpi\"><b>");
+    put_text(f, v, dec);
+    fprintf(f, "%s</b><span>%s</span></div>\n", unit, label);
+}
+
+static void gen_code(char *buf, size_t cap, const gcs_gc_info *gc)
+{
+    const char *kind = gc->type == GCS_GC_BACKGROUND ? "B" : gc->type == GCS_GC_FOREGROUND ? "F" : "N";
+    snprintf(buf, cap, "%u%s%s", gc->generation, kind,
+             gc->reason == 1 ? "I" : gc->reason == 7 ? "i" : "");
+}
+
+static const char *reason_of(uint32_t r, char *buf, size_t cap)
+{
+    const char *n = gcs_gc_reason_name(r);
+    if (n)
+        return n;
+    snprintf(buf, cap, "%u", r);
+    return buf;
+}
+
+static void rollup_row(FILE *f, const char *name, const gcs_gc_process *p, const gcs_gc_rollup *r)
+{
+    fprintf(f, "<tr><td>%s</td><td>%u</td><td>", name, r->count);
+    put_text(f, r->max_pause_ms, 3);
+    fputs("</td><td>", f);
+    put_text(f, r->max_size_peak_mb, 3);
+    fputs("</td><td>", f);
+    put_text(f, r->max_alloc_rate_mb_s, 3);
+    fputs("</td><td>", f);
+    put_text(f, r->total_pause_ms, 3);
+    fputs("</td><td>", f);
+    put_text(f, r->total_allocated_mb, 3);
+    fputs("</td><td>", f);
+    put_text(f, r->mean_pause_ms, 3);
+    fputs("</td><td>", f);
+    put_text(f, r->total_pause_ms > 0 ? p->all.total_allocated_mb / r->total_pause_ms : NAN, 3);
+    fprintf(f, "</td><td>%u</td></tr>\n", r->num_induced);
+}
+
+enum { LONG_ROWS_MAX = 500 };
+
+static void table_long_pauses(FILE *f, const gcs_gc_process *p, double threshold)
+{
+    char b[48];
+    fprintf(f, "<h3>Pauses over %s ms</h3>\n", num(b, threshold, threshold < 10 ? 1 : 0, "-"));
+    size_t shown = 0, total = 0;
+    for (size_t i = 0; i < p->gc_count; i++) {
+        const gcs_gc_info *gc = &p->gcs[i];
+        if (!complete(gc) || !(gc->pause_ms > threshold))
+            continue;
+        if (total++ == 0)
+            fputs("<table class=\"t\"><tr><th>GC#</th><th>pause start (ms)</th><th>pause (ms)</th>"
+                  "<th>gen</th><th>reason</th></tr>\n", f);
+        if (shown >= LONG_ROWS_MAX)
+            continue;
+        shown++;
+        char g[16], rb[16];
+        gen_code(g, sizeof g, gc);
+        fprintf(f, "<tr><td>%d</td><td>", gc->number);
+        put_text(f, gc->pause_start_ms, 3);
+        fputs("</td><td>", f);
+        put_text(f, gc->pause_ms, 3);
+        fprintf(f, "</td><td>%s</td><td>%s</td></tr>\n", g, reason_of(gc->reason, rb, sizeof rb));
+    }
+    if (total == 0)
+        fputs("<p>None.</p>\n", f);
+    else
+        fputs("</table>\n", f);
+    if (total > shown)
+        fprintf(f, "<p>%zu more: sort the per-GC table by pause.</p>\n", total - shown);
+}
+
+static void table_condemned(FILE *f, const gcs_gc_process *p)
+{
+    uint32_t counts[GCS_GC_CONDEMNED_GROUPS] = {0}, with = 0;
+    for (size_t i = 0; i < p->gc_count; i++) {
+        if (!p->gcs[i].has_global_history)
+            continue;
+        with++;
+        for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++)
+            if (p->gcs[i].condemned_reasons & (1u << g))
+                counts[g]++;
+    }
+    fputs("<h3>Condemned reasons</h3>\n", f);
+    if (!with) {
+        fputs("<p>No GC carries a global heap history.</p>\n", f);
+        return;
+    }
+    fputs("<table class=\"t\"><tr><th>reason</th><th>GCs</th><th>% of GCs with reasons</th></tr>\n", f);
+    for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
+        if (!counts[g])
+            continue;
+        fprintf(f, "<tr><td>%s</td><td>%u</td><td>", gcs_gc_condemned_group_name(g), counts[g]);
+        put_text(f, 100.0 * counts[g] / with, 1);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+/* The per-GC columns, JSON arrays the script turns into the table. */
+static void data_json(FILE *f, const gcs_gc_process *p, const gcs_gc_kpis *k, const uint64_t *hist,
+                      const double *win, const double *mmu, size_t nw)
+{
+    fprintf(f, "{\"pid\":%u,\"heaps\":%d,\"kpi\":{\"gc_count\":%u,\"incomplete\":%u,\"max_pause_ms\":", p->pid,
+            p->max_heap_count, k->complete_count, k->incomplete_count);
+    put_num(f, k->max_pause_ms, 6);
+    fputs(",\"p50_pause_ms\":", f);
+    put_num(f, k->p50_pause_ms, 6);
+    fputs(",\"p99_pause_ms\":", f);
+    put_num(f, k->p99_pause_ms, 6);
+    fputs(",\"total_pause_ms\":", f);
+    put_num(f, k->total_pause_ms, 6);
+    fputs(",\"gc_pct\":", f);
+    put_num(f, k->gc_pct, 6);
+    fputs(",\"peak_heap_mb\":", f);
+    put_num(f, k->peak_heap_mb, 6);
+    fputs("},\"histogram\":[", f);
+    for (int b = 0; b < GCS_GC_HIST_BUCKETS; b++)
+        fprintf(f, "%s%llu", b ? "," : "", (unsigned long long)hist[b]);
+    fputs("],\"mmu\":[", f);
+    for (size_t i = 0; i < nw; i++) {
+        fprintf(f, "%s[", i ? "," : "");
+        put_num(f, win[i], 0);
+        fputc(',', f);
+        put_num(f, mmu[i], 4);
+        fputc(']', f);
+    }
+    /* Columns: n (GC number, delta from the previous), t (pause start in
+     * 0.01 ms, delta), p pause ms, c code (generation + 4 type + 16 induced
+     * + 32 incomplete), r reason, b size before/peak, a after, o promoted,
+     * l gen0 allocated (MB). */
+    fputs("],\"gcs\":{\"n\":[", f);
+    int32_t prev_n = 0;
+    for (size_t i = 0; i < p->gc_count; i++) {
+        fprintf(f, "%s%d", i ? "," : "", (int)(p->gcs[i].number - prev_n));
+        prev_n = p->gcs[i].number;
+    }
+    fputs("],\"t\":[", f);
+    long long prev_t = 0;
+    for (size_t i = 0; i < p->gc_count; i++) {
+        double t = gc_time(&p->gcs[i]);
+        long long tt = isfinite(t) ? llround(t * 100) : prev_t;
+        fprintf(f, "%s%lld", i ? "," : "", tt - prev_t);
+        prev_t = tt;
+    }
+    fputs("],\"p\":[", f);
+    for (size_t i = 0; i < p->gc_count; i++) {
+        fputs(i ? "," : "", f);
+        put_num(f, complete(&p->gcs[i]) ? p->gcs[i].pause_ms : NAN, 3);
+    }
+    fputs("],\"c\":[", f);
+    for (size_t i = 0; i < p->gc_count; i++) {
+        const gcs_gc_info *gc = &p->gcs[i];
+        unsigned code = (gc->generation & 3) + 4 * (gc->type & 3) +
+                        16 * (gcs_gc_reason_is_induced(gc->reason) ? 1 : 0) + 32 * !complete(gc);
+        fprintf(f, "%s%u", i ? "," : "", code);
+    }
+    fputs("],\"r\":[", f);
+    for (size_t i = 0; i < p->gc_count; i++)
+        fprintf(f, "%s%u", i ? "," : "", p->gcs[i].reason);
+    static const char *const size_keys[4] = {"b", "a", "o", "l"};
+    for (int s = 0; s < 4; s++) {
+        fprintf(f, "],\"%s\":[", size_keys[s]);
+        for (size_t i = 0; i < p->gc_count; i++) {
+            const gcs_gc_info *gc = &p->gcs[i];
+            double v = s == 0   ? s_before(gc, i, NULL)
+                       : s == 1 ? gc->heap_size_after_mb
+                       : s == 2 ? gc->promoted_mb
+                                : gc->user_allocated_mb[GCS_GEN0];
+            fputs(i ? "," : "", f);
+            put_num(f, v, 1); /* 0.1 MB: enough for a table, 400 kB less at 100k GCs */
+        }
+    }
+    fputs("]}}", f);
+}
+
+static void write_process(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_gc_process *p,
+                          const gcs_gc_html_options *o)
+{
+    gcs_gc_kpis k;
+    gcs_gc_kpis_compute(p, &k);
+    double threshold = o->long_pause_ms > 0 ? o->long_pause_ms : 200.0;
+    /* The time axis: the runtime's span (its GCs' when unknown). */
+    axis a = {INFINITY, -INFINITY};
+    for (size_t i = 0; i < p->gc_count; i++) {
+        double t = gc_time(&p->gcs[i]);
+        if (isfinite(t)) {
+            a.t0 = fmin(a.t0, t);
+            a.t1 = fmax(a.t1, t + (isfinite(p->gcs[i].pause_ms) ? p->gcs[i].pause_ms : 0));
+        }
+    }
+    if (isfinite(p->first_event_ms) && isfinite(p->last_event_ms) && p->last_event_ms > p->first_event_ms) {
+        a.t0 = fmin(a.t0, p->first_event_ms);
+        a.t1 = fmax(a.t1, p->last_event_ms);
+    }
+    if (!(a.t1 > a.t0))
+        a.t1 = a.t0 + 1;
+    uint64_t hist[GCS_GC_HIST_BUCKETS] = {0};
+    for (size_t i = 0; i < p->gc_count; i++) {
+        if (!complete(&p->gcs[i]))
+            continue;
+        int b = 0;
+        while (b < GCS_GC_HIST_BUCKETS - 1 && !(p->gcs[i].pause_ms < gcs_gc_hist_bounds_ms[b]))
+            b++;
+        hist[b]++;
+    }
+    double win[32], mmu[32];
+    size_t nw = gcs_gc_mmu_windows(a.t1 - a.t0, win, 32);
+    if (!gcs_gc_mmu(p->gcs, p->gc_count, a.t0, a.t1, win, nw, mmu))
+        nw = 0;
+
+    fprintf(f, "<section class=\"proc\" id=\"p%d\">\n<h2>Process %u", pi, p->pid);
+    if (p->clr_instance_id)
+        fprintf(f, " (runtime %u)", (unsigned)p->clr_instance_id);
+    fputs("</h2>\n<p class=\"sub\">", f);
+    fprintf(f, ".NET %s &middot; %s GC%s%s &middot; concurrent %s &middot; heaps %d</p>\n",
+            p->runtime_version[0] ? p->runtime_version : "(version unknown)",
+            p->gc_mode ? p->gc_mode : "unknown", p->gc_mode_inferred ? " (inferred)" : "",
+            "", p->concurrent < 0 ? "unknown" : p->concurrent ? "yes" : "no",
+            p->max_heap_count > p->heap_count ? p->max_heap_count : p->heap_count);
+    fputs("<div class=\"kpis\">\n", f);
+    kpi(f, "GC throughput (time not paused)", k.throughput_pct, 2, " %");
+    kpi(f, "p50 pause", k.p50_pause_ms, 3, " ms");
+    kpi(f, "p99 pause", k.p99_pause_ms, 3, " ms");
+    kpi(f, "max pause", k.max_pause_ms, 3, " ms");
+    kpi(f, "peak heap", k.peak_heap_mb, 1, " MB");
+    kpi(f, "allocation rate", k.alloc_rate_mb_s, 1, " MB/s");
+    fprintf(f,
+            "<div class=\"kpi\"><b>%u</b><span>GCs: gen0 %u, gen1 %u, gen2 %u; background %u, "
+            "foreground %u, induced %u; incomplete %u</span></div>\n</div>\n",
+            k.complete_count, k.gen_count[0], k.gen_count[1], k.gen_count[2],
+            k.kind_count[GCS_GC_BACKGROUND], k.kind_count[GCS_GC_FOREGROUND], k.induced_count,
+            k.incomplete_count);
+
+    gcs_gc_finding fs[16];
+    gcs_gc_finding_options fo = {.long_pause_ms = threshold};
+    int nf = gcs_gc_findings(p, &fo, fs, 16);
+    fputs("<h3>Findings</h3>\n", f);
+    if (nf <= 0)
+        fputs("<p>No rule fired (docs/findings.md lists them).</p>\n", f);
+    else {
+        fputs("<ol class=\"findings\">\n", f);
+        for (int i = 0; i < nf && i < 16; i++) {
+            fprintf(f, "<li><span class=\"score\">%d</span> <b>", fs[i].score);
+            put_esc(f, fs[i].title);
+            fprintf(f, "</b> <code>%s</code><br>", fs[i].rule);
+            put_esc(f, fs[i].evidence);
+            fputs("<br><i>Try:</i> ", f);
+            put_esc(f, fs[i].advice);
+            fputs("</li>\n", f);
+        }
+        fputs("</ol>\n", f);
+    }
+
+    fputs("<h3>Charts</h3>\n", f);
+    chart_timeline(f, pi, p, &a, k.max_pause_ms);
+    chart_heap(f, pi, p, &a, k.peak_heap_mb);
+    chart_heaps(f, pi, an, p, &a);
+    chart_alloc(f, pi, p, &a);
+    chart_histogram(f, pi, hist);
+    chart_mmu(f, pi, win, mmu, nw);
+
+    fputs("<h3>GC rollup by generation</h3>\n<table class=\"t\"><tr><th>gen</th><th>count</th>"
+          "<th>max pause (ms)</th><th>max peak (MB)</th><th>max alloc (MB/s)</th>"
+          "<th>total pause (ms)</th><th>total alloc (MB)</th><th>mean pause (ms)</th>"
+          "<th>alloc MB/ms GC</th><th>induced</th></tr>\n", f);
+    rollup_row(f, "ALL", p, &p->all);
+    for (int g = 0; g < 3; g++) {
+        char name[16];
+        snprintf(name, sizeof name, "%d", g);
+        rollup_row(f, name, p, &p->gen[g]);
+    }
+    fputs("</table>\n", f);
+    table_long_pauses(f, p, threshold);
+    table_condemned(f, p);
+
+    fprintf(f, "<h3>Every GC (%zu)</h3>\n<div class=\"gctable\" id=\"p%d-gcs\"></div>\n"
+               "<noscript>The per-GC table needs JavaScript; `gcscope stats` prints it.</noscript>\n",
+            p->gc_count, pi);
+    fprintf(f, "<script type=\"application/json\" class=\"gcs-data\" id=\"p%d-data\">", pi);
+    data_json(f, p, &k, hist, win, mmu, nw);
+    fputs("</script>\n</section>\n", f);
+}
+
+static const char CSS[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:16px auto;max-width:960px;color:#222}"
+    "h1{font-size:20px}h2{font-size:18px;border-bottom:1px solid #ccc}h3{font-size:15px;margin:18px 0 6px}"
+    ".sub{color:#555}.kpis{display:flex;flex-wrap:wrap;gap:8px}"
+    ".kpi{border:1px solid #ddd;border-radius:6px;padding:6px 10px;min-width:120px}"
+    ".kpi b{display:block;font-size:18px}.kpi span{color:#555;font-size:12px}"
+    ".chart{margin:8px 0}.chart figcaption{font-weight:600;font-size:13px}"
+    "svg.plot{display:block;background:#fafafa;border:1px solid #eee}"
+    ".grid{stroke:#e4e4e4}.lbl{font-size:10px;fill:#555}"
+    ".g0{fill:#4e79a7}.g1{fill:#59a14f}.g2{fill:#e15759}.g3{fill:#f28e2b}.g4{fill:#b07aa1}"
+    ".bgc{fill:#f28e2b;opacity:.45}.alloc{fill:#76b7b2}.hist{fill:#4e79a7}"
+    ".mmu{fill:#e15759}.mmul{stroke:#e15759;fill:none;stroke-width:2}polyline{stroke-width:1.5}"
+    ".legend span{margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}"
+    "table.t{border-collapse:collapse;font-size:12px}table.t td,table.t th{border:1px solid #ddd;padding:2px 6px;text-align:right}"
+    "table.t th{background:#f0f0f0;cursor:pointer}.findings li{margin-bottom:6px}"
+    ".score{display:inline-block;min-width:26px;text-align:center;background:#e15759;color:#fff;border-radius:4px}"
+    "#tip{position:fixed;display:none;background:#fff;border:1px solid #999;padding:4px 8px;font-size:12px;pointer-events:none}"
+    ".pager button{margin:4px}";
+
+/* Hover on a timeline mark shows its GC's row; the per-GC table sorts by
+ * any column and pages 100 rows at a time. */
+static const char JS[] =
+    "(function(){var R=['AllocSmall','Induced','LowMemory','Empty','AllocLarge','OutOfSpaceSOH',"
+    "'OutOfSpaceLOH','InducedNotForced','Stress','InducedLowMemory','InducedCompacting','LowMemoryHost',"
+    "'PMFullGC','LowMemoryHostBlocking','BGCTuningSOH','BGCTuningLOH','BGCStepping','InducedAggressive'];"
+    "var H=['GC#','start ms','gen','reason','pause ms','peak MB','after MB','promoted MB','gen0 alloc MB'];"
+    "var tip=document.getElementById('tip');"
+    "function rows(d){var g=d.gcs,n=0,t=0,o=[];for(var i=0;i<g.n.length;i++){n+=g.n[i];t+=g.t[i];var c=g.c[i];"
+    "o.push([n,t/100,(c&3)+'NBF'[(c>>2)&3]+(c&16?'I':'')+(c&32?' incomplete':''),R[g.r[i]]||g.r[i],g.p[i],g.b[i],g.a[i],g.o[i],g.l[i]]);}return o;}"
+    "function f(v){return v===null?'-':typeof v=='number'&&v%1?v.toFixed(3):v;}"
+    "document.querySelectorAll('script.gcs-data').forEach(function(s){var d=JSON.parse(s.textContent),"
+    "all=rows(d),id=s.id.replace('-data',''),box=document.getElementById(id+'-gcs'),key=0,dir=1,page=0;"
+    "function draw(){var h='<div class=pager><button data-m=-1>&lt;</button>'+(page*100+1)+'-'+Math.min(all.length,page*100+100)+' of '+all.length+'<button data-m=1>&gt;</button></div><table class=t><tr>';"
+    "H.forEach(function(x,i){h+='<th data-k='+i+'>'+x+(i==key?(dir>0?' &#9650;':' &#9660;'):'')+'</th>'});h+='</tr>';"
+    "all.slice(page*100,page*100+100).forEach(function(r){h+='<tr>'+r.map(function(v){return '<td>'+f(v)+'</td>'}).join('')+'</tr>'});"
+    "box.innerHTML=h+'</table>';}"
+    "box.addEventListener('click',function(e){var k=e.target.getAttribute('data-k'),m=e.target.getAttribute('data-m');"
+    "if(k!==null){k=+k;dir=k==key?-dir:1;key=k;all.sort(function(a,b){var x=a[k],y=b[k];if(x===y)return a[0]-b[0];"
+    "if(x===null)return 1;if(y===null)return -1;return (x<y?-1:1)*dir});page=0;draw();}"
+    "if(m!==null){page=Math.max(0,Math.min(Math.floor((all.length-1)/100),page+ +m));draw();}});draw();"
+    "var byIndex=rows(d),svg=document.getElementById(id+'-timeline');"
+    "svg.addEventListener('mousemove',function(e){var i=e.target.getAttribute('data-i');if(i===null){tip.style.display='none';return;}"
+    "var r=byIndex[+i];tip.innerHTML=H.map(function(x,j){return x+': '+f(r[j])}).join('<br>');"
+    "tip.style.left=(e.clientX+12)+'px';tip.style.top=(e.clientY+12)+'px';tip.style.display='block';});"
+    "svg.addEventListener('mouseleave',function(){tip.style.display='none'});});})();";
+
+/* The page; an (may be NULL) gives the per-heap sizes of server GC. */
+static int write_page(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_process *const *ps, size_t n,
+                      const gcs_gc_html_options *opts)
+{
+    gcs_gc_html_options none;
+    memset(&none, 0, sizeof none);
+    const gcs_gc_html_options *o = opts ? opts : &none;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>gcscope report", f);
+    if (o->trace_name) {
+        fputs(": ", f);
+        put_esc(f, o->trace_name);
+    }
+    fprintf(f, "</title>\n<meta name=\"generator\" content=\"gcscope %s\">\n<style>%s</style></head><body>\n",
+            GCS_VERSION_STRING, CSS);
+    fputs("<h1>GC report", f);
+    if (o->trace_name) {
+        fputs(": ", f);
+        put_esc(f, o->trace_name);
+    }
+    fputs("</h1>\n<div id=\"tip\"></div>\n", f);
+    int written = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gcs_gc_process *p = ps[i];
+        if ((o->filter_pid && p->pid != o->pid) || p->gc_count == 0)
+            continue;
+        write_process(f, (int)i, an, p, o);
+        written++;
+    }
+    if (!written)
+        fputs("<p>No GC in this trace.</p>\n", f);
+    fprintf(f, "<p class=\"sub\">Made by gcscope %s. Times are ms since the trace start; sizes MB "
+               "of 1,000,000 bytes. Findings: docs/findings.md.</p>\n",
+            GCS_VERSION_STRING);
+    fprintf(f, "<script>%s</script>\n</body></html>\n", JS);
+    return ferror(f) ? -1 : written;
+}
+
+int gcs_gc_html_write_processes(FILE *f, const gcs_gc_process *const *ps, size_t n,
+                                const gcs_gc_html_options *opts)
+{
+    return write_page(f, NULL, ps, n, opts);
+}
+
+int gcs_gc_html_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_html_options *opts)
+{
+    size_t n = gcs_gc_process_count(an);
+    const gcs_gc_process **ps = malloc((n ? n : 1) * sizeof *ps);
+    if (!ps)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        ps[i] = gcs_gc_process_at(an, i);
+    int rc = write_page(f, an, ps, n, opts);
+    free(ps);
+    return rc;
+}

@@ -1,0 +1,395 @@
+/*
+ * test_gc_insight.c - the report's metrics (gcscope/gc_insight.h) on
+ * synthetic GC lists: percentiles, MMU, Mann-Whitney, findings, compare,
+ * check, and the HTML writer at 100,000 GCs; then compare on a real
+ * fixture against itself with its pauses doubled.
+ */
+#include <math.h>
+
+#include "check.h"
+#include "gcscope.h"
+
+/* A complete GC with the given numbers (the rest NaN/0 as the analyzer
+ * leaves a GC without those events). */
+static gcs_gc_info make_gc(int32_t number, uint32_t gen, uint32_t type, uint32_t reason,
+                           double pause_start_ms, double pause_ms, double after_mb)
+{
+    gcs_gc_info g;
+    memset(&g, 0, sizeof g);
+    g.number = number;
+    g.generation = gen;
+    g.type = type;
+    g.reason = reason;
+    g.is_complete = true;
+    g.start_ms = pause_start_ms + 0.01;
+    g.pause_start_ms = pause_start_ms;
+    g.pause_ms = pause_ms;
+    g.duration_ms = type == GCS_GC_BACKGROUND ? 5 * pause_ms : pause_ms;
+    g.heap_size_before_mb = after_mb + 10;
+    g.heap_size_peak_mb = after_mb + 10;
+    g.heap_size_after_mb = after_mb;
+    for (int k = 0; k < GCS_GEN_COUNT; k++) {
+        g.gen_size_after_mb[k] = after_mb / GCS_GEN_COUNT;
+        g.fragmentation_pct[k] = 5;
+    }
+    g.promoted_mb = 1;
+    g.allocated_since_last_gc_mb = 10;
+    g.user_allocated_mb[GCS_GEN0] = 10;
+    g.has_heap_stats = true;
+    return g;
+}
+
+static gcs_gc_process make_process(gcs_gc_info *gcs, size_t n)
+{
+    gcs_gc_process p;
+    memset(&p, 0, sizeof p);
+    p.pid = 42;
+    p.gc_mode = "workstation";
+    p.concurrent = 1;
+    p.heap_count = 1;
+    p.first_event_ms = NAN;
+    p.last_event_ms = NAN;
+    p.gcs = gcs;
+    p.gc_count = n;
+    return p;
+}
+
+static void test_percentiles(void)
+{
+    double v[100];
+    for (int i = 0; i < 100; i++)
+        v[i] = i + 1;
+    CHECK_NEAR(gcs_percentile_sorted(v, 100, 50), 50, 0);
+    CHECK_NEAR(gcs_percentile_sorted(v, 100, 99), 99, 0);
+    CHECK_NEAR(gcs_percentile_sorted(v, 100, 100), 100, 0);
+    CHECK_NEAR(gcs_percentile_sorted(v, 100, 0), 1, 0);
+    CHECK_NEAR(gcs_percentile_sorted(v, 3, 50), 2, 0); /* ceil(1.5) = rank 2 */
+    CHECK(isnan(gcs_percentile_sorted(v, 0, 50)));
+}
+
+static void test_mmu(void)
+{
+    /* Paused [10, 20) and [30, 40) in [0, 100]. */
+    gcs_gc_info g[2] = {make_gc(1, 0, 0, 0, 10, 10, 1), make_gc(2, 0, 0, 0, 30, 10, 1)};
+    double w[6] = {5, 10, 20, 30, 100, 200}, u[6];
+    CHECK(gcs_gc_mmu(g, 2, 0, 100, w, 6, u));
+    CHECK_NEAR(u[0], 0, 1e-12);           /* a window inside a pause */
+    CHECK_NEAR(u[1], 0, 1e-12);
+    CHECK_NEAR(u[2], 0.5, 1e-12);         /* [10, 30): 10 of 20 paused */
+    CHECK_NEAR(u[3], 1.0 / 3.0, 1e-12);   /* [10, 40): 20 of 30 */
+    CHECK_NEAR(u[4], 0.8, 1e-12);         /* the whole span */
+    CHECK(isnan(u[5]));                   /* longer than the span */
+    /* An incomplete GC does not count. */
+    g[1].is_complete = false;
+    CHECK(gcs_gc_mmu(g, 2, 0, 100, w, 6, u));
+    CHECK_NEAR(u[3], 2.0 / 3.0, 1e-12);
+}
+
+static void test_mmu_windows(void)
+{
+    double ws[32];
+    CHECK_EQ_INT(gcs_gc_mmu_windows(60, ws, 32), 6);
+    CHECK_NEAR(ws[5], 50, 0);
+    CHECK_EQ_INT(gcs_gc_mmu_windows(0.5, ws, 32), 0);
+    CHECK_EQ_INT(gcs_gc_mmu_windows(1e9, ws, 4), 4);
+}
+
+static void test_mann_whitney(void)
+{
+    double a[3] = {1, 2, 3}, b[3] = {4, 5, 6}, z, p;
+    CHECK(gcs_mann_whitney(a, 3, b, 3, &z, &p));
+    /* U = 9, mean 4.5, variance 3*3*7/12 = 5.25, continuity 0.5: z = 4 / sqrt(5.25). */
+    CHECK_NEAR(z, 4 / sqrt(5.25), 1e-12);
+    CHECK_NEAR(p, erfc(z / sqrt(2.0)), 1e-12);
+    CHECK_NEAR(p, 0.0809, 1e-3);
+    CHECK(gcs_mann_whitney(b, 3, a, 3, &z, &p));
+    CHECK(z < 0);
+    /* The same sample: no shift. */
+    CHECK(gcs_mann_whitney(a, 3, a, 3, &z, &p));
+    CHECK_NEAR(z, 0, 1e-12);
+    CHECK_NEAR(p, 1, 1e-12);
+    /* All ties: variance 0, no evidence. */
+    double c[4] = {7, 7, 7, 7};
+    CHECK(gcs_mann_whitney(c, 2, c + 2, 2, &z, &p));
+    CHECK_NEAR(p, 1, 0);
+    CHECK(!gcs_mann_whitney(a, 0, b, 3, &z, &p));
+}
+
+/* 200 GCs over 20 s: gen0 every 100 ms pausing 1..5 ms; every 20th a gen2
+ * whose heap after grows 100 -> 290 MB; GCs 50 and 150 are induced; GC 100
+ * a 300 ms gen2 blocking pause. */
+static gcs_gc_info g200[200];
+
+static gcs_gc_process synthetic200(void)
+{
+    for (int i = 0; i < 200; i++) {
+        bool gen2 = i % 20 == 19;
+        double after = gen2 ? 100 + 10 * (i / 20) * 2 : 50;
+        g200[i] = make_gc(i + 1, gen2 ? 2 : 0, 0, (i == 49 || i == 149) ? 1 : 0, i * 100.0,
+                          1 + (i % 5), after);
+    }
+    g200[99].generation = 2;
+    g200[99].pause_ms = 300;
+    return make_process(g200, 200);
+}
+
+static const gcs_gc_finding *find_rule(const gcs_gc_finding *f, int n, const char *rule)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(f[i].rule, rule) == 0)
+            return &f[i];
+    return NULL;
+}
+
+static void test_kpis(void)
+{
+    gcs_gc_process p = synthetic200();
+    gcs_gc_kpis k;
+    CHECK(gcs_gc_kpis_compute(&p, &k));
+    CHECK_EQ_INT(k.complete_count, 200);
+    CHECK_EQ_INT(k.gen_count[2], 10);
+    CHECK_EQ_INT(k.induced_count, 2);
+    CHECK_NEAR(k.max_pause_ms, 300, 0);
+    /* 199 ordinary pauses 1..5 (i % 5 + 1) and the 300: p50 = 3, p99 = 5. */
+    CHECK_NEAR(k.p50_pause_ms, 3, 0);
+    CHECK_NEAR(k.p99_pause_ms, 5, 0);
+    /* Span: first pause start 0 to the last pause end 19900 + 1 + 4. */
+    CHECK_NEAR(k.span_ms, 19905, 1e-9);
+    double total = 0;
+    for (int i = 0; i < 200; i++)
+        total += g200[i].pause_ms;
+    CHECK_NEAR(k.total_pause_ms, total, 1e-9);
+    CHECK_NEAR(k.gc_pct, 100 * total / 19905, 1e-9);
+    CHECK_NEAR(k.peak_heap_mb, 290, 1e-9); /* 280 after + 10 */
+}
+
+static void test_findings(void)
+{
+    gcs_gc_process p = synthetic200();
+    gcs_gc_finding f[16];
+    int n = gcs_gc_findings(&p, NULL, f, 16);
+    CHECK(n >= 3);
+    const gcs_gc_finding *lp = find_rule(f, n, "long-pauses");
+    CHECK(lp != NULL);
+    if (lp)
+        CHECK(strstr(lp->evidence, "1 of 200 GCs paused over 200 ms (gen0 0, gen1 0, gen2 1") != NULL);
+    const gcs_gc_finding *ind = find_rule(f, n, "induced-gcs");
+    CHECK(ind != NULL);
+    if (ind)
+        CHECK_EQ_STR(ind->evidence, "2 of 200 GCs were induced.");
+    const gcs_gc_finding *hg = find_rule(f, n, "heap-growth");
+    CHECK(hg != NULL);
+    if (hg)
+        CHECK(strstr(hg->evidence, "from 100.0 MB to 280.0 MB over 10 gen2 GCs") != NULL);
+    CHECK(find_rule(f, n, "gc-time") == NULL); /* ~3 % paused */
+    CHECK(find_rule(f, n, "incomplete-data") == NULL);
+    for (int i = 1; i < n; i++)
+        CHECK(f[i - 1].score >= f[i].score);
+    /* A higher threshold: no long pause. */
+    gcs_gc_finding_options o = {.long_pause_ms = 500};
+    n = gcs_gc_findings(&p, &o, f, 16);
+    CHECK(find_rule(f, n, "long-pauses") == NULL);
+    /* Lost events make the numbers incomplete. */
+    p.problems.lost_events = 7;
+    n = gcs_gc_findings(&p, NULL, f, 16);
+    const gcs_gc_finding *inc = find_rule(f, n, "incomplete-data");
+    CHECK(inc != NULL);
+    if (inc)
+        CHECK(strstr(inc->evidence, "7 events lost") != NULL);
+    /* cap 1 keeps the highest score and still counts every rule. */
+    int all = n;
+    CHECK_EQ_INT(gcs_gc_findings(&p, NULL, f, 1), all);
+}
+
+static gcs_gc_info doubled[200];
+
+static void test_compare_and_check(void)
+{
+    gcs_gc_process a = synthetic200();
+    gcs_gc_compare_row rows[GCS_GC_COMPARE_ROWS];
+    CHECK_EQ_INT(gcs_gc_compare(&a, &a, NULL, rows), GCS_GC_COMPARE_ROWS);
+    for (int i = 0; i < GCS_GC_COMPARE_ROWS; i++)
+        CHECK_EQ_INT(rows[i].verdict, GCS_VERDICT_SAME);
+    memcpy(doubled, g200, sizeof doubled);
+    for (int i = 0; i < 200; i++)
+        doubled[i].pause_ms *= 2;
+    gcs_gc_process b = make_process(doubled, 200);
+    CHECK_EQ_INT(gcs_gc_compare(&a, &b, NULL, rows), GCS_GC_COMPARE_ROWS);
+    CHECK_EQ_STR(rows[8].metric, "p99_pause_ms");
+    CHECK_NEAR(rows[8].delta_pct, 100, 1e-9);
+    CHECK(rows[8].p_value < 0.01);
+    CHECK_EQ_INT(rows[8].verdict, GCS_VERDICT_REGRESSED);
+    CHECK_EQ_INT(rows[6].verdict, GCS_VERDICT_REGRESSED); /* p50 */
+    CHECK_EQ_INT(rows[0].verdict, GCS_VERDICT_SAME);      /* gc_count */
+    CHECK_EQ_STR(gcs_verdict_name(rows[0].verdict), "no significant change");
+    CHECK_EQ_INT(gcs_gc_compare(&b, &a, NULL, rows), GCS_GC_COMPARE_ROWS);
+    CHECK_EQ_INT(rows[8].verdict, GCS_VERDICT_IMPROVED);
+
+    gcs_gc_limits lim = {.has_max_pause = true, .max_pause_ms = 250, .has_max_gen2 = true, .max_gen2 = 20};
+    gcs_gc_violation v[8];
+    CHECK_EQ_INT(gcs_gc_check(&a, NULL, &lim, v, 8), 1);
+    CHECK_EQ_STR(v[0].limit, "max-pause-ms");
+    CHECK_EQ_STR(v[0].text, "max pause 300.000 ms is over --max-pause-ms 250");
+    lim.max_gen2 = 9;
+    CHECK_EQ_INT(gcs_gc_check(&a, NULL, &lim, v, 8), 2);
+    CHECK_EQ_STR(v[1].text, "10 gen2 GCs is over --max-gen2 9");
+    gcs_gc_limits reg = {.has_max_regression = true, .max_regression_pct = 10};
+    CHECK_EQ_INT(gcs_gc_check(&a, &a, &reg, v, 8), 0);
+    int nv = gcs_gc_check(&b, &a, &reg, v, 8);
+    CHECK_EQ_INT(nv, 3); /* gc %, p99, max pause */
+    CHECK_EQ_STR(v[0].limit, "max-regression-pct");
+    CHECK(strncmp(v[0].text, "gc_pct regressed", 16) == 0);
+    CHECK_EQ_STR(v[1].text, "p99_pause_ms regressed 5.000 -> 10.000 (+100.0 %), over --max-regression-pct 10");
+    reg.max_regression_pct = 150;
+    CHECK_EQ_INT(gcs_gc_check(&b, &a, &reg, v, 8), 0);
+}
+
+/* Counts occurrences of needle in the n bytes of s. */
+static size_t count_of(const char *s, size_t n, const char *needle)
+{
+    (void)n; /* s is NUL-terminated (open_memstream) */
+    size_t c = 0, k = strlen(needle);
+    for (const char *p = s; (p = strstr(p, needle)) != NULL; p += k)
+        c++;
+    return c;
+}
+
+static void test_html_100k(void)
+{
+    enum { N = 100000 };
+    gcs_gc_info *g = malloc(N * sizeof *g);
+    CHECK(g != NULL);
+    if (!g)
+        return;
+    for (int i = 0; i < N; i++) {
+        uint32_t gen = i % 50 == 49 ? 2 : i % 10 == 9 ? 1 : 0;
+        uint32_t type = gen == 2 && i % 100 == 99 ? GCS_GC_BACKGROUND : 0;
+        g[i] = make_gc(i + 1, gen, type, 0, i * 37.5, 0.5 + (i * 7919 % 1000) / 100.0,
+                       100 + (i % 1000) / 10.0);
+    }
+    gcs_gc_process p = make_process(g, N);
+    const gcs_gc_process *ps[1] = {&p};
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    gcs_gc_html_options o = {.trace_name = "synthetic"};
+    CHECK_EQ_INT(gcs_gc_html_write_processes(f, ps, 1, &o), 1);
+    fclose(f);
+    CHECK(size < 5u * 1000 * 1000);
+    /* One timeline mark per pixel column and class at the most. */
+    size_t marks = count_of(buf, size, "data-i=");
+    CHECK(marks > 800 && marks <= 840 * 5);
+    CHECK(count_of(buf, size, "<svg id=\"p0-") == 5);
+    CHECK(count_of(buf, size, "http://") == 0 && count_of(buf, size, "https://") == 0);
+    CHECK(strstr(buf, "\"gc_count\":100000") != NULL);
+    /* Deterministic. */
+    char *buf2 = NULL;
+    size_t size2 = 0;
+    f = open_memstream(&buf2, &size2);
+    gcs_gc_html_write_processes(f, ps, 1, &o);
+    fclose(f);
+    CHECK(size == size2 && memcmp(buf, buf2, size) == 0);
+    free(buf);
+    free(buf2);
+    free(g);
+}
+
+/* A real trace against itself with every pause doubled. */
+static void test_fixture_doubled(void)
+{
+    const char *path = "tests/data/wks-nonconcurrent.nettrace";
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_source *src = gcs_source_open_file(path, &err);
+    CHECK(src != NULL);
+    if (!src)
+        return;
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
+    const gcs_event *ev;
+    while (gcs_reader_next(r, &ev, &err) == GCS_OK)
+        gcs_gc_analyzer_feed(an, ev);
+    gcs_gc_analyzer_finish(an);
+    const gcs_gc_process *p = gcs_gc_process_at(an, 0);
+    CHECK(p != NULL && p->gc_count > 20);
+    gcs_gc_info *copy = malloc(p->gc_count * sizeof *copy);
+    memcpy(copy, p->gcs, p->gc_count * sizeof *copy);
+    for (size_t i = 0; i < p->gc_count; i++)
+        copy[i].pause_ms *= 2;
+    gcs_gc_process q = *p;
+    q.gcs = copy;
+    gcs_gc_compare_row rows[GCS_GC_COMPARE_ROWS];
+    CHECK_EQ_INT(gcs_gc_compare(p, p, NULL, rows), GCS_GC_COMPARE_ROWS);
+    for (int i = 5; i <= 9; i++)
+        CHECK_EQ_INT(rows[i].verdict, GCS_VERDICT_SAME);
+    CHECK_EQ_INT(gcs_gc_compare(p, &q, NULL, rows), GCS_GC_COMPARE_ROWS);
+    for (int i = 5; i <= 9; i++) /* mean, p50, p90, p99, max */
+        CHECK_EQ_INT(rows[i].verdict, GCS_VERDICT_REGRESSED);
+    /* The report's numbers equal the analyzer's rollup. */
+    gcs_gc_kpis k;
+    CHECK(gcs_gc_kpis_compute(p, &k));
+    CHECK_EQ_INT(k.complete_count, p->all.count);
+    CHECK_NEAR(k.max_pause_ms, p->all.max_pause_ms, 0);
+    CHECK_NEAR(k.p99_pause_ms, p->pct_all.p99, 0);
+    CHECK_NEAR(k.p50_pause_ms, p->pct_all.p50, 0);
+    free(copy);
+    gcs_gc_analyzer_free(an);
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
+/* Per-heap object space: one value per per-heap history, on the two-heap
+ * server fixture; none for a hand-made process. */
+static void test_heap_object_space(void)
+{
+    const char *path = "tests/data/server.nettrace";
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_source *src = gcs_source_open_file(path, &err);
+    CHECK(src != NULL);
+    if (!src)
+        return;
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
+    const gcs_event *ev;
+    while (gcs_reader_next(r, &ev, &err) == GCS_OK)
+        gcs_gc_analyzer_feed(an, ev);
+    gcs_gc_analyzer_finish(an);
+    const gcs_gc_process *p = gcs_gc_process_at(an, 0);
+    CHECK(p != NULL && p->max_heap_count == 2);
+    size_t with_two = 0;
+    for (size_t i = 0; p && i < p->gc_count; i++) {
+        double v[4] = {NAN, NAN, NAN, NAN};
+        size_t k = gcs_gc_heap_object_space(an, p, i, v, 4);
+        CHECK_EQ_U64(k, p->gcs[i].per_heap_histories);
+        if (k == 2) {
+            with_two++;
+            CHECK(v[0] >= 0 && v[1] >= 0 && isnan(v[2]));
+            /* Object space before (size before minus free space) never
+             * exceeds the size before the histories sum for gen0+LOH+POH. */
+            CHECK(v[0] + v[1] <= p->gcs[i].gen_size_before_mb[0] + p->gcs[i].gen_size_before_mb[3] +
+                                     p->gcs[i].gen_size_before_mb[4] + 1e-6);
+        }
+    }
+    CHECK(with_two > 10);
+    gcs_gc_process copy = *p;
+    CHECK_EQ_U64(gcs_gc_heap_object_space(an, &copy, 0, NULL, 0), 0); /* not one of an's */
+    gcs_gc_analyzer_free(an);
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
+int main(void)
+{
+    RUN(test_percentiles);
+    RUN(test_mmu);
+    RUN(test_mmu_windows);
+    RUN(test_mann_whitney);
+    RUN(test_kpis);
+    RUN(test_findings);
+    RUN(test_compare_and_check);
+    RUN(test_html_100k);
+    RUN(test_fixture_doubled);
+    RUN(test_heap_object_space);
+    return check_report("test_gc_insight");
+}

@@ -1,0 +1,37 @@
+/* tools/cli/cli_gc_load.h - read a trace into a finished GC analyzer (what
+ * stats, report, compare and check share). */
+#ifndef GCS_CLI_GC_LOAD_H
+#define GCS_CLI_GC_LOAD_H
+
+#include "cli_util.h"
+
+/* Extra events a command wants besides the GC ones (NULL: none), and a
+ * callback that sees every delivered event before the analyzer. */
+typedef struct cli_gc_load_hooks {
+    bool (*want)(void *ctx, const gcs_event_type *type);
+    void (*on_event)(void *ctx, const gcs_event *ev);
+    void *ctx;
+    const char *archive_member; /* --member: a zip's or tar's member (NULL: the first trace) */
+} cli_gc_load_hooks;
+
+/*
+ * Reads path ("-": standard input) through a GC analyzer and finishes it
+ * (lost events and the trace's span set). `who` prefixes messages
+ * ("gcscope stats"). Returns the analyzer (free it with
+ * gcs_gc_analyzer_free), or NULL after printing why. *rc is CLI_OK, or
+ * CLI_FAILED when reading failed part way (the analyzer then holds what
+ * was read before the error, and the message was printed).
+ */
+gcs_gc_analyzer *cli_gc_load(const char *who, const char *path, const cli_gc_load_hooks *hooks,
+                             int *rc);
+
+/* The runtimes of a finished analyzer that ran a GC (only process pid's
+ * when filter_pid), in the analyzer's order (pid, then ClrInstanceID):
+ * writes at most cap and returns how many there are. */
+size_t cli_gc_runtimes(const gcs_gc_analyzer *an, bool filter_pid, uint32_t pid,
+                       const gcs_gc_process **out, size_t cap);
+
+/* The file name of path (after its last '/'). */
+const char *cli_base_name(const char *path);
+
+#endif
