@@ -40,7 +40,7 @@ FUZZ_BIN     := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 30
 
 .PHONY: all test demo bench clean fuzz fuzz-build fuzz-toolchain
-all: $(BUILD)/gcscope $(BUILD)/libgcscope.a
+all: $(BUILD)/gcscope $(BUILD)/libgcscope.a $(BUILD)/libgcscope_profiler.so
 
 # The libraries' headers and -dev packages (scripts/deps.sh), once per
 # build folder: every object waits for it (order-only).
@@ -58,6 +58,14 @@ $(BUILD)/libgcscope.a: $(LIB_OBJ)
 
 $(BUILD)/gcscope: $(CLI_OBJ) $(BUILD)/libgcscope.a
 	$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libgcscope.a $(LDLIBS)
+
+# The in-process CoreCLR profiler (tools/profiler, docs/format-profile.md):
+# a shared library the runtime loads; plain C, no sanitizer (it runs inside
+# dotnet), only DllGetClassObject/DllCanUnloadNow exported.
+PROF_SRC := $(shell find tools/profiler -name '*.c' | LC_ALL=C sort)
+$(BUILD)/libgcscope_profiler.so: $(PROF_SRC) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(INCS) -O2 -g -fPIC -shared -fvisibility=hidden -pthread $(CFLAGS) -o $@ $(PROF_SRC)
 
 # Sanitized build for tests.
 $(BUILD)/asan/obj/%.o: %.c $(HDRS) | $(BUILD)/deps.ok

@@ -25,7 +25,8 @@ typedef enum gcs_format {
     GCS_FORMAT_UNKNOWN = 0,
     GCS_FORMAT_NETTRACE = 1, /* "Nettrace" magic, versions 4, 5, 6 */
     GCS_FORMAT_NETPERF = 2,  /* "!FastSerialization.1", versions 1..3 */
-    GCS_FORMAT_ETL = 3       /* Windows ETW log file */
+    GCS_FORMAT_ETL = 3,      /* Windows ETW log file */
+    GCS_FORMAT_PROFILE = 4   /* gcscope's profiler stream (docs/format-profile.md) */
 } gcs_format;
 
 /* Name of a format ("nettrace", "netperf"). */

@@ -110,11 +110,12 @@ struct gcs_reader {
 
 static void fold_tally(gcs_reader *r);
 
-static const char *const format_names[] = {"unknown", "nettrace", "netperf", "etl"};
+static const char *const format_names[] = {"unknown", "nettrace", "netperf", "etl",
+                                              "profile"};
 
 const char *gcs_format_name(gcs_format format)
 {
-    return (unsigned)format < 4 ? format_names[format] : "unknown";
+    return (unsigned)format < 5 ? format_names[format] : "unknown";
 }
 
 static gcs_event_type *type_find(const gcs_reader *r, uint32_t id)
