@@ -198,6 +198,7 @@ install: all $(BUILD)/$(SHLIB) $(BUILD)/gcscope.pc
 	$(INSTALL) -m 755 $(BUILD)/gcscope $(DESTDIR)$(BINDIR)/gcscope
 	$(INSTALL) -m 644 $(BUILD)/libgcscope.a $(DESTDIR)$(LIBDIR)/libgcscope.a
 	$(INSTALL) -m 755 $(BUILD)/$(SHLIB) $(DESTDIR)$(LIBDIR)/$(SHLIB)
+	$(INSTALL) -m 755 $(BUILD)/libgcscope_profiler.so $(DESTDIR)$(LIBDIR)/libgcscope_profiler.so
 	ln -sf $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libgcscope.so
 	$(INSTALL) -m 644 $(BUILD)/gcscope.pc $(DESTDIR)$(PKGCONFIGDIR)/gcscope.pc
@@ -212,6 +213,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/gcscope \
 	    $(DESTDIR)$(LIBDIR)/libgcscope.a $(DESTDIR)$(LIBDIR)/$(SHLIB) \
 	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libgcscope.so \
+	    $(DESTDIR)$(LIBDIR)/libgcscope_profiler.so \
 	    $(DESTDIR)$(PKGCONFIGDIR)/gcscope.pc $(DESTDIR)$(INCLUDEDIR)/gcscope.h \
 	    $(PUB_HDRS:include/%=$(DESTDIR)$(INCLUDEDIR)/%) \
 	    $(DESTDIR)$(MANDIR)/man1/gcscope.1 $(DESTDIR)$(BASHCOMPDIR)/gcscope

@@ -186,7 +186,7 @@ static class Program
         var hold = new List<long[]>();
         try
         {
-            for (;;) hold.Add(new long[64 * 1024 * 1024]);
+            for (;;) hold.Add(new long[1024 * 1024]);
         }
         catch (OutOfMemoryException)
         {
