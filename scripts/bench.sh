@@ -110,3 +110,4 @@ fi
 if [ -f scripts/bench-objects.sh ]; then
     sh scripts/bench-objects.sh
 fi
+sh scripts/bench-profiler.sh "$GCSCOPE"

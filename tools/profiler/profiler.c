@@ -16,7 +16,9 @@
  * Environment: GCSCOPE_PROFILE_OUT (output file; default
  * gcscope-PID.gcprof), GCSCOPE_PROFILE_TYPES (POSIX extended regex: only
  * the types whose name matches are recorded), GCSCOPE_PROFILE_BUFFER
- * (bytes per buffer, default 8 MiB, at least 4096).
+ * (bytes per buffer, default 8 MiB, at least 4096), GCSCOPE_PROFILE_STATS=1
+ * (at exit, one line on stderr: GCs, time inside the range callbacks,
+ * records dropped; scripts/bench-profiler.sh reads it).
  */
 #include <fcntl.h>
 #include <regex.h>
@@ -75,7 +77,14 @@ static bool same_guid(const prof_guid *a, const prof_guid *b)
 typedef struct class_slot {
     ClassID id;    /* 0: empty */
     bool tracked;  /* its name matched GCSCOPE_PROFILE_TYPES (or no filter) */
+    size_t fixed_size; /* every object's size; 0: it varies (arrays, strings) */
 } class_slot;
+
+/* The class this thread allocated last (allocation loops repeat one class):
+ * its table entry's facts without the lock. */
+static __thread ClassID tl_class;
+static __thread bool tl_tracked;
+static __thread size_t tl_fixed_size;
 
 static struct {
     prof_info *info;
@@ -88,14 +97,62 @@ static struct {
     size_t class_cap, class_count;
     uint32_t gc_number;
     uint64_t allocations;
+    uint64_t range_ns, range_calls, ranges_seen; /* clock ticks inside Moved/SurvivingReferences2 */
+    bool stats;                /* GCSCOPE_PROFILE_STATS=1: say them at exit */
     atomic_int refs;
 } prof;
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Record times. Every allocation is stamped, so the clock must be cheap:
+ * on x86-64 with an invariant TSC (constant_tsc and nonstop_tsc in
+ * /proc/cpuinfo) the TSC, its frequency measured against CLOCK_MONOTONIC
+ * over 20 ms at start (the header says it); elsewhere CLOCK_MONOTONIC in
+ * ns (a vDSO call: several times dearer per allocation). */
+static bool use_tsc;
+static uint64_t clock_frequency = 1000000000u;
+
+static uint64_t now_ns(void)
+{
+#if defined(__x86_64__)
+    if (use_tsc)
+        return __builtin_ia32_rdtsc();
+#endif
+    return clock_ns();
+}
+
+static void choose_clock(void)
+{
+#if defined(__x86_64__)
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[4096];
+    bool constant = false, nonstop = false;
+    while (fgets(line, sizeof line, f) && !(constant && nonstop)) {
+        if (strncmp(line, "flags", 5) != 0)
+            continue;
+        constant = strstr(line, " constant_tsc") != NULL;
+        nonstop = strstr(line, " nonstop_tsc") != NULL;
+        break;
+    }
+    fclose(f);
+    if (!constant || !nonstop)
+        return;
+    uint64_t n0 = clock_ns(), c0 = __builtin_ia32_rdtsc(), n1;
+    while ((n1 = clock_ns()) - n0 < 20000000u)
+        ;
+    uint64_t c1 = __builtin_ia32_rdtsc();
+    if (c1 <= c0)
+        return;
+    clock_frequency = (uint64_t)((double)(c1 - c0) * 1e9 / (double)(n1 - n0) + 0.5);
+    use_tsc = clock_frequency > 0;
+#endif
 }
 
 static uint8_t *put_u64(uint8_t *p, uint64_t v)
@@ -182,6 +239,21 @@ static const char *primitive_name(uint32_t element_type)
 
 /* The name as TraceEvent writes type names: Namespace.Name, generic
  * arguments in brackets (List`1[System.Int32]), arrays with []. */
+static void class_name(ClassID id, char *out, size_t cap, size_t *len, int depth);
+
+/* Arrays and strings are the only objects whose size varies (and the
+ * only ones the LOH or POH can hold: a class's fixed size is far below
+ * the LOH threshold, and pinned allocation takes arrays only). */
+static bool variable_size(ClassID id, const char *name)
+{
+    prof_info *info = prof.info;
+    uint32_t element_type = 0;
+    ClassID element = 0;
+    ULONG rank = 0;
+    return info->vtbl->IsArrayClass(info, id, &element_type, &element, &rank) == S_OK ||
+           strcmp(name, "System.String") == 0;
+}
+
 static void class_name(ClassID id, char *out, size_t cap, size_t *len, int depth)
 {
     prof_info *info = prof.info;
@@ -263,7 +335,7 @@ static class_slot *class_find(ClassID id)
     return NULL;
 }
 
-static class_slot *class_insert(ClassID id, bool tracked)
+static class_slot *class_insert(ClassID id, bool tracked, size_t fixed_size)
 {
     if ((prof.class_count + 1) * 2 > prof.class_cap) {
         size_t cap = prof.class_cap ? prof.class_cap * 2 : 1024;
@@ -288,6 +360,7 @@ static class_slot *class_insert(ClassID id, bool tracked)
         h = (h + 1) & mask;
     prof.classes[h].id = id;
     prof.classes[h].tracked = tracked;
+    prof.classes[h].fixed_size = fixed_size;
     prof.class_count++;
     return &prof.classes[h];
 }
@@ -310,7 +383,7 @@ static void write_header(int fd)
     p = put_u32(p, GCS_PROFILE_HEADER_SIZE);
     p = put_u32(p, (uint32_t)getpid());
     p = put_u32(p, (uint32_t)sizeof(void *));
-    p = put_u64(p, 1000000000u);
+    p = put_u64(p, clock_frequency);
     p = put_u64(p, now_ns());
     struct timeval tv;
     gettimeofday(&tv, NULL);
@@ -327,6 +400,8 @@ static HRESULT cb_initialize(prof_callback *self, prof_unknown *unk)
         return E_FAIL;
     }
     prof.info = info;
+    const char *stats = getenv("GCSCOPE_PROFILE_STATS");
+    prof.stats = stats && strcmp(stats, "1") == 0;
     const char *types = getenv("GCSCOPE_PROFILE_TYPES");
     if (types && *types) {
         if (regcomp(&prof.types, types, REG_EXTENDED | REG_NOSUB) != 0) {
@@ -355,6 +430,7 @@ static HRESULT cb_initialize(prof_callback *self, prof_unknown *unk)
         if (*end == 0 && v >= 4096 && v <= ((size_t)1 << 30))
             cap = (size_t)v;
     }
+    choose_clock();
     write_header(fd);
     if (!gcs_rq_start(&prof.queue, fd, cap)) {
         fprintf(stderr, "gcscope profiler: no memory for the buffers: not profiling\n");
@@ -383,6 +459,15 @@ static void finish(void)
     gcs_rq_append_locked(&prof.queue, rec, sizeof rec, now);
     gcs_rq_unlock(&prof.queue);
     gcs_rq_finish(&prof.queue);
+    if (prof.stats)
+        fprintf(stderr,
+                "gcscope profiler: %u GCs, %llu allocations, %llu range callbacks with %llu "
+                "ranges: %.3f ms inside them (%.3f ms per GC), %llu records dropped\n",
+                prof.gc_number, (unsigned long long)prof.allocations,
+                (unsigned long long)prof.range_calls, (unsigned long long)prof.ranges_seen,
+                prof.range_ns * 1e3 / clock_frequency,
+                prof.gc_number ? prof.range_ns * 1e3 / clock_frequency / prof.gc_number : 0.0,
+                (unsigned long long)prof.queue.lost_records_total);
 }
 
 static HRESULT cb_shutdown(prof_callback *self)
@@ -395,48 +480,69 @@ static HRESULT cb_shutdown(prof_callback *self)
  * gets its buffers written. */
 __attribute__((destructor)) static void at_unload(void) { finish(); }
 
+/* The class's table entry, named and written (TYPE) the first time: its
+ * facts in *tracked and *fixed_size. */
+static void class_facts(ObjectID object, ClassID class_id, bool *tracked, size_t *fixed_size)
+{
+    gcs_rq_lock(&prof.queue);
+    class_slot *c = class_find(class_id);
+    if (c) {
+        *tracked = c->tracked;
+        *fixed_size = c->fixed_size;
+    }
+    gcs_rq_unlock(&prof.queue);
+    if (c)
+        return;
+    /* First object of this class: name it outside the lock (the metadata
+     * calls may take the runtime's own locks). */
+    prof_info *info = prof.info;
+    char name[GCS_PROFILE_MAX_NAME];
+    size_t len = 0;
+    name[0] = 0;
+    class_name(class_id, name, sizeof name, &len, 0);
+    *tracked = !prof.has_types || regexec(&prof.types, name, 0, NULL, 0) == 0;
+    *fixed_size = 0;
+    if (!variable_size(class_id, name) &&
+        !PROF_SUCCEEDED(info->vtbl->GetObjectSize2(info, object, fixed_size)))
+        *fixed_size = 0;
+    uint8_t rec[1 + 8 + 2 + GCS_PROFILE_MAX_NAME];
+    rec[0] = GCS_PROFILE_TYPE;
+    put_u64(rec + 1, class_id);
+    rec[9] = (uint8_t)len;
+    rec[10] = (uint8_t)(len >> 8);
+    memcpy(rec + 11, name, len);
+    gcs_rq_lock(&prof.queue);
+    if (!class_find(class_id)) {
+        if (class_insert(class_id, *tracked, *fixed_size) && *tracked)
+            gcs_rq_append_locked(&prof.queue, rec, 11 + len, now_ns());
+    }
+    gcs_rq_unlock(&prof.queue);
+}
+
 static HRESULT cb_object_allocated(prof_callback *self, ObjectID object, ClassID class_id)
 {
     if (!prof.running || prof.finished)
         return S_OK;
-    prof_info *info = prof.info;
-    gcs_rq_lock(&prof.queue);
-    class_slot *c = class_find(class_id);
-    bool tracked = c ? c->tracked : false;
-    gcs_rq_unlock(&prof.queue);
-    if (!c) {
-        /* First object of this class: name it outside the lock (the
-         * metadata calls may take the runtime's own locks). */
-        char name[GCS_PROFILE_MAX_NAME];
-        size_t len = 0;
-        name[0] = 0;
-        class_name(class_id, name, sizeof name, &len, 0);
-        tracked = !prof.has_types || regexec(&prof.types, name, 0, NULL, 0) == 0;
-        uint8_t rec[1 + 8 + 2 + GCS_PROFILE_MAX_NAME];
-        rec[0] = GCS_PROFILE_TYPE;
-        put_u64(rec + 1, class_id);
-        rec[9] = (uint8_t)len;
-        rec[10] = (uint8_t)(len >> 8);
-        memcpy(rec + 11, name, len);
-        gcs_rq_lock(&prof.queue);
-        if (!class_find(class_id)) {
-            if (class_insert(class_id, tracked) && tracked)
-                gcs_rq_append_locked(&prof.queue, rec, 11 + len, now_ns());
-        }
-        gcs_rq_unlock(&prof.queue);
+    if (class_id != tl_class) {
+        class_facts(object, class_id, &tl_tracked, &tl_fixed_size);
+        tl_class = class_id;
     }
-    if (!tracked)
+    if (!tl_tracked)
         return S_OK;
-    size_t size = 0;
-    if (!PROF_SUCCEEDED(info->vtbl->GetObjectSize2(info, object, &size)))
-        size = 0;
+    prof_info *info = prof.info;
+    size_t size = tl_fixed_size;
     uint8_t heap = GCS_PROFILE_HEAP_SMALL;
-    prof_generation_range range;
-    if (PROF_SUCCEEDED(info->vtbl->GetObjectGeneration(info, object, &range))) {
-        if (range.generation == PROF_GEN_LOH)
-            heap = GCS_PROFILE_HEAP_LARGE;
-        else if (range.generation == PROF_GEN_POH)
-            heap = GCS_PROFILE_HEAP_PINNED;
+    if (size == 0) {
+        /* An array or a string: its own size, and where it went. */
+        if (!PROF_SUCCEEDED(info->vtbl->GetObjectSize2(info, object, &size)))
+            size = 0;
+        prof_generation_range range;
+        if (PROF_SUCCEEDED(info->vtbl->GetObjectGeneration(info, object, &range))) {
+            if (range.generation == PROF_GEN_LOH)
+                heap = GCS_PROFILE_HEAP_LARGE;
+            else if (range.generation == PROF_GEN_POH)
+                heap = GCS_PROFILE_HEAP_PINNED;
+        }
     }
     uint8_t rec[GCS_PROFILE_ALLOC_SIZE];
     rec[0] = GCS_PROFILE_ALLOC;
@@ -492,6 +598,8 @@ static void ranges(uint8_t kind, ULONG count, const ObjectID *a, const ObjectID 
         fit = 256;
     gcs_rq_lock(&prof.queue);
     uint64_t now = now_ns();
+    prof.range_calls++;
+    prof.ranges_seen += count;
     for (ULONG i = 0; i < count;) {
         ULONG n = count - i < fit ? count - i : (ULONG)fit;
         chunk[0] = kind;
@@ -504,6 +612,7 @@ static void ranges(uint8_t kind, ULONG count, const ObjectID *a, const ObjectID 
         }
         gcs_rq_append_locked(&prof.queue, chunk, (size_t)(p - chunk), now);
     }
+    prof.range_ns += now_ns() - now;
     gcs_rq_unlock(&prof.queue);
 }
 
