@@ -4,7 +4,8 @@
  * becomes the runtime's GC events, field by field, and the object
  * analysis follows its objects exactly; every malformed input (truncated
  * header, record or stream, unknown version or kind, a range count past
- * the limit, 32-bit pointers) is refused with its status; dropped
+ * the limit, 32-bit pointers, a varint too long) is refused with its
+ * status; dropped
  * records, times going back and ill-formed UTF-8 names are survivable
  * and counted.
  */
@@ -16,6 +17,9 @@
 #include "format/profile/profile_format.h"
 #include "gcscope.h"
 
+/* The bases of the relative ALLOC fields, as the writer keeps them. */
+static uint64_t base_time, base_address, base_class;
+
 static void header(bb *b, uint32_t version, uint32_t pointer_size)
 {
     bb_bytes(b, GCS_PROFILE_MAGIC, 8);
@@ -26,6 +30,8 @@ static void header(bb *b, uint32_t version, uint32_t pointer_size)
     bb_u64(b, 1000000u);       /* 1 MHz: ticks are microseconds */
     bb_u64(b, 5000000u);       /* start */
     bb_u64(b, 1700000000000u); /* 2023-11-14T22:13:20Z */
+    base_time = 5000000u;
+    base_address = base_class = 0;
 }
 
 static void type_rec(bb *b, uint64_t class_id, const char *name, size_t n)
@@ -36,19 +42,37 @@ static void type_rec(bb *b, uint64_t class_id, const char *name, size_t n)
     bb_bytes(b, name, n);
 }
 
-static void alloc_rec(bb *b, uint64_t t, uint64_t addr, uint64_t class_id, uint64_t size,
-                      uint8_t heap)
+static void varuint(bb *b, uint64_t v)
 {
-    bb_u8(b, GCS_PROFILE_ALLOC);
-    bb_u64(b, t);
-    bb_u64(b, addr);
-    bb_u64(b, class_id);
-    bb_u64(b, size);
-    bb_u8(b, heap);
+    while (v >= 0x80) {
+        bb_u8(b, (uint8_t)(v | 0x80));
+        v >>= 7;
+    }
+    bb_u8(b, (uint8_t)v);
+}
+
+static void zigzag(bb *b, uint64_t delta)
+{
+    int64_t d = (int64_t)delta;
+    varuint(b, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+}
+
+static void alloc_rec(bb *b, uint64_t t, uint64_t addr, uint64_t class_id, uint64_t size,
+                      uint8_t kind)
+{
+    bb_u8(b, kind);
+    varuint(b, t - base_time);
+    zigzag(b, addr - base_address);
+    zigzag(b, class_id - base_class);
+    varuint(b, size);
+    base_time = t;
+    base_address = addr;
+    base_class = class_id;
 }
 
 static void gc_start(bb *b, uint64_t t, uint32_t n, uint8_t condemned)
 {
+    base_time = t;
     bb_u8(b, GCS_PROFILE_GC_START);
     bb_u64(b, t);
     bb_u32(b, n);
@@ -58,6 +82,7 @@ static void gc_start(bb *b, uint64_t t, uint32_t n, uint8_t condemned)
 
 static void gc_end(bb *b, uint64_t t, uint32_t n)
 {
+    base_time = t;
     bb_u8(b, GCS_PROFILE_GC_END);
     bb_u64(b, t);
     bb_u32(b, n);
@@ -103,10 +128,10 @@ static size_t build_good(bb *b)
     header(b, GCS_PROFILE_VERSION, 8);
     type_rec(b, 0x1000, "App.Node", 8);
     type_rec(b, 0x2000, "App.Big[]", 9);
-    alloc_rec(b, 5000100, 0x10000, 0x1000, 24, GCS_PROFILE_HEAP_SMALL);
-    alloc_rec(b, 5000200, 0x10018, 0x1000, 24, GCS_PROFILE_HEAP_SMALL); /* dies */
-    alloc_rec(b, 5000300, 0x10030, 0x1000, 24, GCS_PROFILE_HEAP_SMALL);
-    alloc_rec(b, 5000400, 0x900000, 0x2000, 100000, GCS_PROFILE_HEAP_LARGE);
+    alloc_rec(b, 5000100, 0x10000, 0x1000, 24, GCS_PROFILE_ALLOC);
+    alloc_rec(b, 5000200, 0x10018, 0x1000, 24, GCS_PROFILE_ALLOC); /* dies */
+    alloc_rec(b, 5000300, 0x10030, 0x1000, 24, GCS_PROFILE_ALLOC);
+    alloc_rec(b, 5000400, 0x900000, 0x2000, 100000, GCS_PROFILE_ALLOC_LARGE);
     gc_start(b, 5001000, 1, 0);
     bb_u8(b, GCS_PROFILE_MOVED);
     bb_u32(b, 2);
@@ -256,6 +281,15 @@ static void test_refused(void)
     CHECK_EQ_INT(read_all(&b, b.len, &n, &an, NULL), GCS_ERR_CORRUPT);
     b.len = 0;
     header(&b, GCS_PROFILE_VERSION, 8);
+    bb_u8(&b, GCS_PROFILE_ALLOC);
+    for (int i = 0; i < 11; i++)
+        bb_u8(&b, 0xff); /* a varint of 11 bytes */
+    for (int i = 0; i < 40; i++)
+        bb_u8(&b, 0);
+    exit_rec(&b, 5000001);
+    CHECK_EQ_INT(read_all(&b, b.len, &n, &an, NULL), GCS_ERR_CORRUPT);
+    b.len = 0;
+    header(&b, GCS_PROFILE_VERSION, 8);
     b.data[24] = b.data[25] = b.data[26] = 0; /* clock frequency 0 */
     exit_rec(&b, 5000001);
     CHECK_EQ_INT(read_all(&b, b.len, &n, &an, NULL), GCS_ERR_CORRUPT);
@@ -269,12 +303,15 @@ static void test_survivable(void)
     b.len = 0;
     header(&b, GCS_PROFILE_VERSION, 8);
     type_rec(&b, 0x1000, "A\xff\xc3", 3);
-    alloc_rec(&b, 5000100, 0x10000, 0x1000, 24, 7);
-    bb_u8(&b, GCS_PROFILE_LOST);
-    bb_u64(&b, 5000150);
+    alloc_rec(&b, 5000100, 0x10000, 0x1000, 24, GCS_PROFILE_ALLOC);
+    bb_u8(&b, GCS_PROFILE_LOST); /* the writer gives it the base time */
+    bb_u64(&b, 5000100);
     bb_u64(&b, 12);
     bb_u64(&b, 408);
-    alloc_rec(&b, 5000050, 0x10018, 0x3000, 24, 0); /* back in time, unnamed class */
+    /* Lower address, an unnamed class: deltas going down. */
+    alloc_rec(&b, 5000150, 0x8000, 0x3000, 24, GCS_PROFILE_ALLOC);
+    gc_start(&b, 5000120, 1, 0); /* back in time */
+    gc_end(&b, 5000130, 1);
     exit_rec(&b, 5000200);
     gcs_error err;
     gcs_error_clear(&err);
@@ -282,8 +319,8 @@ static void test_survivable(void)
     size_t n;
     uint64_t anomalies;
     CHECK_EQ_INT(read_all(&b, b.len, &n, &anomalies, an), GCS_END);
-    CHECK_EQ_U64(n, 2);
-    CHECK_EQ_U64(anomalies, 3); /* unknown heap, LOST, time back */
+    CHECK_EQ_U64(n, 4);
+    CHECK_EQ_U64(anomalies, 3); /* LOST, GC/Start and GC/Stop before the ALLOC's time */
     CHECK_EQ_INT(gcs_objects_finish(an, &err), GCS_OK);
     int named = 0;
     for (size_t i = 0; i < gcs_objects_type_count(an); i++)

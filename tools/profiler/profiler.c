@@ -80,11 +80,6 @@ typedef struct class_slot {
     size_t fixed_size; /* every object's size; 0: it varies (arrays, strings) */
 } class_slot;
 
-/* The class this thread allocated last (allocation loops repeat one class):
- * its table entry's facts without the lock. */
-static __thread ClassID tl_class;
-static __thread bool tl_tracked;
-static __thread size_t tl_fixed_size;
 
 static struct {
     prof_info *info;
@@ -97,6 +92,10 @@ static struct {
     size_t class_cap, class_count;
     uint32_t gc_number;
     uint64_t allocations;
+    /* Bases of the relative ALLOC fields: what the file holds last (under
+     * queue.lock; a dropped record changes nothing). */
+    uint64_t base_time, base_address, base_class;
+    class_slot last_class;     /* the class allocated last (loops repeat one): no hash */
     uint64_t range_ns, range_calls, ranges_seen; /* clock ticks inside Moved/SurvivingReferences2 */
     bool stats;                /* GCSCOPE_PROFILE_STATS=1: say them at exit */
     atomic_int refs;
@@ -167,6 +166,41 @@ static uint8_t *put_u32(uint8_t *p, uint32_t v)
     for (int i = 0; i < 4; i++)
         p[i] = (uint8_t)(v >> (8 * i));
     return p + 4;
+}
+
+static uint8_t *put_varuint(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static uint8_t *put_zigzag(uint8_t *p, uint64_t delta)
+{
+    int64_t d = (int64_t)delta;
+    return put_varuint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+}
+
+/* The clock for a record, never before the file's last time (the TSCs
+ * of two cores may differ by a few ticks). Under queue.lock. */
+static uint64_t stamp(void)
+{
+    uint64_t t = now_ns();
+    return t < prof.base_time ? prof.base_time : t;
+}
+
+/* Appends a record whose time is t (0: it has none); the time base
+ * moves only when it is in the file. Under queue.lock. */
+static bool emit(const uint8_t *rec, size_t n, uint64_t t)
+{
+    if (!gcs_rq_append_locked(&prof.queue, rec, n, prof.base_time))
+        return false;
+    if (t)
+        prof.base_time = t;
+    return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -384,7 +418,8 @@ static void write_header(int fd)
     p = put_u32(p, (uint32_t)getpid());
     p = put_u32(p, (uint32_t)sizeof(void *));
     p = put_u64(p, clock_frequency);
-    p = put_u64(p, now_ns());
+    prof.base_time = now_ns();
+    p = put_u64(p, prof.base_time);
     struct timeval tv;
     gettimeofday(&tv, NULL);
     put_u64(p, (uint64_t)tv.tv_sec * 1000u + (uint64_t)tv.tv_usec / 1000u);
@@ -453,10 +488,10 @@ static void finish(void)
     prof.finished = true;
     uint8_t rec[25];
     rec[0] = GCS_PROFILE_EXIT;
-    uint64_t now = now_ns();
     gcs_rq_lock(&prof.queue);
+    uint64_t now = stamp();
     put_u64(put_u64(put_u64(rec + 1, now), prof.allocations), prof.queue.lost_records_total);
-    gcs_rq_append_locked(&prof.queue, rec, sizeof rec, now);
+    emit(rec, sizeof rec, now);
     gcs_rq_unlock(&prof.queue);
     gcs_rq_finish(&prof.queue);
     if (prof.stats)
@@ -514,7 +549,7 @@ static void class_facts(ObjectID object, ClassID class_id, bool *tracked, size_t
     gcs_rq_lock(&prof.queue);
     if (!class_find(class_id)) {
         if (class_insert(class_id, *tracked, *fixed_size) && *tracked)
-            gcs_rq_append_locked(&prof.queue, rec, 11 + len, now_ns());
+            emit(rec, 11 + len, 0);
     }
     gcs_rq_unlock(&prof.queue);
 }
@@ -523,38 +558,58 @@ static HRESULT cb_object_allocated(prof_callback *self, ObjectID object, ClassID
 {
     if (!prof.running || prof.finished)
         return S_OK;
-    if (class_id != tl_class) {
-        class_facts(object, class_id, &tl_tracked, &tl_fixed_size);
-        tl_class = class_id;
+    gcs_rq_lock(&prof.queue);
+    if (class_id != prof.last_class.id) {
+        class_slot *c = class_find(class_id);
+        if (!c) {
+            bool tracked;
+            size_t fixed_size;
+            gcs_rq_unlock(&prof.queue);
+            class_facts(object, class_id, &tracked, &fixed_size);
+            gcs_rq_lock(&prof.queue);
+            c = class_find(class_id);
+            if (!c) {
+                /* The table is full (no memory): this class goes unnamed. */
+                gcs_rq_unlock(&prof.queue);
+                return S_OK;
+            }
+        }
+        prof.last_class = *c;
     }
-    if (!tl_tracked)
+    if (!prof.last_class.tracked) {
+        gcs_rq_unlock(&prof.queue);
         return S_OK;
-    prof_info *info = prof.info;
-    size_t size = tl_fixed_size;
-    uint8_t heap = GCS_PROFILE_HEAP_SMALL;
+    }
+    size_t size = prof.last_class.fixed_size;
+    uint8_t kind = GCS_PROFILE_ALLOC;
     if (size == 0) {
-        /* An array or a string: its own size, and where it went. */
+        /* An array or a string: its own size, and where it went (outside
+         * the lock: these ask the runtime). */
+        gcs_rq_unlock(&prof.queue);
+        prof_info *info = prof.info;
         if (!PROF_SUCCEEDED(info->vtbl->GetObjectSize2(info, object, &size)))
             size = 0;
         prof_generation_range range;
         if (PROF_SUCCEEDED(info->vtbl->GetObjectGeneration(info, object, &range))) {
             if (range.generation == PROF_GEN_LOH)
-                heap = GCS_PROFILE_HEAP_LARGE;
+                kind = GCS_PROFILE_ALLOC_LARGE;
             else if (range.generation == PROF_GEN_POH)
-                heap = GCS_PROFILE_HEAP_PINNED;
+                kind = GCS_PROFILE_ALLOC_PINNED;
         }
+        gcs_rq_lock(&prof.queue);
     }
-    uint8_t rec[GCS_PROFILE_ALLOC_SIZE];
-    rec[0] = GCS_PROFILE_ALLOC;
-    gcs_rq_lock(&prof.queue);
-    uint64_t now = now_ns();
-    uint8_t *p = put_u64(rec + 1, now);
-    p = put_u64(p, object);
-    p = put_u64(p, class_id);
-    p = put_u64(p, size);
-    *p = heap;
+    uint8_t rec[GCS_PROFILE_ALLOC_MAX];
+    rec[0] = kind;
+    uint64_t now = stamp();
+    uint8_t *p = put_varuint(rec + 1, now - prof.base_time);
+    p = put_zigzag(p, (uint64_t)object - prof.base_address);
+    p = put_zigzag(p, (uint64_t)class_id - prof.base_class);
+    p = put_varuint(p, size);
     prof.allocations++;
-    gcs_rq_append_locked(&prof.queue, rec, sizeof rec, now);
+    if (emit(rec, (size_t)(p - rec), now)) {
+        prof.base_address = object;
+        prof.base_class = class_id;
+    }
     gcs_rq_unlock(&prof.queue);
     return S_OK;
 }
@@ -573,12 +628,12 @@ static HRESULT cb_gc_started(prof_callback *self, int generations, const BOOL *c
     uint8_t rec[15];
     rec[0] = GCS_PROFILE_GC_START;
     gcs_rq_lock(&prof.queue);
-    uint64_t now = now_ns();
+    uint64_t now = stamp();
     prof.gc_number++;
     put_u32(put_u64(rec + 1, now), prof.gc_number);
     rec[13] = (uint8_t)condemned;
     rec[14] = reason == 1; /* COR_PRF_GC_INDUCED */
-    gcs_rq_append_locked(&prof.queue, rec, sizeof rec, now);
+    emit(rec, sizeof rec, now);
     gcs_rq_unlock(&prof.queue);
     return S_OK;
 }
@@ -610,7 +665,7 @@ static void ranges(uint8_t kind, ULONG count, const ObjectID *a, const ObjectID 
                 p = put_u64(p, b[i]);
             p = put_u64(p, length[i]);
         }
-        gcs_rq_append_locked(&prof.queue, chunk, (size_t)(p - chunk), now);
+        emit(chunk, (size_t)(p - chunk), 0);
     }
     prof.range_ns += now_ns() - now;
     gcs_rq_unlock(&prof.queue);
@@ -637,9 +692,9 @@ static HRESULT cb_gc_finished(prof_callback *self)
     uint8_t rec[13];
     rec[0] = GCS_PROFILE_GC_END;
     gcs_rq_lock(&prof.queue);
-    uint64_t now = now_ns();
+    uint64_t now = stamp();
     put_u32(put_u64(rec + 1, now), prof.gc_number);
-    gcs_rq_append_locked(&prof.queue, rec, sizeof rec, now);
+    emit(rec, sizeof rec, now);
     gcs_rq_unlock(&prof.queue);
     return S_OK;
 }

@@ -128,14 +128,15 @@ static void put(gcs_record_queue *q, const void *rec, size_t n)
     q->used[q->filling] += n;
 }
 
-void gcs_rq_append_locked(gcs_record_queue *q, const void *rec, size_t n, uint64_t now)
+bool gcs_rq_append_locked(gcs_record_queue *q, const void *rec, size_t n, uint64_t lost_time)
 {
+    uint64_t now = lost_time;
     if (!q->started || q->stop || n > q->cap) {
         q->lost_records++;
         q->lost_records_total++;
         q->lost_bytes += n;
         q->lost_bytes_total += n;
-        return;
+        return false;
     }
     if (q->lost_records > 0) {
         uint8_t lost[25];
@@ -150,12 +151,13 @@ void gcs_rq_append_locked(gcs_record_queue *q, const void *rec, size_t n, uint64
     }
     if (q->lost_records == 0 && room(q, n)) {
         put(q, rec, n);
-        return;
+        return true;
     }
     q->lost_records++;
     q->lost_records_total++;
     q->lost_bytes += n;
     q->lost_bytes_total += n;
+    return false;
 }
 
 void gcs_rq_finish(gcs_record_queue *q)

@@ -42,9 +42,10 @@ typedef struct gcs_record_queue {
  * false if memory or the thread could not be had. */
 bool gcs_rq_start(gcs_record_queue *q, int fd, size_t cap);
 
-/* Appends one record of n bytes (n <= cap), or drops and counts it. The
- * caller holds q->lock (gcs_rq_lock): several appends form one unit. */
-void gcs_rq_append_locked(gcs_record_queue *q, const void *rec, size_t n, uint64_t now);
+/* Appends one record of n bytes (n <= cap), or drops and counts it
+ * (false). The caller holds q->lock (gcs_rq_lock). A LOST record that
+ * precedes it carries the time lost_time. */
+bool gcs_rq_append_locked(gcs_record_queue *q, const void *rec, size_t n, uint64_t lost_time);
 
 static inline void gcs_rq_lock(gcs_record_queue *q) { pthread_mutex_lock(&q->lock); }
 static inline void gcs_rq_unlock(gcs_record_queue *q) { pthread_mutex_unlock(&q->lock); }

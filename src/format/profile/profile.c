@@ -5,7 +5,7 @@
  * the layouts of docs/gc-events.md), so that the decoders, the object
  * analysis and every report above serve profiles unchanged:
  *
- *   ALLOC      -> GC/AllocationTick V4: AllocationAmount = ObjectSize = the
+ *   ALLOC*     -> GC/AllocationTick V4: AllocationAmount = ObjectSize = the
  *                 object's size (every object is "sampled"), TypeID, the
  *                 type's name, Address, Kind (small/large/pinned)
  *   GC_START   -> GC/Start V2 (Count, Depth = condemned, Reason 1 if induced)
@@ -67,7 +67,8 @@ typedef struct profile_reader {
     uint8_t *scratch;      /* payload being built */
     size_t scratch_cap;
     uint32_t since_point;  /* events since the last sequence point */
-    int64_t last_time;
+    int64_t last_time;     /* the last record's time: ALLOC times are relative */
+    uint64_t base_address, base_class; /* the last ALLOC's */
 } profile_reader;
 
 bool gcs_profile_sniff(const uint8_t *p, size_t n)
@@ -275,17 +276,28 @@ static int64_t record_time(profile_reader *r, uint64_t t, uint64_t at)
     return v;
 }
 
-static gcs_status on_alloc(profile_reader *r, gcs_cursor *c, uint64_t at, gcs_error *err)
+static uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (0 - (v & 1)); }
+
+/* ALLOC, ALLOC_LARGE, ALLOC_PINNED: the varints after the kind byte. */
+static gcs_status on_alloc(profile_reader *r, uint8_t kind, gcs_cursor *c, uint64_t at,
+                           gcs_error *err)
 {
-    uint64_t time, address, class_id, size;
-    uint8_t heap;
-    if (!gcs_cur_u64(c, &time) || !gcs_cur_u64(c, &address) || !gcs_cur_u64(c, &class_id) ||
-        !gcs_cur_u64(c, &size) || !gcs_cur_u8(c, &heap))
-        return GCS_CORRUPT(err, at, "profile: ALLOC record cut short");
-    if (heap > GCS_PROFILE_HEAP_PINNED) {
-        anomaly(r, at, "profile: ALLOC record with an unknown heap: counted as small");
-        heap = GCS_PROFILE_HEAP_SMALL;
+    uint64_t dt, daddr, dclass, size;
+    if (!gcs_cur_varu64(c, &dt) || !gcs_cur_varu64(c, &daddr) || !gcs_cur_varu64(c, &dclass) ||
+        !gcs_cur_varu64(c, &size))
+        return GCS_CORRUPT(err, at, "profile: ALLOC record cut short or a varint too long");
+    uint64_t address = r->base_address + unzigzag(daddr);
+    uint64_t class_id = r->base_class + unzigzag(dclass);
+    r->base_address = address;
+    r->base_class = class_id;
+    uint64_t room = (uint64_t)INT64_MAX - (uint64_t)r->last_time;
+    if (dt > room) {
+        anomaly(r, at, "profile: an ALLOC time past 2^63 ticks: kept at the previous time");
+        dt = 0;
     }
+    int64_t time = r->last_time + (int64_t)dt;
+    r->last_time = time;
+    uint32_t heap = kind == GCS_PROFILE_ALLOC_LARGE ? 1 : kind == GCS_PROFILE_ALLOC_PINNED ? 2 : 0;
     const type_name *t = find_type(r, class_id);
     static const uint8_t no_name[2] = {0, 0};
     const uint8_t *name = t ? t->utf16 : no_name;
@@ -305,7 +317,7 @@ static gcs_status on_alloc(profile_reader *r, gcs_cursor *c, uint64_t at, gcs_er
     p = put_u32(p, 0);                                                 /* HeapIndex */
     p = put_u64(p, address);                                           /* Address */
     p = put_u64(p, size);                                              /* ObjectSize */
-    return deliver(r, MD_ALLOC_TICK, record_time(r, time, at), r->scratch, n, at, err);
+    return deliver(r, MD_ALLOC_TICK, time, r->scratch, n, at, err);
 }
 
 static gcs_status on_gc_start(profile_reader *r, gcs_cursor *c, uint64_t at, gcs_error *err)
@@ -463,7 +475,6 @@ static size_t record_size(const uint8_t *p, size_t n, size_t *need, bool *unknow
             return 0;
         }
         return 11 + ((size_t)p[9] | ((size_t)p[10] << 8));
-    case GCS_PROFILE_ALLOC: return GCS_PROFILE_ALLOC_SIZE;
     case GCS_PROFILE_GC_START: return 15;
     case GCS_PROFILE_GC_END: return 13;
     case GCS_PROFILE_LOST:
@@ -505,6 +516,27 @@ static gcs_status profile_step(gcs_container *base, gcs_error *err)
                         (unsigned long long)at);
     if (st != GCS_OK)
         return st;
+    uint8_t first = gcs_stream_peek(s)[0];
+    if (first == GCS_PROFILE_ALLOC || first == GCS_PROFILE_ALLOC_LARGE ||
+        first == GCS_PROFILE_ALLOC_PINNED) {
+        /* Varints: the longest record, or what the stream still has. */
+        st = gcs_stream_need(s, GCS_PROFILE_ALLOC_MAX, err);
+        if (st == GCS_AGAIN || st < 0)
+            return st;
+        size_t avail = gcs_stream_avail(s);
+        gcs_cursor c = gcs_cur_make(gcs_stream_peek(s) + 1,
+                                    avail < GCS_PROFILE_ALLOC_MAX ? avail - 1
+                                                                  : GCS_PROFILE_ALLOC_MAX - 1,
+                                    at + 1);
+        st = on_alloc(r, first, &c, at, err);
+        if (st == GCS_ERR_CORRUPT && avail < GCS_PROFILE_ALLOC_MAX)
+            return GCS_FAIL(err, GCS_ERR_TRUNCATED, at,
+                            "truncated: the profile's last record (ALLOC) is cut short");
+        if (st < 0)
+            return st;
+        gcs_stream_consume(s, (size_t)(gcs_cur_offset(&c) - at));
+        return GCS_OK;
+    }
     size_t need = 0, size = 0;
     bool unknown = false;
     for (;;) {
@@ -540,7 +572,6 @@ static gcs_status profile_step(gcs_container *base, gcs_error *err)
         st = add_type(r, class_id, name, len, at, err);
         break;
     }
-    case GCS_PROFILE_ALLOC: st = on_alloc(r, &c, at, err); break;
     case GCS_PROFILE_GC_START: st = on_gc_start(r, &c, at, err); break;
     case GCS_PROFILE_GC_END: st = on_gc_end(r, &c, at, err); break;
     case GCS_PROFILE_MOVED: st = on_ranges(r, true, &c, at, err); break;
