@@ -1,7 +1,8 @@
 #!/bin/sh
 # `gcscope profile` on tests/workloads/profile (mode exact): for every type
 # of the workload, the profile's counts (allocated, died in a gen-0/1/2
-# GC, died while in gen2/LOH/POH, alive at exit) equal the workload's own
+# GC, died while in gen2/LOH/POH, alive at exit, and the survivors'
+# generations as GC.GetGeneration gives them) equal the workload's own
 # account exactly, with no unseen death; `gcscope objects FILE` on the
 # kept profile prints the same; --types keeps only the matching types.
 # Workstation GC, non-concurrent (the account's GCs are all induced).

@@ -1,7 +1,8 @@
 /*
  * test_profile_reader.c - the profile container (src/format/profile,
  * docs/format-profile.md) on hand-made streams: a well-formed profile
- * becomes the runtime's GC events, field by field, and the object
+ * becomes the runtime's GC events, field by field (the heap layout after a
+ * GC as GenerationRange events, authoritative for generations), and the object
  * analysis follows its objects exactly; every malformed input (truncated
  * header, record or stream, unknown version or kind, a range count past
  * the limit, 32-bit pointers, a varint too long) is refused with its
@@ -140,6 +141,12 @@ static size_t build_good(bb *b)
     bb_u8(b, GCS_PROFILE_SURVIVING);
     bb_u32(b, 1);
     bb_u64(b, 0x900000); bb_u64(b, 100000);
+    /* The heap after the GC: the survivors' region is still gen0 (the
+     * runtime demoted it; the promotion rule alone would say gen1). */
+    bb_u8(b, GCS_PROFILE_GENERATIONS);
+    bb_u32(b, 2);
+    bb_u8(b, 0); bb_u64(b, 0x20000); bb_u64(b, 0x30); bb_u64(b, 0x10000);
+    bb_u8(b, 3); bb_u64(b, 0x900000); bb_u64(b, 100000); bb_u64(b, 0x100000);
     gc_end(b, 5001500, 1);
     exit_rec(b, 5002000);
     return b->len;
@@ -158,12 +165,19 @@ static void test_events(void)
     const gcs_event *ev;
     const char *want[] = {"GC/AllocationTick", "GC/AllocationTick", "GC/AllocationTick",
                           "GC/AllocationTick", "GC/Start", "GC/BulkMovedObjectRanges",
-                          "GC/BulkSurvivingObjectRanges", "GC/Stop"};
+                          "GC/BulkSurvivingObjectRanges", "GC/GenerationRange",
+                          "GC/GenerationRange", "GC/Stop"};
     size_t n = 0;
     gcs_status st;
     while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
-        if (n < 8)
+        if (n < 10)
             CHECK_EQ_STR(ev->type->name, want[n]);
+        if (n == 8) {
+            /* Generation 3 (LOH), RangeStart, used, reserved, ClrInstanceID */
+            CHECK_EQ_U64(ev->payload_size, 27);
+            CHECK_EQ_U64(ev->payload[0], 3);
+            CHECK_EQ_U64(ev->payload[3], 0x90);
+        }
         if (n == 0) {
             CHECK_NEAR(ev->msec, 0.1, 1e-9); /* 100 us after the start */
             CHECK_EQ_U64(ev->pid, 4242);
@@ -187,7 +201,7 @@ static void test_events(void)
         n++;
     }
     CHECK_EQ_INT(st, GCS_END);
-    CHECK_EQ_U64(n, 8);
+    CHECK_EQ_U64(n, 10);
     const gcs_trace_info *ti = gcs_reader_info(r);
     CHECK(ti != NULL);
     if (ti) {
@@ -225,7 +239,7 @@ static void test_objects(void)
             CHECK_EQ_U64(t->estimated_bytes, 72);
             CHECK_EQ_U64(t->died_in_gc[0], 1);
             CHECK_EQ_U64(t->alive_at_end, 2);
-            CHECK_EQ_U64(t->alive_at_end_gen[GCS_GEN1], 2);
+            CHECK_EQ_U64(t->alive_at_end_gen[GCS_GEN0], 2); /* the layout's, not gen1 */
         } else {
             CHECK_EQ_STR(t->name, "App.Big[]");
             CHECK_EQ_U64(t->alive_at_end, 1);

@@ -196,7 +196,8 @@ typedef struct prof_info_vtbl {
     prof_slot EnumModuleFrozenObjects, GetArrayObjectInfo, GetBoxClassLayout;
     prof_slot GetThreadAppDomain, GetRVAStaticAddress, GetAppDomainStaticAddress;
     prof_slot GetThreadStaticAddress, GetContextStaticAddress, GetStaticFieldInfo;
-    prof_slot GetGenerationBounds;
+    HRESULT (*GetGenerationBounds)(prof_info *self, ULONG cap, ULONG *count,
+                                   prof_generation_range *ranges);
     HRESULT (*GetObjectGeneration)(prof_info *self, ObjectID object,
                                    prof_generation_range *range);
     prof_slot GetNotifiedExceptionClauseInfo;

@@ -685,6 +685,48 @@ static HRESULT cb_surviving2(prof_callback *self, ULONG count, const ObjectID *s
     return E_FAIL; /* the runtime then skips the 32-bit SurvivingReferences */
 }
 
+/* The heap's layout after a GC (GetGenerationBounds): GENERATIONS
+ * records, so that the reader knows each object's generation instead of
+ * guessing it from promotion (pinned survivors stay in gen0, for one).
+ * Under queue.lock; the runtime is suspended. */
+static void generations(void)
+{
+    static prof_generation_range *bounds;
+    static ULONG cap;
+    prof_info *info = prof.info;
+    ULONG n = 0;
+    for (int tries = 0; tries < 3; tries++) {
+        if (!PROF_SUCCEEDED(info->vtbl->GetGenerationBounds(info, cap, &n, bounds)))
+            return;
+        if (n <= cap)
+            break;
+        prof_generation_range *b = realloc(bounds, (size_t)n * 2 * sizeof *b);
+        if (!b)
+            return;
+        bounds = b;
+        cap = n * 2;
+    }
+    if (n > cap)
+        return;
+    size_t per = 25;
+    size_t fit = (prof.queue.cap - 5 - 25) / per;
+    if (fit > 256)
+        fit = 256;
+    uint8_t chunk[5 + 256 * 25];
+    for (ULONG i = 0; i < n;) {
+        ULONG k = n - i < fit ? n - i : (ULONG)fit;
+        chunk[0] = GCS_PROFILE_GENERATIONS;
+        uint8_t *p = put_u32(chunk + 1, k);
+        for (ULONG j = 0; j < k; j++, i++) {
+            *p++ = (uint8_t)bounds[i].generation;
+            p = put_u64(p, bounds[i].start);
+            p = put_u64(p, bounds[i].length);
+            p = put_u64(p, bounds[i].reserved);
+        }
+        emit(chunk, (size_t)(p - chunk), 0);
+    }
+}
+
 static HRESULT cb_gc_finished(prof_callback *self)
 {
     if (!prof.running || prof.finished)
@@ -692,6 +734,7 @@ static HRESULT cb_gc_finished(prof_callback *self)
     uint8_t rec[13];
     rec[0] = GCS_PROFILE_GC_END;
     gcs_rq_lock(&prof.queue);
+    generations();
     uint64_t now = stamp();
     put_u32(put_u64(rec + 1, now), prof.gc_number);
     emit(rec, sizeof rec, now);

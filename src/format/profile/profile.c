@@ -11,6 +11,9 @@
  *   GC_START   -> GC/Start V2 (Count, Depth = condemned, Reason 1 if induced)
  *   MOVED      -> GC/BulkMovedObjectRanges V0
  *   SURVIVING  -> GC/BulkSurvivingObjectRanges V0
+ *   GENERATIONS -> GC/GenerationRange V0, one per range (the heap after
+ *                 the GC, before its GC/Stop: the analysis takes it as
+ *                 authoritative)
  *   GC_END     -> GC/Stop V1
  *   TYPE       -> kept: the name goes into each AllocationTick of the type
  *   LOST       -> an anomaly (records the profiler dropped), counted
@@ -32,7 +35,10 @@
 #include "format/profile/profile_format.h"
 
 /* Metadata ids of the events we make (1-based, one per event type). */
-enum { MD_GC_START = 1, MD_GC_STOP, MD_ALLOC_TICK, MD_SURVIVING, MD_MOVED, MD_COUNT = MD_MOVED };
+enum {
+    MD_GC_START = 1, MD_GC_STOP, MD_ALLOC_TICK, MD_SURVIVING, MD_MOVED, MD_GENERATION_RANGE,
+    MD_COUNT = MD_GENERATION_RANGE
+};
 
 static const struct {
     uint32_t event_id, version;
@@ -44,6 +50,7 @@ static const struct {
     [MD_ALLOC_TICK] = {10, 4, 0x1, 5},
     [MD_SURVIVING] = {21, 0, 0x400000, 4},
     [MD_MOVED] = {22, 0, 0x400000, 4},
+    [MD_GENERATION_RANGE] = {23, 0, 0x400000, 4},
 };
 
 #define MAX_TYPES ((size_t)1 << 20)
@@ -69,6 +76,9 @@ typedef struct profile_reader {
     uint32_t since_point;  /* events since the last sequence point */
     int64_t last_time;     /* the last record's time: ALLOC times are relative */
     uint64_t base_address, base_class; /* the last ALLOC's */
+    uint8_t *gens;         /* GENERATIONS elements still to deliver (25 bytes each) */
+    size_t gens_cap, gens_n, gens_next;
+    uint64_t gens_at;      /* offset of their record */
 } profile_reader;
 
 bool gcs_profile_sniff(const uint8_t *p, size_t n)
@@ -391,6 +401,43 @@ static gcs_status on_ranges(profile_reader *r, bool moved, gcs_cursor *c, uint64
     return deliver(r, moved ? MD_MOVED : MD_SURVIVING, r->last_time, r->scratch, n, at, err);
 }
 
+/* GENERATIONS: the elements are kept and delivered one event per step
+ * (the sorter holds a payload only until the step ends). */
+static gcs_status on_generations(profile_reader *r, gcs_cursor *c, uint64_t at, gcs_error *err)
+{
+    uint32_t count;
+    const uint8_t *elems;
+    if (!gcs_cur_u32(c, &count) || count > GCS_PROFILE_MAX_RANGES ||
+        !gcs_cur_bytes(c, (size_t)count * 25, &elems))
+        return GCS_CORRUPT(err, at, "profile: GENERATIONS record is invalid");
+    size_t bytes = (size_t)count * 25;
+    if (bytes > r->gens_cap) {
+        uint8_t *g = realloc(r->gens, bytes);
+        if (!g)
+            return GCS_FAIL(err, GCS_ERR_NOMEM, at, "out of memory for generation ranges");
+        r->gens = g;
+        r->gens_cap = bytes;
+    }
+    memcpy(r->gens, elems, bytes);
+    r->gens_n = count;
+    r->gens_next = 0;
+    r->gens_at = at;
+    return GCS_OK;
+}
+
+static gcs_status next_generation_event(profile_reader *r, gcs_error *err)
+{
+    const uint8_t *e = r->gens + r->gens_next * 25;
+    r->gens_next++;
+    enum { SIZE = 1 + 8 + 8 + 8 + 2 };
+    gcs_status st = need_scratch(r, SIZE, r->gens_at, err);
+    if (st != GCS_OK)
+        return st;
+    memcpy(r->scratch, e, 25); /* Generation, RangeStart, RangeUsedLength, RangeReservedLength */
+    put_u16(r->scratch + 25, 0);
+    return deliver(r, MD_GENERATION_RANGE, r->last_time, r->scratch, SIZE, r->gens_at, err);
+}
+
 /* ------------------------------------------------------------------ */
 /* Header and records                                                  */
 
@@ -480,7 +527,8 @@ static size_t record_size(const uint8_t *p, size_t n, size_t *need, bool *unknow
     case GCS_PROFILE_LOST:
     case GCS_PROFILE_EXIT: return 25;
     case GCS_PROFILE_MOVED:
-    case GCS_PROFILE_SURVIVING: {
+    case GCS_PROFILE_SURVIVING:
+    case GCS_PROFILE_GENERATIONS: {
         if (n < 5) {
             *need = 5;
             return 0;
@@ -491,7 +539,9 @@ static size_t record_size(const uint8_t *p, size_t n, size_t *need, bool *unknow
             *unknown = true;
             return 0;
         }
-        return 5 + (size_t)count * (p[0] == GCS_PROFILE_MOVED ? 24 : 16);
+        return 5 + (size_t)count * (p[0] == GCS_PROFILE_MOVED       ? 24
+                                    : p[0] == GCS_PROFILE_SURVIVING ? 16
+                                                                    : 25);
     }
     default:
         *unknown = true;
@@ -506,6 +556,8 @@ static gcs_status profile_step(gcs_container *base, gcs_error *err)
         return GCS_END;
     if (!r->have_header)
         return read_header(r, err);
+    if (r->gens_next < r->gens_n)
+        return next_generation_event(r, err);
     gcs_stream *s = base->stream;
     uint64_t at = gcs_stream_offset(s);
     gcs_status st = gcs_stream_need(s, 1, err);
@@ -576,6 +628,7 @@ static gcs_status profile_step(gcs_container *base, gcs_error *err)
     case GCS_PROFILE_GC_END: st = on_gc_end(r, &c, at, err); break;
     case GCS_PROFILE_MOVED: st = on_ranges(r, true, &c, at, err); break;
     case GCS_PROFILE_SURVIVING: st = on_ranges(r, false, &c, at, err); break;
+    case GCS_PROFILE_GENERATIONS: st = on_generations(r, &c, at, err); break;
     case GCS_PROFILE_LOST: {
         uint64_t time = 0, records = 0, bytes = 0;
         (void)(gcs_cur_u64(&c, &time) && gcs_cur_u64(&c, &records) && gcs_cur_u64(&c, &bytes));
@@ -610,6 +663,7 @@ static void profile_destroy(gcs_container *base)
         free(r->types[i].utf16);
     free(r->types);
     free(r->scratch);
+    free(r->gens);
     free(r);
 }
 

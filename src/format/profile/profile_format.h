@@ -38,7 +38,9 @@ enum gcs_profile_record_kind {
     GCS_PROFILE_LOST = 7,      /* u64 time, u64 records, u64 bytes dropped since the last */
     GCS_PROFILE_EXIT = 8,      /* u64 time, u64 allocations seen, u64 records dropped in all */
     GCS_PROFILE_ALLOC_LARGE = 9,  /* ALLOC on the LOH */
-    GCS_PROFILE_ALLOC_PINNED = 10 /* ALLOC on the POH */
+    GCS_PROFILE_ALLOC_PINNED = 10, /* ALLOC on the POH */
+    GCS_PROFILE_GENERATIONS = 11   /* the heap after a GC: u32 count, count x (u8 generation
+                                    * 0..4, u64 start, u64 used length, u64 reserved length) */
 };
 
 #define GCS_PROFILE_ALLOC_MAX 41u    /* longest ALLOC record: kind + 4 varints of 10 bytes */

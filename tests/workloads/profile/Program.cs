@@ -51,6 +51,14 @@ static class Program
         return n;
     }
 
+    // Where the survivors are at the end: GC.GetGeneration (LOH and POH say 2).
+    static void ExpectGenerations(string type, IEnumerable<object?> objs)
+    {
+        var n = new int[3];
+        foreach (var o in objs) if (o != null) n[GC.GetGeneration(o)]++;
+        Console.WriteLine($"expect type={type} alive_gen0={n[0]} alive_gen1={n[1]} alive_gen2={n[2]}");
+    }
+
     static void Expect(string type, int allocated, int g0, int g1, int g2, int gen2Deaths, int alive)
     {
         Console.WriteLine($"expect type={type} allocated={allocated} died_gen0={g0} died_gen1={g1} " +
@@ -151,6 +159,11 @@ static class Program
         // Lives to the end.
         AllocToEnd();
         Expect("ProfileLoad.LivesToEnd", N, 0, 0, 0, 0, N);
+        // The generations of the survivors, after the last GC (no GC follows).
+        ExpectGenerations("ProfileLoad.LivesToEnd", toEnd!);
+        ExpectGenerations("ProfileLoad.LargeElem[]", large!);
+        ExpectGenerations("ProfileLoad.PinnedElem[]", pinned!);
+        ExpectGenerations("ProfileLoad.CompactSurvivor", compact!);
         Console.Out.Flush();
         GC.KeepAlive(toEnd);
         GC.KeepAlive(large);
