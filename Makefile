@@ -40,7 +40,7 @@ FUZZ_BIN     := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 30
 
 .PHONY: all test demo bench clean fuzz fuzz-build fuzz-toolchain
-all: $(BUILD)/gcscope $(BUILD)/libgcscope.a
+all: $(BUILD)/gcscope $(BUILD)/libgcscope.a $(BUILD)/libgcscope_profiler.so
 
 # The libraries' headers and -dev packages (scripts/deps.sh), once per
 # build folder: every object waits for it (order-only).
@@ -58,6 +58,14 @@ $(BUILD)/libgcscope.a: $(LIB_OBJ)
 
 $(BUILD)/gcscope: $(CLI_OBJ) $(BUILD)/libgcscope.a
 	$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libgcscope.a $(LDLIBS)
+
+# The in-process CoreCLR profiler (tools/profiler, docs/format-profile.md):
+# a shared library the runtime loads; plain C, no sanitizer (it runs inside
+# dotnet), only DllGetClassObject/DllCanUnloadNow exported.
+PROF_SRC := $(shell find tools/profiler -name '*.c' | LC_ALL=C sort)
+$(BUILD)/libgcscope_profiler.so: $(PROF_SRC) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(INCS) -O2 -g -fPIC -shared -fvisibility=hidden -pthread $(CFLAGS) -o $@ $(PROF_SRC)
 
 # Sanitized build for tests.
 $(BUILD)/asan/obj/%.o: %.c $(HDRS) | $(BUILD)/deps.ok
@@ -190,6 +198,7 @@ install: all $(BUILD)/$(SHLIB) $(BUILD)/gcscope.pc
 	$(INSTALL) -m 755 $(BUILD)/gcscope $(DESTDIR)$(BINDIR)/gcscope
 	$(INSTALL) -m 644 $(BUILD)/libgcscope.a $(DESTDIR)$(LIBDIR)/libgcscope.a
 	$(INSTALL) -m 755 $(BUILD)/$(SHLIB) $(DESTDIR)$(LIBDIR)/$(SHLIB)
+	$(INSTALL) -m 755 $(BUILD)/libgcscope_profiler.so $(DESTDIR)$(LIBDIR)/libgcscope_profiler.so
 	ln -sf $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libgcscope.so
 	$(INSTALL) -m 644 $(BUILD)/gcscope.pc $(DESTDIR)$(PKGCONFIGDIR)/gcscope.pc
@@ -204,6 +213,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/gcscope \
 	    $(DESTDIR)$(LIBDIR)/libgcscope.a $(DESTDIR)$(LIBDIR)/$(SHLIB) \
 	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libgcscope.so \
+	    $(DESTDIR)$(LIBDIR)/libgcscope_profiler.so \
 	    $(DESTDIR)$(PKGCONFIGDIR)/gcscope.pc $(DESTDIR)$(INCLUDEDIR)/gcscope.h \
 	    $(PUB_HDRS:include/%=$(DESTDIR)$(INCLUDEDIR)/%) \
 	    $(DESTDIR)$(MANDIR)/man1/gcscope.1 $(DESTDIR)$(BASHCOMPDIR)/gcscope

@@ -75,6 +75,7 @@ _gcscope_complete_kind()
         COMPREPLY=($(compgen -f -X '!*.nettrace' -- "$cur"; compgen -f -X '!*.netperf' -- "$cur";
                      compgen -f -X '!*.zip' -- "$cur"; compgen -f -X '!*.gz' -- "$cur";
                      compgen -f -X '!*.xz' -- "$cur"; compgen -f -X '!*.zst' -- "$cur";
+                     compgen -f -X '!*.gcprof' -- "$cur";
                      compgen -d -- "$cur")) ;;
     PATH)
         compopt -o filenames 2>/dev/null
@@ -105,6 +106,22 @@ _gcscope()
         return
     fi
     local cmd=${COMP_WORDS[1]} opts
+    # profile: after "--" come the program to run (a command) and its own
+    # arguments (files).
+    if [[ $cmd == profile ]]; then
+        local i
+        for ((i = 2; i < cword; i++)); do
+            [[ ${COMP_WORDS[i]} == -- ]] || continue
+            if ((i == cword - 1)); then
+                COMPREPLY=($(compgen -c -- "$cur"))
+            else
+                compopt -o filenames 2>/dev/null
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -f -- "$cur"))
+            fi
+            return
+        done
+    fi
     opts=$(_gcscope_options "$exe" "$cmd")
     [[ -n $opts ]] || return
     # The value of the option before the cursor.

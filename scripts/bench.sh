@@ -114,3 +114,4 @@ sh scripts/bench-etl.sh "$GCSCOPE" # ETL: issue 10
 sh scripts/bench-archive.sh "$GCSCOPE" # zipped traces: gcscope info on a zip vs unzip -p
 sh scripts/bench-ctf.sh "$GCSCOPE" # CTF (LTTng): issue 11
 sh scripts/bench-report.sh  # issue 12: report at 100,000 GCs, < 2 s and < 5 MB
+sh scripts/bench-profiler.sh "$GCSCOPE"

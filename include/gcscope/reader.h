@@ -26,7 +26,8 @@ typedef enum gcs_format {
     GCS_FORMAT_NETTRACE = 1, /* "Nettrace" magic, versions 4, 5, 6 */
     GCS_FORMAT_NETPERF = 2,  /* "!FastSerialization.1", versions 1..3 */
     GCS_FORMAT_ETL = 3,      /* Windows ETW log file */
-    GCS_FORMAT_CTF = 4       /* LTTng trace (CTF 1.8): a folder, or perfcollect's .trace.zip */
+    GCS_FORMAT_CTF = 4,      /* LTTng trace (CTF 1.8): a folder, or perfcollect's .trace.zip */
+    GCS_FORMAT_PROFILE = 5   /* gcscope's profiler stream (docs/format-profile.md) */
 } gcs_format;
 
 /* Name of a format ("nettrace", "netperf"). */

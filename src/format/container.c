@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "format/ctf/ctf.h"
 #include "format/etl/etl.h"
+#include "format/profile/profile.h"
 
 static const char nettrace_magic[8] = {'N', 'e', 't', 't', 'r', 'a', 'c', 'e'};
 static const char fast_ser[20] = "!FastSerialization.1";
@@ -39,6 +40,8 @@ gcs_status gcs_container_open(gcs_stream *s, const gcs_sink *sink, gcs_container
                         "not a trace: only %zu bytes, no nettrace/netperf header",
                         gcs_stream_avail(s));
     const uint8_t *p = gcs_stream_peek(s);
+    if (gcs_profile_sniff(p, 8))
+        return gcs_profile_open(s, sink, out, err);
     if (memcmp(p, nettrace_magic, 8) == 0) {
         st = gcs_stream_need(s, 12, err);
         if (st == GCS_AGAIN || st < 0)

@@ -117,7 +117,8 @@ struct gcs_reader {
 
 static void fold_tally(gcs_reader *r);
 
-static const char *const format_names[] = {"unknown", "nettrace", "netperf", "etl", "ctf"};
+static const char *const format_names[] = {"unknown", "nettrace", "netperf", "etl", "ctf",
+                                               "profile"};
 
 const char *gcs_format_name(gcs_format format)
 {

@@ -30,6 +30,7 @@ expected_files() {
         echo lib/libgcscope.so
         echo "lib/libgcscope.so.$major"
         echo "lib/libgcscope.so.$version"
+        echo lib/libgcscope_profiler.so
         echo lib/pkgconfig/gcscope.pc
         echo share/bash-completion/completions/gcscope
         echo share/man/man1/gcscope.1
@@ -47,6 +48,10 @@ for h in include/gcscope.h include/gcscope/*.h; do
     cmp -s "$h" "$prefix/$h" || fail "$prefix/$h differs from $h"
 done
 [ -x "$prefix/bin/gcscope" ] || fail "bin/gcscope is not executable"
+# The installed gcscope finds the installed profiler (lib/ beside bin/):
+# `true` writes no profile, which it says (not "not found").
+env -u GCSCOPE_PROFILER "$prefix/bin/gcscope" profile -- true 2>&1 | grep -q 'no profile written' ||
+    fail "bin/gcscope profile does not find lib/libgcscope_profiler.so"
 [ "$(readlink "$prefix/lib/libgcscope.so.$major")" = "libgcscope.so.$version" ] ||
     fail "lib/libgcscope.so.$major does not point to libgcscope.so.$version"
 [ "$(readlink "$prefix/lib/libgcscope.so")" = "libgcscope.so.$major" ] ||
@@ -183,6 +188,8 @@ t "$prefix/bin/gcscope" events -
 t "$prefix/bin/gcscope" record --o
 t "$prefix/bin/gcscope" stats "$tmp/traces/"
 t "$prefix/bin/gcscope" help ob
+t "$prefix/bin/gcscope" profile --ty
+t "$prefix/bin/gcscope" profile -- complet
 EOF
     [ ! -s "$tmp/comp.err" ] || { cat "$tmp/comp.err"; fail "the bash completion writes on stderr"; }
     # the options of `events` as its help lists them (the completion reads them from there)
@@ -191,7 +198,7 @@ EOF
     case " $ev_opts " in *" --format "*" --limit "*" --help "*) ;; *) fail "gcscope help events lists no options: $ev_opts";; esac
     cat > "$tmp/comp.want" <<EOF
 complete -F _gcscope gcscope
-: info events stats objects ps live record report compare check help
+: info events stats objects ps live record report compare check profile help
 st: stats
 stats --format : table json csv
 info --format = j: json
@@ -199,6 +206,8 @@ events -: $ev_opts
 record --o: --output
 stats $tmp/traces/: $tmp/traces/a.nettrace $tmp/traces/b.netperf $tmp/traces/dir
 help ob: objects
+profile --ty: --types
+profile -- complet: complete
 EOF
     cmp -s "$tmp/comp.want" "$tmp/comp.out" || { diff "$tmp/comp.want" "$tmp/comp.out"; fail "bash completion (< want, > got)"; }
 else

@@ -112,7 +112,22 @@ static int run_objects(int argc, char **argv)
         return a.exit_code;
     if (has_from && has_to && !(from_ms < to_ms))
         return cli_usage_error(&cmd_objects, "--from-ms must be below --to-ms");
-    const char *path = a.operand[0];
+    cli_objects_view v = {
+        .format = fmt, .wide = wide, .limit = limit,
+        .has_from = has_from, .from_ms = from_ms, .has_to = has_to, .to_ms = to_ms,
+        .process_spec = pf.spec, .archive_member = ropts.archive_member,
+    };
+    return cli_objects_report(a.operand[0], &v);
+}
+
+int cli_objects_report(const char *path, const cli_objects_view *v)
+{
+    cli_format fmt = v->format;
+    bool wide = v->wide, has_from = v->has_from, has_to = v->has_to;
+    double from_ms = v->from_ms, to_ms = v->to_ms;
+    size_t limit = v->limit;
+    process_filter pf = {.spec = v->process_spec};
+    gcs_reader_options ropts = {.archive_member = v->archive_member};
 
     gcs_error err;
     gcs_error_clear(&err);
@@ -171,6 +186,13 @@ static int run_objects(int argc, char **argv)
         if (pf.spec && pf.selected_events == 0)
             fprintf(stderr, "gcscope objects: %s: no event of a process %s in this trace.\n",
                     ro.trace_name, pf.spec);
+        /* Records the profiler dropped (its buffers were full), or other
+         * container problems: the report is then not exact. */
+        const gcs_reader_stats *rs = gcs_reader_get_stats(tr.reader);
+        const gcs_trace_info *ti = gcs_reader_info(tr.reader);
+        if (rs && rs->anomalies && ti && ti->format == GCS_FORMAT_PROFILE)
+            fprintf(stderr, "gcscope objects: %s: %llu problem(s) in the input, the first: %s\n",
+                    ro.trace_name, (unsigned long long)rs->anomalies, rs->first_anomaly);
         if ((has_from || has_to) && gcs_objects_type_count(an) == 0)
             fprintf(stderr, "gcscope objects: %s: no allocation in the time range.\n",
                     ro.trace_name);

@@ -21,6 +21,23 @@ extern const cli_command cmd_check;
  * prefixed by who). In cmd_report.c; `live --report` uses it too. */
 int cli_write_html_report(const char *who, const gcs_gc_analyzer *an, const char *out_path,
                           const gcs_gc_html_options *ho);
+extern const cli_command cmd_profile;
+
+/* What `objects` prints of a trace or profile (its options). */
+typedef struct cli_objects_view {
+    cli_format format;
+    bool wide;
+    size_t limit;
+    bool has_from, has_to;
+    double from_ms, to_ms;
+    const char *process_spec;   /* --process PID|NAME (NULL: every process) */
+    const char *archive_member; /* --member (NULL: the first trace) */
+} cli_objects_view;
+
+/* Reads path (trace or profile), follows its objects and prints the
+ * objects report as v says; the exit code (errors on stderr). Shared by
+ * `objects` and `profile`. */
+int cli_objects_report(const char *path, const cli_objects_view *v);
 
 /* The note on TRACE shared by the commands that read one. */
 #define CLI_TRACE_NOTE                                                                    \

@@ -1,0 +1,58 @@
+#!/bin/sh
+# The sampled view agrees with the exact one within sampling error: the
+# workload's churn mode (2 M ChurnItems of 24 bytes, a window of 10 000
+# alive) recorded with EventPipe (DOTNET_EnableEventPipe: GC keyword +
+# GCHeapSurvivalAndMovement 0x400000, level 5 for AllocationTick) and
+# profiled with `gcscope profile`:
+#   - EventPipe's estimated bytes (sum of AllocationAmount) are within 2 %
+#     of the exact bytes;
+#   - the fractions of samples that died in a gen-0 GC, in a gen-1 GC, and
+#     that were alive at the end are each within 4 standard errors
+#     (sqrt(p(1-p)/samples)) plus 3 points (the two runs' GCs fall at
+#     slightly different moments) of the exact fractions.
+set -u
+GCSCOPE=${GCSCOPE:-build/asan/gcscope}
+. tests/cli/profile_lib.inc
+need_dotnet profile_sampled
+build_profile_workload
+need_profiler
+tmp=${TMPDIR:-/tmp}/gcscope-profile-sampled.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "profile_sampled: $*"; exit 1; }
+
+DOTNET_gcServer=0 DOTNET_gcConcurrent=0 DOTNET_EnableEventPipe=1 \
+    DOTNET_EventPipeOutputPath="$tmp/churn.nettrace" \
+    DOTNET_EventPipeConfig='Microsoft-Windows-DotNETRuntime:0x400001:5' \
+    dotnet "$WORKLOAD_DLL" churn 2000000 >"$tmp/ep.out" 2>&1 || { cat "$tmp/ep.out"; fail "EventPipe run failed"; }
+"$GCSCOPE" objects "$tmp/churn.nettrace" --format csv >"$tmp/sampled.csv" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "objects on the EventPipe trace failed"; }
+DOTNET_gcServer=0 DOTNET_gcConcurrent=0 "$GCSCOPE" profile --types Churn --format csv \
+    -- dotnet "$WORKLOAD_DLL" churn 2000000 >"$tmp/exact.csv" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "gcscope profile failed"; }
+
+row() { grep '^"[^"]*","ProfileLoad.ChurnItem",' "$1" | sed 's/^"[^"]*","[^"]*",//'; }
+# Columns after the type: type_id samples bytes g0 g1 g2 unseen in_gen2
+# in_gen2_bytes first last alive ... (estimated_bytes is the 31st).
+row "$tmp/sampled.csv" >"$tmp/s"
+row "$tmp/exact.csv" >"$tmp/e"
+[ -s "$tmp/s" ] && [ -s "$tmp/e" ] || fail "no ChurnItem row"
+awk -F, -v sfile="$tmp/s" '
+BEGIN { getline sl < sfile; split(sl, s, ",") }
+{
+    n = s[2]; en = $2
+    if (en != 2000000) { print "exact: " en " ChurnItems, not 2000000"; exit 1 }
+    if (n < 100) { print "sampled: only " n " samples"; exit 1 }
+    est = s[31]; bytes = $3
+    if (est < bytes * 0.98 || est > bytes * 1.02) { print "estimated bytes " est " vs exact " bytes; exit 1 }
+    split("4 5 12", cols, " "); split("died_gen0 died_gen1 alive_end", names, " ")
+    for (i = 1; i <= 3; i++) {
+        c = cols[i]; p = $c / en; q = s[c] / n
+        se = sqrt(p * (1 - p) / n)
+        d = q - p; if (d < 0) d = -d
+        printf "%s: sampled %.3f (%d of %d), exact %.3f (%d of %d), se %.3f\n", names[i], q, s[c], n, p, $c, en, se
+        if (d > 4 * se + 0.03) { print names[i] ": outside the sampling error"; exit 1 }
+    }
+    printf "estimated bytes %d, exact %d\n", est, bytes
+}' "$tmp/e" || fail "sampled and exact views disagree"
+echo "profile_sampled: ok"
