@@ -10,8 +10,9 @@ previous copy's last one (so the events stay in time order, as a netperf
 writer leaves them), until the output reaches SIZE_MB MiB. The structure
 is the input's: the Trace object, EventBlocks (with each block's padding
 to a 4-byte file offset recomputed for its new place), the end tag.
-Metadata events (MetadataId 0) are repeated too: each copy redefines the
-same ids the same way, which a reader takes as it takes the first copy's.
+Metadata events (MetadataId 0) stay in the first copy only: the later
+copies' events use the ids it defined (TraceEvent refuses a metadata id
+defined twice); a block left empty by that is left out.
 """
 import struct
 import sys
@@ -45,15 +46,19 @@ def objects(data):
 
 
 def shifted(body, delta):
-    """The block's events with every timestamp moved by delta."""
-    out = bytearray(body)
+    """The block's events but metadata, every timestamp moved by delta."""
+    out = bytearray()
     at = 0
-    while at < len(out):
-        size = struct.unpack_from("<I", out, at)[0]
-        ts = struct.unpack_from("<q", out, at + 12)[0]
-        struct.pack_into("<q", out, at + 12, ts + delta)
+    while at < len(body):
+        size, metadata_id = struct.unpack_from("<II", body, at)
+        event = bytearray(body[at:at + 4 + size])
         at += 4 + size
-    assert at == len(out)
+        if metadata_id == 0:
+            continue
+        ts = struct.unpack_from("<q", event, 12)[0]
+        struct.pack_into("<q", event, 12, ts + delta)
+        out += event
+    assert at == len(body)
     return bytes(out)
 
 
@@ -92,11 +97,15 @@ def main():
         copy = 0
         while written < limit:
             for head, body in blocks:
+                if copy:
+                    body = shifted(body, copy * step)
+                    if not body:
+                        continue
                 f.write(head)
                 f.write(struct.pack("<I", len(body)))
                 pad = (4 - (written + len(head) + 4) % 4) % 4
                 f.write(b"\0" * pad)
-                f.write(shifted(body, copy * step) if copy else body)
+                f.write(body)
                 f.write(b"\x06")
                 written += len(head) + 4 + pad + len(body) + 1
             copy += 1
