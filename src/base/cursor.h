@@ -304,6 +304,35 @@ static inline bool gcs_cur_utf16z(gcs_cursor *c, const uint8_t **s, size_t *unit
     c->p = q + 2;
     return true;
 }
+/*
+ * Steps over a UTF-16LE string terminated by a 0x0000 unit (terminator
+ * included), four units at a time: what gcs_cur_utf16z does when the
+ * string itself is not wanted (checking that a payload fits its schema).
+ */
+static inline bool gcs_cur_skip_utf16z(gcs_cursor *c)
+{
+    const uint8_t *q = c->p;
+    /* A word has a zero unit iff (x - 0x0001..) & ~x & 0x8000.. is nonzero
+     * (borrows can only mark units above a zero one); then the units of
+     * that word are looked at one by one. */
+    while (c->end - q >= 8) {
+        uint64_t x;
+        memcpy(&x, q, 8);
+        if ((x - 0x0001000100010001ull) & ~x & 0x8000800080008000ull)
+            break;
+        q += 8;
+    }
+    for (;;) {
+        if (2 > c->end - q)
+            return false;
+        if (q[0] == 0 && q[1] == 0)
+            break;
+        q += 2;
+    }
+    c->p = q + 2;
+    return true;
+}
+
 /* Steps over a 0x00-terminated byte string (terminator included). */
 static inline bool gcs_cur_ansiz(gcs_cursor *c, const uint8_t **s, size_t *len)
 {

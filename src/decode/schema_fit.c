@@ -249,7 +249,7 @@ static bool skip_string(gcs_cursor *c, bool utf16)
 {
     const uint8_t *s;
     size_t n;
-    return utf16 ? gcs_cur_utf16z(c, &s, &n) : gcs_cur_ansiz(c, &s, &n);
+    return utf16 ? gcs_cur_skip_utf16z(c) : gcs_cur_ansiz(c, &s, &n);
 }
 
 static bool run_elements(const fit_op *op, gcs_cursor *c, const uint64_t *slots)
