@@ -285,29 +285,8 @@ static inline bool gcs_cur_varu64_room(gcs_cursor *c, uint64_t *v)
 }
 /*
  * Steps over a UTF-16LE string terminated by a 0x0000 unit (terminator
- * included). *units gets the number of code units before the terminator.
- */
-static inline bool gcs_cur_utf16z(gcs_cursor *c, const uint8_t **s, size_t *units)
-{
-    const uint8_t *q = c->p;
-    size_t n = 0;
-    for (;;) {
-        if (2 > c->end - q)
-            return false;
-        if (q[0] == 0 && q[1] == 0)
-            break;
-        q += 2;
-        n++;
-    }
-    *s = c->p;
-    *units = n;
-    c->p = q + 2;
-    return true;
-}
-/*
- * Steps over a UTF-16LE string terminated by a 0x0000 unit (terminator
- * included), four units at a time: what gcs_cur_utf16z does when the
- * string itself is not wanted (checking that a payload fits its schema).
+ * included), four units at a time (gcs_cur_utf16z also says where the
+ * string is).
  */
 static inline bool gcs_cur_skip_utf16z(gcs_cursor *c)
 {
@@ -333,6 +312,19 @@ static inline bool gcs_cur_skip_utf16z(gcs_cursor *c)
     return true;
 }
 
+/*
+ * Steps over a UTF-16LE string terminated by a 0x0000 unit (terminator
+ * included). *units gets the number of code units before the terminator.
+ */
+static inline bool gcs_cur_utf16z(gcs_cursor *c, const uint8_t **s, size_t *units)
+{
+    const uint8_t *start = c->p;
+    if (!gcs_cur_skip_utf16z(c))
+        return false;
+    *s = start;
+    *units = (size_t)(c->p - start - 2) / 2;
+    return true;
+}
 /* Steps over a 0x00-terminated byte string (terminator included). */
 static inline bool gcs_cur_ansiz(gcs_cursor *c, const uint8_t **s, size_t *len)
 {
