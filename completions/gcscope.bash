@@ -69,7 +69,7 @@ _gcscope_complete_kind()
         COMPREPLY=($(compgen -W "$("$exe" ps 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur")) ;;
     COMMAND)
         COMPREPLY=($(compgen -W "$(_gcscope_commands "$exe")" -- "$cur")) ;;
-    TRACE|FILE|FILE.*|BASE|NEW)
+    TRACE|TRACE...|FILE|FILE.*|BASE|NEW)
         compopt -o filenames 2>/dev/null
         local IFS=$'\n'
         COMPREPLY=($(compgen -f -X '!*.nettrace' -- "$cur"; compgen -f -X '!*.netperf' -- "$cur";

@@ -285,23 +285,44 @@ static inline bool gcs_cur_varu64_room(gcs_cursor *c, uint64_t *v)
 }
 /*
  * Steps over a UTF-16LE string terminated by a 0x0000 unit (terminator
- * included). *units gets the number of code units before the terminator.
+ * included), four units at a time (gcs_cur_utf16z also says where the
+ * string is).
  */
-static inline bool gcs_cur_utf16z(gcs_cursor *c, const uint8_t **s, size_t *units)
+static inline bool gcs_cur_skip_utf16z(gcs_cursor *c)
 {
     const uint8_t *q = c->p;
-    size_t n = 0;
+    /* A word has a zero unit iff (x - 0x0001..) & ~x & 0x8000.. is nonzero
+     * (borrows can only mark units above a zero one); then the units of
+     * that word are looked at one by one. */
+    while (c->end - q >= 8) {
+        uint64_t x;
+        memcpy(&x, q, 8);
+        if ((x - 0x0001000100010001ull) & ~x & 0x8000800080008000ull)
+            break;
+        q += 8;
+    }
     for (;;) {
         if (2 > c->end - q)
             return false;
         if (q[0] == 0 && q[1] == 0)
             break;
         q += 2;
-        n++;
     }
-    *s = c->p;
-    *units = n;
     c->p = q + 2;
+    return true;
+}
+
+/*
+ * Steps over a UTF-16LE string terminated by a 0x0000 unit (terminator
+ * included). *units gets the number of code units before the terminator.
+ */
+static inline bool gcs_cur_utf16z(gcs_cursor *c, const uint8_t **s, size_t *units)
+{
+    const uint8_t *start = c->p;
+    if (!gcs_cur_skip_utf16z(c))
+        return false;
+    *s = start;
+    *units = (size_t)(c->p - start - 2) / 2;
     return true;
 }
 /* Steps over a 0x00-terminated byte string (terminator included). */

@@ -17,6 +17,7 @@
 #include "base/cursor.h"
 #include "base/error.h"
 #include "decode/reader_names.h"
+#include "decode/schema_fit.h"
 #include "decode/schema_size.h"
 #include "gcscope/decode.h"
 #include "format/container.h"
@@ -45,29 +46,20 @@ enum { WANT_UNASKED = 0, WANT_YES, WANT_NO };
 
 #define NO_TYPE_INDEX UINT32_MAX
 
-/* Strings in a "flat" schema checked without the general walker. */
-#define FLAT_MAX_STRINGS 8
-
 /* An event type with what the reader derives once for it. */
 typedef struct type_entry {
     gcs_event_type pub; /* first: the public view is a pointer to this */
     bool fixed;         /* schema of fixed size: checking is one compare */
     uint32_t fixed_size;
     uint8_t check;      /* how a payload is checked against the schema (fit_check) */
-    /* Flat schema: single fixed-size scalars and 0-terminated strings
-     * only. Then the payload fits when fixed bytes flat_fixed[i] precede
-     * string i (UTF-16 when flat_utf16[i]) and flat_fixed[flat_strings]
-     * bytes follow the last: what the walker would check, without it. */
     /* Known and of fixed size (or without fields): a payload fits when it
      * has at least min_size bytes. Else count_event asks more. */
     bool quick;
     uint32_t min_size;
     uint8_t want; /* options.want's answer: WANT_UNASKED, WANT_YES, WANT_NO */
     uint32_t index; /* in the reader's types[]; NO_TYPE_INDEX if not there */
-    bool flat;
-    uint8_t flat_strings;
-    bool flat_utf16[FLAT_MAX_STRINGS];
-    uint32_t flat_fixed[FLAT_MAX_STRINGS + 1];
+    /* Neither fixed nor empty: the compiled fit check (NULL: the walker). */
+    const gcs_fit_prog *fit;
 } type_entry;
 
 struct gcs_reader {
@@ -194,38 +186,6 @@ static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err
 }
 
 
-/* Fills te's flat description when its schema is flat. */
-static void describe_flat(type_entry *te, uint32_t pointer_size)
-{
-    const gcs_event_type *t = &te->pub;
-    uint64_t run = 0;
-    unsigned strings = 0;
-    for (uint32_t i = 0; i < t->field_count; i++) {
-        const gcs_field *f = &t->fields[i];
-        if (f->repeat != GCS_REPEAT_ONE || f->type == GCS_T_STRUCT || f->type == GCS_T_NONE)
-            return;
-        if (f->type == GCS_T_UTF16Z || f->type == GCS_T_ANSIZ) {
-            if (strings == FLAT_MAX_STRINGS)
-                return;
-            te->flat_utf16[strings] = f->type == GCS_T_UTF16Z;
-            te->flat_fixed[strings++] = (uint32_t)run;
-            run = 0;
-            continue;
-        }
-        uint32_t size;
-        if (f->type == GCS_T_DATETIME)
-            size = 8;
-        else if (!gcs_schema_fixed_size(f, 1, pointer_size, &size))
-            return;
-        run += size;
-        if (run > UINT32_MAX)
-            return;
-    }
-    te->flat_fixed[strings] = (uint32_t)run;
-    te->flat_strings = (uint8_t)strings;
-    te->flat = true;
-}
-
 static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err)
 {
     gcs_reader *r = ctx;
@@ -249,9 +209,9 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
                 gcs_schema_fixed_size(t->fields, t->field_count,
                                       r->have_info ? r->info.pointer_size : 8, &te->fixed_size);
     /* The walker reads pointers of the trace's size: only known sizes. */
-    if (!te->fixed && t->field_count > 0 && t->fields && r->have_info &&
-        (r->info.pointer_size == 4 || r->info.pointer_size == 8))
-        describe_flat(te, r->info.pointer_size);
+    if (!te->fixed && t->field_count > 0 && t->fields && r->have_info)
+        te->fit = gcs_fit_compile(t->fields, t->field_count, r->info.pointer_size,
+                                  &r->meta_arena);
     te->check = t->field_count == 0 ? FIT_NONE : te->fixed ? FIT_FIXED : FIT_OTHER;
     te->quick = t->known && te->check != FIT_OTHER;
     te->min_size = te->check == FIT_FIXED ? te->fixed_size : 0;
@@ -399,21 +359,6 @@ static const gcs_event_type *missing_type(gcs_reader *r, uint32_t id)
     return t;
 }
 
-/* A flat schema (see type_entry): skip fixed runs, find terminators. */
-static bool flat_fits(const type_entry *te, const uint8_t *payload, uint32_t size)
-{
-    gcs_cursor c = gcs_cur_make(size ? payload : (const uint8_t *)"", size, 0);
-    for (unsigned i = 0; i < te->flat_strings; i++) {
-        const uint8_t *str;
-        size_t len;
-        if (!gcs_cur_skip(&c, te->flat_fixed[i]))
-            return false;
-        if (te->flat_utf16[i] ? !gcs_cur_utf16z(&c, &str, &len) : !gcs_cur_ansiz(&c, &str, &len))
-            return false;
-    }
-    return gcs_cur_left(&c) >= te->flat_fixed[te->flat_strings];
-}
-
 /* Does the payload fit its schema, read with pointers of pointer_size? */
 static bool payload_walk_fits(const type_entry *te, const uint8_t *payload, uint32_t size,
                               uint32_t pointer_size)
@@ -425,13 +370,13 @@ static bool payload_walk_fits(const type_entry *te, const uint8_t *payload, uint
                                    NULL, &info, &ignored) == GCS_OK;
 }
 
-/* Does the payload fit its schema? The general walk, for what is
- * neither fixed-size nor flat. */
+/* Does the payload fit its schema? The compiled check, or the general
+ * walk for what it does not cover. */
 static __attribute__((noinline)) bool payload_fits_slow(const gcs_reader *r, const type_entry *te,
                                                         const uint8_t *payload, uint32_t size)
 {
-    if (te->flat)
-        return flat_fits(te, payload, size);
+    if (te->fit)
+        return gcs_fit_check(te->fit, payload, size);
     return payload_walk_fits(te, payload, size, r->info.pointer_size);
 }
 

@@ -10,13 +10,103 @@
 
 #include "base/error.h"
 #include "gcscope/decode.h"
+#include "report/format_fixed.h"
+
+/*
+ * Output goes through a buffer of the event's own, written to the FILE
+ * once per event (or when it fills): a JSON event is ~20 pieces, and each
+ * stdio call, and printf's number conversion, cost more than the piece
+ * (`gcscope events --format json`: ~15,000 instructions an event before,
+ * callgrind; docs/performance.md).
+ */
+typedef struct outbuf {
+    FILE *f;
+    size_t n;
+    char b[8192];
+} outbuf;
+
+static void ob_flush(outbuf *o)
+{
+    if (o->n)
+        fwrite(o->b, 1, o->n, o->f);
+    o->n = 0;
+}
+
+static void ob_write(outbuf *o, const char *s, size_t n)
+{
+    if (n > sizeof o->b - o->n) {
+        ob_flush(o);
+        if (n > sizeof o->b) {
+            fwrite(s, 1, n, o->f);
+            return;
+        }
+    }
+    memcpy(o->b + o->n, s, n);
+    o->n += n;
+}
+
+static inline void ob_char(outbuf *o, char c)
+{
+    if (o->n == sizeof o->b)
+        ob_flush(o);
+    o->b[o->n++] = c;
+}
+
+static void ob_str(outbuf *o, const char *s)
+{
+    ob_write(o, s, strlen(s));
+}
+
+/* What printf's "%" PRIu64 gives. */
+static void ob_u64(outbuf *o, uint64_t v)
+{
+    char d[20];
+    size_t k = sizeof d;
+    do {
+        d[--k] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    ob_write(o, d + k, sizeof d - k);
+}
+
+/* What printf's "%" PRId64 gives. */
+static void ob_i64(outbuf *o, int64_t v)
+{
+    if (v < 0) {
+        ob_char(o, '-');
+        ob_u64(o, 0 - (uint64_t)v);
+    } else {
+        ob_u64(o, (uint64_t)v);
+    }
+}
+
+/* What printf's "%" PRIx64 gives. */
+static void ob_hex(outbuf *o, uint64_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    char d[16];
+    size_t k = sizeof d;
+    do {
+        d[--k] = digits[v & 15];
+        v >>= 4;
+    } while (v);
+    ob_write(o, d + k, sizeof d - k);
+}
+
+/* What printf's "%02x" gives for a byte. */
+static void ob_hex2(outbuf *o, unsigned v)
+{
+    static const char digits[] = "0123456789abcdef";
+    ob_char(o, digits[(v >> 4) & 15]);
+    ob_char(o, digits[v & 15]);
+}
 
 enum { LEVEL_FIELDS, LEVEL_ARRAY };
 
 #define PRINT_MAX_LEVELS (2 * GCS_PAYLOAD_MAX_DEPTH + 2)
 
 typedef struct printer {
-    FILE *out;
+    outbuf *out;
     bool json;
     int depth;                      /* levels open; level 0 = top fields */
     int kind[PRINT_MAX_LEVELS];
@@ -55,54 +145,77 @@ static size_t utf8_sequence(const unsigned char *s, size_t n)
     return len;
 }
 
+/* Bytes a quoted string keeps as they are: printable ASCII but '"' and
+ * '\\' (one load per byte in the escaping loop instead of four tests). */
+static const uint8_t plain_byte[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
 /* Escapes for a quoted string; bytes that are not valid UTF-8 (ANSI strings)
- * become \u00XX (JSON) or \xXX (text), so every line stays valid UTF-8. */
-static void put_escaped(FILE *out, const char *s, size_t n, bool json)
+ * become \u00XX (JSON) or \xXX (text), so every line stays valid UTF-8.
+ * Runs of printable ASCII go out in one piece. */
+static void put_escaped(outbuf *out, const char *s, size_t n, bool json)
 {
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    while (i < n) {
+        size_t run = i;
+        while (run < n && plain_byte[(unsigned char)s[run]])
+            run++;
+        if (run > i) {
+            ob_write(out, s + i, run - i);
+            i = run;
+            continue;
+        }
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x80) {
             size_t k = utf8_sequence((const unsigned char *)s + i, n - i);
             if (k == 0) {
-                fprintf(out, json ? "\\u%04x" : "\\x%02x", c);
+                ob_str(out, json ? "\\u00" : "\\x");
+                ob_hex2(out, c);
+                i++;
             } else {
-                fwrite(s + i, 1, k, out);
-                i += k - 1;
+                ob_write(out, s + i, k);
+                i += k;
             }
             continue;
         }
         switch (c) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\r': fputs("\\r", out); break;
-        case '\t': fputs("\\t", out); break;
-        default:
-            if (c < 0x20 || c == 0x7f) {
-                if (json)
-                    fprintf(out, "\\u%04x", c);
-                else
-                    fprintf(out, "\\x%02x", c);
-            } else {
-                fputc(c, out);
-            }
+        case '"': ob_write(out, "\\\"", 2); break;
+        case '\\': ob_write(out, "\\\\", 2); break;
+        case '\n': ob_write(out, "\\n", 2); break;
+        case '\r': ob_write(out, "\\r", 2); break;
+        case '\t': ob_write(out, "\\t", 2); break;
+        default: /* c < 0x20 or 0x7f */
+            ob_str(out, json ? "\\u00" : "\\x");
+            ob_hex2(out, c);
         }
+        i++;
     }
 }
 
-static void put_quoted(FILE *out, const char *s, size_t n, bool json)
+static void put_quoted(outbuf *out, const char *s, size_t n, bool json)
 {
-    fputc('"', out);
+    ob_char(out, '"');
     put_escaped(out, s, n, json);
-    fputc('"', out);
+    ob_char(out, '"');
 }
 
-static void put_guid(FILE *out, const uint8_t *g)
+static void put_guid(outbuf *out, const uint8_t *g)
 {
     /* Data1..3 little-endian, Data4 as bytes: TraceEvent's Guid.ToString(). */
-    fprintf(out, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", g[3],
-            g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12], g[13],
-            g[14], g[15]);
+    static const uint8_t order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            ob_char(out, '-');
+        ob_hex2(out, g[order[i]]);
+    }
 }
 
 static bool is_signed(gcs_type t)
@@ -112,31 +225,37 @@ static bool is_signed(gcs_type t)
 
 static void put_scalar(printer *p, const gcs_value *v)
 {
-    FILE *out = p->out;
+    outbuf *out = p->out;
     const gcs_field *f = v->field;
     switch (v->type) {
     case GCS_T_BOOL8:
     case GCS_T_BOOL32:
         if (p->json)
-            fputs(v->u ? "true" : "false", out);
+            ob_str(out, v->u ? "true" : "false");
         else
-            fputs(v->u ? "True" : "False", out);
+            ob_str(out, v->u ? "True" : "False");
         return;
     case GCS_T_F32:
     case GCS_T_F64:
-        if (isfinite(v->f))
-            fprintf(out, v->type == GCS_T_F32 ? "%.9g" : "%.17g", v->f);
-        else if (p->json)
-            fprintf(out, "\"%s\"", isnan(v->f) ? "NaN" : (v->f > 0 ? "Infinity" : "-Infinity"));
-        else
-            fputs(isnan(v->f) ? "NaN" : (v->f > 0 ? "Infinity" : "-Infinity"), out);
+        if (isfinite(v->f)) {
+            char num[40];
+            snprintf(num, sizeof num, v->type == GCS_T_F32 ? "%.9g" : "%.17g", v->f);
+            ob_str(out, num);
+        } else {
+            const char *word = isnan(v->f) ? "NaN" : (v->f > 0 ? "Infinity" : "-Infinity");
+            if (p->json)
+                ob_char(out, '"');
+            ob_str(out, word);
+            if (p->json)
+                ob_char(out, '"');
+        }
         return;
     case GCS_T_GUID:
         if (p->json)
-            fputc('"', out);
+            ob_char(out, '"');
         put_guid(out, v->bytes);
         if (p->json)
-            fputc('"', out);
+            ob_char(out, '"');
         return;
     case GCS_T_UTF16Z:
     case GCS_T_ANSIZ:
@@ -146,11 +265,11 @@ static void put_scalar(printer *p, const gcs_value *v)
         put_quoted(out, v->str, v->str_len, p->json);
         return;
     case GCS_T_BINARY:
-        fputs(p->json ? "\"0x" : "0x", out);
+        ob_str(out, p->json ? "\"0x" : "0x");
         for (uint32_t i = 0; i < v->size; i++)
-            fprintf(out, "%02x", v->bytes[i]);
+            ob_hex2(out, v->bytes[i]);
         if (p->json)
-            fputc('"', out);
+            ob_char(out, '"');
         return;
     default:
         break;
@@ -163,18 +282,21 @@ static void put_scalar(printer *p, const gcs_value *v)
             if (p->json)
                 put_quoted(out, name, strlen(name), true);
             else
-                fputs(name, out);
+                ob_str(out, name);
             return;
         }
     }
     if (f->hex || v->type == GCS_T_POINTER) {
-        fprintf(out, p->json ? "\"0x%" PRIx64 "\"" : "0x%" PRIx64, v->u);
+        ob_str(out, p->json ? "\"0x" : "0x");
+        ob_hex(out, v->u);
+        if (p->json)
+            ob_char(out, '"');
         return;
     }
     if (is_signed(v->type))
-        fprintf(out, "%" PRId64, v->i);
+        ob_i64(out, v->i);
     else
-        fprintf(out, "%" PRIu64, v->u);
+        ob_u64(out, v->u);
 }
 
 /* Separator and name before a value opening at the current level. */
@@ -182,15 +304,16 @@ static void begin_item(printer *p, const gcs_value *v)
 {
     int lv = p->depth;
     if (p->has_item[lv])
-        fputs(p->json || p->kind[lv] == LEVEL_ARRAY ? "," : " ", p->out);
+        ob_char(p->out, p->json || p->kind[lv] == LEVEL_ARRAY ? ',' : ' ');
     p->has_item[lv] = true;
     if (p->kind[lv] == LEVEL_FIELDS) {
         const char *name = v->field->name ? v->field->name : "";
         if (p->json) {
             put_quoted(p->out, name, strlen(name), true);
-            fputc(':', p->out);
+            ob_char(p->out, ':');
         } else {
-            fprintf(p->out, "%s=", name);
+            ob_str(p->out, name);
+            ob_char(p->out, '=');
         }
     }
 }
@@ -214,21 +337,21 @@ static int print_visitor(const gcs_value *v, void *ctx)
         break;
     case GCS_VALUE_ARRAY_BEGIN:
         begin_item(p, v);
-        fputc('[', p->out);
+        ob_char(p->out, '[');
         push(p, LEVEL_ARRAY);
         break;
     case GCS_VALUE_STRUCT_BEGIN:
         begin_item(p, v);
-        fputc('{', p->out);
+        ob_char(p->out, '{');
         push(p, LEVEL_FIELDS);
         break;
     case GCS_VALUE_ARRAY_END:
-        fputc(']', p->out);
+        ob_char(p->out, ']');
         if (p->depth > 0)
             p->depth--;
         break;
     case GCS_VALUE_STRUCT_END:
-        fputc('}', p->out);
+        ob_char(p->out, '}');
         if (p->depth > 0)
             p->depth--;
         break;
@@ -240,7 +363,7 @@ static int print_visitor(const gcs_value *v, void *ctx)
 static void close_open(printer *p)
 {
     while (p->depth > 0) {
-        fputc(p->kind[p->depth] == LEVEL_ARRAY ? ']' : '}', p->out);
+        ob_char(p->out, p->kind[p->depth] == LEVEL_ARRAY ? ']' : '}');
         p->depth--;
     }
 }
@@ -253,24 +376,41 @@ static const char *event_name(const gcs_event *ev, char *buf, size_t cap)
     return buf;
 }
 
-static gcs_status finish(FILE *out, gcs_error *err)
+static gcs_status finish(outbuf *o, gcs_error *err)
 {
-    if (ferror(out))
+    ob_flush(o);
+    if (ferror(o->f))
         return GCS_FAIL(err, GCS_ERR_IO, 0, "writing the event failed");
     return GCS_OK;
 }
 
-gcs_status gcs_event_print_text(FILE *out, const gcs_event *ev, gcs_error *err)
+gcs_status gcs_event_print_text(FILE *file, const gcs_event *ev, gcs_error *err)
 {
-    if (!out || !ev || !ev->type)
+    if (!file || !ev || !ev->type)
         return GCS_FAIL(err, GCS_ERR_ARG, 0, "print without output or event");
     const gcs_event_type *t = ev->type;
-    char namebuf[64];
-    fprintf(out, "%.3f  %" PRIu32 "  %" PRIu64 "  %s/%s  id=%" PRIu32 " v=%" PRIu32, ev->msec,
-            ev->pid, ev->tid, t->provider ? t->provider : "?", event_name(ev, namebuf, sizeof namebuf),
-            t->event_id, t->version);
+    char namebuf[64], num[40];
+    outbuf ob;
+    outbuf *out = &ob;
+    ob.f = file;
+    ob.n = 0;
+    ob_str(out, gcs_format_fixed(num, sizeof num, ev->msec, 3));
+    ob_write(out, "  ", 2);
+    ob_u64(out, ev->pid);
+    ob_write(out, "  ", 2);
+    ob_u64(out, ev->tid);
+    ob_write(out, "  ", 2);
+    ob_str(out, t->provider ? t->provider : "?");
+    ob_char(out, '/');
+    ob_str(out, event_name(ev, namebuf, sizeof namebuf));
+    ob_str(out, "  id=");
+    ob_u64(out, t->event_id);
+    ob_str(out, " v=");
+    ob_u64(out, t->version);
     if (t->field_count == 0 && ev->payload_size > 0) {
-        fprintf(out, "  payload=%" PRIu32 "bytes\n", ev->payload_size);
+        ob_str(out, "  payload=");
+        ob_u64(out, ev->payload_size);
+        ob_str(out, "bytes\n");
         return finish(out, err);
     }
     printer p;
@@ -278,7 +418,7 @@ gcs_status gcs_event_print_text(FILE *out, const gcs_event *ev, gcs_error *err)
     p.out = out;
     p.kind[0] = LEVEL_FIELDS;
     if (t->field_count > 0)
-        fputs("  ", out);
+        ob_write(out, "  ", 2);
     gcs_payload_info info;
     gcs_error werr;
     gcs_error_clear(&werr);
@@ -286,31 +426,53 @@ gcs_status gcs_event_print_text(FILE *out, const gcs_event *ev, gcs_error *err)
                                             ev->payload_size, ev->pointer_size, print_visitor, &p,
                                             &info, &werr);
     close_open(&p);
-    if (st != GCS_OK)
-        fprintf(out, " !%s@%" PRIu64 ": %s", gcs_status_name(st), werr.offset, werr.reason);
-    else if (info.trailing_bytes > 0)
-        fprintf(out, " +%" PRIu32 "bytes", info.trailing_bytes);
-    fputc('\n', out);
+    if (st != GCS_OK) {
+        ob_write(out, " !", 2);
+        ob_str(out, gcs_status_name(st));
+        ob_char(out, '@');
+        ob_u64(out, werr.offset);
+        ob_write(out, ": ", 2);
+        ob_str(out, werr.reason);
+    } else if (info.trailing_bytes > 0) {
+        ob_write(out, " +", 2);
+        ob_u64(out, info.trailing_bytes);
+        ob_str(out, "bytes");
+    }
+    ob_char(out, '\n');
     return finish(out, err);
 }
 
-gcs_status gcs_event_print_json(FILE *out, const gcs_event *ev, gcs_error *err)
+gcs_status gcs_event_print_json(FILE *file, const gcs_event *ev, gcs_error *err)
 {
-    if (!out || !ev || !ev->type)
+    if (!file || !ev || !ev->type)
         return GCS_FAIL(err, GCS_ERR_ARG, 0, "print without output or event");
     const gcs_event_type *t = ev->type;
-    char namebuf[64];
+    char namebuf[64], num[40];
     const char *provider = t->provider ? t->provider : "";
     const char *name = event_name(ev, namebuf, sizeof namebuf);
-    fprintf(out, "{\"msec\":%.6f,\"pid\":%" PRIu32 ",\"tid\":%" PRIu64 ",\"provider\":", ev->msec,
-            ev->pid, ev->tid);
+    outbuf ob;
+    outbuf *out = &ob;
+    ob.f = file;
+    ob.n = 0;
+    ob_str(out, "{\"msec\":");
+    ob_str(out, gcs_format_fixed(num, sizeof num, ev->msec, 6));
+    ob_str(out, ",\"pid\":");
+    ob_u64(out, ev->pid);
+    ob_str(out, ",\"tid\":");
+    ob_u64(out, ev->tid);
+    ob_str(out, ",\"provider\":");
     put_quoted(out, provider, strlen(provider), true);
-    fputs(",\"event\":", out);
+    ob_str(out, ",\"event\":");
     put_quoted(out, name, strlen(name), true);
-    fprintf(out, ",\"id\":%" PRIu32 ",\"version\":%" PRIu32 ",\"fields\":{", t->event_id,
-            t->version);
+    ob_str(out, ",\"id\":");
+    ob_u64(out, t->event_id);
+    ob_str(out, ",\"version\":");
+    ob_u64(out, t->version);
+    ob_str(out, ",\"fields\":{");
     if (t->field_count == 0 && ev->payload_size > 0) {
-        fprintf(out, "},\"payload_size\":%" PRIu32 "}\n", ev->payload_size);
+        ob_str(out, "},\"payload_size\":");
+        ob_u64(out, ev->payload_size);
+        ob_str(out, "}\n");
         return finish(out, err);
     }
     printer p;
@@ -325,14 +487,16 @@ gcs_status gcs_event_print_json(FILE *out, const gcs_event *ev, gcs_error *err)
                                             ev->payload_size, ev->pointer_size, print_visitor, &p,
                                             &info, &werr);
     close_open(&p);
-    fputc('}', out);
+    ob_char(out, '}');
     if (st != GCS_OK) {
-        fputs(",\"error\":", out);
+        ob_str(out, ",\"error\":");
         put_quoted(out, werr.reason, strlen(werr.reason), true);
-        fprintf(out, ",\"error_offset\":%" PRIu64, werr.offset);
+        ob_str(out, ",\"error_offset\":");
+        ob_u64(out, werr.offset);
     } else if (info.trailing_bytes > 0) {
-        fprintf(out, ",\"trailing_bytes\":%" PRIu32, info.trailing_bytes);
+        ob_str(out, ",\"trailing_bytes\":");
+        ob_u64(out, info.trailing_bytes);
     }
-    fputs("}\n", out);
+    ob_str(out, "}\n");
     return finish(out, err);
 }

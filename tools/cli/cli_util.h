@@ -50,7 +50,7 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
 /* What cli_args_next returns besides an option's id. */
 enum { CLI_ARG_END = 0, CLI_ARG_STOP = -1 };
 
-enum { CLI_MAX_OPERANDS = 4 };
+enum { CLI_MAX_OPERANDS = 256 }; /* stats takes several traces */
 
 /* Walks a command's argv. Options and operands may come in any order; "--"
  * makes every later word an operand; "-" is an operand (standard input);

@@ -1,12 +1,16 @@
 /*
- * gcscope stats TRACE [--format table|json|csv] [--process PID|NAME] [--columns LIST | --wide]
- *               [filters: --gen --kind --induced --min-pause-ms --from-ms --to-ms --top --limit]
+ * gcscope stats TRACE... [--format table|json|csv] [--process PID|NAME] [--columns LIST | --wide]
+ *               [--jobs N] [filters: --gen --kind --induced --min-pause-ms --from-ms --to-ms --top --limit]
  *
  * Per-GC statistics as TraceEvent/PerfView's GCStats computes them, plus
- * pause percentiles and a histogram (docs/gc-stats.md).
+ * pause percentiles and a histogram (docs/gc-stats.md). Several traces are
+ * read in parallel (--jobs) into one report with a trace column (see
+ * "Several traces" below).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli_gc_load.h"
@@ -15,7 +19,7 @@
 
 enum {
     OPT_FORMAT = 1, OPT_PROCESS, OPT_COLUMNS, OPT_WIDE, OPT_COLOR, OPT_TOP, OPT_LONG_PAUSE,
-    OPT_MEMBER
+    OPT_MEMBER, OPT_JOBS
 };
 
 static const cli_option stats_options[] = {
@@ -27,21 +31,26 @@ static const cli_option stats_options[] = {
     {OPT_TOP, "top", 0, "N", "only the N longest pauses, longest first"},
     {OPT_LONG_PAUSE, "long-pause-ms", 0, "X", "threshold of the long pauses section (default 200)"},
     CLI_MEMBER_OPTION(OPT_MEMBER),
+    {OPT_JOBS, "jobs", 'j', "N", "several traces: read N at a time (default: the online cores)"},
     {0},
 };
 
 #define STATS_NOTES                                                                      \
     "Filters (--gen .. --limit) select the rows of the per-GC list (table, JSON \"gcs\",\n" \
     "CSV); the summary, rollup, percentiles and the other sections count every GC.\n"     \
-    "A filter that matches nothing says so on stderr (exit 0).\n" CLI_TRACE_NOTE
+    "A filter that matches nothing says so on stderr (exit 0).\n"                         \
+    "Several traces: read in parallel (--jobs), reported in the order given: the\n"     \
+    "table is one summary row per process and trace, CSV the per-GC rows of all\n"      \
+    "(its trace column tells them apart), JSON {\"traces\":[one report each]}.\n"      \
+    CLI_TRACE_NOTE
 
 static int run_stats(int argc, char **argv);
 
 const cli_command cmd_stats = {
     .name = "stats",
-    .operands = "TRACE",
+    .operands = "TRACE...",
     .min_operands = 1,
-    .max_operands = 1,
+    .max_operands = CLI_MAX_OPERANDS,
     .summary = "per-GC statistics (TraceEvent GCStats)",
     .options = stats_options,
     .filter_options = cli_gc_filter_options,
@@ -170,6 +179,279 @@ static bool any_process_matches(const gcs_gc_analyzer *an, stats_facts *sf)
     return false;
 }
 
+/* ---- several traces: gcscope stats A B C ... [--jobs N] ----------------
+ *
+ * Each trace is read by a child process of its own (at most --jobs at a
+ * time; default the online cores), whose report goes to a temporary file
+ * and whose messages go to another; when all are done their messages and
+ * reports are written in the order of the arguments, so the output does
+ * not depend on which finished first. Processes, not threads: a trace's
+ * memory is its process's, and the library needs no locking.
+ *   table  one summary row per runtime and trace (write_summary_rows:
+ *          tab-separated fields, aligned by the parent)
+ *   CSV    the per-GC rows of every trace under one header (the CSV has a
+ *          trace column already)
+ *   JSON   {"traces":[the report of each trace]}
+ */
+static const char *const summary_head[] = {
+    "Trace", "PID", "GCs", "Gen0", "Gen1", "Gen2", "Induced", "TotalPauseMs", "MaxPauseMs",
+    "p50Ms", "p90Ms", "p99Ms", "%Paused", "MaxPeakMB", "AllocMB",
+};
+#define SUMMARY_COLUMNS (sizeof summary_head / sizeof summary_head[0])
+
+/* One line per runtime with GCs (as the report lists them): the fields of
+ * summary_head, tab-separated. Returns the runtimes written. */
+static int write_summary_rows(FILE *out, const gcs_gc_analyzer *an,
+                              const gcs_gc_report_options *ro)
+{
+    int n = 0;
+    for (size_t i = 0; i < gcs_gc_process_count(an); i++) {
+        const gcs_gc_process *p = gcs_gc_process_at(an, i);
+        if (p->gc_count == 0 || (ro->filter_pid && p->pid != ro->pid) ||
+            (ro->select_process && !ro->select_process(ro->facts_ctx, p->pid)))
+            continue;
+        if (fprintf(out, "%s\t%u\t%u\t%u\t%u\t%u\t%u\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t%.3f\n",
+                    ro->trace_name, p->pid, p->all.count, p->gen[0].count, p->gen[1].count,
+                    p->gen[2].count, p->all.num_induced, p->all.total_pause_ms,
+                    p->all.max_pause_ms, p->pct_all.p50, p->pct_all.p90, p->pct_all.p99,
+                    p->pause_time_pct_of_trace, p->all.max_size_peak_mb,
+                    p->all.total_allocated_mb) < 0)
+            return -1;
+        n++;
+    }
+    return n;
+}
+
+/* The report of one trace on out (summary_rows: the rows of the
+ * several-traces table instead, see stats_many); the exit code.
+ * process_spec: --process NAME (NULL: none); member: --member. */
+static int stats_one(const char *path, gcs_gc_report_options *ro, FILE *out, bool summary_rows,
+                     const char *process_spec, const char *member)
+{
+    stats_facts facts;
+    facts.n = 0;
+    facts.last_type = NULL;
+    facts.last_is_fact = false;
+    facts.process_spec = process_spec;
+    facts.processes = gcs_process_table_new();
+    if (!facts.processes) {
+        fprintf(stderr, "gcscope stats: out of memory\n");
+        return CLI_FAILED;
+    }
+    cli_gc_load_hooks hooks = {.want = stats_wants, .on_event = facts_hook, .ctx = &facts,
+                               .archive_member = member};
+    int rc;
+    gcs_gc_analyzer *an = cli_gc_load("gcscope stats", path, &hooks, &rc);
+    if (!an) {
+        facts_free(&facts);
+        return rc;
+    }
+    ro->trace_name = cli_base_name(path);
+    ro->command_line = facts_command_line;
+    ro->finalizers_run = facts_finalizers;
+    ro->process_name = facts_process_name;
+    if (process_spec)
+        ro->select_process = facts_select;
+    ro->facts_ctx = &facts;
+    int written = -2;
+    if (process_spec && !any_process_matches(an, &facts)) {
+        /* Said as for a process id without GCs (exit 0): on stdout in the
+         * table, on stderr for JSON, CSV and the several-traces table. */
+        if (ro->format == GCS_GC_FORMAT_TABLE && !summary_rows)
+            fprintf(out, "No GC of a process named %s in this trace.\n", process_spec);
+        else
+            fprintf(stderr, "gcscope stats: %s: no GC of a process named %s in this trace.\n",
+                    ro->trace_name, process_spec);
+    } else {
+        written = summary_rows ? write_summary_rows(out, an, ro) : gcs_gc_report_write(out, an, ro);
+    }
+    if (written == -1)
+        rc = CLI_FAILED;
+    /* The table already says it in one line; JSON and CSV stay
+     * machine-readable, so the line goes to stderr. */
+    if (written == 0 && (summary_rows || ro->format != GCS_GC_FORMAT_TABLE)) {
+        if (ro->filter_pid)
+            fprintf(stderr, "gcscope stats: %s: no GC of process %u in this trace.\n",
+                    ro->trace_name, ro->pid);
+        else
+            fprintf(stderr, "gcscope stats: %s: %s\n", ro->trace_name, gcs_gc_report_no_gcs_line());
+    }
+    if (written > 0 && gcs_gc_report_selected(an, ro) == 0)
+        fprintf(stderr, "gcscope stats: %s: no GC matches the filter.\n", ro->trace_name);
+    facts_free(&facts);
+    gcs_gc_analyzer_free(an);
+    return rc;
+}
+
+/* One child's trace: its files and how it ended. */
+typedef struct stats_job {
+    const char *path;
+    FILE *out, *err;
+    pid_t pid;
+    int rc;
+} stats_job;
+
+/* Starts the child for job j; false when it cannot. */
+static bool start_job(stats_job *j, gcs_gc_report_options *ro, const char *process_spec)
+{
+    j->out = tmpfile();
+    j->err = tmpfile();
+    if (!j->out || !j->err)
+        return false;
+    fflush(NULL); /* nothing buffered may be written twice */
+    j->pid = fork();
+    if (j->pid < 0)
+        return false;
+    if (j->pid == 0) {
+        if (dup2(fileno(j->err), STDERR_FILENO) < 0)
+            _exit(CLI_FAILED);
+        int rc = stats_one(j->path, ro, j->out, ro->format == GCS_GC_FORMAT_TABLE, process_spec,
+                           NULL);
+        fflush(NULL);
+        _exit(rc);
+    }
+    return true;
+}
+
+/* Waits for one child to end and records its exit code. */
+static void reap_one(stats_job *jobs, size_t n)
+{
+    int status;
+    pid_t pid;
+    while ((pid = wait(&status)) < 0 && errno == EINTR)
+        ;
+    for (size_t i = 0; i < n; i++)
+        if (jobs[i].pid == pid && pid > 0) {
+            jobs[i].rc = WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAILED;
+            jobs[i].pid = 0;
+        }
+}
+
+/* Copies f from its start to out; skip_first: without its first line. */
+static void copy_from_start(FILE *f, FILE *out, bool skip_first, bool trim_newline)
+{
+    rewind(f);
+    int c, last = EOF;
+    bool skipping = skip_first;
+    while ((c = getc(f)) != EOF) {
+        if (skipping) {
+            skipping = c != '\n';
+            continue;
+        }
+        if (last != EOF)
+            putc(last, out);
+        last = c;
+    }
+    if (last != EOF && !(trim_newline && last == '\n'))
+        putc(last, out);
+}
+
+/* The table: summary_head and every child's rows, columns aligned. */
+static void write_summary_table(stats_job *jobs, size_t n, FILE *out)
+{
+    size_t width[SUMMARY_COLUMNS];
+    for (size_t k = 0; k < SUMMARY_COLUMNS; k++)
+        width[k] = strlen(summary_head[k]);
+    char line[4096];
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            for (size_t k = 0; k < SUMMARY_COLUMNS; k++)
+                fprintf(out, k == 0 ? "%-*s" : "  %*s", (int)width[k], summary_head[k]);
+        if (pass == 1)
+            putc('\n', out);
+        for (size_t i = 0; i < n; i++) {
+            rewind(jobs[i].out);
+            while (fgets(line, sizeof line, jobs[i].out)) {
+                line[strcspn(line, "\n")] = '\0';
+                size_t k = 0;
+                for (char *f = line, *tab; k < SUMMARY_COLUMNS; f = tab + 1, k++) {
+                    tab = strchr(f, '\t');
+                    size_t len = tab ? (size_t)(tab - f) : strlen(f);
+                    if (pass == 0 && len > width[k])
+                        width[k] = len;
+                    if (pass == 1)
+                        fprintf(out, k == 0 ? "%-*.*s" : "  %*.*s", (int)width[k], (int)len, f);
+                    if (!tab)
+                        break;
+                }
+                if (pass == 1)
+                    putc('\n', out);
+            }
+        }
+    }
+}
+
+static int stats_many(const char *const *paths, size_t n, size_t jobs_max,
+                      gcs_gc_report_options *ro, const char *process_spec)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(paths[i], "-") == 0)
+            return cli_usage_error(&cmd_stats, "several traces: standard input (-) is not one of them");
+    if (jobs_max == 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs_max = cores > 0 ? (size_t)cores : 1;
+    }
+    stats_job *jobs = calloc(n, sizeof *jobs);
+    if (!jobs) {
+        fprintf(stderr, "gcscope stats: out of memory\n");
+        return CLI_FAILED;
+    }
+    int rc = CLI_OK;
+    size_t running = 0;
+    for (size_t i = 0; i < n; i++) {
+        jobs[i].path = paths[i];
+        if (running == jobs_max) {
+            reap_one(jobs, i);
+            running--;
+        }
+        if (!start_job(&jobs[i], ro, process_spec)) {
+            fprintf(stderr, "gcscope stats: %s: cannot start a process for it (%s)\n", paths[i],
+                    strerror(errno));
+            jobs[i].pid = 0;
+            jobs[i].rc = CLI_FAILED;
+            continue;
+        }
+        running++;
+    }
+    while (running > 0) {
+        reap_one(jobs, n);
+        running--;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (jobs[i].err)
+            copy_from_start(jobs[i].err, stderr, false, false);
+        if (jobs[i].rc > rc)
+            rc = jobs[i].rc;
+    }
+    if (ro->format == GCS_GC_FORMAT_TABLE) {
+        write_summary_table(jobs, n, stdout);
+    } else {
+        bool json = ro->format == GCS_GC_FORMAT_JSON, first = true;
+        if (json)
+            fputs("{\"traces\":[\n", stdout);
+        for (size_t i = 0; i < n; i++) {
+            if (!jobs[i].out || (fseek(jobs[i].out, 0, SEEK_END), ftell(jobs[i].out) <= 0))
+                continue;
+            if (json && !first)
+                fputs(",\n", stdout);
+            copy_from_start(jobs[i].out, stdout, !json && !first, json);
+            first = false;
+        }
+        if (json)
+            fputs("\n]}\n", stdout);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (jobs[i].out)
+            fclose(jobs[i].out);
+        if (jobs[i].err)
+            fclose(jobs[i].err);
+    }
+    free(jobs);
+    if (fflush(stdout) != 0)
+        rc = CLI_FAILED;
+    return rc;
+}
+
 static int run_stats(int argc, char **argv)
 {
     gcs_gc_report_options ro;
@@ -182,7 +464,7 @@ static int run_stats(int argc, char **argv)
     cli_args_init(&a, &cmd_stats, argc, argv);
     int id;
     cli_format fmt;
-    uint64_t pid;
+    uint64_t pid, jobs = 0;
     const char *process_spec = NULL;
     while ((id = cli_args_next(&a)) > 0) {
         const char *v = a.value;
@@ -246,6 +528,10 @@ static int run_stats(int argc, char **argv)
         case OPT_MEMBER:
             member = v;
             break;
+        case OPT_JOBS:
+            if (!cli_parse_uint(v, 1, 4096, &jobs))
+                return cli_usage_error(&cmd_stats, "--jobs takes a count from 1 to 4096");
+            break;
         }
     }
     if (id == CLI_ARG_STOP)
@@ -257,58 +543,10 @@ static int run_stats(int argc, char **argv)
         color = isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
     }
     ro.color = color == 1;
-    const char *path = a.operand[0];
-    stats_facts facts;
-    facts.n = 0;
-    facts.last_type = NULL;
-    facts.last_is_fact = false;
-    facts.process_spec = process_spec;
-    facts.processes = gcs_process_table_new();
-    if (!facts.processes) {
-        fprintf(stderr, "gcscope stats: out of memory\n");
-        return CLI_FAILED;
+    if (a.n_operands > 1) {
+        if (member)
+            return cli_usage_error(&cmd_stats, "--member takes one trace, not several");
+        return stats_many(a.operand, (size_t)a.n_operands, (size_t)jobs, &ro, process_spec);
     }
-    cli_gc_load_hooks hooks = {.want = stats_wants, .on_event = facts_hook, .ctx = &facts,
-                               .archive_member = member};
-    int rc;
-    gcs_gc_analyzer *an = cli_gc_load("gcscope stats", path, &hooks, &rc);
-    if (!an) {
-        facts_free(&facts);
-        return rc;
-    }
-    ro.trace_name = cli_base_name(path);
-    ro.command_line = facts_command_line;
-    ro.finalizers_run = facts_finalizers;
-    ro.process_name = facts_process_name;
-    if (process_spec)
-        ro.select_process = facts_select;
-    ro.facts_ctx = &facts;
-    int written = -2;
-    if (process_spec && !any_process_matches(an, &facts)) {
-        /* Said as for a process id without GCs (exit 0): on stdout in the
-         * table, on stderr for JSON and CSV. */
-        if (ro.format == GCS_GC_FORMAT_TABLE)
-            printf("No GC of a process named %s in this trace.\n", process_spec);
-        else
-            fprintf(stderr, "gcscope stats: %s: no GC of a process named %s in this trace.\n",
-                    ro.trace_name, process_spec);
-    } else {
-        written = gcs_gc_report_write(stdout, an, &ro);
-    }
-    if (written == -1)
-        rc = CLI_FAILED;
-    /* The table already says it in one line; JSON and CSV stay
-     * machine-readable, so the line goes to stderr. */
-    if (written == 0 && ro.format != GCS_GC_FORMAT_TABLE) {
-        if (ro.filter_pid)
-            fprintf(stderr, "gcscope stats: %s: no GC of process %u in this trace.\n",
-                    ro.trace_name, ro.pid);
-        else
-            fprintf(stderr, "gcscope stats: %s: %s\n", ro.trace_name, gcs_gc_report_no_gcs_line());
-    }
-    if (written > 0 && gcs_gc_report_selected(an, &ro) == 0)
-        fprintf(stderr, "gcscope stats: %s: no GC matches the filter.\n", ro.trace_name);
-    facts_free(&facts);
-    gcs_gc_analyzer_free(an);
-    return rc;
+    return stats_one(a.operand[0], &ro, stdout, false, process_spec, member);
 }

@@ -7,6 +7,12 @@
 //                                 perfview baselines were made
 //   oracle dump --all TRACE       every event, one per line (format in docs/fixtures.md)
 //   oracle gcstats TRACE          JSON of TraceLoadedDotNetRuntime's GCs and GC stats
+//   oracle bench-events TRACE     (scripts/bench.sh) TraceEvent enumerating every event
+//                                 through its CLR, private, rundown and dynamic parsers,
+//                                 as `dump` does, without formatting: prints the count
+//   oracle bench-gc TRACE         (scripts/bench.sh) TraceEvent's GC analysis, as `gcstats`
+//                                 runs it (TraceLoadedDotNetRuntime, GC.Stats()), without
+//                                 the JSON: prints the GC count
 //   oracle summary TRACE          one markdown table row for docs/fixtures.md: event count,
 //                                 GCs by type and generation, reasons, heap count; then one
 //                                 line per distinct provider/event/version ("version ...")
@@ -52,6 +58,16 @@ public static class Program
             else if (args.Length == 2 && args[0] == "gcstats")
             {
                 GcStats(args[1], stdout);
+            }
+            else if (args.Length == 2 && args[0] == "bench-events")
+            {
+                long n = 0;
+                ForEachEvent(args[1], _ => n++);
+                stdout.WriteLine("events " + n.ToString(Inv));
+            }
+            else if (args.Length == 2 && args[0] == "bench-gc")
+            {
+                BenchGc(args[1], stdout);
             }
             else
             {
@@ -386,6 +402,26 @@ public static class Program
     // ------------------------------------------------------------------
     // gcstats: TraceLoadedDotNetRuntime GC analysis as JSON
     // ------------------------------------------------------------------
+
+    /// <summary>The GC analysis of <see cref="GcStats"/>, timed by scripts/bench.sh:
+    /// every process's GCs and their stats, then only the counts printed.</summary>
+    static void BenchGc(string path, TextWriter w)
+    {
+        using var source = new EventPipeEventSource(path);
+        source.NeedLoadedDotNetRuntimes();
+        source.Process();
+        long gcs = 0;
+        double pause = 0;
+        foreach (var proc in source.Processes())
+        {
+            TraceLoadedDotNetRuntime? rt = null;
+            try { rt = proc.LoadedDotNetRuntime(); } catch (Exception) { }
+            if (rt == null) continue;
+            try { pause += rt.GC.Stats().TotalPauseTimeMSec; } catch (Exception) { }
+            gcs += rt.GC.GCs.Count;
+        }
+        w.WriteLine("gcs " + gcs.ToString(Inv) + " pause_ms " + pause.ToString("R", Inv));
+    }
 
     static void GcStats(string path, TextWriter w)
     {

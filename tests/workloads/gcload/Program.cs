@@ -3,10 +3,13 @@
 //
 // Usage:
 //   gcload [all|SCENARIO[,SCENARIO...]] [--scale F] [--seed N] [--bgc-nodes N] [--bgc-rounds N]
-//   gcload service [--seconds N] [--threads N]
+//   gcload service [--seconds N] [--threads N] [--max-trace-mb N] [--idle-threads N]
 //   gcload bench [--seconds N] [--threads N] [--max-trace-mb N] [--pinned N] [--handle-churn N]
 //     --pinned N        N pinned GC handles held during the run
 //     --handle-churn N  N GCHandle Alloc/Free pairs per 4096 allocations per thread
+//   --idle-threads N    (service, bench) N more threads blocked for the whole run: CPU
+//                       sampling (SampleProfiler) samples every managed thread, so
+//                       they make a stack-heavy trace
 //
 // Scenarios: gen0 gen1 gen2 loh poh handles finalizers induced pressure bgc objects noregion
 // "all" runs every scenario except bench, in the order listed above.
@@ -85,6 +88,7 @@ public static class Program
     static int BgcRounds = 3;
     static int BenchPinned = 0;
     static int BenchHandleChurn = 0;
+    static int IdleThreads = 0;
     static readonly bool ConcurrentEnabled =
         GC.GetConfigurationVariables().TryGetValue("ConcurrentGC", out object? c) && c is bool b && b;
     static readonly Stopwatch Clock = Stopwatch.StartNew();
@@ -135,9 +139,10 @@ public static class Program
                 case "--bgc-rounds": BgcRounds = int.Parse(args[++i], Inv); break;
                 case "--pinned": BenchPinned = int.Parse(args[++i], Inv); break;
                 case "--handle-churn": BenchHandleChurn = int.Parse(args[++i], Inv); break;
+                case "--idle-threads": IdleThreads = int.Parse(args[++i], Inv); break;
                 case "-h":
                 case "--help":
-                    Console.Error.WriteLine("usage: gcload [all|bench|SCENARIO[,SCENARIO...]] [--scale F] [--seed N] [--seconds N] [--threads N] [--max-trace-mb N] [--bgc-nodes N] [--bgc-rounds N] [--pinned N] [--handle-churn N]");
+                    Console.Error.WriteLine("usage: gcload [all|bench|SCENARIO[,SCENARIO...]] [--scale F] [--seed N] [--seconds N] [--threads N] [--max-trace-mb N] [--bgc-nodes N] [--bgc-rounds N] [--pinned N] [--handle-churn N] [--idle-threads N]");
                     Console.Error.WriteLine("scenarios: " + string.Join(" ", AllScenarios));
                     return 0;
                 default:
@@ -171,7 +176,7 @@ public static class Program
                 "objects" => Objects,
                 "noregion" => NoGcRegion,
                 "bench" => () => Bench(seconds, threads, maxTraceMb),
-                "service" => () => Service(seconds, threads),
+                "service" => () => Service(seconds, threads, maxTraceMb),
                 _ => null,
             };
             if (run == null)
@@ -701,8 +706,9 @@ public static class Program
     // induced) while the workers go on allocating, which makes foreground
     // GCs during them.
     // -----------------------------------------------------------------------
-    static void Service(double seconds, int threads)
+    static void Service(double seconds, int threads, double maxTraceMb = 0)
     {
+        using var idle = StartIdleThreads();
         var cache = new Node[Scaled(400_000)];
         for (int i = 0; i < cache.Length; i++) cache[i] = new Node { A = i, Payload = new byte[64] };
         using var stop = new CancellationTokenSource();
@@ -734,21 +740,72 @@ public static class Program
             }) { IsBackground = true, Name = "service-" + w };
             ts[w].Start();
         }
-        Thread.Sleep(TimeSpan.FromSeconds(seconds));
+        var (elapsed, stopReason, traceBytes) = RunUntil(seconds, maxTraceMb);
         stop.Cancel();
         foreach (var t in ts) t.Join();
+        if (maxTraceMb > 0)
+            Out(F($"service seconds={elapsed:F1} stop_reason={stopReason} trace_bytes_seen={traceBytes}"));
         Count("service.requests", requests);
         GC.KeepAlive(cache);
+    }
+
+    /// <summary>IdleThreads threads, each a few frames deep, blocked until
+    /// the returned handle is disposed.</summary>
+    static IDisposable StartIdleThreads()
+    {
+        var release = new ManualResetEventSlim(false);
+        var ts = new Thread[IdleThreads];
+        for (int i = 0; i < ts.Length; i++)
+        {
+            ts[i] = new Thread(() => IdleFrames(release, 6)) { IsBackground = true, Name = "idle-" + i };
+            ts[i].Start();
+        }
+        return new IdleThreadsHandle(release, ts);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void IdleFrames(ManualResetEventSlim release, int depth)
+    {
+        if (depth > 0) IdleFrames(release, depth - 1);
+        else release.Wait();
+    }
+
+    sealed class IdleThreadsHandle(ManualResetEventSlim release, Thread[] threads) : IDisposable
+    {
+        public void Dispose()
+        {
+            release.Set();
+            foreach (var t in threads) t.Join();
+        }
     }
 
     // -----------------------------------------------------------------------
     // bench: steady mixed allocation on several threads for a while, or until
     // the EventPipe output file reaches a size.
     // -----------------------------------------------------------------------
-    static void Bench(double seconds, int threads, double maxTraceMb)
+    /// <summary>Waits until `seconds` have passed or, with maxTraceMb, the
+    /// EventPipe output file (DOTNET_EventPipeOutputPath) has reached that
+    /// many MiB, whichever comes first.</summary>
+    static (double Seconds, string StopReason, long TraceBytes) RunUntil(double seconds, double maxTraceMb)
     {
         string? tracePath = Environment.GetEnvironmentVariable("DOTNET_EventPipeOutputPath");
         if (tracePath != null) tracePath = tracePath.Replace("{pid}", Environment.ProcessId.ToString(Inv));
+        var sw = Stopwatch.StartNew();
+        long traceBytes = 0;
+        while (sw.Elapsed.TotalSeconds < seconds)
+        {
+            Thread.Sleep(100);
+            if (maxTraceMb > 0 && tracePath != null)
+            {
+                try { traceBytes = new FileInfo(tracePath).Length; } catch (IOException) { }
+                if (traceBytes >= maxTraceMb * 1024 * 1024) return (sw.Elapsed.TotalSeconds, "max_trace_mb", traceBytes);
+            }
+        }
+        return (sw.Elapsed.TotalSeconds, "seconds", traceBytes);
+    }
+
+    static void Bench(double seconds, int threads, double maxTraceMb)
+    {
         using var stop = new CancellationTokenSource();
         var keep = new Node[200_000];
         for (int i = 0; i < keep.Length; i++) keep[i] = new Node { A = i };
@@ -798,23 +855,12 @@ public static class Program
             }) { IsBackground = true, Name = "bench-" + w };
             ts[w].Start();
         }
-        var sw = Stopwatch.StartNew();
-        long traceBytes = 0;
-        string stopReason = "seconds";
-        while (sw.Elapsed.TotalSeconds < seconds)
-        {
-            Thread.Sleep(100);
-            if (maxTraceMb > 0 && tracePath != null)
-            {
-                try { traceBytes = new FileInfo(tracePath).Length; } catch (IOException) { }
-                if (traceBytes >= maxTraceMb * 1024 * 1024) { stopReason = "max_trace_mb"; break; }
-            }
-        }
+        var (elapsed, stopReason, traceBytes) = RunUntil(seconds, maxTraceMb);
         stop.Cancel();
         foreach (var t in ts) t.Join();
         GC.KeepAlive(keep);
         foreach (var h in pins) h.Free();
-        Out(F($"bench seconds={sw.Elapsed.TotalSeconds:F1} threads={threads} pinned={pins.Length} handle_churn={BenchHandleChurn} objects={allocs.Sum()} stop_reason={stopReason} trace_bytes_seen={traceBytes}"));
+        Out(F($"bench seconds={elapsed:F1} threads={threads} pinned={pins.Length} handle_churn={BenchHandleChurn} objects={allocs.Sum()} stop_reason={stopReason} trace_bytes_seen={traceBytes}"));
         Count("bench.objects", allocs.Sum());
     }
 }

@@ -1,0 +1,160 @@
+/*
+ * The compiled fit check (decode/schema_fit.c) against the walker
+ * (gcs_payload_walk_fields): on every event of the committed fixtures and
+ * the shared traces, for the whole payload, for every cut of it (every
+ * length for payloads up to 4 KiB, 512 spread lengths and the last 64
+ * for larger ones), and for small payloads with each byte set to 0x00 and
+ * 0xFF in turn (counts that exceed what is left, strings that lose their
+ * terminator), the two must give the same answer (cuts and byte changes
+ * on the first CUT_EVENTS_PER_TYPE events of each type). The bulk GC events
+ * (arrays of fixed-size structs, the reason the program exists) must
+ * compile.
+ */
+#include "check.h"
+
+#include "base/buf.h"
+#include "decode/schema_fit.h"
+#include "gcscope.h"
+
+static const char *const traces[] = {
+    "tests/data/wks-nonconcurrent.nettrace",
+    "tests/data/wks-concurrent.nettrace",
+    "tests/data/server.nettrace",
+    "tests/data/objects-movement.nettrace",
+    "tests/data/objects-allocsampled.nettrace",
+    "tests/data/gen0size-small.nettrace",
+    "tests/data/probe-net10.nettrace",
+    "tests/data/v6/synthetic.nettrace",
+    "../shared/traces/perfview/eventpipe-dotnetcore2.1-linux-x64-objver3.netperf",
+    "../shared/traces/perfview/eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace",
+    "../shared/traces/perfview/eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace",
+};
+
+#define MAX_TYPES 4096
+
+typedef struct compiled {
+    const gcs_event_type *type[MAX_TYPES];
+    uint32_t pointer_size[MAX_TYPES];
+    const gcs_fit_prog *prog[MAX_TYPES];
+    uint32_t cut_events[MAX_TYPES]; /* events of the type checked cut by cut */
+    size_t n;
+} compiled;
+
+/* Events of each type checked cut by cut and byte by byte (the others:
+ * the whole payload), so that the test stays a few seconds long. */
+#define CUT_EVENTS_PER_TYPE 40
+
+static const gcs_fit_prog *prog_of(compiled *c, gcs_arena *arena, const gcs_event *ev,
+                                   bool *cut_too)
+{
+    *cut_too = false;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->type[i] == ev->type && c->pointer_size[i] == ev->pointer_size) {
+            *cut_too = c->cut_events[i]++ < CUT_EVENTS_PER_TYPE;
+            return c->prog[i];
+        }
+    *cut_too = true;
+    const gcs_fit_prog *p =
+        gcs_fit_compile(ev->type->fields, ev->type->field_count, ev->pointer_size, arena);
+    if (c->n < MAX_TYPES) {
+        c->type[c->n] = ev->type;
+        c->pointer_size[c->n] = ev->pointer_size;
+        c->cut_events[c->n] = 1;
+        c->prog[c->n++] = p;
+    }
+    return p;
+}
+
+static bool walker_fits(const gcs_event *ev, const uint8_t *payload, uint32_t size)
+{
+    gcs_payload_info info;
+    gcs_error err;
+    return gcs_payload_walk_fields(ev->type->fields, ev->type->field_count, payload, size,
+                                   ev->pointer_size, NULL, NULL, &info, &err) == GCS_OK;
+}
+
+static uint64_t mismatches;
+
+static void same_answer(const gcs_event *ev, const gcs_fit_prog *p, const uint8_t *payload,
+                        uint32_t size)
+{
+    bool walker = walker_fits(ev, payload, size), fit = gcs_fit_check(p, payload, size);
+    if (walker != fit && mismatches++ < 10)
+        fprintf(stderr, "%s/%s: %u bytes: walker %d, compiled %d\n", ev->type->provider,
+                ev->type->name, size, walker, fit);
+    CHECK(walker == fit);
+}
+
+static void test_compiled_check_agrees_with_walker(void)
+{
+    size_t seen = 0;
+    uint64_t checked = 0, bulk_checked = 0;
+    static uint8_t copy[1 << 16];
+    for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
+        size_t size = 0;
+        unsigned char *data = check_file_exists(traces[i]) ? check_read_file(traces[i], &size)
+                                                           : NULL;
+        if (!data)
+            continue;
+        seen++;
+        gcs_error err;
+        gcs_source *src = gcs_source_from_memory(data, size, &err);
+        gcs_reader *r = gcs_reader_new(src, NULL, &err);
+        CHECK(r != NULL);
+        gcs_arena arena;
+        gcs_arena_init(&arena, 0);
+        static compiled c;
+        c.n = 0;
+        const gcs_event *ev;
+        while (gcs_reader_next(r, &ev, &err) == GCS_OK) {
+            if (!ev->type->field_count || !ev->type->fields)
+                continue;
+            bool cut_too;
+            const gcs_fit_prog *p = prog_of(&c, &arena, ev, &cut_too);
+            if (strstr(ev->type->name, "GC/BulkMovedObjectRanges") ||
+                strstr(ev->type->name, "GC/BulkSurvivingObjectRanges"))
+                CHECK(p != NULL);
+            if (!p)
+                continue;
+            checked++;
+            bulk_checked += strncmp(ev->type->name, "GC/Bulk", 7) == 0;
+            const uint32_t n = ev->payload_size;
+            same_answer(ev, p, ev->payload, n);
+            if (!cut_too)
+                continue;
+            if (n <= 4096) {
+                for (uint32_t cut = 0; cut < n; cut++)
+                    same_answer(ev, p, ev->payload, cut);
+            } else {
+                for (uint32_t k = 0; k < 512; k++)
+                    same_answer(ev, p, ev->payload, (uint32_t)((uint64_t)n * k / 512));
+                for (uint32_t cut = n - 64; cut < n; cut++)
+                    same_answer(ev, p, ev->payload, cut);
+            }
+            if (n <= 256) {
+                for (uint32_t b = 0; b < n; b++) {
+                    memcpy(copy, ev->payload, n);
+                    copy[b] = 0xFF;
+                    same_answer(ev, p, copy, n);
+                    copy[b] = 0x00;
+                    same_answer(ev, p, copy, n);
+                }
+            }
+        }
+        gcs_reader_free(r);
+        gcs_source_free(src);
+        gcs_arena_reset(&arena);
+        free(data);
+    }
+    CHECK(seen >= 8);     /* the committed fixtures at least */
+    CHECK(checked > 10000);
+    CHECK(bulk_checked > 0); /* objects-movement has the bulk range events */
+    printf("schema_fit: %llu events compared (%llu bulk GC events)\n",
+           (unsigned long long)checked, (unsigned long long)bulk_checked);
+}
+
+int main(void)
+{
+    RUN(test_compiled_check_agrees_with_walker);
+    return check_report("test_schema_fit");
+}
