@@ -93,7 +93,8 @@ for c in $cmds; do
 
     # A directory where a trace belongs (and which holds no CTF trace).
     if grep -q "^usage: gcscope $c .*TRACE" "$tmp/help.out"; then
-        run dir "$c" "$tmp"
+        # check reads nothing without a limit (a usage error first).
+        if [ "$c" = check ]; then run dir "$c" --max-gen2 1000 "$tmp"; else run dir "$c" "$tmp"; fi
         [ "$(rc dir)" -eq 2 ] || fail "$c DIR: exit $(rc dir), want 2"
         [ "$(lines dir.err)" -eq 1 ] && grep -q "$tmp.*holds no CTF trace" "$tmp/dir.err" ||
             fail "$c DIR: $(head -3 "$tmp/dir.err")"

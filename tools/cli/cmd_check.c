@@ -160,9 +160,6 @@ static int run_check(int argc, char **argv)
     if (id == CLI_ARG_STOP)
         return a.exit_code;
     const char *path = a.operand[0];
-    if (cli_reject_directory("gcscope check", path) ||
-        (baseline && cli_reject_directory("gcscope check", baseline)))
-        return CLI_FAILED;
     if (lim.has_max_regression && !baseline)
         return usage("--max-regression-pct needs --baseline BASE");
     if (!lim.has_max_pause && !lim.has_max_p99 && !lim.has_max_gc_pct && !lim.has_max_gen2 &&

@@ -168,10 +168,6 @@ static int run_compare(int argc, char **argv)
     size_t n[2];
     int rc = CLI_OK;
     for (int k = 0; k < 2; k++) {
-        if (cli_reject_directory("gcscope compare", paths[k])) {
-            rc = CLI_FAILED;
-            break;
-        }
         int lrc;
         an[k] = cli_gc_load("gcscope compare", paths[k], NULL, &lrc);
         if (!an[k] || lrc != CLI_OK) {

@@ -89,8 +89,6 @@ static int run_report(int argc, char **argv)
     if (id == CLI_ARG_STOP)
         return a.exit_code;
     const char *path = a.operand[0];
-    if (cli_reject_directory("gcscope report", path))
-        return CLI_FAILED;
     int rc;
     gcs_gc_analyzer *an = cli_gc_load("gcscope report", path, NULL, &rc);
     if (!an)
