@@ -346,6 +346,13 @@ static void test_no_trace_member(void)
     CHECK(strstr(got.reason, "t.trace/lttngTrace/ust/metadata") != NULL);
     free(zip.data);
 
+    /* A member name with control bytes is shown without them (one line). */
+    member evil = {"a\nb\033[2J.txt", (const uint8_t *)"x", 1};
+    zip = build(ARCHIVE_FORMAT_ZIP, ARCHIVE_FILTER_NONE, ZIP_DEFLATE, &evil, 1);
+    got = digest_mem(&zip, NULL);
+    CHECK(strstr(got.reason, "(members: a?b?[2J.txt)") != NULL);
+    free(zip.data);
+
     /* An empty zip (end record only) and a gzip of nothing. */
     zip = build(ARCHIVE_FORMAT_ZIP, ARCHIVE_FILTER_NONE, ZIP_DEFLATE, NULL, 0);
     got = digest_mem(&zip, NULL);
