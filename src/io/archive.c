@@ -257,6 +257,16 @@ static void list_add(char *list, size_t cap, const char *name)
         memcpy(list + cap - 4, "...", 4);
 }
 
+/* A member's path as messages and `info` show it: control bytes (a
+ * hostile name could hold a newline) become '?', cut at cap - 1 bytes. */
+static void shown_name(char *dst, size_t cap, const char *path)
+{
+    size_t n = 0;
+    for (; path[n] && n + 1 < cap; n++)
+        dst[n] = (unsigned char)path[n] < 0x20 || path[n] == 0x7f ? '?' : path[n];
+    dst[n] = 0;
+}
+
 static bool name_matches(const char *path, const char *want)
 {
     if (!strcmp(path, want))
@@ -274,7 +284,7 @@ static gcs_status choose_member(gcs_archive *a, const char *want, gcs_member_cla
 {
     const char *kind = gcs_archive_kind_name(a->kind);
     char others[160] = "";
-    char ctf[128] = "";
+    char ctf[256] = "";
     struct archive_entry *entry;
     for (;;) {
         int rc = archive_read_next_header(a->la, &entry);
@@ -283,12 +293,14 @@ static gcs_status choose_member(gcs_archive *a, const char *want, gcs_member_cla
         if (rc < ARCHIVE_WARN)
             return la_fail(a, err, archive_offset(a), NULL);
         bool single = (archive_format(a->la) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_RAW;
-        const char *path = archive_entry_pathname(entry);
-        if (!path)
-            path = "";
+        const char *raw_path = archive_entry_pathname(entry);
+        if (!raw_path)
+            raw_path = "";
+        char path[256];
+        shown_name(path, sizeof path, raw_path);
         if (!single && archive_entry_filetype(entry) != AE_IFREG)
             continue;
-        if (!single && want && !name_matches(path, want)) {
+        if (!single && want && !name_matches(raw_path, want)) {
             list_add(others, sizeof others, path);
             continue;
         }

@@ -6,8 +6,9 @@
  *
  * The same bytes are read twice: from a memory source (libarchive is lent
  * the whole input at once) and from a custom source that gives at most
- * 1 + 37 * (size % 29) bytes a read (libarchive is lent many small views,
- * and a header or a block straddles them). Both reads must end alike:
+ * 1 + 37 * (size % 29) bytes a read (the stream assembles the fixed
+ * pieces libarchive is lent from many small reads; tests/unit/
+ * copy_source.h). Both reads must end alike:
  * status, error offset and reason, events, bytes read, archive kind and
  * member; a memory source never answers AGAIN; every error has a reason;
  * a member's name is set exactly when the input was an archive. The
@@ -19,28 +20,7 @@
 #include <string.h>
 
 #include "gcscope.h"
-
-typedef struct chunked {
-    const uint8_t *data;
-    size_t size, pos, max_read;
-} chunked;
-
-static gcs_status chunked_read(void *ctx, void *buf, size_t cap, size_t *got)
-{
-    chunked *c = ctx;
-    *got = 0;
-    if (c->pos == c->size)
-        return GCS_END;
-    size_t n = c->size - c->pos;
-    if (n > cap)
-        n = cap;
-    if (n > c->max_read)
-        n = c->max_read;
-    memcpy(buf, c->data + c->pos, n);
-    c->pos += n;
-    *got = n;
-    return GCS_OK;
-}
+#include "unit/copy_source.h"
 
 typedef struct outcome {
     gcs_status status;
@@ -89,8 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     outcome a = read_all(mem, &opts);
     gcs_source_free(mem);
 
-    chunked c = {data, size, 0, 1 + 37 * (size % 29)};
-    gcs_source *src = gcs_source_custom(chunked_read, NULL, &c, &err);
+    copy_src c = {.data = data, .size = size, .max_chunk = 1 + 37 * (size % 29), .at_end = GCS_END};
+    gcs_source *src = gcs_source_custom(copy_src_read, NULL, &c, &err);
     FUZZ_REQUIRE(src);
     outcome b = read_all(src, &opts);
     gcs_source_free(src);

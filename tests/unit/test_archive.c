@@ -16,6 +16,7 @@
  * .etl.
  */
 #include "check.h"
+#include "copy_source.h"
 #include "reader_digest.h"
 
 #include <archive.h>
@@ -346,6 +347,13 @@ static void test_no_trace_member(void)
     CHECK(strstr(got.reason, "t.trace/lttngTrace/ust/metadata") != NULL);
     free(zip.data);
 
+    /* A member name with control bytes is shown without them (one line). */
+    member evil = {"a\nb\033[2J.txt", (const uint8_t *)"x", 1};
+    zip = build(ARCHIVE_FORMAT_ZIP, ARCHIVE_FILTER_NONE, ZIP_DEFLATE, &evil, 1);
+    got = digest_mem(&zip, NULL);
+    CHECK(strstr(got.reason, "(members: a?b?[2J.txt)") != NULL);
+    free(zip.data);
+
     /* An empty zip (end record only) and a gzip of nothing. */
     zip = build(ARCHIVE_FORMAT_ZIP, ARCHIVE_FILTER_NONE, ZIP_DEFLATE, NULL, 0);
     got = digest_mem(&zip, NULL);
@@ -448,24 +456,6 @@ static void test_cut_and_flipped(void)
 
 /* A medium that says "no data yet" (a live socket): an archive cannot be
  * resumed, so that is a clear error, not a hang. */
-typedef struct again_src {
-    const uint8_t *data;
-    size_t size, given;
-} again_src;
-
-static gcs_status again_read(void *ctx, void *buf, size_t cap, size_t *got)
-{
-    again_src *s = ctx;
-    *got = 0;
-    if (s->given >= 64)
-        return GCS_AGAIN;
-    size_t n = 64 - s->given < cap ? 64 - s->given : cap;
-    memcpy(buf, s->data + s->given, n);
-    s->given += n;
-    *got = n;
-    return GCS_OK;
-}
-
 static void test_live_medium_refused(void)
 {
     size_t size;
@@ -475,9 +465,10 @@ static void test_live_medium_refused(void)
         return;
     member m = {"probe.nettrace", plain, size};
     blob gz = build(ARCHIVE_FORMAT_RAW, ARCHIVE_FILTER_GZIP, NULL, &m, 1);
-    again_src s = {gz.data, gz.size, 0};
+    /* The first 64 bytes, then "no data yet" for ever. */
+    copy_src c = {.data = gz.data, .size = 64, .at_end = GCS_AGAIN};
     gcs_error err;
-    gcs_source *src = gcs_source_custom(again_read, NULL, &s, &err);
+    gcs_source *src = gcs_source_custom(copy_src_read, NULL, &c, &err);
     digest got = digest_source(src);
     CHECK_EQ_INT(got.status, GCS_ERR_UNSUPPORTED);
     CHECK(strstr(got.reason, "an archive is read from a complete input") != NULL);
