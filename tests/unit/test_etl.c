@@ -133,14 +133,30 @@ static our_events read_ours(const char *path)
         our_event *e = &o.v[o.n++];
         memset(e, 0, sizeof *e);
         snprintf(e->key, sizeof e->key, "%s/%s", ev->type->provider, ev->type->name);
-        /* TraceEvent shows MSec rounded half up from the exact tick count
-         * (11,607.5885 ms shows as 11,607.589); a double printed with %.3f
-         * can fall just below the half. */
+        /* MSec as `gcscope events` prints it (gcs_event_print_text's first
+         * column), which must be TraceEvent's: rounded half up from the
+         * exact tick count (11,607.5885 ms shows as 11,607.589). Checked
+         * against the exact rounding too. */
+        char *line = NULL;
+        size_t line_size = 0;
+        FILE *mem = open_memstream(&line, &line_size);
+        gcs_error perr;
+        (void)gcs_event_print_text(mem, ev, &perr);
+        fclose(mem);
+        snprintf(e->msec, sizeof e->msec, "%.*s", (int)strcspn(line, " "), line);
+        free(line);
         const gcs_trace_info *ti = gcs_reader_info(r);
         int64_t d = ev->timestamp - ti->start_ticks, f = ti->clock_frequency;
-        int64_t thousandths = d >= 0 ? (2 * d * 1000000 + f) / (2 * f) : -((-2 * d * 1000000 + f) / (2 * f));
-        snprintf(e->msec, sizeof e->msec, "%s%lld.%03lld", thousandths < 0 ? "-" : "",
-                 (long long)(llabs(thousandths) / 1000), (long long)(llabs(thousandths) % 1000));
+        if (d >= 0 && d < INT64_MAX / 2000000) {
+            int64_t thousandths = (2 * d * 1000000 + f) / (2 * f);
+            char exact[32];
+            snprintf(exact, sizeof exact, "%lld.%03lld", (long long)(thousandths / 1000),
+                     (long long)(thousandths % 1000));
+            if (strcmp(exact, e->msec) != 0) {
+                fprintf(stderr, "%s: printed MSec %s, exact %s\n", path, e->msec, exact);
+                CHECK(!"printed MSec rounded from the ticks");
+            }
+        }
         e->pid = ev->pid;
         e->tid = ev->tid;
         e->processor = ev->processor;

@@ -854,6 +854,39 @@ static void test_sid(void)
     }
 }
 
+/*
+ * The text printer's MSec as TraceEvent shows it: exact halves of a
+ * thousandth round away from zero (17.6515 ms, 176,515 ticks of a 10 MHz
+ * ETL clock: the double is just below, %.3f gave 17.651 where
+ * net.4.5.2.x86.etl's baseline has 17.652); others as %.3f.
+ */
+static void test_msec_display(void)
+{
+    static const struct {
+        double ms;
+        const char *want;
+    } cases[] = {
+        {17.6515, "17.652  "},   {208.1815, "208.182  "}, {2722.8075, "2722.808  "},
+        {11607.5885, "11607.589  "}, {17.6514, "17.651  "}, {0.0004, "0.000  "},
+        {0.0, "0.000  "},        {-1.0005, "-1.001  "},   {-0.0004, "0.000  "},
+        {8199.58, "8199.580  "}, {1e20, "100000000000000000000.000  "},
+    };
+    gcs_event_type type = {0};
+    type.provider = "P";
+    type.name = "E";
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gcs_event ev = {0};
+        ev.type = &type;
+        ev.msec = cases[i].ms;
+        ev.pointer_size = 8;
+        char *text = print_text(&ev);
+        if (strncmp(text, cases[i].want, strlen(cases[i].want)) != 0)
+            fprintf(stderr, "msec %.17g: %s", cases[i].ms, text);
+        CHECK(strncmp(text, cases[i].want, strlen(cases[i].want)) == 0);
+        free(text);
+    }
+}
+
 /* The visitor can stop the walk; helpers do exactly that. */
 static int stop_after_two(const gcs_value *v, void *ctx)
 {
@@ -949,6 +982,7 @@ int main(void)
     RUN(test_visitor_stop);
     RUN(test_ansi_bytes_escaped);
     RUN(test_sid);
+    RUN(test_msec_display);
     RUN(test_all_schemas_on_noise);
     return check_report("test_payload");
 }
