@@ -850,28 +850,29 @@ static void test_fixtures_every_event(void)
     }
 }
 
+/* Every event of the traces names[0..n) in dir (their oracle outputs in
+ * tests/data/shared/). */
+static void compare_shared(const char *dir, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char trace[256], base[256], oracle[300];
+        snprintf(trace, sizeof trace, "%s%s", dir, names[i]);
+        snprintf(base, sizeof base, "tests/data/shared/%s", names[i]);
+        oracle_all_path(base, oracle, sizeof oracle);
+        compare_all(trace, oracle, names[i]);
+    }
+}
+
 static void test_shared_every_event(void)
 {
     if (!file_exists(SHARED_TRACES)) SKIP("../shared/traces/perfview not present");
-    for (size_t i = 0; i < sizeof shared_traces / sizeof shared_traces[0]; i++) {
-        char trace[256], base[256], oracle[300];
-        snprintf(trace, sizeof trace, SHARED_TRACES "%s", shared_traces[i]);
-        snprintf(base, sizeof base, "tests/data/shared/%s", shared_traces[i]);
-        oracle_all_path(base, oracle, sizeof oracle);
-        compare_all(trace, oracle, shared_traces[i]);
-    }
+    compare_shared(SHARED_TRACES, shared_traces, sizeof shared_traces / sizeof shared_traces[0]);
 }
 
 static void test_ctf_every_event(void)
 {
     if (!file_exists(SHARED_CTF)) SKIP("../shared/traces/ctf not present");
-    for (size_t i = 0; i < sizeof ctf_traces / sizeof ctf_traces[0]; i++) {
-        char trace[256], base[256], oracle[300];
-        snprintf(trace, sizeof trace, SHARED_CTF "%s", ctf_traces[i]);
-        snprintf(base, sizeof base, "tests/data/shared/%s", ctf_traces[i]);
-        oracle_all_path(base, oracle, sizeof oracle);
-        compare_all(trace, oracle, ctf_traces[i]);
-    }
+    compare_shared(SHARED_CTF, ctf_traces, sizeof ctf_traces / sizeof ctf_traces[0]);
 }
 
 /* ------------------------------------------------------------------ */

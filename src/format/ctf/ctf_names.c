@@ -5,6 +5,7 @@
  */
 #include "format/ctf/ctf.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* LTTng provider prefix -> the runtime's ETW provider. */
@@ -89,25 +90,34 @@ static uint32_t next_code_point(const uint8_t *s, size_t n, size_t *i)
 
 gcs_status gcs_ctf_append_utf16z(gcs_buf *b, const uint8_t *s, size_t n)
 {
+    /* Each input byte gives at most one UTF-16 unit (a 4-byte sequence
+     * gives two), so 2n + 2 bytes hold the result: reserved once, then
+     * written in place (EventSource payloads are long strings). */
+    if (n > (SIZE_MAX - 2) / 2)
+        return GCS_ERR_LIMIT;
+    gcs_status st = gcs_buf_reserve(b, 2 * n + 2);
+    if (st != GCS_OK)
+        return st;
+    uint8_t *out = b->data + b->len;
     size_t i = 0;
     while (i < n) {
+        if (s[i] < 0x80) { /* ASCII, the usual case */
+            *out++ = s[i++];
+            *out++ = 0;
+            continue;
+        }
         uint32_t cp = next_code_point(s, n, &i);
-        uint8_t units[4];
-        size_t k;
         if (cp >= 0x10000) {
             uint32_t v = cp - 0x10000;
             uint16_t hi = (uint16_t)(0xD800 + (v >> 10)), lo = (uint16_t)(0xDC00 + (v & 0x3FF));
-            units[0] = (uint8_t)hi, units[1] = (uint8_t)(hi >> 8);
-            units[2] = (uint8_t)lo, units[3] = (uint8_t)(lo >> 8);
-            k = 4;
+            *out++ = (uint8_t)hi, *out++ = (uint8_t)(hi >> 8);
+            *out++ = (uint8_t)lo, *out++ = (uint8_t)(lo >> 8);
         } else {
-            units[0] = (uint8_t)cp, units[1] = (uint8_t)(cp >> 8);
-            k = 2;
+            *out++ = (uint8_t)cp, *out++ = (uint8_t)(cp >> 8);
         }
-        gcs_status st = gcs_buf_append(b, units, k);
-        if (st != GCS_OK)
-            return st;
     }
-    static const uint8_t zero[2] = {0, 0};
-    return gcs_buf_append(b, zero, 2);
+    *out++ = 0;
+    *out++ = 0;
+    b->len = (size_t)(out - b->data);
+    return GCS_OK;
 }
