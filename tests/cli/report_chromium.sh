@@ -39,6 +39,10 @@ for t in wks-concurrent server; do
     { cat "$tmp/$t.html"; printf '%s\n' '<script>window.addEventListener("load",function(){var o=[];' \
         'document.querySelectorAll("svg.plot").forEach(function(s){var r=s.getBoundingClientRect();o.push(s.id+" "+Math.round(r.width)+" "+Math.round(r.height))});' \
         'document.querySelectorAll(".gctable").forEach(function(d){o.push(d.id+" rows "+d.querySelectorAll("tr").length)});' \
+        'var box=document.querySelector(".gctable"),th=function(){return box.querySelector("th[data-k=\"4\"]")};th().click();th().click();' \
+        'o.push("top pause "+box.querySelectorAll("tr")[1].children[4].textContent);' \
+        'var m=document.querySelector("svg rect[data-i]");m.dispatchEvent(new MouseEvent("mousemove",{bubbles:true,clientX:10,clientY:10}));' \
+        'o.push("tip "+document.getElementById("tip").style.display+" "+document.getElementById("tip").textContent.slice(0,12));' \
         'var p=document.createElement("pre");p.id="probe";p.textContent=o.join("\n");document.body.appendChild(p)});</script>'; } > "$tmp/$t.probe.html"
     chrome --dump-dom "file://$tmp/$t.probe.html" > "$tmp/$t.dom"
     sed -n '/<pre id="probe">/,/<\/pre>/p' "$tmp/$t.dom" | sed 's/<[^>]*>//g' > "$tmp/$t.sizes"
@@ -46,6 +50,10 @@ for t in wks-concurrent server; do
         fail "$t: charts without a size: $(cat "$tmp/$t.sizes")"
     grep -Eq ' 0 |  *0$' "$tmp/$t.sizes" && grep -v rows "$tmp/$t.sizes" | grep -Eq ' 0( |$)' && fail "$t: a chart of size 0: $(cat "$tmp/$t.sizes")"
     grep -Eq 'gcs rows (10[01]|[2-9][0-9])$' "$tmp/$t.sizes" || fail "$t: the per-GC table was not drawn: $(grep rows "$tmp/$t.sizes")"
+    # Sorted by pause, longest first (two clicks), the first row is the max pause of stats.
+    max=$("$G" stats --format json "tests/data/$t.nettrace" | python3 -c 'import json,sys; print("%.3f" % json.load(sys.stdin)["processes"][0]["summary"]["max_pause_ms"])')
+    grep -qx "top pause $max" "$tmp/$t.sizes" || fail "$t: sorting by pause: $(grep 'top pause' "$tmp/$t.sizes"), want $max"
+    grep -q '^tip block GC#:' "$tmp/$t.sizes" || fail "$t: hovering a timeline mark shows no row: $(grep '^tip' "$tmp/$t.sizes")"
     chrome --window-size=1000,2200 --screenshot="$tmp/$t.png" "file://$tmp/$t.html" > /dev/null
     python3 - "$tmp/$t.png" << 'PY' || fail "$t: blank screenshot"
 import sys, zlib, struct

@@ -84,6 +84,11 @@ def main():
                   ("p50_pause_ms", k["p50_pause_ms"], pct["all"]["p50"]),
                   ("p99_pause_ms", k["p99_pause_ms"], pct["all"]["p99"]),
                   ("histogram", d["histogram"], [b["count"] for b in pct["histogram"]])]
+        close = [("total_pause_ms", k["total_pause_ms"], summ["total_pause_ms"]),
+                 ("gc_pct", k["gc_pct"], summ["pause_time_pct_of_trace"])]
+        for name, got, want in close:
+            if (got is None) != (want is None) or (got is not None and abs(got - want) > 1e-5):
+                bad.append(f"pid {pid}: {name}: report {got}, stats {want}")
         for name, got, want in checks:
             if got != want:
                 bad.append(f"pid {pid}: {name}: report {got}, stats {want}")

@@ -294,22 +294,31 @@ static void test_html_100k(void)
     free(g);
 }
 
-/* A real trace against itself with every pause doubled. */
-static void test_fixture_doubled(void)
+/* A fixture read through the GC analyzer (finished); NULL if unreadable. */
+static gcs_gc_analyzer *analyze(const char *path)
 {
-    const char *path = "tests/data/wks-nonconcurrent.nettrace";
     gcs_error err;
     gcs_error_clear(&err);
     gcs_source *src = gcs_source_open_file(path, &err);
-    CHECK(src != NULL);
-    if (!src)
-        return;
-    gcs_reader *r = gcs_reader_new(src, NULL, &err);
-    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
+    gcs_reader *r = src ? gcs_reader_new(src, NULL, &err) : NULL;
+    gcs_gc_analyzer *an = r ? gcs_gc_analyzer_new(NULL, &err) : NULL;
     const gcs_event *ev;
-    while (gcs_reader_next(r, &ev, &err) == GCS_OK)
+    while (an && gcs_reader_next(r, &ev, &err) == GCS_OK)
         gcs_gc_analyzer_feed(an, ev);
-    gcs_gc_analyzer_finish(an);
+    if (an)
+        gcs_gc_analyzer_finish(an);
+    gcs_reader_free(r);
+    gcs_source_free(src);
+    return an;
+}
+
+/* A real trace against itself with every pause doubled. */
+static void test_fixture_doubled(void)
+{
+    gcs_gc_analyzer *an = analyze("tests/data/wks-nonconcurrent.nettrace");
+    CHECK(an != NULL);
+    if (!an)
+        return;
     const gcs_gc_process *p = gcs_gc_process_at(an, 0);
     CHECK(p != NULL && p->gc_count > 20);
     gcs_gc_info *copy = malloc(p->gc_count * sizeof *copy);
@@ -334,27 +343,16 @@ static void test_fixture_doubled(void)
     CHECK_NEAR(k.p50_pause_ms, p->pct_all.p50, 0);
     free(copy);
     gcs_gc_analyzer_free(an);
-    gcs_reader_free(r);
-    gcs_source_free(src);
 }
 
 /* Per-heap object space: one value per per-heap history, on the two-heap
  * server fixture; none for a hand-made process. */
 static void test_heap_object_space(void)
 {
-    const char *path = "tests/data/server.nettrace";
-    gcs_error err;
-    gcs_error_clear(&err);
-    gcs_source *src = gcs_source_open_file(path, &err);
-    CHECK(src != NULL);
-    if (!src)
+    gcs_gc_analyzer *an = analyze("tests/data/server.nettrace");
+    CHECK(an != NULL);
+    if (!an)
         return;
-    gcs_reader *r = gcs_reader_new(src, NULL, &err);
-    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
-    const gcs_event *ev;
-    while (gcs_reader_next(r, &ev, &err) == GCS_OK)
-        gcs_gc_analyzer_feed(an, ev);
-    gcs_gc_analyzer_finish(an);
     const gcs_gc_process *p = gcs_gc_process_at(an, 0);
     CHECK(p != NULL && p->max_heap_count == 2);
     size_t with_two = 0;
@@ -375,8 +373,6 @@ static void test_heap_object_space(void)
     gcs_gc_process copy = *p;
     CHECK_EQ_U64(gcs_gc_heap_object_space(an, &copy, 0, NULL, 0), 0); /* not one of an's */
     gcs_gc_analyzer_free(an);
-    gcs_reader_free(r);
-    gcs_source_free(src);
 }
 
 int main(void)

@@ -50,19 +50,6 @@ const cli_command cmd_check = {
 
 enum { MAX_RUNTIMES = 64, MAX_VIOLATIONS = 16 };
 
-static void xml_text(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 /* One JUnit test case per limit and runtime. */
 typedef struct check_case {
     uint32_t pid;
@@ -80,7 +67,7 @@ static bool write_junit(const char *path, const char *trace, const check_case *c
     }
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
                "<testsuite name=\"gcscope check ");
-    xml_text(f, trace);
+    cli_xml_text(f, trace);
     fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", n, failures);
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "  <testcase classname=\"gcscope.check.pid%u\" name=\"%s\"", cases[i].pid,
@@ -90,7 +77,7 @@ static bool write_junit(const char *path, const char *trace, const check_case *c
             continue;
         }
         fputs(">\n    <failure message=\"", f);
-        xml_text(f, cases[i].failure->text);
+        cli_xml_text(f, cases[i].failure->text);
         fputs("\"/>\n  </testcase>\n", f);
     }
     fputs("</testsuite>\n</testsuites>\n", f);
