@@ -4,8 +4,8 @@
  * zstd, bzip2 streams of trace prefixes (make-corpus.sh), so that mutations
  * land in archive headers, compressed data and the traces inside.
  *
- * The same bytes are read twice: from a memory source (libarchive is lent
- * the whole input at once) and from a custom source that gives at most
+ * The same bytes are read twice: from a memory source (viewed in place)
+ * and from a custom source that gives at most
  * 1 + 37 * (size % 29) bytes a read (the stream assembles the fixed
  * pieces libarchive is lent from many small reads; tests/unit/
  * copy_source.h). Both reads must end alike:

@@ -60,8 +60,14 @@ static blob build(int format, int filter, const char *zip_options, const member 
         goto fail;
     if (archive_write_set_format(a, format) != ARCHIVE_OK)
         goto fail;
-    if (filter != ARCHIVE_FILTER_NONE && archive_write_add_filter(a, filter) != ARCHIVE_OK)
-        goto fail;
+    if (filter != ARCHIVE_FILTER_NONE && archive_write_add_filter(a, filter) != ARCHIVE_OK) {
+        /* A libarchive built without that compressor: nothing to test with. */
+        printf("skipped: libarchive here cannot write filter %d (%s)\n", filter,
+               archive_error_string(a));
+        archive_write_free(a);
+        free(b.data);
+        return (blob){0};
+    }
     if (zip_options && archive_write_set_options(a, zip_options) != ARCHIVE_OK)
         goto fail;
     if (archive_write_open_memory(a, b.data, cap, &b.size) != ARCHIVE_OK)
