@@ -261,21 +261,22 @@ static gcs_status finish(FILE *out, gcs_error *err)
 }
 
 /*
- * ms with 3 decimals as TraceEvent shows MSec: the double rounded to 15
- * significant digits, then half away from zero (.NET Framework's F3).
  * %.3f alone rounds the double: 17.6515 ms (176,515 ticks of a 10 MHz
  * clock) is 17.65149999... and shows as 17.651 where TraceEvent's baseline
- * has 17.652 (5 % of net.4.5.2.x86.etl's events).
+ * has 17.652 (5 % of net.4.5.2.x86.etl's events). The double's 15
+ * significant digits are the decimal value TraceEvent rounds.
  */
-static void put_msec3(FILE *out, double ms)
+char *gcs_msec_format(double ms, char *buf, size_t cap)
 {
+    if (!buf || cap == 0)
+        return buf;
     char digits[64];
     int n = snprintf(digits, sizeof digits, "%.15g", ms);
     const char *dot = strchr(digits, '.');
     if (n <= 0 || (size_t)n >= sizeof digits || strpbrk(digits, "eEna") || !dot ||
         strlen(dot + 1) <= 3) {
-        fprintf(out, "%.3f", ms); /* exact at 3 decimals already, or not a plain number */
-        return;
+        snprintf(buf, cap, "%.3f", ms); /* exact at 3 decimals already, or not a plain number */
+        return buf;
     }
     /* The digits up to the third decimal, as an integer of thousandths. */
     bool negative = digits[0] == '-';
@@ -286,8 +287,9 @@ static void put_msec3(FILE *out, double ms)
         thousandths = thousandths * 10 + (unsigned)(dot[i] - '0');
     if (dot[4] >= '5')
         thousandths++;
-    fprintf(out, "%s%llu.%03llu", negative && thousandths ? "-" : "", thousandths / 1000,
-            thousandths % 1000);
+    snprintf(buf, cap, "%s%llu.%03llu", negative && thousandths ? "-" : "", thousandths / 1000,
+             thousandths % 1000);
+    return buf;
 }
 
 gcs_status gcs_event_print_text(FILE *out, const gcs_event *ev, gcs_error *err)
@@ -296,7 +298,8 @@ gcs_status gcs_event_print_text(FILE *out, const gcs_event *ev, gcs_error *err)
         return GCS_FAIL(err, GCS_ERR_ARG, 0, "print without output or event");
     const gcs_event_type *t = ev->type;
     char namebuf[64];
-    put_msec3(out, ev->msec);
+    char ms[48];
+    fputs(gcs_msec_format(ev->msec, ms, sizeof ms), out);
     fprintf(out, "  %" PRIu32 "  %" PRIu64 "  %s/%s  id=%" PRIu32 " v=%" PRIu32,
             ev->pid, ev->tid, t->provider ? t->provider : "?", event_name(ev, namebuf, sizeof namebuf),
             t->event_id, t->version);
