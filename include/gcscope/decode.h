@@ -148,9 +148,18 @@ const char *gcs_event_display_name(const char *provider, uint32_t event_id, uint
 /* Printing one event (src/report/event_print.c).                      */
 
 /*
+ * msec with 3 decimals as TraceEvent shows MSec (and gcs_event_print_text
+ * prints it): the double rounded to 15 significant digits, then half away
+ * from zero, so 17.6515 shows as 17.652 where printf's %.3f gives 17.651
+ * (the double is just below). Writes at most cap bytes, NUL included;
+ * returns buf.
+ */
+char *gcs_msec_format(double msec, char *buf, size_t cap);
+
+/*
  * One line of text:
  *   MSEC  PID  TID  Provider/EventName  id=N v=N  Field=Value Field=Value ...
- * MSEC with 3 decimals; integers in decimal without separators; hex fields
+ * MSEC with 3 decimals as gcs_msec_format writes them; integers in decimal without separators; hex fields
  * and pointers as 0x<lowercase hex>; mapped values by name; strings quoted
  * with C escapes; arrays as [a,b]; structs as {A=1 B=2}; booleans
  * True/False; GUIDs 8-4-4-4-12 lowercase. A payload that does not fit its

@@ -385,21 +385,22 @@ static gcs_status finish(outbuf *o, gcs_error *err)
 }
 
 /*
- * ms with 3 decimals as TraceEvent shows MSec: the double rounded to 15
- * significant digits, then half away from zero (.NET Framework's F3).
  * %.3f alone rounds the double: 17.6515 ms (176,515 ticks of a 10 MHz
  * clock) is 17.65149999... and shows as 17.651 where TraceEvent's baseline
- * has 17.652 (5 % of net.4.5.2.x86.etl's events).
+ * has 17.652 (5 % of net.4.5.2.x86.etl's events). The double's 15
+ * significant digits are the decimal value TraceEvent rounds.
  */
-static const char *msec3(char *buf, size_t cap, double ms)
+char *gcs_msec_format(double ms, char *buf, size_t cap)
 {
+    if (!buf || cap == 0)
+        return buf;
     char digits[64];
     int n = snprintf(digits, sizeof digits, "%.15g", ms);
     const char *dot = strchr(digits, '.');
     if (n <= 0 || (size_t)n >= sizeof digits || strpbrk(digits, "eEna") || !dot ||
         strlen(dot + 1) <= 3) {
-        /* exact at 3 decimals already, or not a plain number */
-        return gcs_format_fixed(buf, cap, ms, 3);
+        snprintf(buf, cap, "%.3f", ms); /* exact at 3 decimals already, or not a plain number */
+        return buf;
     }
     /* The digits up to the third decimal, as an integer of thousandths. */
     bool negative = digits[0] == '-';
@@ -425,7 +426,7 @@ gcs_status gcs_event_print_text(FILE *file, const gcs_event *ev, gcs_error *err)
     outbuf *out = &ob;
     ob.f = file;
     ob.n = 0;
-    ob_str(out, msec3(num, sizeof num, ev->msec));
+    ob_str(out, gcs_msec_format(ev->msec, num, sizeof num));
     ob_write(out, "  ", 2);
     ob_u64(out, ev->pid);
     ob_write(out, "  ", 2);

@@ -37,6 +37,7 @@
 #include "format/container.h"
 #include "format/etl/etl.h"
 #include "format/etl/etl_kernel.h"
+#include "format/etl/tdh.h"
 #include "format/etl/tracelogging.h"
 #include "format/etl/xpress.h"
 #include "format/eventpipe_metadata.h"
@@ -154,7 +155,13 @@ typedef struct etl_reader {
     bool flagged_before;  /* the same before this buffer */
     int64_t flagged_last_before;
     gcs_etl_threads threads; /* thread -> process, from Thread events */
+    /* Event descriptions from MetaData/EventInfo records, by provider,
+     * id and version (a few per provider; searched linearly when a
+     * metadata row is made). */
+    gcs_tdh_event *tdh;
+    size_t tdh_n, tdh_cap;
 } etl_reader;
+
 
 static void anomaly(etl_reader *r, uint64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -170,6 +177,41 @@ static void anomaly(etl_reader *r, uint64_t offset, const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     sink->anomaly(sink->ctx, offset, text);
+}
+
+#define MAX_TDH_EVENTS 4096u
+
+/* Keeps a MetaData/EventInfo record's description (counted as an anomaly
+ * when it cannot be read). */
+static void note_event_info(etl_reader *r, const uint8_t *p, size_t n, uint64_t at)
+{
+    gcs_tdh_event ev;
+    const char *why = NULL;
+    if (!gcs_tdh_parse(p, n, r->base.sink->meta_arena, &ev, &why)) {
+        anomaly(r, at, "ETL MetaData/EventInfo not read (%s)", why);
+        return;
+    }
+    if (r->tdh_n == r->tdh_cap) {
+        if (r->tdh_cap >= MAX_TDH_EVENTS)
+            return;
+        size_t cap = r->tdh_cap ? r->tdh_cap * 2 : 16;
+        gcs_tdh_event *v = realloc(r->tdh, cap * sizeof *v);
+        if (!v)
+            return;
+        r->tdh = v;
+        r->tdh_cap = cap;
+    }
+    r->tdh[r->tdh_n++] = ev;
+}
+
+static const gcs_tdh_event *find_event_info(const etl_reader *r, const uint8_t *guid, uint16_t id,
+                                            uint8_t version)
+{
+    for (size_t i = r->tdh_n; i-- > 0;)
+        if (r->tdh[i].event_id == id && r->tdh[i].version == version &&
+            memcmp(r->tdh[i].provider_guid, guid, 16) == 0)
+            return &r->tdh[i];
+    return NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -362,6 +404,19 @@ static gcs_status metadata_id_for(etl_reader *r, const type_key *key, const type
     if (!def.provider)
         def.provider = d->provider ? d->provider
                                    : gcs_provider_name_for_guid(key->guid, sink->meta_arena);
+    /* A manifest provider the file describes (a MetaData/EventInfo record
+     * before its first event): named and decoded as described. Providers
+     * we know by GUID (the runtime's) keep their names and manifest. */
+    const gcs_tdh_event *info = NULL;
+    if (key->kind == KIND_EVENT && !d->tl_schema && def.provider &&
+        strncmp(def.provider, "Provider(", 9) == 0)
+        info = find_event_info(r, key->guid, (uint16_t)key->event_id, (uint8_t)key->version);
+    if (info) {
+        def.provider = info->provider;
+        d_name = info->event_name;
+        def.fields = info->fields;
+        def.field_count = info->field_count;
+    }
     char kernel_name[32];
     if (key->kind == KIND_KERNEL && !d_name) {
         snprintf(kernel_name, sizeof kernel_name, "Group%u/Opcode%u", key->event_id >> 8,
@@ -382,9 +437,10 @@ static gcs_status metadata_id_for(etl_reader *r, const type_key *key, const type
     def.version = key->version;
     def.level = d->level;
     def.opcode = d->opcode;
-    if (key->kind == KIND_KERNEL) {
-        /* The name carries the opcode ("Process/DCStart"): reported as
-         * opcode 0 so it is shown as is (event_id is group << 8 | opcode). */
+    if (key->kind == KIND_KERNEL || info) {
+        /* The name carries the opcode ("Process/DCStart", "ProcessStart/
+         * Start"): reported as opcode 0 so it is shown as is (a kernel
+         * event_id is group << 8 | opcode). */
         def.opcode = 0;
         def.has_opcode = true;
     } else {
@@ -634,6 +690,8 @@ static gcs_status read_classic_record(etl_reader *r, gcs_cursor *rec, uint8_t ty
     (void)cpu_time;
     type_key key = type_key_of(guid, op, version, KIND_CLASSIC);
     type_desc d = {NULL, NULL, level, op, 0, NULL, NULL, 0, 0, NULL, 0};
+    if (gcs_etl_is_event_info(guid, op))
+        note_event_info(r, rec->p, gcs_cur_left(rec), at);
     gcs_etl_kernel_desc cd;
     if (gcs_etl_classic_describe(guid, op, &cd)) {
         d.provider = cd.provider;
@@ -946,6 +1004,7 @@ static void etl_destroy(gcs_container *base)
     etl_reader *r = (etl_reader *)base;
     free(r->slots);
     free(r->scratch);
+    free(r->tdh);
     gcs_etl_threads_free(&r->threads);
     free(r);
 }

@@ -506,6 +506,11 @@ static const struct {
     {sys_config, 37, KERNEL, "SysConfig/Opcode(37)", NULL, 0},
 };
 
+bool gcs_etl_is_event_info(const uint8_t *guid, uint8_t opcode)
+{
+    return opcode == 32 && memcmp(guid, kernel_metadata, 16) == 0;
+}
+
 bool gcs_etl_classic_describe(const uint8_t *guid, uint8_t opcode, gcs_etl_kernel_desc *out)
 {
     for (size_t i = 0; i < sizeof classic_names / sizeof classic_names[0]; i++)

@@ -85,6 +85,10 @@ void gcs_etl_kernel_ids(uint8_t group, uint8_t opcode, uint16_t version, const u
  * the provider or opcode is not one we name. */
 bool gcs_etl_classic_describe(const uint8_t *guid, uint8_t opcode, gcs_etl_kernel_desc *out);
 
+/* True for KernelTraceControl's MetaData/EventInfo records (a
+ * TRACE_EVENT_INFO describing a manifest provider's event: tdh.h). */
+bool gcs_etl_is_event_info(const uint8_t *guid, uint8_t opcode);
+
 /* "events", "buffers" or "a log file" when a classic record of (guid,
  * opcode) is a real-time session's RT_LostEvent record, else NULL. */
 const char *gcs_etl_lost_event_kind(const uint8_t *guid, uint8_t opcode);
