@@ -173,9 +173,11 @@ static gcs_status read_uncompressed_row(gcs_cursor *c, row_state *rs, uint64_t *
  * payload size change, the thread and its numbering do not. */
 #define COMMON_ROW_FLAGS (CF_METADATA_ID | CF_DATA_LENGTH)
 
-/* Rows that keep the thread, carry no activity ids and are not flagged
- * sorted: only the metadata id, stack id and size may change. */
-#define SIMPLE_ROW_FLAGS (CF_METADATA_ID | CF_STACK_ID | CF_DATA_LENGTH)
+/* Rows that keep the capture thread and its numbering, carry no activity
+ * ids and are not flagged sorted: only the metadata id, thread id (the
+ * sample profiler's rows name the sampled thread), stack id and size may
+ * change. */
+#define SIMPLE_ROW_FLAGS (CF_METADATA_ID | CF_THREAD_ID | CF_STACK_ID | CF_DATA_LENGTH)
 
 /* The usual encoding of a common row (little-endian bytes): the flags, a
  * 1-byte metadata id, a 2-byte timestamp delta, a 1-byte size. The mask
@@ -320,8 +322,10 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
     int64_t timestamp = rs->ev.timestamp;
     tally_acc acc = acc_start(t);
     uint32_t metadata_id = rs->ev.metadata_id, size = rs->ev.payload_size;
-    /* Sticky like the others; row_stack_id: as of the last row taken. */
+    /* Sticky like the others; row_stack_id, row_tid: as of the last row
+     * taken. */
     uint32_t stack_id = rs->ev.stack_id, row_stack_id = stack_id;
+    uint64_t tid = rs->ev.tid, row_tid = tid;
     /* Every id of the 5-byte encoding (7 bits) has a slot: no id check. */
     const bool shape_ok = n_slots > 0x7f;
     /* A row decoded here but not counted: id, size, timestamp delta. */
@@ -352,8 +356,9 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
         }
         if (other)
             break;
-        /* One simple row (same thread, no ids, not flagged sorted) in any
-         * encoding: what read_row_fields does for these flags. */
+        /* One simple row (same capture thread, no ids, not flagged
+         * sorted) in any encoding: what read_row_fields does for these
+         * flags. */
         const gcs_cursor row = c;
         uint8_t flags;
         uint32_t id = metadata_id, row_size = size;
@@ -361,15 +366,18 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
         if (gcs_cur_left(&c) < COMPRESSED_HEADER_MAX || !gcs_cur_u8(&c, &flags) ||
             (flags & ~SIMPLE_ROW_FLAGS) != 0 ||
             ((flags & CF_METADATA_ID) && !gcs_cur_varu32_room(&c, &id)) ||
+            ((flags & CF_THREAD_ID) && !gcs_cur_varu64_room(&c, &tid)) ||
             ((flags & CF_STACK_ID) && !gcs_cur_varu32_room(&c, &stack_id)) ||
             !gcs_cur_varu64_room(&c, &delta_ts) ||
             ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32_room(&c, &row_size)) ||
             row_size > GCS_MAX_PAYLOAD_SIZE || row_size > gcs_cur_left(&c)) {
             c = row;
             stack_id = row_stack_id;
+            tid = row_tid;
             break;
         }
         row_stack_id = stack_id;
+        row_tid = tid;
         if (id == 0 || id >= n_slots || !slots[id].counted) {
             *row_at = gcs_cur_offset(&row);
             other = true;
@@ -394,6 +402,7 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
         extend_run(sink, run, rs->ev.capture_tid, first_sequence, sequence);
     }
     rs->ev.stack_id = stack_id;
+    rs->ev.tid = tid;
     if (other) {
         /* What the general decoder makes of a simple row. */
         rs->ev.metadata_id = other_id;
