@@ -39,14 +39,23 @@ cmp -s "$TMP/want.json" "$TMP/got.json" || fail "json differs from the single-tr
 "$GCSCOPE" stats -j 3 "$A" "$B" "$C" > "$TMP/t3" || fail "table -j 3: exit $?"
 cmp -s "$TMP/t1" "$TMP/t3" || fail "table: --jobs 1 and 3 differ"
 [ "$(wc -l < "$TMP/t1")" -eq 4 ] || fail "table: want a header and 3 rows"
-head -1 "$TMP/t1" | grep -q '^Trace  *PID  *GCs  *Gen0  *Gen1  *Gen2  *Induced  *TotalPauseMs' || fail "table header"
-sed -n 2p "$TMP/t1" | grep -q '^wks-nonconcurrent.nettrace  *15219  *71 ' || fail "table: wks-nonconcurrent row"
+head -1 "$TMP/t1" | grep -q '^Trace  *PID  *Process  *GCs  *Gen0  *Gen1  *Gen2  *Induced  *TotalPauseMs' || fail "table header"
+sed -n 2p "$TMP/t1" | grep -q '^wks-nonconcurrent.nettrace  *15219  *-  *71 ' || fail "table: wks-nonconcurrent row"
 for t in "$A" "$B" "$C"; do
     name=$(basename "$t")
     single=$("$GCSCOPE" stats "$t" | sed -n 's/^  Total pause  *\([0-9.]*\) ms.*/\1/p')
-    row=$(grep "^$name " "$TMP/t1" | awk '{ print $8 }')
+    row=$(grep "^$name " "$TMP/t1" | awk '{ print $9 }')
     [ -n "$single" ] && [ "$single" = "$row" ] || fail "table: $name total pause $row, single report $single"
 done
+
+# A trace that names its processes (ETL kernel events) shows the name.
+X=../shared/traces/perfview/net.4.5.2.x86.etl.zip
+if [ -f "$X" ]; then
+    "$GCSCOPE" stats "$A" "$X" > "$TMP/named" || fail "named: exit $?"
+    grep -q '^net.4.5.2.x86.etl.zip  *3644  *Test.x86  *80 ' "$TMP/named" || fail "named: $(cat "$TMP/named")"
+else
+    echo "skipped: a trace naming its processes (../shared absent)"
+fi
 
 # A failing trace: reported on stderr, the others still listed, exit 2.
 "$GCSCOPE" stats "$A" /nonexistent.nettrace "$C" > "$TMP/out" 2> "$TMP/err"

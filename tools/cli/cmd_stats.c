@@ -194,10 +194,12 @@ static bool any_process_matches(const gcs_gc_analyzer *an, stats_facts *sf)
  *   JSON   {"traces":[the report of each trace]}
  */
 static const char *const summary_head[] = {
-    "Trace", "PID", "GCs", "Gen0", "Gen1", "Gen2", "Induced", "TotalPauseMs", "MaxPauseMs",
+    "Trace", "PID", "Process", "GCs", "Gen0", "Gen1", "Gen2", "Induced", "TotalPauseMs", "MaxPauseMs",
     "p50Ms", "p90Ms", "p99Ms", "%Paused", "MaxPeakMB", "AllocMB",
 };
 #define SUMMARY_COLUMNS (sizeof summary_head / sizeof summary_head[0])
+/* Columns of text, aligned left (the others are numbers). */
+#define SUMMARY_TEXT_COLUMN(k) ((k) == 0 || (k) == 2)
 
 /* One line per runtime with GCs (as the report lists them): the fields of
  * summary_head, tab-separated. Returns the runtimes written. */
@@ -210,8 +212,16 @@ static int write_summary_rows(FILE *out, const gcs_gc_analyzer *an,
         if (p->gc_count == 0 || (ro->filter_pid && p->pid != ro->pid) ||
             (ro->select_process && !ro->select_process(ro->facts_ctx, p->pid)))
             continue;
-        if (fprintf(out, "%s\t%u\t%u\t%u\t%u\t%u\t%u\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t%.3f\n",
-                    ro->trace_name, p->pid, p->all.count, p->gen[0].count, p->gen[1].count,
+        /* The process's name as the header names it ("-": none known); a
+         * tab or newline in it would split the row. */
+        const char *name = ro->process_name ? ro->process_name(ro->facts_ctx, p->pid) : NULL;
+        char shown[128];
+        snprintf(shown, sizeof shown, "%s", name && name[0] ? name : "-");
+        for (char *c = shown; *c; c++)
+            if (*c == '\t' || *c == '\n' || *c == '\r')
+                *c = ' ';
+        if (fprintf(out, "%s\t%u\t%s\t%u\t%u\t%u\t%u\t%u\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t%.3f\n",
+                    ro->trace_name, p->pid, shown, p->all.count, p->gen[0].count, p->gen[1].count,
                     p->gen[2].count, p->all.num_induced, p->all.total_pause_ms,
                     p->all.max_pause_ms, p->pct_all.p50, p->pct_all.p90, p->pct_all.p99,
                     p->pause_time_pct_of_trace, p->all.max_size_peak_mb,
@@ -356,7 +366,8 @@ static void write_summary_table(stats_job *jobs, size_t n, FILE *out)
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1)
             for (size_t k = 0; k < SUMMARY_COLUMNS; k++)
-                fprintf(out, k == 0 ? "%-*s" : "  %*s", (int)width[k], summary_head[k]);
+                fprintf(out, k == 0 ? "%-*s" : SUMMARY_TEXT_COLUMN(k) ? "  %-*s" : "  %*s", (int)width[k],
+                        summary_head[k]);
         if (pass == 1)
             putc('\n', out);
         for (size_t i = 0; i < n; i++) {
@@ -370,7 +381,8 @@ static void write_summary_table(stats_job *jobs, size_t n, FILE *out)
                     if (pass == 0 && len > width[k])
                         width[k] = len;
                     if (pass == 1)
-                        fprintf(out, k == 0 ? "%-*.*s" : "  %*.*s", (int)width[k], (int)len, f);
+                        fprintf(out, k == 0 ? "%-*.*s" : SUMMARY_TEXT_COLUMN(k) ? "  %-*.*s" : "  %*.*s",
+                            (int)width[k], (int)len, f);
                     if (!tab)
                         break;
                 }
