@@ -155,11 +155,12 @@ typedef struct etl_reader {
     bool flagged_before;  /* the same before this buffer */
     int64_t flagged_last_before;
     gcs_etl_threads threads; /* thread -> process, from Thread events */
-    /* Event descriptions from MetaData/EventInfo records, by provider,
-     * id and version (a few per provider; searched linearly when a
-     * metadata row is made). */
+    /* Event descriptions from MetaData/EventInfo records, and an index by
+     * provider, id and version (open addressing: slot = entry + 1; at
+     * most half full), asked when a metadata row is made. */
     gcs_tdh_event *tdh;
     size_t tdh_n, tdh_cap;
+    uint16_t tdh_index[8192];
 } etl_reader;
 
 
@@ -179,7 +180,25 @@ static void anomaly(etl_reader *r, uint64_t offset, const char *fmt, ...)
     sink->anomaly(sink->ctx, offset, text);
 }
 
-#define MAX_TDH_EVENTS 4096u
+#define MAX_TDH_EVENTS 4096u /* half of tdh_index */
+
+static size_t tdh_slot(const etl_reader *r, const uint8_t *guid, uint16_t id, uint8_t version)
+{
+    const size_t mask = sizeof r->tdh_index / sizeof r->tdh_index[0] - 1;
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < 16; i++)
+        h = (h ^ guid[i]) * 16777619u;
+    h = (h ^ id) * 16777619u;
+    h = (h ^ version) * 16777619u;
+    size_t slot = h & mask;
+    while (r->tdh_index[slot]) {
+        const gcs_tdh_event *e = &r->tdh[r->tdh_index[slot] - 1];
+        if (e->event_id == id && e->version == version && memcmp(e->provider_guid, guid, 16) == 0)
+            break;
+        slot = (slot + 1) & mask;
+    }
+    return slot;
+}
 
 /* Keeps a MetaData/EventInfo record's description (counted as an anomaly
  * when it cannot be read). */
@@ -189,6 +208,11 @@ static void note_event_info(etl_reader *r, const uint8_t *p, size_t n, uint64_t 
     const char *why = NULL;
     if (!gcs_tdh_parse(p, n, r->base.sink->meta_arena, &ev, &why)) {
         anomaly(r, at, "ETL MetaData/EventInfo not read (%s)", why);
+        return;
+    }
+    size_t slot = tdh_slot(r, ev.provider_guid, ev.event_id, ev.version);
+    if (r->tdh_index[slot]) {
+        r->tdh[r->tdh_index[slot] - 1] = ev; /* described again: the latest wins */
         return;
     }
     if (r->tdh_n == r->tdh_cap) {
@@ -202,16 +226,14 @@ static void note_event_info(etl_reader *r, const uint8_t *p, size_t n, uint64_t 
         r->tdh_cap = cap;
     }
     r->tdh[r->tdh_n++] = ev;
+    r->tdh_index[slot] = (uint16_t)r->tdh_n;
 }
 
 static const gcs_tdh_event *find_event_info(const etl_reader *r, const uint8_t *guid, uint16_t id,
                                             uint8_t version)
 {
-    for (size_t i = r->tdh_n; i-- > 0;)
-        if (r->tdh[i].event_id == id && r->tdh[i].version == version &&
-            memcmp(r->tdh[i].provider_guid, guid, 16) == 0)
-            return &r->tdh[i];
-    return NULL;
+    size_t slot = tdh_slot(r, guid, id, version);
+    return r->tdh_index[slot] ? &r->tdh[r->tdh_index[slot] - 1] : NULL;
 }
 
 /* ------------------------------------------------------------------ */

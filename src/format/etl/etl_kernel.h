@@ -49,7 +49,7 @@ gcs_etl_kernel_desc gcs_etl_kernel_describe(uint8_t group, uint8_t opcode, uint1
  * PerfInfo/Sample). At most GCS_ETL_MAX_THREADS threads are kept (the
  * table then stops learning: bounded memory).
  */
-#define GCS_ETL_MAX_THREADS ((size_t)1 << 20)
+#define GCS_ETL_MAX_THREADS ((size_t)1 << 18) /* 6 MB of table at most */
 typedef struct gcs_etl_thread_slot {
     uint32_t tid, pid;
     bool used;
