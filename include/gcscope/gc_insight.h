@@ -179,6 +179,12 @@ int gcs_gc_check(const gcs_gc_process *p, const gcs_gc_process *base, const gcs_
 
 /* ---- the HTML report ---- */
 
+/* Writes s to f as HTML/XML text or a quoted attribute value: < > & and "
+ * become entities, every other byte is written as is (UTF-8 passes
+ * through). The report, compare's HTML and check's JUnit XML all escape
+ * with it, so names from a trace cannot break their markup. */
+void gcs_html_escape(FILE *f, const char *s);
+
 typedef struct gcs_gc_html_options {
     const char *trace_name;  /* shown in the title; may be NULL */
     bool filter_pid;         /* only the runtime(s) of process pid */

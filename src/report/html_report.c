@@ -57,8 +57,8 @@ static void put_text(FILE *f, double v, int dec)
     fputs(num(b, v, dec, "-"), f);
 }
 
-/* HTML-escaped text (also safe inside a JSON string in a script: no '<'). */
-static void put_esc(FILE *f, const char *s)
+/* Also safe inside a JSON string in a script: no '<' is left. */
+void gcs_html_escape(FILE *f, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
@@ -712,11 +712,11 @@ static void write_process(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_
         fputs("<ol class=\"findings\">\n", f);
         for (int i = 0; i < nf && i < 16; i++) {
             fprintf(f, "<li><span class=\"score\">%d</span> <b>", fs[i].score);
-            put_esc(f, fs[i].title);
+            gcs_html_escape(f, fs[i].title);
             fprintf(f, "</b> <code>%s</code><br>", fs[i].rule);
-            put_esc(f, fs[i].evidence);
+            gcs_html_escape(f, fs[i].evidence);
             fputs("<br><i>Try:</i> ", f);
-            put_esc(f, fs[i].advice);
+            gcs_html_escape(f, fs[i].advice);
             fputs("</li>\n", f);
         }
         fputs("</ol>\n", f);
@@ -808,14 +808,14 @@ static int write_page(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_process *
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>gcscope report", f);
     if (o->trace_name) {
         fputs(": ", f);
-        put_esc(f, o->trace_name);
+        gcs_html_escape(f, o->trace_name);
     }
     fprintf(f, "</title>\n<meta name=\"generator\" content=\"gcscope %s\">\n<style>%s</style></head><body>\n",
             GCS_VERSION_STRING, CSS);
     fputs("<h1>GC report", f);
     if (o->trace_name) {
         fputs(": ", f);
-        put_esc(f, o->trace_name);
+        gcs_html_escape(f, o->trace_name);
     }
     fputs("</h1>\n<div id=\"tip\"></div>\n", f);
     int written = 0;

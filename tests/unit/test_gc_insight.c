@@ -254,6 +254,22 @@ static size_t count_of(const char *s, size_t n, const char *needle)
     return c;
 }
 
+/* The one escaping the report, compare's HTML and check's JUnit share. */
+static void test_html_escape(void)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    gcs_html_escape(f, "a<b>&\"c\" 'd' \xc3\xa9");
+    gcs_html_escape(f, "");
+    fclose(f);
+    CHECK(strcmp(buf, "a&lt;b&gt;&amp;&quot;c&quot; 'd' \xc3\xa9") == 0);
+    free(buf);
+}
+
 static void test_html_100k(void)
 {
     enum { N = 100000 };
@@ -384,6 +400,7 @@ int main(void)
     RUN(test_kpis);
     RUN(test_findings);
     RUN(test_compare_and_check);
+    RUN(test_html_escape);
     RUN(test_html_100k);
     RUN(test_fixture_doubled);
     RUN(test_heap_object_space);

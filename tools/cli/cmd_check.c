@@ -67,7 +67,7 @@ static bool write_junit(const char *path, const char *trace, const check_case *c
     }
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
                "<testsuite name=\"gcscope check ");
-    cli_xml_text(f, trace);
+    gcs_html_escape(f, trace);
     fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", n, failures);
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "  <testcase classname=\"gcscope.check.pid%u\" name=\"%s\"", cases[i].pid,
@@ -77,7 +77,7 @@ static bool write_junit(const char *path, const char *trace, const check_case *c
             continue;
         }
         fputs(">\n    <failure message=\"", f);
-        cli_xml_text(f, cases[i].failure->text);
+        gcs_html_escape(f, cases[i].failure->text);
         fputs("\"/>\n  </testcase>\n", f);
     }
     fputs("</testsuite>\n</testsuites>\n", f);

@@ -218,9 +218,9 @@ static int run_compare(int argc, char **argv)
                 fputs("}", f);
             } else {
                 fputs("<h2>Base ", f);
-                cli_xml_text(f, cli_base_name(paths[0]));
+                gcs_html_escape(f, cli_base_name(paths[0]));
                 fprintf(f, " (pid %u) vs new ", rt[0][i]->pid);
-                cli_xml_text(f, cli_base_name(paths[1]));
+                gcs_html_escape(f, cli_base_name(paths[1]));
                 fprintf(f, " (pid %u)</h2>\n", rt[1][i]->pid);
                 html_rows(f, rows, nr);
             }
