@@ -155,6 +155,29 @@ typedef struct gcs_gc_compare_options {
 int gcs_gc_compare(const gcs_gc_process *base, const gcs_gc_process *next,
                    const gcs_gc_compare_options *opts, gcs_gc_compare_row rows[GCS_GC_COMPARE_ROWS]);
 
+/* How gcs_gc_pair_runtimes paired two traces' runtimes. */
+typedef enum gcs_gc_pairing {
+    GCS_PAIRED_BY_NAME = 0, /* "process name" */
+    GCS_PAIRED_BY_PID,      /* "pid" */
+    GCS_PAIRED_IN_ORDER     /* "order" */
+} gcs_gc_pairing;
+const char *gcs_gc_pairing_name(gcs_gc_pairing how);
+
+/*
+ * Pairs the runtimes of two traces (base[0..nb), next[0..nn), each in the
+ * analyzer's order) for compare and check: by process name when a name
+ * (base_names[i], next_names[j]: the trace's name of the runtime's process,
+ * NULL or "" when it names none; the arrays may be NULL) is in both
+ * traces, compared case-insensitively; else by pid when a pid is in both;
+ * else in order. Runtimes sharing a name or pid (several runtimes in one
+ * process) pair in order among themselves. base_of[j] gets the index in
+ * base of next[j]'s counterpart, or -1 when it has none.
+ */
+gcs_gc_pairing gcs_gc_pair_runtimes(const gcs_gc_process *const *base,
+                                    const char *const *base_names, size_t nb,
+                                    const gcs_gc_process *const *next,
+                                    const char *const *next_names, size_t nn, long *base_of);
+
 /* ---- CI limits ---- */
 
 /* Limits of `gcscope check`; a limit is off when its has_ flag is false. */

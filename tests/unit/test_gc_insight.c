@@ -254,6 +254,41 @@ static size_t count_of(const char *s, size_t n, const char *needle)
     return c;
 }
 
+/* compare's and check's pairing: names first, then pids, then order. */
+static void test_pair_runtimes(void)
+{
+    gcs_gc_process p[6];
+    memset(p, 0, sizeof p);
+    const uint32_t pids[6] = {10, 20, 5, 30, 20, 40};
+    for (int i = 0; i < 6; i++)
+        p[i].pid = pids[i];
+    const gcs_gc_process *base[2] = {&p[0], &p[1]}, *next[2] = {&p[2], &p[3]};
+    const char *bn[2] = {"App", "Other"}, *nn[2] = {"other", "app"};
+    long of[3];
+    /* Named: "Other" (pid 20) pairs with "other" (pid 5), not in order. */
+    CHECK_EQ_INT(gcs_gc_pair_runtimes(base, bn, 2, next, nn, 2, of), GCS_PAIRED_BY_NAME);
+    CHECK_EQ_INT(of[0], 1);
+    CHECK_EQ_INT(of[1], 0);
+    CHECK_EQ_STR(gcs_gc_pairing_name(GCS_PAIRED_BY_NAME), "process name");
+    /* No name in both: by pid; pid 40 has no counterpart. */
+    const gcs_gc_process *next_pid[2] = {&p[5], &p[4]};
+    const char *none[2] = {NULL, ""};
+    CHECK_EQ_INT(gcs_gc_pair_runtimes(base, bn, 2, next_pid, none, 2, of), GCS_PAIRED_BY_PID);
+    CHECK_EQ_INT(of[0], -1);
+    CHECK_EQ_INT(of[1], 1);
+    /* Neither: in order, the extra runtime unpaired. */
+    const gcs_gc_process *next3[3] = {&p[2], &p[3], &p[5]};
+    CHECK_EQ_INT(gcs_gc_pair_runtimes(base, NULL, 2, next3, NULL, 3, of), GCS_PAIRED_IN_ORDER);
+    CHECK_EQ_INT(of[0], 0);
+    CHECK_EQ_INT(of[1], 1);
+    CHECK_EQ_INT(of[2], -1);
+    /* Two runtimes of one process on each side pair in order among themselves. */
+    const gcs_gc_process *two[2] = {&p[1], &p[1]}, *two_new[2] = {&p[4], &p[4]};
+    CHECK_EQ_INT(gcs_gc_pair_runtimes(two, NULL, 2, two_new, NULL, 2, of), GCS_PAIRED_BY_PID);
+    CHECK_EQ_INT(of[0], 0);
+    CHECK_EQ_INT(of[1], 1);
+}
+
 /* The one escaping the report, compare's HTML and check's JUnit share. */
 static void test_html_escape(void)
 {
@@ -400,6 +435,7 @@ int main(void)
     RUN(test_kpis);
     RUN(test_findings);
     RUN(test_compare_and_check);
+    RUN(test_pair_runtimes);
     RUN(test_html_escape);
     RUN(test_html_100k);
     RUN(test_fixture_doubled);
