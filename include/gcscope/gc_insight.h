@@ -72,6 +72,11 @@ size_t gcs_gc_mmu_windows(double span_ms, double *out, size_t cap);
 size_t gcs_gc_heap_object_space(const gcs_gc_analyzer *an, const gcs_gc_process *p,
                                 size_t gc_index, double *out_mb, size_t cap);
 
+/* The same heaps after the GC: object size of gen0 + LOH + POH (size after
+ * minus free-list and free-object space), MB. Same return value. */
+size_t gcs_gc_heap_object_size_after(const gcs_gc_analyzer *an, const gcs_gc_process *p,
+                                     size_t gc_index, double *out_mb, size_t cap);
+
 /* ---- findings (docs/findings.md) ---- */
 
 typedef struct gcs_gc_finding {

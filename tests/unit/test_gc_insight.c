@@ -421,8 +421,29 @@ static void test_heap_object_space(void)
         }
     }
     CHECK(with_two > 10);
+    /* After the GC: object size (size after minus free space) of the same
+     * generations, at most the GC's sizes after (GCHeapStats); a GC
+     * leaves less than it found on some heap (gen0 emptied). */
+    size_t after_two = 0, shrank = 0;
+    for (size_t i = 0; p && i < p->gc_count; i++) {
+        double before[4], after[4] = {NAN, NAN, NAN, NAN};
+        size_t k = gcs_gc_heap_object_size_after(an, p, i, after, 4);
+        CHECK_EQ_U64(k, p->gcs[i].per_heap_histories);
+        gcs_gc_heap_object_space(an, p, i, before, 4);
+        if (k != 2)
+            continue;
+        after_two++;
+        CHECK(after[0] >= 0 && after[1] >= 0 && isnan(after[2]));
+        const double *sa = p->gcs[i].gen_size_after_mb;
+        if (isfinite(sa[0]))
+            CHECK(after[0] + after[1] <= sa[0] + sa[3] + sa[4] + 1e-6);
+        shrank += after[0] < before[0] || after[1] < before[1];
+    }
+    CHECK_EQ_U64(after_two, with_two);
+    CHECK(shrank > 10);
     gcs_gc_process copy = *p;
     CHECK_EQ_U64(gcs_gc_heap_object_space(an, &copy, 0, NULL, 0), 0); /* not one of an's */
+    CHECK_EQ_U64(gcs_gc_heap_object_size_after(an, &copy, 0, NULL, 0), 0);
     gcs_gc_analyzer_free(an);
 }
 
