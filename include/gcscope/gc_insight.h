@@ -72,6 +72,11 @@ size_t gcs_gc_mmu_windows(double span_ms, double *out, size_t cap);
 size_t gcs_gc_heap_object_space(const gcs_gc_analyzer *an, const gcs_gc_process *p,
                                 size_t gc_index, double *out_mb, size_t cap);
 
+/* The same heaps after the GC: object size of gen0 + LOH + POH (size after
+ * minus free-list and free-object space), MB. Same return value. */
+size_t gcs_gc_heap_object_size_after(const gcs_gc_analyzer *an, const gcs_gc_process *p,
+                                     size_t gc_index, double *out_mb, size_t cap);
+
 /* ---- findings (docs/findings.md) ---- */
 
 typedef struct gcs_gc_finding {
@@ -155,6 +160,29 @@ typedef struct gcs_gc_compare_options {
 int gcs_gc_compare(const gcs_gc_process *base, const gcs_gc_process *next,
                    const gcs_gc_compare_options *opts, gcs_gc_compare_row rows[GCS_GC_COMPARE_ROWS]);
 
+/* How gcs_gc_pair_runtimes paired two traces' runtimes. */
+typedef enum gcs_gc_pairing {
+    GCS_PAIRED_BY_NAME = 0, /* "process name" */
+    GCS_PAIRED_BY_PID,      /* "pid" */
+    GCS_PAIRED_IN_ORDER     /* "order" */
+} gcs_gc_pairing;
+const char *gcs_gc_pairing_name(gcs_gc_pairing how);
+
+/*
+ * Pairs the runtimes of two traces (base[0..nb), next[0..nn), each in the
+ * analyzer's order) for compare and check: by process name when a name
+ * (base_names[i], next_names[j]: the trace's name of the runtime's process,
+ * NULL or "" when it names none; the arrays may be NULL) is in both
+ * traces, compared case-insensitively; else by pid when a pid is in both;
+ * else in order. Runtimes sharing a name or pid (several runtimes in one
+ * process) pair in order among themselves. base_of[j] gets the index in
+ * base of next[j]'s counterpart, or -1 when it has none.
+ */
+gcs_gc_pairing gcs_gc_pair_runtimes(const gcs_gc_process *const *base,
+                                    const char *const *base_names, size_t nb,
+                                    const gcs_gc_process *const *next,
+                                    const char *const *next_names, size_t nn, long *base_of);
+
 /* ---- CI limits ---- */
 
 /* Limits of `gcscope check`; a limit is off when its has_ flag is false. */
@@ -178,6 +206,12 @@ int gcs_gc_check(const gcs_gc_process *p, const gcs_gc_process *base, const gcs_
                  gcs_gc_violation *out, size_t cap);
 
 /* ---- the HTML report ---- */
+
+/* Writes s to f as HTML/XML text or a quoted attribute value: < > & and "
+ * become entities, every other byte is written as is (UTF-8 passes
+ * through). The report, compare's HTML and check's JUnit XML all escape
+ * with it, so names from a trace cannot break their markup. */
+void gcs_html_escape(FILE *f, const char *s);
 
 typedef struct gcs_gc_html_options {
     const char *trace_name;  /* shown in the title; may be NULL */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gcscope/gc_insight.h"
 
@@ -254,6 +255,60 @@ const char *gcs_verdict_name(gcs_verdict v)
     return v == GCS_VERDICT_REGRESSED ? "regressed"
            : v == GCS_VERDICT_IMPROVED ? "improved"
                                        : "no significant change";
+}
+
+const char *gcs_gc_pairing_name(gcs_gc_pairing how)
+{
+    return how == GCS_PAIRED_BY_NAME ? "process name" : how == GCS_PAIRED_BY_PID ? "pid" : "order";
+}
+
+static const char *name_at(const char *const *names, size_t i)
+{
+    return names && names[i] && names[i][0] ? names[i] : NULL;
+}
+
+/* Whether base[i] and next[j] are the same process for the pairing. */
+static bool same_process(gcs_gc_pairing how, const gcs_gc_process *const *base,
+                         const char *const *base_names, size_t i,
+                         const gcs_gc_process *const *next, const char *const *next_names,
+                         size_t j)
+{
+    if (how == GCS_PAIRED_BY_PID)
+        return base[i]->pid == next[j]->pid;
+    const char *a = name_at(base_names, i), *b = name_at(next_names, j);
+    return a && b && strcasecmp(a, b) == 0;
+}
+
+gcs_gc_pairing gcs_gc_pair_runtimes(const gcs_gc_process *const *base,
+                                    const char *const *base_names, size_t nb,
+                                    const gcs_gc_process *const *next,
+                                    const char *const *next_names, size_t nn, long *base_of)
+{
+    for (size_t j = 0; j < nn; j++)
+        base_of[j] = j < nb ? (long)j : -1;
+    /* The first way that pairs any runtime is the one used. */
+    for (gcs_gc_pairing how = GCS_PAIRED_BY_NAME; how < GCS_PAIRED_IN_ORDER; how++) {
+        bool any = false;
+        for (size_t i = 0; i < nb && !any; i++)
+            for (size_t j = 0; j < nn && !any; j++)
+                any = same_process(how, base, base_names, i, next, next_names, j);
+        if (!any)
+            continue;
+        /* next[j] takes the first base runtime of its process not taken by
+         * an earlier one: O(nb * nn), a trace has a few runtimes. */
+        for (size_t j = 0; j < nn; j++) {
+            base_of[j] = -1;
+            for (size_t i = 0; i < nb && base_of[j] < 0; i++) {
+                bool taken = false;
+                for (size_t k = 0; k < j && !taken; k++)
+                    taken = base_of[k] == (long)i;
+                if (!taken && same_process(how, base, base_names, i, next, next_names, j))
+                    base_of[j] = (long)i;
+            }
+        }
+        return how;
+    }
+    return GCS_PAIRED_IN_ORDER;
 }
 
 /* Complete GCs' pauses (caller frees); *n their count. */

@@ -57,8 +57,8 @@ static void put_text(FILE *f, double v, int dec)
     fputs(num(b, v, dec, "-"), f);
 }
 
-/* HTML-escaped text (also safe inside a JSON string in a script: no '<'). */
-static void put_esc(FILE *f, const char *s)
+/* Also safe inside a JSON string in a script: no '<' is left. */
+void gcs_html_escape(FILE *f, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
@@ -321,7 +321,8 @@ static void chart_heap(FILE *f, int pi, const gcs_gc_process *p, const axis *a, 
 }
 
 /* Server GC: per heap (its per-heap history, in arrival order) the object
- * space of gen0 + LOH + POH before each GC, one line a heap (the first 16). */
+ * space of gen0 + LOH + POH before each GC (dashed) and its object size
+ * after (solid), one colour a heap (the first 16). */
 enum { MAX_HEAP_LINES = 16 };
 
 static void chart_heaps(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_gc_process *p,
@@ -332,29 +333,37 @@ static void chart_heaps(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_gc
     int heaps = p->max_heap_count > MAX_HEAP_LINES ? MAX_HEAP_LINES : p->max_heap_count;
     if (!an || heaps <= 1 || p->gc_count == 0)
         return;
-    double *vals = malloc((size_t)heaps * p->gc_count * sizeof *vals);
+    /* [before | after][heap][gc] */
+    size_t per_side = (size_t)heaps * p->gc_count;
+    double *vals = malloc(2 * per_side * sizeof *vals);
     if (!vals)
         return;
     double vmax = 0, one[MAX_HEAP_LINES];
-    for (size_t i = 0; i < p->gc_count; i++) {
-        size_t k = gcs_gc_heap_object_space(an, p, i, one, MAX_HEAP_LINES);
-        for (int h = 0; h < heaps; h++) {
-            double v = (size_t)h < k ? one[h] : NAN;
-            vals[(size_t)h * p->gc_count + i] = v;
-            if (isfinite(v) && v > vmax)
-                vmax = v;
+    for (int side = 0; side < 2; side++)
+        for (size_t i = 0; i < p->gc_count; i++) {
+            size_t k = side ? gcs_gc_heap_object_size_after(an, p, i, one, MAX_HEAP_LINES)
+                            : gcs_gc_heap_object_space(an, p, i, one, MAX_HEAP_LINES);
+            for (int h = 0; h < heaps; h++) {
+                double v = (size_t)h < k ? one[h] : NAN;
+                vals[side * per_side + (size_t)h * p->gc_count + i] = v;
+                if (isfinite(v) && v > vmax)
+                    vmax = v;
+            }
         }
-    }
     char id[32];
     snprintf(id, sizeof id, "p%d-heaps", pi);
-    svg_open(f, id, "Server GC heaps: object space of gen0 + LOH + POH before each GC, per heap (MB)",
+    svg_open(f, id,
+             "Server GC heaps: object space of gen0 + LOH + POH per heap, before each GC (dashed) "
+             "and after it (solid) (MB)",
              CHART_H);
     vmax = nice_max(vmax);
     svg_axes(f, vmax, " MB", a);
     char names[MAX_HEAP_LINES][24];
     const char *name_of[MAX_HEAP_LINES], *color_of[MAX_HEAP_LINES];
     for (int h = 0; h < heaps; h++) {
-        polyline(f, p, a, s_values, vals + (size_t)h * p->gc_count, vmax, palette[h % 8], "s3");
+        polyline(f, p, a, s_values, vals + (size_t)h * p->gc_count, vmax, palette[h % 8], "hb");
+        polyline(f, p, a, s_values, vals + per_side + (size_t)h * p->gc_count, vmax, palette[h % 8],
+                 "ha");
         snprintf(names[h], sizeof names[h], "heap %d", h);
         name_of[h] = names[h];
         color_of[h] = palette[h % 8];
@@ -712,11 +721,11 @@ static void write_process(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_
         fputs("<ol class=\"findings\">\n", f);
         for (int i = 0; i < nf && i < 16; i++) {
             fprintf(f, "<li><span class=\"score\">%d</span> <b>", fs[i].score);
-            put_esc(f, fs[i].title);
+            gcs_html_escape(f, fs[i].title);
             fprintf(f, "</b> <code>%s</code><br>", fs[i].rule);
-            put_esc(f, fs[i].evidence);
+            gcs_html_escape(f, fs[i].evidence);
             fputs("<br><i>Try:</i> ", f);
-            put_esc(f, fs[i].advice);
+            gcs_html_escape(f, fs[i].advice);
             fputs("</li>\n", f);
         }
         fputs("</ol>\n", f);
@@ -764,6 +773,7 @@ static const char CSS[] =
     ".g0{fill:#4e79a7}.g1{fill:#59a14f}.g2{fill:#e15759}.g3{fill:#f28e2b}.g4{fill:#b07aa1}"
     ".bgc{fill:#f28e2b;opacity:.45}.alloc{fill:#76b7b2}.hist{fill:#4e79a7}"
     ".mmu{fill:#e15759}.mmul{stroke:#e15759;fill:none;stroke-width:2}polyline{stroke-width:1.5}"
+    ".hb{stroke-dasharray:4 3}"
     ".legend span{margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}"
     "table.t{border-collapse:collapse;font-size:12px}table.t td,table.t th{border:1px solid #ddd;padding:2px 6px;text-align:right}"
     "table.t th{background:#f0f0f0;cursor:pointer}.findings li{margin-bottom:6px}"
@@ -808,14 +818,14 @@ static int write_page(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_process *
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>gcscope report", f);
     if (o->trace_name) {
         fputs(": ", f);
-        put_esc(f, o->trace_name);
+        gcs_html_escape(f, o->trace_name);
     }
     fprintf(f, "</title>\n<meta name=\"generator\" content=\"gcscope %s\">\n<style>%s</style></head><body>\n",
             GCS_VERSION_STRING, CSS);
     fputs("<h1>GC report", f);
     if (o->trace_name) {
         fputs(": ", f);
-        put_esc(f, o->trace_name);
+        gcs_html_escape(f, o->trace_name);
     }
     fputs("</h1>\n<div id=\"tip\"></div>\n", f);
     int written = 0;

@@ -8,7 +8,9 @@ The HTML must parse (python's html.parser) with every non-void element
 closed in order, hold one data block and five charts (<svg> with marks)
 per runtime, no external URL, and the data blocks' numbers must equal the
 JSON's: GC count, max/p50/p99 pause, histogram, and every GC's number and
-pause (3 decimals). Prints one line per problem; exit 1 on any."""
+pause (3 decimals). A server GC's per-heap chart draws, per heap (the
+first 16), its sizes before each GC (dashed, class hb) and after it (solid,
+class ha). Prints one line per problem; exit 1 on any."""
 import json
 import sys
 from html.parser import HTMLParser
@@ -20,6 +22,7 @@ class Parser(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.stack, self.errors, self.data, self.svgs = [], [], [], {}
+        self.lines = {}  # svg id -> [(class, number of points)]
         self.in_data = None
         self.current_svg = None
 
@@ -33,8 +36,11 @@ class Parser(HTMLParser):
         if tag == "svg":
             self.current_svg = a.get("id")
             self.svgs[self.current_svg] = 0
+            self.lines[self.current_svg] = []
         elif self.current_svg and tag in ("rect", "polyline", "circle"):
             self.svgs[self.current_svg] += 1
+            if tag == "polyline":
+                self.lines[self.current_svg].append((a.get("class"), len((a.get("points") or "").split())))
         if tag not in VOID:
             self.stack.append(tag)
 
@@ -112,6 +118,13 @@ def main():
             ids = [c for c in charts if c.endswith("-" + kind)]
             if not ids:
                 bad.append(f"pid {pid}: no {kind} chart")
+            if kind == "heaps" and ids:
+                lines = p.lines[ids[0]]
+                want = min(d["heaps"], 16)
+                for cls in ("hb", "ha"):
+                    got = [n for c, n in lines if c == cls]
+                    if len(got) != want or not all(got):
+                        bad.append(f"pid {pid}: heaps chart: {len(got)} {cls} lines ({got}), want {want} drawn")
     for sid, marks in p.svgs.items():
         if marks == 0 and not sid.endswith("-alloc"):
             bad.append(f"chart {sid} draws nothing")

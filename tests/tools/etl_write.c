@@ -9,7 +9,10 @@
  * more than --cpus leaves some idle), --buffer-size BYTES (65536), --pointer-size 4
  * (a 32-bit log; IN's pointer size otherwise), --events-lost N,
  * --buffers-lost N (the logfile header's counters), --max-mb N (stop
- * before the file passes N MiB); with --synthetic: --gcs N (100),
+ * before the file passes N MiB), --scale-pauses F (every GC pause of IN
+ * F times as long: SuspendEEBegin for GC to RestartEEEnd, the events in
+ * it stretched, the later ones shifted; tests/cli/compare_doubled.sh);
+ * with --synthetic: --gcs N (100),
  * --handles N (handle events per GC, 200), --threads N (3), --cut-every N
  * (every Nth handle event cut at its buffer's end).
  *
@@ -27,7 +30,7 @@ static int usage(const char *argv0)
 {
     fprintf(stderr,
             "usage: %s [--cpus N] [--header-cpus N] [--buffer-size B] [--pointer-size 4] [--events-lost N]\n"
-            "          [--buffers-lost N] [--max-mb N] IN OUT\n"
+            "          [--buffers-lost N] [--max-mb N] [--scale-pauses F] IN OUT\n"
             "       %s --synthetic [same options] [--gcs N] [--handles N] [--threads N]\n"
             "          [--cut-every N] OUT\n",
             argv0, argv0);
@@ -80,6 +83,13 @@ int main(int argc, char **argv)
         if (a[0] == '-' && a[1] == '-') {
             if (i + 1 >= argc)
                 return usage(argv[0]);
+            if (!strcmp(a, "--scale-pauses")) {
+                char *end;
+                w.pause_factor = strtod(argv[++i], &end);
+                if (*end || !(w.pause_factor > 0 && w.pause_factor <= 1000))
+                    return usage(argv[0]);
+                continue;
+            }
             unsigned long long v = strtoull(argv[++i], NULL, 0);
             if (!strcmp(a, "--cpus")) w.cpus = (uint32_t)v;
             else if (!strcmp(a, "--buffer-size")) w.buffer_size = (uint32_t)v;

@@ -61,6 +61,8 @@ typedef struct etlw {
     uint64_t start_filetime;        /* 100 ns since 1601 */
     uint32_t events_lost, buffers_lost;
     uint32_t pid;                   /* of the header event */
+    double pause_factor;            /* etlw_convert: every GC pause this many times
+                                       as long (0 or 1: times as read) */
     /* State. */
     uint8_t *bufs;                  /* cpus * buffer_size */
     uint32_t *used;                 /* per cpu: bytes filled, header included */
@@ -394,12 +396,68 @@ static inline uint32_t etlw_cpu_of(const etlw *w, const gcs_event *ev)
     return (uint32_t)((ev->tid * 0x9E3779B97F4A7C15ull) >> 40) % w->cpus;
 }
 
+/* Stretches a trace's GC pauses (etlw->pause_factor): a pause is a
+ * runtime's SuspendEEBegin for GC (reason SuspendForGC or SuspendForGCPrep)
+ * to the RestartEEEnd of the same thread, as docs/gc-stats.md measures it.
+ * Times inside a pause move away from its start factor times as far;
+ * every later time moves by the time the pauses before it gained, so the
+ * order of events and the time between pauses stay as they were. One pause
+ * at a time: another process's suspension inside it keeps its own times
+ * relative to that pause (enough for the one-process fixtures it is for). */
+typedef struct etlw_pause_stretch {
+    double factor;
+    bool in_pause;
+    uint32_t pid;
+    uint64_t tid;
+    int64_t start;   /* the open pause's SuspendEEBegin, as read */
+    int64_t gained;  /* ticks the closed pauses gained */
+} etlw_pause_stretch;
+
+static inline bool etlw_is_runtime_event(const gcs_event *ev, uint32_t id)
+{
+    return ev->type->event_id == id &&
+           strcmp(ev->type->provider, "Microsoft-Windows-DotNETRuntime") == 0;
+}
+
+/* The new time of ev (read in timestamp order). */
+static inline int64_t etlw_pause_stretch_time(etlw_pause_stretch *ps, const gcs_event *ev)
+{
+    int64_t t = ev->timestamp;
+    if (!(ps->factor > 0) || ps->factor == 1)
+        return t;
+    if (!ps->in_pause) {
+        /* GCSuspendEEBegin (9): Reason is its first field (V1 and later). */
+        if (etlw_is_runtime_event(ev, 9) && ev->payload_size >= 4) {
+            uint32_t reason = (uint32_t)ev->payload[0] | (uint32_t)ev->payload[1] << 8 |
+                              (uint32_t)ev->payload[2] << 16 | (uint32_t)ev->payload[3] << 24;
+            if (reason == 1 || reason == 6) {
+                ps->in_pause = true;
+                ps->pid = ev->pid;
+                ps->tid = ev->tid;
+                ps->start = t;
+            }
+        }
+        return t + ps->gained;
+    }
+    if (t < ps->start)
+        return t + ps->gained;
+    int64_t stretch = (int64_t)((double)(t - ps->start) * (ps->factor - 1) + 0.5);
+    int64_t out = t + ps->gained + stretch;
+    /* GCRestartEEEnd (3) of the suspending thread ends the pause. */
+    if (etlw_is_runtime_event(ev, 3) && ev->pid == ps->pid && ev->tid == ps->tid) {
+        ps->in_pause = false;
+        ps->gained += stretch;
+    }
+    return out;
+}
+
 /*
  * Writes every event r delivers (in timestamp order) as EVENT_HEADER
  * records: the trace's clock and start (its pointer size when 4); the
  * writer's cpus,
  * buffer size and lost counters. Stops before the file would pass
- * max_bytes (0: no limit). The writer must not have begun.
+ * max_bytes (0: no limit). With w->pause_factor, the GC pauses are
+ * stretched (etlw_pause_stretch). The writer must not have begun.
  */
 static inline gcs_status etlw_convert(gcs_reader *r, etlw *w, uint64_t max_bytes,
                                       gcs_error *err)
@@ -409,6 +467,7 @@ static inline gcs_status etlw_convert(gcs_reader *r, etlw *w, uint64_t max_bytes
     bool begun = false;
     uint8_t guid[16];
     const char *last_provider = NULL;
+    etlw_pause_stretch stretch = {.factor = w->pause_factor};
     while ((st = gcs_reader_next(r, &ev, err)) == GCS_OK) {
         if (!begun) {
             const gcs_trace_info *ti = gcs_reader_info(r);
@@ -433,7 +492,7 @@ static inline gcs_status etlw_convert(gcs_reader *r, etlw *w, uint64_t max_bytes
         etlw_event e;
         memset(&e, 0, sizeof e);
         e.cpu = etlw_cpu_of(w, ev);
-        e.timestamp = ev->timestamp;
+        e.timestamp = etlw_pause_stretch_time(&stretch, ev);
         e.pid = ev->pid;
         e.tid = (uint32_t)ev->tid;
         e.provider = guid;

@@ -254,6 +254,57 @@ static size_t count_of(const char *s, size_t n, const char *needle)
     return c;
 }
 
+/* compare's and check's pairing: names first, then pids, then order. */
+static void test_pair_runtimes(void)
+{
+    gcs_gc_process p[6];
+    memset(p, 0, sizeof p);
+    const uint32_t pids[6] = {10, 20, 5, 30, 20, 40};
+    for (int i = 0; i < 6; i++)
+        p[i].pid = pids[i];
+    const gcs_gc_process *base[2] = {&p[0], &p[1]}, *next[2] = {&p[2], &p[3]};
+    const char *bn[2] = {"App", "Other"}, *nn[2] = {"other", "app"};
+    long of[3];
+    /* Named: "Other" (pid 20) pairs with "other" (pid 5), not in order. */
+    CHECK_EQ_INT(gcs_gc_pair_runtimes(base, bn, 2, next, nn, 2, of), GCS_PAIRED_BY_NAME);
+    CHECK_EQ_INT(of[0], 1);
+    CHECK_EQ_INT(of[1], 0);
+    CHECK_EQ_STR(gcs_gc_pairing_name(GCS_PAIRED_BY_NAME), "process name");
+    /* No name in both: by pid; pid 40 has no counterpart. */
+    const gcs_gc_process *next_pid[2] = {&p[5], &p[4]};
+    const char *none[2] = {NULL, ""};
+    CHECK_EQ_INT(gcs_gc_pair_runtimes(base, bn, 2, next_pid, none, 2, of), GCS_PAIRED_BY_PID);
+    CHECK_EQ_INT(of[0], -1);
+    CHECK_EQ_INT(of[1], 1);
+    /* Neither: in order, the extra runtime unpaired. */
+    const gcs_gc_process *next3[3] = {&p[2], &p[3], &p[5]};
+    CHECK_EQ_INT(gcs_gc_pair_runtimes(base, NULL, 2, next3, NULL, 3, of), GCS_PAIRED_IN_ORDER);
+    CHECK_EQ_INT(of[0], 0);
+    CHECK_EQ_INT(of[1], 1);
+    CHECK_EQ_INT(of[2], -1);
+    /* Two runtimes of one process on each side pair in order among themselves. */
+    const gcs_gc_process *two[2] = {&p[1], &p[1]}, *two_new[2] = {&p[4], &p[4]};
+    CHECK_EQ_INT(gcs_gc_pair_runtimes(two, NULL, 2, two_new, NULL, 2, of), GCS_PAIRED_BY_PID);
+    CHECK_EQ_INT(of[0], 0);
+    CHECK_EQ_INT(of[1], 1);
+}
+
+/* The one escaping the report, compare's HTML and check's JUnit share. */
+static void test_html_escape(void)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    gcs_html_escape(f, "a<b>&\"c\" 'd' \xc3\xa9");
+    gcs_html_escape(f, "");
+    fclose(f);
+    CHECK(strcmp(buf, "a&lt;b&gt;&amp;&quot;c&quot; 'd' \xc3\xa9") == 0);
+    free(buf);
+}
+
 static void test_html_100k(void)
 {
     enum { N = 100000 };
@@ -370,8 +421,29 @@ static void test_heap_object_space(void)
         }
     }
     CHECK(with_two > 10);
+    /* After the GC: object size (size after minus free space) of the same
+     * generations, at most the GC's sizes after (GCHeapStats); a GC
+     * leaves less than it found on some heap (gen0 emptied). */
+    size_t after_two = 0, shrank = 0;
+    for (size_t i = 0; p && i < p->gc_count; i++) {
+        double before[4], after[4] = {NAN, NAN, NAN, NAN};
+        size_t k = gcs_gc_heap_object_size_after(an, p, i, after, 4);
+        CHECK_EQ_U64(k, p->gcs[i].per_heap_histories);
+        gcs_gc_heap_object_space(an, p, i, before, 4);
+        if (k != 2)
+            continue;
+        after_two++;
+        CHECK(after[0] >= 0 && after[1] >= 0 && isnan(after[2]));
+        const double *sa = p->gcs[i].gen_size_after_mb;
+        if (isfinite(sa[0]))
+            CHECK(after[0] + after[1] <= sa[0] + sa[3] + sa[4] + 1e-6);
+        shrank += after[0] < before[0] || after[1] < before[1];
+    }
+    CHECK_EQ_U64(after_two, with_two);
+    CHECK(shrank > 10);
     gcs_gc_process copy = *p;
     CHECK_EQ_U64(gcs_gc_heap_object_space(an, &copy, 0, NULL, 0), 0); /* not one of an's */
+    CHECK_EQ_U64(gcs_gc_heap_object_size_after(an, &copy, 0, NULL, 0), 0);
     gcs_gc_analyzer_free(an);
 }
 
@@ -384,6 +456,8 @@ int main(void)
     RUN(test_kpis);
     RUN(test_findings);
     RUN(test_compare_and_check);
+    RUN(test_pair_runtimes);
+    RUN(test_html_escape);
     RUN(test_html_100k);
     RUN(test_fixture_doubled);
     RUN(test_heap_object_space);

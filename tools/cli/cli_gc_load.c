@@ -91,3 +91,66 @@ size_t cli_gc_runtimes(const gcs_gc_analyzer *an, bool filter_pid, uint32_t pid,
     }
     return n;
 }
+
+static bool names_want(void *ctx, const gcs_event_type *t)
+{
+    (void)ctx;
+    return gcs_process_table_wants(t);
+}
+
+static void names_feed(void *ctx, const gcs_event *ev)
+{
+    gcs_process_table_feed(ctx, ev);
+}
+
+int cli_gc_load_named(const char *who, const char *path, bool filter_pid, uint32_t pid,
+                      cli_gc_named_runtimes *out)
+{
+    memset(out, 0, sizeof *out);
+    out->processes = gcs_process_table_new();
+    if (!out->processes) {
+        fprintf(stderr, "%s: out of memory\n", who);
+        return CLI_FAILED;
+    }
+    cli_gc_load_hooks hooks = {.want = names_want, .on_event = names_feed, .ctx = out->processes};
+    int rc;
+    out->an = cli_gc_load(who, path, &hooks, &rc);
+    if (!out->an || rc != CLI_OK)
+        return CLI_FAILED;
+    size_t n = cli_gc_runtimes(out->an, filter_pid, pid, out->rt, CLI_GC_MAX_RUNTIMES);
+    out->n = n > CLI_GC_MAX_RUNTIMES ? CLI_GC_MAX_RUNTIMES : n;
+    if (out->n == 0) {
+        if (filter_pid)
+            fprintf(stderr, "%s: %s: no GC of process %u in this trace.\n", who, path, pid);
+        else
+            fprintf(stderr, "%s: %s: %s\n", who, path, gcs_gc_report_no_gcs_line());
+        return CLI_FAILED;
+    }
+    for (size_t i = 0; i < out->n; i++) {
+        const gcs_process_entry *e = gcs_process_table_find(out->processes, out->rt[i]->pid);
+        out->name[i] = e && e->name[0] ? e->name : NULL;
+    }
+    return CLI_OK;
+}
+
+void cli_gc_named_free(cli_gc_named_runtimes *t)
+{
+    if (t->an)
+        gcs_gc_analyzer_free(t->an);
+    gcs_process_table_free(t->processes);
+    memset(t, 0, sizeof *t);
+}
+
+const char *cli_gc_named_label(const cli_gc_named_runtimes *t, size_t i, char *buf, size_t cap)
+{
+    if (t->name[i])
+        snprintf(buf, cap, "pid %u, %s", t->rt[i]->pid, t->name[i]);
+    else
+        snprintf(buf, cap, "pid %u", t->rt[i]->pid);
+    return buf;
+}
+
+const char *cli_gc_pairing_phrase(gcs_gc_pairing how)
+{
+    return how == GCS_PAIRED_BY_NAME ? "by process name" : how == GCS_PAIRED_BY_PID ? "by pid" : "in order";
+}

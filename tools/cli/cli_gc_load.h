@@ -31,6 +31,33 @@ gcs_gc_analyzer *cli_gc_load(const char *who, const char *path, const cli_gc_loa
 size_t cli_gc_runtimes(const gcs_gc_analyzer *an, bool filter_pid, uint32_t pid,
                        const gcs_gc_process **out, size_t cap);
 
+enum { CLI_GC_MAX_RUNTIMES = 64 };
+
+/* A loaded trace's runtimes that ran a GC, with the names the trace gives
+ * their processes (compare's and check's pairing). */
+typedef struct cli_gc_named_runtimes {
+    gcs_gc_analyzer *an;
+    gcs_process_table *processes;
+    const gcs_gc_process *rt[CLI_GC_MAX_RUNTIMES];
+    const char *name[CLI_GC_MAX_RUNTIMES]; /* NULL: the trace names no process */
+    size_t n;                              /* at most CLI_GC_MAX_RUNTIMES */
+} cli_gc_named_runtimes;
+
+/* cli_gc_load of path that also learns the processes' names (kernel
+ * Process events, EventPipe ProcessInfo), then its runtimes that ran a GC
+ * (only process pid's when filter_pid). Returns CLI_OK, or CLI_FAILED after
+ * printing why (reading failed, or no such runtime). Free with
+ * cli_gc_named_free (also after a failure). */
+int cli_gc_load_named(const char *who, const char *path, bool filter_pid, uint32_t pid,
+                      cli_gc_named_runtimes *out);
+void cli_gc_named_free(cli_gc_named_runtimes *t);
+
+/* The process of runtime i as "pid N" or "pid N, name" in buf. */
+const char *cli_gc_named_label(const cli_gc_named_runtimes *t, size_t i, char *buf, size_t cap);
+
+/* "by process name", "by pid" or "in order". */
+const char *cli_gc_pairing_phrase(gcs_gc_pairing how);
+
 /* The file name of path (after its last '/'). */
 const char *cli_base_name(const char *path);
 

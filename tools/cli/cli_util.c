@@ -368,16 +368,3 @@ void cli_json_string(FILE *f, const char *s)
     }
     fputc('"', f);
 }
-
-void cli_xml_text(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}

@@ -141,7 +141,5 @@ bool cli_parse_count(const char *s, size_t *out);
 
 /* Writes s as a JSON string literal (with quotes). */
 void cli_json_string(FILE *f, const char *s);
-/* Writes s as XML/HTML text or attribute value (< > & " escaped). */
-void cli_xml_text(FILE *f, const char *s);
 
 #endif

@@ -44,11 +44,13 @@ const cli_command cmd_check = {
     .notes = "Exit 0: within every limit; 1: a limit exceeded (one line each on stdout;\n"
              "a wrong command line also exits 1, with stdout empty); 2: bad input.\n"
              "Regressions count only when significant (as `gcscope compare` says);\n"
-             "runtimes are paired with the baseline's in order.\n" CLI_TRACE_NOTE,
+             "runtimes are paired with the baseline's as by `gcscope compare` (process\n"
+             "name, else pid, else order); the regression lines and the pass line say how.\n"
+             CLI_TRACE_NOTE,
     .run = run_check,
 };
 
-enum { MAX_RUNTIMES = 64, MAX_VIOLATIONS = 16 };
+enum { MAX_RUNTIMES = CLI_GC_MAX_RUNTIMES, MAX_VIOLATIONS = 16 };
 
 /* One JUnit test case per limit and runtime. */
 typedef struct check_case {
@@ -67,7 +69,7 @@ static bool write_junit(const char *path, const char *trace, const check_case *c
     }
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
                "<testsuite name=\"gcscope check ");
-    cli_xml_text(f, trace);
+    gcs_html_escape(f, trace);
     fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", n, failures);
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "  <testcase classname=\"gcscope.check.pid%u\" name=\"%s\"", cases[i].pid,
@@ -77,7 +79,7 @@ static bool write_junit(const char *path, const char *trace, const check_case *c
             continue;
         }
         fputs(">\n    <failure message=\"", f);
-        cli_xml_text(f, cases[i].failure->text);
+        gcs_html_escape(f, cases[i].failure->text);
         fputs("\"/>\n  </testcase>\n", f);
     }
     fputs("</testsuite>\n</testsuites>\n", f);
@@ -153,36 +155,25 @@ static int run_check(int argc, char **argv)
         !lim.has_max_regression)
         return usage("no limit given (--max-pause-ms, --max-p99-pause-ms, --max-gc-pct, --max-gen2, "
                      "--max-regression-pct)");
-    int lrc;
-    gcs_gc_analyzer *an = cli_gc_load("gcscope check", path, NULL, &lrc), *base_an = NULL;
-    if (!an || lrc != CLI_OK) {
-        if (an)
-            gcs_gc_analyzer_free(an);
-        return CLI_FAILED;
-    }
-    const gcs_gc_process *rt[MAX_RUNTIMES], *base_rt[MAX_RUNTIMES];
-    size_t n = cli_gc_runtimes(an, filter_pid, pid, rt, MAX_RUNTIMES), nb = 0;
-    n = n > MAX_RUNTIMES ? MAX_RUNTIMES : n;
-    int rc = CLI_OK;
-    if (n == 0) {
-        if (filter_pid)
-            fprintf(stderr, "gcscope check: %s: no GC of process %u in this trace.\n", path, pid);
-        else
-            fprintf(stderr, "gcscope check: %s: %s\n", path, gcs_gc_report_no_gcs_line());
-        rc = CLI_FAILED;
-    }
+    cli_gc_named_runtimes tr, base_tr;
+    memset(&base_tr, 0, sizeof base_tr);
+    int rc = cli_gc_load_named("gcscope check", path, filter_pid, pid, &tr);
+    if (rc == CLI_OK && baseline)
+        rc = cli_gc_load_named("gcscope check", baseline, false, 0, &base_tr);
+    size_t n = tr.n;
+    const gcs_gc_process *const *rt = tr.rt;
+    long base_of[CLI_GC_MAX_RUNTIMES];
+    const char *by = NULL;
     if (rc == CLI_OK && baseline) {
-        base_an = cli_gc_load("gcscope check", baseline, NULL, &lrc);
-        if (!base_an || lrc != CLI_OK)
-            rc = CLI_FAILED;
-        else {
-            nb = cli_gc_runtimes(base_an, false, 0, base_rt, MAX_RUNTIMES);
-            nb = nb > MAX_RUNTIMES ? MAX_RUNTIMES : nb;
-            if (nb == 0) {
-                fprintf(stderr, "gcscope check: %s: %s\n", baseline, gcs_gc_report_no_gcs_line());
-                rc = CLI_FAILED;
-            }
-        }
+        by = cli_gc_pairing_phrase(gcs_gc_pair_runtimes(base_tr.rt, base_tr.name, base_tr.n, tr.rt,
+                                                        tr.name, tr.n, base_of));
+        char label[160];
+        for (size_t i = 0; i < n; i++)
+            if (base_of[i] < 0)
+                fprintf(stderr, "gcscope check: %s: %s has no counterpart in %s (paired %s): no "
+                                "regression check\n",
+                        cli_base_name(path), cli_gc_named_label(&tr, i, label, sizeof label),
+                        cli_base_name(baseline), by);
     }
     static const char *const limit_names[] = {"max-pause-ms", "max-p99-pause-ms", "max-gc-pct",
                                               "max-gen2", "max-regression-pct"};
@@ -190,7 +181,7 @@ static int run_check(int argc, char **argv)
     check_case cases[MAX_RUNTIMES * (MAX_VIOLATIONS + 5)];
     size_t n_cases = 0, failures = 0;
     for (size_t i = 0; rc == CLI_OK && i < n; i++) {
-        const gcs_gc_process *base = baseline && i < nb ? base_rt[i] : NULL;
+        const gcs_gc_process *base = by && base_of[i] >= 0 ? base_tr.rt[base_of[i]] : NULL;
         int nv = gcs_gc_check(rt[i], base, &lim, vio[i], MAX_VIOLATIONS);
         if (nv < 0) {
             rc = CLI_FAILED;
@@ -209,7 +200,10 @@ static int run_check(int argc, char **argv)
                 failed = true;
                 cases[n_cases++] = (check_case){rt[i]->pid, limit_names[l], &vio[i][v]};
                 failures++;
-                printf("%s: pid %u: %s\n", cli_base_name(path), rt[i]->pid, vio[i][v].text);
+                printf("%s: pid %u: %s", cli_base_name(path), rt[i]->pid, vio[i][v].text);
+                if (l == 4) /* which baseline runtime it was compared with */
+                    printf(" (baseline pid %u, paired %s)", base->pid, by);
+                putchar('\n');
             }
             if (!failed)
                 cases[n_cases++] = (check_case){rt[i]->pid, limit_names[l], NULL};
@@ -217,15 +211,15 @@ static int run_check(int argc, char **argv)
     }
     if (rc == CLI_OK) {
         if (failures == 0)
-            printf("%s: pass (%zu runtime%s, %zu check%s)\n", cli_base_name(path), n,
-                   n == 1 ? "" : "s", n_cases, n_cases == 1 ? "" : "s");
+            printf("%s: pass (%zu runtime%s, %zu check%s%s%s)\n", cli_base_name(path), n,
+                   n == 1 ? "" : "s", n_cases, n_cases == 1 ? "" : "s",
+                   by ? "; baseline runtimes paired " : "", by ? by : "");
         if (junit && !write_junit(junit, cli_base_name(path), cases, n_cases, failures))
             rc = CLI_FAILED;
         else if (failures)
             rc = 1; /* a limit exceeded */
     }
-    gcs_gc_analyzer_free(an);
-    if (base_an)
-        gcs_gc_analyzer_free(base_an);
+    cli_gc_named_free(&tr);
+    cli_gc_named_free(&base_tr);
     return rc;
 }

@@ -31,7 +31,9 @@ const cli_command cmd_compare = {
     .max_operands = 2,
     .summary = "compare the GC metrics of two traces (delta, significance, verdict)",
     .options = compare_options,
-    .notes = "Runtimes that ran a GC are paired in order (pid, then runtime id).\n"
+    .notes = "Runtimes that ran a GC are paired by process name where both traces name\n"
+             "processes (ETL kernel events, EventPipe ProcessInfo), else by pid where a pid\n"
+             "is in both, else in order (pid, then runtime id); the output says which.\n"
              "Pause metrics (mean, p50, p90, p99, max) change significantly only when a\n"
              "Mann-Whitney U test of the two pause distributions gives p < alpha in the\n"
              "direction the metric moved, and it moved more than --min-change-pct and\n"
@@ -41,7 +43,6 @@ const cli_command cmd_compare = {
     .run = run_compare,
 };
 
-enum { MAX_RUNTIMES = 64 };
 enum { FMT_TABLE, FMT_JSON, FMT_HTML };
 
 static void put(FILE *f, double v, const char *undef)
@@ -130,6 +131,108 @@ static void html_rows(FILE *f, const gcs_gc_compare_row *rows, int n)
     fputs("</table>\n", f);
 }
 
+/* The paired runtimes of t[0] (base) and t[1] (new), in fmt. The runtimes
+ * left without a counterpart are named on stderr. */
+static int compare_pairs(const char *const paths[2], const cli_gc_named_runtimes t[2],
+                         const gcs_gc_compare_options *co, int fmt)
+{
+    long base_of[CLI_GC_MAX_RUNTIMES];
+    gcs_gc_pairing how = gcs_gc_pair_runtimes(t[0].rt, t[0].name, t[0].n, t[1].rt, t[1].name,
+                                              t[1].n, base_of);
+    const char *by = cli_gc_pairing_phrase(how);
+    bool base_paired[CLI_GC_MAX_RUNTIMES] = {false};
+    char l0[160], l1[160];
+    for (size_t j = 0; j < t[1].n; j++) {
+        if (base_of[j] >= 0)
+            base_paired[base_of[j]] = true;
+        else
+            fprintf(stderr, "gcscope compare: %s: %s has no counterpart in %s (paired %s)\n",
+                    cli_base_name(paths[1]), cli_gc_named_label(&t[1], j, l1, sizeof l1),
+                    cli_base_name(paths[0]), by);
+    }
+    for (size_t i = 0; i < t[0].n; i++)
+        if (!base_paired[i])
+            fprintf(stderr, "gcscope compare: %s: %s has no counterpart in %s (paired %s)\n",
+                    cli_base_name(paths[0]), cli_gc_named_label(&t[0], i, l0, sizeof l0),
+                    cli_base_name(paths[1]), by);
+    FILE *f = stdout;
+    if (fmt == FMT_TABLE)
+        fprintf(f, "Runtimes paired %s.\n", by);
+    if (fmt == FMT_JSON) {
+        fputs("{\"base\": ", f);
+        cli_json_string(f, cli_base_name(paths[0]));
+        fputs(", \"new\": ", f);
+        cli_json_string(f, cli_base_name(paths[1]));
+        fprintf(f, ", \"paired_by\": \"%s\", \"pairs\": [", gcs_gc_pairing_name(how));
+    }
+    if (fmt == FMT_HTML)
+        fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gcscope "
+                   "compare</title><style>body{font:14px system-ui,sans-serif;margin:16px}"
+                   "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:2px 8px;"
+                   "text-align:right}.bad{background:#fde0e0}.good{background:#e0f5e0}</style>"
+                   "</head><body>\n<h1>GC comparison</h1>\n<p>Runtimes paired %s.</p>\n", by);
+    int rc = CLI_OK;
+    size_t shown = 0;
+    for (size_t j = 0; j < t[1].n; j++) {
+        if (base_of[j] < 0)
+            continue;
+        size_t i = (size_t)base_of[j];
+        const gcs_gc_process *b = t[0].rt[i], *nw = t[1].rt[j];
+        gcs_gc_compare_row rows[GCS_GC_COMPARE_ROWS];
+        int nr = gcs_gc_compare(b, nw, co, rows);
+        if (nr < 0) {
+            rc = CLI_FAILED;
+            break;
+        }
+        cli_gc_named_label(&t[0], i, l0, sizeof l0);
+        cli_gc_named_label(&t[1], j, l1, sizeof l1);
+        if (fmt == FMT_TABLE) {
+            fprintf(f, "%sBase %s (%s) vs new %s (%s)\n", shown ? "\n" : "", cli_base_name(paths[0]),
+                    l0, cli_base_name(paths[1]), l1);
+            table_rows(f, rows, nr);
+        } else if (fmt == FMT_JSON) {
+            fprintf(f, "%s\n    {\"base_pid\": %u, \"new_pid\": %u, \"base_process_name\": ",
+                    shown ? "," : "", b->pid, nw->pid);
+            if (t[0].name[i])
+                cli_json_string(f, t[0].name[i]);
+            else
+                fputs("null", f);
+            fputs(", \"new_process_name\": ", f);
+            if (t[1].name[j])
+                cli_json_string(f, t[1].name[j]);
+            else
+                fputs("null", f);
+            fputs(", \"metrics\": ", f);
+            json_rows(f, rows, nr);
+            fputs("}", f);
+        } else {
+            fputs("<h2>Base ", f);
+            gcs_html_escape(f, cli_base_name(paths[0]));
+            fputs(" (", f);
+            gcs_html_escape(f, l0);
+            fputs(") vs new ", f);
+            gcs_html_escape(f, cli_base_name(paths[1]));
+            fputs(" (", f);
+            gcs_html_escape(f, l1);
+            fputs(")</h2>\n", f);
+            html_rows(f, rows, nr);
+        }
+        shown++;
+    }
+    if (fmt == FMT_JSON)
+        fputs("\n  ]}\n", f);
+    if (fmt == FMT_HTML)
+        fputs("</body></html>\n", f);
+    if (fflush(f) != 0)
+        rc = CLI_FAILED;
+    if (rc == CLI_OK && shown == 0) {
+        fprintf(stderr, "gcscope compare: no runtime of %s pairs with one of %s\n",
+                cli_base_name(paths[1]), cli_base_name(paths[0]));
+        rc = CLI_FAILED;
+    }
+    return rc;
+}
+
 static int run_compare(int argc, char **argv)
 {
     int fmt = FMT_TABLE;
@@ -163,77 +266,15 @@ static int run_compare(int argc, char **argv)
     if (id == CLI_ARG_STOP)
         return a.exit_code;
     const char *paths[2] = {a.operand[0], a.operand[1]};
-    gcs_gc_analyzer *an[2] = {NULL, NULL};
-    const gcs_gc_process *rt[2][MAX_RUNTIMES];
-    size_t n[2];
-    int rc = CLI_OK;
-    for (int k = 0; k < 2; k++) {
-        int lrc;
-        an[k] = cli_gc_load("gcscope compare", paths[k], NULL, &lrc);
-        if (!an[k] || lrc != CLI_OK) {
-            rc = CLI_FAILED;
-            break;
-        }
-        n[k] = cli_gc_runtimes(an[k], false, 0, rt[k], MAX_RUNTIMES);
-        if (n[k] > MAX_RUNTIMES)
-            n[k] = MAX_RUNTIMES;
-        if (n[k] == 0) {
-            fprintf(stderr, "gcscope compare: %s: %s\n", paths[k], gcs_gc_report_no_gcs_line());
-            rc = CLI_FAILED;
-            break;
-        }
-    }
-    if (rc == CLI_OK) {
-        size_t pairs = n[0] < n[1] ? n[0] : n[1];
-        if (n[0] != n[1])
-            fprintf(stderr, "gcscope compare: %zu and %zu runtimes ran GCs; the first %zu are paired\n",
-                    n[0], n[1], pairs);
-        FILE *f = stdout;
-        if (fmt == FMT_JSON)
-            fputs("{\"base\": ", f), cli_json_string(f, cli_base_name(paths[0])),
-                fputs(", \"new\": ", f), cli_json_string(f, cli_base_name(paths[1])),
-                fputs(", \"pairs\": [", f);
-        if (fmt == FMT_HTML)
-            fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gcscope "
-                       "compare</title><style>body{font:14px system-ui,sans-serif;margin:16px}"
-                       "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:2px 8px;"
-                       "text-align:right}.bad{background:#fde0e0}.good{background:#e0f5e0}</style>"
-                       "</head><body>\n<h1>GC comparison</h1>\n");
-        for (size_t i = 0; i < pairs; i++) {
-            gcs_gc_compare_row rows[GCS_GC_COMPARE_ROWS];
-            int nr = gcs_gc_compare(rt[0][i], rt[1][i], &co, rows);
-            if (nr < 0) {
-                rc = CLI_FAILED;
-                break;
-            }
-            if (fmt == FMT_TABLE) {
-                printf("%sBase %s (pid %u) vs new %s (pid %u)\n", i ? "\n" : "",
-                       cli_base_name(paths[0]), rt[0][i]->pid, cli_base_name(paths[1]),
-                       rt[1][i]->pid);
-                table_rows(f, rows, nr);
-            } else if (fmt == FMT_JSON) {
-                fprintf(f, "%s\n    {\"base_pid\": %u, \"new_pid\": %u, \"metrics\": ", i ? "," : "",
-                        rt[0][i]->pid, rt[1][i]->pid);
-                json_rows(f, rows, nr);
-                fputs("}", f);
-            } else {
-                fputs("<h2>Base ", f);
-                cli_xml_text(f, cli_base_name(paths[0]));
-                fprintf(f, " (pid %u) vs new ", rt[0][i]->pid);
-                cli_xml_text(f, cli_base_name(paths[1]));
-                fprintf(f, " (pid %u)</h2>\n", rt[1][i]->pid);
-                html_rows(f, rows, nr);
-            }
-        }
-        if (fmt == FMT_JSON)
-            fputs("\n  ]}\n", f);
-        if (fmt == FMT_HTML)
-            fputs("</body></html>\n", f);
-        if (fflush(f) != 0)
-            rc = CLI_FAILED;
-    }
-    for (int k = 0; k < 2; k++)
-        if (an[k])
-            gcs_gc_analyzer_free(an[k]);
+    cli_gc_named_runtimes t[2];
+    int rc = cli_gc_load_named("gcscope compare", paths[0], false, 0, &t[0]);
+    if (rc == CLI_OK)
+        rc = cli_gc_load_named("gcscope compare", paths[1], false, 0, &t[1]);
+    else
+        memset(&t[1], 0, sizeof t[1]);
+    if (rc == CLI_OK)
+        rc = compare_pairs(paths, t, &co, fmt);
+    cli_gc_named_free(&t[0]);
+    cli_gc_named_free(&t[1]);
     return rc;
 }

@@ -461,6 +461,7 @@ static gcs_status on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
         ha->obj_space_before[a] = gcs_gc_gen_obj_space_before(&gd, layout);
         /* What the next GC will subtract as "previous object size". */
         int64_t prev_obj = gcs_gc_gen_obj_size_after(&gd, layout);
+        gcs_sat_acc_i64(&ha->obj_size_after, prev_obj);
         if ((k == GCS_GEN_LOH || k == GCS_GEN_POH) && prev_obj == 0 && gc->generation < 1)
             prev_obj = gcs_gc_gen_obj_space_before(&gd, layout);
         ha->next_prev_obj[a] = prev_obj;

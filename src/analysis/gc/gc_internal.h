@@ -45,6 +45,9 @@ typedef struct gcs_gc_priv {
 typedef struct gcs_gc_heap_alloc {
     int64_t obj_space_before[GCS_GC_ALLOC_GENS]; /* what this GC had before */
     int64_t next_prev_obj[GCS_GC_ALLOC_GENS];    /* what the next GC subtracts */
+    int64_t obj_size_after; /* gen0 + LOH + POH object size after this GC (size after
+                               minus free space, saturated): the report's per-heap
+                               chart (gcs_gc_heap_object_size_after) */
     int64_t next;                                /* next history of the same GC, -1: none */
 } gcs_gc_heap_alloc;
 

@@ -329,8 +329,10 @@ bool gcs_bootstrap_diff_ci(const double *a, size_t na, const double *b, size_t n
 
 /* ------------------------------------------------------------ per heap */
 
-size_t gcs_gc_heap_object_space(const gcs_gc_analyzer *an, const gcs_gc_process *p,
-                                size_t gc_index, double *out_mb, size_t cap)
+/* Per-heap values of GC gc_index of p: object space before, or object
+ * size after. */
+static size_t heap_values(const gcs_gc_analyzer *an, const gcs_gc_process *p, size_t gc_index,
+                          bool after, double *out_mb, size_t cap)
 {
     for (size_t r = 0; r < an->runtime_count; r++) {
         const gcs_gc_runtime *rt = an->runtimes[r];
@@ -339,12 +341,25 @@ size_t gcs_gc_heap_object_space(const gcs_gc_analyzer *an, const gcs_gc_process 
         size_t n = 0;
         for (int64_t h = rt->priv[gc_index].ph_first; h >= 0; h = rt->heap_allocs[h].next) {
             if (n < cap) {
-                const int64_t *o = rt->heap_allocs[h].obj_space_before;
-                out_mb[n] = (double)(o[0] + o[1] + o[2]) / 1000000.0;
+                const gcs_gc_heap_alloc *ha = &rt->heap_allocs[h];
+                const int64_t *o = ha->obj_space_before;
+                out_mb[n] = (double)(after ? ha->obj_size_after : o[0] + o[1] + o[2]) / 1000000.0;
             }
             n++;
         }
         return n;
     }
     return 0;
+}
+
+size_t gcs_gc_heap_object_space(const gcs_gc_analyzer *an, const gcs_gc_process *p,
+                                size_t gc_index, double *out_mb, size_t cap)
+{
+    return heap_values(an, p, gc_index, false, out_mb, cap);
+}
+
+size_t gcs_gc_heap_object_size_after(const gcs_gc_analyzer *an, const gcs_gc_process *p,
+                                     size_t gc_index, double *out_mb, size_t cap)
+{
+    return heap_values(an, p, gc_index, true, out_mb, cap);
 }
