@@ -2,8 +2,9 @@
 # Cuts the fuzzers' seed corpus from the fixtures into
 # $BUILD/fuzz/corpus/<harness>/ (nothing of it is committed):
 #   - prefixes (4, 16, 64 KiB) of every trace in tests/data (nettrace V5,
-#     V6) and, when present, ../shared's PerfView traces (netperf, nettrace,
-#     etl: whole buffers, compressed ones included);
+#     V6; the profiler's profile-exact.gcprof whole too) and, when
+#     present, ../shared's PerfView traces (netperf, nettrace, etl: whole
+#     buffers, compressed ones included);
 #   - ETL files of our writer (tests/tools/etl_write, built here against
 #     $BUILD/libgcscope.a): 64- and 32-bit logs of small buffers from many
 #     processors, lost counters, records cut at a buffer end, a fixture
@@ -46,7 +47,7 @@ prefixes() { # prefixes FILE NAME SIZES...
     done
 }
 
-traces=$(ls tests/data/*.nettrace tests/data/v6/*.nettrace 2>/dev/null)
+traces=$(ls tests/data/*.nettrace tests/data/v6/*.nettrace tests/data/*.gcprof 2>/dev/null)
 for p in ../shared/traces/perfview/*.netperf ../shared/traces/perfview/*.nettrace \
          ../shared/traces/perfview/*.etl; do
     [ -f "$p" ] && traces="$traces $p"
@@ -70,7 +71,8 @@ fi
 for f in $traces; do
     name=$(basename "$f" | sed 's/[^A-Za-z0-9.-]/_/g')
     prefixes "$f" "$name" 4 16 64
-    case $f in *.etl) continue ;; esac # cut_seed rewrites EventPipe traces only
+    case $f in *.gcprof) seed "$f" "$name-whole" ;; esac # a profile's end is its EXIT record
+    case $f in *.etl|*.gcprof) continue ;; esac # cut_seed rewrites EventPipe traces only
     for mode in gc objects; do
         if "$CUT" "$mode" "$f" "$TMP/cut" 2>/dev/null; then
             prefixes "$TMP/cut" "$name-$mode" 8 32 64
