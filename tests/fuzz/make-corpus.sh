@@ -12,6 +12,8 @@
 #   - cut_seed's GC-only and objects-only V6 rewrites of each fixture, whole
 #     when small, else prefixes: whole GCs within a few KiB;
 #   - for `again`, the same behind 9 schedule bytes (fuzz_again.c);
+#   - for `profile`, the records of tests/data/*.gcprof without their
+#     header, whole and cut, and each file whole;
 #   - for `objtrack`, op streams (any bytes are ops; slices of fixtures and
 #     a few hand-made ones); for `diag`, diagnostic-server replies;
 #   - for `archive`, 4 and 16 KiB prefixes of a few traces as gzip, xz,
@@ -25,7 +27,8 @@ OUT="$BUILD/fuzz/corpus"
 CUT="$BUILD/fuzz/cut_seed"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$OUT/reader" "$OUT/scan" "$OUT/again" "$OUT/objtrack" "$OUT/diag" "$OUT/archive"
+mkdir -p "$OUT/reader" "$OUT/scan" "$OUT/again" "$OUT/objtrack" "$OUT/diag" "$OUT/archive" \
+    "$OUT/profile"
 
 n=0
 seed() { # seed FILE NAME: into reader, scan and again (the latter behind a schedule)
@@ -82,6 +85,19 @@ for f in $traces; do
     head -c 2048 "$f" | tail -c 1024 >"$OUT/objtrack/$name-ops"
 done
 
+# profile: the records of each profile fixture without its 48-byte header
+# (fuzz_profile.c puts a valid one in front), whole and 2/8/32 KiB of
+# them; the whole file too (read as it is: the header is fuzzed).
+for f in tests/data/*.gcprof; do
+    [ -f "$f" ] || continue
+    name=$(basename "$f" .gcprof)
+    cp "$f" "$OUT/profile/$name-file"
+    tail -c +49 "$f" >"$OUT/profile/$name-records"
+    for k in 2 8 32; do
+        head -c $((k * 1024)) "$OUT/profile/$name-records" >"$OUT/profile/$name-records-${k}k"
+    done
+done
+
 # objtrack, by hand: adds, a gen0 GC with a moved and a surviving range,
 # end; then a layout and a gen2 GC with overlapping ranges in reverse order.
 printf '\000\000\010\000\000\000\020\000\000\020\000\000\003\004\000\010\000\030\010\005\000\020\010\006' \
@@ -129,6 +145,6 @@ done
 Z=../shared/traces/perfview/net.4.5.2.x86.etl.zip
 [ -f "$Z" ] && head -c 65536 "$Z" >"$A/net.4.5.2.x86.etl.zip-64k"
 
-for h in reader scan again objtrack diag archive; do
+for h in reader scan again objtrack diag archive profile; do
     echo "corpus $h: $(ls "$OUT/$h" | wc -l) files, $(du -sk "$OUT/$h" | cut -f1) KiB"
 done
