@@ -5,6 +5,8 @@
 # generations as GC.GetGeneration gives them) equal the workload's own
 # account exactly, with no unseen death; `gcscope objects FILE` on the
 # kept profile prints the same; --types keeps only the matching types.
+# Nested types (Outer+Inner, Outer+Inner+Deep) are among them: named
+# with their enclosing types, as the runtime does.
 # Workstation GC, non-concurrent (the account's GCs are all induced).
 set -u
 GCSCOPE=${GCSCOPE:-build/asan/gcscope}

@@ -2,8 +2,9 @@
 # Cuts the fuzzers' seed corpus from the fixtures into
 # $BUILD/fuzz/corpus/<harness>/ (nothing of it is committed):
 #   - prefixes (4, 16, 64 KiB) of every trace in tests/data (nettrace V5,
-#     V6) and, when present, ../shared's PerfView traces (netperf, nettrace,
-#     etl: whole buffers, compressed ones included);
+#     V6; the profiler's profile-exact.gcprof whole too) and, when
+#     present, ../shared's PerfView traces (netperf, nettrace, etl: whole
+#     buffers, compressed ones included);
 #   - ETL files of our writer (tests/tools/etl_write, built here against
 #     $BUILD/libgcscope.a): 64- and 32-bit logs of small buffers from many
 #     processors, lost counters, records cut at a buffer end, a fixture
@@ -11,6 +12,8 @@
 #   - cut_seed's GC-only and objects-only V6 rewrites of each fixture, whole
 #     when small, else prefixes: whole GCs within a few KiB;
 #   - for `again`, the same behind 9 schedule bytes (fuzz_again.c);
+#   - for `profile`, the records of tests/data/*.gcprof without their
+#     header, whole and cut, and each file whole;
 #   - for `objtrack`, op streams (any bytes are ops; slices of fixtures and
 #     a few hand-made ones); for `diag`, diagnostic-server replies;
 #   - for `archive`, 4 and 16 KiB prefixes of a few traces as gzip, xz,
@@ -24,7 +27,8 @@ OUT="$BUILD/fuzz/corpus"
 CUT="$BUILD/fuzz/cut_seed"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$OUT/reader" "$OUT/scan" "$OUT/again" "$OUT/objtrack" "$OUT/diag" "$OUT/archive"
+mkdir -p "$OUT/reader" "$OUT/scan" "$OUT/again" "$OUT/objtrack" "$OUT/diag" "$OUT/archive" \
+    "$OUT/profile"
 
 n=0
 seed() { # seed FILE NAME: into reader, scan and again (the latter behind a schedule)
@@ -46,7 +50,7 @@ prefixes() { # prefixes FILE NAME SIZES...
     done
 }
 
-traces=$(ls tests/data/*.nettrace tests/data/v6/*.nettrace 2>/dev/null)
+traces=$(ls tests/data/*.nettrace tests/data/v6/*.nettrace tests/data/*.gcprof 2>/dev/null)
 for p in ../shared/traces/perfview/*.netperf ../shared/traces/perfview/*.nettrace \
          ../shared/traces/perfview/*.etl; do
     [ -f "$p" ] && traces="$traces $p"
@@ -70,7 +74,8 @@ fi
 for f in $traces; do
     name=$(basename "$f" | sed 's/[^A-Za-z0-9.-]/_/g')
     prefixes "$f" "$name" 4 16 64
-    case $f in *.etl) continue ;; esac # cut_seed rewrites EventPipe traces only
+    case $f in *.gcprof) seed "$f" "$name-whole" ;; esac # a profile's end is its EXIT record
+    case $f in *.etl|*.gcprof) continue ;; esac # cut_seed rewrites EventPipe traces only
     for mode in gc objects; do
         if "$CUT" "$mode" "$f" "$TMP/cut" 2>/dev/null; then
             prefixes "$TMP/cut" "$name-$mode" 8 32 64
@@ -78,6 +83,19 @@ for f in $traces; do
     done
     # objtrack: bytes of the trace are ops too
     head -c 2048 "$f" | tail -c 1024 >"$OUT/objtrack/$name-ops"
+done
+
+# profile: the records of each profile fixture without its 48-byte header
+# (fuzz_profile.c puts a valid one in front), whole and 2/8/32 KiB of
+# them; the whole file too (read as it is: the header is fuzzed).
+for f in tests/data/*.gcprof; do
+    [ -f "$f" ] || continue
+    name=$(basename "$f" .gcprof)
+    cp "$f" "$OUT/profile/$name-file"
+    tail -c +49 "$f" >"$OUT/profile/$name-records"
+    for k in 2 8 32; do
+        head -c $((k * 1024)) "$OUT/profile/$name-records" >"$OUT/profile/$name-records-${k}k"
+    done
 done
 
 # objtrack, by hand: adds, a gen0 GC with a moved and a surviving range,
@@ -127,6 +145,6 @@ done
 Z=../shared/traces/perfview/net.4.5.2.x86.etl.zip
 [ -f "$Z" ] && head -c 65536 "$Z" >"$A/net.4.5.2.x86.etl.zip-64k"
 
-for h in reader scan again objtrack diag archive; do
+for h in reader scan again objtrack diag archive profile; do
     echo "corpus $h: $(ls "$OUT/$h" | wc -l) files, $(du -sk "$OUT/$h" | cut -f1) KiB"
 done

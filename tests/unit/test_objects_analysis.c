@@ -277,10 +277,84 @@ static void test_lifetimes(void)
     gcs_objects_free(an);
 }
 
+static int cmp_double(const void *l, const void *r)
+{
+    double x = *(const double *)l, y = *(const double *)r;
+    return (x > y) - (x < y);
+}
+
+/* The lifetime percentiles are nearest ranks over every death, whatever
+ * order the deaths come in and however many are equal (the analysis
+ * selects them instead of sorting): 300 objects of one type, allocated at
+ * 0..299 ms, die in a shuffled order over 100 full GCs (three per GC,
+ * so every value occurs three times), beside one that lives on (a GC
+ * without any range says nothing). The expected values come from a
+ * sort here. Also: a type id keeps the first name it is given, and an
+ * id first seen without a name takes the first name given later. */
+static void test_lifetime_percentiles(void)
+{
+    enum { N = 300, GCS = 100 };
+    gcs_error err;
+    an = gcs_objects_new(&err);
+    uint32_t death[N];
+    now_ms = 0;
+    tick(0x8000, 0xD0, "", 16, 0); /* lives to the end */
+    for (int i = 0; i < N; i++) {
+        death[i] = (uint32_t)(i * 37 % GCS) + 1; /* a permutation of 1..100, three times */
+        now_ms = i;
+        tick(0x10000 + (uint64_t)i * 0x10, 0xD0, i == 0 ? "" : i == 1 ? "Load.Shuffled" : "Other",
+             16, 0);
+    }
+    double ms[N], gcs[N];
+    for (uint32_t g = 1; g <= GCS; g++) {
+        now_ms = 1000.0 + 10.0 * g;
+        gc_start(g, 2, 0);
+        uint64_t keep[N + 1][2] = {{0x8000, 0x10}};
+        int n = 1;
+        for (int i = 0; i < N; i++)
+            if (death[i] > g) {
+                keep[n][0] = 0x10000 + (uint64_t)i * 0x10;
+                keep[n][1] = 0x10;
+                n++;
+            }
+        for (int at = 0; at < n; at += 200) /* a payload holds 200 ranges */
+            surviving((uint32_t)(at / 200), (const uint64_t(*)[2])keep[at],
+                      n - at < 200 ? n - at : 200);
+        gc_end(g, 2);
+    }
+    for (int i = 0; i < N; i++) {
+        gcs[i] = death[i];
+        ms[i] = 1000.0 + 10.0 * death[i] - i;
+    }
+    CHECK_EQ_INT(gcs_objects_finish(an, &err), GCS_OK);
+    CHECK_EQ_U64(gcs_objects_type_count(an), 1);
+    const gcs_object_type_stats *t = type_named("Load.Shuffled");
+    CHECK(t != NULL);
+    if (t) {
+        qsort(gcs, N, sizeof *gcs, cmp_double);
+        qsort(ms, N, sizeof *ms, cmp_double);
+        /* nearest rank of p% over 300: index ceil(3p) - 1 */
+        CHECK_EQ_U64(t->lifetime.count, N);
+        CHECK_EQ_INT(t->lifetime.gcs_p50, (int)gcs[149]);
+        CHECK_EQ_INT(t->lifetime.gcs_p90, (int)gcs[269]);
+        CHECK_EQ_INT(t->lifetime.gcs_p99, (int)gcs[296]);
+        CHECK_EQ_INT(t->lifetime.gcs_max, 100);
+        CHECK_EQ_INT(t->lifetime.gcs_p50, 50);
+        CHECK_NEAR(t->lifetime.ms_p50, ms[149], 1e-9);
+        CHECK_NEAR(t->lifetime.ms_p90, ms[269], 1e-9);
+        CHECK_NEAR(t->lifetime.ms_p99, ms[296], 1e-9);
+        CHECK_NEAR(t->lifetime.ms_max, ms[N - 1], 1e-9);
+        CHECK_EQ_U64(t->died_in_gc[2], N);
+        CHECK_EQ_U64(t->alive_at_end, 1);
+    }
+    gcs_objects_free(an);
+}
+
 /* Generation ranges: a batch after the GC's ranges is applied after the
  * GC (post-GC addresses); the object the runtime kept in gen0 (no
  * promotion) is then gen0, and dies in the next gen0 GC as a gen0 object.
  * A gen2 object that dies counts as a gen2 death. */
+
 /* Times of a corrupt clock (msec far beyond int64 microseconds): the
  * lifetime is computed without overflow (found in the audit for fuzzing:
  * llround's unspecified result minus a GC's time overflowed int64). */
@@ -694,6 +768,7 @@ static void test_random_payloads(void)
 int main(void)
 {
     RUN(test_lifetimes);
+    RUN(test_lifetime_percentiles);
     RUN(test_generation_ranges_and_gen2_deaths);
     RUN(test_bad_input);
     RUN(test_unknown_sizes_and_estimates);

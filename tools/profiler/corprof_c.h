@@ -229,6 +229,20 @@ typedef struct prof_metadata_vtbl {
     HRESULT (*GetTypeDefProps)(prof_metadata *self, mdToken type_def, WCHAR *name,
                                ULONG name_cap, ULONG *name_len, DWORD *flags,
                                mdToken *extends);
+    prof_slot GetInterfaceImplProps, GetTypeRefProps, ResolveTypeRef, EnumMembers;
+    prof_slot EnumMembersWithName, EnumMethods, EnumMethodsWithName, EnumFields;
+    prof_slot EnumFieldsWithName, EnumParams, EnumMemberRefs, EnumMethodImpls;
+    prof_slot EnumPermissionSets, FindMember, FindMethod, FindField, FindMemberRef;
+    prof_slot GetMethodProps, GetMemberRefProps, EnumProperties, EnumEvents, GetEventProps;
+    prof_slot EnumMethodSemantics, GetMethodSemantics, GetClassLayout, GetFieldMarshal;
+    prof_slot GetRVA, GetPermissionSetProps, GetSigFromToken, GetModuleRefProps;
+    prof_slot EnumModuleRefs, GetTypeSpecFromToken, GetNameFromToken, EnumUnresolvedMethods;
+    prof_slot GetUserString, GetPinvokeMap, EnumSignatures, EnumTypeSpecs, EnumUserStrings;
+    prof_slot GetParamForMethodIndex, EnumCustomAttributes, GetCustomAttributeProps;
+    prof_slot FindTypeRef, GetMemberProps, GetFieldProps, GetPropertyProps, GetParamProps;
+    prof_slot GetCustomAttributeByName, IsValidToken;
+    /* The enclosing type of a nested one (S_OK), or an error when not nested. */
+    HRESULT (*GetNestedClassProps)(prof_metadata *self, mdToken nested, mdToken *enclosing);
 } prof_metadata_vtbl;
 struct prof_metadata {
     const prof_metadata_vtbl *vtbl;

@@ -271,8 +271,9 @@ static const char *primitive_name(uint32_t element_type)
     }
 }
 
-/* The name as TraceEvent writes type names: Namespace.Name, generic
- * arguments in brackets (List`1[System.Int32]), arrays with []. */
+/* The name as TraceEvent writes type names: Namespace.Name, nested types
+ * as Namespace.Outer+Inner, generic arguments in brackets
+ * (List`1[System.Int32]), arrays with []. */
 static void class_name(ClassID id, char *out, size_t cap, size_t *len, int depth);
 
 /* Arrays and strings are the only objects whose size varies (and the
@@ -325,13 +326,32 @@ static void class_name(ClassID id, char *out, size_t cap, size_t *len, int depth
             S_OK &&
         unk) {
         prof_metadata *md = (prof_metadata *)unk;
-        WCHAR w[512];
-        ULONG n = 0;
-        DWORD flags = 0;
-        mdToken extends = 0;
-        if (PROF_SUCCEEDED(md->vtbl->GetTypeDefProps(md, td, w, 512, &n, &flags, &extends))) {
+        /* A nested type is named after the types that enclose it, outermost
+         * first, joined by '+' as the runtime's own type names (and
+         * TraceEvent's) do: Namespace.Outer+Inner. */
+        enum { MAX_NESTING = 8 };
+        mdToken chain[MAX_NESTING];
+        int depth_n = 0;
+        chain[depth_n++] = td;
+        mdToken enclosing = 0;
+        while (depth_n < MAX_NESTING &&
+               md->vtbl->GetNestedClassProps(md, chain[depth_n - 1], &enclosing) == S_OK &&
+               enclosing != 0)
+            chain[depth_n++] = enclosing;
+        for (int i = depth_n; i-- > 0;) {
+            WCHAR w[512];
+            ULONG n = 0;
+            DWORD flags = 0;
+            mdToken extends = 0;
+            if (!PROF_SUCCEEDED(
+                    md->vtbl->GetTypeDefProps(md, chain[i], w, 512, &n, &flags, &extends))) {
+                named = false;
+                break;
+            }
             if (n > 0 && w[n - 1] == 0)
                 n--;
+            if (i != depth_n - 1)
+                append(out, cap, len, "+");
             append_utf16(out, cap, len, w, n < 512 ? n : 511);
             named = true;
         }

@@ -38,11 +38,6 @@
 #define LOH_THRESHOLD 85000u
 #define TYPE_NAME_MAX 512 /* bytes of a type name kept (UTF-8, truncated) */
 
-typedef struct lifetime {
-    uint32_t gcs;
-    double ms;
-} lifetime;
-
 /* A tracked sample: its type and the bytes its event stands for. Slots of
  * dead samples are reused (free list through `type`). */
 typedef struct sample_slot {
@@ -53,10 +48,13 @@ typedef struct sample_slot {
 #define NO_AMOUNT UINT64_MAX
 #define NO_SLOT UINT32_MAX
 
+/* The lifetimes of a type's dead samples, for the percentiles: two
+ * parallel arrays (12 bytes a death, where a struct of both pads to 16). */
 typedef struct type_entry {
     gcs_object_type_stats s;
-    lifetime *lifetimes;
-    size_t nl, cl;
+    uint32_t *life_gcs; /* GCs from allocation to death */
+    double *life_ms;    /* ms from allocation to death, >= +0 */
+    size_t nl, cl_gcs, cl_ms;
 } type_entry;
 
 /* Open-addressing map: 64-bit key -> 32-bit value. Key 0 is "empty", so
@@ -301,16 +299,17 @@ static void on_death(void *ctx, const gcs_tracked_object *o, gcs_death_kind kind
         a->sum.lifetimes_over_limit++;
         return;
     }
-    if (!gcs_array_reserve((void **)&t->lifetimes, &t->cl, t->nl + 1, sizeof *t->lifetimes, 64)) {
+    if (!gcs_array_reserve((void **)&t->life_gcs, &t->cl_gcs, t->nl + 1, sizeof *t->life_gcs,
+                           64) ||
+        !gcs_array_reserve((void **)&t->life_ms, &t->cl_ms, t->nl + 1, sizeof *t->life_ms, 64)) {
         a->callback_status = GCS_ERR_NOMEM;
         return;
     }
-    lifetime *l = &t->lifetimes[t->nl++];
-    l->gcs = gc_number >= o->alloc_gc ? gc_number - o->alloc_gc : 0;
+    t->life_gcs[t->nl] = gc_number >= o->alloc_gc ? gc_number - o->alloc_gc : 0;
     /* In double: times of a corrupt clock lie +-2^63 us apart. */
-    l->ms = ((double)gc_time - (double)o->alloc_time) / 1000.0;
-    if (l->ms < 0)
-        l->ms = 0;
+    double ms = ((double)gc_time - (double)o->alloc_time) / 1000.0;
+    t->life_ms[t->nl] = ms < 0 ? 0 : ms;
+    t->nl++;
     a->lifetimes_kept++;
 }
 
@@ -343,7 +342,7 @@ void gcs_objects_free(gcs_objects *a)
         return;
     gcs_objtrack_free(a->tracker);
     for (size_t i = 0; i < a->ntypes; i++)
-        free(a->types[i].lifetimes);
+        free(a->types[i].life_gcs), free(a->types[i].life_ms);
     free(a->types);
     free(a->slots);
     map_free(&a->by_type_id);
@@ -657,12 +656,16 @@ static gcs_status on_allocation_tick(gcs_objects *a, const gcs_event *ev,
         type_name = rec->u.allocation_tick.type_name;
         amount = tick_amount(a, rec);
     }
-    char name[TYPE_NAME_MAX];
-    gcs_gc_utf16_to_utf8(type_name, name, sizeof name);
+    /* A type id already named keeps its first name (type_index): its
+     * name is converted once, not at every allocation. */
     uint32_t ti = 0;
-    gcs_status st = type_index(a, type_id, name, &ti, err);
-    if (st != GCS_OK)
-        return st;
+    if (!type_id || !map_get(&a->by_type_id, type_id, &ti) || !*a->types[ti].s.name) {
+        char name[TYPE_NAME_MAX];
+        gcs_gc_utf16_to_utf8(type_name, name, sizeof name);
+        gcs_status st = type_index(a, type_id, name, &ti, err);
+        if (st != GCS_OK)
+            return st;
+    }
     if (!sampled) {
         gcs_object_type_stats *s = &a->types[ti].s;
         s->allocation_ticks++;
@@ -846,18 +849,6 @@ gcs_status gcs_objects_feed(gcs_objects *a, const gcs_event *ev, gcs_error *err)
 
 /* ---- results ------------------------------------------------------------------ */
 
-static int cmp_lifetime_gcs(const void *pa, const void *pb)
-{
-    const lifetime *a = pa, *b = pb;
-    return (a->gcs > b->gcs) - (a->gcs < b->gcs);
-}
-
-static int cmp_lifetime_ms(const void *pa, const void *pb)
-{
-    const lifetime *a = pa, *b = pb;
-    return (a->ms > b->ms) - (a->ms < b->ms);
-}
-
 /* Nearest rank: the smallest value with at least p% of values <= it. */
 static size_t rank(size_t n, unsigned p)
 {
@@ -865,22 +856,83 @@ static size_t rank(size_t n, unsigned p)
     return r ? r - 1 : 0;
 }
 
+/* select_TYPE(v, n, k): the value a sort of v[0..n) would put at index k
+ * (k < n), found by three-way quickselect in O(n) on average. v is
+ * reordered so that v[0..k] <= v[k] <= v[k+1..n), which lets a smaller
+ * rank be selected next within v[0..k]. Duplicates (most lifetimes are 0
+ * or 1 GC) end up in the middle part at once. Against a hostile order
+ * that keeps hitting bad pivots, the range left after 64 rounds is
+ * sorted. The values are never NaN, so < and > order them totally. */
+#define DEFINE_SELECT(T)                                                                \
+    static int cmp_##T(const void *pa, const void *pb)                                  \
+    {                                                                                   \
+        T x = *(const T *)pa, y = *(const T *)pb;                                       \
+        return (x > y) - (x < y);                                                       \
+    }                                                                                   \
+    static T select_##T(T *v, size_t n, size_t k)                                       \
+    {                                                                                   \
+        size_t lo = 0, hi = n;                                                          \
+        for (int round = 0; hi - lo > 1; round++) {                                     \
+            if (round == 64) {                                                          \
+                qsort(v + lo, hi - lo, sizeof *v, cmp_##T);                             \
+                break;                                                                  \
+            }                                                                           \
+            T x = v[lo], y = v[lo + (hi - lo) / 2], z = v[hi - 1];                      \
+            T pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y); \
+            size_t lt = lo, i = lo, gt = hi;                                            \
+            while (i < gt) {                                                            \
+                T e = v[i];                                                             \
+                if (e < pivot) {                                                        \
+                    v[i++] = v[lt];                                                     \
+                    v[lt++] = e;                                                        \
+                } else if (e > pivot) {                                                 \
+                    v[i] = v[--gt];                                                     \
+                    v[gt] = e;                                                          \
+                } else {                                                                \
+                    i++;                                                                \
+                }                                                                       \
+            }                                                                           \
+            if (k < lt)                                                                 \
+                hi = lt;                                                                \
+            else if (k >= gt)                                                           \
+                lo = gt;                                                                \
+            else                                                                        \
+                return pivot;                                                           \
+        }                                                                               \
+        return v[k];                                                                    \
+    }                                                                                   \
+    /* out: p50, p90, p99, max of v[0..n), n > 0; the largest rank first so */         \
+    /* each next one searches only the part below it. */                                \
+    static void percentiles_##T(T *v, size_t n, T out[4])                               \
+    {                                                                                   \
+        size_t r99 = rank(n, 99), r90 = rank(n, 90), r50 = rank(n, 50);                 \
+        out[2] = select_##T(v, n, r99);                                                 \
+        out[1] = select_##T(v, r99 + 1, r90);                                           \
+        out[0] = select_##T(v, r90 + 1, r50);                                           \
+        out[3] = out[2];                                                                \
+        for (size_t i = r99 + 1; i < n; i++)                                            \
+            if (v[i] > out[3])                                                          \
+                out[3] = v[i];                                                          \
+    }
+
+typedef double f64;
+DEFINE_SELECT(uint32_t)
+DEFINE_SELECT(f64)
+
+/* Percentiles by selection, not a sort: the same nearest-rank values
+ * (a value at rank k is the same whichever of equal values lands there). */
 static void summarize_lifetimes(type_entry *t)
 {
     gcs_lifetime_summary *s = &t->s.lifetime;
     s->count = t->nl;
     if (!t->nl)
         return;
-    qsort(t->lifetimes, t->nl, sizeof *t->lifetimes, cmp_lifetime_gcs);
-    s->gcs_p50 = t->lifetimes[rank(t->nl, 50)].gcs;
-    s->gcs_p90 = t->lifetimes[rank(t->nl, 90)].gcs;
-    s->gcs_p99 = t->lifetimes[rank(t->nl, 99)].gcs;
-    s->gcs_max = t->lifetimes[t->nl - 1].gcs;
-    qsort(t->lifetimes, t->nl, sizeof *t->lifetimes, cmp_lifetime_ms);
-    s->ms_p50 = t->lifetimes[rank(t->nl, 50)].ms;
-    s->ms_p90 = t->lifetimes[rank(t->nl, 90)].ms;
-    s->ms_p99 = t->lifetimes[rank(t->nl, 99)].ms;
-    s->ms_max = t->lifetimes[t->nl - 1].ms;
+    uint32_t g[4];
+    f64 ms[4];
+    percentiles_uint32_t(t->life_gcs, t->nl, g);
+    percentiles_f64(t->life_ms, t->nl, ms);
+    s->gcs_p50 = g[0], s->gcs_p90 = g[1], s->gcs_p99 = g[2], s->gcs_max = g[3];
+    s->ms_p50 = ms[0], s->ms_p90 = ms[1], s->ms_p99 = ms[2], s->ms_max = ms[3];
 }
 
 static int cmp_type_order(const void *pa, const void *pb)

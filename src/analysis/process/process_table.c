@@ -30,6 +30,9 @@ typedef struct entry {
 struct gcs_process_table {
     entry *v;
     size_t n, cap;
+    /* The last event type fed that is none of ours: consecutive events
+     * mostly share a type, and the name comparisons cost per event. */
+    const gcs_event_type *last_ignored;
 };
 
 gcs_process_table *gcs_process_table_new(void)
@@ -130,10 +133,14 @@ static void set_name_from_image(entry *e, const char *image)
 void gcs_process_table_feed(gcs_process_table *pt, const gcs_event *ev)
 {
     const gcs_event_type *t = ev->type;
+    if (t && t == pt->last_ignored)
+        return;
     bool kernel = is_kernel_process(t);
     bool process_info = !kernel && is(t, EVENTPIPE, "ProcessInfo");
-    if (!kernel && !process_info && !is(t, RUNTIME, "Runtime/Start"))
+    if (!kernel && !process_info && !is(t, RUNTIME, "Runtime/Start")) {
+        pt->last_ignored = t;
         return;
+    }
     uint64_t pid = ev->pid;
     if (kernel)
         (void)gcs_payload_find_u64(ev, "ProcessID", &pid);

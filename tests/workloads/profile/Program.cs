@@ -25,6 +25,8 @@ sealed class LivesToEnd { public int A; }
 sealed class CompactSurvivor { public long A; }
 sealed class NonCompactDies { public long A; }
 sealed class ChurnItem { public long A; }
+// Nested types: the runtime (and TraceEvent) name them Outer+Inner.
+sealed class Outer { public sealed class Inner { public long A; public sealed class Deep { public int A; } } }
 sealed class LiveItem { public long A; }
 struct LargeElem { public long A, B; }
 struct PinnedElem { public long A; }
@@ -34,6 +36,8 @@ static class Program
 {
     const int N = 1000;
     static DiesYoung[]? young;
+    static Outer.Inner[]? nested;
+    static Outer.Inner.Deep[]? deep;
     static SurvivesOneGC[]? one;
     static Gen2ThenDies[]? gen2;
     static LivesToEnd[]? toEnd;
@@ -66,6 +70,12 @@ static class Program
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
+    static void AllocNested()
+    {
+        nested = new Outer.Inner[300]; for (int i = 0; i < 300; i++) nested[i] = new Outer.Inner();
+        deep = new Outer.Inner.Deep[200]; for (int i = 0; i < 200; i++) deep[i] = new Outer.Inner.Deep();
+    }
+    [MethodImpl(MethodImplOptions.NoInlining)]
     static void AllocYoung() { young = new DiesYoung[N]; for (int i = 0; i < N; i++) young[i] = new DiesYoung(); }
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void AllocOne() { one = new SurvivesOneGC[N]; for (int i = 0; i < N; i++) one[i] = new SurvivesOneGC(); }
@@ -93,6 +103,13 @@ static class Program
         young = null;
         GC.Collect(0, GCCollectionMode.Forced, blocking: true);
         Expect("ProfileLoad.DiesYoung", N, N, 0, 0, 0, 0);
+
+        // Nested types, named with their enclosing types: 300 and 200 die young.
+        AllocNested();
+        nested = null; deep = null;
+        GC.Collect(0, GCCollectionMode.Forced, blocking: true);
+        Expect("ProfileLoad.Outer+Inner", 300, 300, 0, 0, 0, 0);
+        Expect("ProfileLoad.Outer+Inner+Deep", 200, 200, 0, 0, 0, 0);
 
         // Survives one gen-0 GC, dies in the next gen-1 GC.
         AllocOne();
