@@ -92,6 +92,22 @@ printf "${magic}\030\000\377\377\000\000\205\023\023\200" >"$OUT/diag/error"
 printf "${magic}\034\000\002\002\000\000\001\002\003\004\005\006\007\010" >"$OUT/diag/other"
 printf "${magic}\024\000\377\000\000\000${magic}\030\000\377\377\000\000\001\000\000\200" >"$OUT/diag/two"
 
-for h in reader scan again objtrack diag; do
+# ctf: the CTF fixtures' metadata files (packetized, both kernel and
+# user-space), whole and cut; fuzz_ctf.c checks them as metadata.
+mkdir -p "$OUT/ctf"
+for z in ../shared/traces/ctf/*.trace.zip; do
+    [ -f "$z" ] || continue
+    b=$(basename "$z" .trace.zip)
+    mkdir -p "$TMP/ctf-$b"
+    (cd "$TMP/ctf-$b" && unzip -q "$OLDPWD/$z") || continue
+    i=0
+    for m in $(find "$TMP/ctf-$b" -name metadata | LC_ALL=C sort); do
+        i=$((i + 1))
+        cp "$m" "$OUT/ctf/$b-metadata$i"
+        head -c 6000 "$m" >"$OUT/ctf/$b-metadata$i-cut"
+    done
+done
+
+for h in reader scan again objtrack diag ctf; do
     echo "corpus $h: $(ls "$OUT/$h" | wc -l) files, $(du -sk "$OUT/$h" | cut -f1) KiB"
 done

@@ -50,4 +50,16 @@ bool gcs_ctf_split_name(const char *lttng_name, const char **provider, char *sym
  * byte becomes U+FFFD. */
 gcs_status gcs_ctf_append_utf16z(gcs_buf *b, const uint8_t *s, size_t n);
 
+/* Checks a CTF metadata file (its bytes data[0..size); name says which in
+ * errors) before babeltrace2 reads it (2.0.4 loops forever on packetized
+ * metadata cut inside a packet): packetized (magic 0x75D11D57, either byte
+ * order), every packet header whole, CTF 1.8 uncompressed, the sizes whole
+ * bytes with header <= content <= packet, each packet inside the file, one
+ * UUID; or plain text opening with the comment "CTF ...". Then the TSDL text (packet contents
+ * joined): brackets balanced outside strings and comments, no NUL, ending
+ * after a top-level ';'. GCS_ERR_TRUNCATED (cut short), GCS_ERR_CORRUPT,
+ * GCS_ERR_UNSUPPORTED or GCS_ERR_LIMIT with the byte offset in the file. */
+gcs_status gcs_ctf_check_metadata(const uint8_t *data, size_t size, const char *name,
+                                  gcs_error *err);
+
 #endif

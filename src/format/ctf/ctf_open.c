@@ -25,6 +25,8 @@
 /* Caps on what a zip may make us write (a zip bomb stops here). */
 #define CTF_ZIP_MAX_BYTES ((uint64_t)16 << 30)
 #define CTF_ZIP_MAX_ENTRIES 100000u
+/* Largest metadata file read for our check (LTTng's are tens of KiB). */
+#define CTF_METADATA_MAX_BYTES ((size_t)64 << 20)
 /* Depth of folders scanned for traces. */
 #define CTF_SCAN_DEPTH 8
 
@@ -204,6 +206,41 @@ static bool mirror_trace(const char *trace, const char *to, const char *cut, uin
     return true;
 }
 
+/* Checks the metadata file of the trace folder `trace` with
+ * gcs_ctf_check_metadata before babeltrace2 reads it. Named in errors by
+ * its path below tmp_dir (an extracted zip's member) or as given. */
+static gcs_status check_metadata_file(const char *trace, const char *tmp_dir, gcs_error *err)
+{
+    char path[4096];
+    int n = snprintf(path, sizeof path, "%s/metadata", trace);
+    if (n <= 0 || (size_t)n >= sizeof path)
+        return GCS_FAIL(err, GCS_ERR_LIMIT, 0, "path too long: %s/metadata", trace);
+    const char *shown = path;
+    size_t tl = tmp_dir ? strlen(tmp_dir) : 0;
+    if (tl && strncmp(path, tmp_dir, tl) == 0 && path[tl] == '/')
+        shown = path + tl + 1;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return GCS_FAIL(err, GCS_ERR_IO, 0, "cannot open metadata file %s: %s", shown,
+                        strerror(errno));
+    uint8_t *data = malloc(CTF_METADATA_MAX_BYTES + 1);
+    size_t size = data ? fread(data, 1, CTF_METADATA_MAX_BYTES + 1, f) : 0;
+    bool read_error = ferror(f);
+    fclose(f);
+    gcs_status st;
+    if (!data)
+        st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+    else if (read_error)
+        st = GCS_FAIL(err, GCS_ERR_IO, size, "cannot read metadata file %s", shown);
+    else if (size > CTF_METADATA_MAX_BYTES)
+        st = GCS_FAIL(err, GCS_ERR_LIMIT, CTF_METADATA_MAX_BYTES,
+                      "metadata file %s is larger than %zu bytes", shown, CTF_METADATA_MAX_BYTES);
+    else
+        st = gcs_ctf_check_metadata(data, size, shown, err);
+    free(data);
+    return st;
+}
+
 /* Opens the traces found below root. babeltrace2 refuses a trace whose
  * stream file ends inside a packet (it indexes every packet first): such a
  * trace is opened again from a mirror holding that file's whole packets
@@ -221,6 +258,9 @@ static gcs_status open_found(gcs_stream *s, const gcs_sink *sink, const char *ro
                       "not a trace: %s holds no CTF trace (no folder with a metadata file)", shown);
         goto fail;
     }
+    for (size_t i = 0; i < l.n; i++)
+        if ((st = check_metadata_file(l.paths[i], tmp_dir, err)) != GCS_OK)
+            goto fail;
     gcs_error deferred;
     bool has_deferred = false;
     for (unsigned attempt = 0;; attempt++) {
