@@ -131,6 +131,9 @@ typedef struct gcs_event {
     uint32_t payload_size;
     uint32_t pointer_size;    /* 4 or 8: the writer's (a 32-bit process in a 64-bit
                                  ETW log: 4), usually the trace's */
+    const char *process_name; /* the name the trace gives pid with each event
+                                 (LTTng's procname context), NULL when it gives
+                                 none; valid until the next event, as payload */
 } gcs_event;
 
 /* Counters of what was read and of survivable problems. */

@@ -27,6 +27,23 @@ for t in "$ZIP" "$tmp/x/clr-only.trace" "$session/"; do
 done
 [ -z "$(ls -A "$tmp/t")" ] || fail "the extracted zip was left in TMPDIR: $(ls -A "$tmp/t")"
 
+# Process names from the events' procname context, as TraceEvent's
+# CtfTraceEventSource gives them (the oracle's gcstats: both "dotnet"),
+# and --process NAME selects by them.
+O=tests/data/shared/clr-only.trace.zip.oracle-gcstats.json
+for pid in 5747 5767; do
+    want=$(grep -A2 "\"pid\": $pid," "$O" | sed -n 's/.*"name": "\(.*\)",/\1/p')
+    [ "$want" = dotnet ] || fail "oracle: process $pid is not named dotnet: $want"
+    TMPDIR="$tmp/t" "$G" stats --format json "$ZIP" | grep -A3 "\"pid\": $pid," |
+        grep -q "\"process_name\": \"$want\"" || fail "stats: process $pid not named $want"
+done
+TMPDIR="$tmp/t" "$G" stats --process DotNet --format json "$ZIP" > "$tmp/out.json" 2> "$tmp/err" ||
+    fail "--process DotNet: $(cat "$tmp/err")"
+[ "$(grep -c '"number":' "$tmp/out.json")" -eq 11 ] || fail "--process DotNet: not the 11 GCs"
+# emptyconsole (pid 5794) ran no GC.
+TMPDIR="$tmp/t" "$G" stats --process emptyconsole "$ZIP" > "$tmp/out.txt" 2>&1
+grep -q "No GC of a process named emptyconsole" "$tmp/out.txt" || fail "--process emptyconsole: $(cat "$tmp/out.txt")"
+
 # A stream file cut inside a packet: babeltrace2 refuses the trace (it
 # indexes every packet when it opens it), so the trace is read again from
 # a private mirror holding that file's whole packets (LTTng's index says
