@@ -250,6 +250,16 @@ const gcs_event_type *gcs_reader_event_type(const gcs_reader *r, uint32_t index)
 
 void gcs_reader_free(gcs_reader *r);
 
+/*
+ * Deletes the temporary files every reader of this process holds (an
+ * LTTng .trace.zip is extracted into $TMPDIR/gcscope-ctf-<pid>-XXXXXX and
+ * deleted by gcs_reader_free). Async-signal-safe: for a SIGINT/SIGTERM
+ * handler, before the process dies; the readers must not be used after.
+ * (Folders left by a process killed otherwise are deleted by a later
+ * process that opens a zip: their pid is gone.)
+ */
+void gcs_remove_temporary_files(void);
+
 #ifdef __cplusplus
 }
 #endif

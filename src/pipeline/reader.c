@@ -20,6 +20,7 @@
 #include "decode/schema_size.h"
 #include "gcscope/decode.h"
 #include "format/container.h"
+#include "format/ctf/ctf.h"
 #include "io/archive.h"
 #include "gcscope/reader.h"
 #include "sort/sorter.h"
@@ -405,6 +406,11 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
     r->unresolvable.pub.name = "UnknownMetadata";
     r->state = READER_OPENING;
     return r;
+}
+
+void gcs_remove_temporary_files(void)
+{
+    gcs_ctf_remove_tmp_dirs();
 }
 
 void gcs_reader_free(gcs_reader *r)

@@ -35,6 +35,13 @@ bool gcs_ctf_zip_holds_trace(const char *path);
 gcs_status gcs_ctf_open_zip(gcs_stream *s, const gcs_sink *sink, const char *path,
                             gcs_container **out, gcs_error *err);
 
+/* Deletes the temporary folders this process holds (extracted zips,
+ * mirrors), with async-signal-safe calls only (fork + execve of /bin/rm):
+ * for a signal handler, before the process dies. Folders are named
+ * gcscope-ctf-<pid>-XXXXXX in $TMPDIR, and opening a zip deletes those of
+ * processes that are gone. */
+void gcs_ctf_remove_tmp_dirs(void);
+
 /* ---- parts that handle untrusted values without babeltrace2 (fuzzed) ---- */
 
 /* The runtime providers' LTTng names: "DotNETRuntime:GCStart_V2" ->
