@@ -1,8 +1,9 @@
 /*
  * gcscope/process.h - the processes of a trace by id, with their names:
  * from the Windows kernel's Process events in ETL files (image name,
- * command line, parent), EventPipe's ProcessInfo and the runtime's
- * Runtime/Start command line. `gcscope stats` and `objects` name the
+ * command line, parent), EventPipe's ProcessInfo, the runtime's
+ * Runtime/Start command line, and the name LTTng events carry
+ * (gcs_event.process_name: procname). `gcscope stats` and `objects` name the
  * processes they report with it and select them with --process PID|NAME.
  *
  *     gcs_process_table *pt = gcs_process_table_new();
@@ -45,7 +46,9 @@ void gcs_process_table_free(gcs_process_table *pt);
 bool gcs_process_table_wants(const gcs_event_type *t);
 
 /* Learns from ev when it describes a process (kernel Process events,
- * EventPipe ProcessInfo, Runtime/Start); other events are ignored. The
+ * EventPipe ProcessInfo, Runtime/Start) or names it (process_name, the
+ * latest winning, as TraceEvent's CtfTraceEventSource); other events are
+ * ignored. The
  * kernel's and ProcessInfo's command line win over Runtime/Start's; a
  * later Process event of the same pid (a reused id) replaces the name. */
 void gcs_process_table_feed(gcs_process_table *pt, const gcs_event *ev);

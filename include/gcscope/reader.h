@@ -132,6 +132,9 @@ typedef struct gcs_event {
     uint32_t payload_size;
     uint32_t pointer_size;    /* 4 or 8: the writer's (a 32-bit process in a 64-bit
                                  ETW log: 4), usually the trace's */
+    const char *process_name; /* the name the trace gives pid with each event
+                                 (LTTng's procname context), NULL when it gives
+                                 none; valid until the next event, as payload */
 } gcs_event;
 
 /* Counters of what was read and of survivable problems. */
@@ -247,6 +250,16 @@ const gcs_reader_stats *gcs_reader_get_stats(const gcs_reader *r);
 const gcs_event_type *gcs_reader_event_type(const gcs_reader *r, uint32_t index);
 
 void gcs_reader_free(gcs_reader *r);
+
+/*
+ * Deletes the temporary files every reader of this process holds (an
+ * LTTng .trace.zip is extracted into $TMPDIR/gcscope-ctf-<pid>-XXXXXX and
+ * deleted by gcs_reader_free). Async-signal-safe: for a SIGINT/SIGTERM
+ * handler, before the process dies; the readers must not be used after.
+ * (Folders left by a process killed otherwise are deleted by a later
+ * process that opens a zip: their pid is gone.)
+ */
+void gcs_remove_temporary_files(void);
 
 #ifdef __cplusplus
 }

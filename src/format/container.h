@@ -123,6 +123,10 @@ typedef struct gcs_sink {
      * sequence number shows events lost at its end (nettrace V6
      * RemoveThread). Not a barrier: nothing is released. */
     void (*thread_end)(void *ctx, uint64_t capture_tid, uint32_t last_sequence);
+    /* Optional (may be NULL): the trace names process pid `name` from the
+     * next event on (LTTng's procname context), called when the name of a
+     * pid changes; the sink copies it. */
+    void (*process_name)(void *ctx, uint32_t pid, const char *name);
 } gcs_sink;
 
 typedef struct gcs_container gcs_container;

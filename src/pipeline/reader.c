@@ -21,6 +21,7 @@
 #include "decode/schema_size.h"
 #include "gcscope/decode.h"
 #include "format/container.h"
+#include "format/ctf/ctf.h"
 #include "io/archive.h"
 #include "gcscope/reader.h"
 #include "sort/sorter.h"
@@ -93,6 +94,13 @@ struct gcs_reader {
     uint8_t current_pointer_code;    /* gcs_sorted_event.pointer_size behind current's */
     bool scanning;                   /* gcs_reader_scan: count, deliver nothing */
     gcs_reader_options opts;
+    /* Process names the container gave (LTTng procname), by pid; hit:
+     * the entry of the last pid looked up. */
+    struct pid_name {
+        uint32_t pid;
+        char *name;
+    } *pid_names;
+    size_t pid_names_n, pid_names_cap, pid_names_hit;
     /* Events delivered (the first one's timestamp), and events counted
      * without delivery (skipped or scanned; earliest and latest). */
     uint64_t delivered, counted;
@@ -272,6 +280,46 @@ static void on_thread_end(void *ctx, uint64_t capture_tid, uint32_t last_sequenc
     gcs_sorter_thread_end(r->sorter, capture_tid, last_sequence);
 }
 
+/* The name of pid given by the container, or NULL. */
+static const char *pid_name(gcs_reader *r, uint32_t pid)
+{
+    if (r->pid_names_hit < r->pid_names_n && r->pid_names[r->pid_names_hit].pid == pid)
+        return r->pid_names[r->pid_names_hit].name;
+    for (size_t i = 0; i < r->pid_names_n; i++)
+        if (r->pid_names[i].pid == pid) {
+            r->pid_names_hit = i;
+            return r->pid_names[i].name;
+        }
+    return NULL;
+}
+
+static void on_process_name(void *ctx, uint32_t pid, const char *name)
+{
+    gcs_reader *r = ctx;
+    char *copy = strdup(name);
+    if (!copy)
+        return; /* the events stay unnamed */
+    for (size_t i = 0; i < r->pid_names_n; i++)
+        if (r->pid_names[i].pid == pid) {
+            /* The event delivered last is done with the old one (a name
+             * lives until the next event, as the payload). */
+            free(r->pid_names[i].name);
+            r->pid_names[i].name = copy;
+            return;
+        }
+    if (r->pid_names_n == r->pid_names_cap) {
+        size_t cap = r->pid_names_cap ? 2 * r->pid_names_cap : 16;
+        struct pid_name *v = realloc(r->pid_names, cap * sizeof *v);
+        if (!v) {
+            free(copy);
+            return;
+        }
+        r->pid_names = v;
+        r->pid_names_cap = cap;
+    }
+    r->pid_names[r->pid_names_n++] = (struct pid_name){pid, copy};
+}
+
 static void on_stack(void *ctx, uint32_t stack_id)
 {
     gcs_reader *r = ctx;
@@ -307,6 +355,7 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
     r->sink.stack = on_stack;
     r->sink.anomaly = on_anomaly;
     r->sink.thread_end = on_thread_end;
+    r->sink.process_name = on_process_name;
     if (opts)
         r->opts = *opts;
     if (r->opts.want) {
@@ -319,6 +368,11 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
     r->unresolvable.pub.name = "UnknownMetadata";
     r->state = READER_OPENING;
     return r;
+}
+
+void gcs_remove_temporary_files(void)
+{
+    gcs_ctf_remove_tmp_dirs();
 }
 
 void gcs_reader_free(gcs_reader *r)
@@ -336,6 +390,9 @@ void gcs_reader_free(gcs_reader *r)
     free(r->type_slots);
     free(r->types);
     free(r->tally.slots);
+    for (size_t i = 0; i < r->pid_names_n; i++)
+        free(r->pid_names[i].name);
+    free(r->pid_names);
     free(r);
 }
 
@@ -437,6 +494,8 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
     ev->stack_id = se->stack_id;
     ev->payload = data;
     ev->payload_size = se->payload_size;
+    if (__builtin_expect(r->pid_names_n != 0, 0))
+        ev->process_name = pid_name(r, se->pid);
     /* Set only when it changes: almost every trace has one pointer size. */
     uint8_t pointer_code = se->pointer_size;
     if (__builtin_expect(pointer_code != r->current_pointer_code, 0)) {

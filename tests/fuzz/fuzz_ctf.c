@@ -8,6 +8,10 @@
  * name's provider is one of the runtime's, the symbol fits and holds no
  * ':'; the UTF-16 output is even-sized, ends with 0x0000, and has at most
  * one unit per input byte plus the terminator.
+ * The whole input is also a metadata file for gcs_ctf_check_metadata
+ * (format/ctf/ctf_metadata.c), which babeltrace2 never sees unchecked:
+ * a failure names the file and an offset within it; a success leaves
+ * packetized or "CTF"-commented text ending in ';'.
  */
 #include "fuzz_common.h"
 
@@ -49,5 +53,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_REQUIRE(b.data[b.len - 1] == 0 && b.data[b.len - 2] == 0);
     }
     gcs_buf_free(&b);
+
+    gcs_error err = {0};
+    gcs_status st = gcs_ctf_check_metadata(data, size, "fuzz/metadata", &err);
+    if (st != GCS_OK) {
+        FUZZ_REQUIRE(err.status == st && err.offset <= size);
+        FUZZ_REQUIRE(strstr(err.reason, "fuzz/metadata") != NULL);
+    } else {
+        FUZZ_REQUIRE(size >= 7 && memchr(data, ';', size) != NULL);
+    }
     return 0;
 }

@@ -145,6 +145,22 @@ done
 Z=../shared/traces/perfview/net.4.5.2.x86.etl.zip
 [ -f "$Z" ] && head -c 65536 "$Z" >"$A/net.4.5.2.x86.etl.zip-64k"
 
-for h in reader scan again objtrack diag archive profile; do
+# ctf: the CTF fixtures' metadata files (packetized, both kernel and
+# user-space), whole and cut; fuzz_ctf.c checks them as metadata.
+mkdir -p "$OUT/ctf"
+for z in ../shared/traces/ctf/*.trace.zip; do
+    [ -f "$z" ] || continue
+    b=$(basename "$z" .trace.zip)
+    mkdir -p "$TMP/ctf-$b"
+    (cd "$TMP/ctf-$b" && unzip -q "$OLDPWD/$z") || continue
+    i=0
+    for m in $(find "$TMP/ctf-$b" -name metadata | LC_ALL=C sort); do
+        i=$((i + 1))
+        cp "$m" "$OUT/ctf/$b-metadata$i"
+        head -c 6000 "$m" >"$OUT/ctf/$b-metadata$i-cut"
+    done
+done
+
+for h in reader scan again objtrack diag archive profile ctf; do
     echo "corpus $h: $(ls "$OUT/$h" | wc -l) files, $(du -sk "$OUT/$h" | cut -f1) KiB"
 done

@@ -1,4 +1,5 @@
 /* gcscope - command-line front end. Uses only the public API (include/). */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,6 +64,32 @@ static int run_help(int argc, char **argv)
     return CLI_OK;
 }
 
+/* SIGINT, SIGTERM, SIGHUP: the readers' temporary files (an extracted
+ * .trace.zip) go with the process, which then dies of the signal as it
+ * would have. */
+static void on_fatal_signal(int sig)
+{
+    gcs_remove_temporary_files();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void remove_temporary_files_on_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+            continue; /* ignored by whoever started us (nohup, a background job) */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        for (size_t j = 0; j < sizeof sigs / sizeof sigs[0]; j++)
+            sigaddset(&sa.sa_mask, sigs[j]); /* one cleanup at a time */
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -80,8 +107,10 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     const cli_command *c = find_command(first);
-    if (c)
+    if (c) {
+        remove_temporary_files_on_signals();
         return c->run(argc - 1, argv + 1);
+    }
     if (first[0] == '-')
         fprintf(stderr, "gcscope: unknown option %s\n", first);
     else

@@ -130,9 +130,23 @@ static void set_name_from_image(entry *e, const char *image)
     e->pub.name = name;
 }
 
+/* The name the trace gives the process with its events (LTTng's
+ * procname): the latest wins, as in TraceEvent's CtfTraceEventSource. */
+static void feed_process_name(gcs_process_table *pt, const gcs_event *ev)
+{
+    entry *e = find(pt, ev->pid);
+    if (e && e->name && strcmp(e->name, ev->process_name) == 0)
+        return;
+    if (!e && !(e = find_or_add(pt, ev->pid)))
+        return;
+    set_string(&e->name, &e->pub.name, ev->process_name);
+}
+
 void gcs_process_table_feed(gcs_process_table *pt, const gcs_event *ev)
 {
     const gcs_event_type *t = ev->type;
+    if (ev->process_name && ev->process_name[0])
+        feed_process_name(pt, ev);
     if (t && t == pt->last_ignored)
         return;
     bool kernel = is_kernel_process(t);

@@ -41,6 +41,10 @@ typedef struct class_slot {
     int32_t blob_member;       /* index of "__data__" in the payload, or -1 */
 } class_slot;
 
+/* Room kept for a procname (LTTng writes 16 or 17 bytes; longer ones are
+ * cut, a name past this would be a hostile trace's). */
+#define CTF_PROCNAME_CAP 64
+
 typedef struct ctf_container {
     gcs_container base;
     bt_graph *graph;
@@ -61,6 +65,13 @@ typedef struct ctf_container {
     gcs_error deferred;
     int64_t last_timestamp;
     uint64_t events;
+    /* The procname last reported for each pid (LTTng's comm: at most 16
+     * bytes), so that the sink hears of a name only when it changes. */
+    struct ctf_pid_name {
+        uint32_t pid;
+        char name[CTF_PROCNAME_CAP];
+    } *names;
+    size_t names_n, names_cap, names_hit;
 } ctf_container;
 
 static class_slot *class_find(ctf_container *c, const bt_event_class *cls)
@@ -240,6 +251,50 @@ static uint64_t context_int(const bt_field *ctx, const char *name)
     return 0;
 }
 
+/* Tells the sink the procname of pid (from the event context), when it
+ * is not blank and differs from the one told last for pid. TraceEvent's
+ * CtfTraceEventSource names a process likewise: the last non-blank
+ * procname its events carried. */
+static void report_procname(ctf_container *c, const gcs_sink *sink, const bt_field *ectx,
+                            uint32_t pid)
+{
+    const bt_field *f = ectx ? bt_field_structure_borrow_member_field_by_name_const(ectx, "procname")
+                             : NULL;
+    /* pid 0: no vpid in the context (the kernel trace's events). */
+    if (!f || pid == 0 || !sink->process_name ||
+        bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
+        return;
+    const char *name = bt_field_string_get_value(f);
+    bool blank = true;
+    for (const char *p = name; *p && blank; p++)
+        blank = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
+    if (blank)
+        return;
+    struct ctf_pid_name *e = c->names_hit < c->names_n && c->names[c->names_hit].pid == pid
+                                 ? &c->names[c->names_hit]
+                                 : NULL;
+    for (size_t i = 0; !e && i < c->names_n; i++)
+        if (c->names[i].pid == pid)
+            e = &c->names[c->names_hit = i];
+    if (e && strncmp(e->name, name, CTF_PROCNAME_CAP - 1) == 0)
+        return;
+    if (!e) {
+        if (c->names_n == c->names_cap) {
+            size_t cap = c->names_cap ? 2 * c->names_cap : 16;
+            struct ctf_pid_name *v = realloc(c->names, cap * sizeof *v);
+            if (!v)
+                return; /* the process stays unnamed */
+            c->names = v;
+            c->names_cap = cap;
+        }
+        c->names_hit = c->names_n;
+        e = &c->names[c->names_n++];
+        e->pid = pid;
+    }
+    snprintf(e->name, sizeof e->name, "%s", name);
+    sink->process_name(sink->ctx, pid, e->name);
+}
+
 /* The header facts, from the first event's clock. */
 static gcs_status send_info(ctf_container *c, const bt_clock_snapshot *cs, gcs_error *err)
 {
@@ -327,6 +382,7 @@ static gcs_status on_event_message(ctf_container *c, const bt_message *msg, gcs_
     raw.is_sorted = true;
     raw.pid = (uint32_t)context_int(ectx, "vpid");
     raw.tid = context_int(ectx, "vtid");
+    report_procname(c, sink, ectx, raw.pid);
     raw.capture_tid = raw.tid;
     raw.processor = (uint32_t)context_int(pctx, "cpu_id");
     raw.timestamp = cs ? (int64_t)bt_clock_snapshot_get_value(cs) : c->last_timestamp;
@@ -447,6 +503,7 @@ static void ctf_destroy(gcs_container *base)
     bt_graph_put_ref(c->graph);
     gcs_buf_free(&c->payload);
     free(c->slots);
+    free(c->names);
     if (c->tmp_dir) {
         gcs_ctf_remove_tree(c->tmp_dir);
         free(c->tmp_dir);

@@ -35,6 +35,13 @@ bool gcs_ctf_zip_holds_trace(const char *path);
 gcs_status gcs_ctf_open_zip(gcs_stream *s, const gcs_sink *sink, const char *path,
                             gcs_container **out, gcs_error *err);
 
+/* Deletes the temporary folders this process holds (extracted zips,
+ * mirrors), with async-signal-safe calls only (fork + execve of /bin/rm):
+ * for a signal handler, before the process dies. Folders are named
+ * gcscope-ctf-<pid>-XXXXXX in $TMPDIR, and opening a zip deletes those of
+ * processes that are gone. */
+void gcs_ctf_remove_tmp_dirs(void);
+
 /* ---- parts that handle untrusted values without babeltrace2 (fuzzed) ---- */
 
 /* The runtime providers' LTTng names: "DotNETRuntime:GCStart_V2" ->
@@ -49,5 +56,17 @@ bool gcs_ctf_split_name(const char *lttng_name, const char **provider, char *sym
  * terminator, as the runtime's manifest strings are laid out; an invalid
  * byte becomes U+FFFD. */
 gcs_status gcs_ctf_append_utf16z(gcs_buf *b, const uint8_t *s, size_t n);
+
+/* Checks a CTF metadata file (its bytes data[0..size); name says which in
+ * errors) before babeltrace2 reads it (2.0.4 loops forever on packetized
+ * metadata cut inside a packet): packetized (magic 0x75D11D57, either byte
+ * order), every packet header whole, CTF 1.8 uncompressed, the sizes whole
+ * bytes with header <= content <= packet, each packet inside the file, one
+ * UUID; or plain text opening with the comment "CTF ...". Then the TSDL text (packet contents
+ * joined): brackets balanced outside strings and comments, no NUL, ending
+ * after a top-level ';'. GCS_ERR_TRUNCATED (cut short), GCS_ERR_CORRUPT,
+ * GCS_ERR_UNSUPPORTED or GCS_ERR_LIMIT with the byte offset in the file. */
+gcs_status gcs_ctf_check_metadata(const uint8_t *data, size_t size, const char *name,
+                                  gcs_error *err);
 
 #endif

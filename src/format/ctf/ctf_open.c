@@ -13,10 +13,12 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -25,6 +27,14 @@
 /* Caps on what a zip may make us write (a zip bomb stops here). */
 #define CTF_ZIP_MAX_BYTES ((uint64_t)16 << 30)
 #define CTF_ZIP_MAX_ENTRIES 100000u
+/* Largest metadata file read for our check (LTTng's are tens of KiB). */
+#define CTF_METADATA_MAX_BYTES ((size_t)64 << 20)
+/* Temporary folders (extracted zips, mirrors) are named
+ * gcscope-ctf-<pid>-XXXXXX: a later run deletes those whose process is
+ * gone (killed before it could delete them). */
+#define CTF_TMP_PREFIX "gcscope-ctf-"
+/* Temporary folders this process holds at once (one per open reader). */
+#define CTF_TMP_REGISTERED 16
 /* Depth of folders scanned for traces. */
 #define CTF_SCAN_DEPTH 8
 
@@ -204,6 +214,131 @@ static bool mirror_trace(const char *trace, const char *to, const char *cut, uin
     return true;
 }
 
+/* The temporary folders this process holds, for gcs_remove_temporary_files
+ * (a signal handler): fixed arrays, no allocation; a slot counts only once
+ * its path is whole (tmp_ready set after the path is written, cleared
+ * before it is). */
+static char tmp_registered[CTF_TMP_REGISTERED][4096];
+static volatile sig_atomic_t tmp_ready[CTF_TMP_REGISTERED];
+
+static const char *tmp_root(void)
+{
+    const char *t = getenv("TMPDIR");
+    return t && t[0] ? t : "/tmp";
+}
+
+/* Deletes the temporary folders of ours in the temporary root whose
+ * process is gone: a gcscope killed before it could delete them. Only
+ * folders (not links) owned by this user. */
+static void remove_stale(const char *root)
+{
+    DIR *d = opendir(root);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        const char *nm = de->d_name;
+        if (strncmp(nm, CTF_TMP_PREFIX, sizeof CTF_TMP_PREFIX - 1) != 0)
+            continue;
+        char *end;
+        long pid = strtol(nm + sizeof CTF_TMP_PREFIX - 1, &end, 10);
+        if (end == nm + sizeof CTF_TMP_PREFIX - 1 || *end != '-' || pid <= 0 ||
+            pid == (long)getpid() || pid > INT32_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char p[4096];
+        struct stat st;
+        int n = snprintf(p, sizeof p, "%s/%s", root, nm);
+        if (n > 0 && (size_t)n < sizeof p && lstat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
+            st.st_uid == getuid())
+            gcs_ctf_remove_tree(p);
+    }
+    closedir(d);
+}
+
+/* Creates a private temporary folder, after deleting stale ones; its
+ * path (malloc'd) or NULL with errno. */
+static char *make_tmp_dir(void)
+{
+    const char *root = tmp_root();
+    remove_stale(root);
+    char templ[4096];
+    int n = snprintf(templ, sizeof templ, "%s/" CTF_TMP_PREFIX "%ld-XXXXXX", root, (long)getpid());
+    if (n <= 0 || (size_t)n >= sizeof templ) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    if (!mkdtemp(templ))
+        return NULL;
+    char *dir = strdup(templ);
+    if (!dir) {
+        rmdir(templ);
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (size_t i = 0; i < CTF_TMP_REGISTERED; i++)
+        if (!tmp_ready[i]) {
+            memcpy(tmp_registered[i], dir, (size_t)n + 1);
+            tmp_ready[i] = 1;
+            break;
+        }
+    return dir;
+}
+
+void gcs_ctf_remove_tmp_dirs(void)
+{
+    /* Only async-signal-safe calls: fork, execve, waitpid, _exit. */
+    for (size_t i = 0; i < CTF_TMP_REGISTERED; i++) {
+        if (!tmp_ready[i])
+            continue;
+        tmp_ready[i] = 0;
+        pid_t child = fork();
+        if (child == 0) {
+            char *argv[] = {"rm", "-rf", "--", tmp_registered[i], NULL};
+            char *envp[] = {NULL};
+            execve("/bin/rm", argv, envp);
+            _exit(127);
+        }
+        if (child > 0)
+            while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {
+            }
+    }
+}
+
+/* Checks the metadata file of the trace folder `trace` with
+ * gcs_ctf_check_metadata before babeltrace2 reads it. Named in errors by
+ * its path below tmp_dir (an extracted zip's member) or as given. */
+static gcs_status check_metadata_file(const char *trace, const char *tmp_dir, gcs_error *err)
+{
+    char path[4096];
+    int n = snprintf(path, sizeof path, "%s/metadata", trace);
+    if (n <= 0 || (size_t)n >= sizeof path)
+        return GCS_FAIL(err, GCS_ERR_LIMIT, 0, "path too long: %s/metadata", trace);
+    const char *shown = path;
+    size_t tl = tmp_dir ? strlen(tmp_dir) : 0;
+    if (tl && strncmp(path, tmp_dir, tl) == 0 && path[tl] == '/')
+        shown = path + tl + 1;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return GCS_FAIL(err, GCS_ERR_IO, 0, "cannot open metadata file %s: %s", shown,
+                        strerror(errno));
+    uint8_t *data = malloc(CTF_METADATA_MAX_BYTES + 1);
+    size_t size = data ? fread(data, 1, CTF_METADATA_MAX_BYTES + 1, f) : 0;
+    bool read_error = ferror(f);
+    fclose(f);
+    gcs_status st;
+    if (!data)
+        st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+    else if (read_error)
+        st = GCS_FAIL(err, GCS_ERR_IO, size, "cannot read metadata file %s", shown);
+    else if (size > CTF_METADATA_MAX_BYTES)
+        st = GCS_FAIL(err, GCS_ERR_LIMIT, CTF_METADATA_MAX_BYTES,
+                      "metadata file %s is larger than %zu bytes", shown, CTF_METADATA_MAX_BYTES);
+    else
+        st = gcs_ctf_check_metadata(data, size, shown, err);
+    free(data);
+    return st;
+}
+
 /* Opens the traces found below root. babeltrace2 refuses a trace whose
  * stream file ends inside a packet (it indexes every packet first): such a
  * trace is opened again from a mirror holding that file's whole packets
@@ -221,6 +356,9 @@ static gcs_status open_found(gcs_stream *s, const gcs_sink *sink, const char *ro
                       "not a trace: %s holds no CTF trace (no folder with a metadata file)", shown);
         goto fail;
     }
+    for (size_t i = 0; i < l.n; i++)
+        if ((st = check_metadata_file(l.paths[i], tmp_dir, err)) != GCS_OK)
+            goto fail;
     gcs_error deferred;
     bool has_deferred = false;
     for (unsigned attempt = 0;; attempt++) {
@@ -242,13 +380,8 @@ static gcs_status open_found(gcs_stream *s, const gcs_sink *sink, const char *ro
             i++;
         if (i == l.n)
             goto fail;
-        if (!tmp_dir) {
-            const char *t = getenv("TMPDIR");
-            char templ[4096];
-            int n = snprintf(templ, sizeof templ, "%s/gcscope-ctf-XXXXXX", t && t[0] ? t : "/tmp");
-            if (n <= 0 || (size_t)n >= sizeof templ || !mkdtemp(templ) || !(tmp_dir = strdup(templ)))
-                goto fail;
-        }
+        if (!tmp_dir && !(tmp_dir = make_tmp_dir()))
+            goto fail;
         uint64_t size = (uint64_t)sb.st_size, keep = whole_packet_bytes(bad, size);
         char mirror[4096];
         snprintf(mirror, sizeof mirror, "%s/cut-%u", tmp_dir, attempt);
@@ -296,6 +429,9 @@ static int remove_one(const char *p, const struct stat *st, int flag, struct FTW
 void gcs_ctf_remove_tree(const char *path)
 {
     nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    for (size_t i = 0; i < CTF_TMP_REGISTERED; i++)
+        if (tmp_ready[i] && strcmp(tmp_registered[i], path) == 0)
+            tmp_ready[i] = 0;
 }
 
 static struct archive *zip_open(const char *path)
@@ -443,17 +579,10 @@ static gcs_status extract(const char *path, const char *dir, gcs_error *err)
 gcs_status gcs_ctf_open_zip(gcs_stream *s, const gcs_sink *sink, const char *path,
                             gcs_container **out, gcs_error *err)
 {
-    const char *tmp = getenv("TMPDIR");
-    char templ[4096];
-    int n = snprintf(templ, sizeof templ, "%s/gcscope-ctf-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    if (n <= 0 || (size_t)n >= sizeof templ || !mkdtemp(templ))
+    char *dir = make_tmp_dir();
+    if (!dir)
         return GCS_FAIL(err, GCS_ERR_IO, 0, "cannot create a temporary folder to extract %s: %s",
                         path, strerror(errno));
-    char *dir = strdup(templ);
-    if (!dir) {
-        gcs_ctf_remove_tree(templ);
-        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
-    }
     gcs_status st = extract(path, dir, err);
     if (st != GCS_OK) {
         gcs_ctf_remove_tree(dir);
