@@ -321,12 +321,20 @@ static gcs_status check_metadata_file(const char *trace, const char *tmp_dir, gc
     if (!f)
         return GCS_FAIL(err, GCS_ERR_IO, 0, "cannot open metadata file %s: %s", shown,
                         strerror(errno));
-    uint8_t *data = malloc(CTF_METADATA_MAX_BYTES + 1);
-    size_t size = data ? fread(data, 1, CTF_METADATA_MAX_BYTES + 1, f) : 0;
+    /* The size the file says, plus one byte to see it grew past it. */
+    struct stat sb;
+    size_t want = fstat(fileno(f), &sb) == 0 && sb.st_size >= 0 &&
+                          (uint64_t)sb.st_size <= CTF_METADATA_MAX_BYTES
+                      ? (size_t)sb.st_size + 1
+                      : CTF_METADATA_MAX_BYTES + 1;
+    uint8_t *data = malloc(want);
+    size_t size = data ? fread(data, 1, want, f) : 0;
     bool read_error = ferror(f);
     fclose(f);
     gcs_status st;
-    if (!data)
+    if (data && size == want && want <= CTF_METADATA_MAX_BYTES)
+        st = GCS_FAIL(err, GCS_ERR_IO, size, "metadata file %s grew while it was read", shown);
+    else if (!data)
         st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
     else if (read_error)
         st = GCS_FAIL(err, GCS_ERR_IO, size, "cannot read metadata file %s", shown);
