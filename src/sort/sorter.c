@@ -433,6 +433,25 @@ static size_t run_cut(const gcs_sorter *s, const run *rn, int64_t limit)
     return lo;
 }
 
+/* Bytes of the released events: in the store, and still by reference in
+ * the unit (counted apart: they are not in the store yet). */
+typedef struct leaving_bytes {
+    size_t stored, by_ref;
+} leaving_bytes;
+
+/* Appends recs[j] to the released events, adding up its bytes on the way
+ * (one pass over the released events, not two). */
+static inline void take_ready(gcs_sorter *s, size_t *k, size_t j, leaving_bytes *b)
+{
+    gcs_sorted_event *r = &s->recs[j];
+    s->ready[(*k)++] = r;
+    size_t size = r->payload_size;
+    if (r->by_ref)
+        b->by_ref += size;
+    else
+        b->stored += size + ((size_t)r->has_activity << 5);
+}
+
 /* Releases, merged in order, every run's prefix older than limit (or all). */
 static bool release(gcs_sorter *s, bool all, int64_t limit)
 {
@@ -466,24 +485,15 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
     }
     memset(s->heap_limit, 0, s->n_runs * sizeof *s->heap_limit);
     size_t hn = 0, k = 0;
+    leaving_bytes leaving = {0, 0};
     for (size_t i = 0; i < s->n_runs; i++) {
         run *rn = &s->runs[i];
         size_t cut = all ? rn->end : run_cut(s, rn, limit);
         if (cut == rn->start)
             continue;
-        /* Bytes leaving: by-reference ones (no activity ids) are counted
-         * apart, as they are not in the store yet. */
-        size_t bytes = 0, ref_bytes = 0;
-        for (size_t j = rn->start; j < cut; j++) {
-            const gcs_sorted_event *r = &s->recs[j];
-            bytes += r->payload_size + ((size_t)r->has_activity << 5);
-            ref_bytes += r->by_ref ? r->payload_size : 0;
-        }
-        s->live_bytes -= bytes - ref_bytes;
-        s->step_released_ref_bytes += ref_bytes;
         if (s->n_runs == 1) { /* one run: already in order */
             for (size_t j = rn->start; j < cut; j++)
-                s->ready[k++] = &s->recs[j];
+                take_ready(s, &k, j, &leaving);
         } else {
             heap_push(s->heap, &hn, (heap_item){s->recs[rn->start].timestamp, rn->start, i});
         }
@@ -494,24 +504,26 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
     while (hn > 0) {
         heap_item it = heap_pop(s->heap, &hn);
         size_t limit_idx = s->heap_limit[it.run];
-        s->ready[k++] = &s->recs[it.idx];
+        take_ready(s, &k, it.idx, &leaving);
         size_t next = it.idx + 1;
         /* Gallop: the run keeps the lead while it stays before every other
          * run's head, without heap operations. */
         if (hn == 0) {
             while (next < limit_idx)
-                s->ready[k++] = &s->recs[next++];
+                take_ready(s, &k, next++, &leaving);
             break;
         }
         while (next < limit_idx) {
             heap_item cand = {s->recs[next].timestamp, next, it.run};
             if (!item_less(&cand, &s->heap[0]))
                 break;
-            s->ready[k++] = &s->recs[next++];
+            take_ready(s, &k, next++, &leaving);
         }
         if (next < limit_idx)
             heap_push(s->heap, &hn, (heap_item){s->recs[next].timestamp, next, it.run});
     }
+    s->live_bytes -= leaving.stored;
+    s->step_released_ref_bytes += leaving.by_ref;
     for (size_t i = 0; i < s->n_runs; i++)
         if (s->heap_limit[i] > s->runs[i].start)
             s->runs[i].start = s->heap_limit[i];
