@@ -21,30 +21,6 @@
 
 #include "base/error.h"
 
-#include <stddef.h>
-
-/* The header fields from sequence to timestamp are copied in one piece. */
-#define SAME_OFFSET(f) \
-    (offsetof(gcs_sorted_event, f) == offsetof(gcs_raw_event, f))
-_Static_assert(SAME_OFFSET(sequence) && SAME_OFFSET(pid) && SAME_OFFSET(tid) &&
-                   SAME_OFFSET(capture_tid) && SAME_OFFSET(processor) &&
-                   SAME_OFFSET(stack_id) && SAME_OFFSET(timestamp),
-               "gcs_sorted_event mirrors gcs_raw_event from sequence to timestamp");
-_Static_assert(sizeof(gcs_sorted_event) == 64, "a buffered event stays 64 bytes");
-#define HEADER_COPY_BYTES \
-    (offsetof(gcs_sorted_event, timestamp) + sizeof(int64_t) - offsetof(gcs_sorted_event, sequence))
-
-/* Copies the header fields shared with the raw event. */
-static inline void copy_header(gcs_sorted_event *r, const gcs_raw_event *ev, uint32_t key)
-{
-    memcpy(&r->sequence, &ev->sequence, HEADER_COPY_BYTES);
-    if (!ev->has_sequence)
-        r->sequence = 0;
-    r->key = key;
-    r->pointer_size = ev->pointer_size;
-    r->payload_size = ev->payload_size;
-}
-
 #define DEFAULT_WINDOW_BYTES ((size_t)64 << 20)
 /* Released bytes are reclaimed (the rest moved to the front) only past this
  * and past twice the live bytes, so that each byte moves O(1) times. Small
@@ -200,7 +176,7 @@ static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_ra
         s->runs[s->n_runs++] = (run){s->n, s->n};
     }
     gcs_sorted_event *r = &s->recs[s->n];
-    copy_header(r, ev, key);
+    gcs_sorter_copy_header(r, ev, key);
     r->has_activity = has_activity;
     s->added_since_release += ev->payload_size;
     if (!has_activity) {
@@ -240,12 +216,15 @@ static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_ra
 gcs_status gcs_sorter_add_keyed(gcs_sorter *s, const gcs_raw_event *ev, uint32_t key,
                                 gcs_error *err)
 {
-    /* Common case: room, no activity ids, time keeps going up. */
+    if (gcs_sorter_add_fast(s, ev, key))
+        return GCS_OK;
     if (s->n == s->cap || !s->tail_open || ev->timestamp < s->tail_ts ||
         ((uintptr_t)ev->activity_id | (uintptr_t)ev->related_activity_id))
         return add_slow(s, ev, key, err);
+    /* In order, but another capture thread than the last one: the thread's
+     * sequence numbers are looked up (note_added). */
     gcs_sorted_event *r = &s->recs[s->n];
-    copy_header(r, ev, key);
+    gcs_sorter_copy_header(r, ev, key);
     r->at.ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
     r->by_ref = true;
     r->has_activity = false;
