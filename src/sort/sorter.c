@@ -218,22 +218,16 @@ gcs_status gcs_sorter_add_keyed(gcs_sorter *s, const gcs_raw_event *ev, uint32_t
 {
     if (gcs_sorter_add_fast(s, ev, key))
         return GCS_OK;
-    if (s->n == s->cap || !s->tail_open || ev->timestamp < s->tail_ts ||
-        ((uintptr_t)ev->activity_id | (uintptr_t)ev->related_activity_id))
-        return add_slow(s, ev, key, err);
-    /* In order, but another capture thread than the last one: the thread's
-     * sequence numbers are looked up (note_added). */
-    gcs_sorted_event *r = &s->recs[s->n];
-    gcs_sorter_copy_header(r, ev, key);
-    r->at.ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
-    r->by_ref = true;
-    r->has_activity = false;
-    s->step_ref_bytes += ev->payload_size;
-    s->added_since_release += ev->payload_size;
-    s->runs[s->n_runs - 1].end = ++s->n;
-    s->tail_ts = ev->timestamp;
-    note_added(s, ev);
-    return GCS_OK;
+    /* Another capture thread than the last one, seen before: take its
+     * slot, and the common add may take the event after all (a new thread
+     * is added, or counted as untracked, by add_slow). */
+    thread_slot *t;
+    if (ev->has_sequence && (t = thread_find(s, ev->capture_tid, false)) != NULL) {
+        s->last_thread = t;
+        if (gcs_sorter_add_fast(s, ev, key))
+            return GCS_OK;
+    }
+    return add_slow(s, ev, key, err);
 }
 
 void gcs_sorter_note_sequence_run(gcs_sorter *s, uint64_t capture_tid, uint32_t first,
