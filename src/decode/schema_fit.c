@@ -48,7 +48,32 @@ typedef struct fit_op {
 struct gcs_fit_prog {
     const fit_op *ops;
     uint32_t n_ops;
+    /* Fixed fields, one terminated string, fixed fields (an event that
+     * names a type or a method: AllocationTick, ...): when the payload's
+     * last string unit before the trailing fields is a terminator, the
+     * first terminator is at or before it, so the payload fits without
+     * scanning the string. string_unit: 0 (not that shape), 2 (UTF-16),
+     * 1 (ANSI); before, after: the fixed bytes around the string. */
+    uint32_t string_unit, before, after;
 };
+
+/* The ops are [SKIP] string [SKIP]: note the shape (see gcs_fit_prog). */
+static void note_one_string(gcs_fit_prog *p)
+{
+    uint32_t i = 0, before = 0, after = 0;
+    if (i < p->n_ops && p->ops[i].kind == OP_SKIP)
+        before = p->ops[i++].arg;
+    if (i == p->n_ops || (p->ops[i].kind != OP_UTF16Z && p->ops[i].kind != OP_ANSIZ))
+        return;
+    uint32_t unit = p->ops[i++].kind == OP_UTF16Z ? 2 : 1;
+    if (i < p->n_ops && p->ops[i].kind == OP_SKIP)
+        after = p->ops[i++].arg;
+    if (i != p->n_ops)
+        return;
+    p->string_unit = unit;
+    p->before = before;
+    p->after = after;
+}
 
 static bool is_count_type(gcs_type t)
 {
@@ -227,6 +252,8 @@ static const gcs_fit_prog *compile_list(const gcs_field *fields, uint32_t count,
                 memcpy(ops, k->ops, k->n * sizeof *ops);
             prog->ops = ops;
             prog->n_ops = k->n;
+            prog->string_unit = prog->before = prog->after = 0;
+            note_one_string(prog);
         } else {
             prog = NULL;
         }
@@ -338,6 +365,17 @@ static bool run(const gcs_fit_prog *p, gcs_cursor *c)
 
 bool gcs_fit_check(const gcs_fit_prog *prog, const uint8_t *payload, uint32_t size)
 {
+    if (prog->string_unit) {
+        /* The string's last possible unit, counted in whole units from
+         * where the string starts (a UTF-16 string is read unit by unit). */
+        uint64_t fixed = (uint64_t)prog->before + prog->string_unit + prog->after;
+        if (size >= fixed) {
+            uint64_t last = size - prog->after - prog->string_unit;
+            if ((last - prog->before) % prog->string_unit == 0 && payload[last] == 0 &&
+                (prog->string_unit == 1 || payload[last + 1] == 0))
+                return true;
+        }
+    }
     gcs_cursor c = gcs_cur_make(size ? payload : (const uint8_t *)"", size, 0);
     return run(prog, &c);
 }

@@ -247,6 +247,8 @@ static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
     type_entry *te = resolve_type(r, ev->metadata_id);
     if (r->opts.want && !wanted(r, te))
         return on_event_scan(ctx, ev, err); /* counted, not delivered */
+    if (gcs_sorter_add_fast(r->sorter, ev, te->index))
+        return GCS_OK;
     return gcs_sorter_add_keyed(r->sorter, ev, te->index, err);
 }
 

@@ -21,30 +21,6 @@
 
 #include "base/error.h"
 
-#include <stddef.h>
-
-/* The header fields from sequence to timestamp are copied in one piece. */
-#define SAME_OFFSET(f) \
-    (offsetof(gcs_sorted_event, f) == offsetof(gcs_raw_event, f))
-_Static_assert(SAME_OFFSET(sequence) && SAME_OFFSET(pid) && SAME_OFFSET(tid) &&
-                   SAME_OFFSET(capture_tid) && SAME_OFFSET(processor) &&
-                   SAME_OFFSET(stack_id) && SAME_OFFSET(timestamp),
-               "gcs_sorted_event mirrors gcs_raw_event from sequence to timestamp");
-_Static_assert(sizeof(gcs_sorted_event) == 64, "a buffered event stays 64 bytes");
-#define HEADER_COPY_BYTES \
-    (offsetof(gcs_sorted_event, timestamp) + sizeof(int64_t) - offsetof(gcs_sorted_event, sequence))
-
-/* Copies the header fields shared with the raw event. */
-static inline void copy_header(gcs_sorted_event *r, const gcs_raw_event *ev, uint32_t key)
-{
-    memcpy(&r->sequence, &ev->sequence, HEADER_COPY_BYTES);
-    if (!ev->has_sequence)
-        r->sequence = 0;
-    r->key = key;
-    r->pointer_size = ev->pointer_size;
-    r->payload_size = ev->payload_size;
-}
-
 #define DEFAULT_WINDOW_BYTES ((size_t)64 << 20)
 /* Released bytes are reclaimed (the rest moved to the front) only past this
  * and past twice the live bytes, so that each byte moves O(1) times. Small
@@ -200,7 +176,7 @@ static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_ra
         s->runs[s->n_runs++] = (run){s->n, s->n};
     }
     gcs_sorted_event *r = &s->recs[s->n];
-    copy_header(r, ev, key);
+    gcs_sorter_copy_header(r, ev, key);
     r->has_activity = has_activity;
     s->added_since_release += ev->payload_size;
     if (!has_activity) {
@@ -240,21 +216,18 @@ static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_ra
 gcs_status gcs_sorter_add_keyed(gcs_sorter *s, const gcs_raw_event *ev, uint32_t key,
                                 gcs_error *err)
 {
-    /* Common case: room, no activity ids, time keeps going up. */
-    if (s->n == s->cap || !s->tail_open || ev->timestamp < s->tail_ts ||
-        ((uintptr_t)ev->activity_id | (uintptr_t)ev->related_activity_id))
-        return add_slow(s, ev, key, err);
-    gcs_sorted_event *r = &s->recs[s->n];
-    copy_header(r, ev, key);
-    r->at.ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
-    r->by_ref = true;
-    r->has_activity = false;
-    s->step_ref_bytes += ev->payload_size;
-    s->added_since_release += ev->payload_size;
-    s->runs[s->n_runs - 1].end = ++s->n;
-    s->tail_ts = ev->timestamp;
-    note_added(s, ev);
-    return GCS_OK;
+    if (gcs_sorter_add_fast(s, ev, key))
+        return GCS_OK;
+    /* Another capture thread than the last one, seen before: take its
+     * slot, and the common add may take the event after all (a new thread
+     * is added, or counted as untracked, by add_slow). */
+    thread_slot *t;
+    if (ev->has_sequence && (t = thread_find(s, ev->capture_tid, false)) != NULL) {
+        s->last_thread = t;
+        if (gcs_sorter_add_fast(s, ev, key))
+            return GCS_OK;
+    }
+    return add_slow(s, ev, key, err);
 }
 
 void gcs_sorter_note_sequence_run(gcs_sorter *s, uint64_t capture_tid, uint32_t first,
@@ -433,6 +406,25 @@ static size_t run_cut(const gcs_sorter *s, const run *rn, int64_t limit)
     return lo;
 }
 
+/* Bytes of the released events: in the store, and still by reference in
+ * the unit (counted apart: they are not in the store yet). */
+typedef struct leaving_bytes {
+    size_t stored, by_ref;
+} leaving_bytes;
+
+/* Appends recs[j] to the released events, adding up its bytes on the way
+ * (one pass over the released events, not two). */
+static inline void take_ready(gcs_sorter *s, size_t *k, size_t j, leaving_bytes *b)
+{
+    gcs_sorted_event *r = &s->recs[j];
+    s->ready[(*k)++] = r;
+    size_t size = r->payload_size;
+    if (r->by_ref)
+        b->by_ref += size;
+    else
+        b->stored += size + ((size_t)r->has_activity << 5);
+}
+
 /* Releases, merged in order, every run's prefix older than limit (or all). */
 static bool release(gcs_sorter *s, bool all, int64_t limit)
 {
@@ -466,24 +458,15 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
     }
     memset(s->heap_limit, 0, s->n_runs * sizeof *s->heap_limit);
     size_t hn = 0, k = 0;
+    leaving_bytes leaving = {0, 0};
     for (size_t i = 0; i < s->n_runs; i++) {
         run *rn = &s->runs[i];
         size_t cut = all ? rn->end : run_cut(s, rn, limit);
         if (cut == rn->start)
             continue;
-        /* Bytes leaving: by-reference ones (no activity ids) are counted
-         * apart, as they are not in the store yet. */
-        size_t bytes = 0, ref_bytes = 0;
-        for (size_t j = rn->start; j < cut; j++) {
-            const gcs_sorted_event *r = &s->recs[j];
-            bytes += r->payload_size + ((size_t)r->has_activity << 5);
-            ref_bytes += r->by_ref ? r->payload_size : 0;
-        }
-        s->live_bytes -= bytes - ref_bytes;
-        s->step_released_ref_bytes += ref_bytes;
         if (s->n_runs == 1) { /* one run: already in order */
             for (size_t j = rn->start; j < cut; j++)
-                s->ready[k++] = &s->recs[j];
+                take_ready(s, &k, j, &leaving);
         } else {
             heap_push(s->heap, &hn, (heap_item){s->recs[rn->start].timestamp, rn->start, i});
         }
@@ -494,24 +477,26 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
     while (hn > 0) {
         heap_item it = heap_pop(s->heap, &hn);
         size_t limit_idx = s->heap_limit[it.run];
-        s->ready[k++] = &s->recs[it.idx];
+        take_ready(s, &k, it.idx, &leaving);
         size_t next = it.idx + 1;
         /* Gallop: the run keeps the lead while it stays before every other
          * run's head, without heap operations. */
         if (hn == 0) {
             while (next < limit_idx)
-                s->ready[k++] = &s->recs[next++];
+                take_ready(s, &k, next++, &leaving);
             break;
         }
         while (next < limit_idx) {
             heap_item cand = {s->recs[next].timestamp, next, it.run};
             if (!item_less(&cand, &s->heap[0]))
                 break;
-            s->ready[k++] = &s->recs[next++];
+            take_ready(s, &k, next++, &leaving);
         }
         if (next < limit_idx)
             heap_push(s->heap, &hn, (heap_item){s->recs[next].timestamp, next, it.run});
     }
+    s->live_bytes -= leaving.stored;
+    s->step_released_ref_bytes += leaving.by_ref;
     for (size_t i = 0; i < s->n_runs; i++)
         if (s->heap_limit[i] > s->runs[i].start)
             s->runs[i].start = s->heap_limit[i];

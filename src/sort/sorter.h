@@ -17,6 +17,9 @@
 #ifndef GCS_SORT_SORTER_H
 #define GCS_SORT_SORTER_H
 
+#include <stddef.h>
+#include <string.h>
+
 #include "base/buf.h"
 #include "format/container.h"
 
@@ -144,6 +147,67 @@ struct gcs_sorter {
     size_t threads_cap, threads_used;
     gcs_sorter_thread *last_thread; /* most events come in runs of one thread */
 };
+
+/* The header fields from sequence to timestamp are copied in one piece. */
+#define GCS_SORTER_SAME_OFFSET(f) \
+    (offsetof(gcs_sorted_event, f) == offsetof(gcs_raw_event, f))
+_Static_assert(GCS_SORTER_SAME_OFFSET(sequence) && GCS_SORTER_SAME_OFFSET(pid) &&
+                   GCS_SORTER_SAME_OFFSET(tid) && GCS_SORTER_SAME_OFFSET(capture_tid) &&
+                   GCS_SORTER_SAME_OFFSET(processor) && GCS_SORTER_SAME_OFFSET(stack_id) &&
+                   GCS_SORTER_SAME_OFFSET(timestamp),
+               "gcs_sorted_event mirrors gcs_raw_event from sequence to timestamp");
+_Static_assert(sizeof(gcs_sorted_event) == 64, "a buffered event stays 64 bytes");
+#define GCS_SORTER_HEADER_COPY_BYTES                                                    \
+    (offsetof(gcs_sorted_event, timestamp) + sizeof(int64_t) -                          \
+     offsetof(gcs_sorted_event, sequence))
+
+/* Copies the header fields shared with the raw event (internal). */
+static inline void gcs_sorter_copy_header(gcs_sorted_event *r, const gcs_raw_event *ev,
+                                          uint32_t key)
+{
+    memcpy(&r->sequence, &ev->sequence, GCS_SORTER_HEADER_COPY_BYTES);
+    if (!ev->has_sequence)
+        r->sequence = 0;
+    r->key = key;
+    r->pointer_size = ev->pointer_size;
+    r->payload_size = ev->payload_size;
+}
+
+/*
+ * gcs_sorter_add_keyed's common case, inlined into the container's event
+ * callback: room, no activity ids, time keeps going up, the same capture
+ * thread as the last event (its sequence number checked in place). False,
+ * with nothing done, when the event needs gcs_sorter_add_keyed.
+ */
+static inline bool gcs_sorter_add_fast(gcs_sorter *s, const gcs_raw_event *ev, uint32_t key)
+{
+    gcs_sorter_thread *t = s->last_thread;
+    if (s->n == s->cap || !s->tail_open || ev->timestamp < s->tail_ts ||
+        ((uintptr_t)ev->activity_id | (uintptr_t)ev->related_activity_id) ||
+        (ev->has_sequence && (!t || t->tid != ev->capture_tid)))
+        return false;
+    gcs_sorted_event *r = &s->recs[s->n];
+    gcs_sorter_copy_header(r, ev, key);
+    r->at.ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
+    r->by_ref = true;
+    r->has_activity = false;
+    s->step_ref_bytes += ev->payload_size;
+    s->added_since_release += ev->payload_size;
+    s->runs[s->n_runs - 1].end = ++s->n;
+    s->tail_ts = ev->timestamp;
+    if (ev->has_sequence) {
+        /* Numbering has no gap within a thread unless events were lost. */
+        int32_t gap = (int32_t)(ev->sequence - (t->last_seq + 1u));
+        if (gap > 0)
+            s->lost += (uint32_t)gap;
+        t->last_seq = ev->sequence;
+    }
+    if (ev->is_sorted && (!s->have_watermark || ev->timestamp > s->watermark)) {
+        s->watermark = ev->timestamp;
+        s->have_watermark = true;
+    }
+    return true;
+}
 
 /* Next released event; false when none is ready. The returned pointers
  * stay valid until the next gcs_sorter_* call that adds or flushes. */
