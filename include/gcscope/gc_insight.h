@@ -191,6 +191,11 @@ typedef struct gcs_gc_limits {
     double max_pause_ms, max_p99_pause_ms, max_gc_pct;
     uint32_t max_gen2;
     double max_regression_pct; /* against a baseline: p99 pause, gc %, gen2 count, peak heap */
+    /* Significance a pause regression needs to count against
+     * max_regression_pct; 0: 0.05. Looser than compare's default (0.001):
+     * the gate's own tolerance already rules out small moves, and a gate
+     * must not pass pauses that doubled because 50 of them spread widely. */
+    double regression_alpha;
 } gcs_gc_limits;
 
 typedef struct gcs_gc_violation {

@@ -429,7 +429,9 @@ int gcs_gc_check(const gcs_gc_process *p, const gcs_gc_process *base, const gcs_
                   "%.0f gen2 GCs is over --max-gen2 %g");
     if (lim->has_max_regression && base) {
         gcs_gc_compare_row rows[GCS_GC_COMPARE_ROWS];
-        if (gcs_gc_compare(base, p, NULL, rows) < 0)
+        gcs_gc_compare_options co = {
+            .alpha = lim->regression_alpha > 0 ? lim->regression_alpha : 0.05};
+        if (gcs_gc_compare(base, p, &co, rows) < 0)
             return -1;
         static const char *const watched[] = {"p99_pause_ms", "max_pause_ms", "gc_pct",
                                               "gen2_count", "peak_heap_mb"};

@@ -76,6 +76,16 @@ grep -E '^total_pause_ms .* regressed$' "$tmp/c.txt" > /dev/null || fail "wks-co
 "$G" compare --alpha 0.05 tests/data/wks-concurrent.nettrace "$tmp/wks-concurrent.x2.etl" > "$tmp/c.txt"
 grep -E '^p99_pause_ms .* regressed$' "$tmp/c.txt" > /dev/null ||
     fail "wks-concurrent doubled, alpha 0.05: $(grep '^p99' "$tmp/c.txt")"
+# check gates at alpha 0.05 (its default): every pause doubled fails it;
+# at compare's 0.001 only gc_pct moved (+24 %, under 50): it would pass.
+"$G" check "$tmp/wks-concurrent.x2.etl" --baseline tests/data/wks-concurrent.nettrace \
+    --max-regression-pct 50 > "$tmp/k.out"; rc=$?
+[ $rc = 1 ] || fail "check wks-concurrent doubled: exit $rc, want 1: $(cat "$tmp/k.out")"
+grep -q 'p99_pause_ms regressed .*(+100.0 %), over --max-regression-pct 50' "$tmp/k.out" ||
+    fail "check wks-concurrent doubled: $(cat "$tmp/k.out")"
+"$G" check "$tmp/wks-concurrent.x2.etl" --baseline tests/data/wks-concurrent.nettrace \
+    --max-regression-pct 50 --alpha 0.001 > "$tmp/k.out"; rc=$?
+[ $rc = 0 ] || fail "check wks-concurrent doubled at alpha 0.001: exit $rc, want 0: $(cat "$tmp/k.out")"
 
 # Pairing (docs/report.md): the same pid -> by pid (the ETL names no
 # process); two recordings -> in order; a trace naming its process (kernel

@@ -16,7 +16,7 @@
 
 enum {
     OPT_BASELINE = 1, OPT_MAX_PAUSE, OPT_MAX_P99, OPT_MAX_GC_PCT, OPT_MAX_GEN2, OPT_MAX_REGRESSION,
-    OPT_PROCESS, OPT_JUNIT
+    OPT_PROCESS, OPT_JUNIT, OPT_ALPHA
 };
 
 static const cli_option check_options[] = {
@@ -29,6 +29,7 @@ static const cli_option check_options[] = {
      "fail when p99/max pause, GC %, gen2 count or peak heap regressed by more than X % (needs --baseline)"},
     {OPT_PROCESS, "process", 0, "PID", "only the runtime(s) of process PID in TRACE"},
     {OPT_JUNIT, "junit", 0, "PATH", "also write the results as JUnit XML"},
+    {OPT_ALPHA, "alpha", 0, "A", "significance a pause regression needs (default 0.05)"},
     {0},
 };
 
@@ -43,7 +44,8 @@ const cli_command cmd_check = {
     .options = check_options,
     .notes = "Exit 0: within every limit; 1: a limit exceeded (one line each on stdout;\n"
              "a wrong command line also exits 1, with stdout empty); 2: bad input.\n"
-             "Regressions count only when significant (as `gcscope compare` says);\n"
+             "Regressions count only when significant (compare's test, at --alpha:\n"
+             "0.05 by default, where compare's own verdicts use 0.001);\n"
              "runtimes are paired with the baseline's as by `gcscope compare` (process\n"
              "name, else pid, else order); the regression lines and the pass line say how.\n"
              CLI_TRACE_NOTE,
@@ -134,6 +136,11 @@ static int run_check(int argc, char **argv)
             if (!cli_parse_ms(v, &lim.max_regression_pct))
                 return usage("--max-regression-pct takes a percentage");
             lim.has_max_regression = true;
+            break;
+        case OPT_ALPHA:
+            if (!cli_parse_ms(v, &lim.regression_alpha) ||
+                !(lim.regression_alpha > 0 && lim.regression_alpha < 1))
+                return usage("--alpha takes a number between 0 and 1");
             break;
         case OPT_PROCESS:
             if (!cli_parse_uint(v, 0, UINT32_MAX, &u))
