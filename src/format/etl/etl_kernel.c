@@ -144,6 +144,37 @@ static const gcs_field config_services[] = {
     F("DisplayName", GCS_T_UTF16Z),    F("ProcessName", GCS_T_UTF16Z),
 };
 
+/* SystemConfig/Network version 2 (16 bytes): TCP tuning values;
+ * MaxHashTableSize is -1 in the x86 file (signed, as TraceEvent shows). */
+static const gcs_field config_network[] = {
+    F("TcbTablePartitions", GCS_T_I32), F("MaxHashTableSize", GCS_T_I32),
+    F("MaxUserPort", GCS_T_I32),        F("TcpTimedWaitDelay", GCS_T_I32),
+};
+
+/* SystemConfig/Power version 2 (8 bytes): one byte per sleep state S1-S5,
+ * then padding (left unread). */
+static const gcs_field config_power[] = {
+    F("S1", GCS_T_U8), F("S2", GCS_T_U8), F("S3", GCS_T_U8), F("S4", GCS_T_U8), F("S5", GCS_T_U8),
+};
+
+/* SystemConfig/IDEChannel version 2: four 32-bit values, then the
+ * location (UTF-16). */
+static const gcs_field config_ide_channel[] = {
+    F("TargetID", GCS_T_I32),               F("DeviceType", GCS_T_I32),
+    F("DeviceTimingMode", GCS_T_I32),       F("LocationInformationLen", GCS_T_I32),
+    F("LocationInformation", GCS_T_UTF16Z),
+};
+
+/* SystemConfig/NIC version 2: the MAC address as a 64-bit number (shown
+ * in decimal, as TraceEvent does), its length, the interface indexes,
+ * then three UTF-16 strings. */
+static const gcs_field config_nic[] = {
+    F("PhysicalAddr", GCS_T_I64),      F("PhysicalAddrLen", GCS_T_I32),
+    F("Ipv4Index", GCS_T_I32),         F("Ipv6Index", GCS_T_I32),
+    F("NICDescription", GCS_T_UTF16Z), F("IpAddresses", GCS_T_UTF16Z),
+    F("DnsServerAddresses", GCS_T_UTF16Z),
+};
+
 /* Image Load/Unload/DCStart/DCStop version 2: TraceEvent reads the
  * reserved 32 bits after TimeDateStamp as part of nothing and DefaultBase
  * as a pointer after them (0x77710000000e0000 for a WoW64 ntdll: the
@@ -178,7 +209,11 @@ static const struct {
     {2, 32, 2, hard_fault, N(hard_fault)},
     {3, 32, 2, process_counters, N(process_counters)},
     {3, 33, 2, process_counters, N(process_counters)},
+    {11, 13, 2, config_nic, N(config_nic)},
     {11, 15, 3, config_services, N(config_services)},
+    {11, 16, 2, config_power, N(config_power)},
+    {11, 17, 2, config_network, N(config_network)},
+    {11, 23, 2, config_ide_channel, N(config_ide_channel)},
     {15, 46, 2, perfinfo_sample, N(perfinfo_sample)},
     {15, 73, 3, perfinfo_collection, N(perfinfo_collection)},
     {15, 74, 3, perfinfo_collection, N(perfinfo_collection)},
