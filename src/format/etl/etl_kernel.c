@@ -19,6 +19,8 @@
 
 #define F(n, t) {n, t, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false}
 #define FHEX(n, t) {n, t, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true}
+/* k raw bytes, shown as hex in their order (network byte order). */
+#define FBYTES(n, k) {n, GCS_T_BINARY, GCS_REPEAT_FIXED, k, NULL, 0, NULL, false}
 
 /*
  * Process Start/Stop/DCStart/DCStop/Defunct. Version 2: key, ids,
@@ -175,6 +177,40 @@ static const gcs_field config_nic[] = {
     F("DnsServerAddresses", GCS_T_UTF16Z),
 };
 
+/*
+ * TcpIp and UdpIp version 2: process, size, destination and source
+ * address, destination and source port, then per event kind. Addresses
+ * and ports are in network byte order: shown as their bytes in hex
+ * (port 445 = 0x01BD, 10.128.0.55 = 0x0A800037); TraceEvent shows the
+ * port as a number and the address dotted (or as IPv6 text).
+ */
+#define NET_HEAD(addr_bytes)                                                                   \
+    F("PID", GCS_T_U32), F("size", GCS_T_U32), FBYTES("daddr", addr_bytes),                   \
+        FBYTES("saddr", addr_bytes), FBYTES("dport", 2), FBYTES("sport", 2)
+/* Send (IPv4 40 bytes, IPv6 64): send start and end times. */
+static const gcs_field tcp_send[] = {
+    NET_HEAD(4), F("startime", GCS_T_U32), F("endtime", GCS_T_U32), F("seqnum", GCS_T_U32),
+    FHEX("connid", GCS_T_POINTER),
+};
+static const gcs_field tcp_send_v6[] = {
+    NET_HEAD(16), F("startime", GCS_T_U32), F("endtime", GCS_T_U32), F("seqnum", GCS_T_U32),
+    FHEX("connid", GCS_T_POINTER),
+};
+/* Recv, Disconnect and the UdpIp Send/Recv (IPv4 32 bytes, IPv6 56). */
+static const gcs_field net_plain[] = {
+    NET_HEAD(4), F("seqnum", GCS_T_U32), FHEX("connid", GCS_T_POINTER),
+};
+static const gcs_field net_plain_v6[] = {
+    NET_HEAD(16), F("seqnum", GCS_T_U32), FHEX("connid", GCS_T_POINTER),
+};
+/* Accept (and Connect), IPv4 48 bytes: the negotiated TCP options. */
+static const gcs_field tcp_connect[] = {
+    NET_HEAD(4),                  F("mss", GCS_T_U16),          F("sackopt", GCS_T_U16),
+    F("tsopt", GCS_T_U16),        F("wsopt", GCS_T_U16),        F("rcvwin", GCS_T_U32),
+    F("rcvwinscale", GCS_T_I16),  F("sndwinscale", GCS_T_I16),  F("seqnum", GCS_T_U32),
+    FHEX("connid", GCS_T_POINTER),
+};
+
 /* Image Load/Unload/DCStart/DCStop version 2: TraceEvent reads the
  * reserved 32 bits after TimeDateStamp as part of nothing and DefaultBase
  * as a pointer after them (0x77710000000e0000 for a WoW64 ntdll: the
@@ -209,6 +245,16 @@ static const struct {
     {2, 32, 2, hard_fault, N(hard_fault)},
     {3, 32, 2, process_counters, N(process_counters)},
     {3, 33, 2, process_counters, N(process_counters)},
+    {6, 10, 2, tcp_send, N(tcp_send)},
+    {6, 11, 2, net_plain, N(net_plain)},
+    {6, 13, 2, net_plain, N(net_plain)},
+    {6, 15, 2, tcp_connect, N(tcp_connect)},
+    {6, 26, 2, tcp_send_v6, N(tcp_send_v6)},
+    {6, 27, 2, net_plain_v6, N(net_plain_v6)},
+    {8, 10, 2, net_plain, N(net_plain)},
+    {8, 11, 2, net_plain, N(net_plain)},
+    {8, 26, 2, net_plain_v6, N(net_plain_v6)},
+    {8, 27, 2, net_plain_v6, N(net_plain_v6)},
     {11, 13, 2, config_nic, N(config_nic)},
     {11, 15, 3, config_services, N(config_services)},
     {11, 16, 2, config_power, N(config_power)},
