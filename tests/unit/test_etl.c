@@ -417,6 +417,8 @@ static void check_line(const char *label, char *line, our_events *o)
         return;
     if (!hit->has_schema && !strstr(key, "/EventTrace")) {
         rule_not_decoded++; /* kernel and classic payloads we do not decode yet */
+        if (getenv("TEST_ETL_LIST_NOT_DECODED")) /* which ones: for the next decoder */
+            fprintf(stderr, "not decoded: %s at %s\n", key, msec);
         return;
     }
     if (strstr(key, "/EventTrace")) {
@@ -977,7 +979,7 @@ static void test_x86_framework(void)
      * SysConfig BuildInfo, UnknownVolume and Opcode(37). Decoding one
      * more lowers it; a decoded event whose fields differ fails above. */
     printf("net.4.5.2.x86.etl: fields-not-decoded %llu\n", rule_not_decoded - not_decoded_before);
-    CHECK(rule_not_decoded - not_decoded_before <= 55);
+    CHECK(rule_not_decoded - not_decoded_before <= 42);
 
     gcs_reader_stats stats;
     gcs_gc_analyzer *an = analyze_file(tmp, &stats);

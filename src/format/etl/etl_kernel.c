@@ -211,6 +211,30 @@ static const gcs_field tcp_connect[] = {
     FHEX("connid", GCS_T_POINTER),
 };
 
+/* SystemConfig/PnP: version 4 starts with the device class GUID and the
+ * counts of upper and lower filter strings, version 5 adds the device
+ * status and problem; then the device's strings (the filter strings
+ * after them are left unread). The first five names are ours (TraceEvent
+ * does not show them). */
+#define PNP_STRINGS                                                                              \
+    F("DeviceID", GCS_T_UTF16Z), F("DeviceDescription", GCS_T_UTF16Z),                         \
+        F("FriendlyName", GCS_T_UTF16Z), F("PdoName", GCS_T_UTF16Z), F("ServiceName", GCS_T_UTF16Z)
+static const gcs_field config_pnp_v4[] = {
+    F("ClassGuid", GCS_T_GUID), F("UpperFilterCount", GCS_T_U32), F("LowerFilterCount", GCS_T_U32),
+    PNP_STRINGS,
+};
+static const gcs_field config_pnp_v5[] = {
+    F("ClassGuid", GCS_T_GUID),  F("UpperFilterCount", GCS_T_U32), F("LowerFilterCount", GCS_T_U32),
+    F("DevStatus", GCS_T_U32),   F("DevProblem", GCS_T_U32),       PNP_STRINGS,
+};
+
+/* MSNT_SystemTrace/SystemConfig/Platform: four UTF-16 strings (112 bytes
+ * in the x86 file). */
+static const gcs_field config_platform[] = {
+    F("SystemManufacturer", GCS_T_UTF16Z), F("SystemProductName", GCS_T_UTF16Z),
+    F("BiosDate", GCS_T_UTF16Z),           F("BiosVersion", GCS_T_UTF16Z),
+};
+
 /* Image Load/Unload/DCStart/DCStop version 2: TraceEvent reads the
  * reserved 32 bits after TimeDateStamp as part of nothing and DefaultBase
  * as a pointer after them (0x77710000000e0000 for a WoW64 ntdll: the
@@ -258,6 +282,9 @@ static const struct {
     {11, 13, 2, config_nic, N(config_nic)},
     {11, 15, 3, config_services, N(config_services)},
     {11, 16, 2, config_power, N(config_power)},
+    {11, 22, 4, config_pnp_v4, N(config_pnp_v4)},
+    {11, 22, 5, config_pnp_v5, N(config_pnp_v5)},
+    {11, 25, 2, config_platform, N(config_platform)},
     {11, 17, 2, config_network, N(config_network)},
     {11, 23, 2, config_ide_channel, N(config_ide_channel)},
     {15, 46, 2, perfinfo_sample, N(perfinfo_sample)},
@@ -560,6 +587,26 @@ static const gcs_field sysconfig_volume_mapping[] = {
     F("NtPath", GCS_T_UTF16Z), F("DosPath", GCS_T_UTF16Z),
 };
 
+/* ImageID/FileVersion (version 2, 322 bytes for ntdll.dll): image size
+ * and time stamp, then ten UTF-16 strings of the image's version
+ * resource (VerLanguage is text: "1033"). TraceEvent adds BuildTime from
+ * the time stamp. */
+static const gcs_field ktc_file_version[] = {
+    F("ImageSize", GCS_T_I32),          F("TimeDateStamp", GCS_T_I32),
+    F("OrigFileName", GCS_T_UTF16Z),    F("FileDescription", GCS_T_UTF16Z),
+    F("FileVersion", GCS_T_UTF16Z),     F("BinFileVersion", GCS_T_UTF16Z),
+    F("VerLanguage", GCS_T_UTF16Z),     F("ProductName", GCS_T_UTF16Z),
+    F("CompanyName", GCS_T_UTF16Z),     F("ProductVersion", GCS_T_UTF16Z),
+    F("FileId", GCS_T_UTF16Z),          F("ProgramId", GCS_T_UTF16Z),
+};
+/* SysConfig/BuildInfo: install date (FILETIME: 0 in the x86 file, which
+ * TraceEvent shows as 1970 local time), build lab and product name. */
+static const gcs_field sysconfig_build_info[] = {
+    F("InstallDate", GCS_T_DATETIME), F("BuildLab", GCS_T_UTF16Z), F("ProductName", GCS_T_UTF16Z),
+};
+/* SysConfig/UnknownVolume: one string, TraceEvent's "Value". */
+static const gcs_field sysconfig_unknown_volume[] = {F("Value", GCS_T_UTF16Z)};
+
 static const struct {
     const uint8_t *guid;
     uint8_t opcode;
@@ -576,12 +623,15 @@ static const struct {
      N(ktc_dbg_id)},
     {kernel_trace_control, 37, "KernelTraceControl", "ImageID/DbgID_ILRSDS", ktc_dbg_id,
      N(ktc_dbg_id)},
-    {kernel_trace_control, 64, "KernelTraceControl", "ImageID/FileVersion", NULL, 0},
+    {kernel_trace_control, 64, "KernelTraceControl", "ImageID/FileVersion", ktc_file_version,
+     N(ktc_file_version)},
     {kernel_metadata, 32, "KernelTraceControl", "MetaData/EventInfo", NULL, 0},
     {kernel_metadata, 33, "KernelTraceControl", "MetaData/EventMapInfo", NULL, 0},
-    {sys_config, 32, KERNEL, "SysConfig/BuildInfo", NULL, 0},
+    {sys_config, 32, KERNEL, "SysConfig/BuildInfo", sysconfig_build_info,
+     N(sysconfig_build_info)},
     {sys_config, 33, KERNEL, "SysConfig/SystemPaths", sysconfig_paths, N(sysconfig_paths)},
-    {sys_config, 34, KERNEL, "SysConfig/UnknownVolume", NULL, 0},
+    {sys_config, 34, KERNEL, "SysConfig/UnknownVolume", sysconfig_unknown_volume,
+     N(sysconfig_unknown_volume)},
     {sys_config, 35, KERNEL, "SysConfig/VolumeMapping", sysconfig_volume_mapping,
      N(sysconfig_volume_mapping)},
     {sys_config, 37, KERNEL, "SysConfig/Opcode(37)", NULL, 0},
