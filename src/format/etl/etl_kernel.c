@@ -19,6 +19,8 @@
 
 #define F(n, t) {n, t, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false}
 #define FHEX(n, t) {n, t, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true}
+/* k raw bytes, shown as hex in their order (network byte order). */
+#define FBYTES(n, k) {n, GCS_T_BINARY, GCS_REPEAT_FIXED, k, NULL, 0, NULL, false}
 
 /*
  * Process Start/Stop/DCStart/DCStop/Defunct. Version 2: key, ids,
@@ -144,6 +146,95 @@ static const gcs_field config_services[] = {
     F("DisplayName", GCS_T_UTF16Z),    F("ProcessName", GCS_T_UTF16Z),
 };
 
+/* SystemConfig/Network version 2 (16 bytes): TCP tuning values;
+ * MaxHashTableSize is -1 in the x86 file (signed, as TraceEvent shows). */
+static const gcs_field config_network[] = {
+    F("TcbTablePartitions", GCS_T_I32), F("MaxHashTableSize", GCS_T_I32),
+    F("MaxUserPort", GCS_T_I32),        F("TcpTimedWaitDelay", GCS_T_I32),
+};
+
+/* SystemConfig/Power version 2 (8 bytes): one byte per sleep state S1-S5,
+ * then padding (left unread). */
+static const gcs_field config_power[] = {
+    F("S1", GCS_T_U8), F("S2", GCS_T_U8), F("S3", GCS_T_U8), F("S4", GCS_T_U8), F("S5", GCS_T_U8),
+};
+
+/* SystemConfig/IDEChannel version 2: four 32-bit values, then the
+ * location (UTF-16). */
+static const gcs_field config_ide_channel[] = {
+    F("TargetID", GCS_T_I32),               F("DeviceType", GCS_T_I32),
+    F("DeviceTimingMode", GCS_T_I32),       F("LocationInformationLen", GCS_T_I32),
+    F("LocationInformation", GCS_T_UTF16Z),
+};
+
+/* SystemConfig/NIC version 2: the MAC address as a 64-bit number (shown
+ * in decimal, as TraceEvent does), its length, the interface indexes,
+ * then three UTF-16 strings. */
+static const gcs_field config_nic[] = {
+    F("PhysicalAddr", GCS_T_I64),      F("PhysicalAddrLen", GCS_T_I32),
+    F("Ipv4Index", GCS_T_I32),         F("Ipv6Index", GCS_T_I32),
+    F("NICDescription", GCS_T_UTF16Z), F("IpAddresses", GCS_T_UTF16Z),
+    F("DnsServerAddresses", GCS_T_UTF16Z),
+};
+
+/*
+ * TcpIp and UdpIp version 2: process, size, destination and source
+ * address, destination and source port, then per event kind. Addresses
+ * and ports are in network byte order: shown as their bytes in hex
+ * (port 445 = 0x01BD, 10.128.0.55 = 0x0A800037); TraceEvent shows the
+ * port as a number and the address dotted (or as IPv6 text).
+ */
+#define NET_HEAD(addr_bytes)                                                                   \
+    F("PID", GCS_T_U32), F("size", GCS_T_U32), FBYTES("daddr", addr_bytes),                   \
+        FBYTES("saddr", addr_bytes), FBYTES("dport", 2), FBYTES("sport", 2)
+/* Send (IPv4 40 bytes, IPv6 64): send start and end times. */
+static const gcs_field tcp_send[] = {
+    NET_HEAD(4), F("startime", GCS_T_U32), F("endtime", GCS_T_U32), F("seqnum", GCS_T_U32),
+    FHEX("connid", GCS_T_POINTER),
+};
+static const gcs_field tcp_send_v6[] = {
+    NET_HEAD(16), F("startime", GCS_T_U32), F("endtime", GCS_T_U32), F("seqnum", GCS_T_U32),
+    FHEX("connid", GCS_T_POINTER),
+};
+/* Recv, Disconnect and the UdpIp Send/Recv (IPv4 32 bytes, IPv6 56). */
+static const gcs_field net_plain[] = {
+    NET_HEAD(4), F("seqnum", GCS_T_U32), FHEX("connid", GCS_T_POINTER),
+};
+static const gcs_field net_plain_v6[] = {
+    NET_HEAD(16), F("seqnum", GCS_T_U32), FHEX("connid", GCS_T_POINTER),
+};
+/* Accept (and Connect), IPv4 48 bytes: the negotiated TCP options. */
+static const gcs_field tcp_connect[] = {
+    NET_HEAD(4),                  F("mss", GCS_T_U16),          F("sackopt", GCS_T_U16),
+    F("tsopt", GCS_T_U16),        F("wsopt", GCS_T_U16),        F("rcvwin", GCS_T_U32),
+    F("rcvwinscale", GCS_T_I16),  F("sndwinscale", GCS_T_I16),  F("seqnum", GCS_T_U32),
+    FHEX("connid", GCS_T_POINTER),
+};
+
+/* SystemConfig/PnP: version 4 starts with the device class GUID and the
+ * counts of upper and lower filter strings, version 5 adds the device
+ * status and problem; then the device's strings (the filter strings
+ * after them are left unread). The first five names are ours (TraceEvent
+ * does not show them). */
+#define PNP_STRINGS                                                                              \
+    F("DeviceID", GCS_T_UTF16Z), F("DeviceDescription", GCS_T_UTF16Z),                         \
+        F("FriendlyName", GCS_T_UTF16Z), F("PdoName", GCS_T_UTF16Z), F("ServiceName", GCS_T_UTF16Z)
+static const gcs_field config_pnp_v4[] = {
+    F("ClassGuid", GCS_T_GUID), F("UpperFilterCount", GCS_T_U32), F("LowerFilterCount", GCS_T_U32),
+    PNP_STRINGS,
+};
+static const gcs_field config_pnp_v5[] = {
+    F("ClassGuid", GCS_T_GUID),  F("UpperFilterCount", GCS_T_U32), F("LowerFilterCount", GCS_T_U32),
+    F("DevStatus", GCS_T_U32),   F("DevProblem", GCS_T_U32),       PNP_STRINGS,
+};
+
+/* MSNT_SystemTrace/SystemConfig/Platform: four UTF-16 strings (112 bytes
+ * in the x86 file). */
+static const gcs_field config_platform[] = {
+    F("SystemManufacturer", GCS_T_UTF16Z), F("SystemProductName", GCS_T_UTF16Z),
+    F("BiosDate", GCS_T_UTF16Z),           F("BiosVersion", GCS_T_UTF16Z),
+};
+
 /* Image Load/Unload/DCStart/DCStop version 2: TraceEvent reads the
  * reserved 32 bits after TimeDateStamp as part of nothing and DefaultBase
  * as a pointer after them (0x77710000000e0000 for a WoW64 ntdll: the
@@ -178,7 +269,24 @@ static const struct {
     {2, 32, 2, hard_fault, N(hard_fault)},
     {3, 32, 2, process_counters, N(process_counters)},
     {3, 33, 2, process_counters, N(process_counters)},
+    {6, 10, 2, tcp_send, N(tcp_send)},
+    {6, 11, 2, net_plain, N(net_plain)},
+    {6, 13, 2, net_plain, N(net_plain)},
+    {6, 15, 2, tcp_connect, N(tcp_connect)},
+    {6, 26, 2, tcp_send_v6, N(tcp_send_v6)},
+    {6, 27, 2, net_plain_v6, N(net_plain_v6)},
+    {8, 10, 2, net_plain, N(net_plain)},
+    {8, 11, 2, net_plain, N(net_plain)},
+    {8, 26, 2, net_plain_v6, N(net_plain_v6)},
+    {8, 27, 2, net_plain_v6, N(net_plain_v6)},
+    {11, 13, 2, config_nic, N(config_nic)},
     {11, 15, 3, config_services, N(config_services)},
+    {11, 16, 2, config_power, N(config_power)},
+    {11, 22, 4, config_pnp_v4, N(config_pnp_v4)},
+    {11, 22, 5, config_pnp_v5, N(config_pnp_v5)},
+    {11, 25, 2, config_platform, N(config_platform)},
+    {11, 17, 2, config_network, N(config_network)},
+    {11, 23, 2, config_ide_channel, N(config_ide_channel)},
     {15, 46, 2, perfinfo_sample, N(perfinfo_sample)},
     {15, 73, 3, perfinfo_collection, N(perfinfo_collection)},
     {15, 74, 3, perfinfo_collection, N(perfinfo_collection)},
@@ -479,6 +587,26 @@ static const gcs_field sysconfig_volume_mapping[] = {
     F("NtPath", GCS_T_UTF16Z), F("DosPath", GCS_T_UTF16Z),
 };
 
+/* ImageID/FileVersion (version 2, 322 bytes for ntdll.dll): image size
+ * and time stamp, then ten UTF-16 strings of the image's version
+ * resource (VerLanguage is text: "1033"). TraceEvent adds BuildTime from
+ * the time stamp. */
+static const gcs_field ktc_file_version[] = {
+    F("ImageSize", GCS_T_I32),          F("TimeDateStamp", GCS_T_I32),
+    F("OrigFileName", GCS_T_UTF16Z),    F("FileDescription", GCS_T_UTF16Z),
+    F("FileVersion", GCS_T_UTF16Z),     F("BinFileVersion", GCS_T_UTF16Z),
+    F("VerLanguage", GCS_T_UTF16Z),     F("ProductName", GCS_T_UTF16Z),
+    F("CompanyName", GCS_T_UTF16Z),     F("ProductVersion", GCS_T_UTF16Z),
+    F("FileId", GCS_T_UTF16Z),          F("ProgramId", GCS_T_UTF16Z),
+};
+/* SysConfig/BuildInfo: install date (FILETIME: 0 in the x86 file, which
+ * TraceEvent shows as 1970 local time), build lab and product name. */
+static const gcs_field sysconfig_build_info[] = {
+    F("InstallDate", GCS_T_DATETIME), F("BuildLab", GCS_T_UTF16Z), F("ProductName", GCS_T_UTF16Z),
+};
+/* SysConfig/UnknownVolume: one string, TraceEvent's "Value". */
+static const gcs_field sysconfig_unknown_volume[] = {F("Value", GCS_T_UTF16Z)};
+
 static const struct {
     const uint8_t *guid;
     uint8_t opcode;
@@ -495,12 +623,15 @@ static const struct {
      N(ktc_dbg_id)},
     {kernel_trace_control, 37, "KernelTraceControl", "ImageID/DbgID_ILRSDS", ktc_dbg_id,
      N(ktc_dbg_id)},
-    {kernel_trace_control, 64, "KernelTraceControl", "ImageID/FileVersion", NULL, 0},
+    {kernel_trace_control, 64, "KernelTraceControl", "ImageID/FileVersion", ktc_file_version,
+     N(ktc_file_version)},
     {kernel_metadata, 32, "KernelTraceControl", "MetaData/EventInfo", NULL, 0},
     {kernel_metadata, 33, "KernelTraceControl", "MetaData/EventMapInfo", NULL, 0},
-    {sys_config, 32, KERNEL, "SysConfig/BuildInfo", NULL, 0},
+    {sys_config, 32, KERNEL, "SysConfig/BuildInfo", sysconfig_build_info,
+     N(sysconfig_build_info)},
     {sys_config, 33, KERNEL, "SysConfig/SystemPaths", sysconfig_paths, N(sysconfig_paths)},
-    {sys_config, 34, KERNEL, "SysConfig/UnknownVolume", NULL, 0},
+    {sys_config, 34, KERNEL, "SysConfig/UnknownVolume", sysconfig_unknown_volume,
+     N(sysconfig_unknown_volume)},
     {sys_config, 35, KERNEL, "SysConfig/VolumeMapping", sysconfig_volume_mapping,
      N(sysconfig_volume_mapping)},
     {sys_config, 37, KERNEL, "SysConfig/Opcode(37)", NULL, 0},
