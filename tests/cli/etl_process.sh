@@ -37,7 +37,25 @@ err=$("$GCSCOPE" stats --format csv --process nosuch "$TRACE" 2>&1 >/dev/null) |
 "$GCSCOPE" objects "$TRACE" > "$tmp/objects-all.txt" || fail "objects exit $?"
 "$GCSCOPE" objects --process 3644 "$TRACE" > "$tmp/objects-pid.txt" || fail "objects --process 3644 exit $?"
 "$GCSCOPE" objects --process test.x86.exe "$TRACE" > "$tmp/objects-one.txt" || fail "objects --process exit $?"
-head -1 "$tmp/objects-all.txt" | grep -q "^Objects by type (8 types;" || fail "objects: want 8 types in all"
+# Two .NET processes (Test.x86 and PerfView itself): followed apart (an
+# address means a different object in each), one report each, pid order.
+[ "$(grep '^Process ' "$tmp/objects-all.txt" | tr '\n' ';')" = "Process 3644 Test.x86;Process 3988 PerfView;" ] ||
+    fail "objects: want the reports of 3644 Test.x86 then 3988 PerfView: $(grep '^Process ' "$tmp/objects-all.txt")"
+sed -n 2p "$tmp/objects-all.txt" | grep -q "^Objects by type (2 types;" || fail "objects: want 2 types in Test.x86"
+grep -q "^Objects by type (6 types;" "$tmp/objects-all.txt" || fail "objects: want 6 types in PerfView"
+"$GCSCOPE" objects --format json "$TRACE" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+got = [(p["pid"], p["process_name"]) for p in d["processes"]]
+assert got == [(3644, "Test.x86"), (3988, "PerfView")], got' || fail "objects JSON: processes"
+"$GCSCOPE" objects --format csv "$TRACE" > "$tmp/objects.csv" || fail "objects csv exit $?"
+[ "$(grep -c '^trace,' "$tmp/objects.csv")" = 1 ] || fail "objects CSV: want one header"
+grep -q '^"net.4.5.2.x86.etl (pid 3644)","' "$tmp/objects.csv" || fail "objects CSV: no pid 3644 rows"
+grep -q '^"net.4.5.2.x86.etl (pid 3988)","' "$tmp/objects.csv" || fail "objects CSV: no pid 3988 rows"
+# One process selected: its report alone, as for a trace of one process.
+tail -n +2 "$tmp/objects-all.txt" | sed '/^$/,$d' > "$tmp/first.txt"
+head -n "$(wc -l < "$tmp/first.txt")" "$tmp/objects-pid.txt" | cmp -s - "$tmp/first.txt" ||
+    fail "objects: Test.x86's part differs from objects --process 3644"
 head -1 "$tmp/objects-one.txt" | grep -q "^Objects by type (2 types;" || fail "objects --process: want 2 types"
 grep -q "note: 3190 samples without an object size" "$tmp/objects-one.txt" || fail "objects --process: samples"
 cmp -s "$tmp/objects-pid.txt" "$tmp/objects-one.txt" || fail "objects: --process 3644 and test.x86.exe differ"

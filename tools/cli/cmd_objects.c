@@ -5,6 +5,9 @@
  * ranges) and tells, per type, how many died young, in which GC, how long
  * they lived, which survived to the end and which died in gen2.
  */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_util.h"
@@ -120,28 +123,166 @@ static int run_objects(int argc, char **argv)
     return cli_objects_report(a.operand[0], &v);
 }
 
+/* Objects are followed per process: addresses of different processes
+ * mean different objects. An analysis starts at a process's first runtime
+ * event (provider Microsoft-Windows-DotNETRuntime*) and gets that
+ * process's events from then on; a trace of one process reads as before. */
+enum { MAX_OBJECT_PROCESSES = 64 };
+
+typedef struct process_objects {
+    uint32_t pid;
+    gcs_objects *an;
+} process_objects;
+
+typedef struct objects_by_process {
+    process_objects p[MAX_OBJECT_PROCESSES];
+    size_t n;
+    size_t last; /* index of the last one used (events come in runs) */
+    uint64_t events_left_out; /* runtime events of processes past the cap */
+    bool has_from, has_to;
+    double from_ms, to_ms;
+} objects_by_process;
+
+static int by_pid(const void *a, const void *b)
+{
+    uint32_t x = ((const process_objects *)a)->pid, y = ((const process_objects *)b)->pid;
+    return (x > y) - (x < y);
+}
+
+static bool is_runtime_event(const gcs_event *ev)
+{
+    static const char prefix[] = "Microsoft-Windows-DotNETRuntime";
+    const char *provider = ev->type ? ev->type->provider : NULL;
+    return provider && strncmp(provider, prefix, sizeof prefix - 1) == 0;
+}
+
+/* The analysis of ev's process, started at its first runtime event; NULL
+ * when there is none yet (or no room: counted), or out of memory (*err). */
+static gcs_objects *objects_for(objects_by_process *op, const gcs_event *ev, gcs_error *err)
+{
+    if (op->n > 0 && op->p[op->last].pid == ev->pid)
+        return op->p[op->last].an;
+    for (size_t i = 0; i < op->n; i++)
+        if (op->p[i].pid == ev->pid) {
+            op->last = i;
+            return op->p[i].an;
+        }
+    if (!is_runtime_event(ev))
+        return NULL;
+    if (op->n == MAX_OBJECT_PROCESSES) {
+        op->events_left_out++;
+        return NULL;
+    }
+    gcs_objects *an = gcs_objects_new(err);
+    if (!an)
+        return NULL;
+    gcs_objects_set_time_range(an, op->has_from, op->from_ms, op->has_to, op->to_ms);
+    op->p[op->n] = (process_objects){ev->pid, an};
+    op->last = op->n++;
+    return an;
+}
+
+static gcs_status out_of_memory(gcs_error *err)
+{
+    gcs_error_clear(err);
+    err->status = GCS_ERR_IO;
+    snprintf(err->reason, sizeof err->reason, "out of memory for the report");
+    return err->status;
+}
+
+/* Writes a's report to a memory buffer (*text, *len; free *text). */
+static gcs_status report_to_memory(const gcs_objects *a, const gcs_objects_report_options *ro,
+                                   char **text, size_t *len, gcs_error *err)
+{
+    *text = NULL;
+    *len = 0;
+    FILE *mem = open_memstream(text, len);
+    if (!mem)
+        return out_of_memory(err);
+    gcs_status st = gcs_objects_report_write(a, mem, ro, err);
+    if (fclose(mem) != 0 && st == GCS_OK)
+        st = out_of_memory(err);
+    return st;
+}
+
+/* Several processes: each report under its process (table), in a
+ * "processes" array (JSON), or under one CSV header with the pid in the
+ * trace column ("FILE (pid N)"). */
+static gcs_status write_per_process(objects_by_process *op, const gcs_process_table *pt,
+                                    const gcs_objects_report_options *base, gcs_error *err)
+{
+    bool json = base->format == GCS_OBJECTS_JSON, csv = base->format == GCS_OBJECTS_CSV;
+    qsort(op->p, op->n, sizeof op->p[0], by_pid); /* in pid order, as stats lists them */
+    if (json)
+        fputs("{\"processes\":[", stdout);
+    for (size_t i = 0; i < op->n; i++) {
+        const gcs_process_entry *pe = gcs_process_table_find(pt, op->p[i].pid);
+        const char *name = pe && pe->name[0] ? pe->name : NULL;
+        gcs_objects_report_options ro = *base;
+        char label[512];
+        if (csv) {
+            snprintf(label, sizeof label, "%s (pid %" PRIu32 ")", base->trace_name ? base->trace_name : "",
+                     op->p[i].pid);
+            ro.trace_name = label;
+        }
+        char *text;
+        size_t len;
+        gcs_status st = report_to_memory(op->p[i].an, &ro, &text, &len, err);
+        if (st != GCS_OK) {
+            free(text);
+            return st;
+        }
+        const char *body = text;
+        if (csv && i > 0) { /* one header for all */
+            const char *nl = memchr(text, '\n', len);
+            body = nl ? nl + 1 : text + len;
+        }
+        size_t body_len = len - (size_t)(body - text);
+        if (json) {
+            while (body_len > 0 && body[body_len - 1] == '\n')
+                body_len--;
+            printf("%s{\"pid\":%" PRIu32 ",\"process_name\":", i ? "," : "", op->p[i].pid);
+            if (name)
+                cli_json_string(stdout, name);
+            else
+                fputs("null", stdout);
+            fputs(",\"objects\":", stdout);
+        } else if (!csv) {
+            printf("%sProcess %" PRIu32 "%s%s\n", i ? "\n" : "", op->p[i].pid, name ? " " : "",
+                   name ? name : "");
+        }
+        fwrite(body, 1, body_len, stdout);
+        if (json)
+            fputc('}', stdout);
+        free(text);
+    }
+    if (json)
+        fputs("]}\n", stdout);
+    return GCS_OK;
+}
+
 int cli_objects_report(const char *path, const cli_objects_view *v)
 {
     cli_format fmt = v->format;
-    bool wide = v->wide, has_from = v->has_from, has_to = v->has_to;
-    double from_ms = v->from_ms, to_ms = v->to_ms;
-    size_t limit = v->limit;
     process_filter pf = {.spec = v->process_spec};
     gcs_reader_options ropts = {.archive_member = v->archive_member};
+    objects_by_process *op = calloc(1, sizeof *op);
+    if (!op) {
+        fprintf(stderr, "gcscope objects: out of memory\n");
+        return CLI_FAILED;
+    }
+    op->has_from = v->has_from;
+    op->from_ms = v->from_ms;
+    op->has_to = v->has_to;
+    op->to_ms = v->to_ms;
 
     gcs_error err;
     gcs_error_clear(&err);
-    gcs_objects *an = gcs_objects_new(&err);
-    if (!an) {
-        cli_report_error(path, &err);
-        return CLI_FAILED;
-    }
-    gcs_objects_set_time_range(an, has_from, from_ms, has_to, to_ms);
     pf.processes = gcs_process_table_new();
     cli_trace tr;
     if (!pf.processes || !cli_open_trace_with(&tr, path, &ropts)) {
         gcs_process_table_free(pf.processes);
-        gcs_objects_free(an);
+        free(op);
         return CLI_FAILED;
     }
     const gcs_event *ev;
@@ -149,6 +290,14 @@ int cli_objects_report(const char *path, const cli_objects_view *v)
     while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
         if (!process_selected(&pf, ev))
             continue;
+        gcs_objects *an = objects_for(op, ev, &err);
+        if (!an) {
+            if (err.status < 0) {
+                st = err.status;
+                break;
+            }
+            continue;
+        }
         st = gcs_objects_feed(an, ev, &err);
         if (st != GCS_OK)
             break;
@@ -158,47 +307,67 @@ int cli_objects_report(const char *path, const cli_objects_view *v)
         /* Events before the error were used: report them, and say why it stopped. */
         cli_report_error(path, &err);
         rc = CLI_FAILED;
-        if (!gcs_reader_info(tr.reader)) {
-            cli_close_trace(&tr);
-            gcs_objects_free(an);
-            gcs_process_table_free(pf.processes);
-            return rc;
+        if (!gcs_reader_info(tr.reader))
+            goto done;
+    }
+    /* No runtime event at all: the empty report says so. */
+    if (op->n == 0) {
+        gcs_error_clear(&err);
+        gcs_objects *an = gcs_objects_new(&err);
+        if (!an) {
+            cli_report_error(path, &err);
+            rc = CLI_FAILED;
+            goto done;
         }
+        gcs_objects_set_time_range(an, op->has_from, op->from_ms, op->has_to, op->to_ms);
+        op->p[op->n++] = (process_objects){0, an};
     }
     gcs_error_clear(&err);
-    if (gcs_objects_finish(an, &err) != GCS_OK) {
-        cli_report_error(path, &err);
-        rc = CLI_FAILED;
-    } else {
-        const char *base = strrchr(path, '/');
-        gcs_objects_report_options ro = {
-            .format = fmt == CLI_FMT_JSON  ? GCS_OBJECTS_JSON
-                      : fmt == CLI_FMT_CSV ? GCS_OBJECTS_CSV
-                                           : GCS_OBJECTS_TABLE,
-            .wide = wide,
-            .trace_name = base ? base + 1 : path, /* as stats names it */
-            .limit = limit,
-        };
-        if (gcs_objects_report_write(an, stdout, &ro, &err) != GCS_OK) {
-            fprintf(stderr, "gcscope objects: %s\n", err.reason);
+    for (size_t i = 0; i < op->n; i++)
+        if (gcs_objects_finish(op->p[i].an, &err) != GCS_OK) {
+            cli_report_error(path, &err);
             rc = CLI_FAILED;
+            goto done;
         }
-        if (pf.spec && pf.selected_events == 0)
-            fprintf(stderr, "gcscope objects: %s: no event of a process %s in this trace.\n",
-                    ro.trace_name, pf.spec);
-        /* Records the profiler dropped (its buffers were full), or other
-         * container problems: the report is then not exact. */
-        const gcs_reader_stats *rs = gcs_reader_get_stats(tr.reader);
-        const gcs_trace_info *ti = gcs_reader_info(tr.reader);
-        if (rs && rs->anomalies && ti && ti->format == GCS_FORMAT_PROFILE)
-            fprintf(stderr, "gcscope objects: %s: %llu problem(s) in the input, the first: %s\n",
-                    ro.trace_name, (unsigned long long)rs->anomalies, rs->first_anomaly);
-        if ((has_from || has_to) && gcs_objects_type_count(an) == 0)
-            fprintf(stderr, "gcscope objects: %s: no allocation in the time range.\n",
-                    ro.trace_name);
+    const char *base = strrchr(path, '/');
+    gcs_objects_report_options ro = {
+        .format = fmt == CLI_FMT_JSON  ? GCS_OBJECTS_JSON
+                  : fmt == CLI_FMT_CSV ? GCS_OBJECTS_CSV
+                                       : GCS_OBJECTS_TABLE,
+        .wide = v->wide,
+        .trace_name = base ? base + 1 : path, /* as stats names it */
+        .limit = v->limit,
+    };
+    gcs_status ws = op->n == 1 ? gcs_objects_report_write(op->p[0].an, stdout, &ro, &err)
+                               : write_per_process(op, pf.processes, &ro, &err);
+    if (ws != GCS_OK) {
+        fprintf(stderr, "gcscope objects: %s\n", err.reason);
+        rc = CLI_FAILED;
     }
+    if (pf.spec && pf.selected_events == 0)
+        fprintf(stderr, "gcscope objects: %s: no event of a process %s in this trace.\n",
+                ro.trace_name, pf.spec);
+    if (op->events_left_out)
+        fprintf(stderr, "gcscope objects: %s: more than %d .NET processes: %llu events of the "
+                "others left out (--process selects one)\n", ro.trace_name, MAX_OBJECT_PROCESSES,
+                (unsigned long long)op->events_left_out);
+    /* Records the profiler dropped (its buffers were full), or other
+     * container problems: the report is then not exact. */
+    const gcs_reader_stats *rs = gcs_reader_get_stats(tr.reader);
+    const gcs_trace_info *ti = gcs_reader_info(tr.reader);
+    if (rs && rs->anomalies && ti && ti->format == GCS_FORMAT_PROFILE)
+        fprintf(stderr, "gcscope objects: %s: %llu problem(s) in the input, the first: %s\n",
+                ro.trace_name, (unsigned long long)rs->anomalies, rs->first_anomaly);
+    size_t types = 0;
+    for (size_t i = 0; i < op->n; i++)
+        types += gcs_objects_type_count(op->p[i].an);
+    if ((v->has_from || v->has_to) && types == 0)
+        fprintf(stderr, "gcscope objects: %s: no allocation in the time range.\n", ro.trace_name);
+done:
     cli_close_trace(&tr);
-    gcs_objects_free(an);
+    for (size_t i = 0; i < op->n; i++)
+        gcs_objects_free(op->p[i].an);
+    free(op);
     gcs_process_table_free(pf.processes);
     return rc;
 }
