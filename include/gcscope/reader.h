@@ -66,9 +66,16 @@ typedef enum gcs_type {
     GCS_T_VARINT,       /* zigzag varint64 (nettrace V6 VarInt) */
     GCS_T_VARUINT,      /* varuint64 (nettrace V6 VarUInt) */
     GCS_T_CHAR8,        /* one UTF-8 code unit (nettrace V6 UTF8CodeUnit) */
-    GCS_T_SID           /* Windows security id as ETW kernel Process events hold it:
+    GCS_T_SID,          /* Windows security id as ETW kernel Process events hold it:
                            4 zero bytes (none), or a TOKEN_USER (2 pointers) then
                            the SID (8 bytes + 4 a sub-authority); text "S-1-5-18" */
+    GCS_T_IPV4,         /* 4 bytes in network order; text "10.128.0.55", u the
+                           address as a big-endian number */
+    GCS_T_IPV6,         /* 16 bytes in network order; text as .NET's IPAddress
+                           shows it ("2001:4898:e0:81::1", "::ffff:10.0.0.1") */
+    GCS_T_PORT,         /* 16-bit big-endian (network order) integer: port 445 */
+    GCS_T_UTF16_FIXED   /* UTF-16LE in exactly n code units, n from the repeat
+                           rule (GCS_REPEAT_FIXED); text up to the first 0x0000 */
 } gcs_type;
 
 /* How many times a field repeats. */

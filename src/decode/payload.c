@@ -151,6 +151,68 @@ static bool read_sid(walker *w, const gcs_field *f, gcs_value *v)
     return true;
 }
 
+/* IPv6 text as .NET's IPAddress.ToString() gives it (TraceEvent shows
+ * that): RFC 5952 groups in lowercase hex, the first longest run of two
+ * or more zero groups as "::", and the last 32 bits dotted when the
+ * address embeds an IPv4 one (compatible ::a.b.c.d, mapped ::ffff:,
+ * SIIT ::ffff:0:, ISATAP ...:0:5efe:) - checked against .NET 10. */
+static size_t ipv6_text(const uint8_t *b, char *out, size_t cap)
+{
+    unsigned g[8];
+    for (int i = 0; i < 8; i++)
+        g[i] = (unsigned)b[2 * i] << 8 | b[2 * i + 1];
+    bool low_zero = g[0] == 0 && g[1] == 0 && g[2] == 0 && g[3] == 0 && g[6] != 0;
+    bool embeds_v4 = (low_zero && ((g[4] == 0 && (g[5] == 0 || g[5] == 0xffff)) ||
+                                   (g[4] == 0xffff && g[5] == 0))) ||
+                     (g[4] == 0 && g[5] == 0x5efe);
+    int groups = embeds_v4 ? 6 : 8;
+    int gap = -1, gap_len = 1;
+    for (int i = 0; i < groups;) {
+        int j = i;
+        while (j < groups && g[j] == 0)
+            j++;
+        if (j - i > gap_len) {
+            gap = i;
+            gap_len = j - i;
+        }
+        i = j > i ? j : i + 1;
+    }
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < groups && n < cap; i++) {
+        if (i == gap) {
+            n += (size_t)snprintf(out + n, cap - n, "::");
+            i += gap_len - 1;
+            continue;
+        }
+        bool after_colon = n > 0 && out[n - 1] == ':';
+        n += (size_t)snprintf(out + n, cap - n, "%s%x", i == 0 || after_colon ? "" : ":", g[i]);
+    }
+    if (embeds_v4 && n < cap)
+        n += (size_t)snprintf(out + n, cap - n, "%s%u.%u.%u.%u",
+                              n > 0 && out[n - 1] == ':' ? "" : ":", b[12], b[13], b[14], b[15]);
+    return n < cap ? n : cap - 1;
+}
+
+/* A network address of k bytes (4 or 16): v->bytes, its text. */
+static bool read_address(walker *w, gcs_value *v, size_t k)
+{
+    if (!gcs_cur_bytes(&w->cur, k, &v->bytes))
+        return false;
+    const uint8_t *b = v->bytes;
+    if (k == 4)
+        v->u = (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
+    if (!w->fn)
+        return true; /* validating only: nobody reads the text */
+    if (k == 4)
+        v->str_len = (size_t)snprintf(w->str, sizeof w->str, "%u.%u.%u.%u", b[0], b[1], b[2],
+                                      b[3]);
+    else
+        v->str_len = ipv6_text(b, w->str, sizeof w->str);
+    v->str = w->str;
+    return true;
+}
+
 /* Reads one scalar of f's type into v (kind, field, depth, index preset). */
 static gcs_status read_scalar(walker *w, const gcs_field *f, gcs_value *v)
 {
@@ -287,10 +349,28 @@ static gcs_status read_scalar(walker *w, const gcs_field *f, gcs_value *v)
         if (!read_sid(w, f, v))
             return short_payload(w, f, "security id");
         break;
+    case GCS_T_IPV4:
+        if (!read_address(w, v, 4))
+            return short_payload(w, f, "IPv4 address");
+        break;
+    case GCS_T_IPV6:
+        if (!read_address(w, v, 16))
+            return short_payload(w, f, "IPv6 address");
+        break;
+    case GCS_T_PORT: {
+        const uint8_t *b;
+        if (!gcs_cur_bytes(c, 2, &b))
+            return short_payload(w, f, "port");
+        v->u = (uint64_t)b[0] << 8 | b[1]; /* network order */
+        v->i = (int64_t)v->u;
+        break;
+    }
     case GCS_T_NONE:
     case GCS_T_BINARY:
     case GCS_T_STRUCT:
-        /* BINARY and STRUCT are handled by the caller; NONE has no bytes. */
+    case GCS_T_UTF16_FIXED:
+        /* BINARY, UTF16_FIXED and STRUCT are handled by the caller; NONE
+         * has no bytes. */
         assert(!"read_scalar on a non-scalar type");
         return GCS_FAIL(w->err, GCS_ERR_ARG, 0, "field %s: not a scalar type",
                         f->name ? f->name : "?");
@@ -337,7 +417,7 @@ static gcs_status walk_one(walker *w, const gcs_field *f, uint32_t depth, bool i
     switch (f->type) {
     case GCS_T_BOOL8: case GCS_T_BOOL32: case GCS_T_U8: case GCS_T_I8: case GCS_T_U16:
     case GCS_T_I16: case GCS_T_U32: case GCS_T_I32: case GCS_T_U64: case GCS_T_I64:
-    case GCS_T_POINTER: case GCS_T_VARINT: case GCS_T_VARUINT:
+    case GCS_T_POINTER: case GCS_T_VARINT: case GCS_T_VARUINT: case GCS_T_PORT:
         *is_int = true;
         *int_value = v.u;
         break;
@@ -493,8 +573,10 @@ static gcs_status walk_fields(walker *w, const gcs_field *fields, uint32_t count
         if (st != GCS_OK)
             return st;
         size_t left = gcs_cur_left(&w->cur);
-        if (f->type == GCS_T_BINARY) {
-            /* Raw bytes: the repeat rule gives their length. */
+        if (f->type == GCS_T_BINARY || f->type == GCS_T_UTF16_FIXED) {
+            /* Raw bytes, or UTF-16 code units whose text ends at the first
+             * 0x0000 (or fills them all): the repeat rule gives how many. */
+            size_t unit = f->type == GCS_T_BINARY ? 1 : 2;
             gcs_value v;
             memset(&v, 0, sizeof v);
             v.kind = GCS_VALUE_SCALAR;
@@ -502,13 +584,20 @@ static gcs_status walk_fields(walker *w, const gcs_field *fields, uint32_t count
             v.type = f->type;
             v.depth = depth;
             v.offset = cur_pos(w);
-            if (n > left)
+            if (n > left / unit)
                 return GCS_CORRUPT(w->err, gcs_cur_offset(&w->cur),
-                                   "field %s: %llu bytes exceed the %zu bytes left",
-                                   f->name ? f->name : "?", (unsigned long long)n, left);
-            if (!gcs_cur_bytes(&w->cur, (size_t)n, &v.bytes))
+                                   "field %s: %llu %s exceed the %zu bytes left",
+                                   f->name ? f->name : "?", (unsigned long long)n,
+                                   unit == 1 ? "bytes" : "UTF-16 units", left);
+            if (!gcs_cur_bytes(&w->cur, (size_t)n * unit, &v.bytes))
                 return short_payload(w, f, "bytes");
-            v.size = (uint32_t)n;
+            if (f->type == GCS_T_UTF16_FIXED) {
+                size_t units = 0;
+                while (units < n && (v.bytes[2 * units] | v.bytes[2 * units + 1]) != 0)
+                    units++;
+                set_utf16(w, &v, v.bytes, units);
+            }
+            v.size = (uint32_t)(n * unit);
             emit(w, &v);
             continue;
         }
@@ -633,7 +722,7 @@ static bool is_integer_type(gcs_type t)
     switch (t) {
     case GCS_T_BOOL8: case GCS_T_BOOL32: case GCS_T_CHAR16: case GCS_T_I8: case GCS_T_U8:
     case GCS_T_I16: case GCS_T_U16: case GCS_T_I32: case GCS_T_U32: case GCS_T_I64:
-    case GCS_T_U64: case GCS_T_POINTER: case GCS_T_DATETIME:
+    case GCS_T_U64: case GCS_T_POINTER: case GCS_T_DATETIME: case GCS_T_PORT:
         return true;
     default:
         return false;

@@ -11,7 +11,10 @@ static bool scalar_size(gcs_type t, uint32_t pointer_size, uint32_t *size)
     case GCS_T_BOOL32: case GCS_T_I32: case GCS_T_U32: case GCS_T_F32: *size = 4; return true;
     case GCS_T_I64: case GCS_T_U64: case GCS_T_F64: *size = 8; return true;
     case GCS_T_POINTER: *size = pointer_size; return pointer_size == 4 || pointer_size == 8;
-    case GCS_T_GUID: *size = 16; return true;
+    case GCS_T_GUID: case GCS_T_IPV6: *size = 16; return true;
+    case GCS_T_IPV4: *size = 4; return true;
+    case GCS_T_PORT: *size = 2; return true;
+    case GCS_T_UTF16_FIXED: *size = 2; return true; /* per code unit (FIXED repeat) */
     default: return false; /* strings, binary, datetime encodings, padding */
     }
 }

@@ -257,11 +257,21 @@ static void put_scalar(printer *p, const gcs_value *v)
         if (p->json)
             ob_char(out, '"');
         return;
+    case GCS_T_IPV4:
+    case GCS_T_IPV6:
+        /* An address as TraceEvent shows it: bare in text, a string in JSON. */
+        if (p->json)
+            ob_char(out, '"');
+        ob_write(out, v->str, v->str_len);
+        if (p->json)
+            ob_char(out, '"');
+        return;
     case GCS_T_UTF16Z:
     case GCS_T_ANSIZ:
     case GCS_T_UTF8:
     case GCS_T_CHAR16:
     case GCS_T_SID:
+    case GCS_T_UTF16_FIXED:
         put_quoted(out, v->str, v->str_len, p->json);
         return;
     case GCS_T_BINARY:

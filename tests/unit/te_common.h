@@ -134,6 +134,9 @@ static void te_render_scalar(te_str *s, const gcs_value *v, bool *is_float)
     case GCS_T_ANSIZ:
     case GCS_T_UTF8:
     case GCS_T_SID:
+    case GCS_T_IPV4:
+    case GCS_T_IPV6:
+    case GCS_T_UTF16_FIXED:
         te_str_puts(s, "\"");
         for (size_t i = 0; i < v->str_len; i++) {
             unsigned char c = (unsigned char)v->str[i];

@@ -855,6 +855,121 @@ static void test_sid(void)
 }
 
 /*
+ * Network values and fixed-length strings as the kernel's TcpIp/UdpIp and
+ * SystemConfig events hold them: IPv4 and IPv6 addresses in network
+ * order (TraceEvent shows them as .NET's IPAddress text: dotted, RFC 5952
+ * groups with the first longest zero run as "::", an embedded IPv4 tail
+ * dotted), ports big-endian shown as numbers, UTF-16 strings of n units
+ * ending at the first 0x0000. The addresses are net.4.5.2.x86.etl's; the
+ * IPv6 forms were checked with .NET 10's IPAddress.ToString(). Every cut
+ * of the payload is an error at or before the cut, never a read past it.
+ */
+static void test_network_and_fixed_strings(void)
+{
+    static const gcs_field fields[] = {
+        {"daddr", GCS_T_IPV4, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+        {"saddr", GCS_T_IPV6, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+        {"dport", GCS_T_PORT, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+        {"Name", GCS_T_UTF16_FIXED, GCS_REPEAT_FIXED, 4, NULL, 0, NULL, false},
+        {"Full", GCS_T_UTF16_FIXED, GCS_REPEAT_FIXED, 2, NULL, 0, NULL, false},
+        {"After", GCS_T_U8, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    };
+    uint8_t p[4 + 16 + 2 + 8 + 4 + 1] = {
+        10, 128, 0, 55,                                         /* 10.128.0.55 */
+        0x20, 0x01, 0x48, 0x98, 0x00, 0xe0, 0x00, 0x81, 0x7c, 0xb9, 0x00, 0xab, 0x0c, 0xd5,
+        0xe6, 0xaf,                                             /* 2001:4898:e0:81:... */
+        0x01, 0xbd,                                             /* port 445 */
+        'C', 0, ':', 0, 0, 0, 'x', 0,                           /* "C:" then junk */
+        'N', 0, 'T', 0,                                         /* no terminator */
+        7,
+    };
+    gcs_event_type type = {0};
+    type.provider = "Windows Kernel";
+    type.name = "TcpIp/Send";
+    type.fields = fields;
+    type.field_count = sizeof fields / sizeof fields[0];
+    gcs_event ev = {0};
+    ev.type = &type;
+    ev.payload = p;
+    ev.payload_size = sizeof p;
+    ev.pointer_size = 4;
+    char *text = print_text(&ev);
+    const char *want = "daddr=10.128.0.55 saddr=2001:4898:e0:81:7cb9:ab:cd5:e6af dport=445 "
+                       "Name=\"C:\" Full=\"NT\" After=7\n";
+    if (!strstr(text, want))
+        fprintf(stderr, "network text: %s", text);
+    CHECK(strstr(text, want) != NULL);
+    free(text);
+    char *json = print_json(&ev);
+    const char *want_json = "{\"daddr\":\"10.128.0.55\",\"saddr\":\"2001:4898:e0:81:7cb9:ab:"
+                            "cd5:e6af\",\"dport\":445,\"Name\":\"C:\",\"Full\":\"NT\",\"After\":7}";
+    if (!strstr(json, want_json))
+        fprintf(stderr, "network json: %s", json);
+    CHECK(strstr(json, want_json) != NULL);
+    free(json);
+    uint64_t port = 0, addr = 0;
+    CHECK(gcs_payload_find_u64(&ev, "dport", &port));
+    CHECK_EQ_U64(port, 445u);
+    CHECK(gcs_payload_find_u64(&ev, "daddr", &addr) == false); /* an address, not a number */
+    char name[8];
+    CHECK(gcs_payload_find_str(&ev, "daddr", name, sizeof name));
+    CHECK(strcmp(name, "10.128.") == 0); /* cut to the buffer */
+
+    /* IPv6 text forms (.NET 10's IPAddress.ToString() of the same bytes). */
+    static const struct {
+        const char *hex, *want;
+    } v6[] = {
+        {"20014898000000000000000000000001", "2001:4898::1"},
+        {"00000000000000000000ffff0a800037", "::ffff:10.128.0.55"},
+        {"000000000000000000000000" "0a800037", "::10.128.0.55"},
+        {"0000000000000000ffff00000a800037", "::ffff:0:10.128.0.55"},
+        {"fe8000000000000000005efe0a800037", "fe80::5efe:10.128.0.55"},
+        {"20010000000100000000000000000001", "2001:0:1::1"},
+        {"00010000000000000000000000000000", "1::"},
+        {"00000000000000000000000000000000", "::"},
+        {"00000000000000000000000000000001", "::1"},
+        {"20014898000000810000000000000000", "2001:4898:0:81::"},
+        {"20010db8000000000001000000000001", "2001:db8::1:0:0:1"},
+    };
+    static const gcs_field v6_field[] = {
+        {"a", GCS_T_IPV6, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    };
+    type.fields = v6_field;
+    type.field_count = 1;
+    for (size_t i = 0; i < sizeof v6 / sizeof v6[0]; i++) {
+        uint8_t b[16];
+        for (int k = 0; k < 16; k++) {
+            unsigned x;
+            CHECK(sscanf(v6[i].hex + 2 * k, "%2x", &x) == 1);
+            b[k] = (uint8_t)x;
+        }
+        gcs_event e6 = {0};
+        e6.type = &type;
+        e6.payload = b;
+        e6.payload_size = sizeof b;
+        e6.pointer_size = 8;
+        char got[64];
+        CHECK(gcs_payload_find_str(&e6, "a", got, sizeof got));
+        if (strcmp(got, v6[i].want) != 0)
+            fprintf(stderr, "ipv6 %s: %s, want %s\n", v6[i].hex, got, v6[i].want);
+        CHECK(strcmp(got, v6[i].want) == 0);
+    }
+
+    /* Every cut: an error inside the field cut, at or before the cut. */
+    for (uint32_t n = 0; n < sizeof p; n++) {
+        uint8_t *cut = malloc(n ? n : 1); /* exact size: ASan sees any overread */
+        memcpy(cut, p, n);
+        gcs_error err;
+        gcs_payload_info info;
+        gcs_status st = gcs_payload_walk_fields(fields, sizeof fields / sizeof fields[0], cut, n,
+                                                4, NULL, NULL, &info, &err);
+        CHECK_EQ_INT(st, GCS_ERR_CORRUPT);
+        CHECK(err.offset <= n);
+        free(cut);
+    }
+}
+
+/*
  * The text printer's MSec as TraceEvent shows it: exact halves of a
  * thousandth round away from zero (17.6515 ms, 176,515 ticks of a 10 MHz
  * ETL clock: the double is just below, %.3f gave 17.651 where
@@ -982,6 +1097,7 @@ int main(void)
     RUN(test_visitor_stop);
     RUN(test_ansi_bytes_escaped);
     RUN(test_sid);
+    RUN(test_network_and_fixed_strings);
     RUN(test_msec_display);
     RUN(test_all_schemas_on_noise);
     return check_report("test_payload");

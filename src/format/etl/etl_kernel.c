@@ -19,8 +19,6 @@
 
 #define F(n, t) {n, t, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false}
 #define FHEX(n, t) {n, t, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true}
-/* k raw bytes, shown as hex in their order (network byte order). */
-#define FBYTES(n, k) {n, GCS_T_BINARY, GCS_REPEAT_FIXED, k, NULL, 0, NULL, false}
 
 /*
  * Process Start/Stop/DCStart/DCStop/Defunct. Version 2: key, ids,
@@ -139,6 +137,50 @@ static const gcs_field perfinfo_collection[] = {
     F("SourceName", GCS_T_UTF16Z),
 };
 
+/* k UTF-16 code units, the text up to the first 0x0000. */
+#define FUTF16(n, k) {n, GCS_T_UTF16_FIXED, GCS_REPEAT_FIXED, k, NULL, 0, NULL, false}
+/* Padding to the next multiple of k bytes from the payload start. */
+#define FPAD(k) {NULL, GCS_T_NONE, GCS_REPEAT_FIXED, k, NULL, 0, NULL, false}
+
+/* SystemConfig/CPU version 2 and later (version 3, 828 bytes, in the x86
+ * file): five sizes, the computer name (256 units) and domain name (134
+ * units; 132 before version 2, not seen), the hyper-threading flag (a
+ * pointer); the rest is left unread. */
+static const gcs_field config_cpu[] = {
+    F("MHz", GCS_T_I32),          F("NumberOfProcessors", GCS_T_I32),
+    F("MemSize", GCS_T_I32),      F("PageSize", GCS_T_I32),
+    F("AllocationGranularity", GCS_T_I32), FUTF16("ComputerName", 256),
+    FUTF16("DomainName", 134),    FHEX("HyperThreadingFlag", GCS_T_POINTER),
+};
+
+/* SystemConfig/PhyDisk version 2 (568 bytes): disk geometry, SCSI
+ * address, manufacturer (256 units), partition count, write cache byte,
+ * a pad byte, boot drive letter (3 units) and 2 spare units. */
+static const gcs_field config_phy_disk[] = {
+    F("DiskNumber", GCS_T_I32),        F("BytesPerSector", GCS_T_I32),
+    F("SectorsPerTrack", GCS_T_I32),   F("TracksPerCylinder", GCS_T_I32),
+    F("Cylinders", GCS_T_I64),         F("SCSIPort", GCS_T_I32),
+    F("SCSIPath", GCS_T_I32),          F("SCSITarget", GCS_T_I32),
+    F("SCSILun", GCS_T_I32),           FUTF16("Manufacturer", 256),
+    F("PartitionCount", GCS_T_I32),    F("WriteCacheEnabled", GCS_T_U8),
+    FPAD(2),                           FUTF16("BootDriveLetter", 3),
+    FUTF16("Spare", 2),
+};
+
+/* SystemConfig/LogDisk version 2 (112 bytes): partition offset and size,
+ * disk, drive letter (4 units), partition number, cluster geometry, free
+ * and total clusters, file system name (16 units); pads to 8 bytes. */
+static const gcs_field config_log_disk[] = {
+    F("StartOffset", GCS_T_I64),        F("PartitionSize", GCS_T_I64),
+    F("DiskNumber", GCS_T_I32),         F("Size", GCS_T_I32),
+    F("DriveType", GCS_T_I32),          FUTF16("DriveLetterString", 4),
+    FPAD(8),                            F("PartitionNumber", GCS_T_I32),
+    F("SectorsPerCluster", GCS_T_I32),  F("BytesPerSector", GCS_T_I32),
+    FPAD(8),                            F("NumberOfFreeClusters", GCS_T_I64),
+    F("TotalNumberOfClusters", GCS_T_I64), FUTF16("FileSystem", 16),
+    F("VolumeExt", GCS_T_I32),
+};
+
 /* SystemConfig/Services version 3. */
 static const gcs_field config_services[] = {
     F("ProcessID", GCS_T_U32),         F("ServiceState", GCS_T_U32),
@@ -180,32 +222,31 @@ static const gcs_field config_nic[] = {
 /*
  * TcpIp and UdpIp version 2: process, size, destination and source
  * address, destination and source port, then per event kind. Addresses
- * and ports are in network byte order: shown as their bytes in hex
- * (port 445 = 0x01BD, 10.128.0.55 = 0x0A800037); TraceEvent shows the
- * port as a number and the address dotted (or as IPv6 text).
+ * and ports are in network byte order: shown as TraceEvent shows them
+ * (10.128.0.55 dotted, IPv6 as text, port 445 as a number).
  */
-#define NET_HEAD(addr_bytes)                                                                   \
-    F("PID", GCS_T_U32), F("size", GCS_T_U32), FBYTES("daddr", addr_bytes),                   \
-        FBYTES("saddr", addr_bytes), FBYTES("dport", 2), FBYTES("sport", 2)
+#define NET_HEAD(addr_type)                                                                    \
+    F("PID", GCS_T_U32), F("size", GCS_T_U32), F("daddr", addr_type), F("saddr", addr_type),  \
+        F("dport", GCS_T_PORT), F("sport", GCS_T_PORT)
 /* Send (IPv4 40 bytes, IPv6 64): send start and end times. */
 static const gcs_field tcp_send[] = {
-    NET_HEAD(4), F("startime", GCS_T_U32), F("endtime", GCS_T_U32), F("seqnum", GCS_T_U32),
+    NET_HEAD(GCS_T_IPV4), F("startime", GCS_T_U32), F("endtime", GCS_T_U32), F("seqnum", GCS_T_U32),
     FHEX("connid", GCS_T_POINTER),
 };
 static const gcs_field tcp_send_v6[] = {
-    NET_HEAD(16), F("startime", GCS_T_U32), F("endtime", GCS_T_U32), F("seqnum", GCS_T_U32),
+    NET_HEAD(GCS_T_IPV6), F("startime", GCS_T_U32), F("endtime", GCS_T_U32), F("seqnum", GCS_T_U32),
     FHEX("connid", GCS_T_POINTER),
 };
 /* Recv, Disconnect and the UdpIp Send/Recv (IPv4 32 bytes, IPv6 56). */
 static const gcs_field net_plain[] = {
-    NET_HEAD(4), F("seqnum", GCS_T_U32), FHEX("connid", GCS_T_POINTER),
+    NET_HEAD(GCS_T_IPV4), F("seqnum", GCS_T_U32), FHEX("connid", GCS_T_POINTER),
 };
 static const gcs_field net_plain_v6[] = {
-    NET_HEAD(16), F("seqnum", GCS_T_U32), FHEX("connid", GCS_T_POINTER),
+    NET_HEAD(GCS_T_IPV6), F("seqnum", GCS_T_U32), FHEX("connid", GCS_T_POINTER),
 };
 /* Accept (and Connect), IPv4 48 bytes: the negotiated TCP options. */
 static const gcs_field tcp_connect[] = {
-    NET_HEAD(4),                  F("mss", GCS_T_U16),          F("sackopt", GCS_T_U16),
+    NET_HEAD(GCS_T_IPV4),                  F("mss", GCS_T_U16),          F("sackopt", GCS_T_U16),
     F("tsopt", GCS_T_U16),        F("wsopt", GCS_T_U16),        F("rcvwin", GCS_T_U32),
     F("rcvwinscale", GCS_T_I16),  F("sndwinscale", GCS_T_I16),  F("seqnum", GCS_T_U32),
     FHEX("connid", GCS_T_POINTER),
@@ -279,6 +320,9 @@ static const struct {
     {8, 11, 2, net_plain, N(net_plain)},
     {8, 26, 2, net_plain_v6, N(net_plain_v6)},
     {8, 27, 2, net_plain_v6, N(net_plain_v6)},
+    {11, 10, 2, config_cpu, N(config_cpu)},
+    {11, 11, 2, config_phy_disk, N(config_phy_disk)},
+    {11, 12, 2, config_log_disk, N(config_log_disk)},
     {11, 13, 2, config_nic, N(config_nic)},
     {11, 15, 3, config_services, N(config_services)},
     {11, 16, 2, config_power, N(config_power)},
