@@ -298,125 +298,6 @@ static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tal
     *last_head = last;
 }
 
-/*
- * Common rows (COMMON_ROW_FLAGS) of counted types, one after another, while
- * the longest header fits: decoded and counted into the tally with no test
- * per flag and everything in registers. Stops at the first row it cannot
- * count. A common row of a type not counted here is decoded into rs and
- * returned (true, *payload and *row_at set) for the caller to hand over;
- * any other row
- * (other flags, an invalid or oversized field, a payload past the block)
- * is left unread (false) to the general decoder, which reports any fault
- * exactly.
- */
-static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gcs_cursor *block,
-                                                       row_state *rs, seq_run *run,
-                                                       const uint8_t **payload, uint64_t *row_at)
-{
-    gcs_tally *t = sink->tally;
-    gcs_tally_slot *const slots = t->slots;
-    const size_t n_slots = t->n_slots;
-    assert(n_slots == 0 || !slots[0].counted); /* the sink's contract */
-    gcs_cursor c = *block;
-    const uint32_t first_sequence = rs->ev.sequence + 1u;
-    int64_t timestamp = rs->ev.timestamp;
-    tally_acc acc = acc_start(t);
-    uint32_t metadata_id = rs->ev.metadata_id, size = rs->ev.payload_size;
-    /* Sticky like the others; row_stack_id, row_tid: as of the last row
-     * taken. */
-    uint32_t stack_id = rs->ev.stack_id, row_stack_id = stack_id;
-    uint64_t tid = rs->ev.tid, row_tid = tid;
-    /* Every id of the 5-byte encoding (7 bits) has a slot: no id check. */
-    const bool shape_ok = n_slots > 0x7f;
-    /* A row decoded here but not counted: id, size, timestamp delta. */
-    bool other = false;
-    uint32_t other_id = 0, other_size = 0;
-    uint64_t other_delta = 0;
-    for (;;) {
-        /* Rows in the usual encoding, counted by the tight loop. */
-        if (shape_ok) {
-            uint64_t head;
-            take_shape_rows(&c, slots, &timestamp, &acc, &head);
-            if (head) {
-                metadata_id = shape_id(head);
-                size = shape_size(head);
-            }
-            /* Stopped at a row of the usual encoding whose type is not
-             * counted here: decoded for the caller to hand over. */
-            if (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head) &&
-                is_shape(head) && !slots[shape_id(head)].counted &&
-                gcs_cur_left(&c) - COMMON_SHAPE_BYTES >= shape_size(head)) {
-                *row_at = gcs_cur_offset(&c);
-                other = true;
-                other_id = shape_id(head);
-                other_size = shape_size(head);
-                other_delta = shape_delta(head);
-                gcs_cur_skip(&c, COMMON_SHAPE_BYTES);
-            }
-        }
-        if (other)
-            break;
-        /* One simple row (same capture thread, no ids, not flagged
-         * sorted) in any encoding: what read_row_fields does for these
-         * flags. */
-        const gcs_cursor row = c;
-        uint8_t flags;
-        uint32_t id = metadata_id, row_size = size;
-        uint64_t delta_ts;
-        if (gcs_cur_left(&c) < COMPRESSED_HEADER_MAX || !gcs_cur_u8(&c, &flags) ||
-            (flags & ~SIMPLE_ROW_FLAGS) != 0 ||
-            ((flags & CF_METADATA_ID) && !gcs_cur_varu32_room(&c, &id)) ||
-            ((flags & CF_THREAD_ID) && !gcs_cur_varu64_room(&c, &tid)) ||
-            ((flags & CF_STACK_ID) && !gcs_cur_varu32_room(&c, &stack_id)) ||
-            !gcs_cur_varu64_room(&c, &delta_ts) ||
-            ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32_room(&c, &row_size)) ||
-            row_size > GCS_MAX_PAYLOAD_SIZE || row_size > gcs_cur_left(&c)) {
-            c = row;
-            stack_id = row_stack_id;
-            tid = row_tid;
-            break;
-        }
-        row_stack_id = stack_id;
-        row_tid = tid;
-        if (id == 0 || id >= n_slots || !slots[id].counted) {
-            *row_at = gcs_cur_offset(&row);
-            other = true;
-            other_id = id;
-            other_size = row_size;
-            other_delta = delta_ts;
-            break;
-        }
-        gcs_cur_skip(&c, row_size);
-        metadata_id = id;
-        size = row_size;
-        timestamp = (int64_t)((uint64_t)timestamp + delta_ts);
-        acc_count(&acc, &slots[id], size, timestamp);
-    }
-    if (acc.taken) {
-        const uint32_t sequence = rs->ev.sequence + (uint32_t)acc.taken;
-        rs->ev.metadata_id = metadata_id;
-        rs->ev.payload_size = size;
-        rs->ev.sequence = sequence;
-        rs->ev.timestamp = timestamp;
-        acc_finish(t, &acc);
-        extend_run(sink, run, rs->ev.capture_tid, first_sequence, sequence);
-    }
-    rs->ev.stack_id = stack_id;
-    rs->ev.tid = tid;
-    if (other) {
-        /* What the general decoder makes of a simple row. */
-        rs->ev.metadata_id = other_id;
-        rs->ev.payload_size = other_size;
-        if (other_id != 0)
-            rs->ev.sequence++;
-        rs->ev.timestamp = (int64_t)((uint64_t)rs->ev.timestamp + other_delta);
-        rs->ev.is_sorted = false;
-        gcs_cur_bytes(&c, other_size, payload); /* checked above */
-    }
-    *block = c;
-    return other;
-}
-
 /* A row not counted here goes to sink->event, its sequence number after
  * the open run's. */
 static gcs_status hand_over(const gcs_sink *sink, seq_run *run, row_state *rs,
@@ -428,6 +309,133 @@ static gcs_status hand_over(const gcs_sink *sink, seq_run *run, row_state *rs,
     rs->ev.activity_id = rs->activity_set ? rs->activity : NULL;
     rs->ev.related_activity_id = rs->activity_set ? rs->related : NULL;
     return sink->event(sink->ctx, &rs->ev, err);
+}
+
+/*
+ * Common rows (COMMON_ROW_FLAGS) of counted types, one after another, while
+ * the longest header fits: decoded and counted into the tally with no test
+ * per flag and everything in registers. A common row of a type not counted
+ * here is decoded into rs and handed over to sink->event (*st its status)
+ * without leaving: a delivered row costs no exit and re-entry of the
+ * counting loop. Stops at the first row it cannot count or hand over, left
+ * unread (false) to the general decoder, which reports any fault exactly
+ * (other flags, an invalid or oversized field, a payload past the block);
+ * true when sink->event failed (*st < 0).
+ */
+static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gcs_cursor *block,
+                                                       row_state *rs, seq_run *run,
+                                                       gcs_status *st, gcs_error *err)
+{
+    gcs_tally *t = sink->tally;
+    gcs_tally_slot *const slots = t->slots;
+    const size_t n_slots = t->n_slots;
+    assert(n_slots == 0 || !slots[0].counted); /* the sink's contract */
+    gcs_cursor c = *block;
+    /* Every id of the 5-byte encoding (7 bits) has a slot: no id check. */
+    const bool shape_ok = n_slots > 0x7f;
+    for (;;) { /* one pass per row handed over */
+        const uint32_t first_sequence = rs->ev.sequence + 1u;
+        int64_t timestamp = rs->ev.timestamp;
+        tally_acc acc = acc_start(t);
+        uint32_t metadata_id = rs->ev.metadata_id, size = rs->ev.payload_size;
+        /* Sticky like the others; row_stack_id, row_tid: as of the last row
+         * taken. */
+        uint32_t stack_id = rs->ev.stack_id, row_stack_id = stack_id;
+        uint64_t tid = rs->ev.tid, row_tid = tid;
+        /* A row decoded here but not counted: id, size, timestamp delta,
+         * offset. */
+        bool other = false;
+        uint32_t other_id = 0, other_size = 0;
+        uint64_t other_delta = 0, row_at = 0;
+        for (;;) {
+            /* Rows in the usual encoding, counted by the tight loop. */
+            if (shape_ok) {
+                uint64_t head;
+                take_shape_rows(&c, slots, &timestamp, &acc, &head);
+                if (head) {
+                    metadata_id = shape_id(head);
+                    size = shape_size(head);
+                }
+                /* Stopped at a row of the usual encoding whose type is not
+                 * counted here: decoded to be handed over below. */
+                if (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head) &&
+                    is_shape(head) && !slots[shape_id(head)].counted &&
+                    gcs_cur_left(&c) - COMMON_SHAPE_BYTES >= shape_size(head)) {
+                    row_at = gcs_cur_offset(&c);
+                    other = true;
+                    other_id = shape_id(head);
+                    other_size = shape_size(head);
+                    other_delta = shape_delta(head);
+                    gcs_cur_skip(&c, COMMON_SHAPE_BYTES);
+                }
+            }
+            if (other)
+                break;
+            /* One simple row (same capture thread, no ids, not flagged
+             * sorted) in any encoding: what read_row_fields does for these
+             * flags. */
+            const gcs_cursor row = c;
+            uint8_t flags;
+            uint32_t id = metadata_id, row_size = size;
+            uint64_t delta_ts;
+            if (gcs_cur_left(&c) < COMPRESSED_HEADER_MAX || !gcs_cur_u8(&c, &flags) ||
+                (flags & ~SIMPLE_ROW_FLAGS) != 0 ||
+                ((flags & CF_METADATA_ID) && !gcs_cur_varu32_room(&c, &id)) ||
+                ((flags & CF_THREAD_ID) && !gcs_cur_varu64_room(&c, &tid)) ||
+                ((flags & CF_STACK_ID) && !gcs_cur_varu32_room(&c, &stack_id)) ||
+                !gcs_cur_varu64_room(&c, &delta_ts) ||
+                ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32_room(&c, &row_size)) ||
+                row_size > GCS_MAX_PAYLOAD_SIZE || row_size > gcs_cur_left(&c)) {
+                c = row;
+                stack_id = row_stack_id;
+                tid = row_tid;
+                break;
+            }
+            row_stack_id = stack_id;
+            row_tid = tid;
+            if (id == 0 || id >= n_slots || !slots[id].counted) {
+                row_at = gcs_cur_offset(&row);
+                other = true;
+                other_id = id;
+                other_size = row_size;
+                other_delta = delta_ts;
+                break;
+            }
+            gcs_cur_skip(&c, row_size);
+            metadata_id = id;
+            size = row_size;
+            timestamp = (int64_t)((uint64_t)timestamp + delta_ts);
+            acc_count(&acc, &slots[id], size, timestamp);
+        }
+        if (acc.taken) {
+            const uint32_t sequence = rs->ev.sequence + (uint32_t)acc.taken;
+            rs->ev.metadata_id = metadata_id;
+            rs->ev.payload_size = size;
+            rs->ev.sequence = sequence;
+            rs->ev.timestamp = timestamp;
+            acc_finish(t, &acc);
+            extend_run(sink, run, rs->ev.capture_tid, first_sequence, sequence);
+        }
+        rs->ev.stack_id = stack_id;
+        rs->ev.tid = tid;
+        if (!other) {
+            *block = c;
+            return false;
+        }
+        /* What the general decoder makes of a simple row. */
+        rs->ev.metadata_id = other_id;
+        rs->ev.payload_size = other_size;
+        if (other_id != 0)
+            rs->ev.sequence++;
+        rs->ev.timestamp = (int64_t)((uint64_t)rs->ev.timestamp + other_delta);
+        rs->ev.is_sorted = false;
+        const uint8_t *payload = NULL;
+        gcs_cur_bytes(&c, other_size, &payload); /* checked above */
+        if ((*st = hand_over(sink, run, rs, payload, row_at, err)) < 0) {
+            *block = c;
+            return true;
+        }
+    }
 }
 
 /*
@@ -449,14 +457,8 @@ static gcs_status tally_compressed_rows(gcs_fs_reader *r, gcs_cursor *block, gcs
     seq_run run = {0};
     gcs_status st = GCS_OK;
     while (gcs_cur_left(c) > 0) {
-        const uint8_t *payload;
-        uint64_t common_at;
-        if (tally_common_rows(sink, c, &rs, &run, &payload, &common_at)) {
-            /* A common row of a type not counted here. */
-            if ((st = hand_over(sink, &run, &rs, payload, common_at, err)) < 0)
-                break;
-            continue;
-        }
+        if (tally_common_rows(sink, c, &rs, &run, &st, err))
+            break; /* sink->event failed */
         if (gcs_cur_left(c) == 0)
             break;
         const uint64_t row_at = gcs_cur_offset(c);
@@ -475,6 +477,7 @@ static gcs_status tally_compressed_rows(gcs_fs_reader *r, gcs_cursor *block, gcs
                           rs.ev.payload_size);
             break;
         }
+        const uint8_t *payload;
         if (!gcs_cur_bytes(c, rs.ev.payload_size, &payload)) {
             st = GCS_CORRUPT(err, gcs_cur_offset(c), "event payload of %u bytes overruns its block",
                              rs.ev.payload_size);
