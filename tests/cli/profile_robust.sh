@@ -15,11 +15,23 @@ mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "profile_robust: $*"; exit 1; }
 
-# 1. Tiny buffers: 4 x 4 KiB for 2 M allocations. The program finishes,
-# the report says how many records were dropped.
-GCSCOPE_PROFILE_BUFFER=4096 "$GCSCOPE" profile --types Churn -- dotnet "$WORKLOAD_DLL" churn 2000000 \
-    >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; fail "tiny buffers: gcscope profile failed"; }
+# 1. Tiny buffers (4 x 4 KiB) and a reader that waits 4 s before it reads:
+# the pipe fills, every buffer fills, the profiler drops records instead of
+# blocking the program; the program finishes and the report says how many
+# were dropped. (Writing to a file, drops depend on how fast the writer
+# thread runs on the machine of the day; the waiting reader makes them
+# certain.)
+mkfifo "$tmp/slow"
+(sleep 4; cat > "$tmp/slow.gcprof") < "$tmp/slow" &
+GCSCOPE_PROFILE_BUFFER=4096 CORECLR_ENABLE_PROFILING=1 \
+    CORECLR_PROFILER='{8C2E5F0A-3B7D-4E61-9A24-6D1F0C5B9E73}' \
+    CORECLR_PROFILER_PATH="$GCSCOPE_PROFILER" GCSCOPE_PROFILE_OUT="$tmp/slow" \
+    GCSCOPE_PROFILE_TYPES=Churn dotnet "$WORKLOAD_DLL" churn 2000000 >"$tmp/out" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "tiny buffers: the program failed"; }
 grep -q '^churn objects=2000000 ' "$tmp/out" || fail "tiny buffers: the program did not finish"
+wait
+"$GCSCOPE" objects "$tmp/slow.gcprof" >"$tmp/out" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "tiny buffers: gcscope objects on the profile failed"; }
 grep -q 'problem(s) in the input, the first: profile: the profiler dropped [0-9]* records' "$tmp/err" ||
     { cat "$tmp/err"; fail "tiny buffers: no dropped records reported"; }
 

@@ -509,6 +509,7 @@ static void finish(void)
     uint8_t rec[25];
     rec[0] = GCS_PROFILE_EXIT;
     gcs_rq_lock(&prof.queue);
+    gcs_rq_wait_room_locked(&prof.queue, sizeof rec);
     uint64_t now = stamp();
     put_u64(put_u64(put_u64(rec + 1, now), prof.allocations), prof.queue.lost_records_total);
     emit(rec, sizeof rec, now);

@@ -128,6 +128,14 @@ static void put(gcs_record_queue *q, const void *rec, size_t n)
     q->used[q->filling] += n;
 }
 
+void gcs_rq_wait_room_locked(gcs_record_queue *q, size_t n)
+{
+    /* A LOST record may go first: room for it too. */
+    size_t need = n + 25;
+    while (q->started && !q->stop && !q->broken && need <= q->cap && !room(q, need))
+        pthread_cond_wait(&q->wake, &q->lock);
+}
+
 bool gcs_rq_append_locked(gcs_record_queue *q, const void *rec, size_t n, uint64_t lost_time)
 {
     uint64_t now = lost_time;

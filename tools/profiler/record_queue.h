@@ -42,6 +42,13 @@ typedef struct gcs_record_queue {
  * false if memory or the thread could not be had. */
 bool gcs_rq_start(gcs_record_queue *q, int fd, size_t cap);
 
+/* With the lock held: waits until a record of n bytes fits (the writer
+ * frees a buffer), or the output is broken or stopped. For the last
+ * record (EXIT): the process is ending, and dropping it would make the
+ * whole profile read as cut short. Records on the application's path
+ * never wait: they are dropped and counted. */
+void gcs_rq_wait_room_locked(gcs_record_queue *q, size_t n);
+
 /* Appends one record of n bytes (n <= cap), or drops and counts it
  * (false). The caller holds q->lock (gcs_rq_lock). A LOST record that
  * precedes it carries the time lost_time. */
