@@ -16,19 +16,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/gc/gc_analyzer.h"
 #include "gcscope.h"
+#include "unit/gc_synth.h"
 
 static gcs_gc_analyzer *an;
 
 static void feed(double ms, gcs_gc_kind kind, uint32_t a, uint32_t b, uint32_t c, uint64_t mb)
 {
-    gcs_gc_record r;
-    memset(&r, 0, sizeof r);
-    r.kind = kind;
-    r.version = 2;
-    r.pointer_size = 8;
-    r.has_clr_instance_id = true;
+    gcs_gc_record r = gc_synth_record(kind, 2);
     switch (kind) {
     case GCS_GCK_SUSPEND_EE_BEGIN: r.u.suspend_ee_begin.reason = 1; break;
     case GCS_GCK_START:

@@ -8,6 +8,7 @@
 
 #include "analysis/gc/gc_analyzer.h"
 #include "unit/check.h"
+#include "unit/gc_synth.h"
 
 #define PID 100
 #define EPS 1e-9
@@ -22,12 +23,7 @@ static void feed(double ms, uint64_t tid, const gcs_gc_record *r)
 
 static gcs_gc_record rec(gcs_gc_kind k)
 {
-    gcs_gc_record r;
-    memset(&r, 0, sizeof r);
-    r.kind = k;
-    r.version = 1;
-    r.pointer_size = 8;
-    r.has_clr_instance_id = true;
+    gcs_gc_record r = gc_synth_record(k, 1);
     r.clr_instance_id = 7;
     return r;
 }

@@ -20,6 +20,7 @@
 #include "analysis/gc/gc_analyzer.h"
 #include "gcscope.h"
 #include "unit/check.h"
+#include "unit/gc_synth.h"
 
 /* Both equal, NaN equal to NaN. */
 static bool same(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
@@ -434,12 +435,7 @@ static gcs_gc_analyzer *syn;
 static void feed(double ms, uint64_t tid, gcs_gc_kind kind, uint32_t a, uint32_t b, uint32_t c,
                  uint32_t d)
 {
-    gcs_gc_record r;
-    memset(&r, 0, sizeof r);
-    r.kind = kind;
-    r.version = 2;
-    r.pointer_size = 8;
-    r.has_clr_instance_id = true;
+    gcs_gc_record r = gc_synth_record(kind, 2);
     switch (kind) {
     case GCS_GCK_SUSPEND_EE_BEGIN: r.u.suspend_ee_begin.reason = a; break;
     case GCS_GCK_START:
