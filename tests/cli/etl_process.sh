@@ -52,9 +52,11 @@ assert got == [(3644, "Test.x86"), (3988, "PerfView")], got' || fail "objects JS
 [ "$(grep -c '^trace,' "$tmp/objects.csv")" = 1 ] || fail "objects CSV: want one header"
 grep -q '^"net.4.5.2.x86.etl (pid 3644)","' "$tmp/objects.csv" || fail "objects CSV: no pid 3644 rows"
 grep -q '^"net.4.5.2.x86.etl (pid 3988)","' "$tmp/objects.csv" || fail "objects CSV: no pid 3988 rows"
-# One process selected: its report alone, as for a trace of one process.
-tail -n +2 "$tmp/objects-all.txt" | sed '/^$/,$d' > "$tmp/first.txt"
-head -n "$(wc -l < "$tmp/first.txt")" "$tmp/objects-pid.txt" | cmp -s - "$tmp/first.txt" ||
+# One process selected: its report alone, exactly Test.x86's whole part of
+# the report of both (the lines between its heading and the blank line
+# before the next heading).
+awk '/^Process 3988 /{ exit } NR > 1 { print }' "$tmp/objects-all.txt" | sed '$d' > "$tmp/first.txt"
+cmp -s "$tmp/objects-pid.txt" "$tmp/first.txt" ||
     fail "objects: Test.x86's part differs from objects --process 3644"
 head -1 "$tmp/objects-one.txt" | grep -q "^Objects by type (2 types;" || fail "objects --process: want 2 types"
 grep -q "note: 3190 samples without an object size" "$tmp/objects-one.txt" || fail "objects --process: samples"
