@@ -12,9 +12,10 @@
  *
  * Two ways through an EventBlock: parse_rows hands every row to
  * sink->event; for a counting sink (sink->tally) tally_compressed_rows
- * counts the rows of counted types itself, with a tight loop for the
- * runtime's usual 5-byte row header (take_shape_rows). Both decode the
- * same way and report the same faults at the same offsets.
+ * counts the rows of counted types itself, in a tight loop
+ * (take_counted_rows) with a one-peek path for the runtime's usual 5-byte
+ * row header. Both decode the same way and report the same faults at the
+ * same offsets.
  */
 #include <assert.h>
 #include <string.h>
@@ -270,7 +271,7 @@ static inline bool is_shape(uint64_t head)
 
 /*
  * The innermost loop: rows of the usual 5-byte encoding (COMMON_SHAPE_*)
- * of counted types (slots has 128 entries at least), one 8-byte peek each.
+ * of counted types, entered at such a row (slots has 128 entries at least), one 8-byte peek each.
  * A function of its own so that its dozen live values stay in registers.
  * Stops before the first row it cannot take, leaving it unread.
  */
@@ -298,6 +299,103 @@ static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tal
     *last_head = last;
 }
 
+/* The header fields a compressed row may leave out (they keep the
+ * previous row's value), as of the last row taken. */
+typedef struct sticky_fields {
+    int64_t timestamp;
+    uint64_t tid;
+    uint32_t metadata_id, size, stack_id;
+} sticky_fields;
+
+/* A simple row decoded by the counting loop whose type it does not count:
+ * where it starts, its type, size and timestamp delta. */
+typedef struct other_row {
+    uint64_t at;
+    uint32_t id, size;
+    uint64_t delta;
+} other_row;
+
+/*
+ * The innermost loop: simple rows (SIMPLE_ROW_FLAGS) of counted types, one
+ * after another, while the longest header fits. A row in the usual 5-byte
+ * encoding (COMMON_SHAPE_*; only when slots has an entry for every 7-bit
+ * id) is taken from one 8-byte peek; any other simple row, such as the
+ * sample profiler's (a new thread id, the rest unchanged), through the
+ * varint decoder. A function of its own, its state in locals, so that the
+ * dozen live values stay in registers; one loop for both encodings, so a
+ * trace that mixes them row by row pays no call per change of encoding.
+ * Returns true at a simple row of a type not counted here: its header read
+ * (the cursor at its payload, checked to fit), *other filled and its
+ * thread and stack id in *state. Returns false at a row it cannot take,
+ * left unread for the general decoder, which reports any fault exactly.
+ */
+static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_tally_slot *slots,
+                                                        size_t n_slots, bool shape_ok,
+                                                        sticky_fields *state, tally_acc *acc,
+                                                        other_row *other)
+{
+    gcs_cursor c = *block;
+    sticky_fields s = *state;
+    tally_acc a = *acc;
+    bool found_other = false;
+    uint64_t head;
+    while (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head)) {
+        if (shape_ok && is_shape(head)) {
+            if (!slots[shape_id(head)].counted) {
+                const uint32_t row_size = shape_size(head);
+                if (gcs_cur_left(&c) - COMMON_SHAPE_BYTES < row_size)
+                    break;
+                *other = (other_row){gcs_cur_offset(&c), shape_id(head), row_size, shape_delta(head)};
+                gcs_cur_skip(&c, COMMON_SHAPE_BYTES);
+                found_other = true;
+                break;
+            }
+            /* A run of them, one peek each: most rows of most traces. */
+            uint64_t last;
+            take_shape_rows(&c, slots, &s.timestamp, &a, &last);
+            if (!last)
+                break; /* its payload overruns the block: the general decoder says so */
+            s.metadata_id = shape_id(last);
+            s.size = shape_size(last);
+            continue;
+        }
+        /* Any other simple row: what read_row_fields does for these flags. */
+        const uint8_t flags = (uint8_t)head;
+        if ((flags & ~SIMPLE_ROW_FLAGS) != 0)
+            break;
+        const gcs_cursor row = c;
+        uint32_t id = s.metadata_id, row_size = s.size, stack_id = s.stack_id;
+        uint64_t tid = s.tid, delta_ts;
+        gcs_cur_skip(&c, 1);
+        if (((flags & CF_METADATA_ID) && !gcs_cur_varu32_room(&c, &id)) ||
+            ((flags & CF_THREAD_ID) && !gcs_cur_varu64_room(&c, &tid)) ||
+            ((flags & CF_STACK_ID) && !gcs_cur_varu32_room(&c, &stack_id)) ||
+            !gcs_cur_varu64_room(&c, &delta_ts) ||
+            ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32_room(&c, &row_size)) ||
+            row_size > GCS_MAX_PAYLOAD_SIZE || row_size > gcs_cur_left(&c)) {
+            c = row;
+            break;
+        }
+        s.tid = tid;
+        s.stack_id = stack_id;
+        if (id == 0 || id >= n_slots || !slots[id].counted) {
+            *other = (other_row){gcs_cur_offset(&row), id, row_size, delta_ts};
+            found_other = true;
+            break;
+        }
+        gcs_cur_skip(&c, row_size);
+        gcs_cur_prefetch(&c, PREFETCH_AHEAD);
+        s.metadata_id = id;
+        s.size = row_size;
+        s.timestamp = (int64_t)((uint64_t)s.timestamp + delta_ts);
+        acc_count(&a, &slots[id], row_size, s.timestamp);
+    }
+    *block = c;
+    *state = s;
+    *acc = a;
+    return found_other;
+}
+
 /* A row not counted here goes to sink->event, its sequence number after
  * the open run's. */
 static gcs_status hand_over(const gcs_sink *sink, seq_run *run, row_state *rs,
@@ -312,10 +410,9 @@ static gcs_status hand_over(const gcs_sink *sink, seq_run *run, row_state *rs,
 }
 
 /*
- * Common rows (COMMON_ROW_FLAGS) of counted types, one after another, while
- * the longest header fits: decoded and counted into the tally with no test
- * per flag and everything in registers. A common row of a type not counted
- * here is decoded into rs and handed over to sink->event (*st its status)
+ * Simple rows (SIMPLE_ROW_FLAGS) of counted types, one after another, while
+ * the longest header fits: counted into the tally by take_counted_rows. A
+ * simple row of a type not counted here is decoded into rs and handed over to sink->event (*st its status)
  * without leaving: a delivered row costs no exit and re-entry of the
  * counting loop. Stops at the first row it cannot count or hand over, left
  * unread (false) to the general decoder, which reports any fault exactly
@@ -335,103 +432,36 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
     const bool shape_ok = n_slots > 0x7f;
     for (;;) { /* one pass per row handed over */
         const uint32_t first_sequence = rs->ev.sequence + 1u;
-        int64_t timestamp = rs->ev.timestamp;
         tally_acc acc = acc_start(t);
-        uint32_t metadata_id = rs->ev.metadata_id, size = rs->ev.payload_size;
-        /* Sticky like the others; row_stack_id, row_tid: as of the last row
-         * taken. */
-        uint32_t stack_id = rs->ev.stack_id, row_stack_id = stack_id;
-        uint64_t tid = rs->ev.tid, row_tid = tid;
-        /* A row decoded here but not counted: id, size, timestamp delta,
-         * offset. */
-        bool other = false;
-        uint32_t other_id = 0, other_size = 0;
-        uint64_t other_delta = 0, row_at = 0;
-        for (;;) {
-            /* Rows in the usual encoding, counted by the tight loop. */
-            if (shape_ok) {
-                uint64_t head;
-                take_shape_rows(&c, slots, &timestamp, &acc, &head);
-                if (head) {
-                    metadata_id = shape_id(head);
-                    size = shape_size(head);
-                }
-                /* Stopped at a row of the usual encoding whose type is not
-                 * counted here: decoded to be handed over below. */
-                if (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head) &&
-                    is_shape(head) && !slots[shape_id(head)].counted &&
-                    gcs_cur_left(&c) - COMMON_SHAPE_BYTES >= shape_size(head)) {
-                    row_at = gcs_cur_offset(&c);
-                    other = true;
-                    other_id = shape_id(head);
-                    other_size = shape_size(head);
-                    other_delta = shape_delta(head);
-                    gcs_cur_skip(&c, COMMON_SHAPE_BYTES);
-                }
-            }
-            if (other)
-                break;
-            /* One simple row (same capture thread, no ids, not flagged
-             * sorted) in any encoding: what read_row_fields does for these
-             * flags. */
-            const gcs_cursor row = c;
-            uint8_t flags;
-            uint32_t id = metadata_id, row_size = size;
-            uint64_t delta_ts;
-            if (gcs_cur_left(&c) < COMPRESSED_HEADER_MAX || !gcs_cur_u8(&c, &flags) ||
-                (flags & ~SIMPLE_ROW_FLAGS) != 0 ||
-                ((flags & CF_METADATA_ID) && !gcs_cur_varu32_room(&c, &id)) ||
-                ((flags & CF_THREAD_ID) && !gcs_cur_varu64_room(&c, &tid)) ||
-                ((flags & CF_STACK_ID) && !gcs_cur_varu32_room(&c, &stack_id)) ||
-                !gcs_cur_varu64_room(&c, &delta_ts) ||
-                ((flags & CF_DATA_LENGTH) && !gcs_cur_varu32_room(&c, &row_size)) ||
-                row_size > GCS_MAX_PAYLOAD_SIZE || row_size > gcs_cur_left(&c)) {
-                c = row;
-                stack_id = row_stack_id;
-                tid = row_tid;
-                break;
-            }
-            row_stack_id = stack_id;
-            row_tid = tid;
-            if (id == 0 || id >= n_slots || !slots[id].counted) {
-                row_at = gcs_cur_offset(&row);
-                other = true;
-                other_id = id;
-                other_size = row_size;
-                other_delta = delta_ts;
-                break;
-            }
-            gcs_cur_skip(&c, row_size);
-            metadata_id = id;
-            size = row_size;
-            timestamp = (int64_t)((uint64_t)timestamp + delta_ts);
-            acc_count(&acc, &slots[id], size, timestamp);
-        }
+        sticky_fields s = {rs->ev.timestamp, rs->ev.tid, rs->ev.metadata_id, rs->ev.payload_size,
+                           rs->ev.stack_id};
+        other_row other;
+        const bool found_other = take_counted_rows(&c, slots, n_slots, shape_ok, &s, &acc, &other);
         if (acc.taken) {
             const uint32_t sequence = rs->ev.sequence + (uint32_t)acc.taken;
-            rs->ev.metadata_id = metadata_id;
-            rs->ev.payload_size = size;
+            rs->ev.metadata_id = s.metadata_id;
+            rs->ev.payload_size = s.size;
             rs->ev.sequence = sequence;
-            rs->ev.timestamp = timestamp;
+            rs->ev.timestamp = s.timestamp;
             acc_finish(t, &acc);
             extend_run(sink, run, rs->ev.capture_tid, first_sequence, sequence);
         }
-        rs->ev.stack_id = stack_id;
-        rs->ev.tid = tid;
-        if (!other) {
+        rs->ev.stack_id = s.stack_id;
+        rs->ev.tid = s.tid;
+        if (!found_other) {
             *block = c;
             return false;
         }
         /* What the general decoder makes of a simple row. */
-        rs->ev.metadata_id = other_id;
-        rs->ev.payload_size = other_size;
-        if (other_id != 0)
+        rs->ev.metadata_id = other.id;
+        rs->ev.payload_size = other.size;
+        if (other.id != 0)
             rs->ev.sequence++;
-        rs->ev.timestamp = (int64_t)((uint64_t)rs->ev.timestamp + other_delta);
+        rs->ev.timestamp = (int64_t)((uint64_t)rs->ev.timestamp + other.delta);
         rs->ev.is_sorted = false;
         const uint8_t *payload = NULL;
-        gcs_cur_bytes(&c, other_size, &payload); /* checked above */
-        if ((*st = hand_over(sink, run, rs, payload, row_at, err)) < 0) {
+        gcs_cur_bytes(&c, other.size, &payload); /* checked above */
+        if ((*st = hand_over(sink, run, rs, payload, other.at, err)) < 0) {
             *block = c;
             return true;
         }
