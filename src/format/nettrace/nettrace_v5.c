@@ -316,6 +316,56 @@ typedef struct other_row {
 } other_row;
 
 /*
+ * The innermost loop for a run of rows that keep the previous row's type
+ * and size and change only the thread, the stack or the time (flags within
+ * CF_THREAD_ID | CF_STACK_ID; the sample profiler writes such a row for
+ * each sampled thread), of a counted type: the slot and the size are the
+ * same for the whole run, so they are counted once at its end. The same
+ * decoding as read_row_fields for these flags; stops before the first row
+ * it cannot take, leaving it unread.
+ */
+static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs_tally_slot *slot,
+                                                          uint32_t size, sticky_fields *state,
+                                                          tally_acc *acc)
+{
+    gcs_cursor c = *block;
+    int64_t ts = state->timestamp, lo = acc->lo, hi = acc->hi;
+    uint64_t tid = state->tid, taken = 0;
+    uint32_t stack_id = state->stack_id;
+    uint64_t head;
+    while (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head) &&
+           ((uint8_t)head & ~(CF_THREAD_ID | CF_STACK_ID)) == 0) {
+        const gcs_cursor row = c;
+        const uint8_t flags = (uint8_t)head;
+        uint64_t row_tid = tid, delta_ts;
+        uint32_t row_stack_id = stack_id;
+        gcs_cur_skip(&c, 1);
+        if (((flags & CF_THREAD_ID) && !gcs_cur_varu64_room(&c, &row_tid)) ||
+            ((flags & CF_STACK_ID) && !gcs_cur_varu32_room(&c, &row_stack_id)) ||
+            !gcs_cur_varu64_room(&c, &delta_ts) || !gcs_cur_skip(&c, size)) {
+            c = row;
+            break;
+        }
+        gcs_cur_prefetch(&c, PREFETCH_AHEAD);
+        tid = row_tid;
+        stack_id = row_stack_id;
+        ts = (int64_t)((uint64_t)ts + delta_ts);
+        lo = ts < lo ? ts : lo;
+        hi = ts > hi ? ts : hi;
+        taken++;
+    }
+    *block = c;
+    state->timestamp = ts;
+    state->tid = tid;
+    state->stack_id = stack_id;
+    slot->count += taken;
+    acc->short_rows += size < slot->min_size ? taken : 0;
+    acc->taken += taken;
+    acc->lo = lo;
+    acc->hi = hi;
+}
+
+/*
  * The innermost loop: simple rows (SIMPLE_ROW_FLAGS) of counted types, one
  * after another, while the longest header fits. A row in the usual 5-byte
  * encoding (COMMON_SHAPE_*; only when slots has an entry for every 7-bit
@@ -363,6 +413,15 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
         const uint8_t flags = (uint8_t)head;
         if ((flags & ~SIMPLE_ROW_FLAGS) != 0)
             break;
+        if ((flags & ~(CF_THREAD_ID | CF_STACK_ID)) == 0 && s.metadata_id != 0 &&
+            s.metadata_id < n_slots && slots[s.metadata_id].counted &&
+            s.size <= GCS_MAX_PAYLOAD_SIZE) {
+            const uint64_t taken = a.taken;
+            take_same_type_rows(&c, &slots[s.metadata_id], s.size, &s, &a);
+            if (a.taken != taken)
+                continue;
+            /* Not even one: the general decoding below says why. */
+        }
         const gcs_cursor row = c;
         uint32_t id = s.metadata_id, row_size = s.size, stack_id = s.stack_id;
         uint64_t tid = s.tid, delta_ts;
