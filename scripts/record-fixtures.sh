@@ -164,6 +164,13 @@ record objects-allocsampled "$RT:0x80000080003:5" "DOTNET_gcConcurrent=1" \
 record gen0size-small "$RT:0x1:4" "DOTNET_gcConcurrent=0 DOTNET_GCgen0size=0x40000" \
     gen0,gen1 --scale 0.2
 
+# The cpu bench shape in small (1 MiB, 20 blocked threads): sample-profiler
+# rows that change only the thread id, between AllocationTick rows
+# (test_reader_scan, test_reader_robust: the counting loops of
+# nettrace_v5.c against the general decoder).
+GCLOAD_BENCH_IDLE_THREADS=20 GCLOAD_BENCH_SECONDS=20 \
+    sh "$ROOT/scripts/record-bench-shape.sh" cpu "$DATA/cpu-sampled.nettrace" 1
+
 # Recording environment -> docs/fixtures.md
 if [ -f "$DOCS" ] && grep -q '<!-- recording-env:begin -->' "$DOCS"; then
     envfile="$BUILD/recording-env.md"
