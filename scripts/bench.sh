@@ -18,7 +18,9 @@
 # each, interleaved, on one core (taskset -c 0): cat, gcscope info, stats,
 # events --format json, objects, and the TraceEvent oracle (tools/oracle,
 # built into build/oracle when dotnet is there): bench-events (its own
-# enumeration of every event) and bench-gc (TraceLoadedDotNetRuntime's GC
+# enumeration of every event), bench-format (the same, every field read
+# and formatted as text: the work `events` does, for a fair second
+# figure without a target) and bench-gc (TraceLoadedDotNetRuntime's GC
 # analysis). The best time of each counts; ratios come from the same run.
 # Then peak RSS of each command (/usr/bin/time), and instructions per
 # event (callgrind on the shape's first 30 MB), which do not move with
@@ -116,7 +118,7 @@ for shape in $SHAPES; do
     mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
     cat "$trace" >/dev/null # warm the page cache
     events=$(json_events "$trace")
-    for v in cat info stats events objects te_events te_gc; do eval "t_$v=''; m_$v=''"; done
+    for v in cat info stats events objects te_events te_format te_gc; do eval "t_$v=''; m_$v=''"; done
     r=0
     while [ $r -lt "$ROUNDS" ]; do
         measure cat sh -c "cat '$trace' > /dev/null"
@@ -126,6 +128,7 @@ for shape in $SHAPES; do
         measure objects "$GCSCOPE" objects "$trace"
         if $have_oracle; then
             measure te_events dotnet "$ORACLE" bench-events "$trace"
+            measure te_format dotnet "$ORACLE" bench-format "$trace"
             measure te_gc dotnet "$ORACLE" bench-gc "$trace"
         fi
         r=$((r + 1))
@@ -148,6 +151,7 @@ for shape in $SHAPES; do
     row "gcscope objects" "$t_objects" "$m_objects" "$tracked tracked objects"
     if $have_oracle; then
         row "TraceEvent enumeration" "$t_te_events" "$m_te_events" "$(awk -v a="$t_te_events" -v b="$t_events" 'BEGIN { printf "events json %.1fx faster", a / b }')"
+        row "TraceEvent formatting fields" "$t_te_format" "$m_te_format" "$(awk -v a="$t_te_format" -v b="$t_events" 'BEGIN { printf "events json %.1fx faster", a / b }')"
         row "TraceEvent GC analysis" "$t_te_gc" "$m_te_gc" "$(awk -v a="$t_te_gc" -v b="$t_stats" 'BEGIN { printf "stats %.1fx faster", a / b }')"
     fi
     # Instructions per event on the first 30 MB (events json: 3 MB, it
@@ -174,6 +178,8 @@ for shape in $SHAPES; do
         if $have_oracle; then
             ratio=$(awk -v a="$t_te_events" -v b="$t_events" 'BEGIN { printf "%.1f", a / b }')
             echo "$shape events json >= 10x TraceEvent enumeration: ${ratio}x $(pass "$ratio" 10)"
+            ratio=$(awk -v a="$t_te_format" -v b="$t_events" 'BEGIN { printf "%.1f", a / b }')
+            echo "$shape (no target) events json against TraceEvent reading every field as text: ${ratio}x faster"
             ratio=$(awk -v a="$t_te_gc" -v b="$t_stats" 'BEGIN { printf "%.1f", a / b }')
             echo "$shape stats >= 50x TraceEvent GC analysis: ${ratio}x $(pass "$ratio" 50)"
         fi

@@ -10,6 +10,10 @@
 //   oracle bench-events TRACE     (scripts/bench.sh) TraceEvent enumerating every event
 //                                 through its CLR, private, rundown and dynamic parsers,
 //                                 as `dump` does, without formatting: prints the count
+//   oracle bench-format TRACE     (scripts/bench.sh) the same enumeration, every event's
+//                                 fields read and formatted as text (name=value, as
+//                                 `dump --all` writes them), nothing written: prints the
+//                                 count of events and characters
 //   oracle bench-gc TRACE         (scripts/bench.sh) TraceEvent's GC analysis, as `gcstats`
 //                                 runs it (TraceLoadedDotNetRuntime, GC.Stats()), without
 //                                 the JSON: prints the GC count
@@ -64,6 +68,19 @@ public static class Program
                 long n = 0;
                 ForEachEvent(args[1], _ => n++);
                 stdout.WriteLine("events " + n.ToString(Inv));
+            }
+            else if (args.Length == 2 && args[0] == "bench-format")
+            {
+                long n = 0, chars = 0;
+                var sb = new StringBuilder(1024);
+                ForEachEvent(args[1], data =>
+                {
+                    sb.Clear();
+                    AppendFields(sb, data);
+                    chars += sb.Length;
+                    n++;
+                });
+                stdout.WriteLine("events " + n.ToString(Inv) + " chars " + chars.ToString(Inv));
             }
             else if (args.Length == 2 && args[0] == "bench-gc")
             {
@@ -192,28 +209,33 @@ public static class Program
         ForEachEvent(path, data =>
         {
             sb.Clear();
-            sb.Append(data.TimeStampRelativeMSec.ToString("F3", Inv));
-            sb.Append(" pid=").Append(data.ProcessID.ToString(Inv));
-            sb.Append(" tid=").Append(data.ThreadID.ToString(Inv));
-            sb.Append(' ').Append(data.ProviderName).Append('/').Append(data.EventName);
-            sb.Append(" id=").Append(((int)data.ID).ToString(Inv));
-            sb.Append(" v=").Append(data.Version.ToString(Inv));
-            string[]? names = null;
-            try { names = data.PayloadNames; } catch (Exception e) { sb.Append(" <payload-names-error:").Append(e.GetType().Name).Append('>'); }
-            if (names != null)
-            {
-                for (int i = 0; i < names.Length; i++)
-                {
-                    sb.Append(' ').Append(names[i]).Append('=');
-                    object? v;
-                    try { v = data.PayloadValue(i); }
-                    catch (Exception e) { sb.Append("<error:").Append(e.GetType().Name).Append('>'); continue; }
-                    FormatValue(sb, v);
-                }
-            }
+            AppendFields(sb, data);
             AppendExtras(sb, data);
             w.WriteLine(sb.ToString());
         });
+    }
+
+    /// <summary>One event as `dump --all` writes it, without the indexed arrays.</summary>
+    static void AppendFields(StringBuilder sb, TraceEvent data)
+    {
+        sb.Append(data.TimeStampRelativeMSec.ToString("F3", Inv));
+        sb.Append(" pid=").Append(data.ProcessID.ToString(Inv));
+        sb.Append(" tid=").Append(data.ThreadID.ToString(Inv));
+        sb.Append(' ').Append(data.ProviderName).Append('/').Append(data.EventName);
+        sb.Append(" id=").Append(((int)data.ID).ToString(Inv));
+        sb.Append(" v=").Append(data.Version.ToString(Inv));
+        string[]? names = null;
+        try { names = data.PayloadNames; } catch (Exception e) { sb.Append(" <payload-names-error:").Append(e.GetType().Name).Append('>'); }
+        if (names == null)
+            return;
+        for (int i = 0; i < names.Length; i++)
+        {
+            sb.Append(' ').Append(names[i]).Append('=');
+            object? v;
+            try { v = data.PayloadValue(i); }
+            catch (Exception e) { sb.Append("<error:").Append(e.GetType().Name).Append('>'); continue; }
+            FormatValue(sb, v);
+        }
     }
 
     // Several CLR events carry arrays that TraceEvent does not list in PayloadNames
