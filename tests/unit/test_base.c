@@ -67,6 +67,50 @@ static void test_utf16(void)
     CHECK(!gcs_cur_utf16z(&c, &str, &units));
 }
 
+/* The scan against a unit-by-unit reference: every string length, every
+ * start alignment, zero bytes that do not make a zero unit (odd offsets,
+ * one byte of a unit), terminator at the very end, and none at all. */
+static void test_utf16z_scan(void)
+{
+    uint8_t buf[16 + 2 * 100 + 8];
+    unsigned rng = 12345;
+    for (size_t align = 0; align < 16; align++)
+        for (size_t len = 0; len < 100; len++)
+            for (int variant = 0; variant < 4; variant++) {
+                uint8_t *s = buf + align;
+                size_t bytes = 2 * len + 2;
+                for (size_t k = 0; k < 2 * len; k++) {
+                    rng = rng * 1103515245u + 12345u;
+                    /* Many zero bytes, never a zero unit. */
+                    s[k] = (uint8_t)((rng >> 16) % 3 == 0 ? 0 : 1 + (rng >> 8) % 255);
+                }
+                for (size_t u = 0; u < len; u++)
+                    if (s[2 * u] == 0 && s[2 * u + 1] == 0)
+                        s[2 * u + (variant & 1)] = 'x';
+                s[2 * len] = s[2 * len + 1] = 0;
+                size_t size = bytes;
+                if (variant == 2)
+                    size = bytes - 1; /* cut inside the terminator: no string */
+                if (variant == 3 && len > 0)
+                    size = bytes + 5; /* bytes after the terminator */
+                if (variant == 3 && len > 0) {
+                    s[bytes] = s[bytes + 1] = 0;
+                    s[bytes + 2] = 7, s[bytes + 3] = 0, s[bytes + 4] = 0;
+                }
+                gcs_cursor c = gcs_cur_make(s, size, 0);
+                const uint8_t *str;
+                size_t units;
+                bool ok = gcs_cur_utf16z(&c, &str, &units);
+                if (variant == 2) {
+                    CHECK(!ok);
+                    continue;
+                }
+                CHECK(ok);
+                CHECK_EQ_U64(units, len);
+                CHECK_EQ_U64(gcs_cur_left(&c), size - bytes);
+            }
+}
+
 static void test_buf_cap(void)
 {
     gcs_buf b;
@@ -110,6 +154,7 @@ int main(void)
     RUN(test_cursor_bounds);
     RUN(test_varuint);
     RUN(test_utf16);
+    RUN(test_utf16z_scan);
     RUN(test_buf_cap);
     RUN(test_array_reserve);
     RUN(test_error_line);
