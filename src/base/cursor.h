@@ -102,10 +102,16 @@ static inline bool gcs_cur_u64(gcs_cursor *c, uint64_t *v)
 {
     if (8 > c->end - c->p)
         return false;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* One load (GCC leaves the byte loop below as a loop: 8 loads, 48
+     * instructions, for every 64-bit field of every decoder). */
+    memcpy(v, c->p, 8);
+#else
     uint64_t x = 0;
     for (int i = 7; i >= 0; i--)
         x = (x << 8) | c->p[i];
     *v = x;
+#endif
     c->p += 8;
     return true;
 }
