@@ -39,8 +39,9 @@ shared=$root/../shared/traces/perfview
 # value: runtime GC events, rundown, EventSource arrays, strings, GUIDs).
 TEXT_TRACES="probe-net10.nettrace eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace"
 
-# Traces whose object reports are kept (the fixtures recorded for them).
-OBJECTS_TRACES="objects-movement.nettrace objects-allocsampled.nettrace"
+# Traces whose object reports are kept (the fixtures recorded for them;
+# cpu-sampled: sampled objects without movement events, GCs without ranges).
+OBJECTS_TRACES="objects-movement.nettrace objects-allocsampled.nettrace cpu-sampled.nettrace"
 
 # dump TRACE_DIR TRACE_FILE OUT_PREFIX
 dump() {

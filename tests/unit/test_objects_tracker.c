@@ -627,6 +627,106 @@ static void test_against_model(void)
     gcs_objtrack_free(t);
 }
 
+/* Deaths by kind, for the model below. */
+enum { DEATH_KINDS = GCS_DEATH_INCOMPLETE + 1 };
+static void count_death(void *ctx, const gcs_tracked_object *o, gcs_death_kind kind, uint32_t gc,
+                        int condemned, int64_t time)
+{
+    (void)o, (void)gc, (void)condemned, (void)time;
+    ((uint64_t *)ctx)[kind]++;
+}
+
+/*
+ * Many GCs without ranges (a trace without the movement keyword) between
+ * a few GCs with surviving ranges, addresses reused all the time, lookups
+ * between GCs (which merge new objects early): the tracker keeps recent
+ * objects apart from the others and visits only those that may carry
+ * flags; a model of the rules says what must happen. An address added
+ * again in the same interval between GCs is a duplicate; added again
+ * after a GC, the old object died unseen; a GC with ranges (condemning
+ * gen 2) keeps and promotes the objects in its ranges, the others die.
+ */
+static void test_gcs_without_ranges_against_model(void)
+{
+    enum { SLOTS = 600, GCS = 120 };
+    static int epoch_of[SLOTS]; /* -1: nothing tracked at the slot */
+    static int gen_of[SLOTS];
+    uint64_t want[DEATH_KINDS] = {0}, got[DEATH_KINDS] = {0};
+    uint64_t want_duplicates = 0;
+    gcs_objtrack_options opts = {0};
+    opts.on_death = count_death;
+    opts.ctx = got;
+    gcs_error err;
+    gcs_objtrack *t = gcs_objtrack_new(&opts, &err);
+    for (int i = 0; i < SLOTS; i++)
+        epoch_of[i] = -1;
+    bool ok = true;
+    for (int g = 1; g <= GCS && ok; g++) {
+        int adds = (int)(rnd() % 40);
+        for (int a = 0; a < adds; a++) {
+            int slot = (int)(rnd() % SLOTS);
+            if (rnd() % 8 == 0) /* a lookup merges what was added so far */
+                (void)gcs_objtrack_find(t, 0x100000 + (uint64_t)slot * 64);
+            gcs_tracked_object o = {0};
+            o.address = 0x100000 + (uint64_t)slot * 64;
+            o.tag = (uint32_t)slot;
+            CHECK_EQ_INT(gcs_objtrack_add(t, &o, &err), GCS_OK);
+            if (epoch_of[slot] == g) {
+                want_duplicates++;
+            } else {
+                if (epoch_of[slot] >= 0)
+                    want[GCS_DEATH_UNSEEN]++;
+                epoch_of[slot] = g;
+                gen_of[slot] = 0;
+            }
+        }
+        bool with_ranges = g % 10 == 0;
+        CHECK_EQ_INT(gcs_objtrack_begin_gc(t, (uint32_t)g, with_ranges ? 2 : 0, g, &err), GCS_OK);
+        if (with_ranges) {
+            static gcs_surviving_range kept[SLOTS];
+            size_t nk = 0;
+            for (int i = 0; i < SLOTS; i++) {
+                if (epoch_of[i] < 0)
+                    continue;
+                if (rnd() % 2) {
+                    kept[nk++] = (gcs_surviving_range){0x100000 + (uint64_t)i * 64, 64};
+                    gen_of[i] = gen_of[i] < 2 ? gen_of[i] + 1 : 2;
+                } else {
+                    want[GCS_DEATH_GC]++;
+                    epoch_of[i] = -1;
+                }
+            }
+            CHECK_EQ_INT(gcs_objtrack_add_surviving(t, kept, nk, &err), GCS_OK);
+        }
+        CHECK_EQ_INT(gcs_objtrack_end_gc(t, &err), GCS_OK);
+        for (int k = 0; k < DEATH_KINDS; k++)
+            if (got[k] != want[k]) {
+                CHECK_EQ_U64(got[k], want[k]);
+                ok = false;
+            }
+        if (gcs_objtrack_get_stats(t)->duplicate_adds != want_duplicates) {
+            CHECK_EQ_U64(gcs_objtrack_get_stats(t)->duplicate_adds, want_duplicates);
+            ok = false;
+        }
+    }
+    /* Every tracked object, in address order, with its generation. */
+    size_t n;
+    const gcs_tracked_object *objs = gcs_objtrack_objects(t, &n);
+    size_t k = 0;
+    for (int i = 0; i < SLOTS && ok; i++) {
+        if (epoch_of[i] < 0)
+            continue;
+        CHECK(k < n);
+        if (k >= n)
+            break;
+        CHECK_EQ_U64(objs[k].address, 0x100000 + (uint64_t)i * 64);
+        CHECK_EQ_INT(objs[k].generation, gen_of[i]);
+        k++;
+    }
+    CHECK_EQ_U64(k, n);
+    gcs_objtrack_free(t);
+}
+
 int main(void)
 {
     RUN(test_article_example);
@@ -642,5 +742,6 @@ int main(void)
     RUN(test_resort_interleaved);
     RUN(test_born_in_gc);
     RUN(test_against_model);
+    RUN(test_gcs_without_ranges_against_model);
     return check_report("test_objects_tracker");
 }

@@ -1,9 +1,15 @@
 /*
  * analysis/objects/object_tracker.c - the object tracker (gcs_objtrack_*).
  *
- * Objects live in one array sorted by address. New objects first go to an
- * unsorted "pending" array, merged in (sort + merge) when a GC begins or the
- * caller looks. Applying a GC = sort the ranges by old start, resolve
+ * Objects live in two arrays sorted by address, with no address in both:
+ * the main one and a smaller "recent" one. New objects first go to an
+ * unsorted "pending" array, merged (sort + merge) into the recent array
+ * when a GC begins or the caller looks. The recent array joins the main
+ * one when a GC brings ranges, when the caller looks at every object, and
+ * when it reaches an eighth of the main one: a GC without ranges (a trace
+ * without the movement keyword) then costs the recent objects, not every
+ * tracked object, and the main array is merged into amortized O(1) times
+ * per object. Applying a GC = sort the ranges by old start, resolve
  * overlaps, then walk objects and ranges together once: an O((n + r) log
  * (n + r)) merge. Moves usually keep address order (sliding compaction);
  * when they do not, the moved blocks are reordered by their first address
@@ -44,6 +50,16 @@ struct gcs_objtrack {
     gcs_objtrack_options opts;
     gcs_tracked_object *objs; /* sorted by address, unique addresses */
     size_t n, cap;
+    /* Sorted by address; no address in objs too. */
+    gcs_tracked_object *recent;
+    size_t recent_n, recent_cap;
+    /* Which objects of objs may carry private flags (OBJ_PRIVATE), for a
+     * GC without ranges to update: all of them (objs_flagged), or those
+     * at the indexes in flagged[] (each once; objs keeps its order until
+     * it is rebuilt, which sets objs_flagged). */
+    bool objs_flagged;
+    size_t *flagged;
+    size_t flagged_n, flagged_cap;
     gcs_tracked_object *pending; /* added, not merged yet; any order */
     size_t pn, pcap;
     bool in_gc;
@@ -60,14 +76,6 @@ struct gcs_objtrack {
 };
 
 /* ---- stable natural merge sort by address ------------------------------ */
-
-static size_t run_end(const gcs_tracked_object *a, size_t i, size_t n)
-{
-    size_t j = i + 1;
-    while (j < n && a[j - 1].address <= a[j].address)
-        j++;
-    return j;
-}
 
 static int cmp_run(const void *pa, const void *pb)
 {
@@ -110,42 +118,61 @@ static bool sort_disjoint_blocks(gcs_tracked_object **array, size_t *cap, size_t
     return true;
 }
 
-/* Sorts a[0..n) by address, stable. False when out of memory (a untouched). */
-static bool sort_objects(gcs_tracked_object *a, size_t n)
-{
-    if (n < 2 || run_end(a, 0, n) == n)
-        return true;
-    gcs_tracked_object *tmp = malloc(n * sizeof *tmp);
-    if (!tmp)
-        return false;
-    /* Bottom-up natural merge sort: O(n log runs). */
-    gcs_tracked_object *src = a, *dst = tmp;
-    for (;;) {
-        size_t i = 0, runs = 0;
-        while (i < n) {
-            size_t m = run_end(src, i, n);
-            size_t e = m < n ? run_end(src, m, n) : n;
-            size_t x = i, y = m, k = i;
-            while (x < m && y < e)
-                dst[k++] = (src[y].address < src[x].address) ? src[y++] : src[x++];
-            while (x < m)
-                dst[k++] = src[x++];
-            while (y < e)
-                dst[k++] = src[y++];
-            i = e;
-            runs++;
-        }
-        gcs_tracked_object *t = src;
-        src = dst;
-        dst = t;
-        if (runs == 1)
-            break;
+/*
+ * Defines `static bool NAME(TYPE *a, size_t n)`: a stable bottom-up
+ * natural merge sort by LESS(x, y) (x before y), O(n log runs), one pass
+ * over input already in order; false when out of memory (a untouched).
+ * And `static size_t NAME##_run_end(const TYPE *a, size_t i, size_t n)`:
+ * the end of the ascending run that starts at i. One definition for the
+ * objects (by address) and a GC's ranges (cmp_range), which both arrive
+ * nearly in order.
+ */
+#define DEFINE_NATURAL_SORT(NAME, TYPE, LESS)                                           \
+    static size_t NAME##_run_end(const TYPE *a, size_t i, size_t n)                     \
+    {                                                                                   \
+        size_t j = i + 1;                                                               \
+        while (j < n && !(LESS(&a[j], &a[j - 1])))                                      \
+            j++;                                                                        \
+        return j;                                                                       \
+    }                                                                                   \
+    static bool NAME(TYPE *a, size_t n)                                                 \
+    {                                                                                   \
+        if (n < 2 || NAME##_run_end(a, 0, n) == n)                                      \
+            return true;                                                                \
+        TYPE *tmp = malloc(n * sizeof *tmp);                                            \
+        if (!tmp)                                                                       \
+            return false;                                                               \
+        TYPE *src = a, *dst = tmp;                                                      \
+        for (;;) {                                                                      \
+            size_t i = 0, runs = 0;                                                     \
+            while (i < n) {                                                             \
+                size_t m = NAME##_run_end(src, i, n);                                   \
+                size_t e = m < n ? NAME##_run_end(src, m, n) : n;                       \
+                size_t x = i, y = m, k = i;                                             \
+                while (x < m && y < e)                                                  \
+                    dst[k++] = LESS(&src[y], &src[x]) ? src[y++] : src[x++];            \
+                while (x < m)                                                           \
+                    dst[k++] = src[x++];                                                \
+                while (y < e)                                                           \
+                    dst[k++] = src[y++];                                                \
+                i = e;                                                                  \
+                runs++;                                                                 \
+            }                                                                           \
+            TYPE *swap = src;                                                           \
+            src = dst;                                                                  \
+            dst = swap;                                                                 \
+            if (runs == 1)                                                              \
+                break;                                                                  \
+        }                                                                               \
+        if (src != a)                                                                   \
+            memcpy(a, src, n * sizeof *a);                                              \
+        free(tmp);                                                                      \
+        return true;                                                                    \
     }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
-    free(tmp);
-    return true;
-}
+
+#define ADDRESS_LESS(x, y) ((x)->address < (y)->address)
+/* sort_objects(a, n): a[0..n) by address, stable. */
+DEFINE_NATURAL_SORT(sort_objects, gcs_tracked_object, ADDRESS_LESS)
 
 /* ---- lifetime ------------------------------------------------------------ */
 
@@ -170,6 +197,8 @@ void gcs_objtrack_free(gcs_objtrack *t)
     if (!t)
         return;
     free(t->objs);
+    free(t->recent);
+    free(t->flagged);
     free(t->pending);
     free(t->ranges);
     free(t->blocks);
@@ -201,7 +230,7 @@ static void retire(gcs_objtrack *t, const gcs_tracked_object *o, gcs_death_kind 
 
 gcs_status gcs_objtrack_add(gcs_objtrack *t, const gcs_tracked_object *obj, gcs_error *err)
 {
-    if (t->n + t->pn >= t->opts.max_objects) {
+    if (t->n + t->recent_n + t->pn >= t->opts.max_objects) {
         t->stats.objects_over_limit++;
         return GCS_FAIL(err, GCS_ERR_LIMIT, 0, "object tracker full (%zu objects)",
                         t->opts.max_objects);
@@ -230,12 +259,70 @@ static size_t lower_bound(const gcs_tracked_object *a, size_t n, uint64_t addres
     return lo;
 }
 
+/* Lists objs[index] as one that may carry private flags. */
+static bool note_flagged(gcs_objtrack *t, size_t index)
+{
+    if (!gcs_array_reserve((void **)&t->flagged, &t->flagged_cap, t->flagged_n + 1,
+                           sizeof *t->flagged, 256))
+        return false;
+    t->flagged[t->flagged_n++] = index;
+    return true;
+}
+
+/* The tracked object at address in a sorted array, or NULL. */
+static gcs_tracked_object *find_in(gcs_tracked_object *a, size_t n, uint64_t address)
+{
+    size_t at = lower_bound(a, n, address);
+    return at < n && a[at].address == address ? &a[at] : NULL;
+}
+
 /*
- * Merges pending objects into the sorted array: O(p log n + n) for p new
- * objects, O(p log p) when they all lie above the tracked ones (the usual
- * case between two GCs). At one address: a second object added since the
- * last GC is a duplicate (the first is kept); an object that was there
- * before the last GC died unseen (its address was reused).
+ * Merges the sorted b[0..bn) into the sorted *a (n objects, capacity
+ * *cap), from the back, in place; no address is in both. False when out
+ * of memory (nothing changed).
+ */
+static bool merge_into(gcs_tracked_object **a, size_t *n, size_t *cap, const gcs_tracked_object *b,
+                       size_t bn)
+{
+    if (!gcs_array_reserve((void **)a, cap, *n + bn, sizeof **a, 1024))
+        return false;
+    gcs_tracked_object *x = *a;
+    size_t i = *n, j = bn, out = *n + bn;
+    while (j > 0) {
+        if (i > 0 && x[i - 1].address > b[j - 1].address)
+            x[--out] = x[--i];
+        else
+            x[--out] = b[--j];
+    }
+    *n += bn;
+    return true;
+}
+
+/* Moves the recent objects into objs: one sorted array of every object
+ * merged so far. */
+static gcs_status join_recent(gcs_objtrack *t, gcs_error *err)
+{
+    if (t->recent_n == 0)
+        return GCS_OK;
+    if (!merge_into(&t->objs, &t->n, &t->cap, t->recent, t->recent_n))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory merging new objects");
+    t->recent_n = 0;
+    t->objs_flagged = true; /* recent objects may be new */
+    t->flagged_n = 0;
+    if (t->recent_cap > PENDING_KEEP) {
+        free(t->recent);
+        t->recent = NULL;
+        t->recent_cap = 0;
+    }
+    return GCS_OK;
+}
+
+/*
+ * Merges pending objects into the recent array: O(p log n + r) for p new
+ * objects, r recent ones, n in all. At one address: a second object added
+ * since the last GC is a duplicate (the first is kept); an object that was
+ * there before the last GC died unseen (its address was reused). The
+ * recent array joins objs once it holds an eighth of them.
  */
 static gcs_status merge_pending(gcs_objtrack *t, gcs_error *err)
 {
@@ -243,7 +330,9 @@ static gcs_status merge_pending(gcs_objtrack *t, gcs_error *err)
         return GCS_OK;
     if (!sort_objects(t->pending, t->pn))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory sorting new objects");
-    bool all_above = t->n == 0 || t->pending[0].address > t->objs[t->n - 1].address;
+    uint64_t first = t->pending[0].address;
+    bool all_above = (t->n == 0 || first > t->objs[t->n - 1].address) &&
+                     (t->recent_n == 0 || first > t->recent[t->recent_n - 1].address);
     size_t k = 0;
     for (size_t i = 0; i < t->pn; i++) {
         gcs_tracked_object *x = &t->pending[i];
@@ -253,15 +342,22 @@ static gcs_status merge_pending(gcs_objtrack *t, gcs_error *err)
             continue;
         }
         if (!all_above) {
-            size_t at = lower_bound(t->objs, t->n, x->address);
-            if (at < t->n && t->objs[at].address == x->address) {
-                gcs_tracked_object *old = &t->objs[at];
+            gcs_tracked_object *old = find_in(t->objs, t->n, x->address);
+            bool in_objs = old != NULL;
+            if (!old)
+                old = find_in(t->recent, t->recent_n, x->address);
+            if (old) {
                 t->stats.objects_tracked--;
                 if (old->flags & OBJ_NEW) {
                     t->stats.duplicate_adds++;
                     continue;
                 }
                 retire(t, old, GCS_DEATH_UNSEEN, t->last_gc_number, -1, t->gc_time);
+                /* An object of objs with private flags is listed already
+                 * (or objs_flagged); a clear one is listed now. */
+                if (in_objs && !t->objs_flagged && !(old->flags & OBJ_PRIVATE) &&
+                    !note_flagged(t, (size_t)(old - t->objs)))
+                    t->objs_flagged = true;
                 *old = *x; /* same address: the order stays */
                 continue;
             }
@@ -269,24 +365,27 @@ static gcs_status merge_pending(gcs_objtrack *t, gcs_error *err)
         t->pending[k++] = *x;
     }
     t->pn = k;
-    if (!gcs_array_reserve((void **)&t->objs, &t->cap, t->n + t->pn, sizeof *t->objs, 1024))
+    if (!merge_into(&t->recent, &t->recent_n, &t->recent_cap, t->pending, t->pn))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory merging new objects");
-    /* Merge from the back, in place (no equal addresses are left). */
-    size_t i = t->n, j = t->pn, out = t->n + t->pn;
-    while (j > 0) {
-        if (i > 0 && t->objs[i - 1].address > t->pending[j - 1].address)
-            t->objs[--out] = t->objs[--i];
-        else
-            t->objs[--out] = t->pending[--j];
-    }
-    t->n += t->pn;
     t->pn = 0;
     if (t->pcap > PENDING_KEEP) { /* a burst of adds: give the memory back */
         free(t->pending);
         t->pending = NULL;
         t->pcap = 0;
     }
+    if (t->recent_n > t->n / 8)
+        return join_recent(t, err);
     return GCS_OK;
+}
+
+/* Every object in objs (sorted, unique): what a GC's ranges, a generation
+ * layout and the caller's look need. */
+static gcs_status merge_all(gcs_objtrack *t, gcs_error *err)
+{
+    gcs_status st = merge_pending(t, err);
+    if (st != GCS_OK)
+        return st;
+    return join_recent(t, err);
 }
 
 gcs_status gcs_objtrack_begin_gc(gcs_objtrack *t, uint32_t gc_number, int condemned,
@@ -320,6 +419,8 @@ void gcs_objtrack_abort_gc(gcs_objtrack *t)
     /* Objects born during the aborted GC are ordinary new objects now. */
     for (size_t i = 0; i < t->n; i++)
         t->objs[i].flags &= (uint8_t)~OBJ_BORN_IN_GC;
+    for (size_t i = 0; i < t->recent_n; i++)
+        t->recent[i].flags &= (uint8_t)~OBJ_BORN_IN_GC;
     for (size_t i = 0; i < t->pn; i++)
         t->pending[i].flags &= (uint8_t)~OBJ_BORN_IN_GC;
 }
@@ -344,7 +445,8 @@ static gcs_status push_range(gcs_objtrack *t, uint64_t old_start, uint64_t new_s
         t->ranges_cut = true;
         return GCS_OK;
     }
-    if (!gcs_array_reserve((void **)&t->ranges, &t->rcap, t->rn + 1, sizeof *t->ranges, 1024))
+    if (t->rn == t->rcap &&
+        !gcs_array_reserve((void **)&t->ranges, &t->rcap, t->rn + 1, sizeof *t->ranges, 1024))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory storing GC ranges");
     range *r = &t->ranges[t->rn];
     r->old_start = old_start;
@@ -410,56 +512,20 @@ static int cmp_range(const void *pa, const void *pb)
  * lowest new start); a later range loses the part it shares with earlier
  * ones (its start and new start advance together, keeping its delta).
  */
-/* The end of the ascending run of ranges that starts at i. */
-static size_t range_run_end(const range *a, size_t i, size_t n)
-{
-    size_t j = i + 1;
-    while (j < n && cmp_range(&a[j - 1], &a[j]) < 0)
-        j++;
-    return j;
-}
+#define RANGE_LESS(x, y) (cmp_range((x), (y)) < 0)
+DEFINE_NATURAL_SORT(merge_sort_ranges, range, RANGE_LESS)
 
 /*
  * Sorts a GC's ranges by cmp_range. The runtime reports them nearly in
  * order (on a service trace, 802 k ranges in 405 GCs had 591 descents):
- * a natural merge sort, O(n log runs), and one pass when they are in
- * order. cmp_range is a total order, so the result is the one qsort
- * gives; qsort also when memory is short.
+ * the natural merge sort takes one pass for most GCs. cmp_range is a
+ * total order, so the result is the one qsort gives; qsort also when
+ * memory is short.
  */
 static void sort_ranges(range *a, size_t n)
 {
-    if (n < 2 || range_run_end(a, 0, n) == n)
-        return;
-    range *tmp = malloc(n * sizeof *tmp);
-    if (!tmp) {
+    if (!merge_sort_ranges(a, n))
         qsort(a, n, sizeof *a, cmp_range);
-        return;
-    }
-    range *src = a, *dst = tmp;
-    for (;;) {
-        size_t i = 0, runs = 0;
-        while (i < n) {
-            size_t m = range_run_end(src, i, n);
-            size_t e = m < n ? range_run_end(src, m, n) : n;
-            size_t x = i, y = m, k = i;
-            while (x < m && y < e)
-                dst[k++] = cmp_range(&src[y], &src[x]) < 0 ? src[y++] : src[x++];
-            while (x < m)
-                dst[k++] = src[x++];
-            while (y < e)
-                dst[k++] = src[y++];
-            i = e;
-            runs++;
-        }
-        range *swap = src;
-        src = dst;
-        dst = swap;
-        if (runs == 1)
-            break;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
-    free(tmp);
 }
 
 static void normalize_ranges(gcs_objtrack *t)
@@ -534,6 +600,36 @@ static void resolve_collisions(gcs_objtrack *t)
     t->n = k;
 }
 
+/* A GC without ranges: only the flags change. Of objs, only the objects
+ * that may carry private flags are visited (flags_after_gc leaves an
+ * object without them as it is); those that keep some are listed for the
+ * next GC. */
+static void age_flags(gcs_objtrack *t)
+{
+    for (size_t i = 0; i < t->recent_n; i++)
+        t->recent[i].flags = flags_after_gc(t->recent[i].flags);
+    size_t kept = 0;
+    if (t->objs_flagged) {
+        t->objs_flagged = false;
+        t->flagged_n = 0;
+        for (size_t i = 0; i < t->n; i++) {
+            uint8_t f = flags_after_gc(t->objs[i].flags);
+            t->objs[i].flags = f;
+            if ((f & OBJ_PRIVATE) && !t->objs_flagged && !note_flagged(t, i))
+                t->objs_flagged = true;
+        }
+        return;
+    }
+    for (size_t k = 0; k < t->flagged_n; k++) {
+        size_t i = t->flagged[k];
+        uint8_t f = flags_after_gc(t->objs[i].flags);
+        t->objs[i].flags = f;
+        if (f & OBJ_PRIVATE)
+            t->flagged[kept++] = i;
+    }
+    t->flagged_n = kept;
+}
+
 gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
 {
     if (!t->in_gc)
@@ -545,10 +641,13 @@ gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
     t->in_gc = false;
     if (t->rn == 0 && !t->ranges_cut) {
         /* Not reported (e.g. a background GC): nothing can be decided. */
-        for (size_t i = 0; i < t->n; i++)
-            t->objs[i].flags = flags_after_gc(t->objs[i].flags);
+        age_flags(t);
         return GCS_OK;
     }
+    if ((st = join_recent(t, err)) != GCS_OK)
+        return st;
+    t->objs_flagged = true; /* moved objects are marked until the next GC */
+    t->flagged_n = 0;
     normalize_ranges(t);
     /* One pass: objects and ranges both ascending by (old) address. The
      * pass also updates flags, checks that the result stays sorted and
@@ -623,7 +722,7 @@ gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
             t->stats.ranges_covering_nothing++;
     t->rn = 0;
     if (!strictly_sorted) {
-        if (run_end(t->objs, 0, t->n) != t->n) {
+        if (sort_objects_run_end(t->objs, 0, t->n) != t->n) {
             t->stats.resorts++;
             if ((!blocks_ok ||
                  !sort_disjoint_blocks(&t->objs, &t->cap, t->n, t->blocks, t->nblocks)) &&
@@ -650,7 +749,7 @@ static int cmp_generation_range(const void *pa, const void *pb)
 gcs_status gcs_objtrack_set_generation_ranges(gcs_objtrack *t, const gcs_generation_range *ranges,
                                               size_t n, gcs_error *err)
 {
-    gcs_status st = merge_pending(t, err);
+    gcs_status st = merge_all(t, err);
     if (st != GCS_OK)
         return st;
     t->stats.generation_layouts++;
@@ -709,15 +808,13 @@ gcs_tracked_object *gcs_objtrack_find(gcs_objtrack *t, uint64_t address)
             if (t->pending[i].address == address)
                 return &t->pending[i];
     }
-    size_t lo = lower_bound(t->objs, t->n, address);
-    if (lo < t->n && t->objs[lo].address == address)
-        return &t->objs[lo];
-    return NULL;
+    gcs_tracked_object *o = find_in(t->objs, t->n, address);
+    return o ? o : find_in(t->recent, t->recent_n, address);
 }
 
 const gcs_tracked_object *gcs_objtrack_objects(gcs_objtrack *t, size_t *count)
 {
-    if (merge_pending(t, NULL) != GCS_OK) {
+    if (merge_all(t, NULL) != GCS_OK) {
         *count = 0;
         return NULL;
     }
