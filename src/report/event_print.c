@@ -5,7 +5,9 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -21,23 +23,25 @@
  */
 typedef struct outbuf {
     FILE *f;
-    size_t n;
-    char b[8192];
+    size_t n, cap;
+    char *b;
+    bool failed; /* a write to f fell short */
 } outbuf;
 
 static void ob_flush(outbuf *o)
 {
-    if (o->n)
-        fwrite(o->b, 1, o->n, o->f);
+    if (o->n && fwrite(o->b, 1, o->n, o->f) != o->n)
+        o->failed = true;
     o->n = 0;
 }
 
 static void ob_write(outbuf *o, const char *s, size_t n)
 {
-    if (n > sizeof o->b - o->n) {
+    if (n > o->cap - o->n) {
         ob_flush(o);
-        if (n > sizeof o->b) {
-            fwrite(s, 1, n, o->f);
+        if (n > o->cap) {
+            if (fwrite(s, 1, n, o->f) != n)
+                o->failed = true;
             return;
         }
     }
@@ -47,7 +51,7 @@ static void ob_write(outbuf *o, const char *s, size_t n)
 
 static inline void ob_char(outbuf *o, char c)
 {
-    if (o->n == sizeof o->b)
+    if (o->n == o->cap)
         ob_flush(o);
     o->b[o->n++] = c;
 }
@@ -378,11 +382,12 @@ static void close_open(printer *p)
     }
 }
 
-static const char *event_name(const gcs_event *ev, char *buf, size_t cap)
+/* The type's display name ("EventID(n)" when it has none). */
+static const char *type_name(const gcs_event_type *t, char *buf, size_t cap)
 {
-    if (ev->type->name && ev->type->name[0])
-        return ev->type->name;
-    snprintf(buf, cap, "EventID(%u)", (unsigned)ev->type->event_id);
+    if (t->name && t->name[0])
+        return t->name;
+    snprintf(buf, cap, "EventID(%u)", (unsigned)t->event_id);
     return buf;
 }
 
@@ -426,40 +431,80 @@ char *gcs_msec_format(double ms, char *buf, size_t cap)
     return buf;
 }
 
-gcs_status gcs_event_print_text(FILE *file, const gcs_event *ev, gcs_error *err)
+/*
+ * What follows the thread id on an event's line: provider, name, id and
+ * version (the same for every event of a type; a printer makes it once).
+ * Text: "  Provider/Name  id=N v=N"; JSON: ,"provider":...,"fields":{
+ */
+static void put_head(outbuf *out, const gcs_event_type *t, bool json)
 {
-    if (!file || !ev || !ev->type)
-        return GCS_FAIL(err, GCS_ERR_ARG, 0, "print without output or event");
+    char namebuf[64];
+    const char *name = type_name(t, namebuf, sizeof namebuf);
+    if (json) {
+        const char *provider = t->provider ? t->provider : "";
+        ob_str(out, ",\"provider\":");
+        put_quoted(out, provider, strlen(provider), true);
+        ob_str(out, ",\"event\":");
+        put_quoted(out, name, strlen(name), true);
+        ob_str(out, ",\"id\":");
+        ob_u64(out, t->event_id);
+        ob_str(out, ",\"version\":");
+        ob_u64(out, t->version);
+        ob_str(out, ",\"fields\":{");
+    } else {
+        ob_write(out, "  ", 2);
+        ob_str(out, t->provider ? t->provider : "?");
+        ob_char(out, '/');
+        ob_str(out, name);
+        ob_str(out, "  id=");
+        ob_u64(out, t->event_id);
+        ob_str(out, " v=");
+        ob_u64(out, t->version);
+    }
+}
+
+/* Time, process and thread: what begins an event's line. */
+static void put_start(outbuf *out, const gcs_event *ev, bool json)
+{
+    char num[40];
+    if (json) {
+        ob_str(out, "{\"msec\":");
+        ob_str(out, gcs_format_fixed(num, sizeof num, ev->msec, 6));
+        ob_str(out, ",\"pid\":");
+        ob_u64(out, ev->pid);
+        ob_str(out, ",\"tid\":");
+        ob_u64(out, ev->tid);
+    } else {
+        ob_str(out, gcs_msec_format(ev->msec, num, sizeof num));
+        ob_write(out, "  ", 2);
+        ob_u64(out, ev->pid);
+        ob_write(out, "  ", 2);
+        ob_u64(out, ev->tid);
+    }
+}
+
+/* The payload's fields by the general walk, and what ends the line. */
+static void put_body(outbuf *out, const gcs_event *ev, bool json)
+{
     const gcs_event_type *t = ev->type;
-    char namebuf[64], num[40];
-    outbuf ob;
-    outbuf *out = &ob;
-    ob.f = file;
-    ob.n = 0;
-    ob_str(out, gcs_msec_format(ev->msec, num, sizeof num));
-    ob_write(out, "  ", 2);
-    ob_u64(out, ev->pid);
-    ob_write(out, "  ", 2);
-    ob_u64(out, ev->tid);
-    ob_write(out, "  ", 2);
-    ob_str(out, t->provider ? t->provider : "?");
-    ob_char(out, '/');
-    ob_str(out, event_name(ev, namebuf, sizeof namebuf));
-    ob_str(out, "  id=");
-    ob_u64(out, t->event_id);
-    ob_str(out, " v=");
-    ob_u64(out, t->version);
     if (t->field_count == 0 && ev->payload_size > 0) {
-        ob_str(out, "  payload=");
-        ob_u64(out, ev->payload_size);
-        ob_str(out, "bytes\n");
-        return finish(out, err);
+        if (json) {
+            ob_str(out, "},\"payload_size\":");
+            ob_u64(out, ev->payload_size);
+            ob_str(out, "}\n");
+        } else {
+            ob_str(out, "  payload=");
+            ob_u64(out, ev->payload_size);
+            ob_str(out, "bytes\n");
+        }
+        return;
     }
     printer p;
     memset(&p, 0, sizeof p);
     p.out = out;
+    p.json = json;
     p.kind[0] = LEVEL_FIELDS;
-    if (t->field_count > 0)
+    if (!json && t->field_count > 0)
         ob_write(out, "  ", 2);
     gcs_payload_info info;
     gcs_error werr;
@@ -468,77 +513,226 @@ gcs_status gcs_event_print_text(FILE *file, const gcs_event *ev, gcs_error *err)
                                             ev->payload_size, ev->pointer_size, print_visitor, &p,
                                             &info, &werr);
     close_open(&p);
-    if (st != GCS_OK) {
-        ob_write(out, " !", 2);
-        ob_str(out, gcs_status_name(st));
-        ob_char(out, '@');
-        ob_u64(out, werr.offset);
-        ob_write(out, ": ", 2);
-        ob_str(out, werr.reason);
-    } else if (info.trailing_bytes > 0) {
-        ob_write(out, " +", 2);
-        ob_u64(out, info.trailing_bytes);
-        ob_str(out, "bytes");
+    if (json) {
+        ob_char(out, '}');
+        if (st != GCS_OK) {
+            ob_str(out, ",\"error\":");
+            put_quoted(out, werr.reason, strlen(werr.reason), true);
+            ob_str(out, ",\"error_offset\":");
+            ob_u64(out, werr.offset);
+        } else if (info.trailing_bytes > 0) {
+            ob_str(out, ",\"trailing_bytes\":");
+            ob_u64(out, info.trailing_bytes);
+        }
+        ob_str(out, "}\n");
+    } else {
+        if (st != GCS_OK) {
+            ob_write(out, " !", 2);
+            ob_str(out, gcs_status_name(st));
+            ob_char(out, '@');
+            ob_u64(out, werr.offset);
+            ob_write(out, ": ", 2);
+            ob_str(out, werr.reason);
+        } else if (info.trailing_bytes > 0) {
+            ob_write(out, " +", 2);
+            ob_u64(out, info.trailing_bytes);
+            ob_str(out, "bytes");
+        }
+        ob_char(out, '\n');
     }
-    ob_char(out, '\n');
-    return finish(out, err);
+}
+
+static gcs_status print_one(FILE *file, const gcs_event *ev, bool json, gcs_error *err)
+{
+    if (!file || !ev || !ev->type)
+        return GCS_FAIL(err, GCS_ERR_ARG, 0, "print without output or event");
+    char buf[8192];
+    outbuf out = {.f = file, .n = 0, .cap = sizeof buf, .b = buf};
+    put_start(&out, ev, json);
+    put_head(&out, ev->type, json);
+    put_body(&out, ev, json);
+    return finish(&out, err);
+}
+
+gcs_status gcs_event_print_text(FILE *file, const gcs_event *ev, gcs_error *err)
+{
+    return print_one(file, ev, false, err);
 }
 
 gcs_status gcs_event_print_json(FILE *file, const gcs_event *ev, gcs_error *err)
 {
-    if (!file || !ev || !ev->type)
-        return GCS_FAIL(err, GCS_ERR_ARG, 0, "print without output or event");
-    const gcs_event_type *t = ev->type;
-    char namebuf[64], num[40];
-    const char *provider = t->provider ? t->provider : "";
-    const char *name = event_name(ev, namebuf, sizeof namebuf);
-    outbuf ob;
-    outbuf *out = &ob;
-    ob.f = file;
-    ob.n = 0;
-    ob_str(out, "{\"msec\":");
-    ob_str(out, gcs_format_fixed(num, sizeof num, ev->msec, 6));
-    ob_str(out, ",\"pid\":");
-    ob_u64(out, ev->pid);
-    ob_str(out, ",\"tid\":");
-    ob_u64(out, ev->tid);
-    ob_str(out, ",\"provider\":");
-    put_quoted(out, provider, strlen(provider), true);
-    ob_str(out, ",\"event\":");
-    put_quoted(out, name, strlen(name), true);
-    ob_str(out, ",\"id\":");
-    ob_u64(out, t->event_id);
-    ob_str(out, ",\"version\":");
-    ob_u64(out, t->version);
-    ob_str(out, ",\"fields\":{");
-    if (t->field_count == 0 && ev->payload_size > 0) {
-        ob_str(out, "},\"payload_size\":");
-        ob_u64(out, ev->payload_size);
-        ob_str(out, "}\n");
-        return finish(out, err);
+    return print_one(file, ev, true, err);
+}
+
+/* ---- a printer of many events ---------------------------------------- */
+
+/* What a printer keeps per event type. */
+typedef struct type_plan {
+    const gcs_event_type *type;
+    char *head; /* put_head's text */
+    size_t head_len;
+} type_plan;
+
+/* 256 KiB of output per write: the pieces of an event cost a copy each,
+ * the stdio call is paid once per buffer. */
+#define PRINTER_BUFFER (256u * 1024u)
+
+struct gcs_event_printer {
+    outbuf out;
+    bool json;
+    /* type -> plan, open addressing on the type's address; last: the plan
+     * of the previous event (runs of one type are common). */
+    type_plan **slots;
+    size_t slots_cap, plans;
+    type_plan *last;
+};
+
+gcs_event_printer *gcs_event_printer_new(FILE *out, gcs_print_format format)
+{
+    if (!out || (format != GCS_PRINT_TEXT && format != GCS_PRINT_JSON))
+        return NULL;
+    gcs_event_printer *p = calloc(1, sizeof *p);
+    char *b = malloc(PRINTER_BUFFER);
+    type_plan **slots = calloc(64, sizeof *slots);
+    if (!p || !b || !slots) {
+        free(p);
+        free(b);
+        free(slots);
+        return NULL;
     }
-    printer p;
-    memset(&p, 0, sizeof p);
-    p.out = out;
-    p.json = true;
-    p.kind[0] = LEVEL_FIELDS;
-    gcs_payload_info info;
-    gcs_error werr;
-    gcs_error_clear(&werr);
-    gcs_status st = gcs_payload_walk_fields(t->fields, t->field_count, ev->payload,
-                                            ev->payload_size, ev->pointer_size, print_visitor, &p,
-                                            &info, &werr);
-    close_open(&p);
-    ob_char(out, '}');
-    if (st != GCS_OK) {
-        ob_str(out, ",\"error\":");
-        put_quoted(out, werr.reason, strlen(werr.reason), true);
-        ob_str(out, ",\"error_offset\":");
-        ob_u64(out, werr.offset);
-    } else if (info.trailing_bytes > 0) {
-        ob_str(out, ",\"trailing_bytes\":");
-        ob_u64(out, info.trailing_bytes);
+    p->out.f = out;
+    p->out.b = b;
+    p->out.cap = PRINTER_BUFFER;
+    p->json = format == GCS_PRINT_JSON;
+    p->slots = slots;
+    p->slots_cap = 64;
+    return p;
+}
+
+static size_t plan_slot(const gcs_event_type *t, size_t cap)
+{
+    uint64_t h = (uint64_t)(uintptr_t)t * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 32) & (cap - 1);
+}
+
+static bool plans_grow(gcs_event_printer *p)
+{
+    size_t ncap = p->slots_cap * 2;
+    type_plan **ns = calloc(ncap, sizeof *ns);
+    if (!ns)
+        return false;
+    for (size_t i = 0; i < p->slots_cap; i++) {
+        type_plan *pl = p->slots[i];
+        if (!pl)
+            continue;
+        size_t h = plan_slot(pl->type, ncap);
+        while (ns[h])
+            h = (h + 1) & (ncap - 1);
+        ns[h] = pl;
     }
-    ob_str(out, "}\n");
-    return finish(out, err);
+    free(p->slots);
+    p->slots = ns;
+    p->slots_cap = ncap;
+    return true;
+}
+
+/* The type's head, written by put_head into memory once. */
+static type_plan *plan_make(const gcs_event_type *t, bool json)
+{
+    type_plan *pl = calloc(1, sizeof *pl);
+    if (!pl)
+        return NULL;
+    pl->type = t;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) {
+        free(pl);
+        return NULL;
+    }
+    char buf[1024];
+    outbuf out = {.f = m, .n = 0, .cap = sizeof buf, .b = buf};
+    put_head(&out, t, json);
+    ob_flush(&out);
+    if (fclose(m) != 0 || !text) {
+        free(text);
+        free(pl);
+        return NULL;
+    }
+    pl->head = text;
+    pl->head_len = len;
+    return pl;
+}
+
+static void plan_free(type_plan *pl)
+{
+    if (!pl)
+        return;
+    free(pl->head);
+    free(pl);
+}
+
+/* The plan of ev's type (made on its first event); NULL without memory. */
+static type_plan *plan_of(gcs_event_printer *p, const gcs_event_type *t)
+{
+    if (p->last && p->last->type == t)
+        return p->last;
+    size_t h = plan_slot(t, p->slots_cap);
+    while (p->slots[h]) {
+        if (p->slots[h]->type == t)
+            return p->last = p->slots[h];
+        h = (h + 1) & (p->slots_cap - 1);
+    }
+    if ((p->plans + 1) * 2 > p->slots_cap) {
+        if (!plans_grow(p))
+            return NULL;
+        h = plan_slot(t, p->slots_cap);
+        while (p->slots[h])
+            h = (h + 1) & (p->slots_cap - 1);
+    }
+    type_plan *pl = plan_make(t, p->json);
+    if (!pl)
+        return NULL;
+    p->slots[h] = pl;
+    p->plans++;
+    return p->last = pl;
+}
+
+gcs_status gcs_event_printer_put(gcs_event_printer *p, const gcs_event *ev, gcs_error *err)
+{
+    if (!p || !ev || !ev->type)
+        return GCS_FAIL(err, GCS_ERR_ARG, 0, "print without printer or event");
+    outbuf *out = &p->out;
+    type_plan *pl = plan_of(p, ev->type);
+    put_start(out, ev, p->json);
+    if (pl)
+        ob_write(out, pl->head, pl->head_len);
+    else
+        put_head(out, ev->type, p->json); /* no memory for the plan: made each time */
+    put_body(out, ev, p->json);
+    if (out->failed)
+        return GCS_FAIL(err, GCS_ERR_IO, 0, "writing the event failed");
+    return GCS_OK;
+}
+
+gcs_status gcs_event_printer_flush(gcs_event_printer *p, gcs_error *err)
+{
+    if (!p)
+        return GCS_FAIL(err, GCS_ERR_ARG, 0, "flush without printer");
+    ob_flush(&p->out);
+    if (fflush(p->out.f) != 0 || p->out.failed)
+        return GCS_FAIL(err, GCS_ERR_IO, 0, "writing the events failed");
+    return GCS_OK;
+}
+
+void gcs_event_printer_free(gcs_event_printer *p)
+{
+    if (!p)
+        return;
+    ob_flush(&p->out);
+    for (size_t i = 0; i < p->slots_cap; i++)
+        plan_free(p->slots[i]);
+    free(p->slots);
+    free(p->out.b);
+    free(p);
 }
