@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
+#include "base/cursor.h"
 #include "base/error.h"
 #include "gcscope/decode.h"
 #include "report/format_fixed.h"
@@ -227,6 +229,35 @@ static bool is_signed(gcs_type t)
     return t == GCS_T_I8 || t == GCS_T_I16 || t == GCS_T_I32 || t == GCS_T_I64;
 }
 
+/* An integer of field f (its unsigned and sign-extended views): its map's
+ * name, else hexadecimal for hex fields and pointers, else decimal. */
+static void put_integer(outbuf *out, const gcs_field *f, gcs_type type, uint64_t u, int64_t i,
+                        bool json)
+{
+    if (f->map_name) {
+        char buf[512];
+        const char *name = gcs_map_lookup(f->map_name, u, buf, sizeof buf);
+        if (name) {
+            if (json)
+                put_quoted(out, name, strlen(name), true);
+            else
+                ob_str(out, name);
+            return;
+        }
+    }
+    if (f->hex || type == GCS_T_POINTER) {
+        ob_str(out, json ? "\"0x" : "0x");
+        ob_hex(out, u);
+        if (json)
+            ob_char(out, '"');
+        return;
+    }
+    if (is_signed(type))
+        ob_i64(out, i);
+    else
+        ob_u64(out, u);
+}
+
 static void put_scalar(printer *p, const gcs_value *v)
 {
     outbuf *out = p->out;
@@ -288,29 +319,7 @@ static void put_scalar(printer *p, const gcs_value *v)
     default:
         break;
     }
-    /* Integers. */
-    if (f->map_name) {
-        char buf[512];
-        const char *name = gcs_map_lookup(f->map_name, v->u, buf, sizeof buf);
-        if (name) {
-            if (p->json)
-                put_quoted(out, name, strlen(name), true);
-            else
-                ob_str(out, name);
-            return;
-        }
-    }
-    if (f->hex || v->type == GCS_T_POINTER) {
-        ob_str(out, p->json ? "\"0x" : "0x");
-        ob_hex(out, v->u);
-        if (p->json)
-            ob_char(out, '"');
-        return;
-    }
-    if (is_signed(v->type))
-        ob_i64(out, v->i);
-    else
-        ob_u64(out, v->u);
+    put_integer(out, f, v->type, v->u, v->i, p->json);
 }
 
 /* Separator and name before a value opening at the current level. */
@@ -566,11 +575,57 @@ gcs_status gcs_event_print_json(FILE *file, const gcs_event *ev, gcs_error *err)
 
 /* ---- a printer of many events ---------------------------------------- */
 
+/*
+ * The fields of a type whose every field is one integer, boolean, pointer
+ * or UTF-16 string (most runtime events: handles, allocations, samples,
+ * GC starts and ends) print by a program made once per type: each step
+ * has its field's name already quoted and separated (`,"Name":` or
+ * ` Name=`), reads its value with the cursor and writes it. Other
+ * schemas, and payloads that do not fit (cut short, a string without
+ * terminator), take the general walk (put_body): the program only runs
+ * when every value was read, so it never writes a partial line.
+ */
+enum field_read { READ_U8, READ_I8, READ_U16, READ_I16, READ_U32, READ_I32, READ_U64, READ_I64,
+                  READ_POINTER, READ_UTF16Z };
+enum field_show { SHOW_DECIMAL, SHOW_SIGNED, SHOW_HEX, SHOW_BOOL, SHOW_MAPPED, SHOW_STRING };
+
+/* Fields a program handles (more take the general walk). */
+#define PROGRAM_MAX_FIELDS 32
+/* A mapped value's text remembered per step (by value & (MEMO_SLOTS - 1)). */
+#define MEMO_SLOTS 8
+#define MEMO_TEXT 47
+
+typedef struct value_memo {
+    uint64_t value;
+    uint8_t len; /* 0: empty */
+    char text[MEMO_TEXT];
+} value_memo;
+
+typedef struct field_step {
+    const gcs_field *field;
+    const char *key; /* separator and name: into type_plan.keys */
+    uint32_t key_len;
+    uint8_t read;    /* field_read */
+    uint8_t show;    /* field_show */
+    value_memo *memo; /* SHOW_MAPPED: MEMO_SLOTS entries */
+} field_step;
+
+/* A value read by a step. */
+typedef struct read_value {
+    uint64_t u;
+    int64_t i;
+    const uint8_t *s; /* READ_UTF16Z: the units, then their count in u */
+} read_value;
+
 /* What a printer keeps per event type. */
 typedef struct type_plan {
     const gcs_event_type *type;
     char *head; /* put_head's text */
     size_t head_len;
+    field_step *steps; /* NULL: the general walk */
+    uint32_t step_count;
+    char *keys;        /* the steps' key texts */
+    size_t max_keys;   /* bytes of all keys */
 } type_plan;
 
 /* 256 KiB of output per write: the pieces of an event cost a copy each,
@@ -636,6 +691,8 @@ static bool plans_grow(gcs_event_printer *p)
     return true;
 }
 
+static void plan_compile(type_plan *pl, bool json);
+
 /* The type's head, written by put_head into memory once. */
 static type_plan *plan_make(const gcs_event_type *t, bool json)
 {
@@ -661,6 +718,7 @@ static type_plan *plan_make(const gcs_event_type *t, bool json)
     }
     pl->head = text;
     pl->head_len = len;
+    plan_compile(pl, json);
     return pl;
 }
 
@@ -669,7 +727,278 @@ static void plan_free(type_plan *pl)
     if (!pl)
         return;
     free(pl->head);
+    if (pl->steps)
+        for (uint32_t i = 0; i < pl->step_count; i++)
+            free(pl->steps[i].memo);
+    free(pl->steps);
+    free(pl->keys);
     free(pl);
+}
+
+/* How a field of this type is read and shown by a program; false: the
+ * general walk's business. */
+static bool step_kind(const gcs_field *f, field_step *st)
+{
+    if (f->repeat != GCS_REPEAT_ONE)
+        return false;
+    switch (f->type) {
+    case GCS_T_BOOL8: st->read = READ_U8; st->show = SHOW_BOOL; return true;
+    case GCS_T_BOOL32: st->read = READ_U32; st->show = SHOW_BOOL; return true;
+    case GCS_T_UTF16Z: st->read = READ_UTF16Z; st->show = SHOW_STRING; return true;
+    case GCS_T_U8: st->read = READ_U8; break;
+    case GCS_T_I8: st->read = READ_I8; break;
+    case GCS_T_U16: st->read = READ_U16; break;
+    case GCS_T_I16: st->read = READ_I16; break;
+    case GCS_T_U32: st->read = READ_U32; break;
+    case GCS_T_I32: st->read = READ_I32; break;
+    case GCS_T_U64: case GCS_T_DATETIME: st->read = READ_U64; break;
+    case GCS_T_I64: st->read = READ_I64; break;
+    case GCS_T_POINTER: st->read = READ_POINTER; break;
+    default:
+        return false;
+    }
+    /* put_integer's order: the map's name, hex, then decimal. */
+    if (f->map_name)
+        st->show = SHOW_MAPPED;
+    else if (f->hex || f->type == GCS_T_POINTER)
+        st->show = SHOW_HEX;
+    else
+        st->show = is_signed(f->type) ? SHOW_SIGNED : SHOW_DECIMAL;
+    return true;
+}
+
+/* The program of pl's type, when every field has a step (else none). */
+static void plan_compile(type_plan *pl, bool json)
+{
+    const gcs_event_type *t = pl->type;
+    if (t->field_count == 0 || t->field_count > PROGRAM_MAX_FIELDS || !t->fields)
+        return;
+    field_step steps[PROGRAM_MAX_FIELDS];
+    memset(steps, 0, sizeof steps);
+    for (uint32_t i = 0; i < t->field_count; i++) {
+        steps[i].field = &t->fields[i];
+        if (!step_kind(&t->fields[i], &steps[i]))
+            return;
+    }
+    /* The keys: what begin_item writes before each top-level value (and
+     * put_body's two spaces before the first text field). */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m)
+        return;
+    char buf[1024];
+    outbuf out = {.f = m, .n = 0, .cap = sizeof buf, .b = buf};
+    size_t at[PROGRAM_MAX_FIELDS + 1];
+    for (uint32_t i = 0; i < t->field_count; i++) {
+        const char *name = t->fields[i].name ? t->fields[i].name : "";
+        at[i] = len + out.n; /* memstream's len counts what was flushed */
+        if (json) {
+            if (i > 0)
+                ob_char(&out, ',');
+            put_quoted(&out, name, strlen(name), true);
+            ob_char(&out, ':');
+        } else {
+            ob_write(&out, i > 0 ? " " : "  ", i > 0 ? 1 : 2);
+            ob_str(&out, name);
+            ob_char(&out, '=');
+        }
+        ob_flush(&out);
+        fflush(m);
+    }
+    at[t->field_count] = len;
+    if (fclose(m) != 0 || !text) {
+        free(text);
+        return;
+    }
+    field_step *heap = calloc(t->field_count, sizeof *heap);
+    if (!heap) {
+        free(text);
+        return;
+    }
+    for (uint32_t i = 0; i < t->field_count; i++) {
+        heap[i] = steps[i];
+        heap[i].key = text + at[i];
+        heap[i].key_len = (uint32_t)(at[i + 1] - at[i]);
+        if (heap[i].show == SHOW_MAPPED && !(heap[i].memo = calloc(MEMO_SLOTS, sizeof(value_memo)))) {
+            for (uint32_t k = 0; k < i; k++)
+                free(heap[k].memo);
+            free(heap);
+            free(text);
+            return;
+        }
+    }
+    pl->steps = heap;
+    pl->step_count = t->field_count;
+    pl->keys = text;
+    pl->max_keys = len;
+}
+
+/* Reads every value of pl's program from ev's payload; false when the
+ * payload does not fit (the general walk then says why). *rest: bytes
+ * left after the last field. */
+static bool program_read(const type_plan *pl, const gcs_event *ev, read_value *vals,
+                         size_t *rest)
+{
+    uint32_t ptr = ev->pointer_size;
+    if (ptr != 4 && ptr != 8)
+        return false;
+    gcs_cursor c = gcs_cur_make(ev->payload ? (const void *)ev->payload : (const void *)"",
+                                ev->payload_size, 0);
+    for (uint32_t i = 0; i < pl->step_count; i++) {
+        read_value *v = &vals[i];
+        switch (pl->steps[i].read) {
+        case READ_U8: {
+            uint8_t x;
+            if (!gcs_cur_u8(&c, &x))
+                return false;
+            v->u = x;
+            break;
+        }
+        case READ_I8: {
+            uint8_t x;
+            if (!gcs_cur_u8(&c, &x))
+                return false;
+            v->u = x;
+            v->i = (int8_t)x;
+            break;
+        }
+        case READ_U16: {
+            uint16_t x;
+            if (!gcs_cur_u16(&c, &x))
+                return false;
+            v->u = x;
+            break;
+        }
+        case READ_I16: {
+            uint16_t x;
+            if (!gcs_cur_u16(&c, &x))
+                return false;
+            v->u = x;
+            v->i = (int16_t)x;
+            break;
+        }
+        case READ_U32: {
+            uint32_t x;
+            if (!gcs_cur_u32(&c, &x))
+                return false;
+            v->u = x;
+            break;
+        }
+        case READ_I32: {
+            uint32_t x;
+            if (!gcs_cur_u32(&c, &x))
+                return false;
+            v->u = x;
+            v->i = (int32_t)x;
+            break;
+        }
+        case READ_U64:
+        case READ_I64:
+            if (!gcs_cur_u64(&c, &v->u))
+                return false;
+            v->i = (int64_t)v->u;
+            break;
+        case READ_POINTER:
+            if (!gcs_cur_ptr(&c, ptr, &v->u))
+                return false;
+            break;
+        case READ_UTF16Z: {
+            size_t units;
+            if (!gcs_cur_utf16z(&c, &v->s, &units))
+                return false;
+            v->u = units;
+            break;
+        }
+        }
+    }
+    *rest = gcs_cur_left(&c);
+    return true;
+}
+
+/* A UTF-16 string as the walk converts it (GCS_VALUE_STR_CAP) and
+ * put_quoted writes it. */
+static void put_utf16(outbuf *out, const uint8_t *s, size_t units, bool json)
+{
+    char str[GCS_VALUE_STR_CAP];
+    size_t n = gcs_utf16_to_utf8_buf(s, units, str, sizeof str);
+    put_quoted(out, str, n, json);
+}
+
+/* A mapped integer: remembered per value, written by put_integer once. */
+static void put_mapped(outbuf *out, const field_step *st, const read_value *v, bool json)
+{
+    value_memo *m = &st->memo[v->u & (MEMO_SLOTS - 1)];
+    if (m->len && m->value == v->u) {
+        ob_write(out, m->text, m->len);
+        return;
+    }
+    int64_t i = is_signed(st->field->type) ? v->i : (int64_t)v->u;
+    char buf[4096]; /* a name of 511 bytes, each escaped in 6: never flushed */
+    outbuf tmp = {.f = NULL, .n = 0, .cap = sizeof buf, .b = buf};
+    put_integer(&tmp, st->field, st->field->type, v->u, i, json);
+    if (tmp.n > 0 && tmp.n <= MEMO_TEXT) {
+        m->value = v->u;
+        m->len = (uint8_t)tmp.n;
+        memcpy(m->text, buf, tmp.n);
+    }
+    ob_write(out, buf, tmp.n);
+}
+
+/* Writes the values program_read read, and what ends the line. */
+static void program_write(outbuf *out, const type_plan *pl, const read_value *vals, size_t rest,
+                          bool json)
+{
+    for (uint32_t i = 0; i < pl->step_count; i++) {
+        const field_step *st = &pl->steps[i];
+        const read_value *v = &vals[i];
+        ob_write(out, st->key, st->key_len);
+        switch (st->show) {
+        case SHOW_DECIMAL:
+            ob_u64(out, v->u);
+            break;
+        case SHOW_SIGNED:
+            ob_i64(out, v->i);
+            break;
+        case SHOW_HEX:
+            if (json) {
+                ob_write(out, "\"0x", 3);
+                ob_hex(out, v->u);
+                ob_char(out, '"');
+            } else {
+                ob_write(out, "0x", 2);
+                ob_hex(out, v->u);
+            }
+            break;
+        case SHOW_BOOL:
+            if (json)
+                ob_str(out, v->u ? "true" : "false");
+            else
+                ob_str(out, v->u ? "True" : "False");
+            break;
+        case SHOW_MAPPED:
+            put_mapped(out, st, v, json);
+            break;
+        case SHOW_STRING:
+            put_utf16(out, v->s, (size_t)v->u, json);
+            break;
+        }
+    }
+    if (json) {
+        ob_char(out, '}');
+        if (rest > 0) {
+            ob_str(out, ",\"trailing_bytes\":");
+            ob_u64(out, rest);
+        }
+        ob_str(out, "}\n");
+    } else {
+        if (rest > 0) {
+            ob_write(out, " +", 2);
+            ob_u64(out, rest);
+            ob_str(out, "bytes");
+        }
+        ob_char(out, '\n');
+    }
 }
 
 /* The plan of ev's type (made on its first event); NULL without memory. */
@@ -709,7 +1038,12 @@ gcs_status gcs_event_printer_put(gcs_event_printer *p, const gcs_event *ev, gcs_
         ob_write(out, pl->head, pl->head_len);
     else
         put_head(out, ev->type, p->json); /* no memory for the plan: made each time */
-    put_body(out, ev, p->json);
+    read_value vals[PROGRAM_MAX_FIELDS];
+    size_t rest;
+    if (pl && pl->steps && program_read(pl, ev, vals, &rest))
+        program_write(out, pl, vals, rest, p->json);
+    else
+        put_body(out, ev, p->json);
     if (out->failed)
         return GCS_FAIL(err, GCS_ERR_IO, 0, "writing the event failed");
     return GCS_OK;
