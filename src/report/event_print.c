@@ -14,6 +14,7 @@
 #include "base/cursor.h"
 #include "base/error.h"
 #include "gcscope/decode.h"
+#include "report/fast_number.h"
 #include "report/format_fixed.h"
 
 /*
@@ -56,6 +57,39 @@ static inline void ob_char(outbuf *o, char c)
     if (o->n == o->cap)
         ob_flush(o);
     o->b[o->n++] = c;
+}
+
+/* Room for n more bytes at o->b + o->n (flushing if needed); false when
+ * n exceeds the whole buffer. */
+static inline bool ob_room(outbuf *o, size_t n)
+{
+    if (n <= o->cap - o->n)
+        return true;
+    ob_flush(o);
+    return n <= o->cap;
+}
+
+/* Pieces a printer prepared are stored with this many bytes after them
+ * and copied 16 at a time (inline moves, no call), so the copy may write
+ * up to 15 bytes past the piece: room made covers them. */
+#define PIECE_PAD 16
+
+static inline char *copy_piece(char *w, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16)
+        memcpy(w + i, s + i, 16);
+    return w + n;
+}
+
+/* A copy of s[0..n) with PIECE_PAD bytes after it; NULL without memory. */
+static char *padded_copy(const char *s, size_t n)
+{
+    char *d = malloc(n + PIECE_PAD);
+    if (d) {
+        memcpy(d, s, n);
+        memset(d + n, 0, PIECE_PAD);
+    }
+    return d;
 }
 
 static void ob_str(outbuf *o, const char *s)
@@ -593,12 +627,12 @@ enum field_show { SHOW_DECIMAL, SHOW_SIGNED, SHOW_HEX, SHOW_BOOL, SHOW_MAPPED, S
 #define PROGRAM_MAX_FIELDS 32
 /* A mapped value's text remembered per step (by value & (MEMO_SLOTS - 1)). */
 #define MEMO_SLOTS 8
-#define MEMO_TEXT 47
+#define MEMO_TEXT 48
 
 typedef struct value_memo {
     uint64_t value;
     uint8_t len; /* 0: empty */
-    char text[MEMO_TEXT];
+    char text[MEMO_TEXT + PIECE_PAD];
 } value_memo;
 
 typedef struct field_step {
@@ -716,7 +750,12 @@ static type_plan *plan_make(const gcs_event_type *t, bool json)
         free(pl);
         return NULL;
     }
-    pl->head = text;
+    pl->head = padded_copy(text, len);
+    free(text);
+    if (!pl->head) {
+        free(pl);
+        return NULL;
+    }
     pl->head_len = len;
     plan_compile(pl, json);
     return pl;
@@ -811,6 +850,11 @@ static void plan_compile(type_plan *pl, bool json)
         free(text);
         return;
     }
+    char *padded = padded_copy(text, len);
+    free(text);
+    if (!padded)
+        return;
+    text = padded;
     field_step *heap = calloc(t->field_count, sizeof *heap);
     if (!heap) {
         free(text);
@@ -930,7 +974,9 @@ static void put_mapped(outbuf *out, const field_step *st, const read_value *v, b
 {
     value_memo *m = &st->memo[v->u & (MEMO_SLOTS - 1)];
     if (m->len && m->value == v->u) {
-        ob_write(out, m->text, m->len);
+        /* program_write made room for MEMO_TEXT + PIECE_PAD */
+        copy_piece(out->b + out->n, m->text, m->len);
+        out->n += m->len;
         return;
     }
     int64_t i = is_signed(st->field->type) ? v->i : (int64_t)v->u;
@@ -945,6 +991,33 @@ static void put_mapped(outbuf *out, const field_step *st, const read_value *v, b
     ob_write(out, buf, tmp.n);
 }
 
+/* Room a step makes before its key and value (a number: 22 bytes with
+ * quotes; a remembered mapped value: MEMO_TEXT), with the pieces' pad. */
+#define STEP_ROOM (MEMO_TEXT + 2 * PIECE_PAD)
+
+/* A UTF-16 string of printable ASCII but '"' and '\\' is its own text
+ * between quotes (the walk's conversion keeps it whole below
+ * GCS_VALUE_STR_CAP): written unit by unit; any other goes through the
+ * conversion and put_quoted. */
+static void put_utf16_string(outbuf *out, const uint8_t *s, size_t units, bool json)
+{
+    if (units < GCS_VALUE_STR_CAP - 1 && ob_room(out, units + 2)) {
+        char *w = out->b + out->n;
+        size_t i = 0;
+        w[0] = '"';
+        while (i < units && s[2 * i + 1] == 0 && plain_byte[s[2 * i]]) {
+            w[1 + i] = (char)s[2 * i];
+            i++;
+        }
+        if (i == units) {
+            w[1 + units] = '"';
+            out->n += units + 2;
+            return;
+        }
+    }
+    put_utf16(out, s, units, json);
+}
+
 /* Writes the values program_read read, and what ends the line. */
 static void program_write(outbuf *out, const type_plan *pl, const read_value *vals, size_t rest,
                           bool json)
@@ -952,23 +1025,30 @@ static void program_write(outbuf *out, const type_plan *pl, const read_value *va
     for (uint32_t i = 0; i < pl->step_count; i++) {
         const field_step *st = &pl->steps[i];
         const read_value *v = &vals[i];
-        ob_write(out, st->key, st->key_len);
+        if (!ob_room(out, st->key_len + STEP_ROOM)) {
+            ob_write(out, st->key, st->key_len); /* a name longer than the buffer */
+        } else {
+            copy_piece(out->b + out->n, st->key, st->key_len);
+            out->n += st->key_len;
+        }
+        char *w = out->b + out->n;
         switch (st->show) {
         case SHOW_DECIMAL:
-            ob_u64(out, v->u);
+            out->n = (size_t)(gcs_put_u64(w, v->u) - out->b);
             break;
         case SHOW_SIGNED:
-            ob_i64(out, v->i);
+            out->n = (size_t)(gcs_put_i64(w, v->i) - out->b);
             break;
         case SHOW_HEX:
             if (json) {
-                ob_write(out, "\"0x", 3);
-                ob_hex(out, v->u);
-                ob_char(out, '"');
+                memcpy(w, "\"0x", 3);
+                w = gcs_put_hex(w + 3, v->u);
+                *w++ = '"';
             } else {
-                ob_write(out, "0x", 2);
-                ob_hex(out, v->u);
+                memcpy(w, "0x", 2);
+                w = gcs_put_hex(w + 2, v->u);
             }
+            out->n = (size_t)(w - out->b);
             break;
         case SHOW_BOOL:
             if (json)
@@ -980,9 +1060,14 @@ static void program_write(outbuf *out, const type_plan *pl, const read_value *va
             put_mapped(out, st, v, json);
             break;
         case SHOW_STRING:
-            put_utf16(out, v->s, (size_t)v->u, json);
+            put_utf16_string(out, v->s, (size_t)v->u, json);
             break;
         }
+    }
+    if (rest == 0 && ob_room(out, 3)) {
+        memcpy(out->b + out->n, json ? "}}\n" : "\n", json ? 3 : 1);
+        out->n += json ? 3 : 1;
+        return;
     }
     if (json) {
         ob_char(out, '}');
@@ -999,6 +1084,42 @@ static void program_write(outbuf *out, const type_plan *pl, const read_value *va
         }
         ob_char(out, '\n');
     }
+}
+
+/* put_start and the type's head, for a printer: in place, with the fast
+ * number writers. */
+static void put_start_head(outbuf *out, const gcs_event *ev, const type_plan *pl, bool json)
+{
+    if (!ob_room(out, 128 + pl->head_len + PIECE_PAD)) {
+        put_start(out, ev, json);
+        ob_write(out, pl->head, pl->head_len);
+        return;
+    }
+    char *w = out->b + out->n;
+    if (json) {
+        memcpy(w, "{\"msec\":", 8);
+        char num[40];
+        const char *ms = gcs_format_fixed(num, sizeof num, ev->msec, 6);
+        size_t len = strlen(ms);
+        memcpy(w + 8, ms, len);
+        w += 8 + len;
+        memcpy(w, ",\"pid\":", 7);
+        w = gcs_put_u64(w + 7, ev->pid);
+        memcpy(w, ",\"tid\":", 7);
+        w = gcs_put_u64(w + 7, ev->tid);
+    } else {
+        char num[40];
+        const char *ms = gcs_msec_format(ev->msec, num, sizeof num);
+        size_t len = strlen(ms); /* < sizeof num: the 128 bytes of room cover it */
+        memcpy(w, ms, len);
+        w += len;
+        memcpy(w, "  ", 2);
+        w = gcs_put_u64(w + 2, ev->pid);
+        memcpy(w, "  ", 2);
+        w = gcs_put_u64(w + 2, ev->tid);
+    }
+    w = copy_piece(w, pl->head, pl->head_len);
+    out->n = (size_t)(w - out->b);
 }
 
 /* The plan of ev's type (made on its first event); NULL without memory. */
@@ -1033,11 +1154,12 @@ gcs_status gcs_event_printer_put(gcs_event_printer *p, const gcs_event *ev, gcs_
         return GCS_FAIL(err, GCS_ERR_ARG, 0, "print without printer or event");
     outbuf *out = &p->out;
     type_plan *pl = plan_of(p, ev->type);
-    put_start(out, ev, p->json);
-    if (pl)
-        ob_write(out, pl->head, pl->head_len);
-    else
+    if (pl) {
+        put_start_head(out, ev, pl, p->json);
+    } else {
+        put_start(out, ev, p->json);
         put_head(out, ev->type, p->json); /* no memory for the plan: made each time */
+    }
     read_value vals[PROGRAM_MAX_FIELDS];
     size_t rest;
     if (pl && pl->steps && program_read(pl, ev, vals, &rest))
