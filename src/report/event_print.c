@@ -1098,21 +1098,30 @@ static void put_start_head(outbuf *out, const gcs_event *ev, const type_plan *pl
     char *w = out->b + out->n;
     if (json) {
         memcpy(w, "{\"msec\":", 8);
-        char num[40];
-        const char *ms = gcs_format_fixed(num, sizeof num, ev->msec, 6);
-        size_t len = strlen(ms);
-        memcpy(w + 8, ms, len);
-        w += 8 + len;
+        w += 8;
+        char *end = gcs_put_fixed(w, ev->msec, 6);
+        if (!end) {
+            char num[40];
+            const char *ms = gcs_format_fixed(num, sizeof num, ev->msec, 6);
+            size_t len = strlen(ms); /* < sizeof num: the 128 bytes of room cover it */
+            memcpy(w, ms, len);
+            end = w + len;
+        }
+        w = end;
         memcpy(w, ",\"pid\":", 7);
         w = gcs_put_u64(w + 7, ev->pid);
         memcpy(w, ",\"tid\":", 7);
         w = gcs_put_u64(w + 7, ev->tid);
     } else {
-        char num[40];
-        const char *ms = gcs_msec_format(ev->msec, num, sizeof num);
-        size_t len = strlen(ms); /* < sizeof num: the 128 bytes of room cover it */
-        memcpy(w, ms, len);
-        w += len;
+        char *end = gcs_put_msec3(w, ev->msec);
+        if (!end) {
+            char num[40];
+            const char *ms = gcs_msec_format(ev->msec, num, sizeof num);
+            size_t len = strlen(ms); /* < sizeof num: the 128 bytes of room cover it */
+            memcpy(w, ms, len);
+            end = w + len;
+        }
+        w = end;
         memcpy(w, "  ", 2);
         w = gcs_put_u64(w + 2, ev->pid);
         memcpy(w, "  ", 2);

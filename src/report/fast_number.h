@@ -97,4 +97,114 @@ static inline char *gcs_put_hex(char *w, uint64_t v)
     return w + n;
 }
 
+/*
+ * printf's "%.*f" of v with `decimals` (0..9) digits after the point, at
+ * w (room for 40 bytes); returns the end, or NULL where this path does
+ * not go (infinite or NaN, |v| >= 2^53 or N below too large, no 128-bit
+ * integers): the caller then asks gcs_format_fixed. The exact binary value
+ * v = m * 2^e times 10^decimals, rounded half to even (printf's rounding),
+ * as in gcs_format_fixed, with m and e taken from v's bits (no frexp).
+ */
+static inline char *gcs_put_fixed(char *w, double v, unsigned decimals)
+{
+#if defined(__SIZEOF_INT128__)
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    unsigned biased = (unsigned)(bits >> 52) & 0x7ff;
+    uint64_t m = bits & (((uint64_t)1 << 52) - 1);
+    if (biased == 0x7ff || decimals > 9)
+        return NULL;
+    int e = biased ? (int)biased - 1075 : -1074;
+    if (biased)
+        m |= (uint64_t)1 << 52;
+    if (e > 0)
+        return NULL;
+    const uint64_t scale = gcs_pow10_u64[decimals];
+    const unsigned __int128 p = (unsigned __int128)m * scale; /* < 2^83 */
+    const unsigned s = (unsigned)-e;
+    uint64_t n;
+    if (s == 0) {
+        if (p >> 63)
+            return NULL;
+        n = (uint64_t)p;
+    } else if (s > 100) {
+        n = 0; /* p < 2^83, far below one half of 2^s */
+    } else {
+        const unsigned __int128 q = p >> s;
+        if (q >> 63)
+            return NULL;
+        const unsigned __int128 r = p & (((unsigned __int128)1 << s) - 1);
+        const unsigned __int128 half = (unsigned __int128)1 << (s - 1);
+        n = (uint64_t)q;
+        if (r > half || (r == half && (n & 1)))
+            n++;
+    }
+    if (bits >> 63)
+        *w++ = '-';
+    w = gcs_put_u64(w, n / scale);
+    if (decimals) {
+        *w = '.';
+        gcs_put_digits_back(w + 1 + decimals, n % scale, decimals);
+        w += 1 + decimals;
+    }
+    return w;
+#else
+    (void)w;
+    (void)v;
+    (void)decimals;
+    return NULL;
+#endif
+}
+
+/*
+ * gcs_msec_format's text of ms at w (room for 40 bytes), for 1 <= ms <
+ * 1e9 (every event after the first millisecond of a trace shorter than 11
+ * days); returns the end, or NULL elsewhere (the caller then asks
+ * gcs_msec_format). Its steps without printf: the 15 significant digits
+ * "%.15g" gives (ms's exact value times 10^(15 - integer digits), rounded
+ * half to even); with at most 3 decimals left once trailing zeros go,
+ * "%.3f" (gcs_put_fixed); else the digits to the third decimal, plus one
+ * when the fourth is 5 or more.
+ */
+static inline char *gcs_put_msec3(char *w, double ms)
+{
+#if defined(__SIZEOF_INT128__)
+    if (!(ms >= 1.0 && ms < 1e9))
+        return NULL;
+    uint64_t bits;
+    memcpy(&bits, &ms, sizeof bits);
+    const uint64_t m = (bits & (((uint64_t)1 << 52) - 1)) | (uint64_t)1 << 52;
+    const unsigned s = 1075u - ((unsigned)(bits >> 52) & 0x7ff); /* 23..52 here */
+    const unsigned int_digits = gcs_u64_digits((uint64_t)ms);
+    const unsigned d = 15 - int_digits; /* decimals of the 15 digits: 6..14 */
+    const unsigned __int128 p = (unsigned __int128)m * gcs_pow10_u64[d]; /* < 2^100 */
+    const unsigned __int128 r = p & (((unsigned __int128)1 << s) - 1);
+    const unsigned __int128 half = (unsigned __int128)1 << (s - 1);
+    uint64_t n = (uint64_t)(p >> s);
+    if (r > half || (r == half && (n & 1)))
+        n++;
+    if (n >= gcs_pow10_u64[15])
+        return NULL; /* rounded up to 16 digits: "%.15g" drops a decimal */
+    uint64_t frac = n % gcs_pow10_u64[d];
+    unsigned shown = d;
+    while (shown > 0 && frac % 10 == 0) {
+        frac /= 10;
+        shown--;
+    }
+    if (shown <= 3)
+        return gcs_put_fixed(w, ms, 3);
+    uint64_t thousandths = n / gcs_pow10_u64[d - 3];
+    if ((n / gcs_pow10_u64[d - 4]) % 10 >= 5)
+        thousandths++;
+    w = gcs_put_u64(w, thousandths / 1000);
+    *w = '.';
+    gcs_put_digits_back(w + 4, thousandths % 1000, 3);
+    return w + 4;
+#else
+    (void)w;
+    (void)ms;
+    return NULL;
+#endif
+}
+
 #endif
