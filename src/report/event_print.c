@@ -1065,8 +1065,12 @@ static void program_write(outbuf *out, const type_plan *pl, const read_value *va
         }
     }
     if (rest == 0 && ob_room(out, 3)) {
-        memcpy(out->b + out->n, json ? "}}\n" : "\n", json ? 3 : 1);
-        out->n += json ? 3 : 1;
+        if (json) {
+            memcpy(out->b + out->n, "}}\n", 3);
+            out->n += 3;
+        } else {
+            out->b[out->n++] = '\n';
+        }
         return;
     }
     if (json) {

@@ -84,16 +84,29 @@ static inline char *gcs_put_i64(char *w, int64_t v)
     return gcs_put_u64(w, (uint64_t)v);
 }
 
-/* printf's "%" PRIx64 at w; returns the end. */
+/* Each byte's two lowercase hex digits. */
+static const char gcs_hex_pairs[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+/* printf's "%" PRIx64 at w; returns the end. Two digits a byte. */
 static inline char *gcs_put_hex(char *w, uint64_t v)
 {
-    static const char hex[] = "0123456789abcdef";
     unsigned n = (64u - (unsigned)__builtin_clzll(v | 1) + 3) / 4;
     char *p = w + n;
-    do {
-        *--p = hex[v & 15];
-        v >>= 4;
-    } while (p > w);
+    while (p - w >= 2) {
+        p -= 2;
+        memcpy(p, gcs_hex_pairs + 2 * (v & 0xff), 2);
+        v >>= 8;
+    }
+    if (p > w)
+        *w = gcs_hex_pairs[2 * (v & 0xf) + 1];
     return w + n;
 }
 
@@ -105,7 +118,13 @@ static inline char *gcs_put_hex(char *w, uint64_t v)
  * v = m * 2^e times 10^decimals, rounded half to even (printf's rounding),
  * as in gcs_format_fixed, with m and e taken from v's bits (no frexp).
  */
-static inline char *gcs_put_fixed(char *w, double v, unsigned decimals)
+#if defined(__GNUC__)
+#define GCS_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define GCS_ALWAYS_INLINE inline
+#endif
+
+static GCS_ALWAYS_INLINE char *gcs_put_fixed(char *w, double v, unsigned decimals)
 {
 #if defined(__SIZEOF_INT128__)
     uint64_t bits;
@@ -185,13 +204,8 @@ static inline char *gcs_put_msec3(char *w, double ms)
         n++;
     if (n >= gcs_pow10_u64[15])
         return NULL; /* rounded up to 16 digits: "%.15g" drops a decimal */
-    uint64_t frac = n % gcs_pow10_u64[d];
-    unsigned shown = d;
-    while (shown > 0 && frac % 10 == 0) {
-        frac /= 10;
-        shown--;
-    }
-    if (shown <= 3)
+    /* At most 3 decimals once trailing zeros go: the last d - 3 are 0. */
+    if (n % gcs_pow10_u64[d - 3] == 0)
         return gcs_put_fixed(w, ms, 3);
     uint64_t thousandths = n / gcs_pow10_u64[d - 3];
     if ((n / gcs_pow10_u64[d - 4]) % 10 >= 5)
