@@ -5,11 +5,16 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
+#include "base/cursor.h"
 #include "base/error.h"
 #include "gcscope/decode.h"
+#include "report/fast_number.h"
 #include "report/format_fixed.h"
 
 /*
@@ -21,23 +26,25 @@
  */
 typedef struct outbuf {
     FILE *f;
-    size_t n;
-    char b[8192];
+    size_t n, cap;
+    char *b;
+    bool failed; /* a write to f fell short */
 } outbuf;
 
 static void ob_flush(outbuf *o)
 {
-    if (o->n)
-        fwrite(o->b, 1, o->n, o->f);
+    if (o->n && fwrite(o->b, 1, o->n, o->f) != o->n)
+        o->failed = true;
     o->n = 0;
 }
 
 static void ob_write(outbuf *o, const char *s, size_t n)
 {
-    if (n > sizeof o->b - o->n) {
+    if (n > o->cap - o->n) {
         ob_flush(o);
-        if (n > sizeof o->b) {
-            fwrite(s, 1, n, o->f);
+        if (n > o->cap) {
+            if (fwrite(s, 1, n, o->f) != n)
+                o->failed = true;
             return;
         }
     }
@@ -47,9 +54,42 @@ static void ob_write(outbuf *o, const char *s, size_t n)
 
 static inline void ob_char(outbuf *o, char c)
 {
-    if (o->n == sizeof o->b)
+    if (o->n == o->cap)
         ob_flush(o);
     o->b[o->n++] = c;
+}
+
+/* Room for n more bytes at o->b + o->n (flushing if needed); false when
+ * n exceeds the whole buffer. */
+static inline bool ob_room(outbuf *o, size_t n)
+{
+    if (n <= o->cap - o->n)
+        return true;
+    ob_flush(o);
+    return n <= o->cap;
+}
+
+/* Pieces a printer prepared are stored with this many bytes after them
+ * and copied 16 at a time (inline moves, no call), so the copy may write
+ * up to 15 bytes past the piece: room made covers them. */
+#define PIECE_PAD 16
+
+static inline char *copy_piece(char *w, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16)
+        memcpy(w + i, s + i, 16);
+    return w + n;
+}
+
+/* A copy of s[0..n) with PIECE_PAD bytes after it; NULL without memory. */
+static char *padded_copy(const char *s, size_t n)
+{
+    char *d = malloc(n + PIECE_PAD);
+    if (d) {
+        memcpy(d, s, n);
+        memset(d + n, 0, PIECE_PAD);
+    }
+    return d;
 }
 
 static void ob_str(outbuf *o, const char *s)
@@ -223,6 +263,35 @@ static bool is_signed(gcs_type t)
     return t == GCS_T_I8 || t == GCS_T_I16 || t == GCS_T_I32 || t == GCS_T_I64;
 }
 
+/* An integer of field f (its unsigned and sign-extended views): its map's
+ * name, else hexadecimal for hex fields and pointers, else decimal. */
+static void put_integer(outbuf *out, const gcs_field *f, gcs_type type, uint64_t u, int64_t i,
+                        bool json)
+{
+    if (f->map_name) {
+        char buf[512];
+        const char *name = gcs_map_lookup(f->map_name, u, buf, sizeof buf);
+        if (name) {
+            if (json)
+                put_quoted(out, name, strlen(name), true);
+            else
+                ob_str(out, name);
+            return;
+        }
+    }
+    if (f->hex || type == GCS_T_POINTER) {
+        ob_str(out, json ? "\"0x" : "0x");
+        ob_hex(out, u);
+        if (json)
+            ob_char(out, '"');
+        return;
+    }
+    if (is_signed(type))
+        ob_i64(out, i);
+    else
+        ob_u64(out, u);
+}
+
 static void put_scalar(printer *p, const gcs_value *v)
 {
     outbuf *out = p->out;
@@ -284,29 +353,7 @@ static void put_scalar(printer *p, const gcs_value *v)
     default:
         break;
     }
-    /* Integers. */
-    if (f->map_name) {
-        char buf[512];
-        const char *name = gcs_map_lookup(f->map_name, v->u, buf, sizeof buf);
-        if (name) {
-            if (p->json)
-                put_quoted(out, name, strlen(name), true);
-            else
-                ob_str(out, name);
-            return;
-        }
-    }
-    if (f->hex || v->type == GCS_T_POINTER) {
-        ob_str(out, p->json ? "\"0x" : "0x");
-        ob_hex(out, v->u);
-        if (p->json)
-            ob_char(out, '"');
-        return;
-    }
-    if (is_signed(v->type))
-        ob_i64(out, v->i);
-    else
-        ob_u64(out, v->u);
+    put_integer(out, f, v->type, v->u, v->i, p->json);
 }
 
 /* Separator and name before a value opening at the current level. */
@@ -378,11 +425,12 @@ static void close_open(printer *p)
     }
 }
 
-static const char *event_name(const gcs_event *ev, char *buf, size_t cap)
+/* The type's display name ("EventID(n)" when it has none). */
+static const char *type_name(const gcs_event_type *t, char *buf, size_t cap)
 {
-    if (ev->type->name && ev->type->name[0])
-        return ev->type->name;
-    snprintf(buf, cap, "EventID(%u)", (unsigned)ev->type->event_id);
+    if (t->name && t->name[0])
+        return t->name;
+    snprintf(buf, cap, "EventID(%u)", (unsigned)t->event_id);
     return buf;
 }
 
@@ -426,40 +474,80 @@ char *gcs_msec_format(double ms, char *buf, size_t cap)
     return buf;
 }
 
-gcs_status gcs_event_print_text(FILE *file, const gcs_event *ev, gcs_error *err)
+/*
+ * What follows the thread id on an event's line: provider, name, id and
+ * version (the same for every event of a type; a printer makes it once).
+ * Text: "  Provider/Name  id=N v=N"; JSON: ,"provider":...,"fields":{
+ */
+static void put_head(outbuf *out, const gcs_event_type *t, bool json)
 {
-    if (!file || !ev || !ev->type)
-        return GCS_FAIL(err, GCS_ERR_ARG, 0, "print without output or event");
+    char namebuf[64];
+    const char *name = type_name(t, namebuf, sizeof namebuf);
+    if (json) {
+        const char *provider = t->provider ? t->provider : "";
+        ob_str(out, ",\"provider\":");
+        put_quoted(out, provider, strlen(provider), true);
+        ob_str(out, ",\"event\":");
+        put_quoted(out, name, strlen(name), true);
+        ob_str(out, ",\"id\":");
+        ob_u64(out, t->event_id);
+        ob_str(out, ",\"version\":");
+        ob_u64(out, t->version);
+        ob_str(out, ",\"fields\":{");
+    } else {
+        ob_write(out, "  ", 2);
+        ob_str(out, t->provider ? t->provider : "?");
+        ob_char(out, '/');
+        ob_str(out, name);
+        ob_str(out, "  id=");
+        ob_u64(out, t->event_id);
+        ob_str(out, " v=");
+        ob_u64(out, t->version);
+    }
+}
+
+/* Time, process and thread: what begins an event's line. */
+static void put_start(outbuf *out, const gcs_event *ev, bool json)
+{
+    char num[40];
+    if (json) {
+        ob_str(out, "{\"msec\":");
+        ob_str(out, gcs_format_fixed(num, sizeof num, ev->msec, 6));
+        ob_str(out, ",\"pid\":");
+        ob_u64(out, ev->pid);
+        ob_str(out, ",\"tid\":");
+        ob_u64(out, ev->tid);
+    } else {
+        ob_str(out, gcs_msec_format(ev->msec, num, sizeof num));
+        ob_write(out, "  ", 2);
+        ob_u64(out, ev->pid);
+        ob_write(out, "  ", 2);
+        ob_u64(out, ev->tid);
+    }
+}
+
+/* The payload's fields by the general walk, and what ends the line. */
+static void put_body(outbuf *out, const gcs_event *ev, bool json)
+{
     const gcs_event_type *t = ev->type;
-    char namebuf[64], num[40];
-    outbuf ob;
-    outbuf *out = &ob;
-    ob.f = file;
-    ob.n = 0;
-    ob_str(out, gcs_msec_format(ev->msec, num, sizeof num));
-    ob_write(out, "  ", 2);
-    ob_u64(out, ev->pid);
-    ob_write(out, "  ", 2);
-    ob_u64(out, ev->tid);
-    ob_write(out, "  ", 2);
-    ob_str(out, t->provider ? t->provider : "?");
-    ob_char(out, '/');
-    ob_str(out, event_name(ev, namebuf, sizeof namebuf));
-    ob_str(out, "  id=");
-    ob_u64(out, t->event_id);
-    ob_str(out, " v=");
-    ob_u64(out, t->version);
     if (t->field_count == 0 && ev->payload_size > 0) {
-        ob_str(out, "  payload=");
-        ob_u64(out, ev->payload_size);
-        ob_str(out, "bytes\n");
-        return finish(out, err);
+        if (json) {
+            ob_str(out, "},\"payload_size\":");
+            ob_u64(out, ev->payload_size);
+            ob_str(out, "}\n");
+        } else {
+            ob_str(out, "  payload=");
+            ob_u64(out, ev->payload_size);
+            ob_str(out, "bytes\n");
+        }
+        return;
     }
     printer p;
     memset(&p, 0, sizeof p);
     p.out = out;
+    p.json = json;
     p.kind[0] = LEVEL_FIELDS;
-    if (t->field_count > 0)
+    if (!json && t->field_count > 0)
         ob_write(out, "  ", 2);
     gcs_payload_info info;
     gcs_error werr;
@@ -468,77 +556,652 @@ gcs_status gcs_event_print_text(FILE *file, const gcs_event *ev, gcs_error *err)
                                             ev->payload_size, ev->pointer_size, print_visitor, &p,
                                             &info, &werr);
     close_open(&p);
-    if (st != GCS_OK) {
-        ob_write(out, " !", 2);
-        ob_str(out, gcs_status_name(st));
-        ob_char(out, '@');
-        ob_u64(out, werr.offset);
-        ob_write(out, ": ", 2);
-        ob_str(out, werr.reason);
-    } else if (info.trailing_bytes > 0) {
-        ob_write(out, " +", 2);
-        ob_u64(out, info.trailing_bytes);
-        ob_str(out, "bytes");
+    if (json) {
+        ob_char(out, '}');
+        if (st != GCS_OK) {
+            ob_str(out, ",\"error\":");
+            put_quoted(out, werr.reason, strlen(werr.reason), true);
+            ob_str(out, ",\"error_offset\":");
+            ob_u64(out, werr.offset);
+        } else if (info.trailing_bytes > 0) {
+            ob_str(out, ",\"trailing_bytes\":");
+            ob_u64(out, info.trailing_bytes);
+        }
+        ob_str(out, "}\n");
+    } else {
+        if (st != GCS_OK) {
+            ob_write(out, " !", 2);
+            ob_str(out, gcs_status_name(st));
+            ob_char(out, '@');
+            ob_u64(out, werr.offset);
+            ob_write(out, ": ", 2);
+            ob_str(out, werr.reason);
+        } else if (info.trailing_bytes > 0) {
+            ob_write(out, " +", 2);
+            ob_u64(out, info.trailing_bytes);
+            ob_str(out, "bytes");
+        }
+        ob_char(out, '\n');
     }
-    ob_char(out, '\n');
-    return finish(out, err);
+}
+
+static gcs_status print_one(FILE *file, const gcs_event *ev, bool json, gcs_error *err)
+{
+    if (!file || !ev || !ev->type)
+        return GCS_FAIL(err, GCS_ERR_ARG, 0, "print without output or event");
+    char buf[8192];
+    outbuf out = {.f = file, .n = 0, .cap = sizeof buf, .b = buf};
+    put_start(&out, ev, json);
+    put_head(&out, ev->type, json);
+    put_body(&out, ev, json);
+    return finish(&out, err);
+}
+
+gcs_status gcs_event_print_text(FILE *file, const gcs_event *ev, gcs_error *err)
+{
+    return print_one(file, ev, false, err);
 }
 
 gcs_status gcs_event_print_json(FILE *file, const gcs_event *ev, gcs_error *err)
 {
-    if (!file || !ev || !ev->type)
-        return GCS_FAIL(err, GCS_ERR_ARG, 0, "print without output or event");
-    const gcs_event_type *t = ev->type;
-    char namebuf[64], num[40];
-    const char *provider = t->provider ? t->provider : "";
-    const char *name = event_name(ev, namebuf, sizeof namebuf);
-    outbuf ob;
-    outbuf *out = &ob;
-    ob.f = file;
-    ob.n = 0;
-    ob_str(out, "{\"msec\":");
-    ob_str(out, gcs_format_fixed(num, sizeof num, ev->msec, 6));
-    ob_str(out, ",\"pid\":");
-    ob_u64(out, ev->pid);
-    ob_str(out, ",\"tid\":");
-    ob_u64(out, ev->tid);
-    ob_str(out, ",\"provider\":");
-    put_quoted(out, provider, strlen(provider), true);
-    ob_str(out, ",\"event\":");
-    put_quoted(out, name, strlen(name), true);
-    ob_str(out, ",\"id\":");
-    ob_u64(out, t->event_id);
-    ob_str(out, ",\"version\":");
-    ob_u64(out, t->version);
-    ob_str(out, ",\"fields\":{");
-    if (t->field_count == 0 && ev->payload_size > 0) {
-        ob_str(out, "},\"payload_size\":");
-        ob_u64(out, ev->payload_size);
+    return print_one(file, ev, true, err);
+}
+
+/* ---- a printer of many events ---------------------------------------- */
+
+/*
+ * The fields of a type whose every field is one integer, boolean, pointer
+ * or UTF-16 string (most runtime events: handles, allocations, samples,
+ * GC starts and ends) print by a program made once per type: each step
+ * has its field's name already quoted and separated (`,"Name":` or
+ * ` Name=`), reads its value with the cursor and writes it. Other
+ * schemas, and payloads that do not fit (cut short, a string without
+ * terminator), take the general walk (put_body): the program only runs
+ * when every value was read, so it never writes a partial line.
+ */
+enum field_read { READ_U8, READ_I8, READ_U16, READ_I16, READ_U32, READ_I32, READ_U64, READ_I64,
+                  READ_POINTER, READ_UTF16Z };
+enum field_show { SHOW_DECIMAL, SHOW_SIGNED, SHOW_HEX, SHOW_BOOL, SHOW_MAPPED, SHOW_STRING };
+
+/* Fields a program handles (more take the general walk). */
+#define PROGRAM_MAX_FIELDS 32
+/* A mapped value's text remembered per step (by value & (MEMO_SLOTS - 1)). */
+#define MEMO_SLOTS 8
+#define MEMO_TEXT 48
+
+typedef struct value_memo {
+    uint64_t value;
+    uint8_t len; /* 0: empty */
+    char text[MEMO_TEXT + PIECE_PAD];
+} value_memo;
+
+typedef struct field_step {
+    const gcs_field *field;
+    const char *key; /* separator and name: into type_plan.keys */
+    uint32_t key_len;
+    uint8_t read;    /* field_read */
+    uint8_t show;    /* field_show */
+    value_memo *memo; /* SHOW_MAPPED: MEMO_SLOTS entries */
+} field_step;
+
+/* A value read by a step. */
+typedef struct read_value {
+    uint64_t u;
+    int64_t i;
+    const uint8_t *s; /* READ_UTF16Z: the units, then their count in u */
+} read_value;
+
+/* What a printer keeps per event type. */
+typedef struct type_plan {
+    const gcs_event_type *type;
+    char *head; /* put_head's text */
+    size_t head_len;
+    field_step *steps; /* NULL: the general walk */
+    uint32_t step_count;
+    char *keys;        /* the steps' key texts */
+    size_t max_keys;   /* bytes of all keys */
+} type_plan;
+
+/* 256 KiB of output per write: the pieces of an event cost a copy each,
+ * the stdio call is paid once per buffer. */
+#define PRINTER_BUFFER (256u * 1024u)
+
+struct gcs_event_printer {
+    outbuf out;
+    bool json;
+    /* type -> plan, open addressing on the type's address; last: the plan
+     * of the previous event (runs of one type are common). */
+    type_plan **slots;
+    size_t slots_cap, plans;
+    type_plan *last;
+};
+
+gcs_event_printer *gcs_event_printer_new(FILE *out, gcs_print_format format)
+{
+    if (!out || (format != GCS_PRINT_TEXT && format != GCS_PRINT_JSON))
+        return NULL;
+    gcs_event_printer *p = calloc(1, sizeof *p);
+    char *b = malloc(PRINTER_BUFFER);
+    type_plan **slots = calloc(64, sizeof *slots);
+    if (!p || !b || !slots) {
+        free(p);
+        free(b);
+        free(slots);
+        return NULL;
+    }
+    p->out.f = out;
+    p->out.b = b;
+    p->out.cap = PRINTER_BUFFER;
+    p->json = format == GCS_PRINT_JSON;
+    p->slots = slots;
+    p->slots_cap = 64;
+    return p;
+}
+
+static size_t plan_slot(const gcs_event_type *t, size_t cap)
+{
+    uint64_t h = (uint64_t)(uintptr_t)t * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 32) & (cap - 1);
+}
+
+static bool plans_grow(gcs_event_printer *p)
+{
+    size_t ncap = p->slots_cap * 2;
+    type_plan **ns = calloc(ncap, sizeof *ns);
+    if (!ns)
+        return false;
+    for (size_t i = 0; i < p->slots_cap; i++) {
+        type_plan *pl = p->slots[i];
+        if (!pl)
+            continue;
+        size_t h = plan_slot(pl->type, ncap);
+        while (ns[h])
+            h = (h + 1) & (ncap - 1);
+        ns[h] = pl;
+    }
+    free(p->slots);
+    p->slots = ns;
+    p->slots_cap = ncap;
+    return true;
+}
+
+static void plan_compile(type_plan *pl, bool json);
+
+/* The type's head, written by put_head into memory once. */
+static type_plan *plan_make(const gcs_event_type *t, bool json)
+{
+    type_plan *pl = calloc(1, sizeof *pl);
+    if (!pl)
+        return NULL;
+    pl->type = t;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) {
+        free(pl);
+        return NULL;
+    }
+    char buf[1024];
+    outbuf out = {.f = m, .n = 0, .cap = sizeof buf, .b = buf};
+    put_head(&out, t, json);
+    ob_flush(&out);
+    if (fclose(m) != 0 || !text) {
+        free(text);
+        free(pl);
+        return NULL;
+    }
+    pl->head = padded_copy(text, len);
+    free(text);
+    if (!pl->head) {
+        free(pl);
+        return NULL;
+    }
+    pl->head_len = len;
+    plan_compile(pl, json);
+    return pl;
+}
+
+static void plan_free(type_plan *pl)
+{
+    if (!pl)
+        return;
+    free(pl->head);
+    if (pl->steps)
+        for (uint32_t i = 0; i < pl->step_count; i++)
+            free(pl->steps[i].memo);
+    free(pl->steps);
+    free(pl->keys);
+    free(pl);
+}
+
+/* How a field of this type is read and shown by a program; false: the
+ * general walk's business. */
+static bool step_kind(const gcs_field *f, field_step *st)
+{
+    if (f->repeat != GCS_REPEAT_ONE)
+        return false;
+    switch (f->type) {
+    case GCS_T_BOOL8: st->read = READ_U8; st->show = SHOW_BOOL; return true;
+    case GCS_T_BOOL32: st->read = READ_U32; st->show = SHOW_BOOL; return true;
+    case GCS_T_UTF16Z: st->read = READ_UTF16Z; st->show = SHOW_STRING; return true;
+    case GCS_T_U8: st->read = READ_U8; break;
+    case GCS_T_I8: st->read = READ_I8; break;
+    case GCS_T_U16: st->read = READ_U16; break;
+    case GCS_T_I16: st->read = READ_I16; break;
+    case GCS_T_U32: st->read = READ_U32; break;
+    case GCS_T_I32: st->read = READ_I32; break;
+    case GCS_T_U64: case GCS_T_DATETIME: st->read = READ_U64; break;
+    case GCS_T_I64: st->read = READ_I64; break;
+    case GCS_T_POINTER: st->read = READ_POINTER; break;
+    default:
+        return false;
+    }
+    /* put_integer's order: the map's name, hex, then decimal. */
+    if (f->map_name)
+        st->show = SHOW_MAPPED;
+    else if (f->hex || f->type == GCS_T_POINTER)
+        st->show = SHOW_HEX;
+    else
+        st->show = is_signed(f->type) ? SHOW_SIGNED : SHOW_DECIMAL;
+    return true;
+}
+
+/* The program of pl's type, when every field has a step (else none). */
+static void plan_compile(type_plan *pl, bool json)
+{
+    const gcs_event_type *t = pl->type;
+    if (t->field_count == 0 || t->field_count > PROGRAM_MAX_FIELDS || !t->fields)
+        return;
+    field_step steps[PROGRAM_MAX_FIELDS];
+    memset(steps, 0, sizeof steps);
+    for (uint32_t i = 0; i < t->field_count; i++) {
+        steps[i].field = &t->fields[i];
+        if (!step_kind(&t->fields[i], &steps[i]))
+            return;
+    }
+    /* The keys: what begin_item writes before each top-level value (and
+     * put_body's two spaces before the first text field). */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m)
+        return;
+    char buf[1024];
+    outbuf out = {.f = m, .n = 0, .cap = sizeof buf, .b = buf};
+    size_t at[PROGRAM_MAX_FIELDS + 1];
+    for (uint32_t i = 0; i < t->field_count; i++) {
+        const char *name = t->fields[i].name ? t->fields[i].name : "";
+        at[i] = len + out.n; /* memstream's len counts what was flushed */
+        if (json) {
+            if (i > 0)
+                ob_char(&out, ',');
+            put_quoted(&out, name, strlen(name), true);
+            ob_char(&out, ':');
+        } else {
+            ob_write(&out, i > 0 ? " " : "  ", i > 0 ? 1 : 2);
+            ob_str(&out, name);
+            ob_char(&out, '=');
+        }
+        ob_flush(&out);
+        fflush(m);
+    }
+    at[t->field_count] = len;
+    if (fclose(m) != 0 || !text) {
+        free(text);
+        return;
+    }
+    char *padded = padded_copy(text, len);
+    free(text);
+    if (!padded)
+        return;
+    text = padded;
+    field_step *heap = calloc(t->field_count, sizeof *heap);
+    if (!heap) {
+        free(text);
+        return;
+    }
+    for (uint32_t i = 0; i < t->field_count; i++) {
+        heap[i] = steps[i];
+        heap[i].key = text + at[i];
+        heap[i].key_len = (uint32_t)(at[i + 1] - at[i]);
+        if (heap[i].show == SHOW_MAPPED && !(heap[i].memo = calloc(MEMO_SLOTS, sizeof(value_memo)))) {
+            for (uint32_t k = 0; k < i; k++)
+                free(heap[k].memo);
+            free(heap);
+            free(text);
+            return;
+        }
+    }
+    pl->steps = heap;
+    pl->step_count = t->field_count;
+    pl->keys = text;
+    pl->max_keys = len;
+}
+
+/* Reads every value of pl's program from ev's payload; false when the
+ * payload does not fit (the general walk then says why). *rest: bytes
+ * left after the last field. */
+static bool program_read(const type_plan *pl, const gcs_event *ev, read_value *vals,
+                         size_t *rest)
+{
+    uint32_t ptr = ev->pointer_size;
+    if (ptr != 4 && ptr != 8)
+        return false;
+    gcs_cursor c = gcs_cur_make(ev->payload ? (const void *)ev->payload : (const void *)"",
+                                ev->payload_size, 0);
+    for (uint32_t i = 0; i < pl->step_count; i++) {
+        read_value *v = &vals[i];
+        switch (pl->steps[i].read) {
+        case READ_U8: {
+            uint8_t x;
+            if (!gcs_cur_u8(&c, &x))
+                return false;
+            v->u = x;
+            break;
+        }
+        case READ_I8: {
+            uint8_t x;
+            if (!gcs_cur_u8(&c, &x))
+                return false;
+            v->u = x;
+            v->i = (int8_t)x;
+            break;
+        }
+        case READ_U16: {
+            uint16_t x;
+            if (!gcs_cur_u16(&c, &x))
+                return false;
+            v->u = x;
+            break;
+        }
+        case READ_I16: {
+            uint16_t x;
+            if (!gcs_cur_u16(&c, &x))
+                return false;
+            v->u = x;
+            v->i = (int16_t)x;
+            break;
+        }
+        case READ_U32: {
+            uint32_t x;
+            if (!gcs_cur_u32(&c, &x))
+                return false;
+            v->u = x;
+            break;
+        }
+        case READ_I32: {
+            uint32_t x;
+            if (!gcs_cur_u32(&c, &x))
+                return false;
+            v->u = x;
+            v->i = (int32_t)x;
+            break;
+        }
+        case READ_U64:
+        case READ_I64:
+            if (!gcs_cur_u64(&c, &v->u))
+                return false;
+            v->i = (int64_t)v->u;
+            break;
+        case READ_POINTER:
+            if (!gcs_cur_ptr(&c, ptr, &v->u))
+                return false;
+            break;
+        case READ_UTF16Z: {
+            size_t units;
+            if (!gcs_cur_utf16z(&c, &v->s, &units))
+                return false;
+            v->u = units;
+            break;
+        }
+        }
+    }
+    *rest = gcs_cur_left(&c);
+    return true;
+}
+
+/* A UTF-16 string as the walk converts it (GCS_VALUE_STR_CAP) and
+ * put_quoted writes it. */
+static void put_utf16(outbuf *out, const uint8_t *s, size_t units, bool json)
+{
+    char str[GCS_VALUE_STR_CAP];
+    size_t n = gcs_utf16_to_utf8_buf(s, units, str, sizeof str);
+    put_quoted(out, str, n, json);
+}
+
+/* A mapped integer: remembered per value, written by put_integer once. */
+static void put_mapped(outbuf *out, const field_step *st, const read_value *v, bool json)
+{
+    value_memo *m = &st->memo[v->u & (MEMO_SLOTS - 1)];
+    if (m->len && m->value == v->u) {
+        /* program_write made room for MEMO_TEXT + PIECE_PAD */
+        copy_piece(out->b + out->n, m->text, m->len);
+        out->n += m->len;
+        return;
+    }
+    int64_t i = is_signed(st->field->type) ? v->i : (int64_t)v->u;
+    char buf[4096]; /* a name of 511 bytes, each escaped in 6: never flushed */
+    outbuf tmp = {.f = NULL, .n = 0, .cap = sizeof buf, .b = buf};
+    put_integer(&tmp, st->field, st->field->type, v->u, i, json);
+    if (tmp.n > 0 && tmp.n <= MEMO_TEXT) {
+        m->value = v->u;
+        m->len = (uint8_t)tmp.n;
+        memcpy(m->text, buf, tmp.n);
+    }
+    ob_write(out, buf, tmp.n);
+}
+
+/* Room a step makes before its key and value (a number: 22 bytes with
+ * quotes; a remembered mapped value: MEMO_TEXT), with the pieces' pad. */
+#define STEP_ROOM (MEMO_TEXT + 2 * PIECE_PAD)
+
+/* A UTF-16 string of printable ASCII but '"' and '\\' is its own text
+ * between quotes (the walk's conversion keeps it whole below
+ * GCS_VALUE_STR_CAP): written unit by unit; any other goes through the
+ * conversion and put_quoted. */
+static void put_utf16_string(outbuf *out, const uint8_t *s, size_t units, bool json)
+{
+    if (units < GCS_VALUE_STR_CAP - 1 && ob_room(out, units + 2)) {
+        char *w = out->b + out->n;
+        size_t i = 0;
+        w[0] = '"';
+        while (i < units && s[2 * i + 1] == 0 && plain_byte[s[2 * i]]) {
+            w[1 + i] = (char)s[2 * i];
+            i++;
+        }
+        if (i == units) {
+            w[1 + units] = '"';
+            out->n += units + 2;
+            return;
+        }
+    }
+    put_utf16(out, s, units, json);
+}
+
+/* Writes the values program_read read, and what ends the line. */
+static void program_write(outbuf *out, const type_plan *pl, const read_value *vals, size_t rest,
+                          bool json)
+{
+    for (uint32_t i = 0; i < pl->step_count; i++) {
+        const field_step *st = &pl->steps[i];
+        const read_value *v = &vals[i];
+        if (!ob_room(out, st->key_len + STEP_ROOM)) {
+            ob_write(out, st->key, st->key_len); /* a name longer than the buffer */
+        } else {
+            copy_piece(out->b + out->n, st->key, st->key_len);
+            out->n += st->key_len;
+        }
+        char *w = out->b + out->n;
+        switch (st->show) {
+        case SHOW_DECIMAL:
+            out->n = (size_t)(gcs_put_u64(w, v->u) - out->b);
+            break;
+        case SHOW_SIGNED:
+            out->n = (size_t)(gcs_put_i64(w, v->i) - out->b);
+            break;
+        case SHOW_HEX:
+            if (json) {
+                memcpy(w, "\"0x", 3);
+                w = gcs_put_hex(w + 3, v->u);
+                *w++ = '"';
+            } else {
+                memcpy(w, "0x", 2);
+                w = gcs_put_hex(w + 2, v->u);
+            }
+            out->n = (size_t)(w - out->b);
+            break;
+        case SHOW_BOOL:
+            if (json)
+                ob_str(out, v->u ? "true" : "false");
+            else
+                ob_str(out, v->u ? "True" : "False");
+            break;
+        case SHOW_MAPPED:
+            put_mapped(out, st, v, json);
+            break;
+        case SHOW_STRING:
+            put_utf16_string(out, v->s, (size_t)v->u, json);
+            break;
+        }
+    }
+    if (rest == 0 && ob_room(out, 3)) {
+        if (json) {
+            memcpy(out->b + out->n, "}}\n", 3);
+            out->n += 3;
+        } else {
+            out->b[out->n++] = '\n';
+        }
+        return;
+    }
+    if (json) {
+        ob_char(out, '}');
+        if (rest > 0) {
+            ob_str(out, ",\"trailing_bytes\":");
+            ob_u64(out, rest);
+        }
         ob_str(out, "}\n");
-        return finish(out, err);
+    } else {
+        if (rest > 0) {
+            ob_write(out, " +", 2);
+            ob_u64(out, rest);
+            ob_str(out, "bytes");
+        }
+        ob_char(out, '\n');
     }
-    printer p;
-    memset(&p, 0, sizeof p);
-    p.out = out;
-    p.json = true;
-    p.kind[0] = LEVEL_FIELDS;
-    gcs_payload_info info;
-    gcs_error werr;
-    gcs_error_clear(&werr);
-    gcs_status st = gcs_payload_walk_fields(t->fields, t->field_count, ev->payload,
-                                            ev->payload_size, ev->pointer_size, print_visitor, &p,
-                                            &info, &werr);
-    close_open(&p);
-    ob_char(out, '}');
-    if (st != GCS_OK) {
-        ob_str(out, ",\"error\":");
-        put_quoted(out, werr.reason, strlen(werr.reason), true);
-        ob_str(out, ",\"error_offset\":");
-        ob_u64(out, werr.offset);
-    } else if (info.trailing_bytes > 0) {
-        ob_str(out, ",\"trailing_bytes\":");
-        ob_u64(out, info.trailing_bytes);
+}
+
+/* put_start and the type's head, for a printer: in place, with the fast
+ * number writers. */
+static void put_start_head(outbuf *out, const gcs_event *ev, const type_plan *pl, bool json)
+{
+    if (!ob_room(out, 128 + pl->head_len + PIECE_PAD)) {
+        put_start(out, ev, json);
+        ob_write(out, pl->head, pl->head_len);
+        return;
     }
-    ob_str(out, "}\n");
-    return finish(out, err);
+    char *w = out->b + out->n;
+    if (json) {
+        memcpy(w, "{\"msec\":", 8);
+        w += 8;
+        char *end = gcs_put_fixed(w, ev->msec, 6);
+        if (!end) {
+            char num[40];
+            const char *ms = gcs_format_fixed(num, sizeof num, ev->msec, 6);
+            size_t len = strlen(ms); /* < sizeof num: the 128 bytes of room cover it */
+            memcpy(w, ms, len);
+            end = w + len;
+        }
+        w = end;
+        memcpy(w, ",\"pid\":", 7);
+        w = gcs_put_u64(w + 7, ev->pid);
+        memcpy(w, ",\"tid\":", 7);
+        w = gcs_put_u64(w + 7, ev->tid);
+    } else {
+        char *end = gcs_put_msec3(w, ev->msec);
+        if (!end) {
+            char num[40];
+            const char *ms = gcs_msec_format(ev->msec, num, sizeof num);
+            size_t len = strlen(ms); /* < sizeof num: the 128 bytes of room cover it */
+            memcpy(w, ms, len);
+            end = w + len;
+        }
+        w = end;
+        memcpy(w, "  ", 2);
+        w = gcs_put_u64(w + 2, ev->pid);
+        memcpy(w, "  ", 2);
+        w = gcs_put_u64(w + 2, ev->tid);
+    }
+    w = copy_piece(w, pl->head, pl->head_len);
+    out->n = (size_t)(w - out->b);
+}
+
+/* The plan of ev's type (made on its first event); NULL without memory. */
+static type_plan *plan_of(gcs_event_printer *p, const gcs_event_type *t)
+{
+    if (p->last && p->last->type == t)
+        return p->last;
+    size_t h = plan_slot(t, p->slots_cap);
+    while (p->slots[h]) {
+        if (p->slots[h]->type == t)
+            return p->last = p->slots[h];
+        h = (h + 1) & (p->slots_cap - 1);
+    }
+    if ((p->plans + 1) * 2 > p->slots_cap) {
+        if (!plans_grow(p))
+            return NULL;
+        h = plan_slot(t, p->slots_cap);
+        while (p->slots[h])
+            h = (h + 1) & (p->slots_cap - 1);
+    }
+    type_plan *pl = plan_make(t, p->json);
+    if (!pl)
+        return NULL;
+    p->slots[h] = pl;
+    p->plans++;
+    return p->last = pl;
+}
+
+gcs_status gcs_event_printer_put(gcs_event_printer *p, const gcs_event *ev, gcs_error *err)
+{
+    if (!p || !ev || !ev->type)
+        return GCS_FAIL(err, GCS_ERR_ARG, 0, "print without printer or event");
+    outbuf *out = &p->out;
+    type_plan *pl = plan_of(p, ev->type);
+    if (pl) {
+        put_start_head(out, ev, pl, p->json);
+    } else {
+        put_start(out, ev, p->json);
+        put_head(out, ev->type, p->json); /* no memory for the plan: made each time */
+    }
+    read_value vals[PROGRAM_MAX_FIELDS];
+    size_t rest;
+    if (pl && pl->steps && program_read(pl, ev, vals, &rest))
+        program_write(out, pl, vals, rest, p->json);
+    else
+        put_body(out, ev, p->json);
+    if (out->failed)
+        return GCS_FAIL(err, GCS_ERR_IO, 0, "writing the event failed");
+    return GCS_OK;
+}
+
+gcs_status gcs_event_printer_flush(gcs_event_printer *p, gcs_error *err)
+{
+    if (!p)
+        return GCS_FAIL(err, GCS_ERR_ARG, 0, "flush without printer");
+    ob_flush(&p->out);
+    if (fflush(p->out.f) != 0 || p->out.failed)
+        return GCS_FAIL(err, GCS_ERR_IO, 0, "writing the events failed");
+    return GCS_OK;
+}
+
+void gcs_event_printer_free(gcs_event_printer *p)
+{
+    if (!p)
+        return;
+    ob_flush(&p->out);
+    for (size_t i = 0; i < p->slots_cap; i++)
+        plan_free(p->slots[i]);
+    free(p->slots);
+    free(p->out.b);
+    free(p);
 }

@@ -106,6 +106,13 @@ static int run_events(int argc, char **argv)
     cli_trace tr;
     if (!cli_open_trace_with(&tr, path, &ropts))
         return CLI_FAILED;
+    gcs_event_printer *printer =
+        gcs_event_printer_new(stdout, fmt == CLI_FMT_JSON ? GCS_PRINT_JSON : GCS_PRINT_TEXT);
+    if (!printer) {
+        fprintf(stderr, "gcscope events: out of memory\n");
+        cli_close_trace(&tr);
+        return CLI_FAILED;
+    }
     const gcs_event *ev;
     gcs_error err;
     gcs_error_clear(&err);
@@ -121,14 +128,13 @@ static int run_events(int argc, char **argv)
             continue;
         if (!event_matches(ev, provider, name))
             continue;
-        if (fmt == CLI_FMT_JSON)
-            gcs_event_print_json(stdout, ev, NULL);
-        else
-            gcs_event_print_text(stdout, ev, NULL);
+        gcs_event_printer_put(printer, ev, NULL);
         printed++;
     }
     if (printed >= limit)
         st = GCS_END;
+    gcs_event_printer_flush(printer, NULL);
+    gcs_event_printer_free(printer);
     int rc = CLI_OK;
     if (st < 0) {
         fflush(stdout);

@@ -1,0 +1,224 @@
+/*
+ * report/fast_number.h - integers as text into memory the caller made
+ * room for, without printf or a division a digit (the event printer
+ * writes four or more numbers a line; tests/unit/test_fast_number.c
+ * compares every writer with printf).
+ */
+#ifndef GCS_REPORT_FAST_NUMBER_H
+#define GCS_REPORT_FAST_NUMBER_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* The longest text a writer below gives (UINT64_MAX: 20 digits). */
+#define GCS_U64_TEXT_MAX 20
+
+static const char gcs_digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+static const uint64_t gcs_pow10_u64[20] = {
+    1ull,
+    10ull,
+    100ull,
+    1000ull,
+    10000ull,
+    100000ull,
+    1000000ull,
+    10000000ull,
+    100000000ull,
+    1000000000ull,
+    10000000000ull,
+    100000000000ull,
+    1000000000000ull,
+    10000000000000ull,
+    100000000000000ull,
+    1000000000000000ull,
+    10000000000000000ull,
+    100000000000000000ull,
+    1000000000000000000ull,
+    10000000000000000000ull,
+};
+
+/* Decimal digits of v (1 for 0): log10 from the bit length (x 1233 / 4096
+ * is log10(2) from below), corrected by one compare. */
+static inline unsigned gcs_u64_digits(uint64_t v)
+{
+    unsigned bits = 64u - (unsigned)__builtin_clzll(v | 1);
+    unsigned t = (bits * 1233u) >> 12;
+    unsigned n = t + (v >= gcs_pow10_u64[t]);
+    return n + (n == 0);
+}
+
+/* v's `digits` low decimal digits, zero-padded, ending at end. */
+static inline void gcs_put_digits_back(char *end, uint64_t v, unsigned digits)
+{
+    char *p = end;
+    while (digits >= 2) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        p -= 2;
+        memcpy(p, gcs_digit_pairs + 2 * r, 2);
+        digits -= 2;
+    }
+    if (digits)
+        *--p = (char)('0' + v % 10);
+}
+
+/* printf's "%" PRIu64 at w; returns the end. */
+static inline char *gcs_put_u64(char *w, uint64_t v)
+{
+    unsigned n = gcs_u64_digits(v);
+    gcs_put_digits_back(w + n, v, n);
+    return w + n;
+}
+
+/* printf's "%" PRId64 at w; returns the end. */
+static inline char *gcs_put_i64(char *w, int64_t v)
+{
+    if (v < 0) {
+        *w++ = '-';
+        return gcs_put_u64(w, 0 - (uint64_t)v);
+    }
+    return gcs_put_u64(w, (uint64_t)v);
+}
+
+/* Each byte's two lowercase hex digits. */
+static const char gcs_hex_pairs[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+/* printf's "%" PRIx64 at w; returns the end. Two digits a byte. */
+static inline char *gcs_put_hex(char *w, uint64_t v)
+{
+    unsigned n = (64u - (unsigned)__builtin_clzll(v | 1) + 3) / 4;
+    char *p = w + n;
+    while (p - w >= 2) {
+        p -= 2;
+        memcpy(p, gcs_hex_pairs + 2 * (v & 0xff), 2);
+        v >>= 8;
+    }
+    if (p > w)
+        *w = gcs_hex_pairs[2 * (v & 0xf) + 1];
+    return w + n;
+}
+
+/*
+ * printf's "%.*f" of v with `decimals` (0..9) digits after the point, at
+ * w (room for 40 bytes); returns the end, or NULL where this path does
+ * not go (infinite or NaN, |v| >= 2^53 or N below too large, no 128-bit
+ * integers): the caller then asks gcs_format_fixed. The exact binary value
+ * v = m * 2^e times 10^decimals, rounded half to even (printf's rounding),
+ * as in gcs_format_fixed, with m and e taken from v's bits (no frexp).
+ */
+#if defined(__GNUC__)
+#define GCS_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define GCS_ALWAYS_INLINE inline
+#endif
+
+static GCS_ALWAYS_INLINE char *gcs_put_fixed(char *w, double v, unsigned decimals)
+{
+#if defined(__SIZEOF_INT128__)
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    unsigned biased = (unsigned)(bits >> 52) & 0x7ff;
+    uint64_t m = bits & (((uint64_t)1 << 52) - 1);
+    if (biased == 0x7ff || decimals > 9)
+        return NULL;
+    int e = biased ? (int)biased - 1075 : -1074;
+    if (biased)
+        m |= (uint64_t)1 << 52;
+    if (e > 0)
+        return NULL;
+    const uint64_t scale = gcs_pow10_u64[decimals];
+    const unsigned __int128 p = (unsigned __int128)m * scale; /* < 2^83 */
+    const unsigned s = (unsigned)-e;
+    uint64_t n;
+    if (s == 0) {
+        if (p >> 63)
+            return NULL;
+        n = (uint64_t)p;
+    } else if (s > 100) {
+        n = 0; /* p < 2^83, far below one half of 2^s */
+    } else {
+        const unsigned __int128 q = p >> s;
+        if (q >> 63)
+            return NULL;
+        const unsigned __int128 r = p & (((unsigned __int128)1 << s) - 1);
+        const unsigned __int128 half = (unsigned __int128)1 << (s - 1);
+        n = (uint64_t)q;
+        if (r > half || (r == half && (n & 1)))
+            n++;
+    }
+    if (bits >> 63)
+        *w++ = '-';
+    w = gcs_put_u64(w, n / scale);
+    if (decimals) {
+        *w = '.';
+        gcs_put_digits_back(w + 1 + decimals, n % scale, decimals);
+        w += 1 + decimals;
+    }
+    return w;
+#else
+    (void)w;
+    (void)v;
+    (void)decimals;
+    return NULL;
+#endif
+}
+
+/*
+ * gcs_msec_format's text of ms at w (room for 40 bytes), for 1 <= ms <
+ * 1e9 (every event after the first millisecond of a trace shorter than 11
+ * days); returns the end, or NULL elsewhere (the caller then asks
+ * gcs_msec_format). Its steps without printf: the 15 significant digits
+ * "%.15g" gives (ms's exact value times 10^(15 - integer digits), rounded
+ * half to even); with at most 3 decimals left once trailing zeros go,
+ * "%.3f" (gcs_put_fixed); else the digits to the third decimal, plus one
+ * when the fourth is 5 or more.
+ */
+static inline char *gcs_put_msec3(char *w, double ms)
+{
+#if defined(__SIZEOF_INT128__)
+    if (!(ms >= 1.0 && ms < 1e9))
+        return NULL;
+    uint64_t bits;
+    memcpy(&bits, &ms, sizeof bits);
+    const uint64_t m = (bits & (((uint64_t)1 << 52) - 1)) | (uint64_t)1 << 52;
+    const unsigned s = 1075u - ((unsigned)(bits >> 52) & 0x7ff); /* 23..52 here */
+    const unsigned int_digits = gcs_u64_digits((uint64_t)ms);
+    const unsigned d = 15 - int_digits; /* decimals of the 15 digits: 6..14 */
+    const unsigned __int128 p = (unsigned __int128)m * gcs_pow10_u64[d]; /* < 2^100 */
+    const unsigned __int128 r = p & (((unsigned __int128)1 << s) - 1);
+    const unsigned __int128 half = (unsigned __int128)1 << (s - 1);
+    uint64_t n = (uint64_t)(p >> s);
+    if (r > half || (r == half && (n & 1)))
+        n++;
+    if (n >= gcs_pow10_u64[15])
+        return NULL; /* rounded up to 16 digits: "%.15g" drops a decimal */
+    /* At most 3 decimals once trailing zeros go: the last d - 3 are 0. */
+    if (n % gcs_pow10_u64[d - 3] == 0)
+        return gcs_put_fixed(w, ms, 3);
+    uint64_t thousandths = n / gcs_pow10_u64[d - 3];
+    if ((n / gcs_pow10_u64[d - 4]) % 10 >= 5)
+        thousandths++;
+    w = gcs_put_u64(w, thousandths / 1000);
+    *w = '.';
+    gcs_put_digits_back(w + 4, thousandths % 1000, 3);
+    return w + 4;
+#else
+    (void)w;
+    (void)ms;
+    return NULL;
+#endif
+}
+
+#endif

@@ -1,0 +1,196 @@
+/*
+ * The printer of many events (gcs_event_printer, what `gcscope events`
+ * uses) writes exactly what gcs_event_print_text/_json write for each
+ * event, in both formats: every event of the committed fixtures and the
+ * shared traces, and copies of events cut short (one byte, half: the
+ * payload no longer fits its schema) or longer (trailing bytes), which
+ * take the printer's general path where its prepared one stops.
+ */
+#include "check.h"
+
+#include "gcscope.h"
+
+static const char *const traces[] = {
+    "tests/data/wks-nonconcurrent.nettrace",
+    "tests/data/wks-concurrent.nettrace",
+    "tests/data/wks-service.nettrace",
+    "tests/data/server.nettrace",
+    "tests/data/objects-movement.nettrace",
+    "tests/data/objects-allocsampled.nettrace",
+    "tests/data/gen0size-small.nettrace",
+    "tests/data/probe-net10.nettrace",
+    "tests/data/names/net10-names.nettrace",
+    "tests/data/names/synthetic-v1.netperf",
+    "tests/data/rows/uncompressed-v3.netperf",
+    "tests/data/v6/synthetic.nettrace",
+    "../shared/traces/perfview/eventpipe-dotnetcore2.1-linux-x64-objver3.netperf",
+    "../shared/traces/perfview/eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace",
+    "../shared/traces/perfview/primitive-types.etl",
+    "../shared/traces/perfview/gcevents.etl",
+    "../shared/traces/perfview/net.4.5.2.x86.etl.zip",
+};
+
+/* Events of a trace printed (the rest is read and skipped: the run time
+ * of the one-event printer under the sanitizers). */
+#define MAX_EVENTS 40000
+/* Every event up to this one also gets its cut and longer copies; after
+ * it, every 16th. */
+#define ALL_VARIANTS 4000
+
+typedef struct sink {
+    FILE *f;
+    char *text;
+    size_t len;
+} sink;
+
+static bool sink_open(sink *s)
+{
+    s->text = NULL;
+    s->len = 0;
+    s->f = open_memstream(&s->text, &s->len);
+    return s->f != NULL;
+}
+
+static void sink_close(sink *s)
+{
+    fclose(s->f);
+}
+
+/* Prints ev both ways in both formats. */
+static void print_both(gcs_event_printer *const printer[2], sink *const one[2],
+                       const gcs_event *ev)
+{
+    gcs_error err;
+    for (int json = 0; json < 2; json++) {
+        gcs_status want = json ? gcs_event_print_json(one[json]->f, ev, &err)
+                               : gcs_event_print_text(one[json]->f, ev, &err);
+        CHECK_EQ_INT(want, GCS_OK);
+        CHECK_EQ_INT(gcs_event_printer_put(printer[json], ev, &err), GCS_OK);
+    }
+}
+
+/* The first place where two outputs differ, as the two lines there. */
+static void show_difference(const char *path, const char *what, const sink *a, const sink *b)
+{
+    size_t i = 0;
+    while (i < a->len && i < b->len && a->text[i] == b->text[i])
+        i++;
+    size_t line = i;
+    while (line > 0 && a->text[line - 1] != '\n')
+        line--;
+    fprintf(stderr, "%s (%s): outputs differ at byte %zu\n  one event: %.300s\n  printer:   %.300s\n",
+            path, what, i, a->text + line, b->text + line);
+}
+
+static size_t compare_trace(const char *path)
+{
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_source *src = gcs_source_open_file(path, &err);
+    if (!src)
+        return 0;
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    CHECK(r != NULL);
+    if (!r) {
+        gcs_source_free(src);
+        return 0;
+    }
+    sink one_text, one_json, many_text, many_json;
+    CHECK(sink_open(&one_text) && sink_open(&one_json) && sink_open(&many_text) &&
+          sink_open(&many_json));
+    sink *const one[2] = {&one_text, &one_json};
+    gcs_event_printer *const printer[2] = {gcs_event_printer_new(many_text.f, GCS_PRINT_TEXT),
+                                           gcs_event_printer_new(many_json.f, GCS_PRINT_JSON)};
+    CHECK(printer[0] && printer[1]);
+    static uint8_t longer[1 << 17];
+    const gcs_event *ev;
+    size_t n = 0;
+    while (n < MAX_EVENTS && gcs_reader_next(r, &ev, &err) == GCS_OK) {
+        print_both(printer, one, ev);
+        if (n < ALL_VARIANTS || n % 16 == 0) {
+            gcs_event copy = *ev;
+            if (ev->payload_size > 0) {
+                copy.payload_size = ev->payload_size - 1;
+                print_both(printer, one, &copy);
+                copy.payload_size = ev->payload_size / 2;
+                print_both(printer, one, &copy);
+            }
+            if (ev->payload_size + 3 <= sizeof longer) {
+                if (ev->payload_size > 0)
+                    memcpy(longer, ev->payload, ev->payload_size);
+                memcpy(longer + ev->payload_size, "\x01\x02\x03", 3);
+                copy.payload = longer;
+                copy.payload_size = ev->payload_size + 3;
+                print_both(printer, one, &copy);
+            }
+        }
+        n++;
+    }
+    CHECK_EQ_INT(gcs_event_printer_flush(printer[0], &err), GCS_OK);
+    CHECK_EQ_INT(gcs_event_printer_flush(printer[1], &err), GCS_OK);
+    gcs_event_printer_free(printer[0]);
+    gcs_event_printer_free(printer[1]);
+    sink_close(&one_text);
+    sink_close(&one_json);
+    sink_close(&many_text);
+    sink_close(&many_json);
+    CHECK(n > 0);
+    CHECK(one_json.len > 0);
+    CHECK_EQ_U64(many_text.len, one_text.len);
+    CHECK_EQ_U64(many_json.len, one_json.len);
+    if (many_text.len != one_text.len || memcmp(many_text.text, one_text.text, one_text.len))
+        show_difference(path, "text", &one_text, &many_text);
+    CHECK(many_text.len == one_text.len && !memcmp(many_text.text, one_text.text, one_text.len));
+    if (many_json.len != one_json.len || memcmp(many_json.text, one_json.text, one_json.len))
+        show_difference(path, "json", &one_json, &many_json);
+    CHECK(many_json.len == one_json.len && !memcmp(many_json.text, one_json.text, one_json.len));
+    free(one_text.text);
+    free(one_json.text);
+    free(many_text.text);
+    free(many_json.text);
+    gcs_reader_free(r);
+    gcs_source_free(src);
+    return n;
+}
+
+static void test_printer_writes_what_one_event_printing_writes(void)
+{
+    size_t traces_read = 0, events = 0;
+    for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
+        size_t n = compare_trace(traces[i]);
+        if (n > 0)
+            traces_read++;
+        events += n;
+    }
+    printf("  %zu traces, %zu events compared\n", traces_read, events);
+    CHECK(traces_read >= 12); /* the committed fixtures at least */
+}
+
+/* A write that fails is reported (here: a stream opened for reading). */
+static void test_printer_reports_a_failed_write(void)
+{
+    FILE *f = fopen("tests/data/probe-net10.nettrace", "r");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    gcs_error err;
+    gcs_source *src = gcs_source_open_file("tests/data/probe-net10.nettrace", &err);
+    gcs_reader *r = gcs_reader_new(src, NULL, &err);
+    CHECK(r != NULL);
+    gcs_event_printer *p = gcs_event_printer_new(f, GCS_PRINT_JSON);
+    const gcs_event *ev;
+    while (gcs_reader_next(r, &ev, &err) == GCS_OK)
+        (void)gcs_event_printer_put(p, ev, &err);
+    CHECK_EQ_INT(gcs_event_printer_flush(p, &err), GCS_ERR_IO);
+    gcs_event_printer_free(p);
+    gcs_reader_free(r);
+    gcs_source_free(src);
+    fclose(f);
+}
+
+int main(void)
+{
+    RUN(test_printer_writes_what_one_event_printing_writes);
+    RUN(test_printer_reports_a_failed_write);
+    return check_report("test_event_printer");
+}
