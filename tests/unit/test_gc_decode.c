@@ -245,6 +245,35 @@ static void test_allocation_tick(void)
     }
 }
 
+/* The analysis' fast read of a tick (amounts, kind, ClrInstanceID) on
+ * every prefix of a payload: the fields a version has, or TRUNCATED when
+ * the prefix lacks one of them (8, 10, 18 bytes for V0, V1, V2+). */
+static void test_alloc_amount_prefixes(void)
+{
+    pb p = {{0}, 0};
+    put(&p, 100000, 4);
+    put(&p, 1, 4);
+    put(&p, 7, 2);
+    put(&p, 5000000000ull, 8);
+    put_utf16(&p, "A");
+    for (uint32_t version = 0; version <= 4; version++)
+        for (uint32_t n = 0; n <= p.n; n++) {
+            uint32_t need = version == 0 ? 8 : version == 1 ? 10 : 18;
+            gcs_gc_alloc_amount a;
+            gcs_status st = gcs_gc_decode_alloc_amount(n ? p.b : NULL, n, version, &a);
+            if (n < need) {
+                CHECK_EQ_INT(st, GCS_ERR_TRUNCATED);
+                continue;
+            }
+            CHECK_EQ_INT(st, GCS_OK);
+            CHECK_EQ_U64(a.amount, 100000);
+            CHECK_EQ_U64(a.kind, 1);
+            CHECK_EQ_INT(a.has_clr_instance_id, version >= 1);
+            CHECK_EQ_U64(a.clr_instance_id, version >= 1 ? 7 : 0);
+            CHECK_EQ_U64(a.amount64, version >= 2 ? 5000000000ull : 0);
+        }
+}
+
 static void test_bulk_ranges(void)
 {
     gcs_gc_record r;
@@ -723,6 +752,7 @@ int main(void)
     RUN(test_end_suspend_small);
     RUN(test_heap_stats);
     RUN(test_allocation_tick);
+    RUN(test_alloc_amount_prefixes);
     RUN(test_bulk_ranges);
     RUN(test_bulk_type);
     RUN(test_allocation_sampled);
