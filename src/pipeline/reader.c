@@ -58,8 +58,11 @@ typedef struct type_entry {
     bool quick;
     uint32_t min_size;
     uint8_t want; /* options.want's answer: WANT_UNASKED, WANT_YES, WANT_NO */
-    /* Neither fixed nor empty: the compiled fit check (NULL: the walker). */
+    /* Neither fixed nor empty: the compiled fit check (NULL: the walker),
+     * and its shape when it is one string between fixed fields (checked
+     * inline first: AllocationTick and the events naming a type). */
     const gcs_fit_prog *fit;
+    gcs_fit_string_shape fit_string;
 } type_entry;
 
 struct gcs_reader {
@@ -219,6 +222,8 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
     if (!te->fixed && t->field_count > 0 && t->fields && r->have_info)
         te->fit = gcs_fit_compile(t->fields, t->field_count, r->info.pointer_size,
                                   &r->meta_arena);
+    if (te->fit)
+        te->fit_string = gcs_fit_string_shape_of(te->fit);
     te->check = t->field_count == 0 ? FIT_NONE : te->fixed ? FIT_FIXED : FIT_OTHER;
     te->quick = t->known && te->check != FIT_OTHER;
     te->min_size = te->check == FIT_FIXED ? te->fixed_size : 0;
@@ -476,6 +481,8 @@ static inline void count_event(gcs_reader *r, type_entry *te, const uint8_t *pay
             te->check != FIT_NONE && !payload_walk_fits(te, payload, size, pointer_size);
     else if (te->check == FIT_FIXED ? size < te->fixed_size
                                     : te->check == FIT_OTHER &&
+                                          !gcs_fit_string_surely_fits(&te->fit_string, payload,
+                                                                      size) &&
                                           !payload_fits_slow(r, te, payload, size))
         r->stats.undecodable_events++;
 }
