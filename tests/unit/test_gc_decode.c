@@ -460,6 +460,26 @@ static void test_histories(void)
     CHECK_EQ_INT(gcs_gc_gen_surv_rate(&gd, 2), 19);
     p.n -= 1;
     CHECK_EQ_INT(dec(GCS_GCK_PER_HEAP_HISTORY, 2, &p, 4, &r), GCS_ERR_TRUNCATED);
+
+    /* The same with P=8: generation values past 32 bits read whole. */
+    p.n = 0;
+    for (uint32_t g = 0; g < 5; g++)
+        for (uint32_t i = 0; i < 10; i++)
+            put(&p, ((uint64_t)(g * 10 + i) << 33) | (g * 10 + i), 8);
+    put(&p, 0x11, 4);
+    put(&p, 0x22, 4);
+    put(&p, 3, 4);
+    put(&p, 0, 4);
+    put(&p, 0, 4);
+    put(&p, 2, 4);
+    put(&p, 1, 1);
+    CHECK_EQ_INT(dec(GCS_GCK_PER_HEAP_HISTORY, 2, &p, 8, &r), GCS_OK);
+    CHECK(gcs_gc_per_heap_gen(&r, 4, &gd));
+    CHECK_EQ_U64(gd.size_before, (40ull << 33) | 40);
+    CHECK_EQ_U64(gd.size_after, (43ull << 33) | 43);
+    CHECK_EQ_U64(gd.new_allocation, (48ull << 33) | 48);
+    CHECK_EQ_U64(gd.surv_rate_legacy, (49ull << 33) | 49);
+    CHECK(!gcs_gc_per_heap_gen(&r, 5, &gd));
 }
 
 static void test_native_struct_arrays(void)
