@@ -120,6 +120,10 @@ typedef struct gcs_event_type {
     bool known;               /* false: no name and no schema could be found */
     uint64_t count;           /* events of this type read so far (delivered by
                                  gcs_reader_next or counted by gcs_reader_scan) */
+    uint32_t index;           /* its place in gcs_reader_event_type's list, so that
+                                 a caller can keep per-type answers in an array
+                                 (UINT32_MAX: events whose metadata could not be
+                                 kept, listed nowhere) */
 } gcs_event_type;
 
 /* One event, valid until the next gcs_reader_next call. */

@@ -363,19 +363,17 @@ static bool run(const gcs_fit_prog *p, gcs_cursor *c)
     return true;
 }
 
+gcs_fit_string_shape gcs_fit_string_shape_of(const gcs_fit_prog *prog)
+{
+    gcs_fit_string_shape shape = {prog->string_unit, prog->before, prog->after};
+    return shape;
+}
+
 bool gcs_fit_check(const gcs_fit_prog *prog, const uint8_t *payload, uint32_t size)
 {
-    if (prog->string_unit) {
-        /* The string's last possible unit, counted in whole units from
-         * where the string starts (a UTF-16 string is read unit by unit). */
-        uint64_t fixed = (uint64_t)prog->before + prog->string_unit + prog->after;
-        if (size >= fixed) {
-            uint64_t last = size - prog->after - prog->string_unit;
-            if ((last - prog->before) % prog->string_unit == 0 && payload[last] == 0 &&
-                (prog->string_unit == 1 || payload[last + 1] == 0))
-                return true;
-        }
-    }
+    gcs_fit_string_shape shape = gcs_fit_string_shape_of(prog);
+    if (gcs_fit_string_surely_fits(&shape, payload, size))
+        return true;
     gcs_cursor c = gcs_cur_make(size ? payload : (const uint8_t *)"", size, 0);
     return run(prog, &c);
 }

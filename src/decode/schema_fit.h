@@ -31,4 +31,36 @@ const gcs_fit_prog *gcs_fit_compile(const gcs_field *fields, uint32_t count,
  * for the schema and pointer size the program was compiled from. */
 bool gcs_fit_check(const gcs_fit_prog *prog, const uint8_t *payload, uint32_t size);
 
+/*
+ * A schema of fixed fields, one terminated string, fixed fields (an event
+ * that names a type or a method: AllocationTick, ...): unit is the
+ * string's unit (2: UTF-16, 1: ANSI), before and after the fixed bytes
+ * around it; unit 0 for any other schema.
+ */
+typedef struct gcs_fit_string_shape {
+    uint32_t unit, before, after;
+} gcs_fit_string_shape;
+
+/* The program's shape (unit 0 when it is not of one string). */
+gcs_fit_string_shape gcs_fit_string_shape_of(const gcs_fit_prog *prog);
+
+/*
+ * True when a payload of that shape surely fits: the string's last
+ * possible unit (just before the trailing fixed bytes, in whole units from
+ * the string's start) is a terminator, so the first terminator is at or
+ * before it. False: gcs_fit_check answers (a payload with trailing bytes,
+ * or one that does not fit). Inline: a reader's hot path asks it per event.
+ */
+static inline bool gcs_fit_string_surely_fits(const gcs_fit_string_shape *shape,
+                                              const uint8_t *payload, uint32_t size)
+{
+    uint32_t unit = shape->unit;
+    if (unit == 0 || (uint64_t)shape->before + unit + shape->after > size)
+        return false;
+    uint32_t last = size - shape->after - unit;
+    /* unit is 1 or 2: a whole number of units is an even offset for 2 */
+    return ((last - shape->before) & (unit - 1)) == 0 && payload[last] == 0 &&
+           payload[last + unit - 1] == 0;
+}
+
 #endif

@@ -58,9 +58,11 @@ typedef struct type_entry {
     bool quick;
     uint32_t min_size;
     uint8_t want; /* options.want's answer: WANT_UNASKED, WANT_YES, WANT_NO */
-    uint32_t index; /* in the reader's types[]; NO_TYPE_INDEX if not there */
-    /* Neither fixed nor empty: the compiled fit check (NULL: the walker). */
+    /* Neither fixed nor empty: the compiled fit check (NULL: the walker),
+     * and its shape when it is one string between fixed fields (checked
+     * inline first: AllocationTick and the events naming a type). */
     const gcs_fit_prog *fit;
+    gcs_fit_string_shape fit_string;
 } type_entry;
 
 struct gcs_reader {
@@ -175,7 +177,7 @@ static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
         h = (h + 1) & mask;
     /* A redefinition (V6 metadata flush) is listed too: the events counted
      * under the old row stay visible. Later events use the new row. */
-    ((type_entry *)t)->index = (uint32_t)r->types_n;
+    t->index = (uint32_t)r->types_n;
     r->types[r->types_n++] = t;
     r->type_slots[h] = t;
     /* A redefinition must not be served from the cache. */
@@ -220,6 +222,8 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
     if (!te->fixed && t->field_count > 0 && t->fields && r->have_info)
         te->fit = gcs_fit_compile(t->fields, t->field_count, r->info.pointer_size,
                                   &r->meta_arena);
+    if (te->fit)
+        te->fit_string = gcs_fit_string_shape_of(te->fit);
     te->check = t->field_count == 0 ? FIT_NONE : te->fixed ? FIT_FIXED : FIT_OTHER;
     te->quick = t->known && te->check != FIT_OTHER;
     te->min_size = te->check == FIT_FIXED ? te->fixed_size : 0;
@@ -247,9 +251,9 @@ static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
     type_entry *te = resolve_type(r, ev->metadata_id);
     if (r->opts.want && !wanted(r, te))
         return on_event_scan(ctx, ev, err); /* counted, not delivered */
-    if (gcs_sorter_add_fast(r->sorter, ev, te->index))
+    if (gcs_sorter_add_fast(r->sorter, ev, te->pub.index))
         return GCS_OK;
-    return gcs_sorter_add_keyed(r->sorter, ev, te->index, err);
+    return gcs_sorter_add_keyed(r->sorter, ev, te->pub.index, err);
 }
 
 static gcs_status on_sequence_point(void *ctx, int64_t timestamp, const gcs_seq_entry *entries,
@@ -365,7 +369,7 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
         r->sink.tally = &r->tally;
         r->sink.sequence_run = on_sequence_run;
     }
-    r->unresolvable.index = NO_TYPE_INDEX;
+    r->unresolvable.pub.index = NO_TYPE_INDEX;
     r->unresolvable.pub.provider = "";
     r->unresolvable.pub.name = "UnknownMetadata";
     r->state = READER_OPENING;
@@ -477,6 +481,8 @@ static inline void count_event(gcs_reader *r, type_entry *te, const uint8_t *pay
             te->check != FIT_NONE && !payload_walk_fits(te, payload, size, pointer_size);
     else if (te->check == FIT_FIXED ? size < te->fixed_size
                                     : te->check == FIT_OTHER &&
+                                          !gcs_fit_string_surely_fits(&te->fit_string, payload,
+                                                                      size) &&
                                           !payload_fits_slow(r, te, payload, size))
         r->stats.undecodable_events++;
 }

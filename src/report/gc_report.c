@@ -60,6 +60,23 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* snprintf(buf, cap, "%s%s..") of n strings without printf (~1,000
+ * instructions a cell of the per-GC table through printf). */
+static char *join_text(char *buf, size_t cap, const char *const *parts, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n && len + 1 < cap; i++) {
+        size_t k = strlen(parts[i]);
+        if (k > cap - 1 - len)
+            k = cap - 1 - len;
+        memcpy(buf + len, parts[i], k);
+        len += k;
+    }
+    if (cap)
+        buf[len] = 0;
+    return buf;
+}
+
 static const char *reason_text(uint32_t reason, char *buf, size_t cap)
 {
     const char *n = gcs_gc_reason_name(reason);
@@ -85,8 +102,9 @@ static const char *gen_text(const gcs_gc_info *gc, char *buf, size_t cap)
                        : gc->type == GCS_GC_FOREGROUND ? "F"
                                                        : "N";
     const char *ind = gc->reason == 1 ? "I" : gc->reason == 7 ? "i" : "";
-    snprintf(buf, cap, "%u%s%s", gc->generation, kind, ind);
-    return buf;
+    char number[32];
+    gcs_format_fixed(number, sizeof number, (double)gc->generation, 0);
+    return join_text(buf, cap, (const char *const[]){number, kind, ind}, 3);
 }
 
 /* The time a GC is placed at: its pause start (the table's first time),
@@ -773,18 +791,20 @@ static void condemned_text(const gcs_gc_info *gc, char *buf, size_t cap)
 
 static void notes_text(const gcs_gc_info *gc, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s%s%s%s",
-             gc->finalization_promoted_implausible ? "IMPLAUSIBLE FinalizationPromotedSize" : "",
-             gc->finalization_promoted_implausible && !gc->is_complete ? " " : "",
-             gc->is_complete ? "" : "INCOMPLETE: ",
-             gc->is_complete ? "" : gcs_gc_incomplete_name(gc->incomplete_reason));
+    join_text(buf, cap,
+              (const char *const[]){
+                  gc->finalization_promoted_implausible ? "IMPLAUSIBLE FinalizationPromotedSize" : "",
+                  gc->finalization_promoted_implausible && !gc->is_complete ? " " : "",
+                  gc->is_complete ? "" : "INCOMPLETE: ",
+                  gc->is_complete ? "" : gcs_gc_incomplete_name(gc->incomplete_reason)},
+              4);
 }
 
 static const char *cell_text(const gc_column *c, const gcs_gc_info *gc, char *buf, size_t cap)
 {
     int g = c->gen;
     switch (c->kind) {
-    case CELL_NUMBER: snprintf(buf, cap, "%d", gc->number); return buf;
+    case CELL_NUMBER: return gcs_format_fixed(buf, cap, (double)gc->number, 0);
     case CELL_START: return tnum(buf, cap, gc->pause_start_ms, 3);
     case CELL_REASON: return reason_text(gc->reason, buf, cap);
     case CELL_GEN: return gen_text(gc, buf, cap);
@@ -815,6 +835,39 @@ static const char *cell_text(const gc_column *c, const gcs_gc_info *gc, char *bu
     return buf;
 }
 
+/* snprintf(dst, cap, " %*s", width, v) without printf: a cell of the
+ * per-GC table cost ~770 instructions through printf (11 cells a GC, 12.7 M
+ * of `stats` on a head of 1,509 GCs). Same bytes, same return value. */
+static int cell_padded(char *dst, size_t cap, int width, const char *v)
+{
+    /* A negative width pads on the right (the text columns). */
+    bool left = width < 0;
+    size_t w = left ? (size_t)-(long)width : (size_t)width;
+    size_t n = strlen(v);
+    size_t pad = w > n ? w - n : 0;
+    size_t total = 1 + pad + n;
+    if (cap == 0)
+        return (int)total;
+    size_t room = cap - 1, k = 0;
+    if (k < room)
+        dst[k++] = ' ';
+    size_t spaces = pad < room - k ? pad : room - k;
+    if (!left) {
+        memset(dst + k, ' ', spaces);
+        k += spaces;
+    }
+    size_t chars = n < room - k ? n : room - k;
+    memcpy(dst + k, v, chars);
+    k += chars;
+    if (left) {
+        spaces = pad < room - k ? pad : room - k;
+        memset(dst + k, ' ', spaces);
+        k += spaces;
+    }
+    dst[k] = 0;
+    return (int)total;
+}
+
 /* One line of the table: the header (gc NULL) or a GC's row. Free-text
  * cells follow the fixed ones, separated by " / " in the header and a
  * space in rows (empty ones left out); trailing blanks are not written. */
@@ -831,7 +884,7 @@ static void table_line(FILE *f, const gc_column *const *cols, const int *widths,
         const char *v = gc ? cell_text(c, gc, buf, sizeof buf) : c->header;
         int w;
         if (c->width != 0) {
-            w = snprintf(line + len, sizeof line - len, " %*s", widths[i], v);
+            w = cell_padded(line + len, sizeof line - len, widths[i], v);
         } else {
             if (!v[0] && gc)
                 continue;
@@ -846,7 +899,8 @@ static void table_line(FILE *f, const gc_column *const *cols, const int *widths,
     while (len > 0 && line[len - 1] == ' ')
         len--;
     line[len] = 0;
-    fprintf(f, " %s", line);
+    fputc(' ', f);
+    fputs(line, f);
 }
 
 static void table_rollup(FILE *f, const char *row, const gcs_gc_process *p, const gcs_gc_rollup *r)

@@ -25,8 +25,11 @@
 /* Released bytes are reclaimed (the rest moved to the front) only past this
  * and past twice the live bytes, so that each byte moves O(1) times. Small
  * enough that a sparse stream's store stays in cache (4 MiB before: the
- * same instructions, 6 MB more resident for `gcscope stats`). */
-#define COMPACT_MIN_GARBAGE ((size_t)256 << 10)
+ * same instructions, 6 MB more resident for `gcscope stats`); 1 MiB, not
+ * 256 KiB: where a third of the events are delivered (the cpu shape's
+ * AllocationTicks, ~1,400 pending at a release) 256 KiB moved 9 in 10
+ * records and their payloads once; 1 MiB costs ~1.3 MB of peak RSS. */
+#define COMPACT_MIN_GARBAGE ((size_t)1 << 20)
 /* A watermark release happens once this many payload bytes arrived since
  * the last one. Small: events released in the step that brought them are
  * never copied. */
@@ -425,6 +428,66 @@ static inline void take_ready(gcs_sorter *s, size_t *k, size_t j, leaving_bytes 
         b->stored += size + ((size_t)r->has_activity << 5);
 }
 
+/* Releases of at most this many runs merge by scanning the runs' heads
+ * (a release of a trace with a few writing threads has 2 to 8), more with
+ * the heap. */
+#define FEW_RUNS 8
+
+/* Is the event (ts, idx) before (ts2, idx2): time, then arrival? */
+static inline bool key_before(int64_t ts, size_t idx, int64_t ts2, size_t idx2)
+{
+    return ts < ts2 || (ts == ts2 && idx < idx2);
+}
+
+/*
+ * Merges the released parts recs[pos[j], lim[j]) of m <= FEW_RUNS runs
+ * into the released events: the run whose head comes first gives events
+ * until its next one would come after the runner-up's head; a run given
+ * out is dropped from the arrays. A scan of a few heads (their timestamps
+ * kept in head_ts) per switch costs less than a heap's pop and push (~50
+ * instructions a switch).
+ */
+static void merge_few(gcs_sorter *s, size_t *pos, size_t *lim, size_t m, size_t *k,
+                      leaving_bytes *b)
+{
+    const gcs_sorted_event *recs = s->recs;
+    int64_t head_ts[FEW_RUNS];
+    for (size_t j = 0; j < m; j++)
+        head_ts[j] = recs[pos[j]].timestamp;
+    while (m > 1) {
+        size_t lead = 0, second = 1;
+        if (key_before(head_ts[1], pos[1], head_ts[0], pos[0])) {
+            lead = 1;
+            second = 0;
+        }
+        for (size_t j = 2; j < m; j++) {
+            if (key_before(head_ts[j], pos[j], head_ts[lead], pos[lead])) {
+                second = lead;
+                lead = j;
+            } else if (key_before(head_ts[j], pos[j], head_ts[second], pos[second])) {
+                second = j;
+            }
+        }
+        int64_t stop_ts = head_ts[second];
+        size_t stop = pos[second], i = pos[lead], end = lim[lead];
+        take_ready(s, k, i++, b);
+        while (i < end && key_before(recs[i].timestamp, i, stop_ts, stop))
+            take_ready(s, k, i++, b);
+        if (i < end) {
+            pos[lead] = i;
+            head_ts[lead] = recs[i].timestamp;
+            continue;
+        }
+        m--;
+        pos[lead] = pos[m];
+        lim[lead] = lim[m];
+        head_ts[lead] = head_ts[m];
+    }
+    if (m == 1)
+        for (size_t i = pos[0]; i < lim[0]; i++)
+            take_ready(s, k, i, b);
+}
+
 /* Releases, merged in order, every run's prefix older than limit (or all). */
 static bool release(gcs_sorter *s, bool all, int64_t limit)
 {
@@ -457,23 +520,30 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
         s->heap_cap = s->runs_cap;
     }
     memset(s->heap_limit, 0, s->n_runs * sizeof *s->heap_limit);
-    size_t hn = 0, k = 0;
+    size_t hn = 0, k = 0, m = 0;
+    size_t pos[FEW_RUNS], lim[FEW_RUNS];
     leaving_bytes leaving = {0, 0};
     for (size_t i = 0; i < s->n_runs; i++) {
         run *rn = &s->runs[i];
         size_t cut = all ? rn->end : run_cut(s, rn, limit);
         if (cut == rn->start)
             continue;
-        if (s->n_runs == 1) { /* one run: already in order */
-            for (size_t j = rn->start; j < cut; j++)
-                take_ready(s, &k, j, &leaving);
-        } else {
-            heap_push(s->heap, &hn, (heap_item){s->recs[rn->start].timestamp, rn->start, i});
-        }
         /* The run's limit for the merge is `cut`; remember it in end's
          * place until the merge is done. */
         s->heap_limit[i] = cut;
+        if (m < FEW_RUNS) {
+            pos[m] = rn->start;
+            lim[m] = cut;
+        }
+        m++;
     }
+    if (m <= FEW_RUNS)
+        merge_few(s, pos, lim, m, &k, &leaving);
+    else
+        for (size_t i = 0; i < s->n_runs; i++)
+            if (s->heap_limit[i] > s->runs[i].start)
+                heap_push(s->heap, &hn,
+                          (heap_item){s->recs[s->runs[i].start].timestamp, s->runs[i].start, i});
     while (hn > 0) {
         heap_item it = heap_pop(s->heap, &hn);
         size_t limit_idx = s->heap_limit[it.run];

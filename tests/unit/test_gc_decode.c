@@ -245,6 +245,35 @@ static void test_allocation_tick(void)
     }
 }
 
+/* The analysis' fast read of a tick (amounts, kind, ClrInstanceID) on
+ * every prefix of a payload: the fields a version has, or TRUNCATED when
+ * the prefix lacks one of them (8, 10, 18 bytes for V0, V1, V2+). */
+static void test_alloc_amount_prefixes(void)
+{
+    pb p = {{0}, 0};
+    put(&p, 100000, 4);
+    put(&p, 1, 4);
+    put(&p, 7, 2);
+    put(&p, 5000000000ull, 8);
+    put_utf16(&p, "A");
+    for (uint32_t version = 0; version <= 4; version++)
+        for (uint32_t n = 0; n <= p.n; n++) {
+            uint32_t need = version == 0 ? 8 : version == 1 ? 10 : 18;
+            gcs_gc_alloc_amount a;
+            gcs_status st = gcs_gc_decode_alloc_amount(n ? p.b : NULL, n, version, &a);
+            if (n < need) {
+                CHECK_EQ_INT(st, GCS_ERR_TRUNCATED);
+                continue;
+            }
+            CHECK_EQ_INT(st, GCS_OK);
+            CHECK_EQ_U64(a.amount, 100000);
+            CHECK_EQ_U64(a.kind, 1);
+            CHECK_EQ_INT(a.has_clr_instance_id, version >= 1);
+            CHECK_EQ_U64(a.clr_instance_id, version >= 1 ? 7 : 0);
+            CHECK_EQ_U64(a.amount64, version >= 2 ? 5000000000ull : 0);
+        }
+}
+
 static void test_bulk_ranges(void)
 {
     gcs_gc_record r;
@@ -431,6 +460,26 @@ static void test_histories(void)
     CHECK_EQ_INT(gcs_gc_gen_surv_rate(&gd, 2), 19);
     p.n -= 1;
     CHECK_EQ_INT(dec(GCS_GCK_PER_HEAP_HISTORY, 2, &p, 4, &r), GCS_ERR_TRUNCATED);
+
+    /* The same with P=8: generation values past 32 bits read whole. */
+    p.n = 0;
+    for (uint32_t g = 0; g < 5; g++)
+        for (uint32_t i = 0; i < 10; i++)
+            put(&p, ((uint64_t)(g * 10 + i) << 33) | (g * 10 + i), 8);
+    put(&p, 0x11, 4);
+    put(&p, 0x22, 4);
+    put(&p, 3, 4);
+    put(&p, 0, 4);
+    put(&p, 0, 4);
+    put(&p, 2, 4);
+    put(&p, 1, 1);
+    CHECK_EQ_INT(dec(GCS_GCK_PER_HEAP_HISTORY, 2, &p, 8, &r), GCS_OK);
+    CHECK(gcs_gc_per_heap_gen(&r, 4, &gd));
+    CHECK_EQ_U64(gd.size_before, (40ull << 33) | 40);
+    CHECK_EQ_U64(gd.size_after, (43ull << 33) | 43);
+    CHECK_EQ_U64(gd.new_allocation, (48ull << 33) | 48);
+    CHECK_EQ_U64(gd.surv_rate_legacy, (49ull << 33) | 49);
+    CHECK(!gcs_gc_per_heap_gen(&r, 5, &gd));
 }
 
 static void test_native_struct_arrays(void)
@@ -723,6 +772,7 @@ int main(void)
     RUN(test_end_suspend_small);
     RUN(test_heap_stats);
     RUN(test_allocation_tick);
+    RUN(test_alloc_amount_prefixes);
     RUN(test_bulk_ranges);
     RUN(test_bulk_type);
     RUN(test_allocation_sampled);

@@ -4,7 +4,8 @@
  * shared traces; also when reading starts event by event and goes on by
  * scanning, and when the scan has to wait for data (GCS_AGAIN). After a
  * scan the reader delivers no event. A reader told to deliver only what
- * GC analysis uses (options.want = gcs_gc_wants) counts the same too. (Cut and corrupted inputs: the same
+ * GC analysis uses (options.want = gcs_gc_wants) counts the same too. Every
+ * type's index is its place in gcs_reader_event_type's list. (Cut and corrupted inputs: the same
  * comparison runs in test_reader_robust.)
  */
 #include "check.h"
@@ -88,6 +89,8 @@ static void read_trace(const unsigned char *data, size_t size, size_t first, boo
             break;
         delivered++;
         count_delivered(&seen, ev->type);
+        /* A type's index is its place in gcs_reader_event_type's list. */
+        CHECK(gcs_reader_event_type(r, ev->type->index) == ev->type);
         if (gc_only)
             CHECK(gcs_gc_wants(NULL, ev->type));
     }
@@ -105,8 +108,10 @@ static void read_trace(const unsigned char *data, size_t size, size_t first, boo
             CHECK_EQ_U64(seen.type[i]->count, seen.count[i]);
     }
     const gcs_event_type *type;
-    while (t->n_types < MAX_TYPES && (type = gcs_reader_event_type(r, (uint32_t)t->n_types)))
+    while (t->n_types < MAX_TYPES && (type = gcs_reader_event_type(r, (uint32_t)t->n_types))) {
+        CHECK_EQ_U64(type->index, t->n_types);
         t->type_count[t->n_types++] = type->count;
+    }
     gcs_reader_free(r);
     gcs_source_free(src);
 }

@@ -373,6 +373,90 @@ static void test_compaction_with_activity_ids(void)
     gcs_sorter_free(s);
 }
 
+/* A deterministic pseudo-random number below n. */
+static uint32_t next_below(uint32_t *state, uint32_t n)
+{
+    *state = *state * 1103515245u + 12345u;
+    return (*state >> 8) % n;
+}
+
+/*
+ * Threads (1 to 20) writing blocks of 1 to 8 events in turn, timestamps
+ * with many ties between threads, in phases whose first event carries the
+ * IsSorted watermark: every release (eager settles after each block, a
+ * flush at the end) merges a few interleaved runs or, past 8, many. The
+ * events come out in (time, arrival) order, each once, payloads intact.
+ */
+static void test_merge_of_many_runs_is_a_stable_sort(void)
+{
+    enum { MAX_EVENTS = 2400 };
+    static uint32_t payload[MAX_EVENTS];
+    static int64_t ts_of[MAX_EVENTS];
+    static uint32_t out[MAX_EVENTS];
+    for (uint32_t threads = 1; threads <= 20; threads++) {
+        uint32_t rng = threads * 7919u;
+        gcs_sorter *s = gcs_sorter_new(0);
+        gcs_error err;
+        int64_t thread_ts[20] = {0};
+        uint32_t thread_seq[20] = {0};
+        size_t n = 0, n_out = 0;
+        for (int phase = 1; phase <= 6; phase++) {
+            bool first_of_phase = true;
+            for (uint32_t t = 0; t < threads; t++)
+                thread_ts[t] = (int64_t)phase * 100000;
+            for (int block = 0; block < 40 && n < MAX_EVENTS - 8; block++) {
+                uint32_t t = next_below(&rng, threads);
+                uint32_t len = 1 + next_below(&rng, 8);
+                for (uint32_t i = 0; i < len; i++) {
+                    payload[n] = (uint32_t)n;
+                    ts_of[n] = thread_ts[t];
+                    gcs_raw_event e = {0};
+                    e.timestamp = thread_ts[t];
+                    /* Ties within and across threads; a phase's first event
+                     * is its earliest (its watermark holds). */
+                    thread_ts[t] += next_below(&rng, 3);
+                    e.tid = e.capture_tid = 100 + t;
+                    e.has_sequence = true;
+                    e.sequence = ++thread_seq[t];
+                    e.payload = (const uint8_t *)&payload[n];
+                    e.payload_size = sizeof payload[n];
+                    e.is_sorted = first_of_phase;
+                    first_of_phase = false;
+                    CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+                    n++;
+                }
+                gcs_sorter_settle(s, true);
+                const gcs_sorted_event *r;
+                const uint8_t *d;
+                while (gcs_sorter_pop(s, &r, &d) && n_out < MAX_EVENTS)
+                    memcpy(&out[n_out++], d, sizeof out[0]);
+                gcs_sorter_end_step(s);
+            }
+        }
+        const gcs_sorted_event *r;
+        const uint8_t *d;
+        for (;;) {
+            gcs_sorter_flush(s);
+            if (!gcs_sorter_ready(s))
+                break;
+            while (gcs_sorter_pop(s, &r, &d) && n_out < MAX_EVENTS)
+                memcpy(&out[n_out++], d, sizeof out[0]);
+        }
+        CHECK_EQ_U64(n_out, n);
+        /* (time, arrival) ascending, so each arrival index once. */
+        for (size_t i = 1; i < n_out; i++) {
+            uint32_t a = out[i - 1], b = out[i];
+            bool in_order = a < n && b < n &&
+                            (ts_of[a] < ts_of[b] || (ts_of[a] == ts_of[b] && a < b));
+            CHECK(in_order);
+            if (!in_order)
+                break; /* one message per thread count */
+        }
+        CHECK_EQ_U64(gcs_sorter_lost_events(s), 0);
+        gcs_sorter_free(s);
+    }
+}
+
 static void test_thread_end_counts_lost_tail(void)
 {
     gcs_sorter *s = gcs_sorter_new(0);
@@ -401,6 +485,7 @@ static void test_thread_end_counts_lost_tail(void)
 int main(void)
 {
     RUN(test_thread_end_counts_lost_tail);
+    RUN(test_merge_of_many_runs_is_a_stable_sort);
     RUN(test_compaction_with_activity_ids);
     RUN(test_end_step_copies_payloads);
     RUN(test_empty_payload_before_any_store);

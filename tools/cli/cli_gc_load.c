@@ -1,16 +1,62 @@
 /* tools/cli/cli_gc_load.c - a trace through the GC analyzer (cli_gc_load.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_gc_load.h"
 
+/* What the reader is asked per event type, and the hook's answers kept by
+ * the type's index: the loop then calls the hook only for the events it
+ * wants (a byte read per event, where asking the hook's filter per event
+ * compared names). */
 typedef struct load_want {
     const cli_gc_load_hooks *hooks;
+    uint8_t *hook_wants; /* by type index: HOOK_UNASKED, HOOK_YES, HOOK_NO */
+    size_t n;
 } load_want;
+
+enum { HOOK_UNASKED = 0, HOOK_YES, HOOK_NO };
+
+/* Asks the hook's filter about type t and keeps the answer (HOOK_YES or
+ * HOOK_NO) by its index. Every event when the hook has no filter. */
+static __attribute__((noinline)) uint8_t hook_ask(load_want *w, const gcs_event_type *t)
+{
+    const cli_gc_load_hooks *h = w->hooks;
+    uint8_t answer = !h->want || h->want(h->ctx, t) ? HOOK_YES : HOOK_NO;
+    uint32_t i = t->index;
+    if (i >= w->n && i != UINT32_MAX) {
+        size_t n = w->n ? w->n : 64;
+        while (n <= i)
+            n *= 2;
+        uint8_t *grown = realloc(w->hook_wants, n);
+        if (!grown)
+            return answer; /* asked again next time */
+        memset(grown + w->n, HOOK_UNASKED, n - w->n);
+        w->hook_wants = grown;
+        w->n = n;
+    }
+    if (i < w->n)
+        w->hook_wants[i] = answer;
+    return answer;
+}
+
+/* Does the hook see events of type t? Asked once per type. */
+static inline bool hook_wants(load_want *w, const gcs_event_type *t)
+{
+    uint32_t i = t->index;
+    uint8_t answer = i < w->n ? w->hook_wants[i] : HOOK_UNASKED;
+    if (__builtin_expect(answer == HOOK_UNASKED, 0))
+        answer = hook_ask(w, t);
+    return answer == HOOK_YES;
+}
 
 static bool wants(void *ctx, const gcs_event_type *t)
 {
-    const load_want *w = ctx;
-    return gcs_gc_wants(NULL, t) || (w->hooks && w->hooks->want && w->hooks->want(w->hooks->ctx, t));
+    load_want *w = ctx;
+    bool gc = gcs_gc_wants(NULL, t);
+    if (!w->hooks || !w->hooks->on_event)
+        return gc;
+    /* Asked even when GC analysis wants t: the answer is kept for the loop. */
+    return hook_wants(w, t) || gc;
 }
 
 const char *cli_base_name(const char *path)
@@ -26,7 +72,7 @@ gcs_gc_analyzer *cli_gc_load(const char *who, const char *path, const cli_gc_loa
     /* Only the events GCStats uses (and the hooks') are sorted and
      * delivered; the rest are counted (most of a trace with handle or
      * allocation events). */
-    load_want w = {hooks};
+    load_want w = {hooks, NULL, 0};
     gcs_reader_options opts = {.want = wants, .want_ctx = &w,
                                .archive_member = hooks ? hooks->archive_member : NULL};
     cli_trace tr;
@@ -40,13 +86,15 @@ gcs_gc_analyzer *cli_gc_load(const char *who, const char *path, const cli_gc_loa
     if (!an) {
         cli_report_error(path, &err);
         cli_close_trace(&tr);
+        free(w.hook_wants);
         *rc = CLI_FAILED;
         return NULL;
     }
+    bool hooked = hooks && hooks->on_event;
     const gcs_event *ev;
     gcs_status st;
     while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
-        if (hooks && hooks->on_event)
+        if (hooked && hook_wants(&w, ev->type))
             hooks->on_event(hooks->ctx, ev);
         gcs_status fs = gcs_gc_analyzer_feed(an, ev);
         if (fs < 0) {
@@ -70,6 +118,7 @@ gcs_gc_analyzer *cli_gc_load(const char *who, const char *path, const cli_gc_loa
     gcs_gc_analyzer_finish(an);
     bool nothing_read = !rs || rs->events == 0;
     cli_close_trace(&tr);
+    free(w.hook_wants);
     if (*rc != CLI_OK && nothing_read) {
         gcs_gc_analyzer_free(an);
         return NULL;

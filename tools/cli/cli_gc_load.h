@@ -5,8 +5,10 @@
 
 #include "cli_util.h"
 
-/* Extra events a command wants besides the GC ones (NULL: none), and a
- * callback that sees every delivered event before the analyzer. */
+/* Extra events a command wants besides the GC ones, and a callback that
+ * sees them before the analyzer: the delivered events of the types `want`
+ * accepts (asked once per type), or every delivered event when want is
+ * NULL. */
 typedef struct cli_gc_load_hooks {
     bool (*want)(void *ctx, const gcs_event_type *type);
     void (*on_event)(void *ctx, const gcs_event *ev);

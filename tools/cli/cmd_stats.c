@@ -74,11 +74,6 @@ typedef struct stats_facts {
     size_t n;
     gcs_process_table *processes;
     const char *process_spec; /* --process NAME, or NULL */
-    /* The last event type asked about and the answer: consecutive events
-     * often share a type, and comparing names cost ~25 instructions an
-     * event (callgrind of `gcscope stats` on the bench trace). */
-    const gcs_event_type *last_type;
-    bool last_is_fact;
 } stats_facts;
 
 static process_facts *facts_of(stats_facts *sf, uint32_t pid, bool add)
@@ -132,20 +127,17 @@ static bool is_fact_event(const gcs_event_type *t)
     return is_event(t, RUNTIME, "GC/FinalizersStop") || gcs_process_table_wants(t);
 }
 
-static bool stats_wants(void *ctx, const gcs_event_type *t)
+/* The events facts_hook is given (cli_gc_load asks once per type). */
+static bool facts_want(void *ctx, const gcs_event_type *t)
 {
-    return gcs_gc_wants(ctx, t) || is_fact_event(t);
+    (void)ctx;
+    return is_fact_event(t);
 }
 
+/* One event of a type facts_want accepted. */
 static void facts_feed(stats_facts *sf, const gcs_event *ev)
 {
     const gcs_event_type *t = ev->type;
-    if (t != sf->last_type) {
-        sf->last_type = t;
-        sf->last_is_fact = is_fact_event(t);
-    }
-    if (!sf->last_is_fact)
-        return;
     if (!is_event(t, RUNTIME, "GC/FinalizersStop")) {
         gcs_process_table_feed(sf->processes, ev);
         return;
@@ -240,15 +232,13 @@ static int stats_one(const char *path, gcs_gc_report_options *ro, FILE *out, boo
 {
     stats_facts facts;
     facts.n = 0;
-    facts.last_type = NULL;
-    facts.last_is_fact = false;
     facts.process_spec = process_spec;
     facts.processes = gcs_process_table_new();
     if (!facts.processes) {
         fprintf(stderr, "gcscope stats: out of memory\n");
         return CLI_FAILED;
     }
-    cli_gc_load_hooks hooks = {.want = stats_wants, .on_event = facts_hook, .ctx = &facts,
+    cli_gc_load_hooks hooks = {.want = facts_want, .on_event = facts_hook, .ctx = &facts,
                                .archive_member = member};
     int rc;
     gcs_gc_analyzer *an = cli_gc_load("gcscope stats", path, &hooks, &rc);

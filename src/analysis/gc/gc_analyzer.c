@@ -352,8 +352,8 @@ static void on_restart_end(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx)
  * Small [0], Large [1], anything else (Pinned) [2] - as TraceEvent 4.0.0
  * does (its GitHub head folds Pinned into [1]; the oracle shows [2]). The
  * pinned bucket feeds no derived value: POH allocation falls back on [1]. */
-static void on_alloc_tick(gcs_gc_runtime *rt, uint32_t version, uint32_t amount32, uint32_t kind,
-                          uint64_t amount64)
+static inline void on_alloc_tick(gcs_gc_runtime *rt, uint32_t version, uint32_t amount32,
+                                 uint32_t kind, uint64_t amount64)
 {
     rt->has_alloc_tick = true;
     int64_t amount = version >= 2 ? (int64_t)amount64 : 0;
@@ -575,28 +575,31 @@ static bool feeds_gcstats(gcs_gc_kind kind)
     }
 }
 
-/* The part of feeding that decodes: only for the kinds that matter. */
+/* An AllocationTick, the most frequent GC event: its amount read without
+ * the type name or a record, inlined into gcs_gc_analyzer_feed. */
+static inline gcs_status feed_tick(gcs_gc_analyzer *an, const gcs_event *ev)
+{
+    gcs_gc_alloc_amount a;
+    if (gcs_gc_decode_alloc_amount(ev->payload, ev->payload_size, ev->type->version, &a) !=
+        GCS_OK) {
+        gcs_gc_analyzer_count_truncated(an, ev->pid);
+        return GCS_OK;
+    }
+    gcs_gc_runtime *rt = an->last_runtime;
+    if (!rt || rt->pid != ev->pid || (a.has_clr_instance_id && rt->clr_instance_id != a.clr_instance_id))
+        rt = runtime_for(an, ev->pid, a.has_clr_instance_id, a.clr_instance_id);
+    if (!rt) {
+        an->failed = GCS_ERR_NOMEM;
+        return an->failed;
+    }
+    on_alloc_tick(rt, ev->type->version, a.amount, a.kind, a.amount64);
+    return GCS_OK;
+}
+
+/* The part of feeding that decodes a record: the other kinds that matter. */
 static __attribute__((noinline)) gcs_status feed_decoded(gcs_gc_analyzer *an, const gcs_event *ev,
                                                           gcs_gc_kind kind)
 {
-    if (kind == GCS_GCK_ALLOCATION_TICK) {
-        /* Most GC events are ticks: skip the type name and the record. */
-        gcs_gc_alloc_amount a;
-        if (gcs_gc_decode_alloc_amount(ev->payload, ev->payload_size, ev->type->version, &a) !=
-            GCS_OK) {
-            gcs_gc_analyzer_count_truncated(an, ev->pid);
-            return GCS_OK;
-        }
-        gcs_gc_runtime *rt = an->last_runtime;
-        if (!rt || rt->pid != ev->pid || (a.has_clr_instance_id && rt->clr_instance_id != a.clr_instance_id))
-            rt = runtime_for(an, ev->pid, a.has_clr_instance_id, a.clr_instance_id);
-        if (!rt) {
-            an->failed = GCS_ERR_NOMEM;
-            return an->failed;
-        }
-        on_alloc_tick(rt, ev->type->version, a.amount, a.kind, a.amount64);
-        return GCS_OK;
-    }
     gcs_gc_record rec;
     if (gcs_gc_decode(ev, kind, &rec, NULL) != GCS_OK) {
         gcs_gc_analyzer_count_truncated(an, ev->pid);
@@ -613,9 +616,11 @@ gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev)
     if (isnan(an->first_event_ms))
         an->first_event_ms = ev->msec;
     an->last_event_ms = ev->msec;
-    /* A direct-mapped cache of kinds by type; kinds that change no GCStats
-     * number are cached as NONE, so most events stop here undecoded. */
-    size_t slot = ((uintptr_t)ev->type >> 4) & (GCS_GC_FAST_KIND_SLOTS - 1);
+    /* A direct-mapped cache of kinds by type (by the reader's type index:
+     * a trace's first 64 types never share a slot); kinds that change no
+     * GCStats number are cached as NONE, so most events stop here
+     * undecoded. */
+    size_t slot = ev->type->index & (GCS_GC_FAST_KIND_SLOTS - 1);
     gcs_gc_kind kind;
     if (an->kind_cache_type[slot] == ev->type) {
         kind = an->kind_cache_kind[slot];
@@ -626,6 +631,8 @@ gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev)
         an->kind_cache_type[slot] = ev->type;
         an->kind_cache_kind[slot] = kind;
     }
+    if (kind == GCS_GCK_ALLOCATION_TICK)
+        return feed_tick(an, ev);
     if (kind == GCS_GCK_NONE)
         return GCS_OK;
     return feed_decoded(an, ev, kind);
