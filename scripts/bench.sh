@@ -211,10 +211,13 @@ if [ -f scripts/bench-objects.sh ] && [ -z "${GCSCOPE_BENCH_SHAPES:-}" ]; then
     sh scripts/bench-objects.sh
 fi
 
-# other readers' benches (one line each, called when present)
-[ -f scripts/bench-etl.sh ] && sh scripts/bench-etl.sh "$GCSCOPE"
-[ -f scripts/bench-ctf.sh ] && sh scripts/bench-ctf.sh "$GCSCOPE"
-[ -f scripts/bench-archive.sh ] && sh scripts/bench-archive.sh "$GCSCOPE"
-[ -f scripts/bench-profiler.sh ] && sh scripts/bench-profiler.sh "$GCSCOPE"
-[ -f scripts/bench-report.sh ] && sh scripts/bench-report.sh
+# other readers' benches (one line each, called when present; not with
+# GCSCOPE_BENCH_OTHERS=0, e.g. for a second bench.sh run on the other core)
+if [ "${GCSCOPE_BENCH_OTHERS:-1}" != 0 ]; then
+    [ -f scripts/bench-etl.sh ] && sh scripts/bench-etl.sh "$GCSCOPE"
+    [ -f scripts/bench-ctf.sh ] && sh scripts/bench-ctf.sh "$GCSCOPE"
+    [ -f scripts/bench-archive.sh ] && sh scripts/bench-archive.sh "$GCSCOPE"
+    [ -f scripts/bench-profiler.sh ] && sh scripts/bench-profiler.sh "$GCSCOPE"
+    [ -f scripts/bench-report.sh ] && sh scripts/bench-report.sh
+fi
 true

@@ -21,7 +21,8 @@ shift
 HARNESSES=${*:-reader scan again objtrack diag}
 DIR="$BUILD/fuzz/campaign"
 mkdir -p "$DIR"
-[ -x "$BUILD/fuzz/fuzz_reader" ] || make -s BUILD="$BUILD" fuzz-build || exit 1
+# make is incremental: harnesses are rebuilt whenever a source changed.
+make -s BUILD="$BUILD" fuzz-build || exit 1
 [ -d "$BUILD/fuzz/corpus/reader" ] || BUILD="$BUILD" sh tests/fuzz/make-corpus.sh || exit 1
 TICKS=$(getconf CLK_TCK)
 BUDGET=$(awk "BEGIN{printf \"%d\", $MINUTES * 60 * $TICKS}")
