@@ -13,6 +13,7 @@
 #define GCS_FORMAT_CONTAINER_H
 
 #include "base/buf.h"
+#include "base/cursor.h"
 #include "gcscope/reader.h"
 #include "io/source.h"
 
@@ -78,8 +79,43 @@ typedef struct gcs_raw_event {
 typedef struct gcs_tally_slot {
     uint64_t count;
     uint32_t min_size;
-    bool counted;
+    /* GCS_TALLY_ZERO_TAIL: the payload is fixed bytes, one terminated
+     * string of zero_unit-byte units (1 or 2), fixed bytes (zero_before
+     * and zero_after of them); a row is counted only when the unit just
+     * before the trailing fixed bytes, a whole number of units after the
+     * leading ones, is zero (then the string surely ends in the payload).
+     * Any other row of the slot goes to sink->event, which checks it
+     * fully. */
+    uint32_t zero_before, zero_after;
+    uint8_t zero_unit;
+    uint8_t counted; /* gcs_tally_mode */
 } gcs_tally_slot;
+
+/* How a slot's rows are counted. */
+typedef enum gcs_tally_mode {
+    GCS_TALLY_NO = 0,       /* every row goes to sink->event */
+    GCS_TALLY_PLAIN = 1,    /* every row counted */
+    GCS_TALLY_ZERO_TAIL = 2 /* rows with the zero unit counted (above) */
+} gcs_tally_mode;
+
+/* Is a row of this slot counted? `payload` is at its payload, which has
+ * `size` bytes. */
+static inline bool gcs_tally_takes(const gcs_tally_slot *s, const gcs_cursor *payload,
+                                   uint32_t size)
+{
+    if (s->counted != GCS_TALLY_ZERO_TAIL)
+        return s->counted != GCS_TALLY_NO;
+    uint32_t unit = s->zero_unit;
+    if ((uint64_t)s->zero_before + unit + s->zero_after > size)
+        return false;
+    uint32_t last = size - s->zero_after - unit;
+    if ((last - s->zero_before) % unit != 0)
+        return false;
+    gcs_cursor c = *payload;
+    uint8_t lo, hi = 0;
+    return gcs_cur_skip(&c, last) && gcs_cur_u8(&c, &lo) && lo == 0 &&
+           (unit == 1 || (gcs_cur_u8(&c, &hi) && hi == 0));
+}
 
 typedef struct gcs_tally {
     gcs_tally_slot *slots; /* by metadata id */

@@ -145,7 +145,7 @@ static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
     /* Rows the container counted belong to the old definition. */
     if (t->metadata_id < r->tally.n_slots) {
         fold_tally(r);
-        r->tally.slots[t->metadata_id].counted = false;
+        r->tally.slots[t->metadata_id].counted = GCS_TALLY_NO;
     }
     if ((r->types_n + 1) * 2 > r->type_slots_cap) {
         if (r->types_n >= GCS_MAX_EVENT_TYPES)
@@ -563,7 +563,8 @@ static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *e
     /* Later rows of a quick type the container may count itself (a
      * placeholder or the unresolvable type is never quick; the container
      * checks sizes made with the trace's pointer size). */
-    if (te->quick && r->sink.tally && ev->pointer_size == 0)
+    if ((te->quick || (te->pub.known && te->fit_string.unit != 0)) && r->sink.tally &&
+        ev->pointer_size == 0)
         tally_take(r, ev->metadata_id, te);
     return GCS_OK;
 }
@@ -803,7 +804,8 @@ static gcs_status step_until_released(gcs_reader *r, gcs_error *err)
     }
 }
 
-/* Lets the container count the rows of a quick type from now on. */
+/* Lets the container count the rows of a quick type, or of a type of one
+ * string between fixed fields (GCS_TALLY_ZERO_TAIL), from now on. */
 static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
 {
     if (id == 0 || id >= GCS_MAX_TALLY_SLOTS)
@@ -820,8 +822,19 @@ static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
         t->slots = grown;
         t->n_slots = n;
     }
-    t->slots[id].counted = true;
-    t->slots[id].min_size = te->min_size;
+    gcs_tally_slot *slot = &t->slots[id];
+    slot->min_size = te->min_size;
+    if (te->quick) {
+        slot->counted = GCS_TALLY_PLAIN;
+        return;
+    }
+    /* One string between fixed fields: the container counts the rows
+     * whose string surely ends in the payload (the inline test of
+     * count_event); the others come here, to the whole check. */
+    slot->counted = GCS_TALLY_ZERO_TAIL;
+    slot->zero_unit = (uint8_t)te->fit_string.unit;
+    slot->zero_before = te->fit_string.before;
+    slot->zero_after = te->fit_string.after;
 }
 
 /* Moves what the container counted into the types and the stats. */

@@ -773,7 +773,8 @@ static void tally_event_records(etl_reader *r, gcs_cursor *c)
         const event_cache_entry *ce = &r->event_cache[event_cache_slot(guid_lo, id_version)];
         uint32_t id = ce->metadata_id;
         if (id == 0 || ce->guid_lo != guid_lo || ce->guid_hi != guid_hi ||
-            ce->id_version != id_version || id >= n_slots || !slots[id].counted)
+            ce->id_version != id_version || id >= n_slots ||
+            slots[id].counted != GCS_TALLY_PLAIN) /* no payload is looked into here */
             break;
         slots[id].count++;
         short_rows += size - EVENT_HEADER_SIZE < slots[id].min_size;

@@ -286,7 +286,8 @@ static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tal
     while (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head) &&
            is_shape(head)) {
         const uint32_t id = shape_id(head), row_size = shape_size(head);
-        if (!slots[id].counted || !gcs_cur_skip(&c, COMMON_SHAPE_BYTES + row_size))
+        if (slots[id].counted != GCS_TALLY_PLAIN ||
+            !gcs_cur_skip(&c, COMMON_SHAPE_BYTES + row_size))
             break;
         gcs_cur_prefetch(&c, PREFETCH_AHEAD);
         ts = (int64_t)((uint64_t)ts + shape_delta(head));
@@ -390,8 +391,10 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
     bool found_other = false;
     uint64_t head;
     while (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head)) {
-        if (shape_ok && is_shape(head)) {
-            if (!slots[shape_id(head)].counted) {
+        /* A 5-byte row of a slot that looks into payloads goes below. */
+        if (shape_ok && is_shape(head) &&
+            slots[shape_id(head)].counted != GCS_TALLY_ZERO_TAIL) {
+            if (slots[shape_id(head)].counted == GCS_TALLY_NO) {
                 const uint32_t row_size = shape_size(head);
                 if (gcs_cur_left(&c) - COMMON_SHAPE_BYTES < row_size)
                     break;
@@ -414,7 +417,7 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
         if ((flags & ~SIMPLE_ROW_FLAGS) != 0)
             break;
         if ((flags & ~(CF_THREAD_ID | CF_STACK_ID)) == 0 && s.metadata_id != 0 &&
-            s.metadata_id < n_slots && slots[s.metadata_id].counted &&
+            s.metadata_id < n_slots && slots[s.metadata_id].counted == GCS_TALLY_PLAIN &&
             s.size <= GCS_MAX_PAYLOAD_SIZE) {
             const uint64_t taken = a.taken;
             take_same_type_rows(&c, &slots[s.metadata_id], s.size, &s, &a);
@@ -437,7 +440,7 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
         }
         s.tid = tid;
         s.stack_id = stack_id;
-        if (id == 0 || id >= n_slots || !slots[id].counted) {
+        if (id == 0 || id >= n_slots || !gcs_tally_takes(&slots[id], &c, row_size)) {
             *other = (other_row){gcs_cur_offset(&row), id, row_size, delta_ts};
             found_other = true;
             break;
@@ -567,6 +570,7 @@ static gcs_status tally_compressed_rows(gcs_fs_reader *r, gcs_cursor *block, gcs
             break;
         }
         const uint8_t *payload;
+        const gcs_cursor at_payload = cur;
         if (!gcs_cur_bytes(c, rs.ev.payload_size, &payload)) {
             st = GCS_CORRUPT(err, gcs_cur_offset(c), "event payload of %u bytes overruns its block",
                              rs.ev.payload_size);
@@ -574,7 +578,8 @@ static gcs_status tally_compressed_rows(gcs_fs_reader *r, gcs_cursor *block, gcs
         }
         gcs_tally *t = sink->tally;
         uint32_t id = rs.ev.metadata_id;
-        if (id != 0 && id < t->n_slots && t->slots[id].counted) {
+        if (id != 0 && id < t->n_slots &&
+            gcs_tally_takes(&t->slots[id], &at_payload, rs.ev.payload_size)) {
             tally_acc acc = acc_start(t);
             acc_count(&acc, &t->slots[id], rs.ev.payload_size, rs.ev.timestamp);
             acc_finish(t, &acc);
