@@ -1052,11 +1052,15 @@ static GCS_ALWAYS_INLINE bool read_one(const field_step *st, gcs_cursor *c, uint
     }
     case READ_U64:
     case READ_I64:
-        if (!gcs_cur_u64(c, &v->u))
+        /* The peek is one load where the host is little-endian (the
+         * stepping read goes byte by byte). */
+        if (!gcs_cur_peek_u64(c, &v->u))
             return false;
         v->i = (int64_t)v->u;
-        return true;
+        return gcs_cur_skip(c, 8);
     case READ_POINTER:
+        if (ptr == 8)
+            return gcs_cur_peek_u64(c, &v->u) && gcs_cur_skip(c, 8);
         return gcs_cur_ptr(c, ptr, &v->u);
     case READ_UTF16Z: {
         size_t units;
