@@ -687,6 +687,8 @@ typedef struct type_plan {
 /* 256 KiB of output per write: the pieces of an event cost a copy each,
  * the stdio call is paid once per buffer. */
 #define PRINTER_BUFFER (256u * 1024u)
+/* Threads whose process and thread text a printer remembers. */
+#define IDS_SLOTS 256
 
 struct gcs_event_printer {
     outbuf out;
@@ -696,6 +698,14 @@ struct gcs_event_printer {
     type_plan **slots;
     size_t slots_cap, plans;
     type_plan *last;
+    /* The process and thread part of recent lines (`,"pid":1,"tid":2` or
+     * `  1  2`), by thread: a trace has few of them. */
+    struct ids_memo {
+        uint64_t tid;
+        uint32_t pid;
+        uint8_t len; /* 0: empty */
+        char text[64];
+    } ids[IDS_SLOTS];
 };
 
 gcs_event_printer *gcs_event_printer_new(FILE *out, gcs_print_format format)
@@ -1356,8 +1366,36 @@ static bool run_program(outbuf *out, const field_list *l, const gcs_event *ev, b
 
 /* put_start and the type's head, for a printer: in place, with the fast
  * number writers. */
-static void put_start_head(outbuf *out, const gcs_event *ev, const type_plan *pl, bool json)
+/* The process and thread of ev as put_start writes them, at w (48 bytes
+ * of room and PIECE_PAD); returns the end. Remembered per thread. */
+static char *put_ids(gcs_event_printer *p, char *w, const gcs_event *ev)
 {
+    struct ids_memo *m = &p->ids[((ev->tid * 0x9E3779B97F4A7C15ull) >> 56) & (IDS_SLOTS - 1)];
+    if (m->len && m->tid == ev->tid && m->pid == ev->pid)
+        return copy_piece(w, m->text, m->len);
+    char *start = w;
+    if (p->json) {
+        memcpy(w, ",\"pid\":", 7);
+        w = gcs_put_u64(w + 7, ev->pid);
+        memcpy(w, ",\"tid\":", 7);
+        w = gcs_put_u64(w + 7, ev->tid);
+    } else {
+        memcpy(w, "  ", 2);
+        w = gcs_put_u64(w + 2, ev->pid);
+        memcpy(w, "  ", 2);
+        w = gcs_put_u64(w + 2, ev->tid);
+    }
+    m->tid = ev->tid;
+    m->pid = ev->pid;
+    m->len = (uint8_t)(w - start); /* at most 7 + 10 + 7 + 20 */
+    memcpy(m->text, start, m->len);
+    return w;
+}
+
+static void put_start_head(gcs_event_printer *p, const gcs_event *ev, const type_plan *pl)
+{
+    outbuf *out = &p->out;
+    bool json = p->json;
     if (!ob_room(out, 128 + pl->head_len + PIECE_PAD)) {
         put_start(out, ev, json);
         ob_write(out, pl->head, pl->head_len);
@@ -1376,10 +1414,6 @@ static void put_start_head(outbuf *out, const gcs_event *ev, const type_plan *pl
             end = w + len;
         }
         w = end;
-        memcpy(w, ",\"pid\":", 7);
-        w = gcs_put_u64(w + 7, ev->pid);
-        memcpy(w, ",\"tid\":", 7);
-        w = gcs_put_u64(w + 7, ev->tid);
     } else {
         char *end = gcs_put_msec3(w, ev->msec);
         if (!end) {
@@ -1390,11 +1424,8 @@ static void put_start_head(outbuf *out, const gcs_event *ev, const type_plan *pl
             end = w + len;
         }
         w = end;
-        memcpy(w, "  ", 2);
-        w = gcs_put_u64(w + 2, ev->pid);
-        memcpy(w, "  ", 2);
-        w = gcs_put_u64(w + 2, ev->tid);
     }
+    w = put_ids(p, w, ev);
     w = copy_piece(w, pl->head, pl->head_len);
     out->n = (size_t)(w - out->b);
 }
@@ -1432,7 +1463,7 @@ gcs_status gcs_event_printer_put(gcs_event_printer *p, const gcs_event *ev, gcs_
     outbuf *out = &p->out;
     type_plan *pl = plan_of(p, ev->type);
     if (pl) {
-        put_start_head(out, ev, pl, p->json);
+        put_start_head(p, ev, pl);
     } else {
         put_start(out, ev, p->json);
         put_head(out, ev->type, p->json); /* no memory for the plan: made each time */
