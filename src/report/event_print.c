@@ -1192,7 +1192,7 @@ static GCS_ALWAYS_INLINE void put_value(outbuf *out, const field_step *st, const
 
 /* What ends a line whose fields fit: the JSON object's braces, trailing
  * bytes as put_body reports them. */
-static void put_end(outbuf *out, size_t rest, bool json)
+static GCS_ALWAYS_INLINE void put_end(outbuf *out, size_t rest, bool json)
 {
     if (rest == 0 && ob_room(out, 3)) {
         if (json) {
@@ -1238,6 +1238,17 @@ static bool run_flat(outbuf *out, const field_list *l, const gcs_event *ev, bool
     read_value vals[PROGRAM_MAX_FIELDS];
     if (!payload_cursor(ev, &c))
         return false;
+    if (l->fixed && gcs_cur_left(&c) >= l->fixed_bytes + (size_t)l->fixed_pointers * ev->pointer_size) {
+        /* Every read finds its bytes: read and write in one pass. */
+        for (uint32_t i = 0; i < l->n; i++) {
+            read_value v;
+            (void)read_one(&l->steps[i], &c, ev->pointer_size, &v);
+            put_key(out, &l->steps[i]);
+            put_value(out, &l->steps[i], &v, json);
+        }
+        put_end(out, gcs_cur_left(&c), json);
+        return true;
+    }
     for (uint32_t i = 0; i < l->n; i++)
         if (!read_one(&l->steps[i], &c, ev->pointer_size, &vals[i]))
             return false;
