@@ -2,6 +2,12 @@
  * report/event_print.c - one event as a line of text or a JSON object
  * (what `gcscope events` prints). Output is deterministic: no pointers of
  * our own, fixed number formats, fields in schema order.
+ *
+ * Two ways write the same bytes: gcs_event_print_text/_json walk the
+ * payload with the general walker for each event (the reference), and
+ * gcs_event_printer prepares per type what every line of the type shares
+ * and prints most payloads by a program made for the type (below "a
+ * printer of many events"), falling back to the walk for the rest.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -18,11 +24,10 @@
 #include "report/format_fixed.h"
 
 /*
- * Output goes through a buffer of the event's own, written to the FILE
- * once per event (or when it fills): a JSON event is ~20 pieces, and each
- * stdio call, and printf's number conversion, cost more than the piece
- * (`gcscope events --format json`: ~15,000 instructions an event before,
- * callgrind; docs/performance.md).
+ * Output goes through a buffer (the event's own for one event; the
+ * printer's 256 KiB for many), written to the FILE when it fills or the
+ * line ends: a JSON event is ~20 pieces, and each stdio call, and printf's
+ * number conversion, cost more than the piece (docs/performance.md).
  */
 typedef struct outbuf {
     FILE *f;
@@ -69,9 +74,9 @@ static inline bool ob_room(outbuf *o, size_t n)
     return n <= o->cap;
 }
 
-/* Pieces a printer prepared are stored with this many bytes after them
+/* Pieces a printer prepared are stored with PIECE_PAD bytes after them
  * and copied 16 at a time (inline moves, no call), so the copy may write
- * up to 15 bytes past the piece: room made covers them. */
+ * up to 15 bytes past the piece: the room made covers them. */
 #define PIECE_PAD 16
 
 static inline char *copy_piece(char *w, const char *s, size_t n)
@@ -1097,7 +1102,7 @@ static void put_mapped(outbuf *out, const field_step *st, const read_value *v, b
 {
     value_memo *m = &st->memo[v->u & (MEMO_SLOTS - 1)];
     if (m->len && m->value == v->u) {
-        /* write_value's caller made room for MEMO_TEXT + PIECE_PAD */
+        /* put_value's caller made room for MEMO_TEXT + PIECE_PAD */
         copy_piece(out->b + out->n, m->text, m->len);
         out->n += m->len;
         return;
