@@ -2,6 +2,12 @@
  * report/event_print.c - one event as a line of text or a JSON object
  * (what `gcscope events` prints). Output is deterministic: no pointers of
  * our own, fixed number formats, fields in schema order.
+ *
+ * Two ways write the same bytes: gcs_event_print_text/_json walk the
+ * payload with the general walker for each event (the reference), and
+ * gcs_event_printer prepares per type what every line of the type shares
+ * and prints most payloads by a program made for the type (below "a
+ * printer of many events"), falling back to the walk for the rest.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -18,11 +24,10 @@
 #include "report/format_fixed.h"
 
 /*
- * Output goes through a buffer of the event's own, written to the FILE
- * once per event (or when it fills): a JSON event is ~20 pieces, and each
- * stdio call, and printf's number conversion, cost more than the piece
- * (`gcscope events --format json`: ~15,000 instructions an event before,
- * callgrind; docs/performance.md).
+ * Output goes through a buffer (the event's own for one event; the
+ * printer's 256 KiB for many), written to the FILE when it fills or the
+ * line ends: a JSON event is ~20 pieces, and each stdio call, and printf's
+ * number conversion, cost more than the piece (docs/performance.md).
  */
 typedef struct outbuf {
     FILE *f;
@@ -69,9 +74,9 @@ static inline bool ob_room(outbuf *o, size_t n)
     return n <= o->cap;
 }
 
-/* Pieces a printer prepared are stored with this many bytes after them
+/* Pieces a printer prepared are stored with PIECE_PAD bytes after them
  * and copied 16 at a time (inline moves, no call), so the copy may write
- * up to 15 bytes past the piece: room made covers them. */
+ * up to 15 bytes past the piece: the room made covers them. */
 #define PIECE_PAD 16
 
 static inline char *copy_piece(char *w, const char *s, size_t n)
@@ -610,21 +615,29 @@ gcs_status gcs_event_print_json(FILE *file, const gcs_event *ev, gcs_error *err)
 /* ---- a printer of many events ---------------------------------------- */
 
 /*
- * The fields of a type whose every field is one integer, boolean, pointer
- * or UTF-16 string (most runtime events: handles, allocations, samples,
- * GC starts and ends) print by a program made once per type: each step
- * has its field's name already quoted and separated (`,"Name":` or
- * ` Name=`), reads its value with the cursor and writes it. Other
- * schemas, and payloads that do not fit (cut short, a string without
- * terminator), take the general walk (put_body): the program only runs
- * when every value was read, so it never writes a partial line.
+ * A type's fields print by a program made once per type when every field
+ * is an integer, boolean, pointer or UTF-16 string, an array of those
+ * (a fixed count, a count field before it, a 16-bit or varuint prefix),
+ * or a struct or array of structs of those (most runtime events:
+ * handles, allocations, samples, GC starts and ends, the bulk type,
+ * edge, node and moved-range events). Each step has its field's name
+ * already quoted and separated (`,"Name":` or ` Name=`), reads its
+ * value with the cursor and writes it. Other schemas (floats, GUIDs,
+ * binary, located arrays, padding ...) and payloads that do not fit (cut
+ * short, a string without terminator, a count beyond the bytes left)
+ * take the general walk (put_body): a program writes only once it has
+ * read every value, so it never writes a partial line.
  */
 enum field_read { READ_U8, READ_I8, READ_U16, READ_I16, READ_U32, READ_I32, READ_U64, READ_I64,
                   READ_POINTER, READ_UTF16Z };
 enum field_show { SHOW_DECIMAL, SHOW_SIGNED, SHOW_HEX, SHOW_BOOL, SHOW_MAPPED, SHOW_STRING };
+/* How many values a step has: one, or an array counted by its rule. */
+enum field_count { COUNT_ONE, COUNT_FIXED, COUNT_FIELD, COUNT_U16, COUNT_VARUINT };
 
-/* Fields a program handles (more take the general walk). */
+/* Fields of one list a program handles (more take the general walk). */
 #define PROGRAM_MAX_FIELDS 32
+/* Structs nested deeper take the general walk. */
+#define PROGRAM_MAX_DEPTH 3
 /* A mapped value's text remembered per step (by value & (MEMO_SLOTS - 1)). */
 #define MEMO_SLOTS 8
 #define MEMO_TEXT 48
@@ -635,14 +648,31 @@ typedef struct value_memo {
     char text[MEMO_TEXT + PIECE_PAD];
 } value_memo;
 
+typedef struct field_list field_list;
+
 typedef struct field_step {
     const gcs_field *field;
-    const char *key; /* separator and name: into type_plan.keys */
+    const char *key; /* separator and name: into its list's keys */
     uint32_t key_len;
-    uint8_t read;    /* field_read */
-    uint8_t show;    /* field_show */
+    uint8_t read;    /* field_read (scalars) */
+    uint8_t show;    /* field_show (scalars) */
+    uint8_t count;   /* field_count */
+    uint32_t count_arg; /* COUNT_FIXED: the count; COUNT_FIELD: the field's index */
+    field_list *children; /* a struct's fields; NULL: a scalar */
     value_memo *memo; /* SHOW_MAPPED: MEMO_SLOTS entries */
 } field_step;
+
+/* The steps of a field list (the payload's, or a struct's). */
+struct field_list {
+    field_step *steps;
+    uint32_t n;
+    char *keys; /* the steps' key texts, PIECE_PAD after them */
+    bool flat;  /* every step a single scalar: read all, then write */
+    /* Every step a single scalar of fixed size (or such a struct): the
+     * list takes fixed_bytes + fixed_pointers * pointer size bytes. */
+    bool fixed;
+    uint32_t fixed_bytes, fixed_pointers;
+};
 
 /* A value read by a step. */
 typedef struct read_value {
@@ -656,15 +686,14 @@ typedef struct type_plan {
     const gcs_event_type *type;
     char *head; /* put_head's text */
     size_t head_len;
-    field_step *steps; /* NULL: the general walk */
-    uint32_t step_count;
-    char *keys;        /* the steps' key texts */
-    size_t max_keys;   /* bytes of all keys */
+    field_list *fields; /* NULL: the general walk */
 } type_plan;
 
 /* 256 KiB of output per write: the pieces of an event cost a copy each,
  * the stdio call is paid once per buffer. */
 #define PRINTER_BUFFER (256u * 1024u)
+/* Threads whose process and thread text a printer remembers. */
+#define IDS_SLOTS 256
 
 struct gcs_event_printer {
     outbuf out;
@@ -674,6 +703,14 @@ struct gcs_event_printer {
     type_plan **slots;
     size_t slots_cap, plans;
     type_plan *last;
+    /* The process and thread part of recent lines (`,"pid":1,"tid":2` or
+     * `  1  2`), by thread: a trace has few of them. */
+    struct ids_memo {
+        uint64_t tid;
+        uint32_t pid;
+        uint8_t len; /* 0: empty */
+        char text[64];
+    } ids[IDS_SLOTS];
 };
 
 gcs_event_printer *gcs_event_printer_new(FILE *out, gcs_print_format format)
@@ -726,6 +763,7 @@ static bool plans_grow(gcs_event_printer *p)
 }
 
 static void plan_compile(type_plan *pl, bool json);
+static void list_free(field_list *l);
 
 /* The type's head, written by put_head into memory once. */
 static type_plan *plan_make(const gcs_event_type *t, bool json)
@@ -766,20 +804,14 @@ static void plan_free(type_plan *pl)
     if (!pl)
         return;
     free(pl->head);
-    if (pl->steps)
-        for (uint32_t i = 0; i < pl->step_count; i++)
-            free(pl->steps[i].memo);
-    free(pl->steps);
-    free(pl->keys);
+    list_free(pl->fields);
     free(pl);
 }
 
-/* How a field of this type is read and shown by a program; false: the
- * general walk's business. */
+/* How a scalar field is read and shown by a program; false: the general
+ * walk's business. */
 static bool step_kind(const gcs_field *f, field_step *st)
 {
-    if (f->repeat != GCS_REPEAT_ONE)
-        return false;
     switch (f->type) {
     case GCS_T_BOOL8: st->read = READ_U8; st->show = SHOW_BOOL; return true;
     case GCS_T_BOOL32: st->read = READ_U32; st->show = SHOW_BOOL; return true;
@@ -806,158 +838,254 @@ static bool step_kind(const gcs_field *f, field_step *st)
     return true;
 }
 
-/* The program of pl's type, when every field has a step (else none). */
-static void plan_compile(type_plan *pl, bool json)
+/* How many values field #i of steps has (its repeat rule); false where
+ * the walk would refuse the rule or a program does not follow it. A
+ * count field must be a single integer before it (the walk's rule;
+ * DATETIME is not one there). */
+static bool step_count(const gcs_field *f, uint32_t i, const field_step *steps, field_step *st)
 {
-    const gcs_event_type *t = pl->type;
-    if (t->field_count == 0 || t->field_count > PROGRAM_MAX_FIELDS || !t->fields)
-        return;
-    field_step steps[PROGRAM_MAX_FIELDS];
-    memset(steps, 0, sizeof steps);
-    for (uint32_t i = 0; i < t->field_count; i++) {
-        steps[i].field = &t->fields[i];
-        if (!step_kind(&t->fields[i], &steps[i]))
-            return;
+    st->count_arg = 0;
+    switch (f->repeat) {
+    case GCS_REPEAT_ONE: st->count = COUNT_ONE; return true;
+    case GCS_REPEAT_FIXED: st->count = COUNT_FIXED; st->count_arg = f->repeat_arg; return true;
+    case GCS_REPEAT_U16_PREFIX: st->count = COUNT_U16; return true;
+    case GCS_REPEAT_VARUINT_PREFIX: st->count = COUNT_VARUINT; return true;
+    case GCS_REPEAT_COUNT_FIELD: {
+        if (f->repeat_arg >= i)
+            return false;
+        const field_step *c = &steps[f->repeat_arg];
+        if (c->count != COUNT_ONE || c->children || c->read == READ_UTF16Z ||
+            c->field->type == GCS_T_DATETIME)
+            return false;
+        st->count = COUNT_FIELD;
+        st->count_arg = f->repeat_arg;
+        return true;
     }
-    /* The keys: what begin_item writes before each top-level value (and
-     * put_body's two spaces before the first text field). */
+    default:
+        return false; /* located arrays */
+    }
+}
+
+static void list_free(field_list *l)
+{
+    if (!l)
+        return;
+    for (uint32_t i = 0; i < l->n; i++) {
+        free(l->steps[i].memo);
+        list_free(l->steps[i].children);
+    }
+    free(l->steps);
+    free(l->keys);
+    free(l);
+}
+
+/* The keys of a list: what begin_item writes before each value at a
+ * fields level (and, for the payload's own fields, put_body's two spaces
+ * before the first text field). at[i]: where key i starts; at[n]: the
+ * end. A padded copy; NULL without memory. */
+static char *list_keys(const gcs_field *fields, uint32_t n, bool json, bool top, size_t *at)
+{
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     if (!m)
-        return;
+        return NULL;
     char buf[1024];
     outbuf out = {.f = m, .n = 0, .cap = sizeof buf, .b = buf};
-    size_t at[PROGRAM_MAX_FIELDS + 1];
-    for (uint32_t i = 0; i < t->field_count; i++) {
-        const char *name = t->fields[i].name ? t->fields[i].name : "";
-        at[i] = len + out.n; /* memstream's len counts what was flushed */
+    for (uint32_t i = 0; i < n; i++) {
+        const char *name = fields[i].name ? fields[i].name : "";
+        at[i] = len; /* memstream's len: what was flushed so far */
         if (json) {
             if (i > 0)
                 ob_char(&out, ',');
             put_quoted(&out, name, strlen(name), true);
             ob_char(&out, ':');
         } else {
-            ob_write(&out, i > 0 ? " " : "  ", i > 0 ? 1 : 2);
+            if (i > 0)
+                ob_char(&out, ' ');
+            else if (top)
+                ob_write(&out, "  ", 2);
             ob_str(&out, name);
             ob_char(&out, '=');
         }
         ob_flush(&out);
         fflush(m);
     }
-    at[t->field_count] = len;
+    at[n] = len;
     if (fclose(m) != 0 || !text) {
         free(text);
-        return;
+        return NULL;
     }
     char *padded = padded_copy(text, len);
     free(text);
-    if (!padded)
-        return;
-    text = padded;
-    field_step *heap = calloc(t->field_count, sizeof *heap);
-    if (!heap) {
-        free(text);
-        return;
-    }
-    for (uint32_t i = 0; i < t->field_count; i++) {
-        heap[i] = steps[i];
-        heap[i].key = text + at[i];
-        heap[i].key_len = (uint32_t)(at[i + 1] - at[i]);
-        if (heap[i].show == SHOW_MAPPED && !(heap[i].memo = calloc(MEMO_SLOTS, sizeof(value_memo)))) {
-            for (uint32_t k = 0; k < i; k++)
-                free(heap[k].memo);
-            free(heap);
-            free(text);
+    return padded;
+}
+
+/* Bytes a scalar step reads when fixed (pointers counted apart); false
+ * for a string. */
+static bool read_size(const field_step *st, uint32_t *bytes, uint32_t *pointers)
+{
+    static const uint8_t size[] = {[READ_U8] = 1, [READ_I8] = 1, [READ_U16] = 2, [READ_I16] = 2,
+                                   [READ_U32] = 4, [READ_I32] = 4, [READ_U64] = 8, [READ_I64] = 8};
+    if (st->read == READ_UTF16Z)
+        return false;
+    if (st->read == READ_POINTER)
+        (*pointers)++;
+    else
+        *bytes += size[st->read];
+    return true;
+}
+
+/* Whether l is of fixed size, and which (a struct array's elements are
+ * then checked at once against the bytes left, as the walk's reads would
+ * find them). */
+static void list_size(field_list *l)
+{
+    uint32_t bytes = 0, pointers = 0;
+    l->fixed = false;
+    for (uint32_t i = 0; i < l->n; i++) {
+        const field_step *st = &l->steps[i];
+        if (st->count != COUNT_ONE)
+            return;
+        if (st->children) {
+            if (!st->children->fixed)
+                return;
+            bytes += st->children->fixed_bytes;
+            pointers += st->children->fixed_pointers;
+        } else if (!read_size(st, &bytes, &pointers)) {
             return;
         }
     }
-    pl->steps = heap;
-    pl->step_count = t->field_count;
-    pl->keys = text;
-    pl->max_keys = len;
+    l->fixed = true;
+    l->fixed_bytes = bytes;
+    l->fixed_pointers = pointers;
 }
 
-/* Reads every value of pl's program from ev's payload; false when the
- * payload does not fit (the general walk then says why). *rest: bytes
- * left after the last field. */
-static bool program_read(const type_plan *pl, const gcs_event *ev, read_value *vals,
-                         size_t *rest)
+/* The program of a field list; NULL where a field has no step (or
+ * without memory). */
+static field_list *list_compile(const gcs_field *fields, uint32_t n, bool json, bool top,
+                                int depth)
 {
-    uint32_t ptr = ev->pointer_size;
-    if (ptr != 4 && ptr != 8)
-        return false;
-    gcs_cursor c = gcs_cur_make(ev->payload ? (const void *)ev->payload : (const void *)"",
-                                ev->payload_size, 0);
-    for (uint32_t i = 0; i < pl->step_count; i++) {
-        read_value *v = &vals[i];
-        switch (pl->steps[i].read) {
-        case READ_U8: {
-            uint8_t x;
-            if (!gcs_cur_u8(&c, &x))
-                return false;
-            v->u = x;
-            break;
-        }
-        case READ_I8: {
-            uint8_t x;
-            if (!gcs_cur_u8(&c, &x))
-                return false;
-            v->u = x;
-            v->i = (int8_t)x;
-            break;
-        }
-        case READ_U16: {
-            uint16_t x;
-            if (!gcs_cur_u16(&c, &x))
-                return false;
-            v->u = x;
-            break;
-        }
-        case READ_I16: {
-            uint16_t x;
-            if (!gcs_cur_u16(&c, &x))
-                return false;
-            v->u = x;
-            v->i = (int16_t)x;
-            break;
-        }
-        case READ_U32: {
-            uint32_t x;
-            if (!gcs_cur_u32(&c, &x))
-                return false;
-            v->u = x;
-            break;
-        }
-        case READ_I32: {
-            uint32_t x;
-            if (!gcs_cur_u32(&c, &x))
-                return false;
-            v->u = x;
-            v->i = (int32_t)x;
-            break;
-        }
-        case READ_U64:
-        case READ_I64:
-            if (!gcs_cur_u64(&c, &v->u))
-                return false;
-            v->i = (int64_t)v->u;
-            break;
-        case READ_POINTER:
-            if (!gcs_cur_ptr(&c, ptr, &v->u))
-                return false;
-            break;
-        case READ_UTF16Z: {
-            size_t units;
-            if (!gcs_cur_utf16z(&c, &v->s, &units))
-                return false;
-            v->u = units;
-            break;
-        }
-        }
+    if (n > PROGRAM_MAX_FIELDS || (n > 0 && !fields) || depth > PROGRAM_MAX_DEPTH)
+        return NULL;
+    field_list *l = calloc(1, sizeof *l);
+    field_step *steps = calloc(n ? n : 1, sizeof *steps);
+    size_t at[PROGRAM_MAX_FIELDS + 1];
+    char *keys = list_keys(fields, n, json, top, at);
+    if (!l || !steps || !keys) {
+        free(l);
+        free(steps);
+        free(keys);
+        return NULL;
     }
-    *rest = gcs_cur_left(&c);
-    return true;
+    l->steps = steps;
+    l->n = n;
+    l->keys = keys;
+    l->flat = true;
+    for (uint32_t i = 0; i < n; i++) {
+        const gcs_field *f = &fields[i];
+        field_step *st = &steps[i];
+        st->field = f;
+        st->key = keys + at[i];
+        st->key_len = (uint32_t)(at[i + 1] - at[i]);
+        bool ok;
+        if (f->type == GCS_T_STRUCT)
+            ok = (st->children = list_compile(f->children, f->child_count, json, false,
+                                              depth + 1)) != NULL;
+        else
+            ok = step_kind(f, st);
+        ok = ok && step_count(f, i, steps, st);
+        if (ok && st->show == SHOW_MAPPED && !st->children)
+            ok = (st->memo = calloc(MEMO_SLOTS, sizeof(value_memo))) != NULL;
+        if (!ok) {
+            list_free(l);
+            return NULL;
+        }
+        if (st->children || st->count != COUNT_ONE)
+            l->flat = false;
+    }
+    list_size(l);
+    return l;
+}
+
+/* The program of pl's type, when every field has a step (else none). */
+static void plan_compile(type_plan *pl, bool json)
+{
+    const gcs_event_type *t = pl->type;
+    if (t->field_count > 0)
+        pl->fields = list_compile(t->fields, t->field_count, json, true, 0);
+}
+
+/* Reads one scalar of step st; false when the payload ends first. */
+static GCS_ALWAYS_INLINE bool read_one(const field_step *st, gcs_cursor *c, uint32_t ptr, read_value *v)
+{
+    switch (st->read) {
+    case READ_U8: {
+        uint8_t x;
+        if (!gcs_cur_u8(c, &x))
+            return false;
+        v->u = x;
+        return true;
+    }
+    case READ_I8: {
+        uint8_t x;
+        if (!gcs_cur_u8(c, &x))
+            return false;
+        v->u = x;
+        v->i = (int8_t)x;
+        return true;
+    }
+    case READ_U16: {
+        uint16_t x;
+        if (!gcs_cur_u16(c, &x))
+            return false;
+        v->u = x;
+        return true;
+    }
+    case READ_I16: {
+        uint16_t x;
+        if (!gcs_cur_u16(c, &x))
+            return false;
+        v->u = x;
+        v->i = (int16_t)x;
+        return true;
+    }
+    case READ_U32: {
+        uint32_t x;
+        if (!gcs_cur_u32(c, &x))
+            return false;
+        v->u = x;
+        return true;
+    }
+    case READ_I32: {
+        uint32_t x;
+        if (!gcs_cur_u32(c, &x))
+            return false;
+        v->u = x;
+        v->i = (int32_t)x;
+        return true;
+    }
+    case READ_U64:
+    case READ_I64:
+        /* The peek is one load where the host is little-endian (the
+         * stepping read goes byte by byte). */
+        if (!gcs_cur_peek_u64(c, &v->u))
+            return false;
+        v->i = (int64_t)v->u;
+        return gcs_cur_skip(c, 8);
+    case READ_POINTER:
+        if (ptr == 8)
+            return gcs_cur_peek_u64(c, &v->u) && gcs_cur_skip(c, 8);
+        return gcs_cur_ptr(c, ptr, &v->u);
+    case READ_UTF16Z: {
+        size_t units;
+        if (!gcs_cur_utf16z(c, &v->s, &units))
+            return false;
+        v->u = units;
+        return true;
+    }
+    }
+    return false;
 }
 
 /* A UTF-16 string as the walk converts it (GCS_VALUE_STR_CAP) and
@@ -974,7 +1102,7 @@ static void put_mapped(outbuf *out, const field_step *st, const read_value *v, b
 {
     value_memo *m = &st->memo[v->u & (MEMO_SLOTS - 1)];
     if (m->len && m->value == v->u) {
-        /* program_write made room for MEMO_TEXT + PIECE_PAD */
+        /* put_value's caller made room for MEMO_TEXT + PIECE_PAD */
         copy_piece(out->b + out->n, m->text, m->len);
         out->n += m->len;
         return;
@@ -991,8 +1119,9 @@ static void put_mapped(outbuf *out, const field_step *st, const read_value *v, b
     ob_write(out, buf, tmp.n);
 }
 
-/* Room a step makes before its key and value (a number: 22 bytes with
- * quotes; a remembered mapped value: MEMO_TEXT), with the pieces' pad. */
+/* Room a value and its key take at most beyond the key's length (a
+ * number: 22 bytes with quotes; a remembered mapped value: MEMO_TEXT),
+ * with the pieces' pad. */
 #define STEP_ROOM (MEMO_TEXT + 2 * PIECE_PAD)
 
 /* A UTF-16 string of printable ASCII but '"' and '\\' is its own text
@@ -1018,52 +1147,58 @@ static void put_utf16_string(outbuf *out, const uint8_t *s, size_t units, bool j
     put_utf16(out, s, units, json);
 }
 
-/* Writes the values program_read read, and what ends the line. */
-static void program_write(outbuf *out, const type_plan *pl, const read_value *vals, size_t rest,
-                          bool json)
+/* A step's key, in place. */
+static GCS_ALWAYS_INLINE void put_key(outbuf *out, const field_step *st)
 {
-    for (uint32_t i = 0; i < pl->step_count; i++) {
-        const field_step *st = &pl->steps[i];
-        const read_value *v = &vals[i];
-        if (!ob_room(out, st->key_len + STEP_ROOM)) {
-            ob_write(out, st->key, st->key_len); /* a name longer than the buffer */
-        } else {
-            copy_piece(out->b + out->n, st->key, st->key_len);
-            out->n += st->key_len;
-        }
-        char *w = out->b + out->n;
-        switch (st->show) {
-        case SHOW_DECIMAL:
-            out->n = (size_t)(gcs_put_u64(w, v->u) - out->b);
-            break;
-        case SHOW_SIGNED:
-            out->n = (size_t)(gcs_put_i64(w, v->i) - out->b);
-            break;
-        case SHOW_HEX:
-            if (json) {
-                memcpy(w, "\"0x", 3);
-                w = gcs_put_hex(w + 3, v->u);
-                *w++ = '"';
-            } else {
-                memcpy(w, "0x", 2);
-                w = gcs_put_hex(w + 2, v->u);
-            }
-            out->n = (size_t)(w - out->b);
-            break;
-        case SHOW_BOOL:
-            if (json)
-                ob_str(out, v->u ? "true" : "false");
-            else
-                ob_str(out, v->u ? "True" : "False");
-            break;
-        case SHOW_MAPPED:
-            put_mapped(out, st, v, json);
-            break;
-        case SHOW_STRING:
-            put_utf16_string(out, v->s, (size_t)v->u, json);
-            break;
-        }
+    if (!ob_room(out, st->key_len + STEP_ROOM)) {
+        ob_write(out, st->key, st->key_len); /* a name longer than the buffer */
+        return;
     }
+    copy_piece(out->b + out->n, st->key, st->key_len);
+    out->n += st->key_len;
+}
+
+/* A scalar value as put_scalar writes it; STEP_ROOM bytes of room made. */
+static GCS_ALWAYS_INLINE void put_value(outbuf *out, const field_step *st, const read_value *v, bool json)
+{
+    char *w = out->b + out->n;
+    switch (st->show) {
+    case SHOW_DECIMAL:
+        out->n = (size_t)(gcs_put_u64(w, v->u) - out->b);
+        break;
+    case SHOW_SIGNED:
+        out->n = (size_t)(gcs_put_i64(w, v->i) - out->b);
+        break;
+    case SHOW_HEX:
+        if (json) {
+            memcpy(w, "\"0x", 3);
+            w = gcs_put_hex(w + 3, v->u);
+            *w++ = '"';
+        } else {
+            memcpy(w, "0x", 2);
+            w = gcs_put_hex(w + 2, v->u);
+        }
+        out->n = (size_t)(w - out->b);
+        break;
+    case SHOW_BOOL:
+        if (json)
+            ob_str(out, v->u ? "true" : "false");
+        else
+            ob_str(out, v->u ? "True" : "False");
+        break;
+    case SHOW_MAPPED:
+        put_mapped(out, st, v, json);
+        break;
+    case SHOW_STRING:
+        put_utf16_string(out, v->s, (size_t)v->u, json);
+        break;
+    }
+}
+
+/* What ends a line whose fields fit: the JSON object's braces, trailing
+ * bytes as put_body reports them. */
+static GCS_ALWAYS_INLINE void put_end(outbuf *out, size_t rest, bool json)
+{
     if (rest == 0 && ob_room(out, 3)) {
         if (json) {
             memcpy(out->b + out->n, "}}\n", 3);
@@ -1090,10 +1225,193 @@ static void program_write(outbuf *out, const type_plan *pl, const read_value *va
     }
 }
 
+/* The payload's cursor; false for a pointer size the walk refuses. */
+static bool payload_cursor(const gcs_event *ev, gcs_cursor *c)
+{
+    if (ev->pointer_size != 4 && ev->pointer_size != 8)
+        return false;
+    *c = gcs_cur_make(ev->payload ? (const void *)ev->payload : (const void *)"",
+                      ev->payload_size, 0);
+    return true;
+}
+
+/* A flat list: reads every value, then writes them all; false (nothing
+ * written) when the payload does not fit. */
+static bool run_flat(outbuf *out, const field_list *l, const gcs_event *ev, bool json)
+{
+    gcs_cursor c;
+    read_value vals[PROGRAM_MAX_FIELDS];
+    if (!payload_cursor(ev, &c))
+        return false;
+    if (l->fixed && gcs_cur_left(&c) >= l->fixed_bytes + (size_t)l->fixed_pointers * ev->pointer_size) {
+        /* Every read finds its bytes: read and write in one pass. */
+        for (uint32_t i = 0; i < l->n; i++) {
+            read_value v;
+            (void)read_one(&l->steps[i], &c, ev->pointer_size, &v);
+            put_key(out, &l->steps[i]);
+            put_value(out, &l->steps[i], &v, json);
+        }
+        put_end(out, gcs_cur_left(&c), json);
+        return true;
+    }
+    for (uint32_t i = 0; i < l->n; i++)
+        if (!read_one(&l->steps[i], &c, ev->pointer_size, &vals[i]))
+            return false;
+    for (uint32_t i = 0; i < l->n; i++) {
+        put_key(out, &l->steps[i]);
+        put_value(out, &l->steps[i], &vals[i], json);
+    }
+    put_end(out, gcs_cur_left(&c), json);
+    return true;
+}
+
+static bool run_list(const field_list *l, gcs_cursor *c, uint32_t ptr, outbuf *out, bool json);
+
+/* One value of step st (a scalar, or a struct's fields in braces);
+ * *count: the scalar as a later array's count. out NULL: only read. */
+static bool run_value(const field_step *st, gcs_cursor *c, uint32_t ptr, outbuf *out, bool json,
+                      uint64_t *count)
+{
+    if (st->children) {
+        if (out)
+            ob_char(out, '{');
+        if (!run_list(st->children, c, ptr, out, json))
+            return false;
+        if (out)
+            ob_char(out, '}');
+        return true;
+    }
+    read_value v;
+    if (!read_one(st, c, ptr, &v))
+        return false;
+    *count = v.u; /* the walk's count: the unsigned view */
+    if (out) {
+        (void)ob_room(out, STEP_ROOM); /* always there: the buffer is far larger */
+        put_value(out, st, &v, json);
+    }
+    return true;
+}
+
+/*
+ * A list with arrays or structs, as the walk visits it: run once without
+ * out to check that the payload fits (the walk's checks: the payload's
+ * end, a string's terminator, a count beyond the bytes left after it),
+ * then again writing. False: it does not fit.
+ */
+static bool run_list(const field_list *l, gcs_cursor *c, uint32_t ptr, outbuf *out, bool json)
+{
+    uint64_t ints[PROGRAM_MAX_FIELDS];
+    for (uint32_t i = 0; i < l->n; i++) {
+        const field_step *st = &l->steps[i];
+        if (out)
+            put_key(out, st);
+        if (st->count == COUNT_ONE) {
+            if (!run_value(st, c, ptr, out, json, &ints[i]))
+                return false;
+            continue;
+        }
+        uint64_t n = 0;
+        switch (st->count) {
+        case COUNT_FIXED:
+            n = st->count_arg;
+            break;
+        case COUNT_FIELD:
+            n = ints[st->count_arg];
+            break;
+        case COUNT_U16: {
+            uint16_t x;
+            if (!gcs_cur_u16(c, &x))
+                return false;
+            n = x;
+            break;
+        }
+        case COUNT_VARUINT: {
+            uint32_t x;
+            if (!gcs_cur_varu32(c, &x))
+                return false;
+            n = x;
+            break;
+        }
+        }
+        if (n > gcs_cur_left(c))
+            return false;
+        if (!out) {
+            /* Checking: elements of fixed size fit or not as a whole. */
+            uint32_t bytes = 0, pointers = 0;
+            if (st->children ? st->children->fixed : read_size(st, &bytes, &pointers)) {
+                if (st->children) {
+                    bytes = st->children->fixed_bytes;
+                    pointers = st->children->fixed_pointers;
+                }
+                uint64_t need = n * ((uint64_t)bytes + (uint64_t)pointers * ptr);
+                if (need > gcs_cur_left(c) || !gcs_cur_skip(c, (size_t)need))
+                    return false;
+                continue;
+            }
+        }
+        if (out)
+            ob_char(out, '[');
+        for (uint64_t k = 0; k < n; k++) {
+            if (out && k > 0)
+                ob_char(out, ',');
+            uint64_t ignored;
+            if (!run_value(st, c, ptr, out, json, &ignored))
+                return false;
+        }
+        if (out)
+            ob_char(out, ']');
+    }
+    return true;
+}
+
+/* The fields of ev by pl's program, and the line's end; false (nothing
+ * written) when the payload does not fit. */
+static bool run_program(outbuf *out, const field_list *l, const gcs_event *ev, bool json)
+{
+    if (l->flat)
+        return run_flat(out, l, ev, json);
+    gcs_cursor c;
+    if (!payload_cursor(ev, &c) || !run_list(l, &c, ev->pointer_size, NULL, json))
+        return false;
+    size_t rest = gcs_cur_left(&c);
+    payload_cursor(ev, &c);
+    run_list(l, &c, ev->pointer_size, out, json); /* read before: fits */
+    put_end(out, rest, json);
+    return true;
+}
+
 /* put_start and the type's head, for a printer: in place, with the fast
  * number writers. */
-static void put_start_head(outbuf *out, const gcs_event *ev, const type_plan *pl, bool json)
+/* The process and thread of ev as put_start writes them, at w (48 bytes
+ * of room and PIECE_PAD); returns the end. Remembered per thread. */
+static char *put_ids(gcs_event_printer *p, char *w, const gcs_event *ev)
 {
+    struct ids_memo *m = &p->ids[((ev->tid * 0x9E3779B97F4A7C15ull) >> 56) & (IDS_SLOTS - 1)];
+    if (m->len && m->tid == ev->tid && m->pid == ev->pid)
+        return copy_piece(w, m->text, m->len);
+    char *start = w;
+    if (p->json) {
+        memcpy(w, ",\"pid\":", 7);
+        w = gcs_put_u64(w + 7, ev->pid);
+        memcpy(w, ",\"tid\":", 7);
+        w = gcs_put_u64(w + 7, ev->tid);
+    } else {
+        memcpy(w, "  ", 2);
+        w = gcs_put_u64(w + 2, ev->pid);
+        memcpy(w, "  ", 2);
+        w = gcs_put_u64(w + 2, ev->tid);
+    }
+    m->tid = ev->tid;
+    m->pid = ev->pid;
+    m->len = (uint8_t)(w - start); /* at most 7 + 10 + 7 + 20 */
+    memcpy(m->text, start, m->len);
+    return w;
+}
+
+static void put_start_head(gcs_event_printer *p, const gcs_event *ev, const type_plan *pl)
+{
+    outbuf *out = &p->out;
+    bool json = p->json;
     if (!ob_room(out, 128 + pl->head_len + PIECE_PAD)) {
         put_start(out, ev, json);
         ob_write(out, pl->head, pl->head_len);
@@ -1112,10 +1430,6 @@ static void put_start_head(outbuf *out, const gcs_event *ev, const type_plan *pl
             end = w + len;
         }
         w = end;
-        memcpy(w, ",\"pid\":", 7);
-        w = gcs_put_u64(w + 7, ev->pid);
-        memcpy(w, ",\"tid\":", 7);
-        w = gcs_put_u64(w + 7, ev->tid);
     } else {
         char *end = gcs_put_msec3(w, ev->msec);
         if (!end) {
@@ -1126,11 +1440,8 @@ static void put_start_head(outbuf *out, const gcs_event *ev, const type_plan *pl
             end = w + len;
         }
         w = end;
-        memcpy(w, "  ", 2);
-        w = gcs_put_u64(w + 2, ev->pid);
-        memcpy(w, "  ", 2);
-        w = gcs_put_u64(w + 2, ev->tid);
     }
+    w = put_ids(p, w, ev);
     w = copy_piece(w, pl->head, pl->head_len);
     out->n = (size_t)(w - out->b);
 }
@@ -1168,16 +1479,12 @@ gcs_status gcs_event_printer_put(gcs_event_printer *p, const gcs_event *ev, gcs_
     outbuf *out = &p->out;
     type_plan *pl = plan_of(p, ev->type);
     if (pl) {
-        put_start_head(out, ev, pl, p->json);
+        put_start_head(p, ev, pl);
     } else {
         put_start(out, ev, p->json);
         put_head(out, ev->type, p->json); /* no memory for the plan: made each time */
     }
-    read_value vals[PROGRAM_MAX_FIELDS];
-    size_t rest;
-    if (pl && pl->steps && program_read(pl, ev, vals, &rest))
-        program_write(out, pl, vals, rest, p->json);
-    else
+    if (!pl || !pl->fields || !run_program(out, pl->fields, ev, p->json))
         put_body(out, ev, p->json);
     if (out->failed)
         return GCS_FAIL(err, GCS_ERR_IO, 0, "writing the event failed");

@@ -1,7 +1,8 @@
 /*
  * Harness: the whole pipeline over one input. A memory source feeds
  * gcs_reader_next; every event goes through both event printers (text and
- * JSON), the GC analyzer and the object analysis; then every report format
+ * JSON), one event at a time and through gcs_event_printer (whose lines
+ * must be the same bytes), the GC analyzer and the object analysis; then every report format
  * (GC table/JSON/CSV, objects table/JSON/CSV) is written, with report
  * options (columns, filters, summary only, objects time range and limit)
  * chosen from the input's size so that every variant is reached. While
@@ -36,6 +37,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned variant = (unsigned)(size % 8);
     if (variant & 4)
         gcs_objects_set_time_range(objs, true, 1.0, variant & 1, 500.0);
+    /* Lines of gcs_event_print_text/_json (one) and of the printers
+     * (many), text then JSON. */
+    char *lines[2][2] = {{NULL, NULL}, {NULL, NULL}};
+    size_t line_len[2][2] = {{0, 0}, {0, 0}};
+    FILE *line_out[2][2];
+    for (int k = 0; k < 2; k++)
+        for (int json = 0; json < 2; json++)
+            FUZZ_REQUIRE(line_out[k][json] = open_memstream(&lines[k][json], &line_len[k][json]));
+    gcs_event_printer *printer[2] = {gcs_event_printer_new(line_out[1][0], GCS_PRINT_TEXT),
+                                     gcs_event_printer_new(line_out[1][1], GCS_PRINT_JSON)};
+    FUZZ_REQUIRE(printer[0] && printer[1]);
     static gcs_gc_settled settled[MAX_SETTLED];
     size_t n_settled = 0, n_handed = 0;
     gcs_gc_settled one;
@@ -44,8 +56,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
         gcs_error perr;
         gcs_error_clear(&perr);
-        (void)gcs_event_print_text(out, ev, &perr);
-        (void)gcs_event_print_json(out, ev, &perr);
+        (void)gcs_event_print_text(line_out[0][0], ev, &perr);
+        (void)gcs_event_print_json(line_out[0][1], ev, &perr);
+        (void)gcs_event_printer_put(printer[0], ev, &perr);
+        (void)gcs_event_printer_put(printer[1], ev, &perr);
         if (gcs_gc_analyzer_feed(gc, ev) < 0)
             break;
         while (gcs_gc_analyzer_next_settled(gc, &one))
@@ -55,6 +69,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
     }
     FUZZ_REQUIRE(st != GCS_AGAIN); /* a memory source never waits */
+    for (int json = 0; json < 2; json++) {
+        FUZZ_REQUIRE(gcs_event_printer_flush(printer[json], &err) == GCS_OK);
+        gcs_event_printer_free(printer[json]);
+        fclose(line_out[0][json]);
+        fclose(line_out[1][json]);
+        FUZZ_REQUIRE(line_len[0][json] == line_len[1][json] &&
+                     memcmp(lines[0][json], lines[1][json], line_len[0][json]) == 0);
+        free(lines[0][json]);
+        free(lines[1][json]);
+    }
     const gcs_reader_stats *rs = gcs_reader_get_stats(r);
     gcs_gc_analyzer_set_lost_events(gc, rs->lost_events);
     if (rs->events > 0)
