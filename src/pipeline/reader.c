@@ -243,17 +243,40 @@ static bool wanted(gcs_reader *r, type_entry *te)
     return te->want == WANT_YES;
 }
 
-/* Events are bound to their type in file order, as they arrive (the type
- * a metadata id names at that point), and sorted with the type's index. */
-static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
+/* Sorts an event of type te (bound in file order, as it arrives: the type
+ * its metadata id names at that point) with the type's index. */
+static inline gcs_status add_event(gcs_reader *r, const type_entry *te, const gcs_raw_event *ev,
+                                   gcs_error *err)
 {
-    gcs_reader *r = ctx;
-    type_entry *te = resolve_type(r, ev->metadata_id);
-    if (r->opts.want && !wanted(r, te))
-        return on_event_scan(ctx, ev, err); /* counted, not delivered */
     if (gcs_sorter_add_fast(r->sorter, ev, te->pub.index))
         return GCS_OK;
     return gcs_sorter_add_keyed(r->sorter, ev, te->pub.index, err);
+}
+
+/* on_event's general case: the type not in the cache, or options.want not
+ * asked yet about it. */
+static __attribute__((noinline)) gcs_status on_event_slow(gcs_reader *r, const gcs_raw_event *ev,
+                                                          gcs_error *err)
+{
+    type_entry *te = resolve_type(r, ev->metadata_id);
+    if (r->opts.want && !wanted(r, te))
+        return on_event_scan(r, ev, err); /* counted, not delivered */
+    return add_event(r, te, ev, err);
+}
+
+/* The usual event: its type cached and wanted. Only tail calls: the
+ * callback saves no registers for it. */
+static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
+{
+    gcs_reader *r = ctx;
+    const type_entry *te =
+        (const type_entry *)r->type_cache[ev->metadata_id & (TYPE_CACHE_SIZE - 1)];
+    if (!te || te->pub.metadata_id != ev->metadata_id)
+        return on_event_slow(r, ev, err);
+    if (r->opts.want && te->want != WANT_YES)
+        return te->want == WANT_NO ? on_event_scan(r, ev, err) /* counted, not delivered */
+                                   : on_event_slow(r, ev, err);
+    return add_event(r, te, ev, err);
 }
 
 static gcs_status on_sequence_point(void *ctx, int64_t timestamp, const gcs_seq_entry *entries,
