@@ -614,9 +614,11 @@ static inline type_entry *scan_count(gcs_reader *r, uint32_t metadata_id, const 
 
 static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te);
 
-static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *err)
+/* on_event_scan's general case: the type not cached, another thread than
+ * the last one, or a quick type the container may count from now on. */
+static __attribute__((noinline)) gcs_status on_event_scan_slow(gcs_reader *r,
+                                                               const gcs_raw_event *ev)
 {
-    gcs_reader *r = ctx;
     if (ev->has_sequence)
         gcs_sorter_note_sequence_run(r->sorter, ev->capture_tid, ev->sequence, ev->sequence);
     type_entry *te = scan_count(r, ev->metadata_id, ev->payload, ev->payload_size,
@@ -626,6 +628,34 @@ static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *e
      * checks sizes made with the trace's pointer size). */
     if (te->quick && r->sink.tally && ev->pointer_size == 0)
         tally_take(r, ev->metadata_id, te);
+    return GCS_OK;
+}
+
+/* The fit of a counted event that count_event_quick could not settle. */
+static __attribute__((noinline)) gcs_status scan_fit_rest(gcs_reader *r, const type_entry *te,
+                                                          const gcs_raw_event *ev)
+{
+    count_event_fit(r, te, ev->payload, ev->payload_size, ev->pointer_size);
+    return GCS_OK;
+}
+
+/* Counts an event without delivering it (scanned, or refused by
+ * options.want). The usual one, its type cached and its thread the last
+ * one, with no call (the rest in on_event_scan_slow, scan_fit_rest). */
+static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *err)
+{
+    gcs_reader *r = ctx;
+    type_entry *te = (type_entry *)r->type_cache[ev->metadata_id & (TYPE_CACHE_SIZE - 1)];
+    if (!te || te->pub.metadata_id != ev->metadata_id ||
+        (te->quick && r->sink.tally && ev->pointer_size == 0))
+        return on_event_scan_slow(r, ev);
+    if (ev->has_sequence &&
+        !gcs_sorter_note_sequence_quick(r->sorter, ev->capture_tid, ev->sequence, ev->sequence))
+        return on_event_scan_slow(r, ev); /* nothing done yet */
+    counted_span(r, ev->timestamp, ev->timestamp);
+    r->counted++;
+    if (!count_event_quick(r, te, ev->payload, ev->payload_size, ev->pointer_size))
+        return scan_fit_rest(r, te, ev);
     return GCS_OK;
 }
 
