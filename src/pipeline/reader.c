@@ -243,17 +243,40 @@ static bool wanted(gcs_reader *r, type_entry *te)
     return te->want == WANT_YES;
 }
 
-/* Events are bound to their type in file order, as they arrive (the type
- * a metadata id names at that point), and sorted with the type's index. */
-static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
+/* Sorts an event of type te (bound in file order, as it arrives: the type
+ * its metadata id names at that point) with the type's index. */
+static inline gcs_status add_event(gcs_reader *r, const type_entry *te, const gcs_raw_event *ev,
+                                   gcs_error *err)
 {
-    gcs_reader *r = ctx;
-    type_entry *te = resolve_type(r, ev->metadata_id);
-    if (r->opts.want && !wanted(r, te))
-        return on_event_scan(ctx, ev, err); /* counted, not delivered */
     if (gcs_sorter_add_fast(r->sorter, ev, te->pub.index))
         return GCS_OK;
     return gcs_sorter_add_keyed(r->sorter, ev, te->pub.index, err);
+}
+
+/* on_event's general case: the type not in the cache, or options.want not
+ * asked yet about it. */
+static __attribute__((noinline)) gcs_status on_event_slow(gcs_reader *r, const gcs_raw_event *ev,
+                                                          gcs_error *err)
+{
+    type_entry *te = resolve_type(r, ev->metadata_id);
+    if (r->opts.want && !wanted(r, te))
+        return on_event_scan(r, ev, err); /* counted, not delivered */
+    return add_event(r, te, ev, err);
+}
+
+/* The usual event: its type cached and wanted. Only tail calls: the
+ * callback saves no registers for it. */
+static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
+{
+    gcs_reader *r = ctx;
+    const type_entry *te =
+        (const type_entry *)r->type_cache[ev->metadata_id & (TYPE_CACHE_SIZE - 1)];
+    if (!te || te->pub.metadata_id != ev->metadata_id)
+        return on_event_slow(r, ev, err);
+    if (r->opts.want && te->want != WANT_YES)
+        return te->want == WANT_NO ? on_event_scan(r, ev, err) /* counted, not delivered */
+                                   : on_event_slow(r, ev, err);
+    return add_event(r, te, ev, err);
 }
 
 static gcs_status on_sequence_point(void *ctx, int64_t timestamp, const gcs_seq_entry *entries,
@@ -469,25 +492,62 @@ static inline type_entry *type_at(gcs_reader *r, uint32_t index)
  * not fit its schema. Delivery and scanning share it, so both count alike.
  * pointer_size: the event's own (0: the trace's, which the type's sizes
  * were computed with); another is rare (a 32-bit process in a 64-bit ETW
- * log) and takes the general walk. */
-static inline void count_event(gcs_reader *r, type_entry *te, const uint8_t *payload,
-                               uint32_t size, uint32_t pointer_size)
+ * log) and takes the general walk. This part makes no call: false when the
+ * fit is left to count_event_fit. */
+static inline bool count_event_quick(gcs_reader *r, type_entry *te, const uint8_t *payload,
+                                     uint32_t size, uint32_t pointer_size)
 {
     te->pub.count++;
-    if (!te->pub.known)
+    if (!te->pub.known) {
         r->stats.unknown_events++;
-    else if (__builtin_expect(pointer_size != 0, 0))
+        return true;
+    }
+    if (__builtin_expect(pointer_size != 0, 0))
+        return false;
+    if (te->check == FIT_FIXED) {
+        r->stats.undecodable_events += size < te->fixed_size;
+        return true;
+    }
+    return te->check == FIT_NONE || gcs_fit_string_surely_fits(&te->fit_string, payload, size);
+}
+
+/* The rest of count_event when count_event_quick could not settle the
+ * fit: the compiled check or the walker (another pointer size: always the
+ * walker). */
+static __attribute__((noinline)) void count_event_fit(gcs_reader *r, const type_entry *te,
+                                                      const uint8_t *payload, uint32_t size,
+                                                      uint32_t pointer_size)
+{
+    if (pointer_size != 0)
         r->stats.undecodable_events +=
             te->check != FIT_NONE && !payload_walk_fits(te, payload, size, pointer_size);
-    else if (te->check == FIT_FIXED ? size < te->fixed_size
-                                    : te->check == FIT_OTHER &&
-                                          !gcs_fit_string_surely_fits(&te->fit_string, payload,
-                                                                      size) &&
-                                          !payload_fits_slow(r, te, payload, size))
+    else if (!payload_fits_slow(r, te, payload, size))
         r->stats.undecodable_events++;
 }
 
-static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *data)
+static inline void count_event(gcs_reader *r, type_entry *te, const uint8_t *payload,
+                               uint32_t size, uint32_t pointer_size)
+{
+    if (!count_event_quick(r, te, payload, size, pointer_size))
+        count_event_fit(r, te, payload, size, pointer_size);
+}
+
+/* What deliver leaves to a call: the fit count_event_quick could not
+ * settle, the process name a container gave. */
+static __attribute__((noinline)) gcs_status deliver_rest(gcs_reader *r, const type_entry *te,
+                                                         const gcs_sorted_event *se,
+                                                         const uint8_t *data, bool counted)
+{
+    if (!counted)
+        count_event_fit(r, te, data, se->payload_size, se->pointer_size);
+    if (r->pid_names_n != 0)
+        r->current.process_name = pid_name(r, se->pid);
+    return GCS_OK;
+}
+
+/* Makes the sorted event the current one and counts it. No call in the
+ * usual case (deliver_rest otherwise, a tail call). */
+static inline gcs_status deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *data)
 {
     gcs_event *ev = &r->current;
     type_entry *te = type_at(r, se->key);
@@ -502,8 +562,6 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
     ev->stack_id = se->stack_id;
     ev->payload = data;
     ev->payload_size = se->payload_size;
-    if (__builtin_expect(r->pid_names_n != 0, 0))
-        ev->process_name = pid_name(r, se->pid);
     /* Set only when it changes: almost every trace has one pointer size. */
     uint8_t pointer_code = se->pointer_size;
     if (__builtin_expect(pointer_code != r->current_pointer_code, 0)) {
@@ -519,10 +577,13 @@ static void deliver(gcs_reader *r, const gcs_sorted_event *se, const uint8_t *da
         memset(ev->related_activity_id, 0, 16);
         r->activity_clear = true;
     }
-    count_event(r, te, data, se->payload_size, pointer_code);
     /* The last delivered is the current event (see sync_stats). */
     if (r->delivered++ == 0)
         r->delivered_first = se->timestamp;
+    bool counted = count_event_quick(r, te, data, se->payload_size, pointer_code);
+    if (__builtin_expect(!counted || r->pid_names_n != 0, 0))
+        return deliver_rest(r, te, se, data, counted);
+    return GCS_OK;
 }
 
 /* Counting without delivery (scanned, or refused by options.want): the
@@ -553,9 +614,11 @@ static inline type_entry *scan_count(gcs_reader *r, uint32_t metadata_id, const 
 
 static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te);
 
-static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *err)
+/* on_event_scan's general case: the type not cached, another thread than
+ * the last one, or a quick type the container may count from now on. */
+static __attribute__((noinline)) gcs_status on_event_scan_slow(gcs_reader *r,
+                                                               const gcs_raw_event *ev)
 {
-    gcs_reader *r = ctx;
     if (ev->has_sequence)
         gcs_sorter_note_sequence_run(r->sorter, ev->capture_tid, ev->sequence, ev->sequence);
     type_entry *te = scan_count(r, ev->metadata_id, ev->payload, ev->payload_size,
@@ -566,6 +629,34 @@ static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *e
     if ((te->quick || (te->pub.known && te->fit_string.unit != 0)) && r->sink.tally &&
         ev->pointer_size == 0)
         tally_take(r, ev->metadata_id, te);
+    return GCS_OK;
+}
+
+/* The fit of a counted event that count_event_quick could not settle. */
+static __attribute__((noinline)) gcs_status scan_fit_rest(gcs_reader *r, const type_entry *te,
+                                                          const gcs_raw_event *ev)
+{
+    count_event_fit(r, te, ev->payload, ev->payload_size, ev->pointer_size);
+    return GCS_OK;
+}
+
+/* Counts an event without delivering it (scanned, or refused by
+ * options.want). The usual one, its type cached and its thread the last
+ * one, with no call (the rest in on_event_scan_slow, scan_fit_rest). */
+static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *err)
+{
+    gcs_reader *r = ctx;
+    type_entry *te = (type_entry *)r->type_cache[ev->metadata_id & (TYPE_CACHE_SIZE - 1)];
+    if (!te || te->pub.metadata_id != ev->metadata_id ||
+        (te->quick && r->sink.tally && ev->pointer_size == 0))
+        return on_event_scan_slow(r, ev);
+    if (ev->has_sequence &&
+        !gcs_sorter_note_sequence_quick(r->sorter, ev->capture_tid, ev->sequence, ev->sequence))
+        return on_event_scan_slow(r, ev); /* nothing done yet */
+    counted_span(r, ev->timestamp, ev->timestamp);
+    r->counted++;
+    if (!count_event_quick(r, te, ev->payload, ev->payload_size, ev->pointer_size))
+        return scan_fit_rest(r, te, ev);
     return GCS_OK;
 }
 
@@ -600,22 +691,34 @@ static void end_step(gcs_reader *r)
 static gcs_status reader_step(gcs_reader *r, gcs_error *err);
 static gcs_status step_until_released(gcs_reader *r, gcs_error *err);
 
-gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
+/* gcs_reader_next when nothing released is waiting: steps the container
+ * until an event is released, the input waits, ends or fails. */
+static __attribute__((noinline)) gcs_status next_after_step(gcs_reader *r, const gcs_event **out,
+                                                            gcs_error *err)
 {
     for (;;) {
-        const gcs_sorted_event *se;
-        const uint8_t *data;
-        if (gcs_sorter_pop(r->sorter, &se, &data)) {
-            deliver(r, se, data);
-            *out = &r->current;
-            return GCS_OK;
-        }
         gcs_status st = reader_step(r, err);
         if (st != GCS_OK) {
             *out = NULL;
             return st;
         }
+        const gcs_sorted_event *se;
+        const uint8_t *data;
+        if (gcs_sorter_pop(r->sorter, &se, &data)) {
+            *out = &r->current;
+            return deliver(r, se, data);
+        }
     }
+}
+
+gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
+{
+    const gcs_sorted_event *se;
+    const uint8_t *data;
+    if (__builtin_expect(!gcs_sorter_pop(r->sorter, &se, &data), 0))
+        return next_after_step(r, out, err);
+    *out = &r->current;
+    return deliver(r, se, data);
 }
 
 /* Part of an LTTng CTF trace (perfcollect's .trace.zip): a metadata file

@@ -233,8 +233,8 @@ gcs_status gcs_sorter_add_keyed(gcs_sorter *s, const gcs_raw_event *ev, uint32_t
     return add_slow(s, ev, key, err);
 }
 
-void gcs_sorter_note_sequence_run(gcs_sorter *s, uint64_t capture_tid, uint32_t first,
-                                  uint32_t last)
+void gcs_sorter_note_sequence_run_keyed(gcs_sorter *s, uint64_t capture_tid, uint32_t first,
+                                        uint32_t last)
 {
     note_sequence(s, capture_tid, first);
     if (s->last_thread && s->last_thread->tid == capture_tid)

@@ -233,8 +233,32 @@ static inline bool gcs_sorter_pop(gcs_sorter *s, const gcs_sorted_event **ev,
  * of consecutive events of one thread, first..last with no gap (first ==
  * last for one event). Lost events are counted exactly as gcs_sorter_add
  * would count them, event by event. */
-void gcs_sorter_note_sequence_run(gcs_sorter *s, uint64_t capture_tid, uint32_t first,
-                                  uint32_t last);
+void gcs_sorter_note_sequence_run_keyed(gcs_sorter *s, uint64_t capture_tid, uint32_t first,
+                                        uint32_t last);
+
+/* gcs_sorter_note_sequence_run when the thread is the last one seen (the
+ * usual case: a block is one thread's): true, done; false, nothing done. */
+static inline bool gcs_sorter_note_sequence_quick(gcs_sorter *s, uint64_t capture_tid,
+                                                  uint32_t first, uint32_t last)
+{
+    gcs_sorter_thread *t = s->last_thread;
+    if (!t || t->tid != capture_tid)
+        return false;
+    int32_t gap = (int32_t)(first - (t->last_seq + 1u));
+    if (gap > 0)
+        s->lost += (uint32_t)gap;
+    t->last_seq = last;
+    return true;
+}
+
+/* The same, inline when the thread is the last one seen; else
+ * gcs_sorter_note_sequence_run_keyed. */
+static inline void gcs_sorter_note_sequence_run(gcs_sorter *s, uint64_t capture_tid,
+                                                uint32_t first, uint32_t last)
+{
+    if (!gcs_sorter_note_sequence_quick(s, capture_tid, first, last))
+        gcs_sorter_note_sequence_run_keyed(s, capture_tid, first, last);
+}
 
 uint64_t gcs_sorter_lost_events(const gcs_sorter *s);
 uint64_t gcs_sorter_overflows(const gcs_sorter *s);

@@ -745,6 +745,67 @@ static void test_feed_events(void)
     CHECK_EQ_U64(p->problems.truncated_events, 1);
 }
 
+/* An AllocationTick V2 payload: amount, kind, ClrInstanceID 7, amount64. */
+static void tick_payload(uint8_t out[18], uint32_t kind, uint64_t amount)
+{
+    for (int i = 0; i < 4; i++) {
+        out[i] = (uint8_t)(amount >> (8 * i));
+        out[4 + i] = (uint8_t)(kind >> (8 * i));
+    }
+    out[8] = 7;
+    out[9] = 0;
+    for (int i = 0; i < 8; i++)
+        out[10 + i] = (uint8_t)(amount >> (8 * i));
+}
+
+/* AllocationTicks through gcs_gc_analyzer_feed: each runtime sums its own
+ * (two processes alternating, so the last runtime changes at every tick),
+ * a short payload is counted and adds nothing, and the sums reach the
+ * next GC of their runtime. */
+static void test_feed_ticks(void)
+{
+    fresh();
+    gcs_event_type t_tick = {0};
+    t_tick.provider = "Microsoft-Windows-DotNETRuntime";
+    t_tick.event_id = 10;
+    t_tick.version = 2;
+    uint8_t small[18], large[18], other[18];
+    tick_payload(small, 0, 100000);
+    tick_payload(large, 1, 250000);
+    tick_payload(other, 0, 7000000);
+    gcs_event e;
+    memset(&e, 0, sizeof e);
+    e.type = &t_tick;
+    e.tid = 1;
+    e.pointer_size = 8;
+    e.payload_size = sizeof small;
+    for (int i = 0; i < 3; i++) {
+        e.pid = PID;
+        e.payload = i == 1 ? large : small;
+        e.msec = 1.0 + i;
+        CHECK_EQ_INT(gcs_gc_analyzer_feed(an, &e), GCS_OK);
+        e.pid = PID + 1;
+        e.payload = other;
+        CHECK_EQ_INT(gcs_gc_analyzer_feed(an, &e), GCS_OK);
+    }
+    e.pid = PID;
+    e.payload = large;
+    e.payload_size = 17; /* AllocationAmount64 cut */
+    CHECK_EQ_INT(gcs_gc_analyzer_feed(an, &e), GCS_OK);
+    static const uint64_t s1[5] = {1000000, 2000000, 3000000, 4000000, 500000};
+    static const uint64_t p0[5] = {0};
+    blocking(10, 5, 1, 0, 0, s1, p0);
+    gcs_gc_analyzer_finish(an);
+    CHECK_EQ_U64(gcs_gc_process_count(an), 2);
+    const gcs_gc_process *p = gcs_gc_process_at(an, 0);
+    CHECK(p && p->pid == PID && p->gc_count == 1);
+    if (!p || p->gc_count != 1)
+        return;
+    CHECK_NEAR(p->gcs[0].alloc_tick_mb[0], 0.2, EPS);
+    CHECK_NEAR(p->gcs[0].alloc_tick_mb[1], 0.25, EPS);
+    CHECK_EQ_U64(p->problems.truncated_events, 1);
+}
+
 static uint32_t rnd(uint32_t *seed)
 {
     *seed = *seed * 1103515245u + 12345u;
@@ -813,6 +874,7 @@ int main(void)
     RUN(test_flavour_inferred);
     RUN(test_absurd_history_sizes_saturate);
     RUN(test_feed_events);
+    RUN(test_feed_ticks);
     gcs_gc_analyzer_free(an);
     return check_report("test_gc_analysis");
 }

@@ -575,9 +575,10 @@ static bool feeds_gcstats(gcs_gc_kind kind)
     }
 }
 
-/* An AllocationTick, the most frequent GC event: its amount read without
- * the type name or a record, inlined into gcs_gc_analyzer_feed. */
-static inline gcs_status feed_tick(gcs_gc_analyzer *an, const gcs_event *ev)
+/* An AllocationTick, the general case: a short payload (counted), or
+ * another runtime than the last one. */
+static __attribute__((noinline)) gcs_status feed_tick_slow(gcs_gc_analyzer *an,
+                                                           const gcs_event *ev)
 {
     gcs_gc_alloc_amount a;
     if (gcs_gc_decode_alloc_amount(ev->payload, ev->payload_size, ev->type->version, &a) !=
@@ -585,13 +586,27 @@ static inline gcs_status feed_tick(gcs_gc_analyzer *an, const gcs_event *ev)
         gcs_gc_analyzer_count_truncated(an, ev->pid);
         return GCS_OK;
     }
-    gcs_gc_runtime *rt = an->last_runtime;
-    if (!rt || rt->pid != ev->pid || (a.has_clr_instance_id && rt->clr_instance_id != a.clr_instance_id))
-        rt = runtime_for(an, ev->pid, a.has_clr_instance_id, a.clr_instance_id);
+    gcs_gc_runtime *rt = runtime_for(an, ev->pid, a.has_clr_instance_id, a.clr_instance_id);
     if (!rt) {
         an->failed = GCS_ERR_NOMEM;
         return an->failed;
     }
+    on_alloc_tick(rt, ev->type->version, a.amount, a.kind, a.amount64);
+    return GCS_OK;
+}
+
+/* An AllocationTick, the most frequent GC event: its amount read without
+ * the type name or a record; the usual case (the last runtime's) makes no
+ * call, so gcs_gc_analyzer_feed saves no registers for it. */
+static inline gcs_status feed_tick(gcs_gc_analyzer *an, const gcs_event *ev)
+{
+    gcs_gc_alloc_amount a;
+    gcs_gc_runtime *rt = an->last_runtime;
+    if (gcs_gc_decode_alloc_amount(ev->payload, ev->payload_size, ev->type->version, &a) !=
+            GCS_OK ||
+        !rt || rt->pid != ev->pid ||
+        (a.has_clr_instance_id && rt->clr_instance_id != a.clr_instance_id))
+        return feed_tick_slow(an, ev);
     on_alloc_tick(rt, ev->type->version, a.amount, a.kind, a.amount64);
     return GCS_OK;
 }
@@ -609,6 +624,28 @@ static __attribute__((noinline)) gcs_status feed_decoded(gcs_gc_analyzer *an, co
     return gcs_gc_analyzer_feed_record(an, &ctx, &rec);
 }
 
+/* Feeds an event of a known kind (NONE: one that changes no number). */
+static inline gcs_status feed_kind(gcs_gc_analyzer *an, const gcs_event *ev, gcs_gc_kind kind)
+{
+    if (kind == GCS_GCK_ALLOCATION_TICK)
+        return feed_tick(an, ev);
+    if (kind == GCS_GCK_NONE)
+        return GCS_OK;
+    return feed_decoded(an, ev, kind);
+}
+
+/* An event whose type missed the kinds' cache: its kind found and kept. */
+static __attribute__((noinline)) gcs_status feed_uncached(gcs_gc_analyzer *an,
+                                                          const gcs_event *ev, size_t slot)
+{
+    gcs_gc_kind kind = gcs_gc_kind_cached(&an->kinds, ev->type);
+    if (!feeds_gcstats(kind))
+        kind = GCS_GCK_NONE;
+    an->kind_cache_type[slot] = ev->type;
+    an->kind_cache_kind[slot] = kind;
+    return feed_kind(an, ev, kind);
+}
+
 gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev)
 {
     if (an->failed)
@@ -619,23 +656,11 @@ gcs_status gcs_gc_analyzer_feed(gcs_gc_analyzer *an, const gcs_event *ev)
     /* A direct-mapped cache of kinds by type (by the reader's type index:
      * a trace's first 64 types never share a slot); kinds that change no
      * GCStats number are cached as NONE, so most events stop here
-     * undecoded. */
+     * undecoded. Only tail calls below: the tick's path saves nothing. */
     size_t slot = ev->type->index & (GCS_GC_FAST_KIND_SLOTS - 1);
-    gcs_gc_kind kind;
-    if (an->kind_cache_type[slot] == ev->type) {
-        kind = an->kind_cache_kind[slot];
-    } else {
-        kind = gcs_gc_kind_cached(&an->kinds, ev->type);
-        if (!feeds_gcstats(kind))
-            kind = GCS_GCK_NONE;
-        an->kind_cache_type[slot] = ev->type;
-        an->kind_cache_kind[slot] = kind;
-    }
-    if (kind == GCS_GCK_ALLOCATION_TICK)
-        return feed_tick(an, ev);
-    if (kind == GCS_GCK_NONE)
-        return GCS_OK;
-    return feed_decoded(an, ev, kind);
+    if (an->kind_cache_type[slot] != ev->type)
+        return feed_uncached(an, ev, slot);
+    return feed_kind(an, ev, an->kind_cache_kind[slot]);
 }
 
 bool gcs_gc_wants(void *ctx, const gcs_event_type *type)
