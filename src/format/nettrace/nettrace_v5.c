@@ -271,9 +271,10 @@ static inline bool is_shape(uint64_t head)
 
 /*
  * The innermost loop: rows of the usual 5-byte encoding (COMMON_SHAPE_*)
- * of counted types, entered at such a row (slots has 128 entries at least), one 8-byte peek each.
- * A function of its own so that its dozen live values stay in registers.
- * Stops before the first row it cannot take, leaving it unread.
+ * of plainly counted types, entered at such a row (slots has 128 entries
+ * at least), one 8-byte peek each. A function of its own so that its
+ * dozen live values stay in registers. Stops before the first row it
+ * cannot take, leaving it unread.
  */
 static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tally_slot *slots,
                                                       int64_t *timestamp, tally_acc *acc,
@@ -367,14 +368,15 @@ static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs
 }
 
 /*
- * The innermost loop: simple rows (SIMPLE_ROW_FLAGS) of counted types, one
- * after another, while the longest header fits. A row in the usual 5-byte
- * encoding (COMMON_SHAPE_*; only when slots has an entry for every 7-bit
- * id) is taken from one 8-byte peek; any other simple row, such as the
- * sample profiler's (a new thread id, the rest unchanged), through the
- * varint decoder. A function of its own, its state in locals, so that the
- * dozen live values stay in registers; one loop for both encodings, so a
- * trace that mixes them row by row pays no call per change of encoding.
+ * The counting loop: simple rows (SIMPLE_ROW_FLAGS) of counted types, one
+ * after another, while the longest header fits. A run of rows in the
+ * usual 5-byte encoding (COMMON_SHAPE_*; only when slots has an entry for
+ * every 7-bit id) goes to take_shape_rows, a run of rows that keep the
+ * type and size (the sample profiler's) to take_same_type_rows; any other
+ * simple row is decoded here, its payload looked into when its slot asks
+ * (gcs_tally_takes). Each loop is called only at a row it takes, so a
+ * trace that changes encoding every row pays no empty call. Its state in
+ * locals, so that the live values stay in registers.
  * Returns true at a simple row of a type not counted here: its header read
  * (the cursor at its payload, checked to fit), *other filled and its
  * thread and stack id in *state. Returns false at a row it cannot take,
