@@ -614,6 +614,19 @@ static inline type_entry *scan_count(gcs_reader *r, uint32_t metadata_id, const 
 
 static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te);
 
+/* May the container count this type's rows (tally_take)? Known types of
+ * fixed size, or of one string between fixed fields. */
+static inline bool container_may_count(const type_entry *te)
+{
+    return te->quick || (te->pub.known && te->fit_string.unit != 0);
+}
+
+/* Does the container count rows of this metadata id already? */
+static inline bool tally_taken(const gcs_reader *r, uint32_t id)
+{
+    return id < r->tally.n_slots && r->tally.slots[id].counted != GCS_TALLY_NO;
+}
+
 /* on_event_scan's general case: the type not cached, another thread than
  * the last one, or a quick type the container may count from now on. */
 static __attribute__((noinline)) gcs_status on_event_scan_slow(gcs_reader *r,
@@ -626,8 +639,8 @@ static __attribute__((noinline)) gcs_status on_event_scan_slow(gcs_reader *r,
     /* Later rows of a quick type the container may count itself (a
      * placeholder or the unresolvable type is never quick; the container
      * checks sizes made with the trace's pointer size). */
-    if ((te->quick || (te->pub.known && te->fit_string.unit != 0)) && r->sink.tally &&
-        ev->pointer_size == 0)
+    if (container_may_count(te) && r->sink.tally && ev->pointer_size == 0 &&
+        !tally_taken(r, ev->metadata_id))
         tally_take(r, ev->metadata_id, te);
     return GCS_OK;
 }
@@ -648,7 +661,8 @@ static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *e
     gcs_reader *r = ctx;
     type_entry *te = (type_entry *)r->type_cache[ev->metadata_id & (TYPE_CACHE_SIZE - 1)];
     if (!te || te->pub.metadata_id != ev->metadata_id ||
-        (te->quick && r->sink.tally && ev->pointer_size == 0))
+        (container_may_count(te) && r->sink.tally && ev->pointer_size == 0 &&
+         !tally_taken(r, ev->metadata_id)))
         return on_event_scan_slow(r, ev);
     if (ev->has_sequence &&
         !gcs_sorter_note_sequence_quick(r->sorter, ev->capture_tid, ev->sequence, ev->sequence))
