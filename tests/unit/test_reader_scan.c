@@ -10,6 +10,8 @@
  */
 #include "check.h"
 #include "copy_source.h"
+#include "format/eventpipe_metadata.h"
+#include "trace_builder.h"
 
 #include "gcscope.h"
 
@@ -37,6 +39,11 @@ typedef struct tally {
     gcs_reader_stats stats;
     size_t n_types;
     uint64_t type_count[MAX_TYPES];
+    /* Of the delivered events GC analysis wants: how many, and a sum of
+     * hashes of their headers and payloads (any order). A header field
+     * the container left stale after rows it counted (a thread id, a
+     * stack id, a time) changes it. */
+    uint64_t gc_events, gc_hash;
 } tally;
 
 /* Events delivered per type, counted by the test itself. */
@@ -57,6 +64,26 @@ static void count_delivered(delivered_counts *d, const gcs_event_type *t)
         d->type[d->n] = t;
         d->count[d->n++] = 1;
     }
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t event_hash(const gcs_event *ev)
+{
+    uint64_t h = mix(0, (uint64_t)ev->timestamp);
+    h = mix(h, ev->pid);
+    h = mix(h, ev->tid);
+    h = mix(h, ev->capture_tid);
+    h = mix(h, ev->sequence);
+    h = mix(h, ev->stack_id);
+    h = mix(h, ev->payload_size);
+    for (uint32_t i = 0; i < ev->payload_size; i++)
+        h = mix(h, ev->payload[i]);
+    return h;
 }
 
 /* Reads `first` events with gcs_reader_next (all when first is SIZE_MAX),
@@ -89,6 +116,10 @@ static void read_trace(const unsigned char *data, size_t size, size_t first, boo
             break;
         delivered++;
         count_delivered(&seen, ev->type);
+        if (gcs_gc_wants(NULL, ev->type)) {
+            t->gc_events++;
+            t->gc_hash += event_hash(ev);
+        }
         /* A type's index is its place in gcs_reader_event_type's list. */
         CHECK(gcs_reader_event_type(r, ev->type->index) == ev->type);
         if (gc_only)
@@ -169,13 +200,133 @@ static void test_scan_counts_what_next_delivers(void)
         check_same(traces[i], "scan of a source that says AGAIN", &read, &slow);
         read_trace(data, size, SIZE_MAX, false, &gc_only, true);
         check_same(traces[i], "only GC analysis events delivered", &read, &gc_only);
+        /* The same GC events, header and payload, whatever the container
+         * counted around them. */
+        CHECK_EQ_U64(gc_only.gc_events, read.gc_events);
+        CHECK_EQ_U64(gc_only.gc_hash, read.gc_hash);
         free(data);
     }
     CHECK(seen >= 10); /* the committed fixtures at least */
 }
 
+/* A metadata row defining `id` as Synth/EVENT_ID with one UInt32 field. */
+static void synth_metadata_row(bb *body, uint32_t id, uint32_t event_id)
+{
+    bb meta = {0};
+    bb_u32(&meta, id);
+    bb_utf16z(&meta, "Synth");
+    bb_u32(&meta, event_id);
+    bb_utf16z(&meta, event_id == 1 ? "Tick" : "Wanted");
+    bb_u64(&meta, 0);
+    bb_u32(&meta, 0);
+    bb_u32(&meta, 5);
+    bb_u32(&meta, 1);
+    bb_u32(&meta, GCS_EP_TC_UINT32);
+    bb_utf16z(&meta, "v");
+    const tb_row row = {0, 0, 0, 0, 0, 0, 0, NULL};
+    tb_row_v4(body, &row, meta.data, (uint32_t)meta.len, 0);
+}
+
+/* Rows of Tick (id 1) whose header changes only the thread id, as the
+ * sample profiler writes them. */
+static void thread_only_rows(bb *body, uint64_t first_tid, int n)
+{
+    for (int i = 0; i < n; i++) {
+        bb_u8(body, 4);                            /* thread id only */
+        bb_varu(body, first_tid + (uint64_t)i);    /* 3-byte varints */
+        bb_varu(body, 1 + (uint64_t)(i % 3) * 200); /* 1- and 2-byte deltas */
+        bb_u32(body, (uint32_t)i);
+    }
+}
+
+static bool want_wanted(void *ctx, const gcs_event_type *t)
+{
+    (void)ctx;
+    return t->event_id == 2;
+}
+
+/*
+ * The header fields a row leaves out keep the previous row's values, also
+ * when the container counted that previous row itself: a Wanted row that
+ * omits its thread id, right after a run of thread-only Tick rows that the
+ * container counts (refused by want), is delivered with the thread of the
+ * run's last row, and with the time the run's deltas add up to; the same
+ * as when every row is delivered.
+ */
+static void test_fields_after_counted_runs(void)
+{
+    bb *b = calloc(1, sizeof *b);
+    const tb_trace tr = {{2024, 2, 4, 29, 13, 14, 15, 16}, 5000, 1000000, 8, 4242, 16, 1000};
+    tb_nettrace_start(b, &tr);
+    bb *body = calloc(1, sizeof *body);
+    tb_block_header(body, 0);
+    synth_metadata_row(body, 1, 1);
+    synth_metadata_row(body, 2, 2);
+    tb_block_object(b, "MetadataBlock", 2, body);
+
+    memset(body, 0, sizeof *body);
+    tb_block_header(body, 1);
+    /* The first Tick: every field set. */
+    bb_u8(body, 1 | 2 | 4 | 128);
+    bb_varu(body, 1);      /* metadata id */
+    bb_varu(body, 0);      /* sequence delta */
+    bb_varu(body, 7);      /* capture thread */
+    bb_varu(body, 0);      /* processor */
+    bb_varu(body, 99999);  /* thread */
+    bb_varu(body, 10);     /* timestamp delta */
+    bb_varu(body, 4);      /* payload size */
+    bb_u32(body, 0);
+    thread_only_rows(body, 100000, 30);
+    /* Wanted, the thread and size left out. */
+    bb_u8(body, 1);
+    bb_varu(body, 2);
+    bb_varu(body, 5);
+    bb_u32(body, 0xC0FFEE);
+    /* Then more Ticks: the counting loops need room after a row. */
+    bb_u8(body, 1 | 4);
+    bb_varu(body, 1);
+    bb_varu(body, 200000);
+    bb_varu(body, 1);
+    bb_u32(body, 0);
+    thread_only_rows(body, 200001, 30);
+    tb_block_object(b, "EventBlock", 2, body);
+    bb_u8(b, 1); /* NullReference: end of stream */
+
+    uint64_t tid[2] = {0, 0};
+    int64_t ts[2] = {0, 0};
+    int found[2] = {0, 0};
+    for (int mode = 0; mode < 2; mode++) {
+        gcs_error err;
+        gcs_source *src = gcs_source_from_memory(b->data, b->len, &err);
+        gcs_reader_options opts = {.want = mode ? want_wanted : NULL};
+        gcs_reader *r = gcs_reader_new(src, &opts, &err);
+        const gcs_event *ev;
+        gcs_status st;
+        while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+            if (ev->type->event_id == 2) {
+                found[mode]++;
+                tid[mode] = ev->tid;
+                ts[mode] = ev->timestamp;
+            }
+        CHECK_EQ_INT(st, GCS_END);
+        CHECK_EQ_U64(gcs_reader_get_stats(r)->events, 1 + 30 + 1 + 1 + 30);
+        gcs_reader_free(r);
+        gcs_source_free(src);
+    }
+    CHECK_EQ_INT(found[0], 1);
+    CHECK_EQ_INT(found[1], 1);
+    CHECK_EQ_U64(tid[0], 100029);
+    CHECK_EQ_U64(tid[1], 100029);
+    /* 10, then 30 deltas of 1, 201 and 401 in turn, then 5. */
+    CHECK_EQ_U64((uint64_t)ts[0], 10 + 10 * (1 + 201 + 401) + 5);
+    CHECK_EQ_U64((uint64_t)ts[1], (uint64_t)ts[0]);
+    free(body);
+    free(b);
+}
+
 int main(void)
 {
     RUN(test_scan_counts_what_next_delivers);
+    RUN(test_fields_after_counted_runs);
     return check_report("test_reader_scan");
 }
