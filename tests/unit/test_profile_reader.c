@@ -344,6 +344,26 @@ static void test_survivable(void)
     gcs_objects_free(an);
 }
 
+/* A GENERATIONS record of no range, the first of the stream (no array to
+ * copy into yet): no event, no fault (fuzz_scan found memcpy called with
+ * NULL, undefined even for 0 bytes). */
+static void test_empty_generations(void)
+{
+    static bb b;
+    b.len = 0;
+    header(&b, GCS_PROFILE_VERSION, 8);
+    gc_start(&b, 5000100, 1, 0);
+    bb_u8(&b, GCS_PROFILE_GENERATIONS);
+    bb_u32(&b, 0);
+    gc_end(&b, 5000200, 1);
+    exit_rec(&b, 5000300);
+    size_t n;
+    uint64_t anomalies;
+    CHECK_EQ_INT(read_all(&b, b.len, &n, &anomalies, NULL), GCS_END);
+    CHECK_EQ_U64(n, 2); /* GC/Start, GC/Stop */
+    CHECK_EQ_U64(anomalies, 0);
+}
+
 int main(void)
 {
     RUN(test_events);
@@ -351,5 +371,6 @@ int main(void)
     RUN(test_truncated);
     RUN(test_refused);
     RUN(test_survivable);
+    RUN(test_empty_generations);
     return check_report("test_profile_reader");
 }

@@ -418,7 +418,8 @@ static gcs_status on_generations(profile_reader *r, gcs_cursor *c, uint64_t at, 
         r->gens = g;
         r->gens_cap = bytes;
     }
-    memcpy(r->gens, elems, bytes);
+    if (bytes) /* an empty record: no array yet, and memcpy wants one */
+        memcpy(r->gens, elems, bytes);
     r->gens_n = count;
     r->gens_next = 0;
     r->gens_at = at;
