@@ -341,6 +341,26 @@ static inline bool gcs_cur_skip_utf16z(gcs_cursor *c)
 }
 
 /*
+ * The next `size` bytes hold `before` fixed bytes, a string of `unit`-byte
+ * units (1 or 2) ended by a zero unit, and `after` fixed bytes: true when
+ * the unit just before the trailing fixed bytes, a whole number of units
+ * after the leading ones, is zero. The first terminator is then at or
+ * before it: the string surely ends inside. False says nothing (a string
+ * followed by more bytes needs the scan). AllocationTick and every event
+ * that names a type or a method are of this shape; the container's
+ * counting and the reader's fit check both ask it per event.
+ */
+static inline bool gcs_cur_string_surely_ends(const gcs_cursor *c, uint32_t size, uint32_t before,
+                                              uint32_t unit, uint32_t after)
+{
+    if (unit == 0 || size > gcs_cur_left(c) || (uint64_t)before + unit + after > size)
+        return false;
+    uint32_t last = size - after - unit;
+    /* unit is 1 or 2: a whole number of units is an even offset for 2 */
+    return ((last - before) & (unit - 1)) == 0 && c->p[last] == 0 && c->p[last + unit - 1] == 0;
+}
+
+/*
  * Steps over a UTF-16LE string terminated by a 0x0000 unit (terminator
  * included). *units gets the number of code units before the terminator.
  */

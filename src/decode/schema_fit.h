@@ -16,6 +16,7 @@
 #define GCS_DECODE_SCHEMA_FIT_H
 
 #include "base/buf.h"
+#include "base/cursor.h"
 #include "gcscope/reader.h"
 
 typedef struct gcs_fit_prog gcs_fit_prog;
@@ -54,13 +55,8 @@ gcs_fit_string_shape gcs_fit_string_shape_of(const gcs_fit_prog *prog);
 static inline bool gcs_fit_string_surely_fits(const gcs_fit_string_shape *shape,
                                               const uint8_t *payload, uint32_t size)
 {
-    uint32_t unit = shape->unit;
-    if (unit == 0 || (uint64_t)shape->before + unit + shape->after > size)
-        return false;
-    uint32_t last = size - shape->after - unit;
-    /* unit is 1 or 2: a whole number of units is an even offset for 2 */
-    return ((last - shape->before) & (unit - 1)) == 0 && payload[last] == 0 &&
-           payload[last + unit - 1] == 0;
+    const gcs_cursor c = gcs_cur_make(payload, size, 0);
+    return gcs_cur_string_surely_ends(&c, size, shape->before, shape->unit, shape->after);
 }
 
 #endif

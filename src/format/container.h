@@ -105,16 +105,7 @@ static inline bool gcs_tally_takes(const gcs_tally_slot *s, const gcs_cursor *pa
 {
     if (s->counted != GCS_TALLY_ZERO_TAIL)
         return s->counted != GCS_TALLY_NO;
-    uint32_t unit = s->zero_unit;
-    if ((uint64_t)s->zero_before + unit + s->zero_after > size)
-        return false;
-    uint32_t last = size - s->zero_after - unit;
-    if ((last - s->zero_before) % unit != 0)
-        return false;
-    gcs_cursor c = *payload;
-    uint8_t lo, hi = 0;
-    return gcs_cur_skip(&c, last) && gcs_cur_u8(&c, &lo) && lo == 0 &&
-           (unit == 1 || (gcs_cur_u8(&c, &hi) && hi == 0));
+    return gcs_cur_string_surely_ends(payload, size, s->zero_before, s->zero_unit, s->zero_after);
 }
 
 typedef struct gcs_tally {

@@ -180,6 +180,10 @@ static gcs_status read_uncompressed_row(gcs_cursor *c, row_state *rs, uint64_t *
  * change. */
 #define SIMPLE_ROW_FLAGS (CF_METADATA_ID | CF_THREAD_ID | CF_STACK_ID | CF_DATA_LENGTH)
 
+/* Simple rows that keep the previous row's type and size: runs of them
+ * (the sample profiler's) go to take_same_type_rows. */
+#define SAME_TYPE_ROW_FLAGS (CF_THREAD_ID | CF_STACK_ID)
+
 /* The usual encoding of a common row (little-endian bytes): the flags, a
  * 1-byte metadata id, a 2-byte timestamp delta, a 1-byte size. The mask
  * keeps the flags byte and each byte's continuation bit. */
@@ -336,7 +340,7 @@ static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs
     uint32_t stack_id = state->stack_id;
     uint64_t head;
     while (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head) &&
-           ((uint8_t)head & ~(CF_THREAD_ID | CF_STACK_ID)) == 0) {
+           ((uint8_t)head & ~SAME_TYPE_ROW_FLAGS) == 0) {
         const gcs_cursor row = c;
         const uint8_t flags = (uint8_t)head;
         uint64_t row_tid = tid, delta_ts;
@@ -418,7 +422,7 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
         const uint8_t flags = (uint8_t)head;
         if ((flags & ~SIMPLE_ROW_FLAGS) != 0)
             break;
-        if ((flags & ~(CF_THREAD_ID | CF_STACK_ID)) == 0 && s.metadata_id != 0 &&
+        if ((flags & ~SAME_TYPE_ROW_FLAGS) == 0 && s.metadata_id != 0 &&
             s.metadata_id < n_slots && slots[s.metadata_id].counted == GCS_TALLY_PLAIN &&
             s.size <= GCS_MAX_PAYLOAD_SIZE) {
             const uint64_t taken = a.taken;
