@@ -41,10 +41,6 @@ typedef struct class_slot {
     int32_t blob_member;       /* index of "__data__" in the payload, or -1 */
 } class_slot;
 
-/* Room kept for a procname (LTTng writes 16 or 17 bytes; longer ones are
- * cut, a name past this would be a hostile trace's). */
-#define CTF_PROCNAME_CAP 64
-
 typedef struct ctf_container {
     gcs_container base;
     bt_graph *graph;
@@ -65,13 +61,7 @@ typedef struct ctf_container {
     gcs_error deferred;
     int64_t last_timestamp;
     uint64_t events;
-    /* The procname last reported for each pid (LTTng's comm: at most 16
-     * bytes), so that the sink hears of a name only when it changes. */
-    struct ctf_pid_name {
-        uint32_t pid;
-        char name[CTF_PROCNAME_CAP];
-    } *names;
-    size_t names_n, names_cap, names_hit;
+    gcs_ctf_names names;
 } ctf_container;
 
 static class_slot *class_find(ctf_container *c, const bt_event_class *cls)
@@ -100,44 +90,13 @@ static bool class_grow(ctf_container *c)
     return true;
 }
 
-static const char *arena_str(gcs_arena *a, const char *s)
-{
-    return gcs_arena_strndup(a, s, strlen(s));
-}
-
 /* The metadata row of an event class seen for the first time. */
 static gcs_status define_class(ctf_container *c, class_slot *slot, const bt_event_class *cls,
                                const bt_field *payload, gcs_error *err)
 {
-    const gcs_sink *sink = c->base.sink;
     const char *full = bt_event_class_get_name(cls);
-    if (!full)
-        full = "";
-    char sym[256];
-    const char *provider;
-    uint32_t version;
-    bool runtime;
-    gcs_meta_def def;
-    memset(&def, 0, sizeof def);
-    def.metadata_id = (uint32_t)c->classes + 1;
-    if (gcs_ctf_split_name(full, &provider, sym, sizeof sym, &version, &runtime)) {
-        if (!provider) { /* another provider: "lttng_ust_statedump:start" */
-            size_t plen = (size_t)(strchr(full, ':') - full);
-            provider = gcs_arena_strndup(sink->meta_arena, full, plen);
-        }
-        def.provider = provider;
-        def.event_name = arena_str(sink->meta_arena, sym);
-        def.version = version;
-        def.id_from_name = runtime;
-    } else { /* kernel events have no provider part: "sched_switch" */
-        def.provider = "";
-        def.event_name = arena_str(sink->meta_arena, full);
-    }
-    if (!def.provider || !def.event_name)
-        return GCS_FAIL(err, GCS_ERR_LIMIT, c->events, "CTF metadata exceeds the metadata cap");
-    def.has_opcode = !runtime; /* names of other events are not Start/Stop guesses */
     slot->cls = cls;
-    slot->metadata_id = def.metadata_id;
+    slot->metadata_id = (uint32_t)c->classes + 1;
     slot->blob_member = -1;
     if (payload) {
         const bt_field_class *fc = bt_field_borrow_class_const(payload);
@@ -150,7 +109,7 @@ static gcs_status define_class(ctf_container *c, class_slot *slot, const bt_even
         }
     }
     c->classes++;
-    return sink->metadata(sink->ctx, &def, err);
+    return gcs_ctf_define_class(c->base.sink, full ? full : "", slot->metadata_id, c->events, err);
 }
 
 static gcs_status put_le(gcs_buf *b, uint64_t v, unsigned bytes)
@@ -251,88 +210,30 @@ static uint64_t context_int(const bt_field *ctx, const char *name)
     return 0;
 }
 
-/* Tells the sink the procname of pid (from the event context), when it
- * is not blank and differs from the one told last for pid. TraceEvent's
- * CtfTraceEventSource names a process likewise: the last non-blank
- * procname its events carried. */
+/* Tells the sink the procname of pid from the event context. */
 static void report_procname(ctf_container *c, const gcs_sink *sink, const bt_field *ectx,
                             uint32_t pid)
 {
     const bt_field *f = ectx ? bt_field_structure_borrow_member_field_by_name_const(ectx, "procname")
                              : NULL;
-    /* pid 0: no vpid in the context (the kernel trace's events). */
-    if (!f || pid == 0 || !sink->process_name ||
-        bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
+    if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
         return;
     const char *name = bt_field_string_get_value(f);
-    bool blank = true;
-    for (const char *p = name; *p && blank; p++)
-        blank = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
-    if (blank)
-        return;
-    struct ctf_pid_name *e = c->names_hit < c->names_n && c->names[c->names_hit].pid == pid
-                                 ? &c->names[c->names_hit]
-                                 : NULL;
-    for (size_t i = 0; !e && i < c->names_n; i++)
-        if (c->names[i].pid == pid)
-            e = &c->names[c->names_hit = i];
-    if (e && strncmp(e->name, name, CTF_PROCNAME_CAP - 1) == 0)
-        return;
-    if (!e) {
-        if (c->names_n == c->names_cap) {
-            size_t cap = c->names_cap ? 2 * c->names_cap : 16;
-            struct ctf_pid_name *v = realloc(c->names, cap * sizeof *v);
-            if (!v)
-                return; /* the process stays unnamed */
-            c->names = v;
-            c->names_cap = cap;
-        }
-        c->names_hit = c->names_n;
-        e = &c->names[c->names_n++];
-        e->pid = pid;
-    }
-    snprintf(e->name, sizeof e->name, "%s", name);
-    sink->process_name(sink->ctx, pid, e->name);
+    gcs_ctf_names_report(&c->names, sink, pid, name, strlen(name));
 }
 
 /* The header facts, from the first event's clock. */
 static gcs_status send_info(ctf_container *c, const bt_clock_snapshot *cs, gcs_error *err)
 {
-    gcs_trace_info info;
-    memset(&info, 0, sizeof info);
-    info.format = GCS_FORMAT_CTF;
-    info.format_version = 1;
-    info.format_minor = 8;
-    info.pointer_size = 8;
-    if (cs) {
-        const bt_clock_class *cc = bt_clock_snapshot_borrow_clock_class_const(cs);
-        uint64_t freq = bt_clock_class_get_frequency(cc);
-        int64_t off_s;
-        uint64_t off_cycles;
-        bt_clock_class_get_offset(cc, &off_s, &off_cycles);
-        uint64_t value = bt_clock_snapshot_get_value(cs);
-        info.clock_frequency = freq > INT64_MAX ? INT64_MAX : (int64_t)freq;
-        info.start_ticks = (int64_t)value;
-        if (freq > 0) {
-            /* Seconds since the epoch, split to avoid overflow. */
-            uint64_t cyc = off_cycles + value;
-            int64_t secs = off_s + (int64_t)(cyc / freq);
-            uint64_t rem = cyc % freq;
-            time_t tt = (time_t)secs;
-            struct tm tm;
-            if (gmtime_r(&tt, &tm)) {
-                info.start_year = tm.tm_year + 1900;
-                info.start_month = tm.tm_mon + 1;
-                info.start_day = tm.tm_mday;
-                info.start_hour = tm.tm_hour;
-                info.start_minute = tm.tm_min;
-                info.start_second = tm.tm_sec;
-                info.start_millisecond = (int)((double)rem * 1000.0 / (double)freq);
-            }
-        }
-    }
     c->info_sent = true;
-    return c->base.sink->trace(c->base.sink->ctx, &info, err);
+    if (!cs)
+        return gcs_ctf_send_info(c->base.sink, false, 0, 0, 0, 0, err);
+    const bt_clock_class *cc = bt_clock_snapshot_borrow_clock_class_const(cs);
+    int64_t off_s;
+    uint64_t off_cycles;
+    bt_clock_class_get_offset(cc, &off_s, &off_cycles);
+    return gcs_ctf_send_info(c->base.sink, true, bt_clock_class_get_frequency(cc), off_s,
+                             off_cycles, bt_clock_snapshot_get_value(cs), err);
 }
 
 static gcs_status on_event_message(ctf_container *c, const bt_message *msg, gcs_error *err)
@@ -503,7 +404,7 @@ static void ctf_destroy(gcs_container *base)
     bt_graph_put_ref(c->graph);
     gcs_buf_free(&c->payload);
     free(c->slots);
-    free(c->names);
+    gcs_ctf_names_free(&c->names);
     if (c->tmp_dir) {
         gcs_ctf_remove_tree(c->tmp_dir);
         free(c->tmp_dir);

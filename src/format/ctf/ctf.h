@@ -69,4 +69,43 @@ gcs_status gcs_ctf_append_utf16z(gcs_buf *b, const uint8_t *s, size_t n);
 gcs_status gcs_ctf_check_metadata(const uint8_t *data, size_t size, const char *name,
                                   gcs_error *err);
 
+/* The metadata row of the LTTng event class named `full`
+ * ("DotNETRuntime:GCStart_V2", "sched_switch"), reported to the sink:
+ * runtime events carry symbol and version for the decoder to find the
+ * manifest id (gcs_meta_def.id_from_name). */
+gcs_status gcs_ctf_define_class(const gcs_sink *sink, const char *full, uint32_t metadata_id,
+                                uint64_t offset, gcs_error *err);
+
+/* Room kept for a procname (LTTng writes 16 or 17 bytes; longer ones are
+ * cut, a name past this would be a hostile trace's). */
+#define GCS_CTF_PROCNAME_CAP 64
+
+/* The procname last reported for each pid, so that the sink hears of a
+ * name only when it changes. */
+typedef struct gcs_ctf_names {
+    struct gcs_ctf_pid_name {
+        uint32_t pid;
+        char name[GCS_CTF_PROCNAME_CAP];
+    } *v;
+    size_t n, cap, hit;
+} gcs_ctf_names;
+
+/* Tells the sink the procname of pid (name[0..len), up to a NUL; from the
+ * event context) when it is not blank and differs from the one told last
+ * for pid. TraceEvent's CtfTraceEventSource names a process likewise: the
+ * last non-blank procname its events carried. pid 0 names nothing. */
+void gcs_ctf_names_report(gcs_ctf_names *t, const gcs_sink *sink, uint32_t pid, const char *name,
+                          size_t len);
+void gcs_ctf_names_free(gcs_ctf_names *t);
+
+/* The trace facts, from the first event's clock (has_clock false: none):
+ * frequency, offset from the epoch (seconds + cycles) and raw value. */
+gcs_status gcs_ctf_send_info(const gcs_sink *sink, bool has_clock, uint64_t freq, int64_t off_s,
+                             uint64_t off_cycles, uint64_t value, gcs_error *err);
+
+/* gcs_ctf_check_metadata, and the TSDL text (the packets' contents joined,
+ * or the plain text file) appended to `text`. */
+gcs_status gcs_ctf_metadata_text(const uint8_t *data, size_t size, const char *name,
+                                 gcs_buf *text, gcs_error *err);
+
 #endif

@@ -18,6 +18,14 @@ gcs_status gcs_ctf_open_traces(gcs_stream *s, const gcs_sink *sink, char *const 
                                size_t n, char *tmp_dir, const gcs_error *deferred,
                                gcs_container **out, gcs_error *err);
 
+/* The same without babeltrace2 (ctf_native.c): our own reader of the
+ * traces LTTng writes. GCS_ERR_UNSUPPORTED when a trace's metadata is
+ * beyond the TSDL subset it reads (then babeltrace2 may). A stream file
+ * cut inside a packet is read up to its last whole packet and reported at
+ * the end. On success it takes tmp_dir (may be NULL). */
+gcs_status gcs_ctf_native_open(gcs_stream *s, const gcs_sink *sink, char *const *inputs,
+                               size_t n, char *tmp_dir, gcs_container **out, gcs_error *err);
+
 /* Removes the folder tree at path (an extracted zip). */
 void gcs_ctf_remove_tree(const char *path);
 

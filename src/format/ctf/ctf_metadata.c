@@ -159,8 +159,8 @@ static uint32_t swap32(uint32_t v)
  * the first packet's, which every packet repeats. *content_end: where its
  * contents end (the text ends there if it is the last packet). */
 static gcs_status check_packet(gcs_cursor *c, size_t size, bool big, const uint8_t *uuid,
-                               tsdl_scan *t, uint64_t *content_end, const char *name,
-                               gcs_error *err)
+                               tsdl_scan *t, uint64_t *content_end, gcs_buf *joined,
+                               const char *name, gcs_error *err)
 {
     uint64_t at = gcs_cur_offset(c);
     gcs_cursor h;
@@ -217,11 +217,18 @@ static gcs_status check_packet(gcs_cursor *c, size_t size, bool big, const uint8
     gcs_cur_sub(c, content, &text);
     gcs_cur_skip(c, padding);
     *content_end = gcs_cur_offset(&text) + content;
+    if (joined) {
+        gcs_cursor copy = text;
+        const uint8_t *bytes;
+        if (gcs_cur_bytes(&copy, content, &bytes) && gcs_buf_append(joined, bytes, content) != GCS_OK)
+            return GCS_FAIL(err, GCS_ERR_NOMEM, at, "metadata file %s: out of memory", name);
+    }
     return tsdl_feed(t, &text, name, err);
 }
 
-gcs_status gcs_ctf_check_metadata(const uint8_t *data, size_t size, const char *name,
-                                  gcs_error *err)
+/* The check, joining the text into `joined` when not NULL. */
+static gcs_status check_and_join(const uint8_t *data, size_t size, const char *name,
+                                 gcs_buf *joined, gcs_error *err)
 {
     static const char text_signature[] = "/* CTF";
     gcs_cursor c = gcs_cur_make(data, size, 0);
@@ -243,7 +250,7 @@ gcs_status gcs_ctf_check_metadata(const uint8_t *data, size_t size, const char *
         const uint8_t *uuid = NULL;
         while (st == GCS_OK && gcs_cur_left(&c) > 0) {
             gcs_cursor first = c;
-            st = check_packet(&c, size, big, uuid, t, &text_end, name, err);
+            st = check_packet(&c, size, big, uuid, t, &text_end, joined, name, err);
             if (!uuid && st == GCS_OK) {
                 gcs_cur_skip(&first, 4);
                 gcs_cur_bytes(&first, 16, &uuid);
@@ -258,11 +265,27 @@ gcs_status gcs_ctf_check_metadata(const uint8_t *data, size_t size, const char *
                              "metadata file %s: neither packetized (magic 0x%08X) nor text "
                              "starting \"%s\"",
                              name, CTF_METADATA_MAGIC, text_signature);
-        else
-            st = tsdl_feed(t, &c, name, err);
+        else {
+            if (joined && gcs_buf_append(joined, data, size) != GCS_OK)
+                st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "metadata file %s: out of memory", name);
+            if (st == GCS_OK)
+                st = tsdl_feed(t, &c, name, err);
+        }
     }
     if (st == GCS_OK)
         st = tsdl_end(t, text_end, name, err);
     free(t);
     return st;
+}
+
+gcs_status gcs_ctf_check_metadata(const uint8_t *data, size_t size, const char *name,
+                                  gcs_error *err)
+{
+    return check_and_join(data, size, name, NULL, err);
+}
+
+gcs_status gcs_ctf_metadata_text(const uint8_t *data, size_t size, const char *name,
+                                 gcs_buf *text, gcs_error *err)
+{
+    return check_and_join(data, size, name, text, err);
 }

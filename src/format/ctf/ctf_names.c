@@ -6,7 +6,11 @@
 #include "format/ctf/ctf.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "base/error.h"
 
 /* LTTng provider prefix -> the runtime's ETW provider. */
 static const struct {
@@ -120,4 +124,113 @@ gcs_status gcs_ctf_append_utf16z(gcs_buf *b, const uint8_t *s, size_t n)
     *out++ = 0;
     b->len = (size_t)(out - b->data);
     return GCS_OK;
+}
+
+gcs_status gcs_ctf_define_class(const gcs_sink *sink, const char *full, uint32_t metadata_id,
+                                uint64_t offset, gcs_error *err)
+{
+    char sym[256];
+    const char *provider;
+    uint32_t version;
+    bool runtime;
+    gcs_meta_def def;
+    memset(&def, 0, sizeof def);
+    def.metadata_id = metadata_id;
+    if (gcs_ctf_split_name(full, &provider, sym, sizeof sym, &version, &runtime)) {
+        if (!provider) { /* another provider: "lttng_ust_statedump:start" */
+            size_t plen = (size_t)(strchr(full, ':') - full);
+            provider = gcs_arena_strndup(sink->meta_arena, full, plen);
+        }
+        def.provider = provider;
+        def.event_name = gcs_arena_strndup(sink->meta_arena, sym, strlen(sym));
+        def.version = version;
+        def.id_from_name = runtime;
+    } else { /* kernel events have no provider part: "sched_switch" */
+        def.provider = "";
+        def.event_name = gcs_arena_strndup(sink->meta_arena, full, strlen(full));
+    }
+    if (!def.provider || !def.event_name)
+        return GCS_FAIL(err, GCS_ERR_LIMIT, offset, "CTF metadata exceeds the metadata cap");
+    def.has_opcode = !runtime; /* names of other events are not Start/Stop guesses */
+    return sink->metadata(sink->ctx, &def, err);
+}
+
+void gcs_ctf_names_report(gcs_ctf_names *t, const gcs_sink *sink, uint32_t pid, const char *name,
+                          size_t len)
+{
+    /* pid 0: no vpid in the context (the kernel trace's events). */
+    if (pid == 0 || !sink->process_name)
+        return;
+    size_t n = 0;
+    while (n < len && name[n])
+        n++;
+    bool blank = true;
+    for (size_t i = 0; i < n && blank; i++)
+        blank = name[i] == ' ' || name[i] == '\t' || name[i] == '\n' || name[i] == '\r';
+    if (blank)
+        return;
+    if (n > GCS_CTF_PROCNAME_CAP - 1)
+        n = GCS_CTF_PROCNAME_CAP - 1;
+    struct gcs_ctf_pid_name *e =
+        t->hit < t->n && t->v[t->hit].pid == pid ? &t->v[t->hit] : NULL;
+    for (size_t i = 0; !e && i < t->n; i++)
+        if (t->v[i].pid == pid)
+            e = &t->v[t->hit = i];
+    if (e && strlen(e->name) == n && memcmp(e->name, name, n) == 0)
+        return;
+    if (!e) {
+        if (t->n == t->cap) {
+            size_t cap = t->cap ? 2 * t->cap : 16;
+            struct gcs_ctf_pid_name *v = realloc(t->v, cap * sizeof *v);
+            if (!v)
+                return; /* the process stays unnamed */
+            t->v = v;
+            t->cap = cap;
+        }
+        t->hit = t->n;
+        e = &t->v[t->n++];
+        e->pid = pid;
+    }
+    memcpy(e->name, name, n);
+    e->name[n] = 0;
+    sink->process_name(sink->ctx, pid, e->name);
+}
+
+void gcs_ctf_names_free(gcs_ctf_names *t)
+{
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
+gcs_status gcs_ctf_send_info(const gcs_sink *sink, bool has_clock, uint64_t freq, int64_t off_s,
+                             uint64_t off_cycles, uint64_t value, gcs_error *err)
+{
+    gcs_trace_info info;
+    memset(&info, 0, sizeof info);
+    info.format = GCS_FORMAT_CTF;
+    info.format_version = 1;
+    info.format_minor = 8;
+    info.pointer_size = 8;
+    if (has_clock) {
+        info.clock_frequency = freq > INT64_MAX ? INT64_MAX : (int64_t)freq;
+        info.start_ticks = (int64_t)value;
+        if (freq > 0) {
+            /* Seconds since the epoch, split to avoid overflow. */
+            uint64_t cyc = off_cycles + value;
+            int64_t secs = off_s + (int64_t)(cyc / freq);
+            uint64_t rem = cyc % freq;
+            time_t tt = (time_t)secs;
+            struct tm tm;
+            if (gmtime_r(&tt, &tm)) {
+                info.start_year = tm.tm_year + 1900;
+                info.start_month = tm.tm_mon + 1;
+                info.start_day = tm.tm_mday;
+                info.start_hour = tm.tm_hour;
+                info.start_minute = tm.tm_min;
+                info.start_second = tm.tm_sec;
+                info.start_millisecond = (int)((double)rem * 1000.0 / (double)freq);
+            }
+        }
+    }
+    return sink->trace(sink->ctx, &info, err);
 }

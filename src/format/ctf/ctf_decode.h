@@ -1,0 +1,53 @@
+/*
+ * format/ctf/ctf_decode.h - reads CTF fields from a packet's bytes by the
+ * layouts of ctf_tsdl.h, bit by bit where the layout says so.
+ *
+ * The packet is hostile: every field is checked against the bits left
+ * (`size > end - pos`), sequence lengths against the bits they need,
+ * strings must end inside the packet's content.
+ *
+ * Output (optional) is the runtime's manifest layout, as TraceEvent's
+ * CtfTraceEventSource and our babeltrace2 path rebuild it: integers and
+ * enums little-endian in ceil(size / 8) bytes, floats as their IEEE bytes,
+ * strings (and arrays of text bytes, up to their first NUL) as UTF-16LE
+ * with a terminator, structs and arrays as their members in order. A
+ * variant has no such layout: reading one into an output sets
+ * `unsupported` (the caller drops the payload and counts it).
+ */
+#ifndef GCS_FORMAT_CTF_DECODE_H
+#define GCS_FORMAT_CTF_DECODE_H
+
+#include "format/ctf/ctf_tsdl.h"
+
+typedef struct ctf_decoder {
+    const ctf_meta *meta;
+    uint64_t *regs;        /* meta->n_regs values */
+    const uint8_t *data;   /* the packet's bytes */
+    uint64_t pos, end;     /* in bits from data */
+    uint64_t clock;        /* the stream's clock, rebuilt from its low bits */
+    int32_t clock_index;   /* the clock the last mapped field named, or -1 */
+    bool unsupported;      /* a variant was read into an output */
+    const uint8_t *text;   /* the last string or text array read */
+    size_t text_len;       /* its bytes before the NUL */
+} ctf_decoder;
+
+/* Reads a field of type t at d->pos, appending it to out (NULL: only
+ * skipped). GCS_ERR_TRUNCATED when the field runs past d->end,
+ * GCS_ERR_CORRUPT for a variant tag that selects nothing or a string
+ * without its NUL, GCS_ERR_LIMIT/NOMEM from out. */
+gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out);
+
+/* The same for member m of a struct: writes its registers. */
+gcs_status ctf_read_member(ctf_decoder *d, const ctf_member *m, gcs_buf *out);
+
+/* Moves d->pos to a multiple of align bits; false past the end. */
+static inline bool ctf_align(ctf_decoder *d, uint32_t align)
+{
+    uint64_t p = (d->pos + align - 1) & ~(uint64_t)(align - 1);
+    if (p > d->end)
+        return false;
+    d->pos = p;
+    return true;
+}
+
+#endif

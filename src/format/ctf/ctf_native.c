@@ -1,0 +1,601 @@
+/*
+ * format/ctf/ctf_native.c - the CTF container without babeltrace2: our own
+ * reader of the traces LTTng writes (docs/format-ctf.md, "Our own reader").
+ *
+ * Each trace folder's metadata is parsed by ctf_tsdl.c; each stream file
+ * (every regular file of the folder but "metadata" and dot files) is read
+ * one packet at a time with pread into a buffer of that packet's size:
+ *
+ *   packet   := trace.packet.header  stream.packet.context  event*
+ *   event    := stream.event.header  stream.event.context  event.context  event.fields
+ *
+ * (CTF 1.8 sections 5 and 6.) The packet header's stream_id selects the
+ * stream class; the context's packet_size and content_size (bits) bound the
+ * packet and its events; the header's "id" fields (the last one read wins:
+ * LTTng's compact id, then the extended one) select the event class; the
+ * fields mapped to a clock rebuild the clock's value (timestamp_begin, then
+ * each event's 27- or 64-bit timestamp). Every file keeps its next event
+ * decoded; the container reports the earliest (by nanoseconds from the
+ * clock's origin, so kernel and user-space traces interleave as in
+ * babeltrace2's muxer; ties go to the file listed first), one per step.
+ *
+ * Events are reported as the babeltrace2 path reports them (ctf.c): same
+ * metadata rows in order of first appearance, payloads in the manifest's
+ * layout, pid/tid from vpid/vtid, processor from cpu_id, procname names.
+ * Memory: one packet per stream file (LTTng's sub-buffers, 512 KiB to a few
+ * MiB), not the trace.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "format/ctf/ctf.h"
+#include "format/ctf/ctf_decode.h"
+#include "format/ctf/ctf_internal.h"
+
+/* Stream files of one trace folder. */
+#define CTF_MAX_STREAM_FILES 65536u
+/* The largest packet read (LTTng's sub-buffers are at most a few MiB). */
+#define CTF_MAX_PACKET_BYTES ((uint64_t)256 << 20)
+/* The first read of a packet, to find its size. */
+#define CTF_PACKET_PROBE 4096u
+/* A metadata file's largest size (as ctf_open.c). */
+#define CTF_NATIVE_METADATA_MAX ((size_t)64 << 20)
+/* The packet header's magic (CTF 1.8 section 5). */
+#define CTF_PACKET_MAGIC 0xC1FC1FC1u
+
+typedef struct ctf_trace {
+    ctf_meta meta;
+    char *path;
+    /* Metadata rows by event class index (0: not reported yet). */
+    uint32_t *row_of_class;
+} ctf_trace;
+
+typedef struct ctf_file {
+    ctf_trace *trace;
+    char *path;
+    int fd;
+    uint64_t size;
+    uint64_t packet_at, packet_bytes; /* the packet in buf, in the file */
+    uint8_t *buf;
+    size_t buf_cap;
+    ctf_decoder d;
+    uint64_t *regs;
+    const ctf_stream_class *sc;
+    uint32_t cpu_id;
+    bool in_packet, done;
+    /* The next event, decoded. */
+    bool has_event;
+    const ctf_event_class *ec;
+    int64_t timestamp;
+    __int128 ns; /* from the clock's origin: the order across files */
+    uint64_t event_at; /* its byte offset in the file */
+    uint32_t pid;
+    uint64_t tid;
+    char procname[GCS_CTF_PROCNAME_CAP];
+    size_t procname_len;
+    bool payload_unsupported;
+    gcs_buf payload;
+} ctf_file;
+
+typedef struct native_container {
+    gcs_container base;
+    ctf_trace *traces;
+    size_t n_traces;
+    ctf_file *files;
+    size_t n_files;
+    char *tmp_dir;
+    bool has_deferred;
+    gcs_error deferred;
+    bool info_sent;
+    ctf_file *last; /* reported last step: advanced at the next */
+    uint32_t rows;
+    uint64_t events;
+    int64_t last_timestamp;
+    gcs_ctf_names names;
+} native_container;
+
+/* The path shown in messages: below tmp_dir (a zip's member) or as is. */
+static const char *shown_path(const native_container *c, const char *path)
+{
+    size_t tl = c->tmp_dir ? strlen(c->tmp_dir) : 0;
+    if (tl && strncmp(path, c->tmp_dir, tl) == 0 && path[tl] == '/')
+        return path + tl + 1;
+    return path;
+}
+
+/* ---- opening ---- */
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The stream files of trace folder dir, sorted by name. */
+static gcs_status list_files(native_container *c, ctf_trace *t, gcs_error *err)
+{
+    DIR *dir = opendir(t->path);
+    if (!dir)
+        return GCS_FAIL(err, GCS_ERR_IO, 0, "cannot open trace folder %s: %s",
+                        shown_path(c, t->path), strerror(errno));
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    gcs_status st = GCS_OK;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL && st == GCS_OK) {
+        if (e->d_name[0] == '.' || strcmp(e->d_name, "metadata") == 0)
+            continue;
+        char path[4096];
+        int len = snprintf(path, sizeof path, "%s/%s", t->path, e->d_name);
+        struct stat sb;
+        if (len <= 0 || (size_t)len >= sizeof path || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+            continue;
+        if (n == CTF_MAX_STREAM_FILES)
+            st = GCS_FAIL(err, GCS_ERR_LIMIT, 0, "trace folder %s: over %u stream files",
+                          shown_path(c, t->path), CTF_MAX_STREAM_FILES);
+        else if (!gcs_array_reserve((void **)&names, &cap, n + 1, sizeof *names, 16) ||
+                 !(names[n] = strdup(path)))
+            st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+        else
+            n++;
+    }
+    closedir(dir);
+    if (st == GCS_OK && n)
+        qsort(names, n, sizeof *names, by_name);
+    for (size_t i = 0; i < n; i++) {
+        if (st == GCS_OK) {
+            ctf_file *v = realloc(c->files, (c->n_files + 1) * sizeof *v);
+            if (!v) {
+                st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+            } else {
+                c->files = v;
+                ctf_file *f = &v[c->n_files++];
+                memset(f, 0, sizeof *f);
+                f->trace = t;
+                f->path = names[i];
+                f->fd = -1;
+                names[i] = NULL;
+                gcs_buf_init(&f->payload, GCS_MAX_PAYLOAD_SIZE);
+            }
+        }
+        free(names[i]);
+    }
+    free(names);
+    return st;
+}
+
+/* Reads and parses the metadata of trace t. */
+static gcs_status load_metadata(native_container *c, ctf_trace *t, gcs_error *err)
+{
+    char path[4096];
+    int len = snprintf(path, sizeof path, "%s/metadata", t->path);
+    if (len <= 0 || (size_t)len >= sizeof path)
+        return GCS_FAIL(err, GCS_ERR_LIMIT, 0, "path too long: %s/metadata", t->path);
+    const char *shown = shown_path(c, path);
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return GCS_FAIL(err, GCS_ERR_IO, 0, "cannot open metadata file %s: %s", shown,
+                        strerror(errno));
+    uint8_t *data = malloc(CTF_NATIVE_METADATA_MAX + 1);
+    size_t size = data ? fread(data, 1, CTF_NATIVE_METADATA_MAX + 1, fp) : 0;
+    fclose(fp);
+    if (!data)
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+    gcs_status st;
+    gcs_buf text;
+    gcs_buf_init(&text, CTF_NATIVE_METADATA_MAX);
+    if (size > CTF_NATIVE_METADATA_MAX)
+        st = GCS_FAIL(err, GCS_ERR_LIMIT, CTF_NATIVE_METADATA_MAX,
+                      "metadata file %s is larger than %zu bytes", shown, CTF_NATIVE_METADATA_MAX);
+    else
+        st = gcs_ctf_metadata_text(data, size, shown, &text, err);
+    free(data);
+    if (st == GCS_OK)
+        st = ctf_meta_parse(&t->meta, (const char *)text.data, text.len, shown, err);
+    gcs_buf_free(&text);
+    if (st == GCS_OK && !(t->row_of_class = calloc(t->meta.n_events + 1, sizeof *t->row_of_class)))
+        st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+    return st;
+}
+
+/* ---- packets ---- */
+
+static gcs_status file_error(native_container *c, ctf_file *f, gcs_status status, uint64_t at,
+                             const char *what, gcs_error *err)
+{
+    return GCS_FAIL(err, status, at, "stream file %s: %s at byte %llu", shown_path(c, f->path),
+                    what, (unsigned long long)at);
+}
+
+/* Makes buf hold file bytes [at, at + n). */
+static gcs_status read_at(native_container *c, ctf_file *f, uint64_t at, uint64_t n,
+                          gcs_error *err)
+{
+    if (n > f->buf_cap) {
+        uint8_t *b = realloc(f->buf, (size_t)n);
+        if (!b)
+            return GCS_FAIL(err, GCS_ERR_NOMEM, at, "out of memory");
+        f->buf = b;
+        f->buf_cap = (size_t)n;
+    }
+    uint64_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(f->fd, f->buf + got, (size_t)(n - got), (off_t)(at + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return GCS_FAIL(err, GCS_ERR_IO, at + got, "cannot read stream file %s: %s",
+                            shown_path(c, f->path), r < 0 ? strerror(errno) : "it shrank");
+        got += (uint64_t)r;
+    }
+    return GCS_OK;
+}
+
+/* Decodes the header and context of the packet at f->packet_at from its
+ * first avail bytes (in f->buf): GCS_ERR_TRUNCATED (err not set) when they
+ * go past them. */
+static gcs_status packet_start(native_container *c, ctf_file *f, uint64_t avail, gcs_error *err)
+{
+    ctf_trace *t = f->trace;
+    const ctf_meta *m = &t->meta;
+    ctf_decoder *d = &f->d;
+    d->meta = m;
+    d->regs = f->regs;
+    d->data = f->buf;
+    d->pos = 0;
+    d->end = avail * 8;
+    memset(f->regs, 0, m->n_regs * sizeof *f->regs);
+    gcs_status st = GCS_OK;
+    if (m->packet_header && (st = ctf_read(d, m->packet_header, NULL)) != GCS_OK)
+        goto bad;
+    if ((m->header_roles & (1u << CTF_ROLE_MAGIC)) && f->regs[CTF_ROLE_MAGIC] != CTF_PACKET_MAGIC)
+        return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at,
+                          "a packet without the magic 0xC1FC1FC1", err);
+    uint64_t sid = f->regs[CTF_ROLE_STREAM_ID];
+    f->sc = ctf_meta_stream(m, sid);
+    if (!f->sc)
+        return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at,
+                          "a packet of a stream class the metadata does not declare", err);
+    if (f->sc->packet_context && (st = ctf_read(d, f->sc->packet_context, NULL)) != GCS_OK)
+        goto bad;
+    return GCS_OK;
+bad: /* GCS_ERR_TRUNCATED: the caller reads more or finds the file cut */
+    return st == GCS_ERR_TRUNCATED ? st
+                                   : file_error(c, f, GCS_ERR_CORRUPT, f->packet_at,
+                                                "a packet header the metadata does not describe",
+                                                err);
+}
+
+/* Loads the next packet of f (f->done at the end of the file or a cut). */
+static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
+{
+    f->in_packet = false;
+    uint64_t at = f->packet_at + f->packet_bytes;
+    if (at >= f->size) {
+        f->done = true;
+        return GCS_OK;
+    }
+    f->packet_at = at;
+    f->packet_bytes = 0;
+    uint64_t left = f->size - at;
+    uint64_t probe = left < CTF_PACKET_PROBE ? left : CTF_PACKET_PROBE;
+    gcs_status st;
+    for (;;) {
+        if ((st = read_at(c, f, at, probe, err)) != GCS_OK)
+            return st;
+        st = packet_start(c, f, probe, err);
+        if (st != GCS_ERR_TRUNCATED || probe == left || probe >= CTF_MAX_PACKET_BYTES)
+            break;
+        probe = probe * 16 > left ? left : probe * 16;
+    }
+    const ctf_stream_class *sc = f->sc;
+    if (st == GCS_ERR_TRUNCATED && probe == left) {
+        /* The file ends inside this packet's header or context. */
+        goto cut;
+    }
+    if (st == GCS_ERR_TRUNCATED)
+        return file_error(c, f, GCS_ERR_LIMIT, at, "a packet header over 256 MiB", err);
+    if (st != GCS_OK)
+        return st;
+    uint64_t packet_bits = (sc->context_roles & (1u << CTF_ROLE_PACKET_SIZE))
+                               ? f->regs[CTF_ROLE_PACKET_SIZE]
+                               : 8 * left;
+    uint64_t content_bits = (sc->context_roles & (1u << CTF_ROLE_CONTENT_SIZE))
+                                ? f->regs[CTF_ROLE_CONTENT_SIZE]
+                                : packet_bits;
+    if (packet_bits % 8 || packet_bits == 0 || content_bits > packet_bits ||
+        content_bits < f->d.pos)
+        return file_error(c, f, GCS_ERR_CORRUPT, at,
+                          "a packet whose sizes do not hold its header (or content past it)", err);
+    if (packet_bits / 8 > CTF_MAX_PACKET_BYTES)
+        return file_error(c, f, GCS_ERR_LIMIT, at, "a packet over 256 MiB", err);
+    if (packet_bits / 8 > left)
+        goto cut;
+    f->packet_bytes = packet_bits / 8;
+    uint64_t header_bits = f->d.pos;
+    if (f->packet_bytes > probe && (st = read_at(c, f, at, f->packet_bytes, err)) != GCS_OK)
+        return st;
+    f->d.data = f->buf;
+    f->d.pos = header_bits;
+    f->d.end = content_bits;
+    f->cpu_id = (uint32_t)f->regs[CTF_ROLE_CPU_ID];
+    f->in_packet = true;
+    if (c->base.sink->block) /* "blocks" of a CTF trace are its packets */
+        c->base.sink->block(c->base.sink->ctx);
+    return GCS_OK;
+cut:
+    f->done = true;
+    if (!c->has_deferred) {
+        c->has_deferred = true;
+        GCS_FAIL(&c->deferred, GCS_ERR_TRUNCATED, at,
+                 "stream file %s ends at byte %llu inside a packet; read up to byte %llu (its "
+                 "whole packets)",
+                 shown_path(c, f->path), (unsigned long long)f->size, (unsigned long long)at);
+    }
+    return GCS_OK;
+}
+
+/* ---- events ---- */
+
+/* The clock value in nanoseconds from the clock's origin (for the order
+ * across files; babeltrace2's muxer orders by the same). */
+static __int128 ns_from_origin(const ctf_meta *m, int32_t clock, uint64_t value)
+{
+    if (clock < 0)
+        return (__int128)value;
+    const ctf_clock *k = &m->clocks[clock];
+    __int128 cycles = (__int128)k->offset + value;
+    return (__int128)k->offset_s * 1000000000 + cycles * 1000000000 / (__int128)k->freq;
+}
+
+/* Decodes the next event of f into f's slots (f->has_event), moving to
+ * the next packet as needed. */
+static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
+{
+    f->has_event = false;
+    gcs_status st;
+    while (!f->done) {
+        if (!f->in_packet || f->d.pos >= f->d.end) {
+            if ((st = next_packet(c, f, err)) != GCS_OK)
+                return st;
+            continue;
+        }
+        ctf_decoder *d = &f->d;
+        const ctf_stream_class *sc = f->sc;
+        const ctf_meta *m = &f->trace->meta;
+        uint64_t at_bits = d->pos;
+        f->event_at = f->packet_at + at_bits / 8;
+        f->regs[CTF_ROLE_EVENT_ID] = 0;
+        f->regs[CTF_ROLE_VPID] = 0;
+        f->regs[CTF_ROLE_VTID] = 0;
+        d->unsupported = false;
+        if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
+            goto bad;
+        uint64_t id = f->regs[CTF_ROLE_EVENT_ID];
+        f->ec = id < sc->n_by_id ? sc->by_id[id] : NULL;
+        if (!f->ec)
+            return file_error(c, f, GCS_ERR_CORRUPT, f->event_at,
+                              "an event of a class the metadata does not declare", err);
+        f->procname_len = 0;
+        if (sc->event_context) {
+            const ctf_type *ctx = sc->event_context;
+            if (!ctf_align(d, ctx->align)) {
+                st = GCS_ERR_TRUNCATED;
+                goto bad;
+            }
+            for (uint32_t i = 0; i < ctx->n_members; i++) {
+                d->text = NULL;
+                if ((st = ctf_read_member(d, &ctx->members[i], NULL)) != GCS_OK)
+                    goto bad;
+                if ((int32_t)i == sc->procname_member && d->text) {
+                    size_t n = d->text_len < sizeof f->procname - 1 ? d->text_len
+                                                                    : sizeof f->procname - 1;
+                    memcpy(f->procname, d->text, n);
+                    f->procname_len = n;
+                }
+            }
+        }
+        if (f->ec->context && (st = ctf_read(d, f->ec->context, NULL)) != GCS_OK)
+            goto bad;
+        f->payload.len = 0;
+        const ctf_type *fields = f->ec->fields;
+        if (fields) {
+            if (f->ec->blob_member < 0) {
+                st = ctf_read(d, fields, &f->payload);
+            } else if (!ctf_align(d, fields->align)) {
+                st = GCS_ERR_TRUNCATED;
+            } else {
+                for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++)
+                    st = ctf_read_member(d, &fields->members[i],
+                                         (int32_t)i == f->ec->blob_member ? &f->payload : NULL);
+            }
+            if (st == GCS_ERR_LIMIT || st == GCS_ERR_NOMEM) {
+                /* Past the payload cap: kept without payload, as ctf.c. */
+                f->payload_unsupported = false;
+                f->payload.len = 0;
+                if (c->base.sink->anomaly)
+                    c->base.sink->anomaly(c->base.sink->ctx, c->events,
+                                          "CTF payload beyond the payload cap");
+                st = GCS_OK;
+            }
+            if (st != GCS_OK)
+                goto bad;
+        }
+        f->payload_unsupported = d->unsupported;
+        f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
+        f->tid = f->regs[CTF_ROLE_VTID];
+        f->timestamp = (int64_t)d->clock;
+        f->ns = ns_from_origin(m, d->clock_index, d->clock);
+        f->has_event = true;
+        return GCS_OK;
+    bad:
+        return file_error(c, f, st == GCS_ERR_TRUNCATED ? GCS_ERR_CORRUPT : st, f->event_at,
+                          st == GCS_ERR_TRUNCATED ? "an event that runs past its packet's content"
+                                                  : "an event the metadata does not describe",
+                          err);
+    }
+    return GCS_OK;
+}
+
+/* ---- the container ---- */
+
+static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
+{
+    const gcs_sink *sink = c->base.sink;
+    ctf_trace *t = f->trace;
+    gcs_status st;
+    if (!c->info_sent) {
+        c->info_sent = true;
+        int32_t k = f->d.clock_index;
+        const ctf_clock *clk = k >= 0 ? &t->meta.clocks[k] : NULL;
+        if ((st = gcs_ctf_send_info(sink, clk != NULL, clk ? clk->freq : 0, clk ? clk->offset_s : 0,
+                                    clk ? clk->offset : 0, (uint64_t)f->timestamp, err)) != GCS_OK)
+            return st;
+    }
+    size_t cls = (size_t)(f->ec - t->meta.events);
+    if (!t->row_of_class[cls]) {
+        t->row_of_class[cls] = ++c->rows;
+        if ((st = gcs_ctf_define_class(sink, f->ec->name, c->rows, c->events, err)) != GCS_OK)
+            return st;
+    }
+    if (f->payload_unsupported) {
+        if (sink->anomaly)
+            sink->anomaly(sink->ctx, c->events, "CTF payload field of an unsupported kind");
+        f->payload.len = 0;
+    }
+    gcs_raw_event raw;
+    memset(&raw, 0, sizeof raw);
+    raw.metadata_id = t->row_of_class[cls];
+    raw.is_sorted = true;
+    raw.pid = f->pid;
+    raw.tid = f->tid;
+    gcs_ctf_names_report(&c->names, sink, raw.pid, f->procname, f->procname_len);
+    raw.capture_tid = raw.tid;
+    raw.processor = f->cpu_id;
+    raw.timestamp = f->timestamp;
+    raw.payload = f->payload.len ? f->payload.data : NULL;
+    raw.payload_size = (uint32_t)f->payload.len;
+    raw.offset = c->events;
+    c->last_timestamp = raw.timestamp;
+    c->events++;
+    return sink->event(sink->ctx, &raw, err);
+}
+
+static gcs_status native_step(gcs_container *base, gcs_error *err)
+{
+    native_container *c = (native_container *)base;
+    const gcs_sink *sink = base->sink;
+    gcs_status st;
+    if (c->last) {
+        ctf_file *f = c->last;
+        c->last = NULL;
+        if ((st = next_event(c, f, err)) != GCS_OK)
+            return st;
+    }
+    ctf_file *best = NULL;
+    for (size_t i = 0; i < c->n_files; i++) {
+        ctf_file *f = &c->files[i];
+        if (f->has_event && (!best || f->ns < best->ns))
+            best = f;
+    }
+    if (!best) {
+        if (c->has_deferred) {
+            *err = c->deferred;
+            return c->deferred.status;
+        }
+        return GCS_END;
+    }
+    if ((st = report(c, best, err)) != GCS_OK)
+        return st;
+    c->last = best;
+    /* The files are each in time order and merged here: it may go. */
+    return sink->sequence_point(sink->ctx, c->last_timestamp, NULL, 0, err);
+}
+
+static void native_destroy(gcs_container *base)
+{
+    native_container *c = (native_container *)base;
+    for (size_t i = 0; i < c->n_files; i++) {
+        ctf_file *f = &c->files[i];
+        if (f->fd >= 0)
+            close(f->fd);
+        free(f->path);
+        free(f->buf);
+        free(f->regs);
+        gcs_buf_free(&f->payload);
+    }
+    free(c->files);
+    for (size_t i = 0; i < c->n_traces; i++) {
+        ctf_meta_free(&c->traces[i].meta);
+        free(c->traces[i].path);
+        free(c->traces[i].row_of_class);
+    }
+    free(c->traces);
+    gcs_ctf_names_free(&c->names);
+    if (c->tmp_dir) {
+        gcs_ctf_remove_tree(c->tmp_dir);
+        free(c->tmp_dir);
+    }
+    free(c);
+}
+
+static const gcs_container_ops native_ops = {"ctf", native_step, native_destroy};
+
+/* Opens every file and decodes its first event. */
+static gcs_status open_files(native_container *c, gcs_error *err)
+{
+    for (size_t i = 0; i < c->n_files; i++) {
+        ctf_file *f = &c->files[i];
+        f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+        struct stat sb;
+        if (f->fd < 0 || fstat(f->fd, &sb) != 0)
+            return GCS_FAIL(err, GCS_ERR_IO, 0, "cannot open stream file %s: %s",
+                            shown_path(c, f->path), strerror(errno));
+        f->size = (uint64_t)sb.st_size;
+        f->regs = calloc(f->trace->meta.n_regs, sizeof *f->regs);
+        if (!f->regs)
+            return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+        f->d.clock_index = -1;
+        gcs_status st = next_event(c, f, err);
+        if (st != GCS_OK)
+            return st;
+    }
+    return GCS_OK;
+}
+
+gcs_status gcs_ctf_native_open(gcs_stream *s, const gcs_sink *sink, char *const *inputs,
+                               size_t n, char *tmp_dir, gcs_container **out, gcs_error *err)
+{
+    native_container *c = calloc(1, sizeof *c);
+    if (!c)
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+    c->base.ops = &native_ops;
+    c->base.stream = s;
+    c->base.sink = sink;
+    c->tmp_dir = tmp_dir;
+    gcs_status st = GCS_OK;
+    if (!(c->traces = calloc(n ? n : 1, sizeof *c->traces)))
+        st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+    for (size_t i = 0; i < n && st == GCS_OK; i++) {
+        ctf_trace *t = &c->traces[c->n_traces++];
+        if (!(t->path = strdup(inputs[i])))
+            st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+        else if ((st = load_metadata(c, t, err)) == GCS_OK)
+            st = list_files(c, t, err);
+    }
+    if (st == GCS_OK)
+        st = open_files(c, err);
+    if (st != GCS_OK) {
+        c->tmp_dir = NULL; /* stays the caller's */
+        native_destroy(&c->base);
+        return st;
+    }
+    *out = &c->base;
+    return GCS_OK;
+}
