@@ -66,6 +66,8 @@ static gcs_status read_int(ctf_decoder *d, const ctf_type *t, bool moves_clock, 
             d->clock = base | low;
         }
         d->clock_index = t->clock;
+        d->clock_at = d->pos - t->size;
+        d->clock_bits = t->size;
     }
     *out = v;
     return GCS_OK;

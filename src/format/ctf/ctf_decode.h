@@ -26,6 +26,8 @@ typedef struct ctf_decoder {
     uint64_t pos, end;     /* in bits from data */
     uint64_t clock;        /* the stream's clock, rebuilt from its low bits */
     int32_t clock_index;   /* the clock the last mapped field named, or -1 */
+    uint64_t clock_at;     /* bit position of the last field that moved the clock */
+    uint32_t clock_bits;   /* and its size (tools that shift a trace in time) */
     bool unsupported;      /* a variant was read into an output */
     const uint8_t *text;   /* the last string or text array read */
     size_t text_len;       /* its bytes before the NUL */
