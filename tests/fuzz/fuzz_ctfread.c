@@ -14,7 +14,8 @@
  *    offset inside the text; on OK every layout is one the decoder can
  *    walk (registers below n_regs, n_regs <= CTF_TSDL_MAX_REGS, integers
  *    of 1..64 bits, alignments powers of two, variant options inside the
- *    variant, depth within the bound) and each stream class's by_id points
+ *    variant, depth within the bound, array and sequence elements of one
+ *    bit at least) and each stream class's by_id points
  *    into meta.events at a class of that id; ctf_meta_free leaves nothing
  *    (LeakSanitizer).
  * 2. The whole reader: the text (behind a comment "CTF 1.8" when it does
@@ -102,7 +103,7 @@ static void check_type(const ctf_meta *m, const ctf_type *t, uint32_t depth, uns
     FUZZ_REQUIRE(power_of_two(t->align));
     switch (t->kind) {
     case CTF_INT:
-        FUZZ_REQUIRE(t->size >= 1 && t->size <= 64);
+        FUZZ_REQUIRE(t->size >= 1 && t->size <= 64 && t->min_bits == t->size);
         FUZZ_REQUIRE(t->clock < (int32_t)m->n_clocks && (t->clock >= 0 || t->clock == -1));
         FUZZ_REQUIRE(!t->n_ranges || t->ranges);
         break;
@@ -134,6 +135,7 @@ static void check_type(const ctf_meta *m, const ctf_type *t, uint32_t depth, uns
     case CTF_ARRAY:
     case CTF_SEQUENCE:
         FUZZ_REQUIRE(t->elem && t->elem->depth < t->depth);
+        FUZZ_REQUIRE(t->elem->min_bits >= 1); /* else the reader loops without reading */
         if (t->kind == CTF_SEQUENCE)
             FUZZ_REQUIRE(t->length_reg >= 0 && valid_reg(m, t->length_reg));
         else
@@ -185,7 +187,7 @@ static void check_meta(const ctf_meta *m)
 }
 
 /* Step 1: the TSDL parser alone. */
-static void parse_alone(const uint8_t *text, size_t size)
+static gcs_status parse_alone(const uint8_t *text, size_t size)
 {
     char *copy = malloc(size ? size : 1);
     FUZZ_REQUIRE(copy != NULL);
@@ -202,26 +204,21 @@ static void parse_alone(const uint8_t *text, size_t size)
     }
     ctf_meta_free(&m);
     free(copy);
+    return st;
 }
 
-/* What the reader makes of the metadata file `file`: the status of
- * checking it, else of parsing its text; *to_babeltrace when our parser
+/* What the reader makes of the metadata file `file` (plain text: the
+ * step 1 text, maybe behind a comment, so parsed as step 1 parsed it):
+ * the status of checking it, else parsed; *to_babeltrace when our parser
  * leaves it to babeltrace2 (GCS_ERR_UNSUPPORTED from the parser). */
-static gcs_status predict(const uint8_t *file, size_t size, bool *to_babeltrace)
+static gcs_status predict(const uint8_t *file, size_t size, gcs_status parsed, bool *to_babeltrace)
 {
     gcs_error err;
     gcs_error_clear(&err);
-    gcs_buf text;
-    gcs_buf_init(&text, (size_t)64 << 20);
-    gcs_status st = gcs_ctf_metadata_text(file, size, "fuzz/metadata", &text, &err);
-    *to_babeltrace = false;
-    if (st == GCS_OK) {
-        ctf_meta m;
-        st = ctf_meta_parse(&m, (const char *)text.data, text.len, "fuzz/metadata", &err);
-        ctf_meta_free(&m);
-        *to_babeltrace = st == GCS_ERR_UNSUPPORTED;
-    }
-    gcs_buf_free(&text);
+    gcs_status st = gcs_ctf_check_metadata(file, size, "fuzz/metadata", &err);
+    if (st == GCS_OK)
+        st = parsed;
+    *to_babeltrace = st == GCS_ERR_UNSUPPORTED && parsed == GCS_ERR_UNSUPPORTED;
     return st;
 }
 
@@ -232,7 +229,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *stream = zero ? zero + 1 : data + size;
     size_t stream_len = (size_t)(data + size - stream);
 
-    parse_alone(data, meta_len);
+    gcs_status parsed = parse_alone(data, meta_len);
 
     static const char prefix[] = "/* CTF 1.8 */\n";
     bool has_prefix = meta_len >= 6 && memcmp(data, "/* CTF", 6) == 0;
@@ -243,7 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(file, prefix, sizeof prefix - 1);
     memcpy(file + (file_len - meta_len), data, meta_len);
     bool to_babeltrace;
-    gcs_status meta_st = predict(file, file_len, &to_babeltrace);
+    gcs_status meta_st = predict(file, file_len, parsed, &to_babeltrace);
     if (to_babeltrace) {
         free(file);
         return 0;

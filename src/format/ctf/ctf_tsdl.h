@@ -72,6 +72,8 @@ struct ctf_type {
     ctf_kind kind;
     uint32_t align; /* in bits, a power of two */
     uint32_t depth; /* types inside it, plus one (bounds the reader's recursion) */
+    uint64_t min_bits; /* the fewest bits it takes (saturated); arrays and
+                          sequences need elements of one bit at least */
     /* CTF_INT, CTF_FLOAT (size = exp_dig + mant_dig) */
     uint32_t size;
     bool is_signed;
