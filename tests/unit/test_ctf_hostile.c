@@ -161,9 +161,30 @@ static void test_elements_of_no_bits(void)
     CHECK_EQ_INT(parse(text, &err), GCS_OK);
 }
 
+/* A variant that is a scope itself, tagged by a path into that scope: the
+ * path was looked up among the members of the last struct parsed at that
+ * depth, already freed (ASan: heap-use-after-free in member_named). The
+ * scope has no members before it is parsed: no such field. */
+static void test_variant_tag_names_its_own_root(void)
+{
+    static const char *const scopes[] = {
+        TRACE_HEAD "event { name = \"x\"; id = 0; fields := variant <event.fields.a> { uint8_t a; uint8_t b; }; };",
+        TRACE_HEAD "event { name = \"x\"; id = 0; fields := struct { uint8_t a; };"
+                   " context := variant <event.context.a> { uint8_t a; }; };",
+        "/* CTF 1.8 */ typealias integer { size = 8; align = 8; } := uint8_t;"
+        " stream { event.header := variant <stream.event.header.id> { uint8_t id; }; };",
+    };
+    for (size_t i = 0; i < sizeof scopes / sizeof *scopes; i++) {
+        gcs_error err;
+        CHECK_EQ_INT(parse(scopes[i], &err), GCS_ERR_UNSUPPORTED);
+        CHECK(strstr(err.reason, "names no earlier integer field") != NULL);
+    }
+}
+
 int main(void)
 {
     RUN(test_event_of_no_bits);
     RUN(test_elements_of_no_bits);
+    RUN(test_variant_tag_names_its_own_root);
     return check_report("test_ctf_hostile");
 }

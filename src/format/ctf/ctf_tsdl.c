@@ -414,6 +414,11 @@ static ctf_member *resolve(parser *p, const char *path, size_t len)
         if (!rest)
             continue;
         if (p->root && strcmp(p->root, absolute[a]) == 0) {
+            /* The root being parsed: its members so far, while they are
+             * being parsed (a root that is no struct, a variant whose tag
+             * names the root itself, has none yet). */
+            if (p->depth <= p->root_depth)
+                return NULL;
             frame *f = &p->frames[p->root_depth];
             const char *dot = memchr(rest, '.', (size_t)(end - rest));
             const char *stop = dot ? dot : end;
@@ -1095,6 +1100,7 @@ static gcs_status parse_members(parser *p, ctf_member **members, uint32_t *n)
     /* Registers were assigned in the frame's copy: they are in kept. */
     *members = kept;
     *n = f->n;
+    memset(f, 0, sizeof *f); /* nothing of it is looked up after */
     return GCS_OK;
 }
 
