@@ -44,9 +44,9 @@ static gcs_status parse(const char *text, gcs_error *err)
     return st;
 }
 
-/* One packet: the header and context, then `events` (n bytes), padded to
- * packet_bytes. */
-static void packet(bb *b, const void *events, size_t n, size_t packet_bytes)
+/* The header and context of a packet of packet_bytes holding n bytes of
+ * events. */
+static void packet_head(bb *b, size_t n, size_t packet_bytes)
 {
     bb_u32(b, 0xC1FC1FC1u);
     bb_u32(b, 0);
@@ -56,6 +56,13 @@ static void packet(bb *b, const void *events, size_t n, size_t packet_bytes)
     bb_u64(b, 8 * packet_bytes);
     bb_u64(b, 0);
     bb_u32(b, 3);
+}
+
+/* One packet: the header and context, then `events` (n bytes), padded to
+ * packet_bytes. */
+static void packet(bb *b, const void *events, size_t n, size_t packet_bytes)
+{
+    packet_head(b, n, packet_bytes);
     bb_bytes(b, events, n);
     while (b->len % packet_bytes)
         bb_u8(b, 0);
@@ -73,30 +80,42 @@ static void write_file(const char *dir, const char *name, const void *data, size
     }
 }
 
-/* Reads the trace (metadata text, stream bytes) to its end: the status,
- * the events delivered and the error. */
-static gcs_status read_trace(const char *text, const bb *stream, uint64_t *events, gcs_error *err)
+/* What reading a trace gave. */
+typedef struct result {
+    gcs_status status;
+    gcs_error err;
+    uint64_t events, anomalies;
+    uint32_t payload_size[8]; /* of the first 8 events */
+    uint8_t payload[8][16];   /* their first bytes */
+} result;
+
+/* Reads the trace (metadata text, stream file bytes) to its end. */
+static void read_trace(const char *text, const uint8_t *stream, size_t stream_len, result *out)
 {
-    char dir[] = "/tmp/gcscope-test-ctf-hostile-XXXXXX";
+    memset(out, 0, sizeof *out);
+    out->status = GCS_ERR_ARG;
     const char *tmp = getenv("TMPDIR");
-    char pattern[4096];
-    snprintf(pattern, sizeof pattern, "%s/gcscope-test-ctf-hostile-XXXXXX",
-             tmp && tmp[0] ? tmp : "/tmp");
-    char *d = mkdtemp(pattern) ? pattern : mkdtemp(dir);
-    CHECK(d != NULL);
-    if (!d)
-        return GCS_ERR_IO;
+    char d[4096];
+    snprintf(d, sizeof d, "%s/gcscope-test-ctf-hostile-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    CHECK(mkdtemp(d) != NULL);
     write_file(d, "metadata", text, strlen(text));
-    write_file(d, "channel0_0", stream->data, stream->len);
-    gcs_error_clear(err);
-    gcs_source *src = gcs_source_open_file(d, err);
-    gcs_reader *r = src ? gcs_reader_new(src, NULL, err) : NULL;
+    write_file(d, "channel0_0", stream, stream_len);
+    gcs_error_clear(&out->err);
+    gcs_source *src = gcs_source_open_file(d, &out->err);
+    gcs_reader *r = src ? gcs_reader_new(src, NULL, &out->err) : NULL;
     CHECK(r != NULL);
-    gcs_status st = GCS_ERR_ARG;
-    *events = 0;
     const gcs_event *ev;
-    while (r && (st = gcs_reader_next(r, &ev, err)) == GCS_OK && *events < 1000000)
-        ++*events;
+    while (r && (out->status = gcs_reader_next(r, &ev, &out->err)) == GCS_OK &&
+           out->events < 1000000) {
+        if (out->events < 8) {
+            out->payload_size[out->events] = ev->payload_size;
+            memcpy(out->payload[out->events], ev->payload,
+                   ev->payload_size < 16 ? ev->payload_size : 16);
+        }
+        out->events++;
+    }
+    if (r)
+        out->anomalies = gcs_reader_get_stats(r)->anomalies;
     gcs_reader_free(r);
     gcs_source_free(src);
     char path[4200];
@@ -105,7 +124,6 @@ static gcs_status read_trace(const char *text, const bb *stream, uint64_t *event
     snprintf(path, sizeof path, "%s/channel0_0", d);
     unlink(path);
     rmdir(d);
-    return st;
 }
 
 /* An event class of no fields in a stream of no event header takes no
@@ -117,18 +135,17 @@ static void test_event_of_no_bits(void)
     static const uint8_t payload[8];
     bb *b = calloc(1, sizeof *b);
     packet(b, payload, sizeof payload, 64);
-    uint64_t events;
-    gcs_error err;
-    gcs_status st = read_trace(text, b, &events, &err);
-    CHECK_EQ_INT(st, GCS_ERR_CORRUPT);
-    CHECK_EQ_U64(events, 0);
-    CHECK(strstr(err.reason, "an event of no bits") != NULL);
-    CHECK_EQ_U64(err.offset, HEAD_BYTES);
+    result res;
+    read_trace(text, b->data, b->len, &res);
+    CHECK_EQ_INT(res.status, GCS_ERR_CORRUPT);
+    CHECK_EQ_U64(res.events, 0);
+    CHECK(strstr(res.err.reason, "an event of no bits") != NULL);
+    CHECK_EQ_U64(res.err.offset, HEAD_BYTES);
     /* The same class with one byte of field: 8 events, then the end. */
     const char *one = TRACE_HEAD "event { name = \"z:byte\"; id = 0; fields := struct { uint8_t _b; }; };\n";
-    st = read_trace(one, b, &events, &err);
-    CHECK_EQ_INT(st, GCS_END);
-    CHECK_EQ_U64(events, 8);
+    read_trace(one, b->data, b->len, &res);
+    CHECK_EQ_INT(res.status, GCS_END);
+    CHECK_EQ_U64(res.events, 8);
     free(b);
 }
 
@@ -181,10 +198,50 @@ static void test_variant_tag_names_its_own_root(void)
     }
 }
 
+/* An event whose payload is over the payload cap (16 MiB: here a text
+ * array of 8.5 MiB, 17 MiB as UTF-16) is kept without payload; the reader
+ * stopped reading its fields where the cap was hit, so the next event was
+ * read from inside this one's text ("AAAA" as a length: an event past the
+ * packet). The fields are now read again to their end. */
+static void test_payload_beyond_cap(void)
+{
+    const char *text = TRACE_HEAD
+        "event { name = \"t:big\"; id = 0; fields := struct { uint32_t _n;"
+        " integer { size = 8; align = 8; signed = false; encoding = UTF8; } _s[_n]; uint8_t _after; }; };";
+    const size_t big = (size_t)17 << 19; /* 8.5 MiB */
+    const size_t events_len = 4 + big + 1 + 4 + 2 + 1, packet_bytes = HEAD_BYTES + events_len;
+    uint8_t *stream = malloc(packet_bytes);
+    bb *b = calloc(1, sizeof *b);
+    CHECK(stream && b);
+    if (!stream || !b)
+        return;
+    packet_head(b, events_len, packet_bytes);
+    bb_u32(b, (uint32_t)big);
+    memcpy(stream, b->data, b->len);
+    uint8_t *p = stream + b->len;
+    memset(p, 'A', big);
+    p += big;
+    static const uint8_t tail[] = {7, 2, 0, 0, 0, 'h', 'i', 9};
+    memcpy(p, tail, sizeof tail);
+    CHECK_EQ_U64(p + sizeof tail - stream, packet_bytes);
+    result res;
+    read_trace(text, stream, packet_bytes, &res);
+    CHECK_EQ_INT(res.status, GCS_END);
+    CHECK_EQ_U64(res.events, 2);
+    CHECK_EQ_U64(res.payload_size[0], 0);
+    CHECK(res.anomalies >= 1);
+    static const uint8_t second[] = {2, 0, 0, 0, 'h', 0, 'i', 0, 0, 0, 9};
+    CHECK_EQ_U64(res.payload_size[1], sizeof second);
+    CHECK(memcmp(res.payload[1], second, sizeof second) == 0);
+    free(stream);
+    free(b);
+}
+
 int main(void)
 {
     RUN(test_event_of_no_bits);
     RUN(test_elements_of_no_bits);
     RUN(test_variant_tag_names_its_own_root);
+    RUN(test_payload_beyond_cap);
     return check_report("test_ctf_hostile");
 }

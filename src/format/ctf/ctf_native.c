@@ -406,6 +406,7 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         f->payload.len = 0;
         const ctf_type *fields = f->ec->fields;
         if (fields) {
+            uint64_t fields_at = d->pos;
             if (f->ec->blob_member < 0) {
                 st = ctf_read(d, fields, &f->payload);
             } else if (!ctf_align(d, fields->align)) {
@@ -416,13 +417,16 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
                                          (int32_t)i == f->ec->blob_member ? &f->payload : NULL);
             }
             if (st == GCS_ERR_LIMIT || st == GCS_ERR_NOMEM) {
-                /* Past the payload cap: kept without payload, as ctf.c. */
+                /* Past the payload cap: kept without payload, as ctf.c.
+                 * The fields are read again, without output, to find where
+                 * they end (the next event starts there). */
                 f->payload_unsupported = false;
                 f->payload.len = 0;
                 if (c->base.sink->anomaly)
                     c->base.sink->anomaly(c->base.sink->ctx, c->events,
                                           "CTF payload beyond the payload cap");
-                st = GCS_OK;
+                d->pos = fields_at;
+                st = ctf_read(d, fields, NULL);
             }
             if (st != GCS_OK)
                 goto bad;
