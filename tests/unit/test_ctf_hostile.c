@@ -237,11 +237,38 @@ static void test_payload_beyond_cap(void)
     free(b);
 }
 
+/* Events of a class whose fields hold LTTng's "__data__" blob, in a stream
+ * of no event header and no context: the loop over the fields tested a
+ * status nothing had set yet in that call (valgrind: "conditional jump
+ * depends on uninitialised value"; ASan does not see it), so each event
+ * after the first of a packet could lose its payload or end the read. */
+static void test_blob_without_header(void)
+{
+    const char *text = TRACE_HEAD
+        "event { name = \"DotNETRuntime:EventSource\"; id = 0; fields := struct { uint32_t _length;"
+        " uint32_t ____data___length; integer { size = 8; align = 8; } ___data__[____data___length]; }; };";
+    static const uint8_t events[] = {3, 0, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c',
+                                     2, 0, 0, 0, 2, 0, 0, 0, 'd', 'e',
+                                     1, 0, 0, 0, 1, 0, 0, 0, 'f'};
+    bb *b = calloc(1, sizeof *b);
+    packet(b, events, sizeof events, 128);
+    result res;
+    read_trace(text, b->data, b->len, &res);
+    CHECK_EQ_INT(res.status, GCS_END);
+    CHECK_EQ_U64(res.events, 3);
+    CHECK_EQ_U64(res.payload_size[0], 3);
+    CHECK_EQ_U64(res.payload_size[1], 2);
+    CHECK_EQ_U64(res.payload_size[2], 1);
+    CHECK(memcmp(res.payload[1], "de", 2) == 0 && res.payload[2][0] == 'f');
+    free(b);
+}
+
 int main(void)
 {
     RUN(test_event_of_no_bits);
     RUN(test_elements_of_no_bits);
     RUN(test_variant_tag_names_its_own_root);
     RUN(test_payload_beyond_cap);
+    RUN(test_blob_without_header);
     return check_report("test_ctf_hostile");
 }

@@ -359,7 +359,8 @@ static __int128 ns_from_origin(const ctf_meta *m, int32_t clock, uint64_t value)
 static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
 {
     f->has_event = false;
-    gcs_status st;
+    gcs_status st = GCS_OK; /* the "__data__" loop below reads it first when no header,
+                               context or event context was read before */
     while (!f->done) {
         if (!f->in_packet || f->d.pos >= f->d.end) {
             if ((st = next_packet(c, f, err)) != GCS_OK)
