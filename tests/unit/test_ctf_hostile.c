@@ -263,6 +263,30 @@ static void test_blob_without_header(void)
     free(b);
 }
 
+/* A clock whose offset_s is the largest int64 and whose frequency is 1 Hz:
+ * the trace's start in seconds (offset_s + cycles / freq) overflowed
+ * (UBSan: signed integer overflow in gcs_ctf_send_info). Now saturated. */
+static void test_clock_offset_at_the_limit(void)
+{
+    static const char from[] = "freq = 1000000000;";
+    const char *head = TRACE_HEAD, *at = strstr(head, from);
+    CHECK(at != NULL);
+    if (!at)
+        return;
+    char text[4096];
+    snprintf(text, sizeof text, "%.*sfreq = 1; offset_s = 9223372036854775807;%s"
+             "event { name = \"z:byte\"; id = 0; fields := struct { uint8_t _b; }; };",
+             (int)(at - head), head, at + strlen(from));
+    static const uint8_t events[] = {1, 2};
+    bb *b = calloc(1, sizeof *b);
+    packet(b, events, sizeof events, 64);
+    result res;
+    read_trace(text, b->data, b->len, &res);
+    CHECK_EQ_INT(res.status, GCS_END);
+    CHECK_EQ_U64(res.events, 2);
+    free(b);
+}
+
 int main(void)
 {
     RUN(test_event_of_no_bits);
@@ -270,5 +294,6 @@ int main(void)
     RUN(test_variant_tag_names_its_own_root);
     RUN(test_payload_beyond_cap);
     RUN(test_blob_without_header);
+    RUN(test_clock_offset_at_the_limit);
     return check_report("test_ctf_hostile");
 }
