@@ -126,6 +126,19 @@ static void read_trace(const char *text, const uint8_t *stream, size_t stream_le
     rmdir(d);
 }
 
+/* Reads one packet of packet_bytes holding `events` (n bytes) under text. */
+static void read_packet(const char *text, const void *events, size_t n, size_t packet_bytes,
+                        result *out)
+{
+    bb *b = calloc(1, sizeof *b);
+    CHECK(b != NULL);
+    if (!b)
+        return;
+    packet(b, events, n, packet_bytes);
+    read_trace(text, b->data, b->len, out);
+    free(b);
+}
+
 /* An event class of no fields in a stream of no event header takes no
  * bits: the reader read it again at the same place forever (fuzz_ctfread's
  * events <= 8 * stream bytes). Now an error at the event. */
@@ -133,20 +146,17 @@ static void test_event_of_no_bits(void)
 {
     const char *text = TRACE_HEAD "event { name = \"z:nothing\"; id = 0; fields := struct { }; };\n";
     static const uint8_t payload[8];
-    bb *b = calloc(1, sizeof *b);
-    packet(b, payload, sizeof payload, 64);
     result res;
-    read_trace(text, b->data, b->len, &res);
+    read_packet(text, payload, sizeof payload, 64, &res);
     CHECK_EQ_INT(res.status, GCS_ERR_CORRUPT);
     CHECK_EQ_U64(res.events, 0);
     CHECK(strstr(res.err.reason, "an event of no bits") != NULL);
     CHECK_EQ_U64(res.err.offset, HEAD_BYTES);
     /* The same class with one byte of field: 8 events, then the end. */
     const char *one = TRACE_HEAD "event { name = \"z:byte\"; id = 0; fields := struct { uint8_t _b; }; };\n";
-    read_trace(one, b->data, b->len, &res);
+    read_packet(one, payload, sizeof payload, 64, &res);
     CHECK_EQ_INT(res.status, GCS_END);
     CHECK_EQ_U64(res.events, 8);
-    free(b);
 }
 
 /* A sequence (or array) of elements that take no bits (empty structs):
@@ -250,17 +260,14 @@ static void test_blob_without_header(void)
     static const uint8_t events[] = {3, 0, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c',
                                      2, 0, 0, 0, 2, 0, 0, 0, 'd', 'e',
                                      1, 0, 0, 0, 1, 0, 0, 0, 'f'};
-    bb *b = calloc(1, sizeof *b);
-    packet(b, events, sizeof events, 128);
     result res;
-    read_trace(text, b->data, b->len, &res);
+    read_packet(text, events, sizeof events, 128, &res);
     CHECK_EQ_INT(res.status, GCS_END);
     CHECK_EQ_U64(res.events, 3);
     CHECK_EQ_U64(res.payload_size[0], 3);
     CHECK_EQ_U64(res.payload_size[1], 2);
     CHECK_EQ_U64(res.payload_size[2], 1);
     CHECK(memcmp(res.payload[1], "de", 2) == 0 && res.payload[2][0] == 'f');
-    free(b);
 }
 
 /* A clock whose offset_s is the largest int64 and whose frequency is 1 Hz:
@@ -278,13 +285,10 @@ static void test_clock_offset_at_the_limit(void)
              "event { name = \"z:byte\"; id = 0; fields := struct { uint8_t _b; }; };",
              (int)(at - head), head, at + strlen(from));
     static const uint8_t events[] = {1, 2};
-    bb *b = calloc(1, sizeof *b);
-    packet(b, events, sizeof events, 64);
     result res;
-    read_trace(text, b->data, b->len, &res);
+    read_packet(text, events, sizeof events, 64, &res);
     CHECK_EQ_INT(res.status, GCS_END);
     CHECK_EQ_U64(res.events, 2);
-    free(b);
 }
 
 int main(void)
