@@ -291,6 +291,32 @@ static void test_clock_offset_at_the_limit(void)
     CHECK_EQ_U64(res.events, 2);
 }
 
+/* An event header made of typealiases that each hold two of the one
+ * before: 31 levels are 2^31 paths to search for "id" fields in 1.4 KB of
+ * text (fuzz_ctfread timed out in the parser). The search now stops past
+ * 65536 member visits and leaves such a header to babeltrace2. */
+static void test_header_of_shared_types(void)
+{
+    char text[4096];
+    int n = snprintf(text, sizeof text, "/* CTF 1.8 */ typealias integer { size = 8; align = 8; } := u8;"
+                                        " typealias struct { u8 a; u8 b; } := t1;");
+    for (int i = 2; i <= 30; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, " typealias struct { t%d a; t%d b; } := t%d;",
+                      i - 1, i - 1, i);
+    snprintf(text + n, sizeof text - (size_t)n, " stream { event.header := struct { t30 a; t30 id; }; };");
+    gcs_error err;
+    CHECK_EQ_INT(parse(text, &err), GCS_ERR_UNSUPPORTED);
+    CHECK(strstr(err.reason, "an event header too large to search for its id") != NULL);
+    /* Eight levels (512 members) are searched as before. */
+    char *cut = strstr(text, " typealias struct { t8 a;");
+    CHECK(cut != NULL);
+    if (cut) {
+        snprintf(cut, sizeof text - (size_t)(cut - text),
+                 " stream { event.header := struct { t7 a; u8 id; }; };");
+        CHECK_EQ_INT(parse(text, &err), GCS_OK);
+    }
+}
+
 int main(void)
 {
     RUN(test_event_of_no_bits);
@@ -299,5 +325,6 @@ int main(void)
     RUN(test_payload_beyond_cap);
     RUN(test_blob_without_header);
     RUN(test_clock_offset_at_the_limit);
+    RUN(test_header_of_shared_types);
     return check_report("test_ctf_hostile");
 }
