@@ -317,6 +317,38 @@ static void test_header_of_shared_types(void)
     }
 }
 
+/* Empty structs nested through typealiases, sixteen of the level below in
+ * each of eight levels: 2^32 structs to walk for one event that reads
+ * nothing of them (fuzz_ctfread timed out in the decoder; 2.4 KB of
+ * text). The decoder now takes at most 8 steps per bit of the packet (plus
+ * 65536): an error at the event. A few empty structs read as before. */
+static void test_tree_of_empty_structs(void)
+{
+    char text[8192];
+    int n = snprintf(text, sizeof text, "%s typealias struct { } := z0;", TRACE_HEAD);
+    for (int level = 1; level <= 8; level++) {
+        n += snprintf(text + n, sizeof text - (size_t)n, " typealias struct {");
+        for (int k = 0; k < 16; k++)
+            n += snprintf(text + n, sizeof text - (size_t)n, " z%d m%d;", level - 1, k);
+        n += snprintf(text + n, sizeof text - (size_t)n, " } := z%d;", level);
+    }
+    int head = n;
+    snprintf(text + n, sizeof text - (size_t)n,
+             " event { name = \"z:tree\"; id = 0; fields := struct { z8 _t; uint8_t _b; }; };");
+    static const uint8_t events[] = {1, 2};
+    result res;
+    read_packet(text, events, sizeof events, 64, &res);
+    CHECK_EQ_INT(res.status, GCS_ERR_LIMIT);
+    CHECK_EQ_U64(res.events, 0);
+    CHECK(strstr(res.err.reason, "more steps to read than its packet's bits allow") != NULL);
+    CHECK_EQ_U64(res.err.offset, HEAD_BYTES);
+    snprintf(text + head, sizeof text - (size_t)head,
+             " event { name = \"z:few\"; id = 0; fields := struct { z1 _t; uint8_t _b; z0 _u; }; };");
+    read_packet(text, events, sizeof events, 64, &res);
+    CHECK_EQ_INT(res.status, GCS_END);
+    CHECK_EQ_U64(res.events, 2);
+}
+
 int main(void)
 {
     RUN(test_event_of_no_bits);
@@ -326,5 +358,6 @@ int main(void)
     RUN(test_blob_without_header);
     RUN(test_clock_offset_at_the_limit);
     RUN(test_header_of_shared_types);
+    RUN(test_tree_of_empty_structs);
     return check_report("test_ctf_hostile");
 }
