@@ -349,6 +349,32 @@ static void test_tree_of_empty_structs(void)
     CHECK_EQ_U64(res.events, 2);
 }
 
+/* "enum : enum : ... integer" recursed once per 7 bytes of text without
+ * the nesting bound (an enum's base takes no frame): 15000 levels
+ * overflowed the stack under ASan, a 64 MiB metadata file would without
+ * it. Now the nesting limit. */
+static void test_enum_of_enum_chain(void)
+{
+    const size_t levels = 100000;
+    static const char head[] = "/* CTF 1.8 */ enum x : ", link[] = "enum : ",
+                      tail[] = "integer { size = 8; } { a };";
+    size_t len = sizeof head - 1 + levels * (sizeof link - 1) + sizeof tail;
+    char *text = malloc(len);
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    char *p = text;
+    memcpy(p, head, sizeof head - 1);
+    p += sizeof head - 1;
+    for (size_t i = 0; i < levels; i++, p += sizeof link - 1)
+        memcpy(p, link, sizeof link - 1);
+    memcpy(p, tail, sizeof tail);
+    gcs_error err;
+    CHECK_EQ_INT(parse(text, &err), GCS_ERR_LIMIT);
+    CHECK(strstr(err.reason, "types nest deeper than") != NULL);
+    free(text);
+}
+
 int main(void)
 {
     RUN(test_event_of_no_bits);
@@ -359,5 +385,6 @@ int main(void)
     RUN(test_clock_offset_at_the_limit);
     RUN(test_header_of_shared_types);
     RUN(test_tree_of_empty_structs);
+    RUN(test_enum_of_enum_chain);
     return check_report("test_ctf_hostile");
 }

@@ -69,6 +69,7 @@ typedef struct parser {
     size_t n_names, cap_names;
     frame frames[CTF_TSDL_MAX_NESTING + 1];
     unsigned depth;
+    unsigned type_depth; /* parse_type calls in progress (enum : enum : ...) */
     /* The block being parsed, for absolute paths ("stream.event.header.id")
      * and for relative ones that reach outside the current root. */
     const ctf_type *stream_roots[3]; /* packet.context, event.header, event.context */
@@ -876,11 +877,24 @@ static gcs_status parse_alias_name(parser *p, const ctf_type **out)
     return unsupported(p, start.at, "an unknown type name");
 }
 
+static gcs_status parse_type_here(parser *p, const ctf_type **out);
+
+/* A type. Types nest in structs and variants (p->depth) and in an enum's
+ * base type, which takes no frame: "enum : enum : ..." recursed once per
+ * 7 bytes of text, past the stack. */
 static gcs_status parse_type(parser *p, const ctf_type **out)
 {
-    if (p->depth >= CTF_TSDL_MAX_NESTING)
+    if (p->depth >= CTF_TSDL_MAX_NESTING || p->type_depth >= 2 * CTF_TSDL_MAX_NESTING)
         return GCS_FAIL(p->err, GCS_ERR_LIMIT, p->t.at, "metadata %s: types nest deeper than %u",
                         p->file, CTF_TSDL_MAX_NESTING);
+    p->type_depth++;
+    gcs_status st = parse_type_here(p, out);
+    p->type_depth--;
+    return st;
+}
+
+static gcs_status parse_type_here(parser *p, const ctf_type **out)
+{
     if (is_word(p, "integer"))
         return parse_number_type(p, CTF_INT, out);
     if (is_word(p, "floating_point"))
