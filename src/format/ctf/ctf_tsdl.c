@@ -48,6 +48,7 @@ typedef struct tok {
 
 typedef struct named {
     const char *name; /* "struct foo", "enum foo", "variant foo" or an alias */
+    size_t len;
     const ctf_type *type;
 } named;
 
@@ -65,7 +66,7 @@ typedef struct parser {
     ctf_meta *m;
     const char *file;
     gcs_error *err;
-    named *names;
+    named *names; /* open addressing: cap_names slots (a power of two), NULL name: free */
     size_t n_names, cap_names;
     frame frames[CTF_TSDL_MAX_NESTING + 1];
     unsigned depth;
@@ -301,23 +302,63 @@ static bool value_is(const parser *p, const value *v, const char *w)
 
 /* ---- names ---- */
 
-static const ctf_type *lookup(const parser *p, const char *name, size_t len)
+/* Names are kept in a hash table: a scan of every name per lookup was
+ * quadratic in the text (a 240 KB text of 6000 names and 12000 fields
+ * took 3 s under ASan, a 64 MiB one would take hours). */
+static uint64_t name_hash(const char *s, size_t len)
 {
-    for (size_t i = p->n_names; i-- > 0;)
-        if (strlen(p->names[i].name) == len && memcmp(p->names[i].name, name, len) == 0)
-            return p->names[i].type;
-    return NULL;
+    uint64_t h = 14695981039346656037u; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211u;
+    return h;
 }
 
+/* The slot of name[0..len) in table: its entry, or the free slot it takes. */
+static named *name_slot(named *table, size_t cap, const char *name, size_t len)
+{
+    size_t i = (size_t)name_hash(name, len) & (cap - 1);
+    while (table[i].name && !(table[i].len == len && memcmp(table[i].name, name, len) == 0))
+        i = (i + 1) & (cap - 1);
+    return &table[i];
+}
+
+static const ctf_type *lookup(const parser *p, const char *name, size_t len)
+{
+    if (!p->cap_names)
+        return NULL;
+    const named *e = name_slot(p->names, p->cap_names, name, len);
+    return e->name ? e->type : NULL;
+}
+
+/* Declares name as t (a name declared again names its latest type). */
 static gcs_status declare(parser *p, const char *name, const ctf_type *t)
 {
+    size_t len = strlen(name);
+    named *e = p->cap_names ? name_slot(p->names, p->cap_names, name, len) : NULL;
+    if (e && e->name) {
+        e->type = t;
+        return GCS_OK;
+    }
     if (p->n_names == CTF_TSDL_MAX_NAMES)
         return GCS_FAIL(p->err, GCS_ERR_LIMIT, p->t.at, "metadata %s: over %u type names", p->file,
                         CTF_TSDL_MAX_NAMES);
-    if (!gcs_array_reserve((void **)&p->names, &p->cap_names, p->n_names + 1, sizeof *p->names, 64))
-        return nomem(p);
-    p->names[p->n_names].name = name;
-    p->names[p->n_names++].type = t;
+    if (2 * (p->n_names + 1) > p->cap_names) { /* at most half full */
+        size_t cap = p->cap_names ? 2 * p->cap_names : 64;
+        named *table = calloc(cap, sizeof *table);
+        if (!table)
+            return nomem(p);
+        for (size_t i = 0; i < p->cap_names; i++)
+            if (p->names[i].name)
+                *name_slot(table, cap, p->names[i].name, p->names[i].len) = p->names[i];
+        free(p->names);
+        p->names = table;
+        p->cap_names = cap;
+    }
+    e = name_slot(p->names, p->cap_names, name, len);
+    e->name = name;
+    e->len = len;
+    e->type = t;
+    p->n_names++;
     return GCS_OK;
 }
 
