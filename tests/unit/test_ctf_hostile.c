@@ -413,6 +413,48 @@ static void test_many_type_names(void)
     free(text);
 }
 
+/* Parses text (malloc'd, freed here): the status, and the CPU seconds. */
+static gcs_status parse_timed(char *text, gcs_error *err, double *seconds)
+{
+    clock_t start = clock();
+    gcs_status st = parse(text, err);
+    *seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
+    free(text);
+    return st;
+}
+
+/* Many event classes: each one was a realloc of them all (12000 events in
+ * 200 KB of text took 6.6 s under ASan, quadratic), now grown
+ * geometrically. Many sequences naming a struct's first field: a scan of
+ * the struct each (20000 in 270 KB: 4 s), now at most 2^24 names compared
+ * in all (GCS_ERR_LIMIT); 2000 of them parse as before. */
+static void test_many_events_and_paths(void)
+{
+    const size_t events = 12000;
+    char *text = malloc(events * 32 + 64);
+    size_t n = (size_t)sprintf(text, "/* CTF 1.8 */");
+    for (size_t i = 0; i < events; i++)
+        n += (size_t)sprintf(text + n, " event { id = %zu; };", i);
+    gcs_error err;
+    double seconds;
+    CHECK_EQ_INT(parse_timed(text, &err, &seconds), GCS_OK);
+    CHECK(seconds < 2.0);
+    static const size_t seqs[] = {2000, 20000};
+    for (size_t k = 0; k < 2; k++) {
+        text = malloc(seqs[k] * 24 + 256);
+        n = (size_t)sprintf(text, "/* CTF 1.8 */ typealias integer { size = 8; align = 8; } := u8;"
+                                  " event { name = \"x\"; fields := struct { u8 n;");
+        for (size_t i = 0; i < seqs[k]; i++)
+            n += (size_t)sprintf(text + n, " u8 s%zu[n];", i);
+        sprintf(text + n, " }; };");
+        gcs_status st = parse_timed(text, &err, &seconds);
+        CHECK_EQ_INT(st, k == 0 ? GCS_OK : GCS_ERR_LIMIT);
+        if (k == 1)
+            CHECK(strstr(err.reason, "field names compared resolving lengths and tags") != NULL);
+        CHECK(seconds < 2.0);
+    }
+}
+
 int main(void)
 {
     RUN(test_event_of_no_bits);
@@ -425,5 +467,6 @@ int main(void)
     RUN(test_tree_of_empty_structs);
     RUN(test_enum_of_enum_chain);
     RUN(test_many_type_names);
+    RUN(test_many_events_and_paths);
     return check_report("test_ctf_hostile");
 }
