@@ -81,6 +81,8 @@ typedef struct ctf_file {
     char procname[GCS_CTF_PROCNAME_CAP];
     size_t procname_len;
     bool payload_unsupported;
+    const uint8_t *payload_data; /* in buf (the packet) or payload.data */
+    uint32_t payload_size;
     gcs_buf payload;
 } ctf_file;
 
@@ -354,6 +356,68 @@ static __int128 ns_from_origin(const ctf_meta *m, int32_t clock, uint64_t value)
     return (__int128)k->offset_s * 1000000000 + cycles * 1000000000 / (__int128)k->freq;
 }
 
+/* Is member m an array of plain bytes (the runtime's "__data__")? */
+static bool is_byte_array(const ctf_member *m)
+{
+    const ctf_type *t = m->type;
+    return (t->kind == CTF_ARRAY || t->kind == CTF_SEQUENCE) && t->elem->kind == CTF_INT &&
+           t->elem->size == 8 && (t->elem->align & 7) == 0 && !t->elem->is_text;
+}
+
+/* The event's fields in the manifest's layout (f->payload_data/size):
+ * pointing into the packet where its bytes are that layout already (fixed
+ * little-endian fields, or the byte array an event is written as), rebuilt
+ * into f->payload otherwise. Errors are the decoder's (err not set). */
+static gcs_status read_payload(native_container *c, ctf_file *f)
+{
+    ctf_decoder *d = &f->d;
+    const ctf_type *fields = f->ec->fields;
+    gcs_status st = GCS_OK;
+    if (fields->is_raw) {
+        if (!ctf_align(d, 8) || fields->fixed_bits > d->end - d->pos)
+            return GCS_ERR_TRUNCATED;
+        f->payload_data = d->data + (d->pos >> 3);
+        f->payload_size = (uint32_t)(fields->fixed_bits / 8);
+        d->pos += fields->fixed_bits;
+        return GCS_OK;
+    }
+    int32_t blob = f->ec->blob_member;
+    if (blob >= 0 && is_byte_array(&fields->members[blob])) {
+        if (!ctf_align(d, fields->align))
+            return GCS_ERR_TRUNCATED;
+        for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++) {
+            st = ctf_read_member(d, &fields->members[i], NULL);
+            if (st == GCS_OK && (int32_t)i == blob) {
+                if (d->span_len > GCS_MAX_PAYLOAD_SIZE)
+                    st = GCS_ERR_LIMIT;
+                f->payload_data = d->span;
+                f->payload_size = (uint32_t)d->span_len;
+            }
+        }
+    } else if (blob >= 0) {
+        if (!ctf_align(d, fields->align))
+            return GCS_ERR_TRUNCATED;
+        for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++)
+            st = ctf_read_member(d, &fields->members[i], (int32_t)i == blob ? &f->payload : NULL);
+    } else {
+        st = ctf_read(d, fields, &f->payload);
+    }
+    if (st == GCS_ERR_LIMIT || st == GCS_ERR_NOMEM) {
+        /* Past the payload cap: kept without payload, as ctf.c. */
+        f->payload.len = 0;
+        f->payload_data = NULL;
+        f->payload_size = 0;
+        if (c->base.sink->anomaly)
+            c->base.sink->anomaly(c->base.sink->ctx, c->events, "CTF payload beyond the payload cap");
+        return GCS_OK;
+    }
+    if (st == GCS_OK && !f->payload_data) {
+        f->payload_data = f->payload.data;
+        f->payload_size = (uint32_t)f->payload.len;
+    }
+    return st;
+}
+
 /* Decodes the next event of f into f's slots (f->has_event), moving to
  * the next packet as needed. */
 static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
@@ -404,29 +468,10 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         if (f->ec->context && (st = ctf_read(d, f->ec->context, NULL)) != GCS_OK)
             goto bad;
         f->payload.len = 0;
-        const ctf_type *fields = f->ec->fields;
-        if (fields) {
-            if (f->ec->blob_member < 0) {
-                st = ctf_read(d, fields, &f->payload);
-            } else if (!ctf_align(d, fields->align)) {
-                st = GCS_ERR_TRUNCATED;
-            } else {
-                for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++)
-                    st = ctf_read_member(d, &fields->members[i],
-                                         (int32_t)i == f->ec->blob_member ? &f->payload : NULL);
-            }
-            if (st == GCS_ERR_LIMIT || st == GCS_ERR_NOMEM) {
-                /* Past the payload cap: kept without payload, as ctf.c. */
-                f->payload_unsupported = false;
-                f->payload.len = 0;
-                if (c->base.sink->anomaly)
-                    c->base.sink->anomaly(c->base.sink->ctx, c->events,
-                                          "CTF payload beyond the payload cap");
-                st = GCS_OK;
-            }
-            if (st != GCS_OK)
-                goto bad;
-        }
+        f->payload_data = NULL;
+        f->payload_size = 0;
+        if (f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
+            goto bad;
         f->payload_unsupported = d->unsupported;
         f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
         f->tid = f->regs[CTF_ROLE_VTID];
@@ -467,7 +512,7 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     if (f->payload_unsupported) {
         if (sink->anomaly)
             sink->anomaly(sink->ctx, c->events, "CTF payload field of an unsupported kind");
-        f->payload.len = 0;
+        f->payload_size = 0;
     }
     gcs_raw_event raw;
     memset(&raw, 0, sizeof raw);
@@ -479,8 +524,8 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     raw.capture_tid = raw.tid;
     raw.processor = f->cpu_id;
     raw.timestamp = f->timestamp;
-    raw.payload = f->payload.len ? f->payload.data : NULL;
-    raw.payload_size = (uint32_t)f->payload.len;
+    raw.payload = f->payload_size ? f->payload_data : NULL;
+    raw.payload_size = f->payload_size;
     raw.offset = c->events;
     c->last_timestamp = raw.timestamp;
     c->events++;

@@ -1419,10 +1419,68 @@ static gcs_status parse_event(parser *p)
     return next(p);
 }
 
+/* Settles t->is_fixed / fixed_bits / is_raw once every register and the
+ * trace's byte order are known. */
+static void settle_fixed(ctf_type *t, bool big)
+{
+    if (t->settled)
+        return;
+    t->settled = true;
+    t->is_fixed = false;
+    t->is_raw = false;
+    t->fixed_bits = 0;
+    switch (t->kind) {
+    case CTF_INT:
+    case CTF_FLOAT:
+        t->is_fixed = t->clock < 0 && t->size % 8 == 0 && t->align <= 8;
+        t->fixed_bits = t->size;
+        t->is_raw = t->is_fixed && (t->byte_order == CTF_BO_LE ||
+                                    (t->byte_order == CTF_BO_NATIVE && !big));
+        return;
+    case CTF_STRUCT: {
+        uint64_t bits = 0;
+        bool raw = true;
+        for (uint32_t i = 0; i < t->n_members; i++) {
+            const ctf_member *m = &t->members[i];
+            ctf_type *mt = (ctf_type *)m->type;
+            settle_fixed(mt, big);
+            if (!mt->is_fixed || m->reg >= 0 || m->role_reg >= 0)
+                return;
+            bits += mt->fixed_bits;
+            raw = raw && mt->is_raw;
+        }
+        t->is_fixed = t->align <= 8;
+        t->fixed_bits = bits;
+        t->is_raw = t->is_fixed && raw;
+        return;
+    }
+    case CTF_ARRAY: {
+        ctf_type *e = (ctf_type *)t->elem;
+        settle_fixed(e, big);
+        /* Text arrays are rebuilt as strings: their size is not theirs. */
+        if (!e->is_fixed || e->is_text || e->fixed_bits == 0 ||
+            t->length > UINT64_MAX / 8 / e->fixed_bits)
+            return;
+        t->is_fixed = true;
+        t->fixed_bits = t->length * e->fixed_bits;
+        t->is_raw = e->is_raw;
+        return;
+    }
+    default:
+        return;
+    }
+}
+
 /* After the text: each stream's events by id. */
 static gcs_status index_events(parser *p)
 {
     ctf_meta *m = p->m;
+    for (uint32_t i = 0; i < m->n_events; i++) {
+        if (m->events[i].fields)
+            settle_fixed((ctf_type *)m->events[i].fields, m->big_endian);
+        if (m->events[i].context)
+            settle_fixed((ctf_type *)m->events[i].context, m->big_endian);
+    }
     if (m->n_streams == 0) {
         ctf_stream_class *s = add_stream(p, 0, 0);
         if (!s)

@@ -72,6 +72,14 @@ struct ctf_type {
     ctf_kind kind;
     uint32_t align; /* in bits, a power of two */
     uint32_t depth; /* types inside it, plus one (bounds the reader's recursion) */
+    /* Fixed: whole bytes at byte alignment, nothing inside that is variable
+     * or names a register, so skipping it from a byte boundary is adding
+     * fixed_bits (the reader's counting path). Settled after parsing. */
+    bool is_fixed, settled;
+    uint64_t fixed_bits;
+    /* Fixed and little-endian throughout: its bytes are already the
+     * manifest layout ctf_read would rebuild (the reader points at them). */
+    bool is_raw;
     /* CTF_INT, CTF_FLOAT (size = exp_dig + mant_dig) */
     uint32_t size;
     bool is_signed;
