@@ -69,6 +69,7 @@ typedef struct ctf_file {
     uint64_t *regs;
     const ctf_stream_class *sc;
     uint32_t cpu_id;
+    uint64_t discarded; /* the stream's events_discarded count so far */
     bool in_packet, done;
     /* The next event, decoded. */
     bool has_event;
@@ -328,6 +329,15 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
     f->d.end = content_bits;
     f->cpu_id = (uint32_t)f->regs[CTF_ROLE_CPU_ID];
     f->in_packet = true;
+    if (sc->context_roles & (1u << CTF_ROLE_EVENTS_DISCARDED)) {
+        /* A running count per stream: what it grew by was lost before this
+         * packet (a smaller value counts nothing, as in babeltrace2). */
+        uint64_t now = f->regs[CTF_ROLE_EVENTS_DISCARDED];
+        uint64_t lost = now > f->discarded ? now - f->discarded : 0;
+        f->discarded = now;
+        if (lost && c->base.sink->events_lost)
+            c->base.sink->events_lost(c->base.sink->ctx, lost);
+    }
     if (c->base.sink->block) /* "blocks" of a CTF trace are its packets */
         c->base.sink->block(c->base.sink->ctx);
     return GCS_OK;
