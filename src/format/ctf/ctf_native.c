@@ -97,7 +97,11 @@ typedef struct native_container {
     bool has_deferred;
     gcs_error deferred;
     bool info_sent;
-    ctf_file *last; /* reported last step: advanced at the next */
+    ctf_file *last; /* reported last step (the heap's top): advanced at the next */
+    /* Files with an event decoded, as a binary heap by (ns, index): the
+     * top is the next event to report. */
+    size_t *heap;
+    size_t heap_n;
     uint32_t rows;
     uint64_t events;
     int64_t last_timestamp;
@@ -542,6 +546,31 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     return sink->event(sink->ctx, &raw, err);
 }
 
+/* Does file a's event come before file b's? Ties: the file listed first. */
+static bool earlier(const native_container *c, size_t a, size_t b)
+{
+    const ctf_file *fa = &c->files[a], *fb = &c->files[b];
+    return fa->ns < fb->ns || (fa->ns == fb->ns && a < b);
+}
+
+static void sift_down(native_container *c, size_t i)
+{
+    size_t *h = c->heap, n = c->heap_n;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && earlier(c, h[l], h[m]))
+            m = l;
+        if (l + 1 < n && earlier(c, h[l + 1], h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        size_t t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
 static gcs_status native_step(gcs_container *base, gcs_error *err)
 {
     native_container *c = (native_container *)base;
@@ -552,13 +581,11 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
         c->last = NULL;
         if ((st = next_event(c, f, err)) != GCS_OK)
             return st;
+        if (!f->has_event) /* the file ended: off the heap */
+            c->heap[0] = c->heap[--c->heap_n];
+        sift_down(c, 0);
     }
-    ctf_file *best = NULL;
-    for (size_t i = 0; i < c->n_files; i++) {
-        ctf_file *f = &c->files[i];
-        if (f->has_event && (!best || f->ns < best->ns))
-            best = f;
-    }
+    ctf_file *best = c->heap_n ? &c->files[c->heap[0]] : NULL;
     if (!best) {
         if (c->has_deferred) {
             *err = c->deferred;
@@ -586,6 +613,7 @@ static void native_destroy(gcs_container *base)
         gcs_buf_free(&f->payload);
     }
     free(c->files);
+    free(c->heap);
     for (size_t i = 0; i < c->n_traces; i++) {
         ctf_meta_free(&c->traces[i].meta);
         free(c->traces[i].path);
@@ -621,6 +649,13 @@ static gcs_status open_files(native_container *c, gcs_error *err)
         if (st != GCS_OK)
             return st;
     }
+    if (!(c->heap = malloc((c->n_files ? c->n_files : 1) * sizeof *c->heap)))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+    for (size_t i = 0; i < c->n_files; i++)
+        if (c->files[i].has_event)
+            c->heap[c->heap_n++] = i;
+    for (size_t i = c->heap_n / 2; i-- > 0;)
+        sift_down(c, i);
     return GCS_OK;
 }
 
