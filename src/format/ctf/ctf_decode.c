@@ -34,6 +34,76 @@ static uint64_t read_bits(const uint8_t *data, uint64_t pos, uint32_t size, bool
     return v;
 }
 
+/* A field of `bits` bits mapped to clock `clock`, read at bit `at`, says
+ * the clock's low bits are v: it wrapped when they went down. */
+static inline void move_clock(ctf_decoder *d, int32_t clock, uint64_t v, uint32_t bits, uint64_t at)
+{
+    if (bits >= 64) {
+        d->clock = v;
+    } else {
+        uint64_t mask = ((uint64_t)1 << bits) - 1, low = v & mask;
+        uint64_t base = d->clock & ~mask;
+        if (low < (d->clock & mask))
+            base += mask + 1;
+        d->clock = base | low;
+    }
+    d->clock_index = clock;
+    d->clock_at = at;
+    d->clock_bits = bits;
+}
+
+static inline uint64_t le_bytes(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+gcs_status ctf_read_lttng_header(ctf_decoder *d, ctf_lttng_header kind, int32_t clock,
+                                 uint64_t *id)
+{
+    if (!ctf_align(d, 8))
+        return GCS_ERR_TRUNCATED;
+    uint64_t left = (d->end - d->pos) / 8, at = d->pos;
+    const uint8_t *p = d->data + (at >> 3);
+    if (kind == CTF_LTTNG_HEADER_COMPACT) {
+        /* 5-bit id, 27-bit timestamp in one little-endian word; id 31:
+         * then (byte-aligned) a 32-bit id and a 64-bit timestamp. */
+        if (left < 4)
+            return GCS_ERR_TRUNCATED;
+        uint64_t w = le_bytes(p, 4);
+        if ((w & 31) != 31) {
+            *id = w & 31;
+            d->pos += 32;
+            move_clock(d, clock, w >> 5, 27, at + 5);
+            return GCS_OK;
+        }
+        if (left < 13)
+            return GCS_ERR_TRUNCATED;
+        *id = le_bytes(p + 1, 4);
+        d->pos += 8 * 13;
+        move_clock(d, clock, le_bytes(p + 5, 8), 64, at + 8 * 5);
+        return GCS_OK;
+    }
+    /* 16-bit id, 32-bit timestamp; id 65535: a 32-bit id, a 64-bit one. */
+    if (left < 6)
+        return GCS_ERR_TRUNCATED;
+    uint64_t small = le_bytes(p, 2);
+    if (small != 65535) {
+        *id = small;
+        d->pos += 8 * 6;
+        move_clock(d, clock, le_bytes(p + 2, 4), 32, at + 16);
+        return GCS_OK;
+    }
+    if (left < 14)
+        return GCS_ERR_TRUNCATED;
+    *id = le_bytes(p + 2, 4);
+    d->pos += 8 * 14;
+    move_clock(d, clock, le_bytes(p + 6, 8), 64, at + 8 * 6);
+    return GCS_OK;
+}
+
 /* An integer (or a float's bits) of type t at d->pos, sign-extended. */
 static gcs_status read_int(ctf_decoder *d, const ctf_type *t, bool moves_clock, uint64_t *out)
 {
@@ -65,22 +135,8 @@ static gcs_status read_int(ctf_decoder *d, const ctf_type *t, bool moves_clock, 
     d->pos += t->size;
     if (t->is_signed && t->size < 64 && (v >> (t->size - 1)) & 1)
         v |= ~(uint64_t)0 << t->size;
-    if (t->clock >= 0 && moves_clock) {
-        /* A field of fewer bits holds the clock's low bits: it wrapped when
-         * they went down. */
-        if (t->size >= 64) {
-            d->clock = v;
-        } else {
-            uint64_t mask = ((uint64_t)1 << t->size) - 1, low = v & mask;
-            uint64_t base = d->clock & ~mask;
-            if (low < (d->clock & mask))
-                base += mask + 1;
-            d->clock = base | low;
-        }
-        d->clock_index = t->clock;
-        d->clock_at = d->pos - t->size;
-        d->clock_bits = t->size;
-    }
+    if (t->clock >= 0 && moves_clock)
+        move_clock(d, t->clock, v, t->size, d->pos - t->size);
     *out = v;
     return GCS_OK;
 }

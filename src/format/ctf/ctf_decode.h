@@ -48,6 +48,12 @@ gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out);
  * the payload's size but not the payload. */
 gcs_status ctf_skip(ctf_decoder *d, const ctf_type *t);
 
+/* Reads one of LTTng's event headers (kind, its timestamps on clock
+ * `clock`) as ctf_read would, without walking the layout: the event id
+ * into *id, the clock moved. */
+gcs_status ctf_read_lttng_header(ctf_decoder *d, ctf_lttng_header kind, int32_t clock,
+                                 uint64_t *id);
+
 /* The same for member m of a struct: writes its registers. */
 gcs_status ctf_read_member(ctf_decoder *d, const ctf_member *m, gcs_buf *out);
 

@@ -453,9 +453,15 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         f->regs[CTF_ROLE_VPID] = 0;
         f->regs[CTF_ROLE_VTID] = 0;
         d->unsupported = false;
-        if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
-            goto bad;
-        uint64_t id = f->regs[CTF_ROLE_EVENT_ID];
+        uint64_t id;
+        if (sc->lttng_header != CTF_LTTNG_HEADER_NONE) {
+            if ((st = ctf_read_lttng_header(d, sc->lttng_header, sc->header_clock, &id)) != GCS_OK)
+                goto bad;
+        } else {
+            if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
+                goto bad;
+            id = f->regs[CTF_ROLE_EVENT_ID];
+        }
         f->ec = id < sc->n_by_id ? sc->by_id[id] : NULL;
         if (!f->ec)
             return file_error(c, f, GCS_ERR_CORRUPT, f->event_at,

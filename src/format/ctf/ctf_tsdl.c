@@ -1471,6 +1471,51 @@ static void settle_fixed(ctf_type *t, bool big)
     }
 }
 
+/* An integer member as named, of this size and alignment, unsigned,
+ * little-endian in a trace of byte order `big`. */
+static bool plain_int(const ctf_member *m, const char *name, uint32_t size, uint32_t align,
+                      bool big)
+{
+    const ctf_type *t = m->type;
+    return strcmp(m->name, name) == 0 && t->kind == CTF_INT && t->size == size &&
+           t->align == align && !t->is_signed &&
+           (t->byte_order == CTF_BO_LE || (t->byte_order == CTF_BO_NATIVE && !big));
+}
+
+/* Which of LTTng's event headers h is, field for field (else NONE). */
+static ctf_lttng_header lttng_header_of(const ctf_type *h, bool big, int32_t *clock)
+{
+    if (!h || h->kind != CTF_STRUCT || h->n_members != 2 || h->align != 8)
+        return CTF_LTTNG_HEADER_NONE;
+    const ctf_member *id = &h->members[0], *v = &h->members[1];
+    bool compact = plain_int(id, "id", 5, 1, big);
+    if (!compact && !plain_int(id, "id", 16, 8, big))
+        return CTF_LTTNG_HEADER_NONE;
+    uint64_t ext = compact ? 31 : 65535;
+    const ctf_type *e = id->type;
+    if (!e->ranges || e->n_ranges != 2 || strcmp(e->ranges[0].label, "compact") != 0 ||
+        e->ranges[0].lo != 0 || e->ranges[0].hi != ext - 1 ||
+        strcmp(e->ranges[1].label, "extended") != 0 || e->ranges[1].lo != ext ||
+        e->ranges[1].hi != ext)
+        return CTF_LTTNG_HEADER_NONE;
+    const ctf_type *vt = v->type;
+    if (strcmp(v->name, "v") != 0 || vt->kind != CTF_VARIANT || vt->tag != e || id->reg < 0 ||
+        vt->tag_reg != id->reg || vt->n_members != 2 || vt->option_of_range[0] != 0 ||
+        vt->option_of_range[1] != 1)
+        return CTF_LTTNG_HEADER_NONE;
+    const ctf_type *c = vt->members[0].type, *x = vt->members[1].type;
+    if (strcmp(vt->members[0].name, "compact") != 0 || c->kind != CTF_STRUCT ||
+        c->n_members != 1 ||
+        !plain_int(&c->members[0], "timestamp", compact ? 27 : 32, compact ? 1 : 8, big) ||
+        c->members[0].type->clock < 0 || strcmp(vt->members[1].name, "extended") != 0 ||
+        x->kind != CTF_STRUCT || x->n_members != 2 || !plain_int(&x->members[0], "id", 32, 8, big) ||
+        !plain_int(&x->members[1], "timestamp", 64, 8, big) ||
+        x->members[1].type->clock != c->members[0].type->clock)
+        return CTF_LTTNG_HEADER_NONE;
+    *clock = c->members[0].type->clock;
+    return compact ? CTF_LTTNG_HEADER_COMPACT : CTF_LTTNG_HEADER_LARGE;
+}
+
 /* After the text: each stream's events by id. */
 static gcs_status index_events(parser *p)
 {
@@ -1488,6 +1533,8 @@ static gcs_status index_events(parser *p)
     }
     for (uint32_t si = 0; si < m->n_streams; si++) {
         ctf_stream_class *s = &m->streams[si];
+        s->header_clock = -1;
+        s->lttng_header = lttng_header_of(s->event_header, m->big_endian, &s->header_clock);
         uint64_t max = 0;
         bool any = false;
         for (uint32_t i = 0; i < m->n_events; i++)

@@ -116,6 +116,12 @@ typedef struct ctf_event_class {
     int32_t blob_member; /* the member "__data__" of fields, or -1 */
 } ctf_event_class;
 
+typedef enum ctf_lttng_header {
+    CTF_LTTNG_HEADER_NONE,
+    CTF_LTTNG_HEADER_COMPACT, /* event_header_compact (the kernel's) */
+    CTF_LTTNG_HEADER_LARGE    /* event_header_large (lttng-ust's) */
+} ctf_lttng_header;
+
 typedef struct ctf_stream_class {
     uint64_t id;
     const ctf_type *packet_context, *event_header, *event_context; /* may be NULL */
@@ -123,6 +129,11 @@ typedef struct ctf_stream_class {
     const ctf_event_class **by_id;
     uint32_t n_by_id;
     uint32_t context_roles; /* bit (1 << role): the packet context has it */
+    /* The event header is exactly one of LTTng's two (5-bit id + 27-bit
+     * timestamp, or 16-bit id + 32-bit timestamp, each with its extended
+     * form), little-endian: read without walking its layout. */
+    ctf_lttng_header lttng_header;
+    int32_t header_clock; /* its timestamps' clock (lttng_header != NONE) */
     int32_t procname_member; /* index in event_context of "procname", or -1 */
 } ctf_stream_class;
 
