@@ -67,40 +67,28 @@ gcs_status ctf_read_lttng_header(ctf_decoder *d, ctf_lttng_header kind, int32_t 
         return GCS_ERR_TRUNCATED;
     uint64_t left = (d->end - d->pos) / 8, at = d->pos;
     const uint8_t *p = d->data + (at >> 3);
-    if (kind == CTF_LTTNG_HEADER_COMPACT) {
-        /* 5-bit id, 27-bit timestamp in one little-endian word; id 31:
-         * then (byte-aligned) a 32-bit id and a 64-bit timestamp. */
-        if (left < 4)
-            return GCS_ERR_TRUNCATED;
-        uint64_t w = le_bytes(p, 4);
-        if ((w & 31) != 31) {
-            *id = w & 31;
-            d->pos += 32;
-            move_clock(d, clock, w >> 5, 27, at + 5);
-            return GCS_OK;
-        }
-        if (left < 13)
-            return GCS_ERR_TRUNCATED;
-        *id = le_bytes(p + 1, 4);
-        d->pos += 8 * 13;
-        move_clock(d, clock, le_bytes(p + 5, 8), 64, at + 8 * 5);
-        return GCS_OK;
-    }
-    /* 16-bit id, 32-bit timestamp; id 65535: a 32-bit id, a 64-bit one. */
-    if (left < 6)
+    /* compact: a 5-bit id and a 27-bit timestamp in one little-endian
+     * word; large: a 16-bit id, then a 32-bit timestamp. The id's largest
+     * value says "extended": then (byte-aligned) a 32-bit id and a 64-bit
+     * timestamp. */
+    bool compact = kind == CTF_LTTNG_HEADER_COMPACT;
+    unsigned short_bytes = compact ? 4 : 6, ext_at = compact ? 1 : 2;
+    if (left < short_bytes)
         return GCS_ERR_TRUNCATED;
-    uint64_t small = le_bytes(p, 2);
-    if (small != 65535) {
+    uint64_t w = le_bytes(p, compact ? 4 : 2);
+    uint64_t small = compact ? (w & 31) : w;
+    if (small != (compact ? 31u : 65535u)) {
         *id = small;
-        d->pos += 8 * 6;
-        move_clock(d, clock, le_bytes(p + 2, 4), 32, at + 16);
+        d->pos += 8 * short_bytes;
+        move_clock(d, clock, compact ? w >> 5 : le_bytes(p + 2, 4), compact ? 27 : 32,
+                   at + (compact ? 5 : 16));
         return GCS_OK;
     }
-    if (left < 14)
+    if (left < ext_at + 12)
         return GCS_ERR_TRUNCATED;
-    *id = le_bytes(p + 2, 4);
-    d->pos += 8 * 14;
-    move_clock(d, clock, le_bytes(p + 6, 8), 64, at + 8 * 6);
+    *id = le_bytes(p + ext_at, 4);
+    d->pos += 8 * (ext_at + 12);
+    move_clock(d, clock, le_bytes(p + ext_at + 4, 8), 64, at + 8 * (ext_at + 4));
     return GCS_OK;
 }
 

@@ -334,6 +334,19 @@ static const char *kind_name(parser *p, const char *kw, size_t at, size_t len)
     return d;
 }
 
+/* After the keyword `kw` (the current token): its optional name, as
+ * "kw name" (NULL when there is none); the parser is left after them. */
+static gcs_status parse_kind_name(parser *p, const char *kw, const char **name)
+{
+    *name = NULL;
+    gcs_status st = next(p);
+    if (st != GCS_OK || p->t.kind != TOK_ID)
+        return st;
+    if (!(*name = kind_name(p, kw, p->t.at, p->t.len)))
+        return nomem(p);
+    return next(p);
+}
+
 static ctf_type *new_type(parser *p, ctf_kind kind)
 {
     ctf_type *t = gcs_arena_alloc(&p->m->arena, sizeof *t);
@@ -554,16 +567,10 @@ static gcs_status parse_number_type(parser *p, ctf_kind kind, const ctf_type **o
 /* enum [name] [: type] [{ labels }] after "enum". */
 static gcs_status parse_enum(parser *p, const ctf_type **out)
 {
-    gcs_status st = next(p);
+    const char *name;
+    gcs_status st = parse_kind_name(p, "enum", &name);
     if (st != GCS_OK)
         return st;
-    const char *name = NULL;
-    if (p->t.kind == TOK_ID) {
-        if (!(name = kind_name(p, "enum", p->t.at, p->t.len)))
-            return nomem(p);
-        if ((st = next(p)) != GCS_OK)
-            return st;
-    }
     const ctf_type *base = NULL;
     if (is_punct(p, ':')) {
         if ((st = next(p)) != GCS_OK || (st = parse_type(p, &base)) != GCS_OK)
@@ -682,16 +689,10 @@ static gcs_status set_depth(parser *p, ctf_type *t, const ctf_member *members, u
 /* struct [name] [{ members }] [align(n)] after "struct". */
 static gcs_status parse_struct(parser *p, const ctf_type **out)
 {
-    gcs_status st = next(p);
+    const char *name;
+    gcs_status st = parse_kind_name(p, "struct", &name);
     if (st != GCS_OK)
         return st;
-    const char *name = NULL;
-    if (p->t.kind == TOK_ID) {
-        if (!(name = kind_name(p, "struct", p->t.at, p->t.len)))
-            return nomem(p);
-        if ((st = next(p)) != GCS_OK)
-            return st;
-    }
     if (!is_punct(p, '{')) {
         const ctf_type *t = name ? lookup(p, name, strlen(name)) : NULL;
         if (!t)
@@ -759,16 +760,10 @@ static gcs_status bind_tag(parser *p, ctf_type *t, size_t at, size_t len)
 /* variant [name] [<tag>] [{ options }] after "variant". */
 static gcs_status parse_variant(parser *p, const ctf_type **out)
 {
-    gcs_status st = next(p);
+    const char *name;
+    gcs_status st = parse_kind_name(p, "variant", &name);
     if (st != GCS_OK)
         return st;
-    const char *name = NULL;
-    if (p->t.kind == TOK_ID) {
-        if (!(name = kind_name(p, "variant", p->t.at, p->t.len)))
-            return nomem(p);
-        if ((st = next(p)) != GCS_OK)
-            return st;
-    }
     size_t tag_at = 0, tag_len = 0;
     if (is_punct(p, '<')) {
         if ((st = next(p)) != GCS_OK)
