@@ -396,6 +396,7 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
         return GCS_OK;
     }
     int32_t blob = f->ec->blob_member;
+    uint64_t start = d->pos;
     if (blob >= 0 && is_byte_array(&fields->members[blob])) {
         if (!ctf_align(d, fields->align))
             return GCS_ERR_TRUNCATED;
@@ -417,7 +418,11 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
         st = ctf_read(d, fields, &f->payload);
     }
     if (st == GCS_ERR_LIMIT || st == GCS_ERR_NOMEM) {
-        /* Past the payload cap: kept without payload, as ctf.c. */
+        /* Past the payload cap: kept without payload, as ctf.c; the fields
+         * read again without output, to reach the next event. */
+        d->pos = start;
+        if ((st = ctf_read(d, fields, NULL)) != GCS_OK)
+            return st;
         f->payload.len = 0;
         f->payload_data = NULL;
         f->payload_size = 0;
