@@ -497,6 +497,8 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         f->payload_size = 0;
         if (f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
             goto bad;
+        if (d->pos == at_bits) /* nothing read: the same event again, forever */
+            return file_error(c, f, GCS_ERR_CORRUPT, f->event_at, "an event of no bits", err);
         f->payload_unsupported = d->unsupported;
         f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
         f->tid = f->regs[CTF_ROLE_VTID];

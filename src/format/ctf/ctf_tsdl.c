@@ -427,6 +427,11 @@ static ctf_member *resolve(parser *p, const char *path, size_t len)
         if (!rest)
             continue;
         if (p->root && strcmp(p->root, absolute[a]) == 0) {
+            /* The root being parsed: its members so far, while they are
+             * being parsed (a root that is no struct, a variant whose tag
+             * names the root itself, has none yet). */
+            if (p->depth <= p->root_depth)
+                return NULL;
             frame *f = &p->frames[p->root_depth];
             const char *dot = memchr(rest, '.', (size_t)(end - rest));
             const char *stop = dot ? dot : end;
@@ -558,6 +563,7 @@ static gcs_status parse_number_type(parser *p, ctf_kind kind, const ctf_type **o
     } else if (t->size == 0 || t->size > 64) {
         return unsupported(p, p->t.at, "an integer of 0 or more than 64 bits");
     }
+    t->min_bits = t->size;
     if (!has_align)
         t->align = t->size % 8 == 0 ? 8 : 1;
     *out = t;
@@ -672,6 +678,13 @@ fail:
 
 static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
+static uint64_t sat_add_u64(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+static uint64_t sat_mul_u64(uint64_t a, uint64_t b)
+{
+    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
 /* Sets t->depth from its members; refuses types nested too deep (through
  * typealiases, nesting is not bounded by the parser's own depth). */
 static gcs_status set_depth(parser *p, ctf_type *t, const ctf_member *members, uint32_t n)
@@ -712,9 +725,11 @@ static gcs_status parse_struct(parser *p, const ctf_type **out)
     if ((st = set_depth(p, t, members, n)) != GCS_OK)
         return st;
     t->align = 1;
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         if (members[i].type->kind != CTF_VARIANT)
             t->align = max_u32(t->align, members[i].type->align);
+        t->min_bits = sat_add_u64(t->min_bits, members[i].type->min_bits);
+    }
     if (is_word(p, "align")) {
         value v;
         if ((st = next(p)) != GCS_OK || (st = expect(p, '(', "'(' after align")) != GCS_OK ||
@@ -791,6 +806,9 @@ static gcs_status parse_variant(parser *p, const ctf_type **out)
         t->align = 1;
         if ((st = set_depth(p, t, members, n)) != GCS_OK)
             return st;
+        for (uint32_t i = 0; i < n; i++)
+            if (i == 0 || members[i].type->min_bits < t->min_bits)
+                t->min_bits = members[i].type->min_bits;
         if (name && (st = declare(p, name, t)) != GCS_OK)
             return st;
     } else {
@@ -879,6 +897,7 @@ static gcs_status parse_type(parser *p, const ctf_type **out)
         ctf_type *t = new_type(p, CTF_STRING);
         if (!t)
             return nomem(p);
+        t->min_bits = 8; /* its NUL */
         *out = t;
         return GCS_OK;
     }
@@ -928,6 +947,11 @@ static gcs_status parse_declarator(parser *p, const ctf_type *base, const char *
     }
     const ctf_type *t = base;
     for (unsigned k = n; k-- > 0;) {
+        /* Elements of no bits would make the reader loop as often as the
+         * length says, however few bits the packet has (and nested, the
+         * product of the lengths). LTTng writes none. */
+        if (t->min_bits == 0)
+            return unsupported(p, at[k], "an array or sequence of elements that may take no bits");
         ctf_type *a = new_type(p, is_len[k] ? CTF_SEQUENCE : CTF_ARRAY);
         if (!a)
             return nomem(p);
@@ -947,6 +971,7 @@ static gcs_status parse_declarator(parser *p, const ctf_type *base, const char *
                                 "metadata %s: an array of over %u elements", p->file,
                                 CTF_TSDL_MAX_ARRAY);
             a->length = num[k];
+            a->min_bits = sat_mul_u64(num[k], t->min_bits);
         }
         t = a;
     }
@@ -1070,6 +1095,7 @@ static gcs_status parse_members(parser *p, ctf_member **members, uint32_t *n)
     /* Registers were assigned in the frame's copy: they are in kept. */
     *members = kept;
     *n = f->n;
+    memset(f, 0, sizeof *f); /* nothing of it is looked up after */
     return GCS_OK;
 }
 

@@ -80,6 +80,8 @@ struct ctf_type {
     /* Fixed and little-endian throughout: its bytes are already the
      * manifest layout ctf_read would rebuild (the reader points at them). */
     bool is_raw;
+    uint64_t min_bits; /* the fewest bits it takes (saturated); arrays and
+                          sequences need elements of one bit at least */
     /* CTF_INT, CTF_FLOAT (size = exp_dig + mant_dig) */
     uint32_t size;
     bool is_signed;
