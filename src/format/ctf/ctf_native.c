@@ -17,7 +17,8 @@
  * each event's 27- or 64-bit timestamp). Every file keeps its next event
  * decoded; the container reports the earliest (by nanoseconds from the
  * clock's origin, so kernel and user-space traces interleave as in
- * babeltrace2's muxer; ties go to the file listed first), one per step.
+ * babeltrace2's muxer; ties broken as that muxer breaks them, see
+ * comes_before), one per step.
  *
  * Events are reported as the babeltrace2 path reports them (ctf.c): same
  * metadata rows in order of first appearance, payloads in the manifest's
@@ -70,6 +71,10 @@ typedef struct ctf_file {
     const ctf_stream_class *sc;
     uint32_t cpu_id;
     bool in_packet, done;
+    /* babeltrace2's id of this file's stream (its first packet's
+     * stream_instance_id, or a number by path order), for ties. */
+    bool has_stream_key;
+    uint64_t stream_key;
     /* The next event, decoded. */
     bool has_event;
     const ctf_event_class *ec;
@@ -237,6 +242,16 @@ static gcs_status read_at(native_container *c, ctf_file *f, uint64_t at, uint64_
     return GCS_OK;
 }
 
+/* Whether struct t has an integer member `name` mapped to a clock. */
+static bool has_clock_member(const ctf_type *t, const char *name)
+{
+    for (uint32_t i = 0; t && t->kind == CTF_STRUCT && i < t->n_members; i++)
+        if (strcmp(t->members[i].name, name) == 0 && t->members[i].type->kind == CTF_INT &&
+            t->members[i].type->clock >= 0)
+            return true;
+    return false;
+}
+
 /* Decodes the header and context of the packet at f->packet_at from its
  * first avail bytes (in f->buf): GCS_ERR_TRUNCATED (err not set) when they
  * go past them. */
@@ -264,6 +279,14 @@ static gcs_status packet_start(native_container *c, ctf_file *f, uint64_t avail,
                           "a packet of a stream class the metadata does not declare", err);
     if (f->sc->packet_context && (st = ctf_read(d, f->sc->packet_context, NULL)) != GCS_OK)
         goto bad;
+    /* babeltrace2 (2.0, src.ctf.fs) names a file's stream by its first
+     * packet's stream_instance_id, if that packet has a timestamp_begin
+     * too; others get numbers by path order (number_streams). */
+    if (f->packet_at == 0 && (m->header_roles & (1u << CTF_ROLE_STREAM_INSTANCE_ID)) &&
+        has_clock_member(f->sc->packet_context, "timestamp_begin")) {
+        f->has_stream_key = true;
+        f->stream_key = f->regs[CTF_ROLE_STREAM_INSTANCE_ID];
+    }
     return GCS_OK;
 bad: /* GCS_ERR_TRUNCATED: the caller reads more or finds the file cut */
     return st == GCS_ERR_TRUNCATED ? st
@@ -487,6 +510,29 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     return sink->event(sink->ctx, &raw, err);
 }
 
+/* Whether a's next event goes before b's: the earlier in nanoseconds from
+ * the clock's origin; at the same nanosecond, as babeltrace2's muxer
+ * (2.0, common_muxing_compare_messages): the trace with a UUID before one
+ * without, then by UUID bytes, then the lower stream class id, then the
+ * lower stream id. Past that (two traces without UUIDs, which babeltrace2
+ * orders by trace name), the file listed first. */
+static bool comes_before(const ctf_file *a, const ctf_file *b)
+{
+    if (a->ns != b->ns)
+        return a->ns < b->ns;
+    const ctf_meta *ma = &a->trace->meta, *mb = &b->trace->meta;
+    if (ma->has_uuid != mb->has_uuid)
+        return ma->has_uuid;
+    if (ma->has_uuid) {
+        int u = memcmp(ma->uuid, mb->uuid, sizeof ma->uuid);
+        if (u != 0)
+            return u < 0;
+    }
+    if (a->sc->id != b->sc->id)
+        return a->sc->id < b->sc->id;
+    return a->stream_key < b->stream_key;
+}
+
 static gcs_status native_step(gcs_container *base, gcs_error *err)
 {
     native_container *c = (native_container *)base;
@@ -501,7 +547,7 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
     ctf_file *best = NULL;
     for (size_t i = 0; i < c->n_files; i++) {
         ctf_file *f = &c->files[i];
-        if (f->has_event && (!best || f->ns < best->ns))
+        if (f->has_event && (!best || comes_before(f, best)))
             best = f;
     }
     if (!best) {
@@ -547,6 +593,20 @@ static void native_destroy(gcs_container *base)
 
 static const gcs_container_ops native_ops = {"ctf", native_step, native_destroy};
 
+/* The stream ids babeltrace2 gives the files without a stream_instance_id:
+ * 0, 1, ... in path order within each trace (the files are listed so). */
+static void number_streams(native_container *c)
+{
+    uint64_t next = 0;
+    for (size_t i = 0; i < c->n_files; i++) {
+        ctf_file *f = &c->files[i];
+        if (i > 0 && f->trace != c->files[i - 1].trace)
+            next = 0;
+        if (!f->has_stream_key)
+            f->stream_key = next++;
+    }
+}
+
 /* Opens every file and decodes its first event. */
 static gcs_status open_files(native_container *c, gcs_error *err)
 {
@@ -566,6 +626,7 @@ static gcs_status open_files(native_container *c, gcs_error *err)
         if (st != GCS_OK)
             return st;
     }
+    number_streams(c);
     return GCS_OK;
 }
 

@@ -1237,6 +1237,8 @@ static gcs_status parse_trace(parser *p)
             p->m->packet_header = e.type;
             give_role(p->m, e.type, "magic", CTF_ROLE_MAGIC, false, &p->m->header_roles, 0);
             give_role(p->m, e.type, "stream_id", CTF_ROLE_STREAM_ID, false, &p->m->header_roles, 0);
+            give_role(p->m, e.type, "stream_instance_id", CTF_ROLE_STREAM_INSTANCE_ID, false,
+                      &p->m->header_roles, 0);
         }
     }
     return next(p);
