@@ -53,7 +53,7 @@ compare() {
     done
 }
 
-for f in kernel-le kernel-be ust-gc mixed; do
+for f in kernel-le kernel-be ust-gc mixed single; do
     compare "$DATA/$f" "$f"
     cp "$tmp/dump.native" "$tmp/$f.dump"
     cp "$tmp/stats.native" "$tmp/$f.stats"
@@ -106,6 +106,12 @@ grep -q '^1000030 pid=10 tid=11 cpu=0 proc=app10 gcscope/floats .*payload=0000c0
 "$G" events --format json "$DATA/mixed" > "$tmp/mixed.json" 2>&1
 grep -q '"event":"ThreadPoolWorkerThreadAdjustment/Sample",.*"fields":{"Throughput":12.5,"ClrInstanceID":0}' "$tmp/mixed.json" ||
     fail "mixed: the double Throughput misread: $(head -1 "$tmp/mixed.json")"
+# single: no stream_id, no event id (the one stream class, the one event
+# class, id 9); a 16-bit clock at 1 kHz wrapping; no timestamp_begin, so
+# the second packet's clock goes on from the first's last event.
+S="$tmp/single.dump"
+[ "$(grep -c '/GC/Triggered' "$S")" -eq 4 ] || fail "single: not 4 GC/Triggered events"
+[ "$(grep -o '^[0-9]*' "$S" | tr '\n' ' ')" = "10 65535 65543 68928 " ] || fail "single: timestamps wrong: $(grep -o '^[0-9]*' "$S" | tr '\n' ' ')"
 
 # The shared perfcollect traces.
 if [ -d ../shared/traces/ctf ]; then
@@ -127,7 +133,7 @@ fi
 # packet contexts in another order): ours reads it as babeltrace2 does.
 if command -v babeltrace2 > /dev/null; then
     n=0
-    for t in "$DATA"/kernel-le "$DATA"/kernel-be "$DATA"/mixed \
+    for t in "$DATA"/kernel-le "$DATA"/kernel-be "$DATA"/mixed "$DATA"/single \
         "$DATA"/ust-gc/kernel "$DATA"/ust-gc/ust/uid/1000/64-bit; do
         n=$((n + 1))
         babeltrace2 "$t" --component=sink.ctf.fs --params "path=\"$tmp/conv$n\"" > /dev/null 2>&1 ||

@@ -401,7 +401,7 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
             goto bad;
         uint64_t id = f->regs[CTF_ROLE_EVENT_ID];
-        f->ec = id < sc->n_by_id ? sc->by_id[id] : NULL;
+        f->ec = !sc->header_has_id ? sc->sole : id < sc->n_by_id ? sc->by_id[id] : NULL;
         if (!f->ec)
             return file_error(c, f, GCS_ERR_CORRUPT, f->event_at,
                               "an event of a class the metadata does not declare", err);

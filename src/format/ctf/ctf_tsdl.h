@@ -114,6 +114,11 @@ typedef struct ctf_stream_class {
     /* event classes of this stream by id (NULL: none); ids < n_by_id */
     const ctf_event_class **by_id;
     uint32_t n_by_id;
+    /* An event header without an "id" field: every event is of the
+     * stream's one event class (sole; NULL when it has none or several),
+     * whatever that class's id (as babeltrace2 reads it). */
+    bool header_has_id;
+    const ctf_event_class *sole;
     uint32_t context_roles; /* bit (1 << role): the packet context has it */
     int32_t procname_member; /* index in event_context of "procname", or -1 */
 } ctf_stream_class;
