@@ -323,14 +323,17 @@ struct event_header_large {
 def event_tsdl(ec):
     out = "event {\n\tname = \"%s\";\n\tid = %d;\n\tstream_id = %d;\n\tloglevel = 13;\n" % (
         ec.name, ec.id, ec.stream)
+    if ec.context is not None:
+        out += "\tcontext := " + ec.context.tsdl() + ";\n"
     out += "\tfields := " + ec.fields.tsdl() + ";\n};\n\n"
     return out
 
 
 class EventClass:
-    def __init__(self, id, name, members, stream=0):
+    def __init__(self, id, name, members, stream=0, context=None):
         self.id, self.name, self.stream = id, name, stream
         self.fields = Struct(members)
+        self.context = Struct(context) if context else None
 
 
 # ---- packets ----
@@ -377,16 +380,18 @@ def write_header(w, sc, ec_id, ts, clock):
     return ts
 
 
-def write_packet(trace, sc, instance, cpu, seq, discarded, events, pad_to=128):
-    """One packet: events are (ts, EventClass, context values, field values)."""
+def write_packet(trace, sc, instance, cpu, seq, discarded, events, pad_to=128, begin=None):
+    """One packet: events are (ts, EventClass, context values, field values,
+    and for a class with a context of its own, its values)."""
     w = Bits(trace.be)
     w.int(MAGIC, 32)
     w.raw(uuid_bytes(trace.uuid))
     w.int(sc.id, 32)
     if trace.instance_ids:
         w.int(instance, 64)
-    begin = events[0][0] - 1000 if events else 0
-    end = events[-1][0] + 1000 if events else 0
+    if begin is None:
+        begin = events[0][0] - 1000
+    end = events[-1][0] + 1000 if events else begin
     if sc.packet_context == "lttng":
         w.int(begin, 64)
         w.int(end, 64)
@@ -402,10 +407,13 @@ def write_packet(trace, sc, instance, cpu, seq, discarded, events, pad_to=128):
         w.int(cpu, 32)
         sizes_at = None
     clock = begin
-    for ts, ec, ctx, values in events:
+    for ev in events:
+        ts, ec, ctx, values = ev[:4]
         clock = write_header(w, sc, ec.id, ts, clock)
         if sc.context is not None:
             sc.context.write(w, ctx)
+        if ec.context is not None:
+            ec.context.write(w, ev[4])
         ec.fields.write(w, values)
     content = w.pos
     if sizes_at is None:
@@ -554,7 +562,11 @@ def make_kernel(out, be, name):
         for seq, events in enumerate(packets):
             # stream_instance_id in the opposite order of the file names
             data += write_packet(trace, sc, 2 - cpu, cpu, seq, 3 * seq, events)
+        if cpu == 1:  # a packet without events (a flush), as LTTng writes
+            data += write_packet(trace, sc, 2 - cpu, cpu, 1, 0, [], begin=base + W27 + 2000)
         write_file(os.path.join(out, name, "channel0_%d" % cpu), data)
+    # an idle CPU: LTTng leaves its stream file empty
+    write_file(os.path.join(out, name, "channel0_3"), b"")
 
 
 # ---- ust-gc ----
@@ -791,7 +803,12 @@ def make_mixed(out):
         ("_last", U8)], stream=1)
     triggered = EventClass(1, "DotNETRuntime:GCTriggered",
                            [("_Reason", U32), ("_ClrInstanceID", U16)], stream=1)
-    text = MIXED_TSDL + "".join(event_tsdl(ec) for ec in [sample, floats, variant, nested, triggered])
+    # a payload field mapped to the clock moves it (the event's time is
+    # the clock after its payload); a context of the event class's own
+    clocked = EventClass(2, "gcscope:clocked", [("_when", Int(64, clock="mono")), ("_v", U8)],
+                         stream=1, context=[("_seq", U32)])
+    text = MIXED_TSDL + "".join(event_tsdl(ec) for ec in [sample, floats, variant, nested, triggered,
+                                                          clocked])
     d = os.path.join(out, name)
     write_file(os.path.join(d, "metadata"), text.encode())
     s0 = StreamClass(0, "plain", ctx0, packet_context="whole file")
@@ -814,6 +831,8 @@ def make_mixed(out):
         (t + 40, nested, None, [3, [[1, 2], [3, 65535]], [[-1, 0, 1], [32767, -32768, 5]],
                                 [2, "hi"], 9]),
         (t + 80, triggered, None, [4, 0]),
+        (t + 85, clocked, None, [t + 95, 1], [77]),
+        (t + 97, clocked, None, [t + 98, 2], [78]),
         (t + (1 << 32) + 5, nested, None, [0, [[0, 0], [0, 0]], [[0] * 3, [0] * 3], [0, ""], 0])]))
 
 

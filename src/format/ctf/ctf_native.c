@@ -400,6 +400,11 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         d->unsupported = false;
         if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
             goto bad;
+        /* The event's time is the clock its header leaves (as in
+         * babeltrace2 and TraceEvent); a field of its contexts or payload
+         * mapped to the clock moves it for the events after. */
+        uint64_t event_clock = d->clock;
+        int32_t event_clock_index = d->clock_index;
         uint64_t id = f->regs[CTF_ROLE_EVENT_ID];
         f->ec = !sc->header_has_id ? sc->sole : id < sc->n_by_id ? sc->by_id[id] : NULL;
         if (!f->ec)
@@ -453,8 +458,8 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         f->payload_unsupported = d->unsupported;
         f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
         f->tid = f->regs[CTF_ROLE_VTID];
-        f->timestamp = (int64_t)d->clock;
-        f->ns = ns_from_origin(m, d->clock_index, d->clock);
+        f->timestamp = (int64_t)event_clock;
+        f->ns = ns_from_origin(m, event_clock_index, event_clock);
         f->has_event = true;
         return GCS_OK;
     bad:
