@@ -17,7 +17,8 @@
  * each event's 27- or 64-bit timestamp). Every file keeps its next event
  * decoded; the container reports the earliest (by nanoseconds from the
  * clock's origin, so kernel and user-space traces interleave as in
- * babeltrace2's muxer; ties go to the file listed first), one per step.
+ * babeltrace2's muxer; ties broken as that muxer breaks them, see
+ * comes_before), one per step.
  *
  * Events are reported as the babeltrace2 path reports them (ctf.c): same
  * metadata rows in order of first appearance, payloads in the manifest's
@@ -71,6 +72,10 @@ typedef struct ctf_file {
     uint32_t cpu_id;
     uint64_t discarded; /* the stream's events_discarded count so far */
     bool in_packet, done;
+    /* babeltrace2's id of this file's stream (its first packet's
+     * stream_instance_id, or a number by path order), for ties. */
+    bool has_stream_key;
+    uint64_t stream_key;
     /* The next event, decoded. */
     bool has_event;
     const ctf_event_class *ec;
@@ -244,6 +249,16 @@ static gcs_status read_at(native_container *c, ctf_file *f, uint64_t at, uint64_
     return GCS_OK;
 }
 
+/* Whether struct t has an integer member `name` mapped to a clock. */
+static bool has_clock_member(const ctf_type *t, const char *name)
+{
+    for (uint32_t i = 0; t && t->kind == CTF_STRUCT && i < t->n_members; i++)
+        if (strcmp(t->members[i].name, name) == 0 && t->members[i].type->kind == CTF_INT &&
+            t->members[i].type->clock >= 0)
+            return true;
+    return false;
+}
+
 /* Decodes the header and context of the packet at f->packet_at from its
  * first avail bytes (in f->buf): GCS_ERR_TRUNCATED (err not set) when they
  * go past them. */
@@ -271,6 +286,14 @@ static gcs_status packet_start(native_container *c, ctf_file *f, uint64_t avail,
                           "a packet of a stream class the metadata does not declare", err);
     if (f->sc->packet_context && (st = ctf_read(d, f->sc->packet_context, NULL)) != GCS_OK)
         goto bad;
+    /* babeltrace2 (2.0, src.ctf.fs) names a file's stream by its first
+     * packet's stream_instance_id, if that packet has a timestamp_begin
+     * too; others get numbers by path order (number_streams). */
+    if (f->packet_at == 0 && (m->header_roles & (1u << CTF_ROLE_STREAM_INSTANCE_ID)) &&
+        has_clock_member(f->sc->packet_context, "timestamp_begin")) {
+        f->has_stream_key = true;
+        f->stream_key = f->regs[CTF_ROLE_STREAM_INSTANCE_ID];
+    }
     return GCS_OK;
 bad: /* GCS_ERR_TRUNCATED: the caller reads more or finds the file cut */
     return st == GCS_ERR_TRUNCATED ? st
@@ -467,7 +490,12 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
                 goto bad;
             id = f->regs[CTF_ROLE_EVENT_ID];
         }
-        f->ec = id < sc->n_by_id ? sc->by_id[id] : NULL;
+        /* The event's time is the clock its header leaves (as in
+         * babeltrace2 and TraceEvent); a field of its contexts or payload
+         * mapped to the clock moves it for the events after. */
+        uint64_t event_clock = d->clock;
+        int32_t event_clock_index = d->clock_index;
+        f->ec = !sc->header_has_id ? sc->sole : id < sc->n_by_id ? sc->by_id[id] : NULL;
         if (!f->ec)
             return file_error(c, f, GCS_ERR_CORRUPT, f->event_at,
                               "an event of a class the metadata does not declare", err);
@@ -502,8 +530,8 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         f->payload_unsupported = d->unsupported;
         f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
         f->tid = f->regs[CTF_ROLE_VTID];
-        f->timestamp = (int64_t)d->clock;
-        f->ns = ns_from_origin(m, d->clock_index, d->clock);
+        f->timestamp = (int64_t)event_clock;
+        f->ns = ns_from_origin(m, event_clock_index, event_clock);
         f->has_event = true;
         return GCS_OK;
     bad:
@@ -559,11 +587,37 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     return sink->event(sink->ctx, &raw, err);
 }
 
-/* Does file a's event come before file b's? Ties: the file listed first. */
+/* Whether a's next event goes before b's: the earlier in nanoseconds from
+ * the clock's origin; at the same nanosecond, as babeltrace2's muxer
+ * (2.0, common_muxing_compare_messages): the trace with a UUID before one
+ * without, then by UUID bytes, then the lower stream class id, then the
+ * lower stream id. Past that (two traces without UUIDs, which babeltrace2
+ * orders by trace name), the file listed first. */
+static bool comes_before(const ctf_file *a, const ctf_file *b)
+{
+    if (a->ns != b->ns)
+        return a->ns < b->ns;
+    const ctf_meta *ma = &a->trace->meta, *mb = &b->trace->meta;
+    if (ma->has_uuid != mb->has_uuid)
+        return ma->has_uuid;
+    if (ma->has_uuid) {
+        int u = memcmp(ma->uuid, mb->uuid, sizeof ma->uuid);
+        if (u != 0)
+            return u < 0;
+    }
+    if (a->sc->id != b->sc->id)
+        return a->sc->id < b->sc->id;
+    return a->stream_key < b->stream_key;
+}
+
+/* Does file a's event come before file b's? comes_before, then the file
+ * listed first. */
 static bool earlier(const native_container *c, size_t a, size_t b)
 {
     const ctf_file *fa = &c->files[a], *fb = &c->files[b];
-    return fa->ns < fb->ns || (fa->ns == fb->ns && a < b);
+    if (comes_before(fa, fb))
+        return true;
+    return !comes_before(fb, fa) && a < b;
 }
 
 static void sift_down(native_container *c, size_t i)
@@ -643,6 +697,20 @@ static void native_destroy(gcs_container *base)
 
 static const gcs_container_ops native_ops = {"ctf", native_step, native_destroy};
 
+/* The stream ids babeltrace2 gives the files without a stream_instance_id:
+ * 0, 1, ... in path order within each trace (the files are listed so). */
+static void number_streams(native_container *c)
+{
+    uint64_t next = 0;
+    for (size_t i = 0; i < c->n_files; i++) {
+        ctf_file *f = &c->files[i];
+        if (i > 0 && f->trace != c->files[i - 1].trace)
+            next = 0;
+        if (!f->has_stream_key)
+            f->stream_key = next++;
+    }
+}
+
 /* Opens every file and decodes its first event. */
 static gcs_status open_files(native_container *c, gcs_error *err)
 {
@@ -662,6 +730,7 @@ static gcs_status open_files(native_container *c, gcs_error *err)
         if (st != GCS_OK)
             return st;
     }
+    number_streams(c);
     if (!(c->heap = malloc((c->n_files ? c->n_files : 1) * sizeof *c->heap)))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
     for (size_t i = 0; i < c->n_files; i++)

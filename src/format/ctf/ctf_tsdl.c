@@ -1258,6 +1258,8 @@ static gcs_status parse_trace(parser *p)
             p->m->packet_header = e.type;
             give_role(p->m, e.type, "magic", CTF_ROLE_MAGIC, false, &p->m->header_roles, 0);
             give_role(p->m, e.type, "stream_id", CTF_ROLE_STREAM_ID, false, &p->m->header_roles, 0);
+            give_role(p->m, e.type, "stream_instance_id", CTF_ROLE_STREAM_INSTANCE_ID, false,
+                      &p->m->header_roles, 0);
         }
     }
     return next(p);
@@ -1363,7 +1365,9 @@ static gcs_status parse_stream(parser *p)
                 ((ctf_member *)&s->packet_context->members[i])->leaves_clock = true;
     for (size_t r = 0; r < 4; r++)
         give_role(p->m, s->packet_context, ctx_roles[r], ctx_role_ids[r], false, &s->context_roles, 0);
-    give_role(p->m, s->event_header, "id", CTF_ROLE_EVENT_ID, true, NULL, 0);
+    uint32_t header_roles = 0;
+    give_role(p->m, s->event_header, "id", CTF_ROLE_EVENT_ID, true, &header_roles, 0);
+    s->header_has_id = header_roles != 0;
     give_role(p->m, s->event_context, "vpid", CTF_ROLE_VPID, false, NULL, 0);
     give_role(p->m, s->event_context, "vtid", CTF_ROLE_VTID, false, NULL, 0);
     if (s->event_context)
@@ -1558,11 +1562,13 @@ static gcs_status index_events(parser *p)
         s->lttng_header = lttng_header_of(s->event_header, m->big_endian, &s->header_clock);
         uint64_t max = 0;
         bool any = false;
+        uint32_t classes = 0;
         for (uint32_t i = 0; i < m->n_events; i++)
             if (m->events[i].stream_id == s->id || m->n_streams == 1) {
                 any = true;
                 if (m->events[i].id > max)
                     max = m->events[i].id;
+                s->sole = classes++ == 0 ? &m->events[i] : NULL;
             }
         if (!any)
             continue;

@@ -130,6 +130,11 @@ typedef struct ctf_stream_class {
     /* event classes of this stream by id (NULL: none); ids < n_by_id */
     const ctf_event_class **by_id;
     uint32_t n_by_id;
+    /* An event header without an "id" field: every event is of the
+     * stream's one event class (sole; NULL when it has none or several),
+     * whatever that class's id (as babeltrace2 reads it). */
+    bool header_has_id;
+    const ctf_event_class *sole;
     uint32_t context_roles; /* bit (1 << role): the packet context has it */
     /* The event header is exactly one of LTTng's two (5-bit id + 27-bit
      * timestamp, or 16-bit id + 32-bit timestamp, each with its extended
@@ -150,6 +155,7 @@ typedef enum ctf_role {
     CTF_ROLE_EVENT_ID,
     CTF_ROLE_VPID,
     CTF_ROLE_VTID,
+    CTF_ROLE_STREAM_INSTANCE_ID, /* the packet header's: babeltrace2's stream id */
     CTF_ROLE_COUNT
 } ctf_role;
 
