@@ -904,8 +904,14 @@ static gcs_status step_until_released(gcs_reader *r, gcs_error *err)
                 return GCS_AGAIN;
             continue;
         case READER_READING: {
+            /* Cleared field by field, not the whole reason: containers
+             * that report an event a step (CTF) step millions of times. */
             gcs_error e;
-            gcs_error_clear(&e);
+            e.status = GCS_OK;
+            e.offset = 0;
+            e.reason[0] = '\0';
+            e.src_file = NULL;
+            e.src_line = 0;
             gcs_status st = r->container->ops->step(r->container, &e);
             if (st == GCS_OK) {
                 gcs_sorter_settle(r->sorter, false);
