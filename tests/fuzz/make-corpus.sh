@@ -19,7 +19,11 @@
 #   - for `archive`, 4 and 16 KiB prefixes of a few traces as gzip, xz,
 #     zstd, bzip2, tar.gz and zip (python3's zipfile, or zip) members named
 #     t.nettrace, a zip with a log file first, and the PerfView .etl.zip
-#     when present.
+#     when present;
+#   - for `ctfread`, the CTF fixtures' TSDL texts each followed by a 0 byte
+#     and a stream file (64 KiB of each channel, a first small whole
+#     packet) and four hand-made traces (tests/fuzz/ctf_seeds.py; needs
+#     python3, else skipped).
 # Usage: BUILD=build sh tests/fuzz/make-corpus.sh   (after make fuzz-build)
 set -e
 BUILD=${BUILD:-build}
@@ -161,6 +165,14 @@ for z in ../shared/traces/ctf/*.trace.zip; do
     done
 done
 
-for h in reader scan again objtrack diag archive profile ctf; do
+# ctfread: metadata text, a 0 byte, a stream file (fuzz_ctfread.c): from
+# the traces extracted above, and the hand-made ones of ctf_seeds.py.
+mkdir -p "$OUT/ctfread"
+if command -v python3 >/dev/null 2>&1; then
+    python3 tests/fuzz/ctf_seeds.py "$OUT/ctfread" \
+        $(find "$TMP" -path "$TMP/ctf-*" -name metadata 2>/dev/null | LC_ALL=C sort)
+fi
+
+for h in reader scan again objtrack diag archive profile ctf ctfread; do
     echo "corpus $h: $(ls "$OUT/$h" | wc -l) files, $(du -sk "$OUT/$h" | cut -f1) KiB"
 done

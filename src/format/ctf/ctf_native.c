@@ -70,6 +70,7 @@ typedef struct ctf_file {
     uint64_t *regs;
     const ctf_stream_class *sc;
     uint32_t cpu_id;
+    uint64_t discarded; /* the stream's events_discarded count so far */
     bool in_packet, done;
     /* babeltrace2's id of this file's stream (its first packet's
      * stream_instance_id, or a number by path order), for ties. */
@@ -86,6 +87,8 @@ typedef struct ctf_file {
     char procname[GCS_CTF_PROCNAME_CAP];
     size_t procname_len;
     bool payload_unsupported;
+    const uint8_t *payload_data; /* in buf (the packet) or payload.data */
+    uint32_t payload_size;
     gcs_buf payload;
 } ctf_file;
 
@@ -99,7 +102,11 @@ typedef struct native_container {
     bool has_deferred;
     gcs_error deferred;
     bool info_sent;
-    ctf_file *last; /* reported last step: advanced at the next */
+    ctf_file *last; /* reported last step (the heap's top): advanced at the next */
+    /* Files with an event decoded, as a binary heap by (ns, index): the
+     * top is the next event to report. */
+    size_t *heap;
+    size_t heap_n;
     uint32_t rows;
     uint64_t events;
     int64_t last_timestamp;
@@ -356,6 +363,15 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
     f->d.end = content_bits;
     f->cpu_id = (uint32_t)f->regs[CTF_ROLE_CPU_ID];
     f->in_packet = true;
+    if (sc->context_roles & (1u << CTF_ROLE_EVENTS_DISCARDED)) {
+        /* A running count per stream: what it grew by was lost before this
+         * packet (a smaller value counts nothing, as in babeltrace2). */
+        uint64_t now = f->regs[CTF_ROLE_EVENTS_DISCARDED];
+        uint64_t lost = now > f->discarded ? now - f->discarded : 0;
+        f->discarded = now;
+        if (lost && c->base.sink->events_lost)
+            c->base.sink->events_lost(c->base.sink->ctx, lost);
+    }
     if (c->base.sink->block) /* "blocks" of a CTF trace are its packets */
         c->base.sink->block(c->base.sink->ctx);
     return GCS_OK;
@@ -384,6 +400,73 @@ static __int128 ns_from_origin(const ctf_meta *m, int32_t clock, uint64_t value)
     return (__int128)k->offset_s * 1000000000 + cycles * 1000000000 / (__int128)k->freq;
 }
 
+/* Is member m an array of plain bytes (the runtime's "__data__")? */
+static bool is_byte_array(const ctf_member *m)
+{
+    const ctf_type *t = m->type;
+    return (t->kind == CTF_ARRAY || t->kind == CTF_SEQUENCE) && t->elem->kind == CTF_INT &&
+           t->elem->size == 8 && (t->elem->align & 7) == 0 && !t->elem->is_text;
+}
+
+/* The event's fields in the manifest's layout (f->payload_data/size):
+ * pointing into the packet where its bytes are that layout already (fixed
+ * little-endian fields, or the byte array an event is written as), rebuilt
+ * into f->payload otherwise. Errors are the decoder's (err not set). */
+static gcs_status read_payload(native_container *c, ctf_file *f)
+{
+    ctf_decoder *d = &f->d;
+    const ctf_type *fields = f->ec->fields;
+    gcs_status st = GCS_OK;
+    if (fields->is_raw) {
+        if (!ctf_align(d, 8) || fields->fixed_bits > d->end - d->pos)
+            return GCS_ERR_TRUNCATED;
+        f->payload_data = d->data + (d->pos >> 3);
+        f->payload_size = (uint32_t)(fields->fixed_bits / 8);
+        d->pos += fields->fixed_bits;
+        return GCS_OK;
+    }
+    int32_t blob = f->ec->blob_member;
+    uint64_t start = d->pos;
+    if (blob >= 0 && is_byte_array(&fields->members[blob])) {
+        if (!ctf_align(d, fields->align))
+            return GCS_ERR_TRUNCATED;
+        for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++) {
+            st = ctf_read_member(d, &fields->members[i], NULL);
+            if (st == GCS_OK && (int32_t)i == blob) {
+                if (d->span_len > GCS_MAX_PAYLOAD_SIZE)
+                    st = GCS_ERR_LIMIT;
+                f->payload_data = d->span;
+                f->payload_size = (uint32_t)d->span_len;
+            }
+        }
+    } else if (blob >= 0) {
+        if (!ctf_align(d, fields->align))
+            return GCS_ERR_TRUNCATED;
+        for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++)
+            st = ctf_read_member(d, &fields->members[i], (int32_t)i == blob ? &f->payload : NULL);
+    } else {
+        st = ctf_read(d, fields, &f->payload);
+    }
+    if (st == GCS_ERR_LIMIT || st == GCS_ERR_NOMEM) {
+        /* Past the payload cap: kept without payload, as ctf.c; the fields
+         * read again without output, to reach the next event. */
+        d->pos = start;
+        if ((st = ctf_read(d, fields, NULL)) != GCS_OK)
+            return st;
+        f->payload.len = 0;
+        f->payload_data = NULL;
+        f->payload_size = 0;
+        if (c->base.sink->anomaly)
+            c->base.sink->anomaly(c->base.sink->ctx, c->events, "CTF payload beyond the payload cap");
+        return GCS_OK;
+    }
+    if (st == GCS_OK && !f->payload_data) {
+        f->payload_data = f->payload.data;
+        f->payload_size = (uint32_t)f->payload.len;
+    }
+    return st;
+}
+
 /* Decodes the next event of f into f's slots (f->has_event), moving to
  * the next packet as needed. */
 static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
@@ -405,14 +488,20 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         f->regs[CTF_ROLE_VPID] = 0;
         f->regs[CTF_ROLE_VTID] = 0;
         d->unsupported = false;
-        if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
-            goto bad;
+        uint64_t id;
+        if (sc->lttng_header != CTF_LTTNG_HEADER_NONE) {
+            if ((st = ctf_read_lttng_header(d, sc->lttng_header, sc->header_clock, &id)) != GCS_OK)
+                goto bad;
+        } else {
+            if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
+                goto bad;
+            id = f->regs[CTF_ROLE_EVENT_ID];
+        }
         /* The event's time is the clock its header leaves (as in
          * babeltrace2 and TraceEvent); a field of its contexts or payload
          * mapped to the clock moves it for the events after. */
         uint64_t event_clock = d->clock;
         int32_t event_clock_index = d->clock_index;
-        uint64_t id = f->regs[CTF_ROLE_EVENT_ID];
         f->ec = !sc->header_has_id ? sc->sole : id < sc->n_by_id ? sc->by_id[id] : NULL;
         if (!f->ec)
             return file_error(c, f, GCS_ERR_CORRUPT, f->event_at,
@@ -439,29 +528,12 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         if (f->ec->context && (st = ctf_read(d, f->ec->context, NULL)) != GCS_OK)
             goto bad;
         f->payload.len = 0;
-        const ctf_type *fields = f->ec->fields;
-        if (fields) {
-            if (f->ec->blob_member < 0) {
-                st = ctf_read(d, fields, &f->payload);
-            } else if (!ctf_align(d, fields->align)) {
-                st = GCS_ERR_TRUNCATED;
-            } else {
-                for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++)
-                    st = ctf_read_member(d, &fields->members[i],
-                                         (int32_t)i == f->ec->blob_member ? &f->payload : NULL);
-            }
-            if (st == GCS_ERR_LIMIT || st == GCS_ERR_NOMEM) {
-                /* Past the payload cap: kept without payload, as ctf.c. */
-                f->payload_unsupported = false;
-                f->payload.len = 0;
-                if (c->base.sink->anomaly)
-                    c->base.sink->anomaly(c->base.sink->ctx, c->events,
-                                          "CTF payload beyond the payload cap");
-                st = GCS_OK;
-            }
-            if (st != GCS_OK)
-                goto bad;
-        }
+        f->payload_data = NULL;
+        f->payload_size = 0;
+        if (f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
+            goto bad;
+        if (d->pos == at_bits) /* nothing read: the same event again, forever */
+            return file_error(c, f, GCS_ERR_CORRUPT, f->event_at, "an event of no bits", err);
         f->payload_unsupported = d->unsupported;
         f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
         f->tid = f->regs[CTF_ROLE_VTID];
@@ -502,7 +574,7 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     if (f->payload_unsupported) {
         if (sink->anomaly)
             sink->anomaly(sink->ctx, c->events, "CTF payload field of an unsupported kind");
-        f->payload.len = 0;
+        f->payload_size = 0;
     }
     gcs_raw_event raw;
     memset(&raw, 0, sizeof raw);
@@ -514,8 +586,8 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     raw.capture_tid = raw.tid;
     raw.processor = f->cpu_id;
     raw.timestamp = f->timestamp;
-    raw.payload = f->payload.len ? f->payload.data : NULL;
-    raw.payload_size = (uint32_t)f->payload.len;
+    raw.payload = f->payload_size ? f->payload_data : NULL;
+    raw.payload_size = f->payload_size;
     raw.offset = c->events;
     c->last_timestamp = raw.timestamp;
     c->events++;
@@ -545,6 +617,34 @@ static bool comes_before(const ctf_file *a, const ctf_file *b)
     return a->stream_key < b->stream_key;
 }
 
+/* Does file a's event come before file b's? comes_before, then the file
+ * listed first. */
+static bool earlier(const native_container *c, size_t a, size_t b)
+{
+    const ctf_file *fa = &c->files[a], *fb = &c->files[b];
+    if (comes_before(fa, fb))
+        return true;
+    return !comes_before(fb, fa) && a < b;
+}
+
+static void sift_down(native_container *c, size_t i)
+{
+    size_t *h = c->heap, n = c->heap_n;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && earlier(c, h[l], h[m]))
+            m = l;
+        if (l + 1 < n && earlier(c, h[l + 1], h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        size_t t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
 static gcs_status native_step(gcs_container *base, gcs_error *err)
 {
     native_container *c = (native_container *)base;
@@ -555,13 +655,11 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
         c->last = NULL;
         if ((st = next_event(c, f, err)) != GCS_OK)
             return st;
+        if (!f->has_event) /* the file ended: off the heap */
+            c->heap[0] = c->heap[--c->heap_n];
+        sift_down(c, 0);
     }
-    ctf_file *best = NULL;
-    for (size_t i = 0; i < c->n_files; i++) {
-        ctf_file *f = &c->files[i];
-        if (f->has_event && (!best || comes_before(f, best)))
-            best = f;
-    }
+    ctf_file *best = c->heap_n ? &c->files[c->heap[0]] : NULL;
     if (!best) {
         if (c->has_deferred) {
             *err = c->deferred;
@@ -589,6 +687,7 @@ static void native_destroy(gcs_container *base)
         gcs_buf_free(&f->payload);
     }
     free(c->files);
+    free(c->heap);
     for (size_t i = 0; i < c->n_traces; i++) {
         ctf_meta_free(&c->traces[i].meta);
         free(c->traces[i].path);
@@ -639,6 +738,13 @@ static gcs_status open_files(native_container *c, gcs_error *err)
             return st;
     }
     number_streams(c);
+    if (!(c->heap = malloc((c->n_files ? c->n_files : 1) * sizeof *c->heap)))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+    for (size_t i = 0; i < c->n_files; i++)
+        if (c->files[i].has_event)
+            c->heap[c->heap_n++] = i;
+    for (size_t i = c->heap_n / 2; i-- > 0;)
+        sift_down(c, i);
     return GCS_OK;
 }
 

@@ -334,6 +334,19 @@ static const char *kind_name(parser *p, const char *kw, size_t at, size_t len)
     return d;
 }
 
+/* After the keyword `kw` (the current token): its optional name, as
+ * "kw name" (NULL when there is none); the parser is left after them. */
+static gcs_status parse_kind_name(parser *p, const char *kw, const char **name)
+{
+    *name = NULL;
+    gcs_status st = next(p);
+    if (st != GCS_OK || p->t.kind != TOK_ID)
+        return st;
+    if (!(*name = kind_name(p, kw, p->t.at, p->t.len)))
+        return nomem(p);
+    return next(p);
+}
+
 static ctf_type *new_type(parser *p, ctf_kind kind)
 {
     ctf_type *t = gcs_arena_alloc(&p->m->arena, sizeof *t);
@@ -414,6 +427,11 @@ static ctf_member *resolve(parser *p, const char *path, size_t len)
         if (!rest)
             continue;
         if (p->root && strcmp(p->root, absolute[a]) == 0) {
+            /* The root being parsed: its members so far, while they are
+             * being parsed (a root that is no struct, a variant whose tag
+             * names the root itself, has none yet). */
+            if (p->depth <= p->root_depth)
+                return NULL;
             frame *f = &p->frames[p->root_depth];
             const char *dot = memchr(rest, '.', (size_t)(end - rest));
             const char *stop = dot ? dot : end;
@@ -545,6 +563,7 @@ static gcs_status parse_number_type(parser *p, ctf_kind kind, const ctf_type **o
     } else if (t->size == 0 || t->size > 64) {
         return unsupported(p, p->t.at, "an integer of 0 or more than 64 bits");
     }
+    t->min_bits = t->size;
     if (!has_align)
         t->align = t->size % 8 == 0 ? 8 : 1;
     *out = t;
@@ -554,16 +573,10 @@ static gcs_status parse_number_type(parser *p, ctf_kind kind, const ctf_type **o
 /* enum [name] [: type] [{ labels }] after "enum". */
 static gcs_status parse_enum(parser *p, const ctf_type **out)
 {
-    gcs_status st = next(p);
+    const char *name;
+    gcs_status st = parse_kind_name(p, "enum", &name);
     if (st != GCS_OK)
         return st;
-    const char *name = NULL;
-    if (p->t.kind == TOK_ID) {
-        if (!(name = kind_name(p, "enum", p->t.at, p->t.len)))
-            return nomem(p);
-        if ((st = next(p)) != GCS_OK)
-            return st;
-    }
     const ctf_type *base = NULL;
     if (is_punct(p, ':')) {
         if ((st = next(p)) != GCS_OK || (st = parse_type(p, &base)) != GCS_OK)
@@ -665,6 +678,13 @@ fail:
 
 static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
+static uint64_t sat_add_u64(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+static uint64_t sat_mul_u64(uint64_t a, uint64_t b)
+{
+    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
 /* Sets t->depth from its members; refuses types nested too deep (through
  * typealiases, nesting is not bounded by the parser's own depth). */
 static gcs_status set_depth(parser *p, ctf_type *t, const ctf_member *members, uint32_t n)
@@ -682,16 +702,10 @@ static gcs_status set_depth(parser *p, ctf_type *t, const ctf_member *members, u
 /* struct [name] [{ members }] [align(n)] after "struct". */
 static gcs_status parse_struct(parser *p, const ctf_type **out)
 {
-    gcs_status st = next(p);
+    const char *name;
+    gcs_status st = parse_kind_name(p, "struct", &name);
     if (st != GCS_OK)
         return st;
-    const char *name = NULL;
-    if (p->t.kind == TOK_ID) {
-        if (!(name = kind_name(p, "struct", p->t.at, p->t.len)))
-            return nomem(p);
-        if ((st = next(p)) != GCS_OK)
-            return st;
-    }
     if (!is_punct(p, '{')) {
         const ctf_type *t = name ? lookup(p, name, strlen(name)) : NULL;
         if (!t)
@@ -711,9 +725,11 @@ static gcs_status parse_struct(parser *p, const ctf_type **out)
     if ((st = set_depth(p, t, members, n)) != GCS_OK)
         return st;
     t->align = 1;
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         if (members[i].type->kind != CTF_VARIANT)
             t->align = max_u32(t->align, members[i].type->align);
+        t->min_bits = sat_add_u64(t->min_bits, members[i].type->min_bits);
+    }
     if (is_word(p, "align")) {
         value v;
         if ((st = next(p)) != GCS_OK || (st = expect(p, '(', "'(' after align")) != GCS_OK ||
@@ -759,16 +775,10 @@ static gcs_status bind_tag(parser *p, ctf_type *t, size_t at, size_t len)
 /* variant [name] [<tag>] [{ options }] after "variant". */
 static gcs_status parse_variant(parser *p, const ctf_type **out)
 {
-    gcs_status st = next(p);
+    const char *name;
+    gcs_status st = parse_kind_name(p, "variant", &name);
     if (st != GCS_OK)
         return st;
-    const char *name = NULL;
-    if (p->t.kind == TOK_ID) {
-        if (!(name = kind_name(p, "variant", p->t.at, p->t.len)))
-            return nomem(p);
-        if ((st = next(p)) != GCS_OK)
-            return st;
-    }
     size_t tag_at = 0, tag_len = 0;
     if (is_punct(p, '<')) {
         if ((st = next(p)) != GCS_OK)
@@ -796,6 +806,9 @@ static gcs_status parse_variant(parser *p, const ctf_type **out)
         t->align = 1;
         if ((st = set_depth(p, t, members, n)) != GCS_OK)
             return st;
+        for (uint32_t i = 0; i < n; i++)
+            if (i == 0 || members[i].type->min_bits < t->min_bits)
+                t->min_bits = members[i].type->min_bits;
         if (name && (st = declare(p, name, t)) != GCS_OK)
             return st;
     } else {
@@ -884,6 +897,7 @@ static gcs_status parse_type(parser *p, const ctf_type **out)
         ctf_type *t = new_type(p, CTF_STRING);
         if (!t)
             return nomem(p);
+        t->min_bits = 8; /* its NUL */
         *out = t;
         return GCS_OK;
     }
@@ -933,6 +947,11 @@ static gcs_status parse_declarator(parser *p, const ctf_type *base, const char *
     }
     const ctf_type *t = base;
     for (unsigned k = n; k-- > 0;) {
+        /* Elements of no bits would make the reader loop as often as the
+         * length says, however few bits the packet has (and nested, the
+         * product of the lengths). LTTng writes none. */
+        if (t->min_bits == 0)
+            return unsupported(p, at[k], "an array or sequence of elements that may take no bits");
         ctf_type *a = new_type(p, is_len[k] ? CTF_SEQUENCE : CTF_ARRAY);
         if (!a)
             return nomem(p);
@@ -952,6 +971,7 @@ static gcs_status parse_declarator(parser *p, const ctf_type *base, const char *
                                 "metadata %s: an array of over %u elements", p->file,
                                 CTF_TSDL_MAX_ARRAY);
             a->length = num[k];
+            a->min_bits = sat_mul_u64(num[k], t->min_bits);
         }
         t = a;
     }
@@ -1075,6 +1095,7 @@ static gcs_status parse_members(parser *p, ctf_member **members, uint32_t *n)
     /* Registers were assigned in the frame's copy: they are in kept. */
     *members = kept;
     *n = f->n;
+    memset(f, 0, sizeof *f); /* nothing of it is looked up after */
     return GCS_OK;
 }
 
@@ -1424,10 +1445,113 @@ static gcs_status parse_event(parser *p)
     return next(p);
 }
 
+/* Settles t->is_fixed / fixed_bits / is_raw once every register and the
+ * trace's byte order are known. */
+static void settle_fixed(ctf_type *t, bool big)
+{
+    if (t->settled)
+        return;
+    t->settled = true;
+    t->is_fixed = false;
+    t->is_raw = false;
+    t->fixed_bits = 0;
+    switch (t->kind) {
+    case CTF_INT:
+    case CTF_FLOAT:
+        t->is_fixed = t->clock < 0 && t->size % 8 == 0 && t->align <= 8;
+        t->fixed_bits = t->size;
+        t->is_raw = t->is_fixed && (t->byte_order == CTF_BO_LE ||
+                                    (t->byte_order == CTF_BO_NATIVE && !big));
+        return;
+    case CTF_STRUCT: {
+        uint64_t bits = 0;
+        bool raw = true;
+        for (uint32_t i = 0; i < t->n_members; i++) {
+            const ctf_member *m = &t->members[i];
+            ctf_type *mt = (ctf_type *)m->type;
+            settle_fixed(mt, big);
+            if (!mt->is_fixed || m->reg >= 0 || m->role_reg >= 0)
+                return;
+            bits += mt->fixed_bits;
+            raw = raw && mt->is_raw;
+        }
+        t->is_fixed = t->align <= 8;
+        t->fixed_bits = bits;
+        t->is_raw = t->is_fixed && raw;
+        return;
+    }
+    case CTF_ARRAY: {
+        ctf_type *e = (ctf_type *)t->elem;
+        settle_fixed(e, big);
+        /* Text arrays are rebuilt as strings: their size is not theirs. */
+        if (!e->is_fixed || e->is_text || e->fixed_bits == 0 ||
+            t->length > UINT64_MAX / 8 / e->fixed_bits)
+            return;
+        t->is_fixed = true;
+        t->fixed_bits = t->length * e->fixed_bits;
+        t->is_raw = e->is_raw;
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+/* An integer member as named, of this size and alignment, unsigned,
+ * little-endian in a trace of byte order `big`. */
+static bool plain_int(const ctf_member *m, const char *name, uint32_t size, uint32_t align,
+                      bool big)
+{
+    const ctf_type *t = m->type;
+    return strcmp(m->name, name) == 0 && t->kind == CTF_INT && t->size == size &&
+           t->align == align && !t->is_signed &&
+           (t->byte_order == CTF_BO_LE || (t->byte_order == CTF_BO_NATIVE && !big));
+}
+
+/* Which of LTTng's event headers h is, field for field (else NONE). */
+static ctf_lttng_header lttng_header_of(const ctf_type *h, bool big, int32_t *clock)
+{
+    if (!h || h->kind != CTF_STRUCT || h->n_members != 2 || h->align != 8)
+        return CTF_LTTNG_HEADER_NONE;
+    const ctf_member *id = &h->members[0], *v = &h->members[1];
+    bool compact = plain_int(id, "id", 5, 1, big);
+    if (!compact && !plain_int(id, "id", 16, 8, big))
+        return CTF_LTTNG_HEADER_NONE;
+    uint64_t ext = compact ? 31 : 65535;
+    const ctf_type *e = id->type;
+    if (!e->ranges || e->n_ranges != 2 || strcmp(e->ranges[0].label, "compact") != 0 ||
+        e->ranges[0].lo != 0 || e->ranges[0].hi != ext - 1 ||
+        strcmp(e->ranges[1].label, "extended") != 0 || e->ranges[1].lo != ext ||
+        e->ranges[1].hi != ext)
+        return CTF_LTTNG_HEADER_NONE;
+    const ctf_type *vt = v->type;
+    if (strcmp(v->name, "v") != 0 || vt->kind != CTF_VARIANT || vt->tag != e || id->reg < 0 ||
+        vt->tag_reg != id->reg || vt->n_members != 2 || vt->option_of_range[0] != 0 ||
+        vt->option_of_range[1] != 1)
+        return CTF_LTTNG_HEADER_NONE;
+    const ctf_type *c = vt->members[0].type, *x = vt->members[1].type;
+    if (strcmp(vt->members[0].name, "compact") != 0 || c->kind != CTF_STRUCT ||
+        c->n_members != 1 ||
+        !plain_int(&c->members[0], "timestamp", compact ? 27 : 32, compact ? 1 : 8, big) ||
+        c->members[0].type->clock < 0 || strcmp(vt->members[1].name, "extended") != 0 ||
+        x->kind != CTF_STRUCT || x->n_members != 2 || !plain_int(&x->members[0], "id", 32, 8, big) ||
+        !plain_int(&x->members[1], "timestamp", 64, 8, big) ||
+        x->members[1].type->clock != c->members[0].type->clock)
+        return CTF_LTTNG_HEADER_NONE;
+    *clock = c->members[0].type->clock;
+    return compact ? CTF_LTTNG_HEADER_COMPACT : CTF_LTTNG_HEADER_LARGE;
+}
+
 /* After the text: each stream's events by id. */
 static gcs_status index_events(parser *p)
 {
     ctf_meta *m = p->m;
+    for (uint32_t i = 0; i < m->n_events; i++) {
+        if (m->events[i].fields)
+            settle_fixed((ctf_type *)m->events[i].fields, m->big_endian);
+        if (m->events[i].context)
+            settle_fixed((ctf_type *)m->events[i].context, m->big_endian);
+    }
     if (m->n_streams == 0) {
         ctf_stream_class *s = add_stream(p, 0, 0);
         if (!s)
@@ -1435,6 +1559,8 @@ static gcs_status index_events(parser *p)
     }
     for (uint32_t si = 0; si < m->n_streams; si++) {
         ctf_stream_class *s = &m->streams[si];
+        s->header_clock = -1;
+        s->lttng_header = lttng_header_of(s->event_header, m->big_endian, &s->header_clock);
         uint64_t max = 0;
         bool any = false;
         uint32_t classes = 0;
