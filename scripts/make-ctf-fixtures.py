@@ -564,6 +564,11 @@ def make_kernel(out, be, name):
             data += write_packet(trace, sc, 2 - cpu, cpu, seq, 3 * seq, events)
         if cpu == 1:  # a packet without events (a flush), as LTTng writes
             data += write_packet(trace, sc, 2 - cpu, cpu, 1, 0, [], begin=base + W27 + 2000)
+        if cpu == 0 and be:  # cut in two files (lttng --tracefile-size): one stream
+            first = len(write_packet(trace, sc, 2 - cpu, cpu, 0, 0, packets[0]))
+            write_file(os.path.join(out, name, "channel0_0_0"), data[:first])
+            write_file(os.path.join(out, name, "channel0_0_1"), data[first:])
+            continue
         write_file(os.path.join(out, name, "channel0_%d" % cpu), data)
     # an idle CPU: LTTng leaves its stream file empty
     write_file(os.path.join(out, name, "channel0_3"), b"")
@@ -856,12 +861,14 @@ clock {
 };
 
 /* no stream_id in the packet header (nor a stream id): the trace's one
- * stream class; no id in the event header: the stream's one event class */
+ * stream class; no id in the event header: the stream's one event class;
+ * timestamp_end without timestamp_begin: the clock after a packet */
 stream {
 	packet.context := struct {
 		integer { size = 32; align = 8; } packet_size;
 		integer { size = 32; align = 8; } content_size;
 		integer { size = 16; align = 8; } cpu_id;
+		integer { size = 64; align = 8; map = clock.c.value; } timestamp_end;
 	};
 	event.header := struct {
 		integer { size = 16; align = 8; map = clock.c.value; } timestamp;
@@ -883,12 +890,13 @@ def make_single(out):
     d = os.path.join(out, "single")
     write_file(os.path.join(d, "metadata"), SINGLE_TSDL.encode())
     data = b""
-    for cpu, times in ((3, [10, 65535, 65536 + 7]), (3, [200000])):
+    for cpu, times, end in ((3, [10, 65535, 65536 + 7], 70000), (3, [200000], 200001)):
         w = Bits(True)
         w.int(MAGIC, 32)
         w.int(0, 32)
         w.int(0, 32)
         w.int(cpu, 16)
+        w.int(end, 64)
         for i, ts in enumerate(times):
             w.int(ts & 0xFFFF, 16)
             w.int(i + 1, 32)

@@ -135,10 +135,11 @@ grep -q '"event":"ThreadPoolWorkerThreadAdjustment/Sample",.*"fields":{"Throughp
     fail "mixed: the double Throughput misread: $(head -1 "$tmp/mixed.json")"
 # single: no stream_id, no event id (the one stream class, the one event
 # class, id 9); a 16-bit clock at 1 kHz wrapping; no timestamp_begin, so
-# the second packet's clock goes on from the first's last event.
+# the second packet's clock goes on from the first's timestamp_end (70000:
+# its 3392 is 2 * 65536 + 3392, not 65536 + 3392 after the last event).
 S="$tmp/single.dump"
 [ "$(grep -c '/GC/Triggered' "$S")" -eq 4 ] || fail "single: not 4 GC/Triggered events"
-[ "$(grep -o '^[0-9]*' "$S" | tr '\n' ' ')" = "10 65535 65543 68928 " ] || fail "single: timestamps wrong: $(grep -o '^[0-9]*' "$S" | tr '\n' ' ')"
+[ "$(grep -o '^[0-9]*' "$S" | tr '\n' ' ')" = "10 65535 65543 134464 " ] || fail "single: timestamps wrong: $(grep -o '^[0-9]*' "$S" | tr '\n' ' ')"
 
 # The shared perfcollect traces.
 if [ -d ../shared/traces/ctf ]; then

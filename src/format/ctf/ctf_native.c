@@ -310,6 +310,13 @@ bad: /* GCS_ERR_TRUNCATED: the caller reads more or finds the file cut */
 /* Loads the next packet of f (f->done at the end of the file or a cut). */
 static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
 {
+    /* babeltrace2 sets the clock to a packet's timestamp_end when it ends
+     * (never back, as for LTTng's traces whose last event comes after
+     * it): the next packet's events count from there when it has no
+     * timestamp_begin. */
+    if (f->in_packet && f->sc && (f->sc->context_roles & (1u << CTF_ROLE_TIMESTAMP_END)) &&
+        f->regs[CTF_ROLE_TIMESTAMP_END] > f->d.clock)
+        f->d.clock = f->regs[CTF_ROLE_TIMESTAMP_END];
     f->in_packet = false;
     uint64_t at = f->packet_at + f->packet_bytes;
     if (at >= f->size) {

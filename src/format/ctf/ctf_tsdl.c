@@ -1356,14 +1356,15 @@ static gcs_status parse_stream(parser *p)
     s->event_header = p->stream_roots[1];
     s->event_context = p->stream_roots[2];
     static const char *const ctx_roles[] = {"content_size", "packet_size", "events_discarded",
-                                            "cpu_id"};
+                                            "cpu_id", "timestamp_end"};
     static const ctf_role ctx_role_ids[] = {CTF_ROLE_CONTENT_SIZE, CTF_ROLE_PACKET_SIZE,
-                                            CTF_ROLE_EVENTS_DISCARDED, CTF_ROLE_CPU_ID};
+                                            CTF_ROLE_EVENTS_DISCARDED, CTF_ROLE_CPU_ID,
+                                            CTF_ROLE_TIMESTAMP_END};
     if (s->packet_context)
         for (uint32_t i = 0; i < s->packet_context->n_members; i++)
             if (strcmp(s->packet_context->members[i].name, "timestamp_end") == 0)
                 ((ctf_member *)&s->packet_context->members[i])->leaves_clock = true;
-    for (size_t r = 0; r < 4; r++)
+    for (size_t r = 0; r < sizeof ctx_roles / sizeof *ctx_roles; r++)
         give_role(p->m, s->packet_context, ctx_roles[r], ctx_role_ids[r], false, &s->context_roles, 0);
     uint32_t header_roles = 0;
     give_role(p->m, s->event_header, "id", CTF_ROLE_EVENT_ID, true, &header_roles, 0);

@@ -156,6 +156,7 @@ typedef enum ctf_role {
     CTF_ROLE_VPID,
     CTF_ROLE_VTID,
     CTF_ROLE_STREAM_INSTANCE_ID, /* the packet header's: babeltrace2's stream id */
+    CTF_ROLE_TIMESTAMP_END,      /* the packet context's: the clock after the packet */
     CTF_ROLE_COUNT
 } ctf_role;
 
