@@ -121,7 +121,8 @@ fuzz: fuzz-build
 	    echo "== fuzz_$$h ($(FUZZ_SECONDS) s)"; \
 	    mkdir -p $(BUILD)/fuzz/artifacts/$$h; \
 	    max_len=65536; [ $$h = ctfread ] && max_len=262144; \
-	    $(BUILD)/fuzz/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -max_len=$$max_len -timeout=20 -rss_limit_mb=3072 \
+	    dict=; [ -f tests/fuzz/$$h.dict ] && dict=-dict=tests/fuzz/$$h.dict; \
+	    $(BUILD)/fuzz/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -max_len=$$max_len $$dict -timeout=20 -rss_limit_mb=3072 \
 	        -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/artifacts/$$h/ \
 	        $(BUILD)/fuzz/corpus/$$h tests/fuzz/regressions/$$h 2>&1 | grep -E '^(#|==|INFO: seed|stat::|SUMMARY|.*invariant failed|.*runtime error)' | tail -12 || exit 1; \
 	    [ -z "$$(ls -A $(BUILD)/fuzz/artifacts/$$h)" ] || { echo "fuzz_$$h: findings in $(BUILD)/fuzz/artifacts/$$h"; exit 1; }; \

@@ -39,6 +39,8 @@ run_one() {
     used=0 execs=0 runs=0
     max_len=65536 # ctfread's inputs hold a metadata text and a stream file
     [ "$h" = ctfread ] && max_len=262144
+    dict= # a harness's dictionary, when it has one
+    [ -f "tests/fuzz/$h.dict" ] && dict="-dict=tests/fuzz/$h.dict"
     : >"$DIR/$h.log"
     while [ "$used" -lt "$BUDGET" ]; do
         left_s=$(( (BUDGET - used) / TICKS + 1 ))
@@ -46,7 +48,7 @@ run_one() {
         # -max_total_time is wall time: only a backstop here. /usr/bin/time
         # gives the exact CPU of a run that ends by itself (a finding).
         /usr/bin/time -f '%U %S' -o "$DIR/$h.time" nice -n 10 "$BUILD/fuzz/fuzz_$h" \
-            -max_len="$max_len" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
+            -max_len="$max_len" $dict -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
             -artifact_prefix="$DIR/$h/" -max_total_time=$((left_s * 20)) \
             "$BUILD/fuzz/corpus/$h" >>"$DIR/$h.log" 2>&1 &
         tpid=$!

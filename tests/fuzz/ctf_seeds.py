@@ -13,7 +13,8 @@ then cut), and the first whole packet of at most 64 KiB holding events.
 Then four hand-made traces (no file needed): LTTng's kernel-style compact
 event header (5-bit id, 27-bit timestamp, extended header for ids over 30),
 a big-endian trace with unaligned integers and a double, a variant chosen
-by an enum field, a sequence with a signed length and an empty struct.
+by an enum field, a sequence with a signed length (the last one -1), an
+array of structs and a 2-D array.
 """
 import glob
 import os
@@ -257,7 +258,7 @@ def sequence_seed():
     fields := struct {
         integer { size = 16; align = 8; signed = true; } _n;
         uint16_t _items[_n];
-        struct { } _nothing[2];
+        struct { uint8_t _k; string _s; } _pairs[2];
         uint8_t _grid[2][3];
     }; };
 """
@@ -268,6 +269,7 @@ def sequence_seed():
         e.int(n, 16)
         for i in range(max(n, 0)):
             e.int(i, 16)
+        e.raw(b"\1a\0\2\0")
         e.raw(b"\1\2\3\4\5\6")
     return text, packet(e)
 

@@ -209,6 +209,10 @@ gcs_status ctf_read_member(ctf_decoder *d, const ctf_member *m, gcs_buf *out)
 gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out)
 {
     gcs_status st;
+    if (++d->steps > d->max_steps && d->max_steps) {
+        d->too_many_steps = true;
+        return GCS_ERR_LIMIT;
+    }
     switch (t->kind) {
     case CTF_INT:
     case CTF_FLOAT: {

@@ -35,12 +35,20 @@ typedef struct ctf_decoder {
     size_t text_len;       /* its bytes before the NUL */
     const uint8_t *span;   /* the last array of bytes read (text or not) */
     size_t span_len;
+    /* ctf_read calls so far and the most allowed (0: no limit). Types of
+     * no bits (empty structs) nest through typealiases into trees of
+     * 2^depth nodes that read nothing: the caller bounds the work by the
+     * bits it has (ctf_native.c: per packet). Past it: GCS_ERR_LIMIT and
+     * too_many_steps. */
+    uint64_t steps, max_steps;
+    bool too_many_steps;
 } ctf_decoder;
 
 /* Reads a field of type t at d->pos, appending it to out (NULL: only
  * skipped). GCS_ERR_TRUNCATED when the field runs past d->end,
  * GCS_ERR_CORRUPT for a variant tag that selects nothing or a string
- * without its NUL, GCS_ERR_LIMIT/NOMEM from out. */
+ * without its NUL, GCS_ERR_LIMIT/NOMEM from out, GCS_ERR_LIMIT past
+ * d->max_steps. */
 gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out);
 
 /* Skips a field of type t, adding the bytes ctf_read would have appended

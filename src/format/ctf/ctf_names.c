@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "base/error.h"
+#include "base/sat_math.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -251,8 +252,10 @@ gcs_status gcs_ctf_send_info(const gcs_sink *sink, bool has_clock, uint64_t freq
         info.start_ticks = (int64_t)value;
         if (freq > 0) {
             /* Seconds since the epoch, split to avoid overflow. */
-            uint64_t cyc = off_cycles + value;
-            int64_t secs = off_s + (int64_t)(cyc / freq);
+            /* Saturated: the clock's offset and value are the trace's,
+             * any 64-bit numbers (gmtime_r then refuses the year). */
+            uint64_t cyc = off_cycles + value, whole = cyc / freq;
+            int64_t secs = gcs_sat_add_i64(off_s, whole > INT64_MAX ? INT64_MAX : (int64_t)whole);
             uint64_t rem = cyc % freq;
             time_t tt = (time_t)secs;
             struct tm tm;

@@ -48,6 +48,12 @@
 #define CTF_PACKET_PROBE 4096u
 /* A metadata file's largest size (as ctf_open.c). */
 #define CTF_NATIVE_METADATA_MAX ((size_t)64 << 20)
+/* The decoder's steps (ctf_read calls) a packet may take: per bit of the
+ * packet, plus a constant for its header. LTTng's layouts take about one
+ * step per 10 bits; empty structs nested through typealiases could take
+ * 2^depth steps reading nothing (ctf_decode.h). */
+#define CTF_STEPS_PER_BIT 8u
+#define CTF_STEPS_SLACK 65536u
 /* The packet header's magic (CTF 1.8 section 5). */
 #define CTF_PACKET_MAGIC 0xC1FC1FC1u
 
@@ -277,6 +283,9 @@ static gcs_status packet_start(native_container *c, ctf_file *f, uint64_t avail,
     d->data = f->buf;
     d->pos = 0;
     d->end = avail * 8;
+    d->steps = 0;
+    d->max_steps = CTF_STEPS_PER_BIT * d->end + CTF_STEPS_SLACK;
+    d->too_many_steps = false;
     memset(f->regs, 0, m->n_regs * sizeof *f->regs);
     gcs_status st = GCS_OK;
     if (m->packet_header && (st = ctf_read(d, m->packet_header, NULL)) != GCS_OK)
@@ -366,6 +375,7 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
     f->d.data = f->buf;
     f->d.pos = header_bits;
     f->d.end = content_bits;
+    f->d.max_steps = f->d.steps + CTF_STEPS_PER_BIT * content_bits + CTF_STEPS_SLACK;
     f->cpu_id = (uint32_t)f->regs[CTF_ROLE_CPU_ID];
     f->in_packet = true;
     if (sc->context_roles & (1u << CTF_ROLE_EVENTS_DISCARDED)) {
@@ -452,7 +462,7 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
     } else {
         st = ctf_read(d, fields, &f->payload);
     }
-    if (st == GCS_ERR_LIMIT || st == GCS_ERR_NOMEM) {
+    if ((st == GCS_ERR_LIMIT && !d->too_many_steps) || st == GCS_ERR_NOMEM) {
         /* Past the payload cap: kept without payload, as ctf.c; the fields
          * read again without output, to reach the next event. */
         d->pos = start;
@@ -477,7 +487,8 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
 static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
 {
     f->has_event = false;
-    gcs_status st;
+    gcs_status st = GCS_OK; /* the "__data__" loop below reads it first when no header,
+                               context or event context was read before */
     while (!f->done) {
         if (!f->in_packet || f->d.pos >= f->d.end) {
             if ((st = next_packet(c, f, err)) != GCS_OK)
@@ -548,8 +559,10 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         return GCS_OK;
     bad:
         return file_error(c, f, st == GCS_ERR_TRUNCATED ? GCS_ERR_CORRUPT : st, f->event_at,
-                          st == GCS_ERR_TRUNCATED ? "an event that runs past its packet's content"
-                                                  : "an event the metadata does not describe",
+                          d->too_many_steps ? "an event whose layout takes more steps to read than "
+                                              "its packet's bits allow (types of no bits nested)"
+                          : st == GCS_ERR_TRUNCATED ? "an event that runs past its packet's content"
+                                                    : "an event the metadata does not describe",
                           err);
     }
     return GCS_OK;

@@ -1101,22 +1101,39 @@ static gcs_status parse_members(parser *p, ctf_member **members, uint32_t *n)
 
 /* ---- roles ---- */
 
-/* Gives the members named `name` (top level, or at any depth) role r. */
-static void give_role(ctf_meta *m, const ctf_type *t, const char *name, ctf_role r, bool deep,
-                      uint32_t *roles, unsigned depth)
+/* Member visits of one search for a role: through typealiases a type is
+ * shared, so a header of depth d can hold 2^d paths (a 1.4 KB text made
+ * 2^31); LTTng's headers take a dozen. */
+#define CTF_TSDL_MAX_ROLE_VISITS 65536u
+
+static bool give_role_in(const ctf_type *t, const char *name, ctf_role r, bool deep,
+                         uint32_t *roles, unsigned depth, uint32_t *visits)
 {
     if (!t || (t->kind != CTF_STRUCT && t->kind != CTF_VARIANT) || depth > CTF_TSDL_MAX_NESTING)
-        return;
+        return true;
     for (uint32_t i = 0; i < t->n_members; i++) {
+        if (++*visits > CTF_TSDL_MAX_ROLE_VISITS)
+            return false;
         ctf_member *mb = (ctf_member *)&t->members[i];
         if (strcmp(mb->name, name) == 0 && mb->type->kind == CTF_INT) {
             mb->role_reg = (int32_t)r;
             if (roles)
                 *roles |= 1u << r;
         }
-        if (deep)
-            give_role(m, mb->type, name, r, deep, roles, depth + 1);
+        if (deep && !give_role_in(mb->type, name, r, deep, roles, depth + 1, visits))
+            return false;
     }
+    return true;
+}
+
+/* Gives the members named `name` (top level, or at any depth) role r;
+ * false when that takes over CTF_TSDL_MAX_ROLE_VISITS member visits. */
+static bool give_role(ctf_meta *m, const ctf_type *t, const char *name, ctf_role r, bool deep,
+                      uint32_t *roles, unsigned depth)
+{
+    (void)m;
+    uint32_t visits = 0;
+    return give_role_in(t, name, r, deep, roles, depth, &visits);
 }
 
 /* ---- blocks ---- */
@@ -1367,7 +1384,8 @@ static gcs_status parse_stream(parser *p)
     for (size_t r = 0; r < sizeof ctx_roles / sizeof *ctx_roles; r++)
         give_role(p->m, s->packet_context, ctx_roles[r], ctx_role_ids[r], false, &s->context_roles, 0);
     uint32_t header_roles = 0;
-    give_role(p->m, s->event_header, "id", CTF_ROLE_EVENT_ID, true, &header_roles, 0);
+    if (!give_role(p->m, s->event_header, "id", CTF_ROLE_EVENT_ID, true, &header_roles, 0))
+        return unsupported(p, at, "an event header too large to search for its id");
     s->header_has_id = header_roles != 0;
     give_role(p->m, s->event_context, "vpid", CTF_ROLE_VPID, false, NULL, 0);
     give_role(p->m, s->event_context, "vtid", CTF_ROLE_VTID, false, NULL, 0);
