@@ -415,6 +415,42 @@ static __int128 ns_from_origin(const ctf_meta *m, int32_t clock, uint64_t value)
     return (__int128)k->offset_s * 1000000000 + cycles * 1000000000 / (__int128)k->freq;
 }
 
+/* A little-endian integer of n bytes (1 to 8) at p, sign-extended. */
+static uint64_t le_int(const uint8_t *p, unsigned n, bool is_signed)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    if (is_signed && n < 8 && (v >> (8 * n - 1)) & 1)
+        v |= ~(uint64_t)0 << (8 * n);
+    return v;
+}
+
+/* A flat event context (ctf_stream_class.context_flat): vpid, vtid and
+ * procname from their byte offsets, as the walk would read them. */
+static gcs_status read_flat_context(ctf_file *f, const ctf_stream_class *sc)
+{
+    ctf_decoder *d = &f->d;
+    if (!ctf_align(d, 8) || (uint64_t)sc->context_bytes > (d->end - d->pos) / 8)
+        return GCS_ERR_TRUNCATED;
+    const uint8_t *p = d->data + (d->pos >> 3);
+    d->pos += 8 * (uint64_t)sc->context_bytes;
+    if (sc->vpid_at >= 0)
+        f->regs[CTF_ROLE_VPID] = le_int(p + sc->vpid_at, sc->vpid_bytes, sc->vpid_signed);
+    if (sc->vtid_at >= 0)
+        f->regs[CTF_ROLE_VTID] = le_int(p + sc->vtid_at, sc->vtid_bytes, sc->vtid_signed);
+    if (sc->procname_at >= 0) {
+        const uint8_t *name = p + sc->procname_at;
+        const uint8_t *nul = memchr(name, 0, sc->procname_len);
+        size_t n = nul ? (size_t)(nul - name) : sc->procname_len;
+        if (n > sizeof f->procname - 1)
+            n = sizeof f->procname - 1;
+        memcpy(f->procname, name, n);
+        f->procname_len = n;
+    }
+    return GCS_OK;
+}
+
 /* Is member m an array of plain bytes (the runtime's "__data__")? */
 static bool is_byte_array(const ctf_member *m)
 {
@@ -523,7 +559,10 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
             return file_error(c, f, GCS_ERR_CORRUPT, f->event_at,
                               "an event of a class the metadata does not declare", err);
         f->procname_len = 0;
-        if (sc->event_context) {
+        if (sc->context_flat) {
+            if ((st = read_flat_context(f, sc)) != GCS_OK)
+                goto bad;
+        } else if (sc->event_context) {
             const ctf_type *ctx = sc->event_context;
             if (!ctf_align(d, ctx->align)) {
                 st = GCS_ERR_TRUNCATED;

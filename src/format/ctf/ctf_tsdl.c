@@ -1560,6 +1560,52 @@ static ctf_lttng_header lttng_header_of(const ctf_type *h, bool big, int32_t *cl
     return compact ? CTF_LTTNG_HEADER_COMPACT : CTF_LTTNG_HEADER_LARGE;
 }
 
+/* Whether stream s's event context is flat (see ctf_stream_class), and
+ * where its vpid, vtid and procname lie. */
+static void flatten_context(ctf_stream_class *s, bool big)
+{
+    const ctf_type *t = s->event_context;
+    s->context_flat = false;
+    s->vpid_at = s->vtid_at = s->procname_at = -1;
+    /* Byte-aligned, whole bytes throughout: no member is ever padded. */
+    if (!t || t->kind != CTF_STRUCT || t->align != 8)
+        return;
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < t->n_members; i++) {
+        const ctf_member *m = &t->members[i];
+        const ctf_type *mt = m->type;
+        bool le = mt->byte_order == CTF_BO_LE || (mt->byte_order == CTF_BO_NATIVE && !big);
+        if (m->reg >= 0)
+            return; /* a length or tag another field reads */
+        if (mt->kind == CTF_INT && le && mt->size % 8 == 0 && mt->align <= 8 && mt->clock < 0) {
+            if (m->role_reg == CTF_ROLE_VPID || m->role_reg == CTF_ROLE_VTID) {
+                bool pid = m->role_reg == CTF_ROLE_VPID;
+                *(pid ? &s->vpid_at : &s->vtid_at) = (int32_t)at;
+                *(pid ? &s->vpid_bytes : &s->vtid_bytes) = (uint8_t)(mt->size / 8);
+                *(pid ? &s->vpid_signed : &s->vtid_signed) = mt->is_signed;
+            } else if (m->role_reg >= 0) {
+                return;
+            }
+            at += mt->size / 8;
+        } else if (mt->kind == CTF_ARRAY && mt->elem->kind == CTF_INT && mt->elem->size == 8 &&
+                   mt->elem->align <= 8 && mt->align <= 8 && m->role_reg < 0) {
+            if ((int32_t)i == s->procname_member) {
+                if (!mt->elem->is_text)
+                    return;
+                s->procname_at = (int32_t)at;
+                s->procname_len = (uint32_t)mt->length;
+            }
+            at += mt->length;
+        } else {
+            return;
+        }
+        if (at > INT32_MAX)
+            return;
+    }
+    s->context_bytes = (uint32_t)at;
+    s->context_flat = true;
+}
+
 /* After the text: each stream's events by id. */
 static gcs_status index_events(parser *p)
 {
@@ -1579,6 +1625,7 @@ static gcs_status index_events(parser *p)
         ctf_stream_class *s = &m->streams[si];
         s->header_clock = -1;
         s->lttng_header = lttng_header_of(s->event_header, m->big_endian, &s->header_clock);
+        flatten_context(s, m->big_endian);
         uint64_t max = 0;
         bool any = false;
         uint32_t classes = 0;

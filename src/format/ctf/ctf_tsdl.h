@@ -142,6 +142,16 @@ typedef struct ctf_stream_class {
     ctf_lttng_header lttng_header;
     int32_t header_clock; /* its timestamps' clock (lttng_header != NONE) */
     int32_t procname_member; /* index in event_context of "procname", or -1 */
+    /* The event context at fixed byte offsets (LTTng's vpid, vtid and
+     * procname[17]: whole little-endian integers and text arrays, nothing
+     * another field refers to): read without walking it. Offsets in
+     * bytes from the context's start; -1: absent. */
+    bool context_flat;
+    uint32_t context_bytes;
+    int32_t vpid_at, vtid_at, procname_at;
+    uint8_t vpid_bytes, vtid_bytes;
+    bool vpid_signed, vtid_signed;
+    uint32_t procname_len;
 } ctf_stream_class;
 
 /* The registers the reader reads after decoding a header (role_reg). */
