@@ -419,8 +419,12 @@ static __int128 ns_from_origin(const ctf_meta *m, int32_t clock, uint64_t value)
 static uint64_t le_int(const uint8_t *p, unsigned n, bool is_signed)
 {
     uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
+    if (n == 4) { /* LTTng's vpid and vtid: one load */
+        v = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+    } else {
+        for (unsigned i = 0; i < n; i++)
+            v |= (uint64_t)p[i] << (8 * i);
+    }
     if (is_signed && n < 8 && (v >> (8 * n - 1)) & 1)
         v |= ~(uint64_t)0 << (8 * n);
     return v;
