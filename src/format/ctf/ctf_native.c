@@ -18,7 +18,7 @@
  * decoded; the container reports the earliest (by nanoseconds from the
  * clock's origin, so kernel and user-space traces interleave as in
  * babeltrace2's muxer; ties broken as that muxer breaks them, see
- * comes_before), one per step.
+ * comes_before), many a step (native_step says until when).
  *
  * Events are reported as the babeltrace2 path reports them (ctf.c): same
  * metadata rows in order of first appearance, payloads in the manifest's
