@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 void gcs_buf_init(gcs_buf *b, size_t max_cap)
 {
     b->data = NULL;
@@ -148,6 +152,22 @@ size_t gcs_utf16_to_utf8_buf(const uint8_t *s, size_t units, char *out, size_t o
     if (out_cap == 0)
         return 0;
     for (size_t i = 0; i < units; i++) {
+        /* ASCII (most names), 8 units at a time while the output has room. */
+#if defined(__SSE2__)
+        while (units - i >= 8 && out_cap - 1 - o >= 8) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + 2 * i));
+            const __m128i zero = _mm_setzero_si128();
+            __m128i high = _mm_and_si128(v, _mm_set1_epi16((short)0xff80));
+            if (_mm_movemask_epi8(_mm_cmpeq_epi16(high, zero)) != 0xffff || /* a unit >= 0x80 */
+                _mm_movemask_epi8(_mm_cmpeq_epi16(v, zero)) != 0)           /* or a NUL */
+                break;
+            _mm_storel_epi64((__m128i *)(void *)(out + o), _mm_packus_epi16(v, v));
+            o += 8;
+            i += 8;
+        }
+        if (i == units)
+            break;
+#endif
         uint32_t u = (uint32_t)(s[2 * i] | (s[2 * i + 1] << 8));
         uint32_t cp = u;
         if (u >= 0xD800 && u <= 0xDBFF && i + 1 < units) {

@@ -154,6 +154,10 @@ typedef struct gcs_sink {
      * next event on (LTTng's procname context), called when the name of a
      * pid changes; the sink copies it. */
     void (*process_name)(void *ctx, uint32_t pid, const char *name);
+    /* Optional (may be NULL): n events the tracer says it dropped, which
+     * no sequence numbers show (LTTng's events_discarded when its ring
+     * buffer was full). Counted with the reader's lost events. */
+    void (*events_lost)(void *ctx, uint64_t n);
 } gcs_sink;
 
 typedef struct gcs_container gcs_container;

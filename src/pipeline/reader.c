@@ -106,6 +106,8 @@ struct gcs_reader {
     /* Events delivered (the first one's timestamp), and events counted
      * without delivery (skipped or scanned; earliest and latest). */
     uint64_t delivered, counted;
+    /* Events the container says the tracer dropped (sink.events_lost). */
+    uint64_t container_lost;
     int64_t delivered_first, counted_lo, counted_hi;
     type_entry unresolvable; /* type of events whose placeholder could not be kept */
     /* Scanning: rows of quick types are counted by the container, per
@@ -303,6 +305,12 @@ static void on_anomaly(void *ctx, uint64_t offset, const char *reason)
     }
 }
 
+static void on_events_lost(void *ctx, uint64_t n)
+{
+    gcs_reader *r = ctx;
+    r->container_lost += n;
+}
+
 static void on_thread_end(void *ctx, uint64_t capture_tid, uint32_t last_sequence)
 {
     gcs_reader *r = ctx;
@@ -385,6 +393,7 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
     r->sink.anomaly = on_anomaly;
     r->sink.thread_end = on_thread_end;
     r->sink.process_name = on_process_name;
+    r->sink.events_lost = on_events_lost;
     if (opts)
         r->opts = *opts;
     if (r->opts.want) {
@@ -690,7 +699,7 @@ static void sync_stats(gcs_reader *r)
             r->stats.last_timestamp = r->counted_hi;
     }
     r->stats.bytes_read = gcs_stream_offset(&r->stream);
-    r->stats.lost_events = gcs_sorter_lost_events(r->sorter);
+    r->stats.lost_events = gcs_sorter_lost_events(r->sorter) + r->container_lost;
     r->stats.sort_overflows = gcs_sorter_overflows(r->sorter);
 }
 
@@ -895,8 +904,14 @@ static gcs_status step_until_released(gcs_reader *r, gcs_error *err)
                 return GCS_AGAIN;
             continue;
         case READER_READING: {
+            /* Cleared field by field, not the whole reason: containers
+             * that report an event a step (CTF) step millions of times. */
             gcs_error e;
-            gcs_error_clear(&e);
+            e.status = GCS_OK;
+            e.offset = 0;
+            e.reason[0] = '\0';
+            e.src_file = NULL;
+            e.src_line = 0;
             gcs_status st = r->container->ops->step(r->container, &e);
             if (st == GCS_OK) {
                 gcs_sorter_settle(r->sorter, false);

@@ -16,6 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "base/buf.h"
 #include "base/cursor.h"
 #include "base/error.h"
@@ -1128,19 +1132,85 @@ static void put_mapped(outbuf *out, const field_step *st, const read_value *v, b
  * between quotes (the walk's conversion keeps it whole below
  * GCS_VALUE_STR_CAP): written unit by unit; any other goes through the
  * conversion and put_quoted. */
+/* How many of the units at s (up to n) are plain printable ASCII, 8 at a
+ * time where SSE2 is. */
+static size_t plain_utf16_prefix(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i lo = _mm_set1_epi16(0x1f), hi = _mm_set1_epi16(0x7f);
+    const __m128i quote = _mm_set1_epi16('"'), backslash = _mm_set1_epi16('\\');
+    while (n - i >= 8) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + 2 * i));
+        /* plain: 0x20..0x7e (signed compares: units >= 0x8000 are below),
+         * not a quote or a backslash */
+        __m128i bad = _mm_or_si128(_mm_cmplt_epi16(v, _mm_add_epi16(lo, _mm_set1_epi16(1))),
+                                   _mm_cmpgt_epi16(v, _mm_sub_epi16(hi, _mm_set1_epi16(1))));
+        bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi16(v, quote), _mm_cmpeq_epi16(v, backslash)));
+        if (_mm_movemask_epi8(bad) != 0)
+            break;
+        i += 8;
+    }
+#endif
+    while (i < n && s[2 * i + 1] == 0 && plain_byte[s[2 * i]])
+        i++;
+    return i;
+}
+
+/* A UTF-16 string quoted: written in place while it is ASCII (plain runs
+ * narrowed at once, quotes, backslashes and control characters escaped as
+ * put_escaped does); put_utf16 from the first unit beyond ASCII on. */
 static void put_utf16_string(outbuf *out, const uint8_t *s, size_t units, bool json)
 {
-    if (units < GCS_VALUE_STR_CAP - 1 && ob_room(out, units + 2)) {
+    /* Up to 6 bytes a unit (\u00XX), the quotes. */
+    if (units < GCS_VALUE_STR_CAP - 1 && ob_room(out, 6 * units + 2)) {
+        static const char digits[] = "0123456789abcdef";
         char *w = out->b + out->n;
-        size_t i = 0;
+        size_t o = 1, i = 0;
         w[0] = '"';
-        while (i < units && s[2 * i + 1] == 0 && plain_byte[s[2 * i]]) {
-            w[1 + i] = (char)s[2 * i];
+        while (i < units) {
+            size_t run = plain_utf16_prefix(s + 2 * i, units - i);
+#if defined(__SSE2__)
+            size_t k = 0;
+            for (; run - k >= 8; k += 8) {
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + 2 * (i + k)));
+                _mm_storel_epi64((__m128i *)(void *)(w + o + k), _mm_packus_epi16(v, v));
+            }
+            for (; k < run; k++)
+                w[o + k] = (char)s[2 * (i + k)];
+#else
+            for (size_t k = 0; k < run; k++)
+                w[o + k] = (char)s[2 * (i + k)];
+#endif
+            o += run;
+            i += run;
+            if (i == units)
+                break;
+            unsigned c = s[2 * i];
+            if (s[2 * i + 1] != 0 || c >= 0x80)
+                break; /* beyond ASCII */
+            w[o++] = '\\';
+            switch (c) {
+            case '"': w[o++] = '"'; break;
+            case '\\': w[o++] = '\\'; break;
+            case '\n': w[o++] = 'n'; break;
+            case '\r': w[o++] = 'r'; break;
+            case '\t': w[o++] = 't'; break;
+            default: /* c < 0x20 or 0x7f */
+                if (json) {
+                    memcpy(w + o, "u00", 3);
+                    o += 3;
+                } else {
+                    w[o++] = 'x';
+                }
+                w[o++] = digits[(c >> 4) & 15];
+                w[o++] = digits[c & 15];
+            }
             i++;
         }
         if (i == units) {
-            w[1 + units] = '"';
-            out->n += units + 2;
+            w[o++] = '"';
+            out->n += o;
             return;
         }
     }

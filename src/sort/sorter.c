@@ -29,6 +29,9 @@
  * 256 KiB: where a third of the events are delivered (the cpu shape's
  * AllocationTicks, ~1,400 pending at a release) 256 KiB moved 9 in 10
  * records and their payloads once; 1 MiB costs ~1.3 MB of peak RSS. */
+/* Dead records (released before the first pending one) moved out at the
+ * least (compact). */
+#define COMPACT_MIN_RECORDS 4096u
 #define COMPACT_MIN_GARBAGE ((size_t)1 << 20)
 /* A watermark release happens once this many payload bytes arrived since
  * the last one. Small: events released in the step that brought them are
@@ -320,12 +323,31 @@ static void compact(gcs_sorter *s)
     s->ready_n = s->ready_pos = 0;
     size_t garbage = s->data.len - s->live_bytes;
     if (garbage < COMPACT_MIN_GARBAGE || garbage < 2 * s->live_bytes) {
-        /* Keep the buffers; just forget emptied runs. */
-        size_t wr = 0;
+        /* Keep the payload store; forget emptied runs. */
+        size_t wr = 0, first = s->n;
         for (size_t k = 0; k < s->n_runs; k++)
-            if (s->runs[k].start < s->runs[k].end || k == s->n_runs - 1)
+            if (s->runs[k].start < s->runs[k].end || k == s->n_runs - 1) {
+                if (s->runs[k].start < s->runs[k].end && s->runs[k].start < first)
+                    first = s->runs[k].start;
                 s->runs[wr++] = s->runs[k];
+            }
         s->n_runs = wr;
+        /* Records released before the first pending one are dead: move the
+         * pending ones down once the dead prefix dominates. A container
+         * that releases each event as it adds it (CTF: the stream files
+         * merged by time) never empties the sorter at a release, so
+         * without this the records would grow with the trace. */
+        if (first >= COMPACT_MIN_RECORDS && first >= s->n - first) {
+            size_t live = s->n - first;
+            memmove(s->recs, s->recs + first, live * sizeof *s->recs);
+            for (size_t k = 0; k < s->n_runs; k++) {
+                run *rn = &s->runs[k];
+                rn->start = rn->start >= first ? rn->start - first : live;
+                rn->end = rn->end >= first ? rn->end - first : live;
+            }
+            s->step_first = s->step_first >= first ? s->step_first - first : 0;
+            s->n = live;
+        }
         return;
     }
     /* In place, payloads move down in arrival order; that is safe only

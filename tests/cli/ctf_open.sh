@@ -44,25 +44,45 @@ TMPDIR="$tmp/t" "$G" stats --process DotNet --format json "$ZIP" > "$tmp/out.jso
 TMPDIR="$tmp/t" "$G" stats --process emptyconsole "$ZIP" > "$tmp/out.txt" 2>&1
 grep -q "No GC of a process named emptyconsole" "$tmp/out.txt" || fail "--process emptyconsole: $(cat "$tmp/out.txt")"
 
-# A stream file cut inside a packet: babeltrace2 refuses the trace (it
-# indexes every packet when it opens it), so the trace is read again from
-# a private mirror holding that file's whole packets (LTTng's index says
-# where they end): the events before the cut are reported, then the error
-# naming the file and the byte offset (docs/format-ctf.md), exit 2.
+# A stream file cut inside a packet: the events before the cut are
+# reported (our reader stops at the last whole packet; babeltrace2, which
+# refuses the trace, reads it again from a private mirror holding that
+# file's whole packets, as LTTng's index says), then the error naming the
+# file and the byte offset (docs/format-ctf.md), exit 2. Both readers.
 cp -r "$tmp/x" "$tmp/cut"
 f=$(ls "$tmp"/cut/clr-only.trace/lttngTrace/auto-*/ust/uid/1000/64-bit/channel0_1)
 head -c 800000 "$f" > "$tmp/c" && cat "$tmp/c" > "$f"
-TMPDIR="$tmp/t" "$G" info --format json "$tmp/cut/clr-only.trace" > "$tmp/out.json" 2> "$tmp/err"; rc=$?
-[ $rc -eq 2 ] || fail "cut stream: exit $rc, not 2"
-[ "$(wc -l < "$tmp/err")" -eq 1 ] &&
-    grep -q "truncated at byte offset 524288: stream file .*/64-bit/channel0_1 ends at byte 800000 inside a packet" "$tmp/err" ||
-    fail "cut stream: stderr does not name the file and offset: $(cat "$tmp/err")"
-# The other 7 streams whole, channel0_1's first 512 KiB packet.
-grep -q '"events":25521,' "$tmp/out.json" || fail "cut stream: not the 25521 events before the cut"
-[ -z "$(ls -A "$tmp/t")" ] || fail "the mirror was left in TMPDIR: $(ls -A "$tmp/t")"
+for reader in native babeltrace; do
+    GCSCOPE_CTF_READER=$reader TMPDIR="$tmp/t" "$G" info --format json "$tmp/cut/clr-only.trace" > "$tmp/out.json" 2> "$tmp/err"; rc=$?
+    [ $rc -eq 2 ] || fail "cut stream ($reader): exit $rc, not 2"
+    [ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+        grep -q "truncated at byte offset 524288: stream file .*/64-bit/channel0_1 ends at byte 800000 inside a packet" "$tmp/err" ||
+        fail "cut stream ($reader): stderr does not name the file and offset: $(cat "$tmp/err")"
+    # The other 7 streams whole, channel0_1's first 512 KiB packet.
+    grep -q '"events":25521,' "$tmp/out.json" || fail "cut stream ($reader): not the 25521 events before the cut"
+    [ -z "$(ls -A "$tmp/t")" ] || fail "the mirror was left in TMPDIR: $(ls -A "$tmp/t")"
+done
 TMPDIR="$tmp/t" "$G" stats --format json "$tmp/cut/clr-only.trace" > "$tmp/out.json" 2> /dev/null; rc=$?
 [ $rc -eq 2 ] || fail "cut stream: stats exit $rc, not 2"
 grep -q '"number":' "$tmp/out.json" || fail "cut stream: stats reported no GC"
+
+# Events LTTng discarded (its ring buffer full): each packet context's
+# events_discarded is the stream's running count; what it grew by counts
+# as lost events, in both readers. channel0_1's packets start at bytes 0,
+# 524288, 1048576, 1572864 and 1761280; the count (8 bytes at byte 72 of a
+# packet: after the 32-byte packet header, timestamp_begin/end,
+# content_size, packet_size, packet_seq_num) is set to 5 from the second
+# packet on: 5 lost.
+cp -r "$tmp/x" "$tmp/lost"
+f=$(ls "$tmp"/lost/clr-only.trace/lttngTrace/auto-*/ust/uid/1000/64-bit/channel0_1)
+for at in 524288 1048576 1572864 1761280; do
+    printf '\005' | dd of="$f" bs=1 seek=$((at + 72)) conv=notrunc 2>/dev/null
+done
+for reader in native babeltrace; do
+    GCSCOPE_CTF_READER=$reader "$G" info --format json "$tmp/lost/clr-only.trace" > "$tmp/out.json" 2> "$tmp/err" ||
+        fail "discarded ($reader): $(cat "$tmp/err")"
+    grep -q '"lost_events":5,' "$tmp/out.json" || fail "discarded ($reader): not 5 lost events: $(cat "$tmp/out.json")"
+done
 
 # Garbled metadata.
 cp -r "$tmp/x" "$tmp/bad"

@@ -65,6 +65,43 @@ static void test_utf16(void)
     const uint8_t unterminated[] = {'G', 0, 'C'};
     c = gcs_cur_make(unterminated, sizeof unterminated, 0);
     CHECK(!gcs_cur_utf16z(&c, &str, &units));
+    /* Runs of 8 ASCII units go at once: a unit of 0x80 or more (0x8041 and
+     * 0xFF41 are negative to a signed compare) at each place of a 24-unit
+     * string, against the expected UTF-8; the output capped at 9 and 17
+     * bytes too (the room check: as many whole characters as fit). */
+    static const uint16_t odd[] = {0x00E9, 0x0141, 0x8041, 0xFF41, 0x0080, 0x007F};
+    for (size_t k = 0; k < sizeof odd / sizeof *odd; k++)
+        for (size_t at = 0; at < 24; at++) {
+            uint8_t u[48];
+            char want[128];
+            size_t w = 0;
+            for (size_t i = 0; i < 24; i++) {
+                uint16_t v = i == at ? odd[k] : (uint16_t)('a' + i);
+                u[2 * i] = (uint8_t)v;
+                u[2 * i + 1] = (uint8_t)(v >> 8);
+                if (v < 0x80) {
+                    want[w++] = (char)v;
+                } else if (v < 0x800) {
+                    want[w++] = (char)(0xC0 | (v >> 6));
+                    want[w++] = (char)(0x80 | (v & 0x3F));
+                } else {
+                    want[w++] = (char)(0xE0 | (v >> 12));
+                    want[w++] = (char)(0x80 | ((v >> 6) & 0x3F));
+                    want[w++] = (char)(0x80 | (v & 0x3F));
+                }
+            }
+            want[w] = 0;
+            char got[128];
+            CHECK_EQ_U64(gcs_utf16_to_utf8_buf(u, 24, got, sizeof got), w);
+            CHECK_EQ_STR(got, want);
+            for (size_t cap = 9; cap < 18; cap += 8) {
+                char small[18];
+                size_t n = gcs_utf16_to_utf8_buf(u, 24, small, cap);
+                CHECK(n < cap && small[n] == 0 && memcmp(small, want, n) == 0);
+                /* as many whole characters as fit */
+                CHECK(n + 3 >= cap - 1);
+            }
+        }
 }
 
 /* The scan against a unit-by-unit reference: every string length, every

@@ -354,6 +354,12 @@ static gcs_status next_of_batch(ctf_container *c, bool *reported, gcs_error *err
         if (bt_message_get_type(m) == BT_MESSAGE_TYPE_EVENT) {
             st = on_event_message(c, m, err);
             *reported = true;
+        } else if (bt_message_get_type(m) == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {
+            /* LTTng's events_discarded grew between two packets. */
+            uint64_t n;
+            if (bt_message_discarded_events_get_count(m, &n) == BT_PROPERTY_AVAILABILITY_AVAILABLE &&
+                c->base.sink->events_lost)
+                c->base.sink->events_lost(c->base.sink->ctx, n);
         }
         bt_message_put_ref(m);
         if (st != GCS_OK)

@@ -34,6 +34,64 @@ static uint64_t read_bits(const uint8_t *data, uint64_t pos, uint32_t size, bool
     return v;
 }
 
+/* A field of `bits` bits mapped to clock `clock`, read at bit `at`, says
+ * the clock's low bits are v: it wrapped when they went down. */
+static inline void move_clock(ctf_decoder *d, int32_t clock, uint64_t v, uint32_t bits, uint64_t at)
+{
+    if (bits >= 64) {
+        d->clock = v;
+    } else {
+        uint64_t mask = ((uint64_t)1 << bits) - 1, low = v & mask;
+        uint64_t base = d->clock & ~mask;
+        if (low < (d->clock & mask))
+            base += mask + 1;
+        d->clock = base | low;
+    }
+    d->clock_index = clock;
+    d->clock_at = at;
+    d->clock_bits = bits;
+}
+
+static inline uint64_t le_bytes(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+gcs_status ctf_read_lttng_header(ctf_decoder *d, ctf_lttng_header kind, int32_t clock,
+                                 uint64_t *id)
+{
+    if (!ctf_align(d, 8))
+        return GCS_ERR_TRUNCATED;
+    uint64_t left = (d->end - d->pos) / 8, at = d->pos;
+    const uint8_t *p = d->data + (at >> 3);
+    /* compact: a 5-bit id and a 27-bit timestamp in one little-endian
+     * word; large: a 16-bit id, then a 32-bit timestamp. The id's largest
+     * value says "extended": then (byte-aligned) a 32-bit id and a 64-bit
+     * timestamp. */
+    bool compact = kind == CTF_LTTNG_HEADER_COMPACT;
+    unsigned short_bytes = compact ? 4 : 6, ext_at = compact ? 1 : 2;
+    if (left < short_bytes)
+        return GCS_ERR_TRUNCATED;
+    uint64_t w = le_bytes(p, compact ? 4 : 2);
+    uint64_t small = compact ? (w & 31) : w;
+    if (small != (compact ? 31u : 65535u)) {
+        *id = small;
+        d->pos += 8 * short_bytes;
+        move_clock(d, clock, compact ? w >> 5 : le_bytes(p + 2, 4), compact ? 27 : 32,
+                   at + (compact ? 5 : 16));
+        return GCS_OK;
+    }
+    if (left < ext_at + 12)
+        return GCS_ERR_TRUNCATED;
+    *id = le_bytes(p + ext_at, 4);
+    d->pos += 8 * (ext_at + 12);
+    move_clock(d, clock, le_bytes(p + ext_at + 4, 8), 64, at + 8 * (ext_at + 4));
+    return GCS_OK;
+}
+
 /* An integer (or a float's bits) of type t at d->pos, sign-extended. */
 static gcs_status read_int(ctf_decoder *d, const ctf_type *t, bool moves_clock, uint64_t *out)
 {
@@ -41,45 +99,57 @@ static gcs_status read_int(ctf_decoder *d, const ctf_type *t, bool moves_clock, 
         return GCS_ERR_TRUNCATED;
     bool big = t->byte_order == CTF_BO_BE || (t->byte_order == CTF_BO_NATIVE && d->meta->big_endian);
     uint64_t v;
-    if (!big && (d->pos & 7) == 0 && (t->size & 7) == 0) {
-        uint8_t tmp[8] = {0};
-        memcpy(tmp, d->data + (d->pos >> 3), t->size >> 3);
-        v = (uint64_t)tmp[0] | (uint64_t)tmp[1] << 8 | (uint64_t)tmp[2] << 16 |
-            (uint64_t)tmp[3] << 24 | (uint64_t)tmp[4] << 32 | (uint64_t)tmp[5] << 40 |
-            (uint64_t)tmp[6] << 48 | (uint64_t)tmp[7] << 56;
+    const uint8_t *p = d->data + (d->pos >> 3);
+    if (!big && (d->pos & 7) == 0 && (t->size == 8 || t->size == 16 || t->size == 32 ||
+                                      t->size == 64)) {
+        /* Whole little-endian bytes: one load (the bounds were checked). */
+        uint64_t w = 0;
+        switch (t->size) {
+        case 8: w = p[0]; break;
+        case 16: w = (uint64_t)p[0] | (uint64_t)p[1] << 8; break;
+        case 32:
+            w = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+            break;
+        default:
+            w = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+                (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+                (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+            break;
+        }
+        v = w;
     } else {
         v = read_bits(d->data, d->pos, t->size, big);
     }
     d->pos += t->size;
     if (t->is_signed && t->size < 64 && (v >> (t->size - 1)) & 1)
         v |= ~(uint64_t)0 << t->size;
-    if (t->clock >= 0 && moves_clock) {
-        /* A field of fewer bits holds the clock's low bits: it wrapped when
-         * they went down. */
-        if (t->size >= 64) {
-            d->clock = v;
-        } else {
-            uint64_t mask = ((uint64_t)1 << t->size) - 1, low = v & mask;
-            uint64_t base = d->clock & ~mask;
-            if (low < (d->clock & mask))
-                base += mask + 1;
-            d->clock = base | low;
-        }
-        d->clock_index = t->clock;
-        d->clock_at = d->pos - t->size;
-        d->clock_bits = t->size;
-    }
+    if (t->clock >= 0 && moves_clock)
+        move_clock(d, t->clock, v, t->size, d->pos - t->size);
     *out = v;
     return GCS_OK;
 }
 
-static gcs_status put_le(gcs_buf *out, uint64_t v, uint32_t bits)
+static gcs_status put_le(ctf_decoder *d, gcs_buf *out, uint64_t v, uint32_t bits)
 {
+    if (!out) {
+        d->measured += d->measure ? (bits + 7) / 8 : 0;
+        return GCS_OK;
+    }
     uint8_t tmp[8];
     unsigned bytes = (bits + 7) / 8;
     for (unsigned i = 0; i < bytes; i++)
         tmp[i] = (uint8_t)(v >> (8 * i));
     return gcs_buf_append(out, tmp, bytes);
+}
+
+/* A string's bytes (UTF-8) as UTF-16 with a terminator, or their size. */
+static gcs_status put_text(ctf_decoder *d, gcs_buf *out, const uint8_t *s, size_t n)
+{
+    if (out)
+        return gcs_ctf_append_utf16z(out, s, n);
+    if (d->measure)
+        d->measured += 2 * gcs_ctf_utf16_units(s, n) + 2;
+    return GCS_OK;
 }
 
 /* An array or sequence of n elements. Arrays of text bytes are strings. */
@@ -94,13 +164,19 @@ static gcs_status read_elements(ctf_decoder *d, const ctf_type *t, uint64_t n, g
             return GCS_ERR_TRUNCATED;
         const uint8_t *p = d->data + (d->pos >> 3);
         d->pos += 8 * n;
+        d->span = p;
+        d->span_len = (size_t)n;
         if (e->is_text) {
             const uint8_t *nul = memchr(p, 0, (size_t)n);
             d->text = p;
             d->text_len = nul ? (size_t)(nul - p) : (size_t)n;
-            return out ? gcs_ctf_append_utf16z(out, p, d->text_len) : GCS_OK;
+            return put_text(d, out, p, d->text_len);
         }
-        return out ? gcs_buf_append(out, p, (size_t)n) : GCS_OK;
+        if (!out) {
+            d->measured += d->measure ? n : 0;
+            return GCS_OK;
+        }
+        return gcs_buf_append(out, p, (size_t)n);
     }
     /* Every element takes a bit at least (strings 8): a length past the
      * bits left is corrupt, whatever the elements. */
@@ -127,7 +203,7 @@ gcs_status ctf_read_member(ctf_decoder *d, const ctf_member *m, gcs_buf *out)
         d->regs[m->reg] = v;
     if (m->role_reg >= 0)
         d->regs[m->role_reg] = v;
-    return out ? put_le(out, v, t->size) : GCS_OK;
+    return put_le(d, out, v, t->size);
 }
 
 gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out)
@@ -143,7 +219,7 @@ gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out)
         uint64_t v;
         if ((st = read_int(d, t, true, &v)) != GCS_OK)
             return st;
-        return out ? put_le(out, v, t->size) : GCS_OK;
+        return put_le(d, out, v, t->size);
     }
     case CTF_STRING: {
         if (!ctf_align(d, 8))
@@ -156,7 +232,7 @@ gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out)
         d->text = p;
         d->text_len = (size_t)(nul - p);
         d->pos += 8 * (d->text_len + 1);
-        return out ? gcs_ctf_append_utf16z(out, p, d->text_len) : GCS_OK;
+        return put_text(d, out, p, d->text_len);
     }
     case CTF_STRUCT:
         if (!ctf_align(d, t->align))
@@ -187,4 +263,20 @@ gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out)
         return read_elements(d, t, d->regs[t->length_reg], out);
     }
     return GCS_ERR_CORRUPT;
+}
+
+gcs_status ctf_skip(ctf_decoder *d, const ctf_type *t)
+{
+    if (t->is_fixed) {
+        if (!ctf_align(d, 8) || t->fixed_bits > d->end - d->pos)
+            return GCS_ERR_TRUNCATED;
+        d->pos += t->fixed_bits;
+        d->measured += t->fixed_bits / 8;
+        return GCS_OK;
+    }
+    bool was = d->measure;
+    d->measure = true;
+    gcs_status st = ctf_read(d, t, NULL);
+    d->measure = was;
+    return st;
 }

@@ -13,6 +13,28 @@
 #include "base/error.h"
 #include "base/sat_math.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* Bytes below 0x80 at the start of s (n bytes), 16 at a time where SSE2
+ * is (strings of the runtime's events are ASCII: type and method names). */
+static size_t ascii_prefix(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    while (n - i >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        if (_mm_movemask_epi8(v) != 0)
+            break;
+        i += 16;
+    }
+#endif
+    while (i < n && s[i] < 0x80)
+        i++;
+    return i;
+}
+
 /* LTTng provider prefix -> the runtime's ETW provider. */
 static const struct {
     const char *lttng;
@@ -106,9 +128,22 @@ gcs_status gcs_ctf_append_utf16z(gcs_buf *b, const uint8_t *s, size_t n)
     uint8_t *out = b->data + b->len;
     size_t i = 0;
     while (i < n) {
-        if (s[i] < 0x80) { /* ASCII, the usual case */
-            *out++ = s[i++];
-            *out++ = 0;
+        if (s[i] < 0x80) { /* ASCII, the usual case: a run widened at once */
+            size_t run = ascii_prefix(s + i, n - i), k = 0;
+#if defined(__SSE2__)
+            const __m128i zero = _mm_setzero_si128();
+            for (; run - k >= 16; k += 16) {
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i + k));
+                _mm_storeu_si128((__m128i *)(void *)(out + 2 * k), _mm_unpacklo_epi8(v, zero));
+                _mm_storeu_si128((__m128i *)(void *)(out + 2 * k + 16), _mm_unpackhi_epi8(v, zero));
+            }
+#endif
+            for (; k < run; k++) {
+                out[2 * k] = s[i + k];
+                out[2 * k + 1] = 0;
+            }
+            out += 2 * run;
+            i += run;
             continue;
         }
         uint32_t cp = next_code_point(s, n, &i);
@@ -236,4 +271,19 @@ gcs_status gcs_ctf_send_info(const gcs_sink *sink, bool has_clock, uint64_t freq
         }
     }
     return sink->trace(sink->ctx, &info, err);
+}
+
+size_t gcs_ctf_utf16_units(const uint8_t *s, size_t n)
+{
+    size_t units = 0, i = 0;
+    while (i < n) {
+        if (s[i] < 0x80) {
+            size_t run = ascii_prefix(s + i, n - i);
+            units += run;
+            i += run;
+            continue;
+        }
+        units += next_code_point(s, n, &i) >= 0x10000 ? 2 : 1;
+    }
+    return units;
 }

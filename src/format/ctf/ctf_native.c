@@ -17,7 +17,8 @@
  * each event's 27- or 64-bit timestamp). Every file keeps its next event
  * decoded; the container reports the earliest (by nanoseconds from the
  * clock's origin, so kernel and user-space traces interleave as in
- * babeltrace2's muxer; ties go to the file listed first), one per step.
+ * babeltrace2's muxer; ties broken as that muxer breaks them, see
+ * comes_before), many a step (native_step says until when).
  *
  * Events are reported as the babeltrace2 path reports them (ctf.c): same
  * metadata rows in order of first appearance, payloads in the manifest's
@@ -45,6 +46,10 @@
 #define CTF_MAX_PACKET_BYTES ((uint64_t)256 << 20)
 /* The first read of a packet, to find its size. */
 #define CTF_PACKET_PROBE 4096u
+/* Events reported in one step at most (released together at its end). */
+#define CTF_EVENTS_PER_STEP 1024u
+/* Rebuilt payloads of one step (the buffer never moves during a step). */
+#define CTF_STEP_BYTES ((size_t)1 << 20)
 /* A metadata file's largest size (as ctf_open.c). */
 #define CTF_NATIVE_METADATA_MAX ((size_t)64 << 20)
 /* The decoder's steps (ctf_read calls) a packet may take: per bit of the
@@ -75,7 +80,12 @@ typedef struct ctf_file {
     uint64_t *regs;
     const ctf_stream_class *sc;
     uint32_t cpu_id;
+    uint64_t discarded; /* the stream's events_discarded count so far */
     bool in_packet, done;
+    /* babeltrace2's id of this file's stream (its first packet's
+     * stream_instance_id, or a number by path order), for ties. */
+    bool has_stream_key;
+    uint64_t stream_key;
     /* The next event, decoded. */
     bool has_event;
     const ctf_event_class *ec;
@@ -87,6 +97,8 @@ typedef struct ctf_file {
     char procname[GCS_CTF_PROCNAME_CAP];
     size_t procname_len;
     bool payload_unsupported;
+    const uint8_t *payload_data; /* in buf (the packet) or payload.data */
+    uint32_t payload_size;
     gcs_buf payload;
 } ctf_file;
 
@@ -100,11 +112,21 @@ typedef struct native_container {
     bool has_deferred;
     gcs_error deferred;
     bool info_sent;
-    ctf_file *last; /* reported last step: advanced at the next */
+    ctf_file *last; /* reported last step (the heap's top): advanced at the next */
+    uint8_t *step_buf; /* CTF_STEP_BYTES: this step's rebuilt payloads */
+    /* Files with an event decoded, as a binary heap by (ns, index): the
+     * top is the next event to report. */
+    size_t *heap;
+    size_t heap_n;
     uint32_t rows;
     uint64_t events;
     int64_t last_timestamp;
     gcs_ctf_names names;
+    /* The last pid and procname given to gcs_ctf_names_report (whatever
+     * the file): an event with both the same changes nothing. */
+    uint32_t named_pid;
+    char named[GCS_CTF_PROCNAME_CAP];
+    size_t named_len;
 } native_container;
 
 /* The path shown in messages: below tmp_dir (a zip's member) or as is. */
@@ -243,6 +265,16 @@ static gcs_status read_at(native_container *c, ctf_file *f, uint64_t at, uint64_
     return GCS_OK;
 }
 
+/* Whether struct t has an integer member `name` mapped to a clock. */
+static bool has_clock_member(const ctf_type *t, const char *name)
+{
+    for (uint32_t i = 0; t && t->kind == CTF_STRUCT && i < t->n_members; i++)
+        if (strcmp(t->members[i].name, name) == 0 && t->members[i].type->kind == CTF_INT &&
+            t->members[i].type->clock >= 0)
+            return true;
+    return false;
+}
+
 /* Decodes the header and context of the packet at f->packet_at from its
  * first avail bytes (in f->buf): GCS_ERR_TRUNCATED (err not set) when they
  * go past them. */
@@ -273,6 +305,14 @@ static gcs_status packet_start(native_container *c, ctf_file *f, uint64_t avail,
                           "a packet of a stream class the metadata does not declare", err);
     if (f->sc->packet_context && (st = ctf_read(d, f->sc->packet_context, NULL)) != GCS_OK)
         goto bad;
+    /* babeltrace2 (2.0, src.ctf.fs) names a file's stream by its first
+     * packet's stream_instance_id, if that packet has a timestamp_begin
+     * too; others get numbers by path order (number_streams). */
+    if (f->packet_at == 0 && (m->header_roles & (1u << CTF_ROLE_STREAM_INSTANCE_ID)) &&
+        has_clock_member(f->sc->packet_context, "timestamp_begin")) {
+        f->has_stream_key = true;
+        f->stream_key = f->regs[CTF_ROLE_STREAM_INSTANCE_ID];
+    }
     return GCS_OK;
 bad: /* GCS_ERR_TRUNCATED: the caller reads more or finds the file cut */
     return st == GCS_ERR_TRUNCATED ? st
@@ -284,6 +324,13 @@ bad: /* GCS_ERR_TRUNCATED: the caller reads more or finds the file cut */
 /* Loads the next packet of f (f->done at the end of the file or a cut). */
 static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
 {
+    /* babeltrace2 sets the clock to a packet's timestamp_end when it ends
+     * (never back, as for LTTng's traces whose last event comes after
+     * it): the next packet's events count from there when it has no
+     * timestamp_begin. */
+    if (f->in_packet && f->sc && (f->sc->context_roles & (1u << CTF_ROLE_TIMESTAMP_END)) &&
+        f->regs[CTF_ROLE_TIMESTAMP_END] > f->d.clock)
+        f->d.clock = f->regs[CTF_ROLE_TIMESTAMP_END];
     f->in_packet = false;
     uint64_t at = f->packet_at + f->packet_bytes;
     if (at >= f->size) {
@@ -336,6 +383,15 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
     f->d.max_steps = f->d.steps + CTF_STEPS_PER_BIT * content_bits + CTF_STEPS_SLACK;
     f->cpu_id = (uint32_t)f->regs[CTF_ROLE_CPU_ID];
     f->in_packet = true;
+    if (sc->context_roles & (1u << CTF_ROLE_EVENTS_DISCARDED)) {
+        /* A running count per stream: what it grew by was lost before this
+         * packet (a smaller value counts nothing, as in babeltrace2). */
+        uint64_t now = f->regs[CTF_ROLE_EVENTS_DISCARDED];
+        uint64_t lost = now > f->discarded ? now - f->discarded : 0;
+        f->discarded = now;
+        if (lost && c->base.sink->events_lost)
+            c->base.sink->events_lost(c->base.sink->ctx, lost);
+    }
     if (c->base.sink->block) /* "blocks" of a CTF trace are its packets */
         c->base.sink->block(c->base.sink->ctx);
     return GCS_OK;
@@ -364,6 +420,113 @@ static __int128 ns_from_origin(const ctf_meta *m, int32_t clock, uint64_t value)
     return (__int128)k->offset_s * 1000000000 + cycles * 1000000000 / (__int128)k->freq;
 }
 
+/* A little-endian integer of n bytes (1 to 8) at p, sign-extended. */
+static uint64_t le_int(const uint8_t *p, unsigned n, bool is_signed)
+{
+    uint64_t v = 0;
+    if (n == 4) { /* LTTng's vpid and vtid: one load */
+        v = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+    } else {
+        for (unsigned i = 0; i < n; i++)
+            v |= (uint64_t)p[i] << (8 * i);
+    }
+    if (is_signed && n < 8 && (v >> (8 * n - 1)) & 1)
+        v |= ~(uint64_t)0 << (8 * n);
+    return v;
+}
+
+/* A flat event context (ctf_stream_class.context_flat): vpid, vtid and
+ * procname from their byte offsets, as the walk would read them. */
+static gcs_status read_flat_context(ctf_file *f, const ctf_stream_class *sc)
+{
+    ctf_decoder *d = &f->d;
+    if (!ctf_align(d, 8) || (uint64_t)sc->context_bytes > (d->end - d->pos) / 8)
+        return GCS_ERR_TRUNCATED;
+    const uint8_t *p = d->data + (d->pos >> 3);
+    d->pos += 8 * (uint64_t)sc->context_bytes;
+    if (sc->vpid_at >= 0)
+        f->regs[CTF_ROLE_VPID] = le_int(p + sc->vpid_at, sc->vpid_bytes, sc->vpid_signed);
+    if (sc->vtid_at >= 0)
+        f->regs[CTF_ROLE_VTID] = le_int(p + sc->vtid_at, sc->vtid_bytes, sc->vtid_signed);
+    if (sc->procname_at >= 0) {
+        const uint8_t *name = p + sc->procname_at;
+        const uint8_t *nul = memchr(name, 0, sc->procname_len);
+        size_t n = nul ? (size_t)(nul - name) : sc->procname_len;
+        if (n > sizeof f->procname - 1)
+            n = sizeof f->procname - 1;
+        memcpy(f->procname, name, n);
+        f->procname_len = n;
+    }
+    return GCS_OK;
+}
+
+/* Is member m an array of plain bytes (the runtime's "__data__")? */
+static bool is_byte_array(const ctf_member *m)
+{
+    const ctf_type *t = m->type;
+    return (t->kind == CTF_ARRAY || t->kind == CTF_SEQUENCE) && t->elem->kind == CTF_INT &&
+           t->elem->size == 8 && (t->elem->align & 7) == 0 && !t->elem->is_text;
+}
+
+/* The event's fields in the manifest's layout (f->payload_data/size):
+ * pointing into the packet where its bytes are that layout already (fixed
+ * little-endian fields, or the byte array an event is written as), rebuilt
+ * into f->payload otherwise. Errors are the decoder's (err not set). */
+static gcs_status read_payload(native_container *c, ctf_file *f)
+{
+    ctf_decoder *d = &f->d;
+    const ctf_type *fields = f->ec->fields;
+    gcs_status st = GCS_OK;
+    if (fields->is_raw) {
+        if (!ctf_align(d, 8) || fields->fixed_bits > d->end - d->pos)
+            return GCS_ERR_TRUNCATED;
+        f->payload_data = d->data + (d->pos >> 3);
+        f->payload_size = (uint32_t)(fields->fixed_bits / 8);
+        d->pos += fields->fixed_bits;
+        return GCS_OK;
+    }
+    int32_t blob = f->ec->blob_member;
+    uint64_t start = d->pos;
+    if (blob >= 0 && is_byte_array(&fields->members[blob])) {
+        if (!ctf_align(d, fields->align))
+            return GCS_ERR_TRUNCATED;
+        for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++) {
+            st = ctf_read_member(d, &fields->members[i], NULL);
+            if (st == GCS_OK && (int32_t)i == blob) {
+                if (d->span_len > GCS_MAX_PAYLOAD_SIZE)
+                    st = GCS_ERR_LIMIT;
+                f->payload_data = d->span;
+                f->payload_size = (uint32_t)d->span_len;
+            }
+        }
+    } else if (blob >= 0) {
+        if (!ctf_align(d, fields->align))
+            return GCS_ERR_TRUNCATED;
+        for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++)
+            st = ctf_read_member(d, &fields->members[i], (int32_t)i == blob ? &f->payload : NULL);
+    } else {
+        st = ctf_read(d, fields, &f->payload);
+    }
+    if ((st == GCS_ERR_LIMIT && !d->too_many_steps) || st == GCS_ERR_NOMEM) {
+        /* Past the payload cap: kept without payload, as ctf.c; the fields
+         * read again without output, to reach the next event. */
+        d->pos = start;
+        if ((st = ctf_read(d, fields, NULL)) != GCS_OK)
+            return st;
+        f->payload.len = 0;
+        f->payload_data = NULL;
+        f->payload_size = 0;
+        if (c->base.sink->anomaly)
+            c->base.sink->anomaly(c->base.sink->ctx, c->events, "CTF payload beyond the payload cap");
+        return GCS_OK;
+    }
+    if (st == GCS_OK && !f->payload_data) {
+        f->payload_data = f->payload.data;
+        f->payload_size = (uint32_t)f->payload.len;
+    }
+    return st;
+}
+
 /* Decodes the next event of f into f's slots (f->has_event), moving to
  * the next packet as needed. */
 static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
@@ -386,15 +549,29 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         f->regs[CTF_ROLE_VPID] = 0;
         f->regs[CTF_ROLE_VTID] = 0;
         d->unsupported = false;
-        if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
-            goto bad;
-        uint64_t id = f->regs[CTF_ROLE_EVENT_ID];
-        f->ec = id < sc->n_by_id ? sc->by_id[id] : NULL;
+        uint64_t id;
+        if (sc->lttng_header != CTF_LTTNG_HEADER_NONE) {
+            if ((st = ctf_read_lttng_header(d, sc->lttng_header, sc->header_clock, &id)) != GCS_OK)
+                goto bad;
+        } else {
+            if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
+                goto bad;
+            id = f->regs[CTF_ROLE_EVENT_ID];
+        }
+        /* The event's time is the clock its header leaves (as in
+         * babeltrace2 and TraceEvent); a field of its contexts or payload
+         * mapped to the clock moves it for the events after. */
+        uint64_t event_clock = d->clock;
+        int32_t event_clock_index = d->clock_index;
+        f->ec = !sc->header_has_id ? sc->sole : id < sc->n_by_id ? sc->by_id[id] : NULL;
         if (!f->ec)
             return file_error(c, f, GCS_ERR_CORRUPT, f->event_at,
                               "an event of a class the metadata does not declare", err);
         f->procname_len = 0;
-        if (sc->event_context) {
+        if (sc->context_flat) {
+            if ((st = read_flat_context(f, sc)) != GCS_OK)
+                goto bad;
+        } else if (sc->event_context) {
             const ctf_type *ctx = sc->event_context;
             if (!ctf_align(d, ctx->align)) {
                 st = GCS_ERR_TRUNCATED;
@@ -415,40 +592,17 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         if (f->ec->context && (st = ctf_read(d, f->ec->context, NULL)) != GCS_OK)
             goto bad;
         f->payload.len = 0;
-        const ctf_type *fields = f->ec->fields;
-        if (fields) {
-            uint64_t fields_at = d->pos;
-            if (f->ec->blob_member < 0) {
-                st = ctf_read(d, fields, &f->payload);
-            } else if (!ctf_align(d, fields->align)) {
-                st = GCS_ERR_TRUNCATED;
-            } else {
-                for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++)
-                    st = ctf_read_member(d, &fields->members[i],
-                                         (int32_t)i == f->ec->blob_member ? &f->payload : NULL);
-            }
-            if ((st == GCS_ERR_LIMIT && !d->too_many_steps) || st == GCS_ERR_NOMEM) {
-                /* Past the payload cap: kept without payload, as ctf.c.
-                 * The fields are read again, without output, to find where
-                 * they end (the next event starts there). */
-                f->payload_unsupported = false;
-                f->payload.len = 0;
-                if (c->base.sink->anomaly)
-                    c->base.sink->anomaly(c->base.sink->ctx, c->events,
-                                          "CTF payload beyond the payload cap");
-                d->pos = fields_at;
-                st = ctf_read(d, fields, NULL);
-            }
-            if (st != GCS_OK)
-                goto bad;
-        }
+        f->payload_data = NULL;
+        f->payload_size = 0;
+        if (f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
+            goto bad;
         if (d->pos == at_bits) /* nothing read: the same event again, forever */
             return file_error(c, f, GCS_ERR_CORRUPT, f->event_at, "an event of no bits", err);
         f->payload_unsupported = d->unsupported;
         f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
         f->tid = f->regs[CTF_ROLE_VTID];
-        f->timestamp = (int64_t)d->clock;
-        f->ns = ns_from_origin(m, d->clock_index, d->clock);
+        f->timestamp = (int64_t)event_clock;
+        f->ns = ns_from_origin(m, event_clock_index, event_clock);
         f->has_event = true;
         return GCS_OK;
     bad:
@@ -486,7 +640,7 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     if (f->payload_unsupported) {
         if (sink->anomaly)
             sink->anomaly(sink->ctx, c->events, "CTF payload field of an unsupported kind");
-        f->payload.len = 0;
+        f->payload_size = 0;
     }
     gcs_raw_event raw;
     memset(&raw, 0, sizeof raw);
@@ -494,18 +648,88 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     raw.is_sorted = true;
     raw.pid = f->pid;
     raw.tid = f->tid;
-    gcs_ctf_names_report(&c->names, sink, raw.pid, f->procname, f->procname_len);
+    /* The same process and name as the last event's: nothing new. */
+    if (raw.pid != c->named_pid || f->procname_len != c->named_len ||
+        memcmp(f->procname, c->named, f->procname_len) != 0) {
+        gcs_ctf_names_report(&c->names, sink, raw.pid, f->procname, f->procname_len);
+        c->named_pid = raw.pid;
+        c->named_len = f->procname_len;
+        memcpy(c->named, f->procname, f->procname_len);
+    }
     raw.capture_tid = raw.tid;
     raw.processor = f->cpu_id;
     raw.timestamp = f->timestamp;
-    raw.payload = f->payload.len ? f->payload.data : NULL;
-    raw.payload_size = (uint32_t)f->payload.len;
+    raw.payload = f->payload_size ? f->payload_data : NULL;
+    raw.payload_size = f->payload_size;
     raw.offset = c->events;
     c->last_timestamp = raw.timestamp;
     c->events++;
     return sink->event(sink->ctx, &raw, err);
 }
 
+/* Whether a's next event goes before b's: the earlier in nanoseconds from
+ * the clock's origin; at the same nanosecond, as babeltrace2's muxer
+ * (2.0, common_muxing_compare_messages): the trace with a UUID before one
+ * without, then by UUID bytes, then the lower stream class id, then the
+ * lower stream id. Past that (two traces without UUIDs, which babeltrace2
+ * orders by trace name), the file listed first. */
+static bool comes_before(const ctf_file *a, const ctf_file *b)
+{
+    if (a->ns != b->ns)
+        return a->ns < b->ns;
+    const ctf_meta *ma = &a->trace->meta, *mb = &b->trace->meta;
+    if (ma->has_uuid != mb->has_uuid)
+        return ma->has_uuid;
+    if (ma->has_uuid) {
+        int u = memcmp(ma->uuid, mb->uuid, sizeof ma->uuid);
+        if (u != 0)
+            return u < 0;
+    }
+    if (a->sc->id != b->sc->id)
+        return a->sc->id < b->sc->id;
+    return a->stream_key < b->stream_key;
+}
+
+/* Does file a's event come before file b's? comes_before, then the file
+ * listed first. */
+static bool earlier(const native_container *c, size_t a, size_t b)
+{
+    const ctf_file *fa = &c->files[a], *fb = &c->files[b];
+    if (comes_before(fa, fb))
+        return true;
+    return !comes_before(fb, fa) && a < b;
+}
+
+static void sift_down(native_container *c, size_t i)
+{
+    size_t *h = c->heap, n = c->heap_n;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && earlier(c, h[l], h[m]))
+            m = l;
+        if (l + 1 < n && earlier(c, h[l + 1], h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        size_t t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+/* Does f's next event lie in the packet it holds (reading it moves no
+ * buffer that reported events point into)? */
+static bool more_in_packet(const ctf_file *f)
+{
+    return !f->done && f->in_packet && f->d.pos < f->d.end;
+}
+
+/* Reports the earliest events of the files, in time order, until a file
+ * would need its next packet (its buffer holds payloads reported in this
+ * step), CTF_EVENTS_PER_STEP, or the step's buffer of rebuilt payloads is
+ * full; then a sequence point: they are all in order and may go. The file
+ * reported last is advanced at the next step. */
 static gcs_status native_step(gcs_container *base, gcs_error *err)
 {
     native_container *c = (native_container *)base;
@@ -516,24 +740,56 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
         c->last = NULL;
         if ((st = next_event(c, f, err)) != GCS_OK)
             return st;
+        if (!f->has_event) /* the file ended: off the heap */
+            c->heap[0] = c->heap[--c->heap_n];
+        sift_down(c, 0);
     }
-    ctf_file *best = NULL;
-    for (size_t i = 0; i < c->n_files; i++) {
-        ctf_file *f = &c->files[i];
-        if (f->has_event && (!best || f->ns < best->ns))
-            best = f;
-    }
-    if (!best) {
-        if (c->has_deferred) {
-            *err = c->deferred;
-            return c->deferred.status;
+    size_t used = 0;
+    for (unsigned n = 0;; n++) {
+        ctf_file *best = c->heap_n ? &c->files[c->heap[0]] : NULL;
+        if (!best) {
+            if (n > 0)
+                break;
+            if (c->has_deferred) {
+                *err = c->deferred;
+                return c->deferred.status;
+            }
+            return GCS_END;
         }
-        return GCS_END;
+        /* Timestamps are each clock's own cycles: where traces' clocks
+         * differ (offsets), the order by nanoseconds may take them back, and
+         * the sorter would reorder one step's events by them: a new step. */
+        if (n > 0 && best->timestamp < c->last_timestamp)
+            break;
+        /* A payload rebuilt in the file's buffer is overwritten by its next
+         * event: it moves to the step's buffer (unmoved until the next
+         * step), or waits for a step of its own when it does not fit. */
+        bool rebuilt = best->payload_size && best->payload_data == best->payload.data;
+        bool alone = false;
+        if (rebuilt) {
+            if (best->payload_size <= CTF_STEP_BYTES - used) {
+                memcpy(c->step_buf + used, best->payload_data, best->payload_size);
+                best->payload_data = c->step_buf + used;
+                used += best->payload_size;
+            } else if (n > 0) {
+                break;
+            } else {
+                alone = true;
+            }
+        }
+        if ((st = report(c, best, err)) != GCS_OK)
+            return st;
+        if (alone || n + 1 == CTF_EVENTS_PER_STEP || !more_in_packet(best)) {
+            c->last = best;
+            break;
+        }
+        if ((st = next_event(c, best, err)) != GCS_OK)
+            return st;
+        if (!best->has_event)
+            c->heap[0] = c->heap[--c->heap_n];
+        sift_down(c, 0);
     }
-    if ((st = report(c, best, err)) != GCS_OK)
-        return st;
-    c->last = best;
-    /* The files are each in time order and merged here: it may go. */
+    /* The files are each in time order and merged here: they may go. */
     return sink->sequence_point(sink->ctx, c->last_timestamp, NULL, 0, err);
 }
 
@@ -550,6 +806,8 @@ static void native_destroy(gcs_container *base)
         gcs_buf_free(&f->payload);
     }
     free(c->files);
+    free(c->heap);
+    free(c->step_buf);
     for (size_t i = 0; i < c->n_traces; i++) {
         ctf_meta_free(&c->traces[i].meta);
         free(c->traces[i].path);
@@ -565,6 +823,20 @@ static void native_destroy(gcs_container *base)
 }
 
 static const gcs_container_ops native_ops = {"ctf", native_step, native_destroy};
+
+/* The stream ids babeltrace2 gives the files without a stream_instance_id:
+ * 0, 1, ... in path order within each trace (the files are listed so). */
+static void number_streams(native_container *c)
+{
+    uint64_t next = 0;
+    for (size_t i = 0; i < c->n_files; i++) {
+        ctf_file *f = &c->files[i];
+        if (i > 0 && f->trace != c->files[i - 1].trace)
+            next = 0;
+        if (!f->has_stream_key)
+            f->stream_key = next++;
+    }
+}
 
 /* Opens every file and decodes its first event. */
 static gcs_status open_files(native_container *c, gcs_error *err)
@@ -585,6 +857,15 @@ static gcs_status open_files(native_container *c, gcs_error *err)
         if (st != GCS_OK)
             return st;
     }
+    number_streams(c);
+    if (!(c->heap = malloc((c->n_files ? c->n_files : 1) * sizeof *c->heap)) ||
+        !(c->step_buf = malloc(CTF_STEP_BYTES)))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+    for (size_t i = 0; i < c->n_files; i++)
+        if (c->files[i].has_event)
+            c->heap[c->heap_n++] = i;
+    for (size_t i = c->heap_n / 2; i-- > 0;)
+        sift_down(c, i);
     return GCS_OK;
 }
 

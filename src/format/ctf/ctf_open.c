@@ -368,11 +368,12 @@ static gcs_status open_found(gcs_stream *s, const gcs_sink *sink, const char *ro
         if ((st = check_metadata_file(l.paths[i], tmp_dir, err)) != GCS_OK)
             goto fail;
     /* Our own reader first; babeltrace2 for metadata beyond its subset, or
-     * when GCSCOPE_CTF_READER=babeltrace asks for it (the tests compare). */
+     * when GCSCOPE_CTF_READER=babeltrace asks for it (the tests compare);
+     * GCSCOPE_CTF_READER=native: ours only (its refusal is the error). */
     const char *choice = getenv("GCSCOPE_CTF_READER");
     if (!choice || strcmp(choice, "babeltrace") != 0) {
         st = gcs_ctf_native_open(s, sink, l.paths, l.n, tmp_dir, out, err);
-        if (st != GCS_ERR_UNSUPPORTED) {
+        if (st != GCS_ERR_UNSUPPORTED || (choice && strcmp(choice, "native") == 0)) {
             if (st == GCS_OK) {
                 list_free(&l);
                 return GCS_OK;

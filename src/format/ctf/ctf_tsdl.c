@@ -384,6 +384,19 @@ static const char *kind_name(parser *p, const char *kw, size_t at, size_t len)
     return d;
 }
 
+/* After the keyword `kw` (the current token): its optional name, as
+ * "kw name" (NULL when there is none); the parser is left after them. */
+static gcs_status parse_kind_name(parser *p, const char *kw, const char **name)
+{
+    *name = NULL;
+    gcs_status st = next(p);
+    if (st != GCS_OK || p->t.kind != TOK_ID)
+        return st;
+    if (!(*name = kind_name(p, kw, p->t.at, p->t.len)))
+        return nomem(p);
+    return next(p);
+}
+
 static ctf_type *new_type(parser *p, ctf_kind kind)
 {
     ctf_type *t = gcs_arena_alloc(&p->m->arena, sizeof *t);
@@ -620,16 +633,10 @@ static gcs_status parse_number_type(parser *p, ctf_kind kind, const ctf_type **o
 /* enum [name] [: type] [{ labels }] after "enum". */
 static gcs_status parse_enum(parser *p, const ctf_type **out)
 {
-    gcs_status st = next(p);
+    const char *name;
+    gcs_status st = parse_kind_name(p, "enum", &name);
     if (st != GCS_OK)
         return st;
-    const char *name = NULL;
-    if (p->t.kind == TOK_ID) {
-        if (!(name = kind_name(p, "enum", p->t.at, p->t.len)))
-            return nomem(p);
-        if ((st = next(p)) != GCS_OK)
-            return st;
-    }
     const ctf_type *base = NULL;
     if (is_punct(p, ':')) {
         if ((st = next(p)) != GCS_OK || (st = parse_type(p, &base)) != GCS_OK)
@@ -755,16 +762,10 @@ static gcs_status set_depth(parser *p, ctf_type *t, const ctf_member *members, u
 /* struct [name] [{ members }] [align(n)] after "struct". */
 static gcs_status parse_struct(parser *p, const ctf_type **out)
 {
-    gcs_status st = next(p);
+    const char *name;
+    gcs_status st = parse_kind_name(p, "struct", &name);
     if (st != GCS_OK)
         return st;
-    const char *name = NULL;
-    if (p->t.kind == TOK_ID) {
-        if (!(name = kind_name(p, "struct", p->t.at, p->t.len)))
-            return nomem(p);
-        if ((st = next(p)) != GCS_OK)
-            return st;
-    }
     if (!is_punct(p, '{')) {
         const ctf_type *t = name ? lookup(p, name, strlen(name)) : NULL;
         if (!t)
@@ -834,16 +835,10 @@ static gcs_status bind_tag(parser *p, ctf_type *t, size_t at, size_t len)
 /* variant [name] [<tag>] [{ options }] after "variant". */
 static gcs_status parse_variant(parser *p, const ctf_type **out)
 {
-    gcs_status st = next(p);
+    const char *name;
+    gcs_status st = parse_kind_name(p, "variant", &name);
     if (st != GCS_OK)
         return st;
-    const char *name = NULL;
-    if (p->t.kind == TOK_ID) {
-        if (!(name = kind_name(p, "variant", p->t.at, p->t.len)))
-            return nomem(p);
-        if ((st = next(p)) != GCS_OK)
-            return st;
-    }
     size_t tag_at = 0, tag_len = 0;
     if (is_punct(p, '<')) {
         if ((st = next(p)) != GCS_OK)
@@ -1353,6 +1348,8 @@ static gcs_status parse_trace(parser *p)
             p->m->packet_header = e.type;
             give_role(p->m, e.type, "magic", CTF_ROLE_MAGIC, false, &p->m->header_roles, 0);
             give_role(p->m, e.type, "stream_id", CTF_ROLE_STREAM_ID, false, &p->m->header_roles, 0);
+            give_role(p->m, e.type, "stream_instance_id", CTF_ROLE_STREAM_INSTANCE_ID, false,
+                      &p->m->header_roles, 0);
         }
     }
     return next(p);
@@ -1449,17 +1446,20 @@ static gcs_status parse_stream(parser *p)
     s->event_header = p->stream_roots[1];
     s->event_context = p->stream_roots[2];
     static const char *const ctx_roles[] = {"content_size", "packet_size", "events_discarded",
-                                            "cpu_id"};
+                                            "cpu_id", "timestamp_end"};
     static const ctf_role ctx_role_ids[] = {CTF_ROLE_CONTENT_SIZE, CTF_ROLE_PACKET_SIZE,
-                                            CTF_ROLE_EVENTS_DISCARDED, CTF_ROLE_CPU_ID};
+                                            CTF_ROLE_EVENTS_DISCARDED, CTF_ROLE_CPU_ID,
+                                            CTF_ROLE_TIMESTAMP_END};
     if (s->packet_context)
         for (uint32_t i = 0; i < s->packet_context->n_members; i++)
             if (strcmp(s->packet_context->members[i].name, "timestamp_end") == 0)
                 ((ctf_member *)&s->packet_context->members[i])->leaves_clock = true;
-    for (size_t r = 0; r < 4; r++)
+    for (size_t r = 0; r < sizeof ctx_roles / sizeof *ctx_roles; r++)
         give_role(p->m, s->packet_context, ctx_roles[r], ctx_role_ids[r], false, &s->context_roles, 0);
-    if (!give_role(p->m, s->event_header, "id", CTF_ROLE_EVENT_ID, true, NULL, 0))
+    uint32_t header_roles = 0;
+    if (!give_role(p->m, s->event_header, "id", CTF_ROLE_EVENT_ID, true, &header_roles, 0))
         return unsupported(p, at, "an event header too large to search for its id");
+    s->header_has_id = header_roles != 0;
     give_role(p->m, s->event_context, "vpid", CTF_ROLE_VPID, false, NULL, 0);
     give_role(p->m, s->event_context, "vtid", CTF_ROLE_VTID, false, NULL, 0);
     if (s->event_context)
@@ -1537,10 +1537,159 @@ static gcs_status parse_event(parser *p)
     return next(p);
 }
 
+/* Settles t->is_fixed / fixed_bits / is_raw once every register and the
+ * trace's byte order are known. */
+static void settle_fixed(ctf_type *t, bool big)
+{
+    if (t->settled)
+        return;
+    t->settled = true;
+    t->is_fixed = false;
+    t->is_raw = false;
+    t->fixed_bits = 0;
+    switch (t->kind) {
+    case CTF_INT:
+    case CTF_FLOAT:
+        t->is_fixed = t->clock < 0 && t->size % 8 == 0 && t->align <= 8;
+        t->fixed_bits = t->size;
+        t->is_raw = t->is_fixed && (t->byte_order == CTF_BO_LE ||
+                                    (t->byte_order == CTF_BO_NATIVE && !big));
+        return;
+    case CTF_STRUCT: {
+        uint64_t bits = 0;
+        bool raw = true;
+        for (uint32_t i = 0; i < t->n_members; i++) {
+            const ctf_member *m = &t->members[i];
+            ctf_type *mt = (ctf_type *)m->type;
+            settle_fixed(mt, big);
+            if (!mt->is_fixed || m->reg >= 0 || m->role_reg >= 0)
+                return;
+            bits += mt->fixed_bits;
+            raw = raw && mt->is_raw;
+        }
+        t->is_fixed = t->align <= 8;
+        t->fixed_bits = bits;
+        t->is_raw = t->is_fixed && raw;
+        return;
+    }
+    case CTF_ARRAY: {
+        ctf_type *e = (ctf_type *)t->elem;
+        settle_fixed(e, big);
+        /* Text arrays are rebuilt as strings: their size is not theirs. */
+        if (!e->is_fixed || e->is_text || e->fixed_bits == 0 ||
+            t->length > UINT64_MAX / 8 / e->fixed_bits)
+            return;
+        t->is_fixed = true;
+        t->fixed_bits = t->length * e->fixed_bits;
+        t->is_raw = e->is_raw;
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+/* An integer member as named, of this size and alignment, unsigned,
+ * little-endian in a trace of byte order `big`. */
+static bool plain_int(const ctf_member *m, const char *name, uint32_t size, uint32_t align,
+                      bool big)
+{
+    const ctf_type *t = m->type;
+    return strcmp(m->name, name) == 0 && t->kind == CTF_INT && t->size == size &&
+           t->align == align && !t->is_signed &&
+           (t->byte_order == CTF_BO_LE || (t->byte_order == CTF_BO_NATIVE && !big));
+}
+
+/* Which of LTTng's event headers h is, field for field (else NONE). */
+static ctf_lttng_header lttng_header_of(const ctf_type *h, bool big, int32_t *clock)
+{
+    if (!h || h->kind != CTF_STRUCT || h->n_members != 2 || h->align != 8)
+        return CTF_LTTNG_HEADER_NONE;
+    const ctf_member *id = &h->members[0], *v = &h->members[1];
+    bool compact = plain_int(id, "id", 5, 1, big);
+    if (!compact && !plain_int(id, "id", 16, 8, big))
+        return CTF_LTTNG_HEADER_NONE;
+    uint64_t ext = compact ? 31 : 65535;
+    const ctf_type *e = id->type;
+    if (!e->ranges || e->n_ranges != 2 || strcmp(e->ranges[0].label, "compact") != 0 ||
+        e->ranges[0].lo != 0 || e->ranges[0].hi != ext - 1 ||
+        strcmp(e->ranges[1].label, "extended") != 0 || e->ranges[1].lo != ext ||
+        e->ranges[1].hi != ext)
+        return CTF_LTTNG_HEADER_NONE;
+    const ctf_type *vt = v->type;
+    if (strcmp(v->name, "v") != 0 || vt->kind != CTF_VARIANT || vt->tag != e || id->reg < 0 ||
+        vt->tag_reg != id->reg || vt->n_members != 2 || vt->option_of_range[0] != 0 ||
+        vt->option_of_range[1] != 1)
+        return CTF_LTTNG_HEADER_NONE;
+    const ctf_type *c = vt->members[0].type, *x = vt->members[1].type;
+    if (strcmp(vt->members[0].name, "compact") != 0 || c->kind != CTF_STRUCT ||
+        c->n_members != 1 ||
+        !plain_int(&c->members[0], "timestamp", compact ? 27 : 32, compact ? 1 : 8, big) ||
+        c->members[0].type->clock < 0 || strcmp(vt->members[1].name, "extended") != 0 ||
+        x->kind != CTF_STRUCT || x->n_members != 2 || !plain_int(&x->members[0], "id", 32, 8, big) ||
+        !plain_int(&x->members[1], "timestamp", 64, 8, big) ||
+        x->members[1].type->clock != c->members[0].type->clock)
+        return CTF_LTTNG_HEADER_NONE;
+    *clock = c->members[0].type->clock;
+    return compact ? CTF_LTTNG_HEADER_COMPACT : CTF_LTTNG_HEADER_LARGE;
+}
+
+/* Whether stream s's event context is flat (see ctf_stream_class), and
+ * where its vpid, vtid and procname lie. */
+static void flatten_context(ctf_stream_class *s, bool big)
+{
+    const ctf_type *t = s->event_context;
+    s->context_flat = false;
+    s->vpid_at = s->vtid_at = s->procname_at = -1;
+    /* Byte-aligned, whole bytes throughout: no member is ever padded. */
+    if (!t || t->kind != CTF_STRUCT || t->align != 8)
+        return;
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < t->n_members; i++) {
+        const ctf_member *m = &t->members[i];
+        const ctf_type *mt = m->type;
+        bool le = mt->byte_order == CTF_BO_LE || (mt->byte_order == CTF_BO_NATIVE && !big);
+        if (m->reg >= 0)
+            return; /* a length or tag another field reads */
+        if (mt->kind == CTF_INT && le && mt->size % 8 == 0 && mt->align <= 8 && mt->clock < 0) {
+            if (m->role_reg == CTF_ROLE_VPID || m->role_reg == CTF_ROLE_VTID) {
+                bool pid = m->role_reg == CTF_ROLE_VPID;
+                *(pid ? &s->vpid_at : &s->vtid_at) = (int32_t)at;
+                *(pid ? &s->vpid_bytes : &s->vtid_bytes) = (uint8_t)(mt->size / 8);
+                *(pid ? &s->vpid_signed : &s->vtid_signed) = mt->is_signed;
+            } else if (m->role_reg >= 0) {
+                return;
+            }
+            at += mt->size / 8;
+        } else if (mt->kind == CTF_ARRAY && mt->elem->kind == CTF_INT && mt->elem->size == 8 &&
+                   mt->elem->align <= 8 && mt->align <= 8 && m->role_reg < 0) {
+            if ((int32_t)i == s->procname_member) {
+                if (!mt->elem->is_text)
+                    return;
+                s->procname_at = (int32_t)at;
+                s->procname_len = (uint32_t)mt->length;
+            }
+            at += mt->length;
+        } else {
+            return;
+        }
+        if (at > INT32_MAX)
+            return;
+    }
+    s->context_bytes = (uint32_t)at;
+    s->context_flat = true;
+}
+
 /* After the text: each stream's events by id. */
 static gcs_status index_events(parser *p)
 {
     ctf_meta *m = p->m;
+    for (uint32_t i = 0; i < m->n_events; i++) {
+        if (m->events[i].fields)
+            settle_fixed((ctf_type *)m->events[i].fields, m->big_endian);
+        if (m->events[i].context)
+            settle_fixed((ctf_type *)m->events[i].context, m->big_endian);
+    }
     if (m->n_streams == 0) {
         ctf_stream_class *s = add_stream(p, 0, 0);
         if (!s)
@@ -1548,13 +1697,18 @@ static gcs_status index_events(parser *p)
     }
     for (uint32_t si = 0; si < m->n_streams; si++) {
         ctf_stream_class *s = &m->streams[si];
+        s->header_clock = -1;
+        s->lttng_header = lttng_header_of(s->event_header, m->big_endian, &s->header_clock);
+        flatten_context(s, m->big_endian);
         uint64_t max = 0;
         bool any = false;
+        uint32_t classes = 0;
         for (uint32_t i = 0; i < m->n_events; i++)
             if (m->events[i].stream_id == s->id || m->n_streams == 1) {
                 any = true;
                 if (m->events[i].id > max)
                     max = m->events[i].id;
+                s->sole = classes++ == 0 ? &m->events[i] : NULL;
             }
         if (!any)
             continue;

@@ -72,6 +72,14 @@ struct ctf_type {
     ctf_kind kind;
     uint32_t align; /* in bits, a power of two */
     uint32_t depth; /* types inside it, plus one (bounds the reader's recursion) */
+    /* Fixed: whole bytes at byte alignment, nothing inside that is variable
+     * or names a register, so skipping it from a byte boundary is adding
+     * fixed_bits (the reader's counting path). Settled after parsing. */
+    bool is_fixed, settled;
+    uint64_t fixed_bits;
+    /* Fixed and little-endian throughout: its bytes are already the
+     * manifest layout ctf_read would rebuild (the reader points at them). */
+    bool is_raw;
     uint64_t min_bits; /* the fewest bits it takes (saturated); arrays and
                           sequences need elements of one bit at least */
     /* CTF_INT, CTF_FLOAT (size = exp_dig + mant_dig) */
@@ -110,14 +118,40 @@ typedef struct ctf_event_class {
     int32_t blob_member; /* the member "__data__" of fields, or -1 */
 } ctf_event_class;
 
+typedef enum ctf_lttng_header {
+    CTF_LTTNG_HEADER_NONE,
+    CTF_LTTNG_HEADER_COMPACT, /* event_header_compact (the kernel's) */
+    CTF_LTTNG_HEADER_LARGE    /* event_header_large (lttng-ust's) */
+} ctf_lttng_header;
+
 typedef struct ctf_stream_class {
     uint64_t id;
     const ctf_type *packet_context, *event_header, *event_context; /* may be NULL */
     /* event classes of this stream by id (NULL: none); ids < n_by_id */
     const ctf_event_class **by_id;
     uint32_t n_by_id;
+    /* An event header without an "id" field: every event is of the
+     * stream's one event class (sole; NULL when it has none or several),
+     * whatever that class's id (as babeltrace2 reads it). */
+    bool header_has_id;
+    const ctf_event_class *sole;
     uint32_t context_roles; /* bit (1 << role): the packet context has it */
+    /* The event header is exactly one of LTTng's two (5-bit id + 27-bit
+     * timestamp, or 16-bit id + 32-bit timestamp, each with its extended
+     * form), little-endian: read without walking its layout. */
+    ctf_lttng_header lttng_header;
+    int32_t header_clock; /* its timestamps' clock (lttng_header != NONE) */
     int32_t procname_member; /* index in event_context of "procname", or -1 */
+    /* The event context at fixed byte offsets (LTTng's vpid, vtid and
+     * procname[17]: whole little-endian integers and text arrays, nothing
+     * another field refers to): read without walking it. Offsets in
+     * bytes from the context's start; -1: absent. */
+    bool context_flat;
+    uint32_t context_bytes;
+    int32_t vpid_at, vtid_at, procname_at;
+    uint8_t vpid_bytes, vtid_bytes;
+    bool vpid_signed, vtid_signed;
+    uint32_t procname_len;
 } ctf_stream_class;
 
 /* The registers the reader reads after decoding a header (role_reg). */
@@ -131,6 +165,8 @@ typedef enum ctf_role {
     CTF_ROLE_EVENT_ID,
     CTF_ROLE_VPID,
     CTF_ROLE_VTID,
+    CTF_ROLE_STREAM_INSTANCE_ID, /* the packet header's: babeltrace2's stream id */
+    CTF_ROLE_TIMESTAMP_END,      /* the packet context's: the clock after the packet */
     CTF_ROLE_COUNT
 } ctf_role;
 
