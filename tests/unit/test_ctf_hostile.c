@@ -463,6 +463,28 @@ static void test_many_events_and_paths(void)
     }
 }
 
+/* A struct of fixed-size fields whose sizes add up past 2^64 bits: eight
+ * arrays of (2^24 - 1) x 2^24 x 1024 bytes, one of 2^24 x 8192 and a
+ * 32-bit integer are 2^64 + 32 bits, which wrapped to 32: each 4 bytes of
+ * the packet were read as one such event (found reading the fixed-layout
+ * path, merged from main, for fuzz_ctfread). Now the event runs past its
+ * packet, as its layout says. */
+static void test_fixed_sizes_past_2_64(void)
+{
+    char text[4096];
+    int n = snprintf(text, sizeof text, "%s event { name = \"w:wrap\"; id = 0; fields := struct {",
+                     TRACE_HEAD);
+    for (int i = 0; i < 8; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, " uint8_t _a%d[16777215][16777216][1024];", i);
+    snprintf(text + n, sizeof text - (size_t)n, " uint8_t _b[16777216][8192]; uint32_t _x; }; };");
+    static const uint8_t events[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    result res;
+    read_packet(text, events, sizeof events, 64, &res);
+    CHECK_EQ_INT(res.status, GCS_ERR_CORRUPT);
+    CHECK_EQ_U64(res.events, 0);
+    CHECK(strstr(res.err.reason, "an event that runs past its packet's content") != NULL);
+}
+
 int main(void)
 {
     RUN(test_event_of_no_bits);
@@ -476,5 +498,6 @@ int main(void)
     RUN(test_enum_of_enum_chain);
     RUN(test_many_type_names);
     RUN(test_many_events_and_paths);
+    RUN(test_fixed_sizes_past_2_64);
     return check_report("test_ctf_hostile");
 }
