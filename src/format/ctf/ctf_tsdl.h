@@ -10,7 +10,7 @@
  * trace, clock, stream and event blocks (env and callsite are skipped).
  * Anything else is GCS_ERR_UNSUPPORTED, so the caller can hand the trace
  * to babeltrace2 instead; so are layouts our reader would take unbounded
- * time over (docs/fuzzing.md, findings 9-19): arrays and sequences of
+ * time over (docs/fuzzing.md, findings 9-21): arrays and sequences of
  * elements that may take no bits, and event headers of over 65536 member
  * visits when searched for their id fields.
  *
