@@ -40,6 +40,8 @@ events, the same payload bytes, the same `info` and `stats`.
                 big-endian host): the same events and payloads.
   single/       no stream_id, no event id, a 16-bit clock at 1 kHz,
                 timestamp_end without timestamp_begin.
+  clock3g/      a 3 GHz clock: two events a third of a nanosecond apart
+                in two files (babeltrace2 orders them otherwise).
   mixed/        two stream classes in one trace; stream 0's packet context
                 has no packet_size/content_size (a packet is the whole file)
                 and events_discarded > 0; payload fields that cannot be
@@ -943,6 +945,79 @@ def make_single(out):
     write_file(os.path.join(d, "stream"), data)
 
 
+# ---- clock3g ----
+
+CLOCK3G_TSDL = "/* CTF 1.8 */\n\n" + UINT_ALIASES + """
+trace {
+	major = 1;
+	minor = 8;
+	uuid = "3c3c3c3c-0000-4000-8000-000000000003";
+	byte_order = le;
+	packet.header := struct {
+		uint32_t magic;
+		uint32_t stream_id;
+		uint64_t stream_instance_id;
+	};
+};
+
+/* 3 GHz, not LTTng's 1 GHz: a cycle is a third of a nanosecond */
+clock {
+	name = tsc;
+	freq = 3000000000;
+	offset = 2;
+};
+
+typealias integer { size = 64; align = 8; signed = false; map = clock.tsc.value; } := tsc_t;
+
+stream {
+	packet.context := struct {
+		tsc_t timestamp_begin;
+		uint32_t packet_size;
+		uint32_t content_size;
+	};
+	event.header := struct {
+		uint32_t id;
+		tsc_t timestamp;
+	};
+};
+
+event {
+	name = "DotNETRuntime:GCTriggered";
+	id = 0;
+	fields := struct {
+		uint32_t _Reason;
+		uint16_t _ClrInstanceID;
+	};
+};
+"""
+
+
+def make_clock3g(out):
+    """Two stream files of a 3 GHz clock: cycle 3 in "a" (stream 1), cycle 4
+    in "b" (stream 0). From the origin (offset 2 cycles) they are 5/3 and
+    6/3 ns: a first. babeltrace2 2.0 rounds the offset and the value down
+    each on its own (0 + 1, 0 + 1 ns), sees a tie and puts b (the lower
+    stream id) first: an order we do not copy (docs/format-ctf.md)."""
+    d = os.path.join(out, "clock3g")
+    write_file(os.path.join(d, "metadata"), CLOCK3G_TSDL.encode())
+    for name, instance, cycle, reason in (("a", 1, 3, 1), ("b", 0, 4, 2)):
+        w = Bits(False)
+        w.int(MAGIC, 32)
+        w.int(0, 32)
+        w.int(instance, 64)
+        w.int(0, 64)
+        sizes = w.pos
+        w.int(0, 32)
+        w.int(0, 32)
+        w.int(0, 32)
+        w.int(cycle, 64)
+        w.int(reason, 32)
+        w.int(0, 16)
+        w.int(len(w.buf) * 8, 32, at=sizes)
+        w.int(len(w.buf) * 8, 32, at=sizes + 32)
+        write_file(os.path.join(d, name), bytes(w.buf))
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "tests", "data", "ctf")
@@ -952,6 +1027,7 @@ def main():
     write_ust(os.path.join(out, "ust-be"), True)
     make_mixed(out)
     make_single(out)
+    make_clock3g(out)
 
 
 if __name__ == "__main__":
