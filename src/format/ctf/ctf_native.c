@@ -18,7 +18,7 @@
  * decoded; the container reports the earliest (by nanoseconds from the
  * clock's origin, so kernel and user-space traces interleave as in
  * babeltrace2's muxer; ties broken as that muxer breaks them, see
- * comes_before), one per step.
+ * comes_before), many a step (native_step says until when).
  *
  * Events are reported as the babeltrace2 path reports them (ctf.c): same
  * metadata rows in order of first appearance, payloads in the manifest's
@@ -46,6 +46,10 @@
 #define CTF_MAX_PACKET_BYTES ((uint64_t)256 << 20)
 /* The first read of a packet, to find its size. */
 #define CTF_PACKET_PROBE 4096u
+/* Events reported in one step at most (released together at its end). */
+#define CTF_EVENTS_PER_STEP 1024u
+/* Rebuilt payloads of one step (the buffer never moves during a step). */
+#define CTF_STEP_BYTES ((size_t)1 << 20)
 /* A metadata file's largest size (as ctf_open.c). */
 #define CTF_NATIVE_METADATA_MAX ((size_t)64 << 20)
 /* The decoder's steps (ctf_read calls) a packet may take: per bit of the
@@ -109,6 +113,7 @@ typedef struct native_container {
     gcs_error deferred;
     bool info_sent;
     ctf_file *last; /* reported last step (the heap's top): advanced at the next */
+    uint8_t *step_buf; /* CTF_STEP_BYTES: this step's rebuilt payloads */
     /* Files with an event decoded, as a binary heap by (ns, index): the
      * top is the next event to report. */
     size_t *heap;
@@ -713,6 +718,18 @@ static void sift_down(native_container *c, size_t i)
     }
 }
 
+/* Does f's next event lie in the packet it holds (reading it moves no
+ * buffer that reported events point into)? */
+static bool more_in_packet(const ctf_file *f)
+{
+    return !f->done && f->in_packet && f->d.pos < f->d.end;
+}
+
+/* Reports the earliest events of the files, in time order, until a file
+ * would need its next packet (its buffer holds payloads reported in this
+ * step), CTF_EVENTS_PER_STEP, or the step's buffer of rebuilt payloads is
+ * full; then a sequence point: they are all in order and may go. The file
+ * reported last is advanced at the next step. */
 static gcs_status native_step(gcs_container *base, gcs_error *err)
 {
     native_container *c = (native_container *)base;
@@ -727,18 +744,52 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
             c->heap[0] = c->heap[--c->heap_n];
         sift_down(c, 0);
     }
-    ctf_file *best = c->heap_n ? &c->files[c->heap[0]] : NULL;
-    if (!best) {
-        if (c->has_deferred) {
-            *err = c->deferred;
-            return c->deferred.status;
+    size_t used = 0;
+    for (unsigned n = 0;; n++) {
+        ctf_file *best = c->heap_n ? &c->files[c->heap[0]] : NULL;
+        if (!best) {
+            if (n > 0)
+                break;
+            if (c->has_deferred) {
+                *err = c->deferred;
+                return c->deferred.status;
+            }
+            return GCS_END;
         }
-        return GCS_END;
+        /* Timestamps are each clock's own cycles: where traces' clocks
+         * differ (offsets), the order by nanoseconds may take them back, and
+         * the sorter would reorder one step's events by them: a new step. */
+        if (n > 0 && best->timestamp < c->last_timestamp)
+            break;
+        /* A payload rebuilt in the file's buffer is overwritten by its next
+         * event: it moves to the step's buffer (unmoved until the next
+         * step), or waits for a step of its own when it does not fit. */
+        bool rebuilt = best->payload_size && best->payload_data == best->payload.data;
+        bool alone = false;
+        if (rebuilt) {
+            if (best->payload_size <= CTF_STEP_BYTES - used) {
+                memcpy(c->step_buf + used, best->payload_data, best->payload_size);
+                best->payload_data = c->step_buf + used;
+                used += best->payload_size;
+            } else if (n > 0) {
+                break;
+            } else {
+                alone = true;
+            }
+        }
+        if ((st = report(c, best, err)) != GCS_OK)
+            return st;
+        if (alone || n + 1 == CTF_EVENTS_PER_STEP || !more_in_packet(best)) {
+            c->last = best;
+            break;
+        }
+        if ((st = next_event(c, best, err)) != GCS_OK)
+            return st;
+        if (!best->has_event)
+            c->heap[0] = c->heap[--c->heap_n];
+        sift_down(c, 0);
     }
-    if ((st = report(c, best, err)) != GCS_OK)
-        return st;
-    c->last = best;
-    /* The files are each in time order and merged here: it may go. */
+    /* The files are each in time order and merged here: they may go. */
     return sink->sequence_point(sink->ctx, c->last_timestamp, NULL, 0, err);
 }
 
@@ -756,6 +807,7 @@ static void native_destroy(gcs_container *base)
     }
     free(c->files);
     free(c->heap);
+    free(c->step_buf);
     for (size_t i = 0; i < c->n_traces; i++) {
         ctf_meta_free(&c->traces[i].meta);
         free(c->traces[i].path);
@@ -806,7 +858,8 @@ static gcs_status open_files(native_container *c, gcs_error *err)
             return st;
     }
     number_streams(c);
-    if (!(c->heap = malloc((c->n_files ? c->n_files : 1) * sizeof *c->heap)))
+    if (!(c->heap = malloc((c->n_files ? c->n_files : 1) * sizeof *c->heap)) ||
+        !(c->step_buf = malloc(CTF_STEP_BYTES)))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
     for (size_t i = 0; i < c->n_files; i++)
         if (c->files[i].has_event)
