@@ -40,6 +40,8 @@ events, the same payload bytes, the same `info` and `stats`.
                 big-endian host): the same events and payloads.
   single/       no stream_id, no event id, a 16-bit clock at 1 kHz,
                 timestamp_end without timestamp_begin.
+  ties/         two traces, 5 CPU files, events often at the same
+                nanosecond: ties in babeltrace2's muxer order.
   clock3g/      a 3 GHz clock: two events a third of a nanosecond apart
                 in two files (babeltrace2 orders them otherwise).
   mixed/        two stream classes in one trace; stream 0's packet context
@@ -1018,6 +1020,56 @@ def make_clock3g(out):
         write_file(os.path.join(d, name), bytes(w.buf))
 
 
+# ---- ties ----
+
+
+class Lcg:
+    """A fixed pseudo-random sequence (not Python's random: its algorithm
+    is no promise across versions)."""
+
+    def __init__(self, seed):
+        self.x = seed
+
+    def below(self, n):
+        self.x = (self.x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        return (self.x >> 33) % n
+
+    def choice(self, items):
+        return items[self.below(len(items))]
+
+
+def make_ties(out):
+    """Two kernel-style traces (UUIDs in the opposite order of their
+    folders, clock offsets 645 ns apart) of 3 and 2 CPU files, 8 packets
+    each, whose events often fall on the same nanosecond, within a file and
+    across files and traces: the order babeltrace2's muxer gives ties,
+    over many packets (each event's pid says which file and which event)."""
+    rnd = Lcg(20261123)
+    empty = kernel_classes()[3]
+    for tname, uuid, offset, instances in (
+            ("k", "f504716d-9e7f-8248-a78f-b1f99e3d7dcc", 1645, [5, 0, 9]),
+            ("u", "0004716d-9e7f-8248-a78f-b1f99e3d7dcc", 1000, [2, 1])):
+        trace = Trace(False, uuid, offset, "kernel", "lttng-modules")
+        text = "/* CTF 1.8 */\n\n" + trace.preamble() + KERNEL_CONTEXT_TSDL
+        text += "".join(event_tsdl(ec) for ec in kernel_classes())
+        d = os.path.join(out, "ties", tname)
+        write_file(os.path.join(d, "metadata"), packetize_metadata(trace, text))
+        sc = StreamClass(0, "compact", KERNEL_CONTEXT)
+        for cpu, instance in enumerate(instances):
+            ns = 10 * W27 + 5000
+            data = b""
+            for p in range(8):
+                ns += 1000
+                events = []
+                for i in range(rnd.choice([1, 3, 7, 20])):
+                    ns += rnd.choice([0, 0, 1, 2, 5000, 200000000])
+                    pid = (100 if tname == "k" else 200) * 1000 + cpu * 10000 + p * 100 + i
+                    events.append((ns - offset, empty, [pid, "%s%d" % (tname, cpu)], []))
+                data += write_packet(trace, sc, instance, cpu, p, 0, events, begin=events[0][0])
+                ns += 1000
+            write_file(os.path.join(d, "channel0_%d" % cpu), data)
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "tests", "data", "ctf")
@@ -1028,6 +1080,7 @@ def main():
     make_mixed(out)
     make_single(out)
     make_clock3g(out)
+    make_ties(out)
 
 
 if __name__ == "__main__":

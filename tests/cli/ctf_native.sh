@@ -70,7 +70,7 @@ CLOCKED='/clocked/s/payload.*//'
 # discarded: babeltrace2 then says events "may have" been discarded, with
 # no count, and counts none; ours counts what the packet contexts'
 # events_discarded grew by: 9, checked below.)
-for f in kernel-le kernel-be ust-gc ust-be mixed single; do
+for f in kernel-le kernel-be ust-gc ust-be mixed single ties; do
     except= lost_differs=
     [ $f = mixed ] && except=$CLOCKED lost_differs=1
     compare "$DATA/$f" "$f" "$except"
@@ -155,6 +155,12 @@ grep -q '"event":"ThreadPoolWorkerThreadAdjustment/Stats",.*"fields":{"Duration"
 S="$tmp/single.dump"
 [ "$(grep -c '/GC/Triggered' "$S")" -eq 4 ] || fail "single: not 4 GC/Triggered events"
 [ "$(grep -o '^[0-9]*' "$S" | tr '\n' ' ')" = "10 65535 65543 134464 " ] || fail "single: timestamps wrong: $(grep -o '^[0-9]*' "$S" | tr '\n' ' ')"
+
+# ties: 284 events of 5 files in 2 traces, 61 raw timestamps held by more
+# than one event (and more ties across the traces' clock offsets), over
+# packets of 1 to 20 events: compared above, event by event.
+grep -q '^end events=284 anomalies=0 ' "$tmp/ties.dump" || fail "ties: not 284 events"
+[ "$(grep -o '^[0-9]* ' "$tmp/ties.dump" | uniq -d | wc -l)" -eq 61 ] || fail "ties: not 61 tied timestamps"
 
 # clock3g: a 3 GHz clock, cycle 3 in file a (stream 1), cycle 4 in file b
 # (stream 0): 5/3 and 6/3 ns from the origin (2 cycles), so a's first.
