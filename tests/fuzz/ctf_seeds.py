@@ -6,7 +6,7 @@ then the bytes of one stream file. Called by tests/fuzz/make-corpus.sh:
 
 For each METADATA file (an LTTng trace folder's, packetized or plain) the
 packets' contents are joined into the TSDL text and paired with each
-channel file of its folder: the first 64 KiB (a first packet larger than
+stream file of its folder: the first 64 KiB (a first packet larger than
 that gets packet_size 64 KiB and content_size cut to it: LTTng's packet
 layout, content_size and packet_size at bytes 48 and 56; its last event is
 then cut), and the first whole packet of at most 64 KiB holding events.
@@ -56,10 +56,20 @@ def lttng_packets(stream):
 def trace_seeds(out, meta):
     text = tsdl_text(meta)
     folder = os.path.dirname(meta)
-    parts = meta.split("/")
-    trace = next((p[:-6] for p in parts if p.endswith(".trace")), "trace")
-    trace += "-kernel" if "kernel" in parts else "-ust"
-    for ch in sorted(glob.glob(os.path.join(folder, "channel*"))):
+    parts = folder.split("/")
+    # clr-only.trace/.../kernel -> clr-only-kernel; tests/data/ctf/ust-gc/ust/uid/1000/64-bit
+    # -> ust-gc-ust; tests/data/ctf/mixed -> mixed
+    trace = next((p[:-6] for p in parts if p.endswith(".trace")), None)
+    if trace is None:
+        trace = parts[parts.index("ctf") + 1] if "ctf" in parts[:-1] else parts[-1]
+    if "kernel" in parts[1:] and not trace.endswith("kernel"):
+        trace += "-kernel"
+    elif "ust" in parts:
+        trace += "-ust"
+    streams = [f for f in sorted(os.listdir(folder))
+               if f != "metadata" and not f.startswith(".")
+               and os.path.isfile(os.path.join(folder, f))]
+    for ch in (os.path.join(folder, f) for f in streams):
         stream = open(ch, "rb").read()
         name = "%s-%s" % (trace, os.path.basename(ch))
         first = bytearray(stream[:K])

@@ -20,9 +20,9 @@
 #     zstd, bzip2, tar.gz and zip (python3's zipfile, or zip) members named
 #     t.nettrace, a zip with a log file first, and the PerfView .etl.zip
 #     when present;
-#   - for `ctfread`, the CTF fixtures' TSDL texts each followed by a 0 byte
-#     and a stream file (64 KiB of each channel, a first small whole
-#     packet) and four hand-made traces (tests/fuzz/ctf_seeds.py; needs
+#   - for `ctfread`, the CTF traces' TSDL texts (../shared's and the
+#     synthetic tests/data/ctf) each followed by a 0 byte and a stream file
+#     (64 KiB of each, a first small whole packet) and four hand-made traces (tests/fuzz/ctf_seeds.py; needs
 #     python3, else skipped).
 # Usage: BUILD=build sh tests/fuzz/make-corpus.sh   (after make fuzz-build)
 set -e
@@ -170,7 +170,8 @@ done
 mkdir -p "$OUT/ctfread"
 if command -v python3 >/dev/null 2>&1; then
     python3 tests/fuzz/ctf_seeds.py "$OUT/ctfread" \
-        $(find "$TMP" -path "$TMP/ctf-*" -name metadata 2>/dev/null | LC_ALL=C sort)
+        $(find "$TMP" -path "$TMP/ctf-*" -name metadata 2>/dev/null | LC_ALL=C sort) \
+        $(find tests/data/ctf -name metadata 2>/dev/null | LC_ALL=C sort)
 fi
 
 for h in reader scan again objtrack diag archive profile ctf ctfread; do

@@ -86,6 +86,8 @@ typedef struct result {
     gcs_status status;
     gcs_error err;
     uint64_t events, anomalies;
+    gcs_status scan_status; /* gcs_reader_scan of a second reader (the counting path) */
+    uint64_t scan_events;
     uint32_t payload_size[8]; /* of the first 8 events */
     uint8_t payload[8][16];   /* their first bytes */
 } result;
@@ -117,6 +119,14 @@ static void read_trace(const char *text, const uint8_t *stream, size_t stream_le
     }
     if (r)
         out->anomalies = gcs_reader_get_stats(r)->anomalies;
+    gcs_reader_free(r);
+    gcs_source_free(src);
+    gcs_error scan_err;
+    gcs_error_clear(&scan_err);
+    src = gcs_source_open_file(d, &scan_err);
+    r = src ? gcs_reader_new(src, NULL, &scan_err) : NULL;
+    out->scan_status = r ? gcs_reader_scan(r, &scan_err) : GCS_ERR_ARG;
+    out->scan_events = r ? gcs_reader_get_stats(r)->events : 0;
     gcs_reader_free(r);
     gcs_source_free(src);
     char path[4200];
@@ -463,6 +473,70 @@ static void test_many_events_and_paths(void)
     }
 }
 
+/* A struct of fixed-size fields whose sizes add up past 2^64 bits: eight
+ * arrays of (2^24 - 1) x 2^24 x 1024 bytes, one of 2^24 x 8192 and a
+ * 32-bit integer are 2^64 + 32 bits, which wrapped to 32: each 4 bytes of
+ * the packet were read as one such event (found reading the fixed-layout
+ * path, merged from main, for fuzz_ctfread). Now the event runs past its
+ * packet, as its layout says. */
+static void test_fixed_sizes_past_2_64(void)
+{
+    char text[4096];
+    int n = snprintf(text, sizeof text, "%s event { name = \"w:wrap\"; id = 0; fields := struct {",
+                     TRACE_HEAD);
+    for (int i = 0; i < 8; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, " uint8_t _a%d[16777215][16777216][1024];", i);
+    snprintf(text + n, sizeof text - (size_t)n, " uint8_t _b[16777216][8192]; uint32_t _x; }; };");
+    static const uint8_t events[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    result res;
+    read_packet(text, events, sizeof events, 64, &res);
+    CHECK_EQ_INT(res.status, GCS_ERR_CORRUPT);
+    CHECK_EQ_U64(res.events, 0);
+    CHECK(strstr(res.err.reason, "an event that runs past its packet's content") != NULL);
+}
+
+/* Fields of whole bytes aligned to 1 bit, after an event header of 3 bits:
+ * the fields start at bit 3 (CTF: no padding for alignment 1), but the
+ * fixed-layout shortcut (fields pointed at in the packet, merged from
+ * main; ctf_skip's one step alike) took them from the next byte: "adc2",
+ * then an error, where babeltrace2 reads "aa55", "0ff0" (tests/tools/
+ * ctf_dump on both readers). Now walked where they do not start at a
+ * byte. */
+static void test_fixed_fields_not_at_a_byte(void)
+{
+    char text[4096];
+    snprintf(text, sizeof text, "%s", TRACE_HEAD);
+    char *stream = strstr(text, "stream { id = 0;");
+    CHECK(stream != NULL);
+    if (!stream)
+        return;
+    snprintf(stream, sizeof text - (size_t)(stream - text),
+             "stream { id = 0; packet.context := struct packet_context;"
+             " event.header := struct { integer { size = 3; align = 1; } id; }; };"
+             " event { name = \"b:bits\"; id = 0; fields := struct {"
+             " integer { size = 8; align = 1; } _x; integer { size = 8; align = 1; } _y; }; };");
+    /* Eight events of 19 bits, little-endian bit order: id 0 in bits 0-2,
+     * x = 0xA0 + k in bits 3-10, y = 0x50 + k in bits 11-18; 19 bytes. */
+    uint8_t events[19] = {0};
+    for (unsigned k = 0; k < 8; k++) {
+        uint32_t event = (uint32_t)(0xA0 + k) << 3 | (uint32_t)(0x50 + k) << 11;
+        for (unsigned bit = 0; bit < 19; bit++)
+            if (event >> bit & 1)
+                events[(19 * k + bit) / 8] |= (uint8_t)(1u << ((19 * k + bit) % 8));
+    }
+    result res;
+    read_packet(text, events, sizeof events, 128, &res);
+    CHECK_EQ_INT(res.status, GCS_END);
+    CHECK_EQ_U64(res.events, 8);
+    CHECK_EQ_U64(res.payload_size[0], 2);
+    CHECK_EQ_U64(res.payload[0][0], 0xA0);
+    CHECK_EQ_U64(res.payload[0][1], 0x50);
+    CHECK_EQ_U64(res.payload[7][0], 0xA7);
+    CHECK_EQ_U64(res.payload[7][1], 0x57);
+    CHECK_EQ_INT(res.scan_status, GCS_END); /* the counting path skips them alike */
+    CHECK_EQ_U64(res.scan_events, 8);
+}
+
 int main(void)
 {
     RUN(test_event_of_no_bits);
@@ -476,5 +550,7 @@ int main(void)
     RUN(test_enum_of_enum_chain);
     RUN(test_many_type_names);
     RUN(test_many_events_and_paths);
+    RUN(test_fixed_sizes_past_2_64);
+    RUN(test_fixed_fields_not_at_a_byte);
     return check_report("test_ctf_hostile");
 }

@@ -268,11 +268,17 @@ gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out)
 gcs_status ctf_skip(ctf_decoder *d, const ctf_type *t)
 {
     if (t->is_fixed) {
-        if (!ctf_align(d, 8) || t->fixed_bits > d->end - d->pos)
+        /* In one step where it starts at a byte (aligned to less than 8
+         * bits, it may start inside one: then walked). */
+        if (!ctf_align(d, t->align))
             return GCS_ERR_TRUNCATED;
-        d->pos += t->fixed_bits;
-        d->measured += t->fixed_bits / 8;
-        return GCS_OK;
+        if ((d->pos & 7) == 0) {
+            if (t->fixed_bits > d->end - d->pos)
+                return GCS_ERR_TRUNCATED;
+            d->pos += t->fixed_bits;
+            d->measured += t->fixed_bits / 8;
+            return GCS_OK;
+        }
     }
     bool was = d->measure;
     d->measure = true;

@@ -478,12 +478,18 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
     const ctf_type *fields = f->ec->fields;
     gcs_status st = GCS_OK;
     if (fields->is_raw) {
-        if (!ctf_align(d, 8) || fields->fixed_bits > d->end - d->pos)
+        /* Only where the fields start at a byte: aligned to less than 8
+         * bits, they may start inside one (then the walk below). */
+        if (!ctf_align(d, fields->align))
             return GCS_ERR_TRUNCATED;
-        f->payload_data = d->data + (d->pos >> 3);
-        f->payload_size = (uint32_t)(fields->fixed_bits / 8);
-        d->pos += fields->fixed_bits;
-        return GCS_OK;
+        if ((d->pos & 7) == 0) {
+            if (fields->fixed_bits > d->end - d->pos)
+                return GCS_ERR_TRUNCATED;
+            f->payload_data = d->data + (d->pos >> 3);
+            f->payload_size = (uint32_t)(fields->fixed_bits / 8);
+            d->pos += fields->fixed_bits;
+            return GCS_OK;
+        }
     }
     int32_t blob = f->ec->blob_member;
     uint64_t start = d->pos;

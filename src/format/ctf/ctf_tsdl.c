@@ -1562,7 +1562,11 @@ static void settle_fixed(ctf_type *t, bool big)
             const ctf_member *m = &t->members[i];
             ctf_type *mt = (ctf_type *)m->type;
             settle_fixed(mt, big);
-            if (!mt->is_fixed || m->reg >= 0 || m->role_reg >= 0)
+            /* Sizes past 2^61 bits are no packet's: not fixed (the walk
+             * finds them truncated); a sum that wrapped read 2^64 + 32
+             * bits as 32. */
+            if (!mt->is_fixed || m->reg >= 0 || m->role_reg >= 0 ||
+                mt->fixed_bits > UINT64_MAX / 8 - bits)
                 return;
             bits += mt->fixed_bits;
             raw = raw && mt->is_raw;

@@ -9,7 +9,10 @@
  * tag, fixed arrays and sequences whose length is an earlier field, and the
  * trace, clock, stream and event blocks (env and callsite are skipped).
  * Anything else is GCS_ERR_UNSUPPORTED, so the caller can hand the trace
- * to babeltrace2 instead.
+ * to babeltrace2 instead; so are layouts our reader would take unbounded
+ * time over (docs/fuzzing.md, findings 9-19): arrays and sequences of
+ * elements that may take no bits, and event headers of over 65536 member
+ * visits when searched for their id fields.
  *
  * Field names lose one leading underscore (CTF 1.8 section 4.1.6: LTTng
  * writes "_vpid" for "vpid"), as babeltrace2 shows them.
