@@ -12,6 +12,11 @@
 #   cpu      cpu.nettrace: CPU sampling (SampleProfiler), stack-heavy
 #   server   server.nettrace: server GC, many heaps, handles and pinning
 #   netperf  netperf.netperf: netperf V3 (record-bench-netperf.sh)
+#   ctf      ctf.trace/: LTTng (CTF), the shared clr-only trace's user-space
+#            stream files made 87 times longer in time, 502 MB, and
+#            ctf.trace.zip for TraceEvent (record-bench-ctf.sh, ~5 s;
+#            skipped without ../shared); TraceEvent rows one round only
+#            (0.04-0.14 M events/s: ~2 minutes), the shape adds ~3 minutes
 # GCSCOPE_BENCH_SHAPES="alloc service" picks shapes.
 #
 # For each shape, per round (GCSCOPE_BENCH_ROUNDS, default 3), one run
@@ -32,7 +37,7 @@
 set -eu
 GCSCOPE=${1:-build/gcscope}
 OUT=bench/out
-SHAPES=${GCSCOPE_BENCH_SHAPES:-alloc service cpu server netperf}
+SHAPES=${GCSCOPE_BENCH_SHAPES:-alloc service cpu server netperf ctf}
 ROUNDS=${GCSCOPE_BENCH_ROUNDS:-3}
 ORACLE=build/oracle/bin/oracle/release/oracle.dll
 TMP=${TMPDIR:-/tmp}/gcscope-bench.$$
@@ -48,7 +53,8 @@ if [ ! -x /usr/bin/time ]; then
 fi
 have_dotnet=false
 command -v dotnet >/dev/null 2>&1 && have_dotnet=true
-if $have_dotnet && [ ! -f "$ORACLE" ]; then
+# (rebuilt when Program.cs is newer: bench-gc reads zipped CTF since the ctf shape)
+if $have_dotnet && { [ ! -f "$ORACLE" ] || [ tools/oracle/Program.cs -nt "$ORACLE" ]; }; then
     echo "bench: building the TraceEvent oracle into build/oracle"
     DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build tools/oracle/oracle.csproj \
         -c Release --artifacts-path build/oracle -nologo -v q >/dev/null || true
@@ -60,13 +66,17 @@ file_of() {
     case $1 in
         alloc) echo "${GCSCOPE_BENCH_TRACE:-$OUT/bench.nettrace}" ;;
         netperf) echo "$OUT/netperf.netperf" ;;
+        ctf) echo "$OUT/ctf.trace" ;;
         *) echo "$OUT/$1.nettrace" ;;
     esac
 }
+# te_of SHAPE: what TraceEvent reads (CtfTraceEventSource reads a zip).
+te_of() { if [ "$1" = ctf ]; then echo "$OUT/ctf.trace.zip"; else file_of "$1"; fi; }
 # record SHAPE FILE: makes the shape's trace; false when it cannot.
 record() {
     case $1 in
         netperf) sh scripts/record-bench-netperf.sh "$2" ;;
+        ctf) sh scripts/record-bench-ctf.sh "$2" "$GCSCOPE" ;;
         *) $have_dotnet || return 1
            case $1 in
                alloc) sh scripts/record-bench.sh "$2" 1100 ;;
@@ -106,37 +116,43 @@ pass_le() { awk -v v="$1" -v t="$2" 'BEGIN { print (v <= t) ? "PASS" : "MISS" }'
 SUMMARY="$TMP/summary"
 : > "$SUMMARY"
 for shape in $SHAPES; do
-    trace=$(file_of "$shape")
-    if [ ! -f "$trace" ]; then
+    trace=$(file_of "$shape"); te_trace=$(te_of "$shape")
+    if [ ! -e "$trace" ] || [ ! -e "$te_trace" ]; then
         echo "bench: recording $shape into $trace"
-        if ! record "$shape" "$trace" || [ ! -f "$trace" ]; then
+        if ! record "$shape" "$trace" || [ ! -e "$trace" ] || [ ! -e "$te_trace" ]; then
             echo "bench: $shape skipped: no $trace and it cannot be recorded here"
             continue
         fi
     fi
-    bytes=$(stat -L -c %s "$trace")
+    # A CTF trace is a folder: its files' bytes, all of them read by cat.
+    cat_cmd="cat '$trace' > /dev/null"
+    [ -d "$trace" ] && cat_cmd="find -L '$trace' -type f -exec cat {} + > /dev/null"
+    bytes=$(find -L "$trace" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
     mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
-    cat "$trace" >/dev/null # warm the page cache
+    sh -c "$cat_cmd" # warm the page cache
+    # TraceEvent reads CTF at 0.04-0.14 M events/s: one round of its rows.
+    te_rounds=$ROUNDS
+    [ "$shape" = ctf ] && te_rounds=1
     events=$(json_events "$trace")
     for v in cat info stats events objects te_events te_format te_gc; do eval "t_$v=''; m_$v=''"; done
     r=0
     while [ $r -lt "$ROUNDS" ]; do
-        measure cat sh -c "cat '$trace' > /dev/null"
+        measure cat sh -c "$cat_cmd"
         measure info "$GCSCOPE" info "$trace"
         measure stats "$GCSCOPE" stats "$trace"
         measure events "$GCSCOPE" events --format json "$trace"
         measure objects "$GCSCOPE" objects "$trace"
-        if $have_oracle; then
-            measure te_events dotnet "$ORACLE" bench-events "$trace"
-            measure te_format dotnet "$ORACLE" bench-format "$trace"
-            measure te_gc dotnet "$ORACLE" bench-gc "$trace"
+        if $have_oracle && [ $r -lt "$te_rounds" ]; then
+            measure te_events dotnet "$ORACLE" bench-events "$te_trace"
+            measure te_format dotnet "$ORACLE" bench-format "$te_trace"
+            measure te_gc dotnet "$ORACLE" bench-gc "$te_trace"
         fi
         r=$((r + 1))
     done
     tracked=$("$GCSCOPE" objects --format json "$trace" 2>/dev/null |
               grep -o '"samples":[0-9]*' | awk -F: '{ s += $2 } END { print s + 0 }')
     echo
-    echo "== $shape: $trace, $mb MB, $events events; one core (${pin:-no taskset}), best of $ROUNDS interleaved rounds"
+    echo "== $shape: $trace, $mb MB, $events events; one core (${pin:-no taskset}), best of $ROUNDS interleaved rounds$([ "$te_rounds" = "$ROUNDS" ] || echo "; TraceEvent one round, on $te_trace")"
     row() { # name seconds rss_kb note
         awk -v n="$1" -v s="$2" -v r="$3" -v note="$4" -v mb="$mb" -v ev="$events" 'BEGIN {
             if (s == "") { printf "  %-28s %s\n", n, "-"; exit }
@@ -157,16 +173,22 @@ for shape in $SHAPES; do
     # Instructions per event on the first 30 MB (events json: 3 MB, it
     # is slow under callgrind).
     if command -v valgrind >/dev/null 2>&1; then
-        head -c 30000000 "$trace" > "$TMP/head"
-        head -c 3000000 "$trace" > "$TMP/head3"
-        hev=$(json_events "$TMP/head"); hev3=$(json_events "$TMP/head3")
-        i_info=$(ir "$GCSCOPE" info "$TMP/head"); i_stats=$(ir "$GCSCOPE" stats "$TMP/head")
-        i_objects=$(ir "$GCSCOPE" objects "$TMP/head")
-        i_events=$(ir "$GCSCOPE" events --format json "$TMP/head3")
-        awk -v n="${hev:-0}" -v n3="${hev3:-0}" -v a="$i_info" -v b="$i_stats" -v c="$i_events" -v o="$i_objects" 'BEGIN {
+        if [ -d "$trace" ]; then # CTF: its first 5 copies (~30 MB), both
+            head="$trace-head"; head3="$trace-head"; h3="first 30 MB"
+        else
+            h3="first 3 MB"
+            head="$TMP/head"; head3="$TMP/head3"
+            head -c 30000000 "$trace" > "$head"
+            head -c 3000000 "$trace" > "$head3"
+        fi
+        hev=$(json_events "$head"); hev3=$(json_events "$head3")
+        i_info=$(ir "$GCSCOPE" info "$head"); i_stats=$(ir "$GCSCOPE" stats "$head")
+        i_objects=$(ir "$GCSCOPE" objects "$head")
+        i_events=$(ir "$GCSCOPE" events --format json "$head3")
+        awk -v h3="$h3" -v n="${hev:-0}" -v n3="${hev3:-0}" -v a="$i_info" -v b="$i_stats" -v c="$i_events" -v o="$i_objects" 'BEGIN {
             if (n < 1) n = 1; if (n3 < 1) n3 = 1
-            printf "  instructions per event (callgrind; first 30 MB, %d events): info %.0f, stats %.0f, objects %.0f; (first 3 MB) events json %.0f\n",
-                   n, a / n, b / n, o / n, c / n3 }'
+            printf "  instructions per event (callgrind; first 30 MB, %d events): info %.0f, stats %.0f, objects %.0f; (%s) events json %.0f\n",
+                   n, a / n, b / n, o / n, h3, c / n3 }'
         rm -f "$TMP/head" "$TMP/head3"
     fi
     # Targets.

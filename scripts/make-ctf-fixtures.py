@@ -36,11 +36,20 @@ events, the same payload bytes, the same `info` and `stats`.
                 GCAllocationTick_V3, SuspendEE/RestartEE), so `gcscope
                 stats` computes 3 GCs; the kernel and user-space clocks have
                 different offsets.
+  ust-be/       ust-gc's user-space trace written big-endian (lttng-ust on a
+                big-endian host): the same events and payloads.
+  single/       no stream_id, no event id, a 16-bit clock at 1 kHz,
+                timestamp_end without timestamp_begin.
+  ties/         two traces, 5 CPU files, events often at the same
+                nanosecond: ties in babeltrace2's muxer order.
+  clock3g/      a 3 GHz clock: two events a third of a nanosecond apart
+                in two files (babeltrace2 orders them otherwise).
   mixed/        two stream classes in one trace; stream 0's packet context
                 has no packet_size/content_size (a packet is the whole file)
                 and events_discarded > 0; payload fields that cannot be
                 rebuilt in the manifest layout (a variant), floats of 32 and
-                64 bits, nested structs and arrays of structs.
+                64 bits, nested structs and arrays of structs, a payload
+                integer mapped to the clock, byte orders said per field.
 """
 import os
 import struct
@@ -65,7 +74,8 @@ class Bits:
         if len(self.buf) < need:
             self.buf.extend(bytes(need - len(self.buf)))
 
-    def int(self, v, size, align=8, at=None):
+    def int(self, v, size, align=8, at=None, be=None):
+        big = self.be if be is None else be
         if at is None:
             self.align(align)
             p0 = self.pos
@@ -73,12 +83,12 @@ class Bits:
             p0 = at
         v &= (1 << size) - 1
         for i in range(size):
-            bit = (v >> (size - 1 - i)) & 1 if self.be else (v >> i) & 1
+            bit = (v >> (size - 1 - i)) & 1 if big else (v >> i) & 1
             p = p0 + i
             while (p >> 3) >= len(self.buf):
                 self.buf.append(0)
             if bit:
-                self.buf[p >> 3] |= (1 << (7 - (p & 7))) if self.be else (1 << (p & 7))
+                self.buf[p >> 3] |= (1 << (7 - (p & 7))) if big else (1 << (p & 7))
         if at is None:
             self.pos += size
 
@@ -93,16 +103,18 @@ class Bits:
 
 class Int:
     def __init__(self, size, align=None, signed=False, text=False, clock=None, enum=None,
-                 base=10):
+                 base=10, bo=None):
         self.size, self.signed, self.text, self.clock, self.enum = size, signed, text, clock, enum
         self.al = align if align is not None else (8 if size % 8 == 0 else 1)
-        self.base = base
+        self.base, self.bo = base, bo  # bo: "be", "le", "native" or None (not said)
 
     def int_tsdl(self):
         s = "integer { size = %d; align = %d; signed = %d; encoding = %s; base = %d;" % (
             self.size, self.al, 1 if self.signed else 0, "UTF8" if self.text else "none", self.base)
         if self.clock:
             s += " map = clock.%s.value;" % self.clock
+        if self.bo:
+            s += " byte_order = %s;" % self.bo
         return s + " }"
 
     def tsdl(self):
@@ -117,24 +129,24 @@ class Int:
         return self.al
 
     def write(self, w, v):
-        w.int(v, self.size, self.al)
+        w.int(v, self.size, self.al, be={"be": True, "le": False}.get(self.bo))
 
 
 class Float:
-    def __init__(self, bits):
-        self.bits = bits
+    def __init__(self, bits, align=None):
+        self.bits, self.al = bits, align or bits
 
     def tsdl(self):
         e, m = (8, 24) if self.bits == 32 else (11, 53)
-        return "floating_point { exp_dig = %d; mant_dig = %d; align = %d; }" % (e, m, self.bits)
+        return "floating_point { exp_dig = %d; mant_dig = %d; align = %d; }" % (e, m, self.al)
 
     def align(self):
-        return self.bits
+        return self.al
 
     def write(self, w, v):
         fmt = "<f" if self.bits == 32 else "<d"
         raw = struct.unpack("<I" if self.bits == 32 else "<Q", struct.pack(fmt, v))[0]
-        w.int(raw, self.bits, self.bits)
+        w.int(raw, self.bits, self.al)
 
 
 class Str:
@@ -653,28 +665,22 @@ def gc_events(c, t, pid, tid, number, gen, reason, sizes, promoted):
     ]
 
 
-def make_ust_gc(out):
-    name = "ust-gc"
-    # The kernel trace of the session: a few scheduler events.
-    ktrace = Trace(False, "f504716d-9e7f-8248-a78f-b1f99e3d7dcc", 1584479919502699645, "kernel",
-                   "lttng-modules")
-    kclasses = kernel_classes()
-    ktext = "/* CTF 1.8 */\n\n" + ktrace.preamble() + KERNEL_CONTEXT_TSDL
-    ktext += "".join(event_tsdl(ec) for ec in kclasses)
-    kdir = os.path.join(out, name, "kernel")
-    write_file(os.path.join(kdir, "metadata"), packetize_metadata(ktrace, ktext, 4096))
+UST_BASE = (3 << 32) - 30000  # the 32-bit compact timestamps wrap in the first GC
 
+
+def write_ust(udir, be):
+    """The user-space trace of ust-gc (be: written big-endian, as lttng-ust
+    on a big-endian host; the same events)."""
+    base = UST_BASE
     # The user-space trace: its clock offset is 645 ns less than the
     # kernel's, and its raw values start just below a 2^32 boundary.
-    utrace = Trace(False, "e0fe85b7-b861-46a3-8c39-88de301a4385", 1584479919502699000, "ust",
+    utrace = Trace(be, "e0fe85b7-b861-46a3-8c39-88de301a4385", 1584479919502699000, "ust",
                    "lttng-ust")
     c = ust_classes()
     utext = "/* CTF 1.8 */\n\n" + utrace.preamble() + UST_STREAM_TSDL
     utext += "".join(event_tsdl(ec) for ec in sorted(c.values(), key=lambda e: e.id))
-    udir = os.path.join(out, name, "ust", "uid", "1000", "64-bit")
     write_file(os.path.join(udir, "metadata"), utext.encode())
 
-    base = (3 << 32) - 30000  # the 32-bit compact timestamps wrap in the first GC
     MB = 1 << 20
     g1 = gc_events(c, base, 4242, 4250, 1, 0, 0, [3 * MB, 1 * MB, 2 * MB, 0, 0],
                    [MB // 2, 0, 0, 0, 0])
@@ -709,6 +715,21 @@ def make_ust_gc(out):
             data += write_packet(utrace, sc, cpu, cpu, seq, 0, p, pad_to=256)
         write_file(os.path.join(udir, "channel0_%d" % cpu), data)
 
+
+
+def make_ust_gc(out):
+    name = "ust-gc"
+    # The kernel trace of the session: a few scheduler events.
+    ktrace = Trace(False, "f504716d-9e7f-8248-a78f-b1f99e3d7dcc", 1584479919502699645, "kernel",
+                   "lttng-modules")
+    kclasses = kernel_classes()
+    ktext = "/* CTF 1.8 */\n\n" + ktrace.preamble() + KERNEL_CONTEXT_TSDL
+    ktext += "".join(event_tsdl(ec) for ec in kclasses)
+    kdir = os.path.join(out, name, "kernel")
+    write_file(os.path.join(kdir, "metadata"), packetize_metadata(ktrace, ktext, 4096))
+
+    write_ust(os.path.join(out, name, "ust", "uid", "1000", "64-bit"), False)
+    base = UST_BASE
     ss = kclasses[0]
     kevents = [(base - 6000000 - 645, ss, [4242, "dotnet"],
                 [b"dotnet", 4251, 120, 0, b"swapper/0", 0, 120]),
@@ -812,8 +833,22 @@ def make_mixed(out):
     # the clock after its payload); a context of the event class's own
     clocked = EventClass(2, "gcscope:clocked", [("_when", Int(64, clock="mono")), ("_v", U8)],
                          stream=1, context=[("_seq", U32)])
+    # lttng-ust's floats (align 8): fields already in the manifest's layout
+    D8 = Float(64, align=8)
+    stats = EventClass(3, "DotNETRuntime:ThreadPoolWorkerThreadAdjustmentStats",
+                       [("_" + n, D8) for n in ("Duration", "Throughput", "ThreadWave",
+                                                "ThroughputWave", "ThroughputErrorEstimate",
+                                                "AverageThroughputErrorEstimate", "ThroughputRatio",
+                                                "Confidence", "NewControlSetting")] +
+                       [("_NewThreadWaveMagnitude", U16), ("_ClrInstanceID", U16)], stream=1)
+    # byte orders said per field, an integer aligned beyond its size, a
+    # fixed array of integers, a float of 32 bits at byte alignment
+    orders = EventClass(4, "gcscope:orders", [
+        ("_be32", Int(32, bo="be")), ("_n16", Int(16, bo="native")), ("_le16", Int(16, bo="le")),
+        ("_over", Int(16, align=32)), ("_arr", Array(U32, 3)),
+        ("_bes64", Int(64, signed=True, bo="be")), ("_f", Float(32, align=8))], stream=1)
     text = MIXED_TSDL + "".join(event_tsdl(ec) for ec in [sample, floats, variant, nested, triggered,
-                                                          clocked])
+                                                          clocked, stats, orders])
     d = os.path.join(out, name)
     write_file(os.path.join(d, "metadata"), text.encode())
     s0 = StreamClass(0, "plain", ctx0, packet_context="whole file")
@@ -838,6 +873,8 @@ def make_mixed(out):
         (t + 80, triggered, None, [4, 0]),
         (t + 85, clocked, None, [t + 95, 1], [77]),
         (t + 97, clocked, None, [t + 98, 2], [78]),
+        (t + 99, stats, None, [1.5, 2.25, -3.0, 0.1, 1e100, -1e-100, 7.0, 0.95, 16.0, 4, 0]),
+        (t + 99, orders, None, [0x01020304, 0x0506, 0x0708, 0x090A, [1, 2, 0xFFFFFFFF], -2, 0.5]),
         (t + (1 << 32) + 5, nested, None, [0, [[0, 0], [0, 0]], [[0] * 3, [0] * 3], [0, ""], 0])]))
 
 
@@ -910,14 +947,140 @@ def make_single(out):
     write_file(os.path.join(d, "stream"), data)
 
 
+# ---- clock3g ----
+
+CLOCK3G_TSDL = "/* CTF 1.8 */\n\n" + UINT_ALIASES + """
+trace {
+	major = 1;
+	minor = 8;
+	uuid = "3c3c3c3c-0000-4000-8000-000000000003";
+	byte_order = le;
+	packet.header := struct {
+		uint32_t magic;
+		uint32_t stream_id;
+		uint64_t stream_instance_id;
+	};
+};
+
+/* 3 GHz, not LTTng's 1 GHz: a cycle is a third of a nanosecond */
+clock {
+	name = tsc;
+	freq = 3000000000;
+	offset = 2;
+};
+
+typealias integer { size = 64; align = 8; signed = false; map = clock.tsc.value; } := tsc_t;
+
+stream {
+	packet.context := struct {
+		tsc_t timestamp_begin;
+		uint32_t packet_size;
+		uint32_t content_size;
+	};
+	event.header := struct {
+		uint32_t id;
+		tsc_t timestamp;
+	};
+};
+
+event {
+	name = "DotNETRuntime:GCTriggered";
+	id = 0;
+	fields := struct {
+		uint32_t _Reason;
+		uint16_t _ClrInstanceID;
+	};
+};
+"""
+
+
+def make_clock3g(out):
+    """Two stream files of a 3 GHz clock: cycle 3 in "a" (stream 1), cycle 4
+    in "b" (stream 0). From the origin (offset 2 cycles) they are 5/3 and
+    6/3 ns: a first. babeltrace2 2.0 rounds the offset and the value down
+    each on its own (0 + 1, 0 + 1 ns), sees a tie and puts b (the lower
+    stream id) first: an order we do not copy (docs/format-ctf.md)."""
+    d = os.path.join(out, "clock3g")
+    write_file(os.path.join(d, "metadata"), CLOCK3G_TSDL.encode())
+    for name, instance, cycle, reason in (("a", 1, 3, 1), ("b", 0, 4, 2)):
+        w = Bits(False)
+        w.int(MAGIC, 32)
+        w.int(0, 32)
+        w.int(instance, 64)
+        w.int(0, 64)
+        sizes = w.pos
+        w.int(0, 32)
+        w.int(0, 32)
+        w.int(0, 32)
+        w.int(cycle, 64)
+        w.int(reason, 32)
+        w.int(0, 16)
+        w.int(len(w.buf) * 8, 32, at=sizes)
+        w.int(len(w.buf) * 8, 32, at=sizes + 32)
+        write_file(os.path.join(d, name), bytes(w.buf))
+
+
+# ---- ties ----
+
+
+class Lcg:
+    """A fixed pseudo-random sequence (not Python's random: its algorithm
+    is no promise across versions)."""
+
+    def __init__(self, seed):
+        self.x = seed
+
+    def below(self, n):
+        self.x = (self.x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        return (self.x >> 33) % n
+
+    def choice(self, items):
+        return items[self.below(len(items))]
+
+
+def make_ties(out):
+    """Two kernel-style traces (UUIDs in the opposite order of their
+    folders, clock offsets 645 ns apart) of 3 and 2 CPU files, 8 packets
+    each, whose events often fall on the same nanosecond, within a file and
+    across files and traces: the order babeltrace2's muxer gives ties,
+    over many packets (each event's pid says which file and which event)."""
+    rnd = Lcg(20261123)
+    empty = kernel_classes()[3]
+    for tname, uuid, offset, instances in (
+            ("k", "f504716d-9e7f-8248-a78f-b1f99e3d7dcc", 1645, [5, 0, 9]),
+            ("u", "0004716d-9e7f-8248-a78f-b1f99e3d7dcc", 1000, [2, 1])):
+        trace = Trace(False, uuid, offset, "kernel", "lttng-modules")
+        text = "/* CTF 1.8 */\n\n" + trace.preamble() + KERNEL_CONTEXT_TSDL
+        text += "".join(event_tsdl(ec) for ec in kernel_classes())
+        d = os.path.join(out, "ties", tname)
+        write_file(os.path.join(d, "metadata"), packetize_metadata(trace, text))
+        sc = StreamClass(0, "compact", KERNEL_CONTEXT)
+        for cpu, instance in enumerate(instances):
+            ns = 10 * W27 + 5000
+            data = b""
+            for p in range(8):
+                ns += 1000
+                events = []
+                for i in range(rnd.choice([1, 3, 7, 20])):
+                    ns += rnd.choice([0, 0, 1, 2, 5000, 200000000])
+                    pid = (100 if tname == "k" else 200) * 1000 + cpu * 10000 + p * 100 + i
+                    events.append((ns - offset, empty, [pid, "%s%d" % (tname, cpu)], []))
+                data += write_packet(trace, sc, instance, cpu, p, 0, events, begin=events[0][0])
+                ns += 1000
+            write_file(os.path.join(d, "channel0_%d" % cpu), data)
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "tests", "data", "ctf")
     make_kernel(out, False, "kernel-le")
     make_kernel(out, True, "kernel-be")
     make_ust_gc(out)
+    write_ust(os.path.join(out, "ust-be"), True)
     make_mixed(out)
     make_single(out)
+    make_clock3g(out)
+    make_ties(out)
 
 
 if __name__ == "__main__":

@@ -429,7 +429,7 @@ public static class Program
     /// every process's GCs and their stats, then only the counts printed.</summary>
     static void BenchGc(string path, TextWriter w)
     {
-        using var source = new EventPipeEventSource(path);
+        using var source = OpenSource(path); // a zipped LTTng trace too (the CTF shape)
         source.NeedLoadedDotNetRuntimes();
         source.Process();
         long gcs = 0;
