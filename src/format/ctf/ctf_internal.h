@@ -26,6 +26,15 @@ gcs_status gcs_ctf_open_traces(gcs_stream *s, const gcs_sink *sink, char *const 
 gcs_status gcs_ctf_native_open(gcs_stream *s, const gcs_sink *sink, char *const *inputs,
                                size_t n, char *tmp_dir, gcs_container **out, gcs_error *err);
 
+/* The largest metadata file read. */
+#define CTF_METADATA_MAX_BYTES ((size_t)64 << 20)
+
+/* The bytes of the metadata file at path (named `shown` in errors): read
+ * whole into *out (the caller frees it), at most CTF_METADATA_MAX_BYTES,
+ * an error if it grows while read. */
+gcs_status gcs_ctf_read_metadata_file(const char *path, const char *shown, uint8_t **out,
+                                      size_t *out_size, gcs_error *err);
+
 /* Removes the folder tree at path (an extracted zip). */
 void gcs_ctf_remove_tree(const char *path);
 

@@ -50,8 +50,6 @@
 #define CTF_EVENTS_PER_STEP 1024u
 /* Rebuilt payloads of one step (the buffer never moves during a step). */
 #define CTF_STEP_BYTES ((size_t)1 << 20)
-/* A metadata file's largest size (as ctf_open.c). */
-#define CTF_NATIVE_METADATA_MAX ((size_t)64 << 20)
 /* The decoder's steps (ctf_read calls) a packet may take: per bit of the
  * packet, plus a constant for its header. LTTng's layouts take about one
  * step per 10 bits; empty structs nested through typealiases could take
@@ -206,23 +204,14 @@ static gcs_status load_metadata(native_container *c, ctf_trace *t, gcs_error *er
     if (len <= 0 || (size_t)len >= sizeof path)
         return GCS_FAIL(err, GCS_ERR_LIMIT, 0, "path too long: %s/metadata", t->path);
     const char *shown = shown_path(c, path);
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return GCS_FAIL(err, GCS_ERR_IO, 0, "cannot open metadata file %s: %s", shown,
-                        strerror(errno));
-    uint8_t *data = malloc(CTF_NATIVE_METADATA_MAX + 1);
-    size_t size = data ? fread(data, 1, CTF_NATIVE_METADATA_MAX + 1, fp) : 0;
-    fclose(fp);
-    if (!data)
-        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
-    gcs_status st;
+    uint8_t *data;
+    size_t size;
+    gcs_status st = gcs_ctf_read_metadata_file(path, shown, &data, &size, err);
+    if (st != GCS_OK)
+        return st;
     gcs_buf text;
-    gcs_buf_init(&text, CTF_NATIVE_METADATA_MAX);
-    if (size > CTF_NATIVE_METADATA_MAX)
-        st = GCS_FAIL(err, GCS_ERR_LIMIT, CTF_NATIVE_METADATA_MAX,
-                      "metadata file %s is larger than %zu bytes", shown, CTF_NATIVE_METADATA_MAX);
-    else
-        st = gcs_ctf_metadata_text(data, size, shown, &text, err);
+    gcs_buf_init(&text, CTF_METADATA_MAX_BYTES);
+    st = gcs_ctf_metadata_text(data, size, shown, &text, err);
     free(data);
     if (st == GCS_OK)
         st = ctf_meta_parse(&t->meta, (const char *)text.data, text.len, shown, err);

@@ -28,7 +28,6 @@
 #define CTF_ZIP_MAX_BYTES ((uint64_t)16 << 30)
 #define CTF_ZIP_MAX_ENTRIES 100000u
 /* Largest metadata file read for our check (LTTng's are tens of KiB). */
-#define CTF_METADATA_MAX_BYTES ((size_t)64 << 20)
 /* Temporary folders (extracted zips, mirrors) are named
  * gcscope-ctf-<pid>-XXXXXX: a later run deletes those whose process is
  * gone (killed before it could delete them). */
@@ -304,19 +303,11 @@ void gcs_ctf_remove_tmp_dirs(void)
     }
 }
 
-/* Checks the metadata file of the trace folder `trace` with
- * gcs_ctf_check_metadata before babeltrace2 reads it. Named in errors by
- * its path below tmp_dir (an extracted zip's member) or as given. */
-static gcs_status check_metadata_file(const char *trace, const char *tmp_dir, gcs_error *err)
+gcs_status gcs_ctf_read_metadata_file(const char *path, const char *shown, uint8_t **out,
+                                      size_t *out_size, gcs_error *err)
 {
-    char path[4096];
-    int n = snprintf(path, sizeof path, "%s/metadata", trace);
-    if (n <= 0 || (size_t)n >= sizeof path)
-        return GCS_FAIL(err, GCS_ERR_LIMIT, 0, "path too long: %s/metadata", trace);
-    const char *shown = path;
-    size_t tl = tmp_dir ? strlen(tmp_dir) : 0;
-    if (tl && strncmp(path, tmp_dir, tl) == 0 && path[tl] == '/')
-        shown = path + tl + 1;
+    *out = NULL;
+    *out_size = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
         return GCS_FAIL(err, GCS_ERR_IO, 0, "cannot open metadata file %s: %s", shown,
@@ -331,7 +322,7 @@ static gcs_status check_metadata_file(const char *trace, const char *tmp_dir, gc
     size_t size = data ? fread(data, 1, want, f) : 0;
     bool read_error = ferror(f);
     fclose(f);
-    gcs_status st;
+    gcs_status st = GCS_OK;
     if (data && size == want && want <= CTF_METADATA_MAX_BYTES)
         st = GCS_FAIL(err, GCS_ERR_IO, size, "metadata file %s grew while it was read", shown);
     else if (!data)
@@ -341,7 +332,32 @@ static gcs_status check_metadata_file(const char *trace, const char *tmp_dir, gc
     else if (size > CTF_METADATA_MAX_BYTES)
         st = GCS_FAIL(err, GCS_ERR_LIMIT, CTF_METADATA_MAX_BYTES,
                       "metadata file %s is larger than %zu bytes", shown, CTF_METADATA_MAX_BYTES);
-    else
+    if (st != GCS_OK) {
+        free(data);
+        return st;
+    }
+    *out = data;
+    *out_size = size;
+    return GCS_OK;
+}
+
+/* Checks the metadata file of the trace folder `trace` with
+ * gcs_ctf_check_metadata before babeltrace2 reads it. Named in errors by
+ * its path below tmp_dir (an extracted zip's member) or as given. */
+static gcs_status check_metadata_file(const char *trace, const char *tmp_dir, gcs_error *err)
+{
+    char path[4096];
+    int n = snprintf(path, sizeof path, "%s/metadata", trace);
+    if (n <= 0 || (size_t)n >= sizeof path)
+        return GCS_FAIL(err, GCS_ERR_LIMIT, 0, "path too long: %s/metadata", trace);
+    const char *shown = path;
+    size_t tl = tmp_dir ? strlen(tmp_dir) : 0;
+    if (tl && strncmp(path, tmp_dir, tl) == 0 && path[tl] == '/')
+        shown = path + tl + 1;
+    uint8_t *data;
+    size_t size;
+    gcs_status st = gcs_ctf_read_metadata_file(path, shown, &data, &size, err);
+    if (st == GCS_OK)
         st = gcs_ctf_check_metadata(data, size, shown, err);
     free(data);
     return st;
