@@ -219,7 +219,9 @@ static void report_procname(ctf_container *c, const gcs_sink *sink, const bt_fie
     if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
         return;
     const char *name = bt_field_string_get_value(f);
-    gcs_ctf_names_report(&c->names, sink, pid, name, strlen(name));
+    /* Its length, not strlen: babeltrace2 2.0.4 empties a recycled string
+     * field by its length and leaves the old bytes (docs/format-ctf.md). */
+    gcs_ctf_names_report(&c->names, sink, pid, name, (size_t)bt_field_string_get_length(f));
 }
 
 /* The header facts, from the first event's clock. */
