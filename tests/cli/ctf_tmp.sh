@@ -9,6 +9,7 @@ set -u
 G=${GCSCOPE:-build/asan/gcscope}
 ZIP=../shared/traces/ctf/clr-only.trace.zip
 [ -f "$ZIP" ] || { echo "skipped: $ZIP not present"; exit 0; }
+command -v zip > /dev/null || { echo "skipped: the zip command is absent"; exit 0; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "ctf_tmp: $*"; exit 1; }
