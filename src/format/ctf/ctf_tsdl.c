@@ -397,6 +397,19 @@ static gcs_status parse_kind_name(parser *p, const char *kw, const char **name)
     return next(p);
 }
 
+/* The type declared as `name` ("struct foo") of kind `kind`, for a
+ * reference without a body ("struct foo x;"): GCS_ERR_UNSUPPORTED when
+ * there is none (what says which keyword). */
+static gcs_status named_type(parser *p, const char *name, ctf_kind kind, const char *what,
+                             const ctf_type **out)
+{
+    const ctf_type *t = name ? lookup(p, name, strlen(name)) : NULL;
+    if (!t || t->kind != kind)
+        return unsupported(p, p->t.at, what);
+    *out = t;
+    return GCS_OK;
+}
+
 static ctf_type *new_type(parser *p, ctf_kind kind)
 {
     ctf_type *t = gcs_arena_alloc(&p->m->arena, sizeof *t);
@@ -644,13 +657,8 @@ static gcs_status parse_enum(parser *p, const ctf_type **out)
         if (base->kind != CTF_INT)
             return unsupported(p, p->t.at, "an enum over something other than an integer");
     }
-    if (!is_punct(p, '{')) { /* a reference to a named enum */
-        const ctf_type *t = name ? lookup(p, name, strlen(name)) : NULL;
-        if (!t)
-            return unsupported(p, p->t.at, "an enum that is not declared");
-        *out = t;
-        return GCS_OK;
-    }
+    if (!is_punct(p, '{')) /* a reference to a named enum */
+        return named_type(p, name, CTF_INT, "an enum that is not declared", out);
     if (!base) {
         base = lookup(p, "int", 3);
         if (!base || base->kind != CTF_INT)
@@ -766,13 +774,8 @@ static gcs_status parse_struct(parser *p, const ctf_type **out)
     gcs_status st = parse_kind_name(p, "struct", &name);
     if (st != GCS_OK)
         return st;
-    if (!is_punct(p, '{')) {
-        const ctf_type *t = name ? lookup(p, name, strlen(name)) : NULL;
-        if (!t)
-            return unsupported(p, p->t.at, "a struct that is not declared");
-        *out = t;
-        return GCS_OK;
-    }
+    if (!is_punct(p, '{'))
+        return named_type(p, name, CTF_STRUCT, "a struct that is not declared", out);
     ctf_type *t = new_type(p, CTF_STRUCT);
     if (!t)
         return nomem(p);
@@ -872,9 +875,10 @@ static gcs_status parse_variant(parser *p, const ctf_type **out)
         if (name && (st = declare(p, name, t)) != GCS_OK)
             return st;
     } else {
-        const ctf_type *named_t = name ? lookup(p, name, strlen(name)) : NULL;
-        if (!named_t || named_t->kind != CTF_VARIANT)
-            return unsupported(p, p->t.at, "a variant that is not declared");
+        const ctf_type *named_t;
+        if ((st = named_type(p, name, CTF_VARIANT, "a variant that is not declared", &named_t)) !=
+            GCS_OK)
+            return st;
         *t = *named_t;
     }
     if (tag_len && (st = bind_tag(p, t, tag_at, tag_len)) != GCS_OK)
