@@ -498,7 +498,7 @@ static void test_fixed_sizes_past_2_64(void)
 /* Fields of whole bytes aligned to 1 bit, after an event header of 3 bits:
  * the fields start at bit 3 (CTF: no padding for alignment 1), but the
  * fixed-layout shortcut (fields pointed at in the packet, merged from
- * main; ctf_skip's one step alike) took them from the next byte: "adc2",
+ * main) took them from the next byte: "adc2",
  * then an error, where babeltrace2 reads "aa55", "0ff0" (tests/tools/
  * ctf_dump on both readers). Now walked where they do not start at a
  * byte. */

@@ -57,10 +57,6 @@ bool gcs_ctf_split_name(const char *lttng_name, const char **provider, char *sym
  * byte becomes U+FFFD. */
 gcs_status gcs_ctf_append_utf16z(gcs_buf *b, const uint8_t *s, size_t n);
 
-/* The UTF-16 units gcs_ctf_append_utf16z writes for s (n bytes), without
- * the terminator. */
-size_t gcs_ctf_utf16_units(const uint8_t *s, size_t n);
-
 /* Checks a CTF metadata file (its bytes data[0..size); name says which in
  * errors) before babeltrace2 reads it (2.0.4 loops forever on packetized
  * metadata cut inside a packet): packetized (magic 0x75D11D57, either byte

@@ -129,12 +129,10 @@ static gcs_status read_int(ctf_decoder *d, const ctf_type *t, bool moves_clock, 
     return GCS_OK;
 }
 
-static gcs_status put_le(ctf_decoder *d, gcs_buf *out, uint64_t v, uint32_t bits)
+static gcs_status put_le(gcs_buf *out, uint64_t v, uint32_t bits)
 {
-    if (!out) {
-        d->measured += d->measure ? (bits + 7) / 8 : 0;
+    if (!out)
         return GCS_OK;
-    }
     uint8_t tmp[8];
     unsigned bytes = (bits + 7) / 8;
     for (unsigned i = 0; i < bytes; i++)
@@ -142,14 +140,10 @@ static gcs_status put_le(ctf_decoder *d, gcs_buf *out, uint64_t v, uint32_t bits
     return gcs_buf_append(out, tmp, bytes);
 }
 
-/* A string's bytes (UTF-8) as UTF-16 with a terminator, or their size. */
-static gcs_status put_text(ctf_decoder *d, gcs_buf *out, const uint8_t *s, size_t n)
+/* A string's bytes (UTF-8) as UTF-16 with a terminator (out may be NULL). */
+static gcs_status put_text(gcs_buf *out, const uint8_t *s, size_t n)
 {
-    if (out)
-        return gcs_ctf_append_utf16z(out, s, n);
-    if (d->measure)
-        d->measured += 2 * gcs_ctf_utf16_units(s, n) + 2;
-    return GCS_OK;
+    return out ? gcs_ctf_append_utf16z(out, s, n) : GCS_OK;
 }
 
 /* An array or sequence of n elements. Arrays of text bytes are strings. */
@@ -170,13 +164,9 @@ static gcs_status read_elements(ctf_decoder *d, const ctf_type *t, uint64_t n, g
             const uint8_t *nul = memchr(p, 0, (size_t)n);
             d->text = p;
             d->text_len = nul ? (size_t)(nul - p) : (size_t)n;
-            return put_text(d, out, p, d->text_len);
+            return put_text(out, p, d->text_len);
         }
-        if (!out) {
-            d->measured += d->measure ? n : 0;
-            return GCS_OK;
-        }
-        return gcs_buf_append(out, p, (size_t)n);
+        return out ? gcs_buf_append(out, p, (size_t)n) : GCS_OK;
     }
     /* Every element takes a bit at least (strings 8): a length past the
      * bits left is corrupt, whatever the elements. */
@@ -203,7 +193,7 @@ gcs_status ctf_read_member(ctf_decoder *d, const ctf_member *m, gcs_buf *out)
         d->regs[m->reg] = v;
     if (m->role_reg >= 0)
         d->regs[m->role_reg] = v;
-    return put_le(d, out, v, t->size);
+    return put_le(out, v, t->size);
 }
 
 gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out)
@@ -219,7 +209,7 @@ gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out)
         uint64_t v;
         if ((st = read_int(d, t, true, &v)) != GCS_OK)
             return st;
-        return put_le(d, out, v, t->size);
+        return put_le(out, v, t->size);
     }
     case CTF_STRING: {
         if (!ctf_align(d, 8))
@@ -232,7 +222,7 @@ gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out)
         d->text = p;
         d->text_len = (size_t)(nul - p);
         d->pos += 8 * (d->text_len + 1);
-        return put_text(d, out, p, d->text_len);
+        return put_text(out, p, d->text_len);
     }
     case CTF_STRUCT:
         if (!ctf_align(d, t->align))
@@ -263,26 +253,4 @@ gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out)
         return read_elements(d, t, d->regs[t->length_reg], out);
     }
     return GCS_ERR_CORRUPT;
-}
-
-gcs_status ctf_skip(ctf_decoder *d, const ctf_type *t)
-{
-    if (t->is_fixed) {
-        /* In one step where it starts at a byte (aligned to less than 8
-         * bits, it may start inside one: then walked). */
-        if (!ctf_align(d, t->align))
-            return GCS_ERR_TRUNCATED;
-        if ((d->pos & 7) == 0) {
-            if (t->fixed_bits > d->end - d->pos)
-                return GCS_ERR_TRUNCATED;
-            d->pos += t->fixed_bits;
-            d->measured += t->fixed_bits / 8;
-            return GCS_OK;
-        }
-    }
-    bool was = d->measure;
-    d->measure = true;
-    gcs_status st = ctf_read(d, t, NULL);
-    d->measure = was;
-    return st;
 }

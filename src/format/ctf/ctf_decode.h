@@ -29,8 +29,6 @@ typedef struct ctf_decoder {
     uint64_t clock_at;     /* bit position of the last field that moved the clock */
     uint32_t clock_bits;   /* and its size (tools that shift a trace in time) */
     bool unsupported;      /* a variant was read into an output */
-    bool measure;          /* reading without output adds the output's size: */
-    uint64_t measured;     /* bytes the skipped fields would have made */
     const uint8_t *text;   /* the last string or text array read */
     size_t text_len;       /* its bytes before the NUL */
     const uint8_t *span;   /* the last array of bytes read (text or not) */
@@ -50,11 +48,6 @@ typedef struct ctf_decoder {
  * without its NUL, GCS_ERR_LIMIT/NOMEM from out, GCS_ERR_LIMIT past
  * d->max_steps. */
 gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out);
-
-/* Skips a field of type t, adding the bytes ctf_read would have appended
- * to d->measured (a fixed type in one step): the counting path, which needs
- * the payload's size but not the payload. */
-gcs_status ctf_skip(ctf_decoder *d, const ctf_type *t);
 
 /* Reads one of LTTng's event headers (kind, its timestamps on clock
  * `clock`) as ctf_read would, without walking the layout: the event id

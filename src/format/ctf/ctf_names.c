@@ -272,18 +272,3 @@ gcs_status gcs_ctf_send_info(const gcs_sink *sink, bool has_clock, uint64_t freq
     }
     return sink->trace(sink->ctx, &info, err);
 }
-
-size_t gcs_ctf_utf16_units(const uint8_t *s, size_t n)
-{
-    size_t units = 0, i = 0;
-    while (i < n) {
-        if (s[i] < 0x80) {
-            size_t run = ascii_prefix(s + i, n - i);
-            units += run;
-            i += run;
-            continue;
-        }
-        units += next_code_point(s, n, &i) >= 0x10000 ? 2 : 1;
-    }
-    return units;
-}

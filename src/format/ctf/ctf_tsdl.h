@@ -77,7 +77,7 @@ struct ctf_type {
     uint32_t depth; /* types inside it, plus one (bounds the reader's recursion) */
     /* Fixed: whole bytes at byte alignment, nothing inside that is variable
      * or names a register, so skipping it from a byte boundary is adding
-     * fixed_bits (the reader's counting path). Settled after parsing. */
+     * fixed_bits (is_raw below builds on it). Settled after parsing. */
     bool is_fixed, settled;
     uint64_t fixed_bits;
     /* Fixed and little-endian throughout: its bytes are already the
