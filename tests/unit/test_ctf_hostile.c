@@ -537,6 +537,26 @@ static void test_fixed_fields_not_at_a_byte(void)
     CHECK_EQ_U64(res.scan_events, 8);
 }
 
+/* A scope given a value instead of a type ("packet.header = 5;"): the
+ * parser took the missing type for one (NULL dereference, found by
+ * fuzz_ctfread at 20:08). Beyond our subset now, in each block. */
+static void test_scope_given_a_value(void)
+{
+    static const char *const texts[] = {
+        "/* CTF 1.8 */ trace { major = 1; minor = 8; packet.header = 5; };",
+        "/* CTF 1.8 */ stream { id = 0; event.header = 5; };",
+        "/* CTF 1.8 */ stream { id = 0; packet.context = x; };",
+        "/* CTF 1.8 */ event { name = \"e\"; id = 0; fields = 3; };",
+        "/* CTF 1.8 */ event { name = \"e\"; id = 0; context = 3; };",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        gcs_error err;
+        CHECK_EQ_INT(parse(texts[i], &err), GCS_ERR_UNSUPPORTED);
+        CHECK(strstr(err.reason, "scope that is no struct") ||
+              strstr(err.reason, "packet header that is no struct"));
+    }
+}
+
 int main(void)
 {
     RUN(test_event_of_no_bits);
@@ -552,5 +572,6 @@ int main(void)
     RUN(test_many_events_and_paths);
     RUN(test_fixed_sizes_past_2_64);
     RUN(test_fixed_fields_not_at_a_byte);
+    RUN(test_scope_given_a_value);
     return check_report("test_ctf_hostile");
 }

@@ -1347,7 +1347,7 @@ static gcs_status parse_trace(parser *p)
             else
                 return unsupported(p, e.v.at, "an unknown trace byte order");
         } else if (key_is(p, &e, "packet.header")) {
-            if (e.type->kind != CTF_STRUCT)
+            if (!e.is_type || e.type->kind != CTF_STRUCT)
                 return unsupported(p, e.key_at, "a packet header that is no struct");
             p->m->packet_header = e.type;
             give_role(p->m, e.type, "magic", CTF_ROLE_MAGIC, false, &p->m->header_roles, 0);
@@ -1433,7 +1433,9 @@ static gcs_status parse_stream(parser *p)
             if (!e.v.is_num || e.v.neg)
                 return unsupported(p, e.v.at, "a stream id that is no number");
             id = e.v.num;
-        } else if (e.is_type && e.type->kind != CTF_STRUCT) {
+        } else if (e.is_type ? e.type->kind != CTF_STRUCT
+                             : key_is(p, &e, "packet.context") || key_is(p, &e, "event.header") ||
+                                   key_is(p, &e, "event.context")) {
             return unsupported(p, e.key_at, "a stream scope that is no struct");
         } else if (key_is(p, &e, "packet.context")) {
             p->stream_roots[0] = e.type;
@@ -1515,7 +1517,8 @@ static gcs_status parse_event(parser *p)
                     p->stream_roots[2] = s->event_context;
                 }
             }
-        } else if (e.is_type && e.type->kind != CTF_STRUCT) {
+        } else if (e.is_type ? e.type->kind != CTF_STRUCT
+                             : key_is(p, &e, "context") || key_is(p, &e, "fields")) {
             return unsupported(p, e.key_at, "an event scope that is no struct");
         } else if (key_is(p, &e, "context")) {
             ev.context = e.type;
