@@ -52,14 +52,6 @@ static inline void move_clock(ctf_decoder *d, int32_t clock, uint64_t v, uint32_
     d->clock_bits = bits;
 }
 
-static inline uint64_t le_bytes(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
 gcs_status ctf_read_lttng_header(ctf_decoder *d, ctf_lttng_header kind, int32_t clock,
                                  uint64_t *id)
 {
@@ -75,20 +67,20 @@ gcs_status ctf_read_lttng_header(ctf_decoder *d, ctf_lttng_header kind, int32_t 
     unsigned short_bytes = compact ? 4 : 6, ext_at = compact ? 1 : 2;
     if (left < short_bytes)
         return GCS_ERR_TRUNCATED;
-    uint64_t w = le_bytes(p, compact ? 4 : 2);
+    uint64_t w = ctf_le_bytes(p, compact ? 4 : 2);
     uint64_t small = compact ? (w & 31) : w;
     if (small != (compact ? 31u : 65535u)) {
         *id = small;
         d->pos += 8 * short_bytes;
-        move_clock(d, clock, compact ? w >> 5 : le_bytes(p + 2, 4), compact ? 27 : 32,
+        move_clock(d, clock, compact ? w >> 5 : ctf_le_bytes(p + 2, 4), compact ? 27 : 32,
                    at + (compact ? 5 : 16));
         return GCS_OK;
     }
     if (left < ext_at + 12)
         return GCS_ERR_TRUNCATED;
-    *id = le_bytes(p + ext_at, 4);
+    *id = ctf_le_bytes(p + ext_at, 4);
     d->pos += 8 * (ext_at + 12);
-    move_clock(d, clock, le_bytes(p + ext_at + 4, 8), 64, at + 8 * (ext_at + 4));
+    move_clock(d, clock, ctf_le_bytes(p + ext_at + 4, 8), 64, at + 8 * (ext_at + 4));
     return GCS_OK;
 }
 
@@ -101,28 +93,13 @@ static gcs_status read_int(ctf_decoder *d, const ctf_type *t, bool moves_clock, 
     uint64_t v;
     const uint8_t *p = d->data + (d->pos >> 3);
     if (!big && (d->pos & 7) == 0 && (t->size == 8 || t->size == 16 || t->size == 32 ||
-                                      t->size == 64)) {
-        /* Whole little-endian bytes: one load (the bounds were checked). */
-        uint64_t w = 0;
-        switch (t->size) {
-        case 8: w = p[0]; break;
-        case 16: w = (uint64_t)p[0] | (uint64_t)p[1] << 8; break;
-        case 32:
-            w = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
-            break;
-        default:
-            w = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
-                (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
-                (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
-            break;
-        }
-        v = w;
-    } else {
+                                      t->size == 64))
+        v = ctf_le_bytes(p, t->size / 8); /* whole little-endian bytes: one load */
+    else
         v = read_bits(d->data, d->pos, t->size, big);
-    }
     d->pos += t->size;
-    if (t->is_signed && t->size < 64 && (v >> (t->size - 1)) & 1)
-        v |= ~(uint64_t)0 << t->size;
+    if (t->is_signed)
+        v = ctf_sign_extend(v, t->size);
     if (t->clock >= 0 && moves_clock)
         move_clock(d, t->clock, v, t->size, d->pos - t->size);
     *out = v;

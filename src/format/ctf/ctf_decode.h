@@ -58,6 +58,35 @@ gcs_status ctf_read_lttng_header(ctf_decoder *d, ctf_lttng_header kind, int32_t 
 /* The same for member m of a struct: writes its registers. */
 gcs_status ctf_read_member(ctf_decoder *d, const ctf_member *m, gcs_buf *out);
 
+/* The n (1 to 8) little-endian bytes at p as an integer: one load for 1, 2,
+ * 4 and 8 (the caller checked the bounds). */
+static inline uint64_t ctf_le_bytes(const uint8_t *p, unsigned n)
+{
+    switch (n) {
+    case 1: return p[0];
+    case 2: return (uint64_t)p[0] | (uint64_t)p[1] << 8;
+    case 4: return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+    case 8:
+        return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+               (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+               (uint64_t)p[7] << 56;
+    default: {
+        uint64_t v = 0;
+        for (unsigned i = 0; i < n; i++)
+            v |= (uint64_t)p[i] << (8 * i);
+        return v;
+    }
+    }
+}
+
+/* v's low `bits` bits (1 to 64) as a signed value, sign-extended. */
+static inline uint64_t ctf_sign_extend(uint64_t v, uint32_t bits)
+{
+    if (bits < 64 && (v >> (bits - 1)) & 1)
+        v |= ~(uint64_t)0 << bits;
+    return v;
+}
+
 /* Moves d->pos to a multiple of align bits; false past the end. */
 static inline bool ctf_align(ctf_decoder *d, uint32_t align)
 {

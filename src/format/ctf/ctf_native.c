@@ -409,19 +409,11 @@ static __int128 ns_from_origin(const ctf_meta *m, int32_t clock, uint64_t value)
     return (__int128)k->offset_s * 1000000000 + cycles * 1000000000 / (__int128)k->freq;
 }
 
-/* A little-endian integer of n bytes (1 to 8) at p, sign-extended. */
-static uint64_t le_int(const uint8_t *p, unsigned n, bool is_signed)
+/* An integer of a flat context: n little-endian bytes at p. */
+static uint64_t context_int(const uint8_t *p, unsigned n, bool is_signed)
 {
-    uint64_t v = 0;
-    if (n == 4) { /* LTTng's vpid and vtid: one load */
-        v = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
-    } else {
-        for (unsigned i = 0; i < n; i++)
-            v |= (uint64_t)p[i] << (8 * i);
-    }
-    if (is_signed && n < 8 && (v >> (8 * n - 1)) & 1)
-        v |= ~(uint64_t)0 << (8 * n);
-    return v;
+    uint64_t v = ctf_le_bytes(p, n);
+    return is_signed ? ctf_sign_extend(v, 8 * n) : v;
 }
 
 /* A flat event context (ctf_stream_class.context_flat): vpid, vtid and
@@ -434,9 +426,9 @@ static gcs_status read_flat_context(ctf_file *f, const ctf_stream_class *sc)
     const uint8_t *p = d->data + (d->pos >> 3);
     d->pos += 8 * (uint64_t)sc->context_bytes;
     if (sc->vpid_at >= 0)
-        f->regs[CTF_ROLE_VPID] = le_int(p + sc->vpid_at, sc->vpid_bytes, sc->vpid_signed);
+        f->regs[CTF_ROLE_VPID] = context_int(p + sc->vpid_at, sc->vpid_bytes, sc->vpid_signed);
     if (sc->vtid_at >= 0)
-        f->regs[CTF_ROLE_VTID] = le_int(p + sc->vtid_at, sc->vtid_bytes, sc->vtid_signed);
+        f->regs[CTF_ROLE_VTID] = context_int(p + sc->vtid_at, sc->vtid_bytes, sc->vtid_signed);
     if (sc->procname_at >= 0) {
         const uint8_t *name = p + sc->procname_at;
         const uint8_t *nul = memchr(name, 0, sc->procname_len);
