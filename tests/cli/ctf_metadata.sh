@@ -17,12 +17,14 @@ fail() { echo "ctf_metadata: $*"; exit 1; }
 (cd "$tmp" && unzip -q "$OLDPWD/$D/clr-only.trace.zip" && unzip -q "$OLDPWD/$D/netcoreapp31.trace.zip") ||
     fail "unzip"
 runs=0
+reader=default
 
-# Runs gcscope info on trace folder $1; the exit code in rc, stderr in $tmp/err.
+# Runs gcscope info on trace folder $1 with the reader $reader (default:
+# ours, falling back to babeltrace2); the exit code in rc, stderr in $tmp/err.
 # (Leak checks off where babeltrace2 may see the metadata: its ctf plugin
 # leaks 32 bytes on its metadata error path, not ours.)
 run() {
-    ASAN_OPTIONS=${2:-detect_leaks=1} timeout 60 "$G" info "$1" > /dev/null 2> "$tmp/err"
+    GCSCOPE_CTF_READER=$reader ASAN_OPTIONS=${2:-detect_leaks=1} timeout 60 "$G" info "$1" > /dev/null 2> "$tmp/err"
     rc=$?
     runs=$((runs + 1))
     [ $rc -ne 124 ] || fail "$what: gcscope hung (killed after 60 s)"
@@ -51,13 +53,18 @@ for m in $(find "$tmp" -name metadata | LC_ALL=C sort); do
     # Cuts inside packets (the cut that made babeltrace2 loop forever).
     for cut in 1 20 36 37 100 $((psize + 17)) $((size / 3)) $((size / 2)) $((size - psize / 2)) $((size - 1)); do
         [ $((cut % psize)) -ne 0 ] || continue # a boundary: above
-        what="$m cut at byte $cut"
         head -c "$cut" "$tmp/whole" > "$m"
-        run "$trace"
-        [ $rc -eq 2 ] || fail "$what: exit $rc, not 2"
-        start=$((cut / psize * psize))
-        grep -q "truncated at byte offset $start: metadata file .*/metadata: ends at byte $cut inside the \(header of the \)\?packet at byte $start" "$tmp/err" ||
-            fail "$what: stderr does not name the file and offset: $(cat "$tmp/err")"
+        # Both readers: ours checks the shape as it reads; the babeltrace2
+        # path must check it before babeltrace2 sees the file.
+        for reader in native babeltrace; do
+            what="$m cut at byte $cut ($reader)"
+            run "$trace"
+            [ $rc -eq 2 ] || fail "$what: exit $rc, not 2"
+            start=$((cut / psize * psize))
+            grep -q "truncated at byte offset $start: metadata file .*/metadata: ends at byte $cut inside the \(header of the \)\?packet at byte $start" "$tmp/err" ||
+                fail "$what: stderr does not name the file and offset: $(cat "$tmp/err")"
+        done
+        reader=default
     done
     what="$m emptied"
     : > "$m"
