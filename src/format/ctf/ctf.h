@@ -88,6 +88,12 @@ typedef struct gcs_ctf_names {
         char name[GCS_CTF_PROCNAME_CAP];
     } *v;
     size_t n, cap, hit;
+    /* The last call's pid and name bytes: the same again changes nothing
+     * (nearly every event of a stream repeats its predecessor's). */
+    bool has_last;
+    uint32_t last_pid;
+    size_t last_len;
+    char last[GCS_CTF_PROCNAME_CAP];
 } gcs_ctf_names;
 
 /* Tells the sink the procname of pid (name[0..len), up to a NUL; from the

@@ -194,6 +194,14 @@ gcs_status gcs_ctf_define_class(const gcs_sink *sink, const char *full, uint32_t
 void gcs_ctf_names_report(gcs_ctf_names *t, const gcs_sink *sink, uint32_t pid, const char *name,
                           size_t len)
 {
+    if (t->has_last && pid == t->last_pid && len == t->last_len && memcmp(name, t->last, len) == 0)
+        return; /* as the last call: decided already */
+    t->has_last = len < sizeof t->last;
+    if (t->has_last) {
+        t->last_pid = pid;
+        t->last_len = len;
+        memcpy(t->last, name, len);
+    }
     /* pid 0: no vpid in the context (the kernel trace's events). */
     if (pid == 0 || !sink->process_name)
         return;

@@ -120,11 +120,6 @@ typedef struct native_container {
     uint64_t events;
     int64_t last_timestamp;
     gcs_ctf_names names;
-    /* The last pid and procname given to gcs_ctf_names_report (whatever
-     * the file): an event with both the same changes nothing. */
-    uint32_t named_pid;
-    char named[GCS_CTF_PROCNAME_CAP];
-    size_t named_len;
 } native_container;
 
 /* The path shown in messages: below tmp_dir (a zip's member) or as is. */
@@ -635,14 +630,7 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     raw.is_sorted = true;
     raw.pid = f->pid;
     raw.tid = f->tid;
-    /* The same process and name as the last event's: nothing new. */
-    if (raw.pid != c->named_pid || f->procname_len != c->named_len ||
-        memcmp(f->procname, c->named, f->procname_len) != 0) {
-        gcs_ctf_names_report(&c->names, sink, raw.pid, f->procname, f->procname_len);
-        c->named_pid = raw.pid;
-        c->named_len = f->procname_len;
-        memcpy(c->named, f->procname, f->procname_len);
-    }
+    gcs_ctf_names_report(&c->names, sink, raw.pid, f->procname, f->procname_len);
     raw.capture_tid = raw.tid;
     raw.processor = f->cpu_id;
     raw.timestamp = f->timestamp;
