@@ -1169,19 +1169,15 @@ static void put_utf16_string(outbuf *out, const uint8_t *s, size_t units, bool j
         size_t o = 1, i = 0;
         w[0] = '"';
         while (i < units) {
-            size_t run = plain_utf16_prefix(s + 2 * i, units - i);
+            size_t run = plain_utf16_prefix(s + 2 * i, units - i), k = 0;
 #if defined(__SSE2__)
-            size_t k = 0;
             for (; run - k >= 8; k += 8) {
                 __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + 2 * (i + k)));
                 _mm_storel_epi64((__m128i *)(void *)(w + o + k), _mm_packus_epi16(v, v));
             }
+#endif
             for (; k < run; k++)
                 w[o + k] = (char)s[2 * (i + k)];
-#else
-            for (size_t k = 0; k < run; k++)
-                w[o + k] = (char)s[2 * (i + k)];
-#endif
             o += run;
             i += run;
             if (i == units)
