@@ -539,7 +539,7 @@ static void test_fixed_fields_not_at_a_byte(void)
 
 /* A scope given a value instead of a type ("packet.header = 5;"): the
  * parser took the missing type for one (NULL dereference, found by
- * fuzz_ctfread at 20:08). Beyond our subset now, in each block. */
+ * fuzz_ctfread at 20:07, docs/fuzzing.md finding 22). Beyond our subset now, in each block. */
 static void test_scope_given_a_value(void)
 {
     static const char *const texts[] = {
