@@ -248,11 +248,25 @@ void gcs_stream_consume(gcs_stream *s, size_t n)
 }
 
 /* Read path: read() into the buffer until n bytes are unconsumed. */
+void gcs_stream_set_on_move(gcs_stream *s, gcs_stream_move_fn fn, void *ctx)
+{
+    s->on_move = fn;
+    s->on_move_ctx = ctx;
+}
+
+/* The bytes peeked so far are about to move or vanish. */
+static void view_moves(gcs_stream *s)
+{
+    if (s->on_move)
+        s->on_move(s->on_move_ctx);
+}
+
 static gcs_status read_need(gcs_stream *s, size_t n, gcs_error *err)
 {
     while (gcs_stream_avail(s) < n) {
         if (s->eof)
             return GCS_END;
+        view_moves(s); /* compacted, grown or both below */
         /* Drop consumed bytes before growing. */
         if (s->pos > 0) {
             size_t left = gcs_stream_avail(s);
@@ -327,6 +341,7 @@ static gcs_status map_need(gcs_stream *s, size_t n, gcs_error *err)
         size_t len = s->window > in_page + want ? s->window : in_page + want;
         if (len > s->file_size - off)
             len = (size_t)(s->file_size - off);
+        view_moves(s); /* this window is unmapped below, or left for the buffer */
         void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, s->fd, (off_t)off);
         if (m == MAP_FAILED)
             return map_fall_back(s, n, err);

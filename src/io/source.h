@@ -61,6 +61,9 @@ typedef enum gcs_stream_mode {
     GCS_STREAM_MAP   /* windows of a mapped regular file */
 } gcs_stream_mode;
 
+/* Told before the view moves (see gcs_stream_set_on_move). */
+typedef void (*gcs_stream_move_fn)(void *ctx);
+
 typedef struct gcs_stream {
     const uint8_t *data; /* the current view: data[pos, len) is unconsumed */
     size_t len;
@@ -78,6 +81,8 @@ typedef struct gcs_stream {
     size_t page;
     uint64_t file_start; /* file offset of input offset 0 */
     uint64_t file_size;  /* as last seen by fstat */
+    gcs_stream_move_fn on_move; /* before the view moves; NULL: nobody asked */
+    void *on_move_ctx;
 } gcs_stream;
 
 void gcs_stream_init(gcs_stream *s, gcs_source *src);
@@ -96,6 +101,15 @@ void gcs_stream_init_ended(gcs_stream *s, gcs_source *src);
  * window is unmapped): keep copies of what must outlive a step.
  */
 gcs_status gcs_stream_need(gcs_stream *s, size_t n, gcs_error *err);
+
+/*
+ * Asks to be told (fn(ctx)) right before bytes peeked earlier become
+ * invalid: a window about to be unmapped, the read buffer about to be
+ * compacted or grown. Until then every byte peeked stays where it is, so
+ * a reader may keep pointing into the view across units (a mapped file
+ * moves once a window, a memory source never). Set after gcs_stream_init.
+ */
+void gcs_stream_set_on_move(gcs_stream *s, gcs_stream_move_fn fn, void *ctx);
 
 static inline const uint8_t *gcs_stream_peek(const gcs_stream *s) { return s->data + s->pos; }
 static inline size_t gcs_stream_avail(const gcs_stream *s) { return s->len - s->pos; }

@@ -363,6 +363,8 @@ static void on_stack(void *ctx, uint32_t stack_id)
     r->stats.stacks++;
 }
 
+static void on_view_moves(void *ctx);
+
 gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_error *err)
 {
     if (!src) {
@@ -375,6 +377,7 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
         return NULL;
     }
     gcs_stream_init(&r->stream, src);
+    gcs_stream_set_on_move(&r->stream, on_view_moves, r);
     gcs_arena_init(&r->meta_arena, GCS_MAX_METADATA_BYTES);
     r->sorter = gcs_sorter_new(opts ? opts->sort_window_bytes : 0);
     if (!r->sorter) {
@@ -703,12 +706,21 @@ static void sync_stats(gcs_reader *r)
     r->stats.sort_overflows = gcs_sorter_overflows(r->sorter);
 }
 
-/* The step's payloads all lie in the stream's view. */
+/* The step's payloads that lie in the stream's view stay there until the
+ * view moves (on_view_moves); others are copied now. */
 static void end_step(gcs_reader *r)
 {
     const uint8_t *lo, *hi;
     gcs_stream_window(&r->stream, &lo, &hi);
-    gcs_sorter_end_step_within(r->sorter, lo, hi);
+    gcs_sorter_end_step_deferred(r->sorter, lo, hi);
+}
+
+/* The stream is about to unmap its window or move its buffer. */
+static void on_view_moves(void *ctx)
+{
+    gcs_reader *r = ctx;
+    if (r->sorter)
+        gcs_sorter_store_deferred(r->sorter);
 }
 
 static gcs_status reader_step(gcs_reader *r, gcs_error *err);
@@ -772,6 +784,7 @@ static gcs_member_class classify_member(const char *name, const uint8_t *p, size
 static gcs_status open_archive(gcs_reader *r, gcs_error *e)
 {
     r->outer = r->stream;
+    gcs_stream_set_on_move(&r->outer, NULL, NULL); /* payloads come from the member's stream */
     r->has_outer = true;
     r->archive = gcs_archive_open(&r->outer, r->opts.archive_member, classify_member, e);
     if (!r->archive) {
@@ -781,6 +794,7 @@ static gcs_status open_archive(gcs_reader *r, gcs_error *e)
         return e->status;
     }
     gcs_stream_init(&r->stream, gcs_archive_source(r->archive));
+    gcs_stream_set_on_move(&r->stream, on_view_moves, r);
     return GCS_OK;
 }
 

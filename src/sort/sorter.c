@@ -189,7 +189,7 @@ static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_ra
         /* Kept by reference until the step ends (gcs_sorter_end_step). */
         r->at.ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
         r->by_ref = true;
-        s->step_ref_bytes += ev->payload_size;
+        gcs_sorter_note_ref(s, ev->payload, ev->payload_size);
     } else {
         /* Rare events with activity ids go to the store at once. */
         size_t need = (size_t)ev->payload_size + 32;
@@ -434,7 +434,7 @@ static size_t run_cut(const gcs_sorter *s, const run *rn, int64_t limit)
 /* Bytes of the released events: in the store, and still by reference in
  * the unit (counted apart: they are not in the store yet). */
 typedef struct leaving_bytes {
-    size_t stored, by_ref;
+    size_t stored, by_ref, deferred;
 } leaving_bytes;
 
 /* Appends recs[j] to the released events, adding up its bytes on the way
@@ -444,9 +444,12 @@ static inline void take_ready(gcs_sorter *s, size_t *k, size_t j, leaving_bytes 
     gcs_sorted_event *r = &s->recs[j];
     s->ready[(*k)++] = r;
     size_t size = r->payload_size;
-    if (r->by_ref)
-        b->by_ref += size;
-    else
+    if (r->by_ref) {
+        if (j >= s->step_first)
+            b->by_ref += size;
+        else
+            b->deferred += size; /* of an earlier step (gcs_sorter_end_step_deferred) */
+    } else
         b->stored += size + ((size_t)r->has_activity << 5);
 }
 
@@ -518,6 +521,7 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
     s->tail_open = false;
     if (gcs_sorter_pending(s) == 0) {
         /* Nothing pending: the buffers can restart from zero. */
+        assert(s->deferred_bytes == 0);
         s->n = s->n_runs = 0;
         s->step_first = 0;
         s->data.len = 0;
@@ -544,7 +548,7 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
     memset(s->heap_limit, 0, s->n_runs * sizeof *s->heap_limit);
     size_t hn = 0, k = 0, m = 0;
     size_t pos[FEW_RUNS], lim[FEW_RUNS];
-    leaving_bytes leaving = {0, 0};
+    leaving_bytes leaving = {0, 0, 0};
     for (size_t i = 0; i < s->n_runs; i++) {
         run *rn = &s->runs[i];
         size_t cut = all ? rn->end : run_cut(s, rn, limit);
@@ -589,6 +593,8 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
     }
     s->live_bytes -= leaving.stored;
     s->step_released_ref_bytes += leaving.by_ref;
+    assert(leaving.deferred <= s->deferred_bytes);
+    s->deferred_bytes -= leaving.deferred;
     for (size_t i = 0; i < s->n_runs; i++)
         if (s->heap_limit[i] > s->runs[i].start)
             s->runs[i].start = s->heap_limit[i];
@@ -614,7 +620,8 @@ void gcs_sorter_settle(gcs_sorter *s, bool eager)
         release(s, true, 0);
         return;
     }
-    if (s->live_bytes > s->window) {
+    /* Deferred payloads count as stored: what they would be if copied. */
+    if (s->live_bytes + s->deferred_bytes > s->window) {
         s->overflows++;
         release(s, true, 0);
         return;
@@ -765,3 +772,36 @@ size_t gcs_sorter_pending(const gcs_sorter *s)
 
 uint64_t gcs_sorter_lost_events(const gcs_sorter *s) { return s->lost; }
 uint64_t gcs_sorter_overflows(const gcs_sorter *s) { return s->overflows; }
+
+void gcs_sorter_end_step_deferred(gcs_sorter *s, const uint8_t *view, const uint8_t *view_end)
+{
+    size_t pending_bytes = s->step_ref_bytes - s->step_released_ref_bytes;
+    /* The span of the step's payloads (released ones too) must lie in the
+     * view; else some are a container's own buffer: copied now. */
+    if (pending_bytes &&
+        (s->step_ref_lo < (uintptr_t)view || s->step_ref_hi > (uintptr_t)view_end)) {
+        gcs_sorter_end_step_within(s, view, view_end);
+        return;
+    }
+    s->deferred_bytes += pending_bytes;
+    s->step_first = s->n;
+    s->step_ref_bytes = s->step_released_ref_bytes = 0;
+}
+
+void gcs_sorter_store_deferred(gcs_sorter *s)
+{
+    /* Zero-byte records point at a constant: they may stay as they are. */
+    if (s->deferred_bytes == 0)
+        return;
+    for (size_t k = 0; k < s->n_runs; k++) {
+        size_t end = s->runs[k].end < s->step_first ? s->runs[k].end : s->step_first;
+        for (size_t j = s->runs[k].start; j < end; j++) {
+            gcs_sorted_event *r = &s->recs[j];
+            if (!r->by_ref)
+                continue;
+            s->live_bytes += r->payload_size;
+            store_one(s, r);
+        }
+    }
+    s->deferred_bytes = 0;
+}

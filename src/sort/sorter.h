@@ -73,6 +73,22 @@ void gcs_sorter_end_step(gcs_sorter *s);
  * memcpy of the span that holds them, when that span is mostly payload. */
 void gcs_sorter_end_step_within(gcs_sorter *s, const uint8_t *unit, const uint8_t *unit_end);
 
+/*
+ * The same when the unit is a view that stays in place until the reader
+ * is told otherwise (gcs_stream_set_on_move): the step's pending payloads
+ * that lie in [view, view_end) keep pointing there, deferred, and cost no
+ * copy; gcs_sorter_store_deferred copies them once the view is about to
+ * move. A step with a pending payload elsewhere is stored as by
+ * gcs_sorter_end_step_within. Releases stay what they would be with the
+ * copies made at once (the window counts deferred bytes as stored ones).
+ */
+void gcs_sorter_end_step_deferred(gcs_sorter *s, const uint8_t *view, const uint8_t *view_end);
+
+/* The view that deferred payloads point into is about to move: copies
+ * them into the sorter's own store. Call between steps, or inside a step
+ * before its first event (a container asking for its next unit). */
+void gcs_sorter_store_deferred(gcs_sorter *s);
+
 /* Sequence point: counts lost events from the per-thread numbers, then
  * sorts and releases everything buffered. */
 void gcs_sorter_sequence_point(gcs_sorter *s, const gcs_seq_entry *entries, size_t n);
@@ -142,11 +158,29 @@ struct gcs_sorter {
      * part of those already released. */
     size_t step_first;
     size_t step_ref_bytes, step_released_ref_bytes;
+    /* While step_ref_bytes > 0: the span of the step's by-reference payloads. */
+    uintptr_t step_ref_lo, step_ref_hi;
+    /* Payload bytes of pending by-reference events of earlier steps
+     * (gcs_sorter_end_step_deferred): all lie before step_first. */
+    size_t deferred_bytes;
     uint64_t lost, overflows, untracked_threads;
     gcs_sorter_thread *threads;
     size_t threads_cap, threads_used;
     gcs_sorter_thread *last_thread; /* most events come in runs of one thread */
 };
+
+/* A by-reference payload added in this step (internal). */
+static inline void gcs_sorter_note_ref(gcs_sorter *s, const uint8_t *payload, uint32_t size)
+{
+    if (size) {
+        uintptr_t p = (uintptr_t)payload, e = p + size;
+        if (s->step_ref_bytes == 0 || p < s->step_ref_lo)
+            s->step_ref_lo = p;
+        if (s->step_ref_bytes == 0 || e > s->step_ref_hi)
+            s->step_ref_hi = e;
+        s->step_ref_bytes += size;
+    }
+}
 
 /* The header fields from sequence to timestamp are copied in one piece. */
 #define GCS_SORTER_SAME_OFFSET(f) \
@@ -191,7 +225,7 @@ static inline bool gcs_sorter_add_fast(gcs_sorter *s, const gcs_raw_event *ev, u
     r->at.ref = ev->payload_size ? ev->payload : (const uint8_t *)"";
     r->by_ref = true;
     r->has_activity = false;
-    s->step_ref_bytes += ev->payload_size;
+    gcs_sorter_note_ref(s, ev->payload, ev->payload_size);
     s->added_since_release += ev->payload_size;
     s->runs[s->n_runs - 1].end = ++s->n;
     s->tail_ts = ev->timestamp;

@@ -259,6 +259,114 @@ static void test_end_step_copies_payloads(void)
     }
 }
 
+/* Deferred payloads (gcs_sorter_end_step_deferred) stay in the view
+ * across steps, released or not, and are copied when the view is about to
+ * move: bytes overwritten after gcs_sorter_store_deferred never reach the
+ * consumer. A payload outside the view is copied when its step ends. */
+static void test_deferred_payloads_follow_the_view(void)
+{
+    for (int outside = 0; outside < 2; outside++) {
+        gcs_sorter *s = gcs_sorter_new(0);
+        gcs_error err;
+        uint8_t view[64], other[3] = {0xEE, 0xEE, 0xEE};
+        for (int i = 0; i < 64; i++)
+            view[i] = (uint8_t)(100 + i);
+        /* Two steps of two events each, on two threads (no release before
+         * the sequence point); with `outside`, the third is elsewhere. */
+        for (int i = 0; i < 4; i++) {
+            gcs_raw_event e = mk(10 + i, 1 + (uint64_t)(i & 1), (uint32_t)(i / 2) + 1, 0);
+            e.payload = outside && i == 2 ? other : view + 4 * i;
+            e.payload_size = 3;
+            CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+            if (i & 1) {
+                gcs_sorter_settle(s, false);
+                gcs_sorter_end_step_deferred(s, view, view + sizeof view);
+            }
+        }
+        CHECK(!gcs_sorter_ready(s));
+        memset(other, 0, sizeof other); /* its step ended: it was copied */
+        view[1] = 0x55;                 /* before any payload: changes nothing */
+        gcs_sorter_store_deferred(s);
+        memset(view, 0, sizeof view); /* the view moved */
+        gcs_seq_entry sp[] = {{1, 2}, {2, 2}};
+        gcs_sorter_sequence_point(s, sp, 2);
+        gcs_sorter_settle(s, false);
+        const gcs_sorted_event *r;
+        const uint8_t *d;
+        int k = 0;
+        while (gcs_sorter_pop(s, &r, &d)) {
+            CHECK_EQ_INT(r->payload_size, 3);
+            CHECK_EQ_INT(d[0], outside && k == 2 ? 0xEE : 100 + 4 * k);
+            CHECK_EQ_INT(d[2], outside && k == 2 ? 0xEE : 102 + 4 * k);
+            k++;
+        }
+        CHECK_EQ_INT(k, 4);
+        gcs_sorter_free(s);
+    }
+}
+
+/* Deferring copies changes no release: the same events through a small
+ * window, one event a step with a sequence point now and then, come out
+ * in the same order at the same steps, with the same overflows, whether
+ * each step's payloads are copied when it ends or deferred to a view
+ * that moves every few steps. */
+static void test_deferred_releases_as_copied(void)
+{
+    enum { EVENTS = 400 };
+    static uint8_t view[EVENTS * 64];
+    for (size_t i = 0; i < sizeof view; i++)
+        view[i] = (uint8_t)(i * 7);
+    uint64_t trail[2][EVENTS + 64];
+    size_t trail_n[2] = {0, 0};
+    uint64_t overflows[2];
+    for (int deferred = 0; deferred < 2; deferred++) {
+        gcs_sorter *s = gcs_sorter_new(2048);
+        gcs_error err;
+        uint32_t seq[3] = {0, 0, 0};
+        uint64_t x = 12345;
+        for (uint32_t i = 0; i < EVENTS; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t tid = 1 + (x >> 40) % 3;
+            gcs_raw_event e = mk((int64_t)(i * 10 + (x >> 50) % 25), tid, ++seq[tid - 1], 0);
+            e.payload = view + 64 * i;
+            e.payload_size = 8 + (uint32_t)((x >> 33) % 56);
+            CHECK_EQ_INT(gcs_sorter_add(s, &e, &err), GCS_OK);
+            if (i % 160 == 159) {
+                gcs_seq_entry sp[] = {{1, seq[0]}, {2, seq[1]}, {3, seq[2]}};
+                gcs_sorter_sequence_point(s, sp, 3);
+            }
+            gcs_sorter_settle(s, false);
+            if (deferred) {
+                gcs_sorter_end_step_deferred(s, view, view + sizeof view);
+                if (i % 5 == 4)
+                    gcs_sorter_store_deferred(s);
+            } else {
+                gcs_sorter_end_step(s);
+            }
+            const gcs_sorted_event *r;
+            const uint8_t *d;
+            while (gcs_sorter_pop(s, &r, &d)) {
+                trail[deferred][trail_n[deferred]++] =
+                    ((uint64_t)i << 40) ^ ((uint64_t)r->timestamp << 8) ^ d[r->payload_size - 1];
+            }
+        }
+        gcs_sorter_flush(s);
+        const gcs_sorted_event *r;
+        const uint8_t *d;
+        while (gcs_sorter_pop(s, &r, &d))
+            trail[deferred][trail_n[deferred]++] =
+                ((uint64_t)EVENTS << 40) ^ ((uint64_t)r->timestamp << 8) ^ d[r->payload_size - 1];
+        overflows[deferred] = gcs_sorter_overflows(s);
+        gcs_sorter_free(s);
+    }
+    CHECK(overflows[0] >= 3); /* the window did decide releases */
+    CHECK_EQ_U64(overflows[1], overflows[0]);
+    CHECK_EQ_U64(trail_n[1], trail_n[0]);
+    CHECK_EQ_U64(trail_n[0], EVENTS);
+    for (size_t i = 0; i < trail_n[0] && i < trail_n[1]; i++)
+        CHECK_EQ_U64(trail[1][i], trail[0][i]);
+}
+
 /* A zero-byte payload copied when the step ends, before anything was ever
  * stored, comes back as a valid pointer (found by fuzzing: the store was
  * still unallocated and pop computed NULL + 0, undefined behaviour). */
@@ -520,6 +628,8 @@ int main(void)
     RUN(test_merge_of_many_runs_is_a_stable_sort);
     RUN(test_compaction_with_activity_ids);
     RUN(test_end_step_copies_payloads);
+    RUN(test_deferred_payloads_follow_the_view);
+    RUN(test_deferred_releases_as_copied);
     RUN(test_empty_payload_before_any_store);
     RUN(test_empty_payload_with_activity_id);
     RUN(test_released_in_step_stay_by_reference);
