@@ -48,6 +48,10 @@ trap 'rm -rf "$TMP"' EXIT
 # different shapes may then run side by side on two cores.
 pin=""
 command -v taskset >/dev/null 2>&1 && pin="taskset -c ${GCSCOPE_BENCH_CPU:-0}"
+# The floor (bench/touch_floor.c): one byte loaded per event's worth of
+# bytes, the least any reader of every event does.
+FLOOR="$TMP/touch_floor"
+cc -O2 -std=c11 -D_DEFAULT_SOURCE -o "$FLOOR" bench/touch_floor.c 2>/dev/null || FLOOR=""
 if [ ! -x /usr/bin/time ]; then
     echo "bench: installing GNU time" && apt-get install -y time >/dev/null
 fi
@@ -149,6 +153,12 @@ for shape in $SHAPES; do
         fi
         r=$((r + 1))
     done
+    t_floor=""
+    if [ -n "$FLOOR" ] && [ "${events:-0}" -gt 0 ]; then
+        stride=$((bytes / events))
+        t_floor=$(find -L "$trace" -type f -print0 | LC_ALL=C sort -z |
+                  xargs -0 $pin "$FLOOR" "$stride" "$ROUNDS" 2>/dev/null)
+    fi
     tracked=$("$GCSCOPE" objects --format json "$trace" 2>/dev/null |
               grep -o '"samples":[0-9]*' | awk -F: '{ s += $2 } END { print s + 0 }')
     echo
@@ -161,6 +171,7 @@ for shape in $SHAPES; do
             printf "  %s\n", note }'
     }
     row "cat" "$t_cat" "" ""
+    [ -n "$t_floor" ] && row "floor: a load per event" "$t_floor" "" "one byte every $stride bytes, mapped (bench/touch_floor.c)"
     row "gcscope info" "$t_info" "$m_info" "$(awk -v a="$t_cat" -v b="$t_info" 'BEGIN { printf "%.2fx cat", a / b }')"
     row "gcscope stats" "$t_stats" "$m_stats" "$(awk -v a="$t_info" -v b="$t_stats" 'BEGIN { printf "%.1f%% of info", 100 * a / b }')"
     row "gcscope events --format json" "$t_events" "$m_events" ""
@@ -204,6 +215,9 @@ for shape in $SHAPES; do
             echo "$shape (no target) events json against TraceEvent reading every field as text: ${ratio}x faster"
             ratio=$(awk -v a="$t_te_gc" -v b="$t_stats" 'BEGIN { printf "%.1f", a / b }')
             echo "$shape stats >= 50x TraceEvent GC analysis: ${ratio}x $(pass "$ratio" 50)"
+            [ -n "$t_floor" ] && awk -v s="$shape" -v te="$t_te_gc" -v f="$t_floor" 'BEGIN {
+                printf "%s   (50x TraceEvent GC analysis means stats in %.3f s; a load per event alone takes %.3f s: %s)\n",
+                       s, te / 50, f, (f < te / 50) ? "reachable" : "not reachable by any reader" }'
         fi
         most=$(printf '%s\n%s\n%s\n' "$m_info" "$m_stats" "$m_events" | sort -n | tail -n 1)
         mbr=$(awk -v k="$most" 'BEGIN { printf "%.1f", k / 1024 }')
