@@ -9,13 +9,17 @@
  * out in timestamp order: a file that breaks its IsSorted promise (an
  * event flagged sorted, then older ones) is released by the watermark at
  * other moments when the source waits (the reader releases what it may on
- * AGAIN), which shows as events out of timestamp order.
+ * AGAIN), which shows as events out of timestamp order. Archives and
+ * compressed traces are read from complete inputs only (src/io/archive.h:
+ * a source that waits is refused as unsupported), so a trace starting
+ * with their magic is left to the `archive` harness.
  */
 #include "fuzz_common.h"
 
 #include <string.h>
 
 #include "gcscope.h"
+#include "io/archive.h"
 
 #define SCHEDULE_BYTES 9
 
@@ -112,6 +116,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mask |= (uint64_t)data[i] << (8 * i);
     if (mask == UINT64_MAX)
         mask &= ~1ull; /* a source that never answers is not a trace */
+    if (gcs_archive_sniff(data + SCHEDULE_BYTES, size - SCHEDULE_BYTES) != GCS_ARCHIVE_NONE)
+        return 0; /* read from complete inputs only: the archive harness's */
     sched_src s = {.data = data + SCHEDULE_BYTES, .size = size - SCHEDULE_BYTES,
                    .again_mask = mask, .max_chunk = 1 + (size_t)data[8] * 37};
     gcs_error err;
