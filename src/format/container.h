@@ -79,15 +79,17 @@ typedef struct gcs_raw_event {
 typedef struct gcs_tally_slot {
     uint64_t count;
     uint32_t min_size;
-    /* GCS_TALLY_ZERO_TAIL: the payload is fixed bytes, one terminated
-     * string of zero_unit-byte units (1 or 2), fixed bytes (zero_before
-     * and zero_after of them); a row is counted only when the unit just
-     * before the trailing fixed bytes, a whole number of units after the
-     * leading ones, is zero (then the string surely ends in the payload).
-     * Any other row of the slot goes to sink->event, which checks it
-     * fully. */
+    /* GCS_TALLY_ZERO_TAIL: the payload is fixed bytes, zero_strings
+     * terminated strings of zero_unit-byte units (1 or 2), fixed bytes
+     * (zero_before and zero_after of them). One string: a row is counted
+     * only when the unit just before the trailing fixed bytes, a whole
+     * number of units after the leading ones, is zero (then the string
+     * surely ends in the payload). Several: only when the strings end
+     * before the trailing bytes (gcs_cur_strings_end). Any other row of
+     * the slot goes to sink->event, which checks it fully. */
     uint32_t zero_before, zero_after;
     uint8_t zero_unit;
+    uint8_t zero_strings;
     uint8_t counted; /* gcs_tally_mode */
 } gcs_tally_slot;
 
@@ -105,6 +107,9 @@ static inline bool gcs_tally_takes(const gcs_tally_slot *s, const gcs_cursor *pa
 {
     if (s->counted != GCS_TALLY_ZERO_TAIL)
         return s->counted != GCS_TALLY_NO;
+    if (s->zero_strings > 1)
+        return gcs_cur_strings_end(payload, size, s->zero_before, s->zero_unit, s->zero_strings,
+                                   s->zero_after);
     return gcs_cur_string_surely_ends(payload, size, s->zero_before, s->zero_unit, s->zero_after);
 }
 

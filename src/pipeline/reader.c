@@ -59,8 +59,8 @@ typedef struct type_entry {
     uint32_t min_size;
     uint8_t want; /* options.want's answer: WANT_UNASKED, WANT_YES, WANT_NO */
     /* Neither fixed nor empty: the compiled fit check (NULL: the walker),
-     * and its shape when it is one string between fixed fields (checked
-     * inline first: AllocationTick and the events naming a type). */
+     * and its shape when it is strings between fixed fields (checked
+     * inline first: AllocationTick, the events naming a type or a method). */
     const gcs_fit_prog *fit;
     gcs_fit_string_shape fit_string;
 } type_entry;
@@ -624,7 +624,7 @@ static inline type_entry *scan_count(gcs_reader *r, uint32_t metadata_id, const 
 static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te);
 
 /* May the container count this type's rows (tally_take)? Known types of
- * fixed size, or of one string between fixed fields. */
+ * fixed size, or of strings between fixed fields. */
 static inline bool container_may_count(const type_entry *te)
 {
     return te->quick || (te->pub.known && te->fit_string.unit != 0);
@@ -936,8 +936,8 @@ static gcs_status step_until_released(gcs_reader *r, gcs_error *err)
     }
 }
 
-/* Lets the container count the rows of a quick type, or of a type of one
- * string between fixed fields (GCS_TALLY_ZERO_TAIL), from now on. */
+/* Lets the container count the rows of a quick type, or of a type of
+ * strings between fixed fields (GCS_TALLY_ZERO_TAIL), from now on. */
 static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
 {
     if (id == 0 || id >= GCS_MAX_TALLY_SLOTS)
@@ -960,13 +960,14 @@ static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
         slot->counted = GCS_TALLY_PLAIN;
         return;
     }
-    /* One string between fixed fields: the container counts the rows
-     * whose string surely ends in the payload (the inline test of
-     * count_event); the others come here, to the whole check. */
+    /* Strings between fixed fields: the container counts the rows whose
+     * strings surely end in the payload (the inline test of count_event);
+     * the others come here, to the whole check. */
     slot->counted = GCS_TALLY_ZERO_TAIL;
     slot->zero_unit = (uint8_t)te->fit_string.unit;
     slot->zero_before = te->fit_string.before;
     slot->zero_after = te->fit_string.after;
+    slot->zero_strings = (uint8_t)te->fit_string.strings; /* at most GCS_FIT_MAX_SHAPE_STRINGS */
 }
 
 /* Moves what the container counted into the types and the stats. */
