@@ -194,7 +194,7 @@ static void test_v3_tally(void)
             continue;
         gcs_tally_slot *slot = &slots[d->metadata_id];
         if (d->event_id == 144) { /* Method/DCStopVerbose V1 */
-            *slot = (gcs_tally_slot){.counted = GCS_TALLY_ZERO_TAIL, .zero_unit = 2,
+            *slot = (gcs_tally_slot){.counted = GCS_TALLY_STRINGS, .zero_unit = 2,
                                      .zero_strings = 3, .zero_before = 36, .zero_after = 2};
         } else {
             *slot = (gcs_tally_slot){.counted = GCS_TALLY_PLAIN, .min_size = MIN_SIZE};
@@ -211,7 +211,7 @@ static void test_v3_tally(void)
             delivered++;
             continue;
         }
-        verbose += slot->counted == GCS_TALLY_ZERO_TAIL;
+        verbose += slot->counted == GCS_TALLY_STRINGS;
         expect[e->metadata_id]++;
         rows++;
         short_rows += e->payload_size < slot->min_size;

@@ -71,7 +71,7 @@ static void tally_events(gcs_cursor *block, gcs_tally *t)
         gcs_tally_slot *slot = &slots[e.metadata_id];
         if (!gcs_cur_sub(&row, e.payload_size, &payload) || !gcs_cur_u32(&row, &stack_size) ||
             stack_size > total - V3_MIN_EVENT_BYTES - e.payload_size ||
-            !gcs_tally_takes(slot, &payload, e.payload_size))
+            !gcs_tally_takes_strings(slot, &payload, e.payload_size))
             break;
         slot->count++;
         short_rows += e.payload_size < slot->min_size;
