@@ -422,7 +422,7 @@ static inline bool gcs_cur_strings_end(const gcs_cursor *c, uint32_t size, uint3
     /* 64 bytes a step, one test for any zero unit; the mask of the
      * zero units (packs: one bit a unit) only where there is one. */
     const __m128i zero = _mm_setzero_si128();
-    for (; bytes - i >= 64; i += 64) {
+    for (const size_t whole = bytes & ~(size_t)63; i < whole; i += 64) {
         const __m128i a = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(q + i)), zero);
         const __m128i b = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(q + i + 16)), zero);
         const __m128i d = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(q + i + 32)), zero);
@@ -434,10 +434,11 @@ static inline bool gcs_cur_strings_end(const gcs_cursor *c, uint32_t size, uint3
         if (gcs_zero_units_reach(m, &zeros, strings))
             return true;
     }
-    for (; bytes - i >= 32; i += 32) {
+    if (bytes - i >= 32) { /* fewer than 64 left: one step of 32 at most */
         const uint32_t m = gcs_zero_unit_bits(q + i);
         if (m && gcs_zero_units_reach(m, &zeros, strings))
             return true;
+        i += 32;
     }
     if (i < bytes && bytes >= 32) {
         /* The last 32 bytes again (an even offset), minus the units
