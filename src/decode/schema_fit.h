@@ -57,7 +57,8 @@ gcs_fit_string_shape gcs_fit_string_shape_of(const gcs_fit_prog *prog);
  * before it; false then says nothing (a payload with trailing bytes, or
  * one that does not fit: gcs_fit_check answers). Several strings: exactly
  * gcs_fit_check's answer, from one pass counting the zero units
- * (gcs_cur_strings_end). Inline: a reader's hot path asks it per event.
+ * (gcs_cur_strings_end). Inline: gcs_fit_check asks it first; the reader
+ * asks the one-string test inline per event (gcs_cur_string_surely_ends).
  */
 static inline bool gcs_fit_string_surely_fits(const gcs_fit_string_shape *shape,
                                               const uint8_t *payload, uint32_t size)
