@@ -48,29 +48,33 @@ typedef struct fit_op {
 struct gcs_fit_prog {
     const fit_op *ops;
     uint32_t n_ops;
-    /* Fixed fields, one terminated string, fixed fields (an event that
-     * names a type or a method: AllocationTick, ...): when the payload's
-     * last string unit before the trailing fields is a terminator, the
-     * first terminator is at or before it, so the payload fits without
-     * scanning the string. string_unit: 0 (not that shape), 2 (UTF-16),
-     * 1 (ANSI); before, after: the fixed bytes around the string. */
-    uint32_t string_unit, before, after;
+    /* Fixed fields, terminated strings, fixed fields (an event that
+     * names a type or a method: AllocationTick, MethodLoadVerbose, ...):
+     * see gcs_fit_string_shape. string_unit: 0 (not that shape), 2
+     * (UTF-16), 1 (ANSI); strings: how many; before, after: the fixed
+     * bytes around them. */
+    uint32_t string_unit, strings, before, after;
 };
 
-/* The ops are [SKIP] string [SKIP]: note the shape (see gcs_fit_prog). */
-static void note_one_string(gcs_fit_prog *p)
+/* The ops are [SKIP] string... [SKIP], the strings all UTF-16 or all
+ * ANSI: note the shape (see gcs_fit_prog). */
+static void note_strings(gcs_fit_prog *p)
 {
     uint32_t i = 0, before = 0, after = 0;
     if (i < p->n_ops && p->ops[i].kind == OP_SKIP)
         before = p->ops[i++].arg;
     if (i == p->n_ops || (p->ops[i].kind != OP_UTF16Z && p->ops[i].kind != OP_ANSIZ))
         return;
-    uint32_t unit = p->ops[i++].kind == OP_UTF16Z ? 2 : 1;
+    const uint8_t kind = p->ops[i].kind;
+    uint32_t strings = 0;
+    for (; i < p->n_ops && p->ops[i].kind == kind; i++)
+        strings++;
     if (i < p->n_ops && p->ops[i].kind == OP_SKIP)
         after = p->ops[i++].arg;
-    if (i != p->n_ops)
+    if (i != p->n_ops || strings > GCS_FIT_MAX_SHAPE_STRINGS)
         return;
-    p->string_unit = unit;
+    p->string_unit = kind == OP_UTF16Z ? 2 : 1;
+    p->strings = strings;
     p->before = before;
     p->after = after;
 }
@@ -252,8 +256,8 @@ static const gcs_fit_prog *compile_list(const gcs_field *fields, uint32_t count,
                 memcpy(ops, k->ops, k->n * sizeof *ops);
             prog->ops = ops;
             prog->n_ops = k->n;
-            prog->string_unit = prog->before = prog->after = 0;
-            note_one_string(prog);
+            prog->string_unit = prog->strings = prog->before = prog->after = 0;
+            note_strings(prog);
         } else {
             prog = NULL;
         }
@@ -365,7 +369,7 @@ static bool run(const gcs_fit_prog *p, gcs_cursor *c)
 
 gcs_fit_string_shape gcs_fit_string_shape_of(const gcs_fit_prog *prog)
 {
-    gcs_fit_string_shape shape = {prog->string_unit, prog->before, prog->after};
+    gcs_fit_string_shape shape = {prog->string_unit, prog->strings, prog->before, prog->after};
     return shape;
 }
 
@@ -374,6 +378,8 @@ bool gcs_fit_check(const gcs_fit_prog *prog, const uint8_t *payload, uint32_t si
     gcs_fit_string_shape shape = gcs_fit_string_shape_of(prog);
     if (gcs_fit_string_surely_fits(&shape, payload, size))
         return true;
+    if (shape.strings > 1)
+        return false; /* the answer was exact */
     gcs_cursor c = gcs_cur_make(size ? payload : (const uint8_t *)"", size, 0);
     return run(prog, &c);
 }

@@ -33,29 +33,40 @@ const gcs_fit_prog *gcs_fit_compile(const gcs_field *fields, uint32_t count,
 bool gcs_fit_check(const gcs_fit_prog *prog, const uint8_t *payload, uint32_t size);
 
 /*
- * A schema of fixed fields, one terminated string, fixed fields (an event
- * that names a type or a method: AllocationTick, ...): unit is the
- * string's unit (2: UTF-16, 1: ANSI), before and after the fixed bytes
- * around it; unit 0 for any other schema.
+ * A schema of fixed fields, terminated strings, fixed fields (an event
+ * that names a type or a method: AllocationTick, MethodLoadVerbose, ...):
+ * unit is the strings' unit (2: UTF-16, 1: ANSI; all alike), strings how
+ * many (1 to GCS_FIT_MAX_SHAPE_STRINGS), before and after the fixed bytes
+ * around them; unit 0 for any other schema.
  */
 typedef struct gcs_fit_string_shape {
-    uint32_t unit, before, after;
+    uint32_t unit, strings, before, after;
 } gcs_fit_string_shape;
 
-/* The program's shape (unit 0 when it is not of one string). */
+/* More strings in a row: the general program. */
+#define GCS_FIT_MAX_SHAPE_STRINGS 255u
+
+/* The program's shape (unit 0 when it is not of strings between fixed
+ * fields). */
 gcs_fit_string_shape gcs_fit_string_shape_of(const gcs_fit_prog *prog);
 
 /*
- * True when a payload of that shape surely fits: the string's last
+ * True when a payload of that shape surely fits. One string: its last
  * possible unit (just before the trailing fixed bytes, in whole units from
  * the string's start) is a terminator, so the first terminator is at or
- * before it. False: gcs_fit_check answers (a payload with trailing bytes,
- * or one that does not fit). Inline: a reader's hot path asks it per event.
+ * before it; false then says nothing (a payload with trailing bytes, or
+ * one that does not fit: gcs_fit_check answers). Several strings: exactly
+ * gcs_fit_check's answer, from one pass counting the zero units
+ * (gcs_cur_strings_end). Inline: gcs_fit_check asks it first; the reader
+ * asks the one-string test inline per event (gcs_cur_string_surely_ends).
  */
 static inline bool gcs_fit_string_surely_fits(const gcs_fit_string_shape *shape,
                                               const uint8_t *payload, uint32_t size)
 {
     const gcs_cursor c = gcs_cur_make(payload, size, 0);
+    if (shape->strings > 1)
+        return gcs_cur_strings_end(&c, size, shape->before, shape->unit, shape->strings,
+                                   shape->after);
     return gcs_cur_string_surely_ends(&c, size, shape->before, shape->unit, shape->after);
 }
 

@@ -79,33 +79,54 @@ typedef struct gcs_raw_event {
 typedef struct gcs_tally_slot {
     uint64_t count;
     uint32_t min_size;
-    /* GCS_TALLY_ZERO_TAIL: the payload is fixed bytes, one terminated
-     * string of zero_unit-byte units (1 or 2), fixed bytes (zero_before
-     * and zero_after of them); a row is counted only when the unit just
+    /* GCS_TALLY_ZERO_TAIL and GCS_TALLY_STRINGS: the payload is fixed
+     * bytes, terminated strings of zero_unit-byte units (1 or 2), fixed
+     * bytes (zero_before and zero_after of them). One string
+     * (GCS_TALLY_ZERO_TAIL): a row is counted only when the unit just
      * before the trailing fixed bytes, a whole number of units after the
      * leading ones, is zero (then the string surely ends in the payload).
-     * Any other row of the slot goes to sink->event, which checks it
-     * fully. */
+     * zero_strings of them (GCS_TALLY_STRINGS): only when the strings end
+     * before the trailing bytes (gcs_cur_strings_end). Any other row of
+     * the slot goes to sink->event, which checks it fully. */
     uint32_t zero_before, zero_after;
     uint8_t zero_unit;
+    uint8_t zero_strings;
     uint8_t counted; /* gcs_tally_mode */
 } gcs_tally_slot;
 
-/* How a slot's rows are counted. */
+/* How a slot's rows are counted (the modes that look into the payload
+ * last: `counted < GCS_TALLY_ZERO_TAIL` says a row is taken whatever its
+ * payload, or never). */
 typedef enum gcs_tally_mode {
-    GCS_TALLY_NO = 0,       /* every row goes to sink->event */
-    GCS_TALLY_PLAIN = 1,    /* every row counted */
-    GCS_TALLY_ZERO_TAIL = 2 /* rows with the zero unit counted (above) */
+    GCS_TALLY_NO = 0,        /* every row goes to sink->event */
+    GCS_TALLY_PLAIN = 1,     /* every row counted */
+    GCS_TALLY_ZERO_TAIL = 2, /* rows with the zero unit counted (above) */
+    GCS_TALLY_STRINGS = 3    /* rows whose strings end counted (above; not by every
+                                container: see gcs_tally_takes) */
 } gcs_tally_mode;
 
 /* Is a row of this slot counted? `payload` is at its payload, which has
- * `size` bytes. */
+ * `size` bytes. Rows of a GCS_TALLY_STRINGS slot are not: the nettrace
+ * counting loops leave them to sink->event (their strings' scan inlined
+ * there costs the loops more than it saves); a container that counts
+ * them asks gcs_tally_takes_strings. */
 static inline bool gcs_tally_takes(const gcs_tally_slot *s, const gcs_cursor *payload,
                                    uint32_t size)
 {
     if (s->counted != GCS_TALLY_ZERO_TAIL)
-        return s->counted != GCS_TALLY_NO;
+        return s->counted == GCS_TALLY_PLAIN;
     return gcs_cur_string_surely_ends(payload, size, s->zero_before, s->zero_unit, s->zero_after);
+}
+
+/* gcs_tally_takes, the rows of GCS_TALLY_STRINGS slots counted too (the
+ * netperf reader's). */
+static inline bool gcs_tally_takes_strings(const gcs_tally_slot *s, const gcs_cursor *payload,
+                                           uint32_t size)
+{
+    if (s->counted == GCS_TALLY_STRINGS)
+        return gcs_cur_strings_end(payload, size, s->zero_before, s->zero_unit, s->zero_strings,
+                                   s->zero_after);
+    return gcs_tally_takes(s, payload, size);
 }
 
 typedef struct gcs_tally {

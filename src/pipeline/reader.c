@@ -59,10 +59,12 @@ typedef struct type_entry {
     uint32_t min_size;
     uint8_t want; /* options.want's answer: WANT_UNASKED, WANT_YES, WANT_NO */
     /* Neither fixed nor empty: the compiled fit check (NULL: the walker),
-     * and its shape when it is one string between fixed fields (checked
-     * inline first: AllocationTick and the events naming a type). */
+     * and its shape when it is strings between fixed fields (the tally
+     * slot's); fit_string the same when it is one string (checked inline
+     * first: AllocationTick and the events naming a type), else unit 0
+     * (several strings: the call to the compiled check scans them). */
     const gcs_fit_prog *fit;
-    gcs_fit_string_shape fit_string;
+    gcs_fit_string_shape fit_shape, fit_string;
 } type_entry;
 
 struct gcs_reader {
@@ -225,7 +227,9 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
         te->fit = gcs_fit_compile(t->fields, t->field_count, r->info.pointer_size,
                                   &r->meta_arena);
     if (te->fit)
-        te->fit_string = gcs_fit_string_shape_of(te->fit);
+        te->fit_shape = gcs_fit_string_shape_of(te->fit);
+    if (te->fit_shape.strings == 1)
+        te->fit_string = te->fit_shape;
     te->check = t->field_count == 0 ? FIT_NONE : te->fixed ? FIT_FIXED : FIT_OTHER;
     te->quick = t->known && te->check != FIT_OTHER;
     te->min_size = te->check == FIT_FIXED ? te->fixed_size : 0;
@@ -520,7 +524,10 @@ static inline bool count_event_quick(gcs_reader *r, type_entry *te, const uint8_
         r->stats.undecodable_events += size < te->fixed_size;
         return true;
     }
-    return te->check == FIT_NONE || gcs_fit_string_surely_fits(&te->fit_string, payload, size);
+    const gcs_cursor c = gcs_cur_make(payload, size, 0);
+    return te->check == FIT_NONE ||
+           gcs_cur_string_surely_ends(&c, size, te->fit_string.before, te->fit_string.unit,
+                                      te->fit_string.after);
 }
 
 /* The rest of count_event when count_event_quick could not settle the
@@ -627,10 +634,10 @@ static inline type_entry *scan_count(gcs_reader *r, uint32_t metadata_id, const 
 static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te);
 
 /* May the container count this type's rows (tally_take)? Known types of
- * fixed size, or of one string between fixed fields. */
+ * fixed size, or of strings between fixed fields. */
 static inline bool container_may_count(const type_entry *te)
 {
-    return te->quick || (te->pub.known && te->fit_string.unit != 0);
+    return te->quick || (te->pub.known && te->fit_shape.unit != 0);
 }
 
 /* Does the container count rows of this metadata id already? */
@@ -950,8 +957,9 @@ static gcs_status step_until_released(gcs_reader *r, gcs_error *err)
     }
 }
 
-/* Lets the container count the rows of a quick type, or of a type of one
- * string between fixed fields (GCS_TALLY_ZERO_TAIL), from now on. */
+/* Lets the container count the rows of a quick type, or of a type of
+ * strings between fixed fields (GCS_TALLY_ZERO_TAIL, GCS_TALLY_STRINGS),
+ * from now on. */
 static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
 {
     if (id == 0 || id >= GCS_MAX_TALLY_SLOTS)
@@ -974,13 +982,14 @@ static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
         slot->counted = GCS_TALLY_PLAIN;
         return;
     }
-    /* One string between fixed fields: the container counts the rows
-     * whose string surely ends in the payload (the inline test of
-     * count_event); the others come here, to the whole check. */
-    slot->counted = GCS_TALLY_ZERO_TAIL;
-    slot->zero_unit = (uint8_t)te->fit_string.unit;
-    slot->zero_before = te->fit_string.before;
-    slot->zero_after = te->fit_string.after;
+    /* Strings between fixed fields: the container counts the rows whose
+     * strings surely end in the payload (the inline test of count_event);
+     * the others come here, to the whole check. */
+    slot->counted = te->fit_shape.strings > 1 ? GCS_TALLY_STRINGS : GCS_TALLY_ZERO_TAIL;
+    slot->zero_unit = (uint8_t)te->fit_shape.unit;
+    slot->zero_before = te->fit_shape.before;
+    slot->zero_after = te->fit_shape.after;
+    slot->zero_strings = (uint8_t)te->fit_shape.strings; /* at most GCS_FIT_MAX_SHAPE_STRINGS */
 }
 
 /* Moves what the container counted into the types and the stats. */

@@ -171,6 +171,77 @@ static void test_v3_truncation_flips_again(void)
     free(data);
 }
 
+/* A counting sink (sink->tally) on the V3 trace: the container counts
+ * the rows of the slots marked counted itself (Method/DCStopVerbose, of
+ * fixed fields, three UTF-16 strings and ClrInstanceID, when its strings
+ * end in the payload; the other Rundown types plainly, with a min_size
+ * that makes some rows short) and hands every other row to sink->event,
+ * unchanged and in order: counts, short rows and the time span are the
+ * full read's. */
+static void test_v3_tally(void)
+{
+    if (!check_file_exists(V3_TRACE))
+        SKIP("../shared/traces/perfview not present");
+    rec_sink *full = new_sink();
+    gcs_error err;
+    CHECK_EQ_INT(rec_run_file(V3_TRACE, full, &err), GCS_END);
+    enum { N_SLOTS = 256, MIN_SIZE = 60 };
+    static gcs_tally_slot slots[N_SLOTS];
+    memset(slots, 0, sizeof slots);
+    for (size_t i = 0; i < full->ndefs; i++) {
+        const gcs_meta_def *d = &full->defs[i];
+        if (strcmp(d->provider, RUNDOWN) != 0 || d->metadata_id >= N_SLOTS)
+            continue;
+        gcs_tally_slot *slot = &slots[d->metadata_id];
+        if (d->event_id == 144) { /* Method/DCStopVerbose V1 */
+            *slot = (gcs_tally_slot){.counted = GCS_TALLY_STRINGS, .zero_unit = 2,
+                                     .zero_strings = 3, .zero_before = 36, .zero_after = 2};
+        } else {
+            *slot = (gcs_tally_slot){.counted = GCS_TALLY_PLAIN, .min_size = MIN_SIZE};
+        }
+    }
+    /* What the container must count, from the full read. */
+    uint64_t expect[N_SLOTS] = {0}, rows = 0, short_rows = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    size_t verbose = 0, delivered = 0;
+    for (size_t i = 0; i < full->nevents; i++) {
+        const rec_event *e = &full->events[i];
+        const gcs_tally_slot *slot = e->metadata_id < N_SLOTS ? &slots[e->metadata_id] : NULL;
+        if (!slot || slot->counted == GCS_TALLY_NO) {
+            delivered++;
+            continue;
+        }
+        verbose += slot->counted == GCS_TALLY_STRINGS;
+        expect[e->metadata_id]++;
+        rows++;
+        short_rows += e->payload_size < slot->min_size;
+        lo = e->timestamp < lo ? e->timestamp : lo;
+        hi = e->timestamp > hi ? e->timestamp : hi;
+    }
+    CHECK(verbose > 20000); /* every real row's strings end in its payload */
+    CHECK(short_rows > 0 && short_rows < rows);
+
+    rec_sink *r = new_sink();
+    gcs_tally tally = {slots, N_SLOTS, 0, 0, 0, 0};
+    r->sink.tally = &tally;
+    CHECK_EQ_INT(rec_run_file(V3_TRACE, r, &err), GCS_END);
+    for (size_t id = 0; id < N_SLOTS; id++)
+        CHECK_EQ_U64(slots[id].count, expect[id]);
+    CHECK_EQ_U64(tally.rows, rows);
+    CHECK_EQ_U64(tally.short_rows, short_rows);
+    CHECK_EQ_U64((uint64_t)tally.first_timestamp, (uint64_t)lo);
+    CHECK_EQ_U64((uint64_t)tally.last_timestamp, (uint64_t)hi);
+    CHECK_EQ_U64(r->nevents, delivered);
+    for (size_t i = 0, j = 0; i < full->nevents && j < r->nevents; i++) {
+        if (full->events[i].metadata_id < N_SLOTS &&
+            slots[full->events[i].metadata_id].counted != GCS_TALLY_NO)
+            continue;
+        CHECK(memcmp(&full->events[i], &r->events[j++], sizeof *r->events) == 0);
+    }
+    free_sink(r);
+    free_sink(full);
+}
+
 /* ---- hand-made V1/V2 streams ---- */
 
 /* One V1..V3 event with activity 00..0F: header, payload, StackSize and
@@ -275,10 +346,42 @@ static void test_inline_versions(void)
     }
 }
 
+/* The V1/V2 inline path counts for a counting sink too: both events of
+ * build_inline's type counted (the 4-byte one short of min_size 5), none
+ * handed over; the metadata event (id 0) is never counted. */
+static void test_inline_tally(void)
+{
+    for (uint32_t version = 1; version <= 2; version++) {
+        bb *b = calloc(1, sizeof *b);
+        size_t meta_at;
+        build_inline(b, version, &meta_at);
+        static gcs_tally_slot slots[1024];
+        memset(slots, 0, sizeof slots);
+        CHECK(meta_at < 1024);
+        slots[meta_at] = (gcs_tally_slot){.counted = GCS_TALLY_PLAIN, .min_size = 5};
+        gcs_tally tally = {slots, 1024, 0, 0, 0, 0};
+        rec_sink *r = new_sink();
+        r->sink.tally = &tally;
+        gcs_error err;
+        CHECK_EQ_INT(rec_run_memory(b->data, b->len, r, &err), GCS_END);
+        CHECK_EQ_U64(r->ndefs, 1);
+        CHECK_EQ_U64(r->nevents, 0);
+        CHECK_EQ_U64(slots[meta_at].count, 2);
+        CHECK_EQ_U64(tally.rows, 2);
+        CHECK_EQ_U64(tally.short_rows, 1);
+        CHECK_EQ_U64(tally.first_timestamp, 1500);
+        CHECK_EQ_U64(tally.last_timestamp, 2500);
+        free_sink(r);
+        free(b);
+    }
+}
+
 int main(void)
 {
     RUN(test_v3_trace);
     RUN(test_v3_truncation_flips_again);
+    RUN(test_v3_tally);
     RUN(test_inline_versions);
+    RUN(test_inline_tally);
     return check_report("test_netperf");
 }

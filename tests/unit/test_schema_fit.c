@@ -14,6 +14,7 @@
 
 #include "base/buf.h"
 #include "decode/schema_fit.h"
+#include "format/container.h"
 #include "gcscope.h"
 
 static const char *const traces[] = {
@@ -190,9 +191,107 @@ static void test_one_string_shape_agrees_with_walker(void)
     }
 }
 
+/* The walker's answer for fields on payload[0, size). */
+static bool walk_fits(const gcs_field *fields, uint32_t count, const uint8_t *payload,
+                      uint32_t size)
+{
+    gcs_payload_info info;
+    gcs_error err;
+    return gcs_payload_walk_fields(fields, count, payload, size, 8, NULL, NULL, &info, &err) ==
+           GCS_OK;
+}
+
+/* Fixed fields, three strings, fixed fields (MethodDCStopVerbose's shape,
+ * checked by counting zero units in one pass, gcs_cur_strings_end): the
+ * walker's answer, for UTF-16 and ANSI, on payloads long enough for the
+ * 64- and 32-byte steps and the overlapped last step: each payload length
+ * up to 200 bytes, holding three strings of random lengths (cut anywhere:
+ * a last string ending exactly before the trailing field, one byte or one
+ * unit short of it, without its terminator, odd lengths), or zero units
+ * (or single zero bytes, at odd offsets too) placed at random, 0 to 5 of
+ * them, one of them often at or one unit before the end. The tally slot the
+ * netperf container uses for such a type counts a row exactly
+ * when it fits (gcs_tally_takes_strings; gcs_tally_takes leaves it to
+ * sink->event). */
+static void test_three_string_shape_agrees_with_walker(void)
+{
+    uint64_t rng = 0x2545F4914F6CDD1Dull;
+    for (int ansi = 0; ansi < 2; ansi++) {
+        const gcs_type str = ansi ? GCS_T_ANSIZ : GCS_T_UTF16Z;
+        const gcs_field fields[] = {
+            {.name = "MethodID", .type = GCS_T_U64, .repeat = GCS_REPEAT_ONE},
+            {.name = "MethodSize", .type = GCS_T_U32, .repeat = GCS_REPEAT_ONE},
+            {.name = "MethodNamespace", .type = str, .repeat = GCS_REPEAT_ONE},
+            {.name = "MethodName", .type = str, .repeat = GCS_REPEAT_ONE},
+            {.name = "MethodSignature", .type = str, .repeat = GCS_REPEAT_ONE},
+            {.name = "ClrInstanceID", .type = GCS_T_U16, .repeat = GCS_REPEAT_ONE},
+        };
+        const uint32_t unit = ansi ? 1 : 2;
+        gcs_arena arena;
+        gcs_arena_init(&arena, 0);
+        const gcs_fit_prog *p = gcs_fit_compile(fields, 6, 8, &arena);
+        CHECK(p != NULL);
+        gcs_fit_string_shape shape = gcs_fit_string_shape_of(p);
+        CHECK_EQ_U64(shape.unit, unit);
+        CHECK_EQ_U64(shape.strings, 3);
+        CHECK_EQ_U64(shape.before, 12);
+        CHECK_EQ_U64(shape.after, 2);
+        gcs_tally_slot slot = {.counted = GCS_TALLY_STRINGS, .zero_unit = (uint8_t)unit,
+                               .zero_strings = 3, .zero_before = 12, .zero_after = 2};
+        uint64_t fits = 0, tried = 0;
+        static uint8_t payload[200];
+        for (uint32_t size = 0; size <= sizeof payload; size++)
+            for (uint32_t trial = 0; trial < 300; trial++) {
+                memset(payload, 0x41, sizeof payload);
+                /* Where the third string ends when the payload has three
+                 * (odd trials), else 0. */
+                uint32_t end = 0;
+                if (trial % 2) {
+                    /* Three strings of random lengths from the fixed
+                     * fields on. */
+                    end = 12;
+                    for (int k = 0; k < 3; k++) {
+                        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                        end += (uint32_t)(rng >> 59) * unit;
+                        if (end + unit <= sizeof payload)
+                            memset(payload + end, 0, unit);
+                        end += unit;
+                    }
+                }
+                uint32_t zeros = trial % 2 ? 0 : trial % 6;
+                for (uint32_t z = 0; z < zeros; z++) {
+                    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                    uint32_t at = size ? (uint32_t)(rng >> 33) % size : 0;
+                    if (trial % 3 == 0 && z == zeros - 1 && size >= 2 + 2 * unit)
+                        at = size - 2 - unit - (uint32_t)(rng >> 60) % 2 * unit; /* the end */
+                    payload[at] = 0;
+                    if (!ansi && ((rng >> 20) & 3) != 0 && at + 1 < sizeof payload)
+                        payload[at + 1] = 0; /* a zero unit, or a lone zero byte */
+                }
+                bool walker = walk_fits(fields, 6, payload, size);
+                if (end)
+                    CHECK(walker == (end + 2 <= size));
+                CHECK(walker == gcs_fit_check(p, payload, size));
+                /* Exact for several strings: the reader's inline check
+                 * and the container's slot say the same. */
+                CHECK(walker == gcs_fit_string_surely_fits(&shape, payload, size));
+                gcs_cursor c = gcs_cur_make(payload, size, 0);
+                CHECK(walker == gcs_tally_takes_strings(&slot, &c, size));
+                CHECK(!gcs_tally_takes(&slot, &c, size)); /* left to sink->event */
+                fits += walker;
+                tried++;
+            }
+        printf("three strings (%s): %llu of %llu payloads fit\n", ansi ? "ANSI" : "UTF-16",
+               (unsigned long long)fits, (unsigned long long)tried);
+        CHECK(fits > tried / 10 && fits < tried - tried / 10);
+        gcs_arena_reset(&arena);
+    }
+}
+
 int main(void)
 {
     RUN(test_one_string_shape_agrees_with_walker);
+    RUN(test_three_string_shape_agrees_with_walker);
     RUN(test_compiled_check_agrees_with_walker);
     return check_report("test_schema_fit");
 }

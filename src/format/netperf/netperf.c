@@ -23,18 +23,84 @@
 /* The header plus the StackSize field. */
 #define V3_MIN_EVENT_BYTES (V3_HEADER_SIZE + 4u)
 
+/* The fixed 56-byte header of an event. */
+typedef struct event_head {
+    uint32_t event_size, metadata_id, tid, payload_size;
+    uint64_t timestamp;
+    const uint8_t *activity, *related;
+} event_head;
+
+/* Reads the header from h, a cursor over its 56 bytes (one check made by
+ * the caller for them all). */
+static inline void read_head(gcs_cursor *h, event_head *e)
+{
+    (void)(gcs_cur_u32(h, &e->event_size) && gcs_cur_u32(h, &e->metadata_id) &&
+           gcs_cur_u32(h, &e->tid) && gcs_cur_u64(h, &e->timestamp) &&
+           gcs_cur_bytes(h, 16, &e->activity) && gcs_cur_bytes(h, 16, &e->related) &&
+           gcs_cur_u32(h, &e->payload_size));
+}
+
+/*
+ * A counting sink (sink->tally): events of slots marked counted, one after
+ * another, counted here (see gcs_tally) with the tally's fields in locals.
+ * Stops before the first event it does not count (metadata, a type the
+ * sink wants to see, a row its slot does not take, a size parse_event
+ * refuses), left unread to parse_event. Netperf rows carry no sequence
+ * numbers: there are no runs to report.
+ */
+static void tally_events(gcs_cursor *block, gcs_tally *t)
+{
+    gcs_cursor c = *block;
+    gcs_tally_slot *const slots = t->slots;
+    const size_t n_slots = t->n_slots;
+    uint64_t taken = 0, short_rows = 0;
+    int64_t lo = t->rows ? t->first_timestamp : INT64_MAX;
+    int64_t hi = t->rows ? t->last_timestamp : INT64_MIN;
+    while (gcs_cur_left(&c) >= V3_MIN_EVENT_BYTES) {
+        gcs_cursor row = c, h, payload;
+        event_head e;
+        uint32_t stack_size;
+        (void)gcs_cur_sub(&row, V3_HEADER_SIZE, &h);
+        read_head(&h, &e);
+        /* parse_event's checks, in the same terms. */
+        const uint64_t total = (uint64_t)e.event_size + 4;
+        if (total < V3_MIN_EVENT_BYTES || total > gcs_cur_left(&c) ||
+            e.payload_size > total - V3_MIN_EVENT_BYTES || e.metadata_id == 0 ||
+            e.metadata_id >= n_slots)
+            break;
+        gcs_tally_slot *slot = &slots[e.metadata_id];
+        if (!gcs_cur_sub(&row, e.payload_size, &payload) || !gcs_cur_u32(&row, &stack_size) ||
+            stack_size > total - V3_MIN_EVENT_BYTES - e.payload_size ||
+            !gcs_tally_takes_strings(slot, &payload, e.payload_size))
+            break;
+        slot->count++;
+        short_rows += e.payload_size < slot->min_size;
+        lo = (int64_t)e.timestamp < lo ? (int64_t)e.timestamp : lo;
+        hi = (int64_t)e.timestamp > hi ? (int64_t)e.timestamp : hi;
+        taken++;
+        (void)gcs_cur_skip(&c, (size_t)total);
+    }
+    if (taken) {
+        t->rows += taken;
+        t->short_rows += short_rows;
+        t->first_timestamp = lo;
+        t->last_timestamp = hi;
+    }
+    *block = c;
+}
+
 /* Parses one event whose EventSize field starts at c; steps over it. */
 static gcs_status parse_event(gcs_fs_reader *r, gcs_cursor *c, gcs_error *err)
 {
     const gcs_sink *sink = r->base.sink;
     uint64_t at = gcs_cur_offset(c);
-    uint32_t event_size, metadata_id, tid, payload_size;
-    uint64_t timestamp;
-    const uint8_t *activity, *related;
-    if (!gcs_cur_u32(c, &event_size) || !gcs_cur_u32(c, &metadata_id) || !gcs_cur_u32(c, &tid) ||
-        !gcs_cur_u64(c, &timestamp) || !gcs_cur_bytes(c, 16, &activity) ||
-        !gcs_cur_bytes(c, 16, &related) || !gcs_cur_u32(c, &payload_size))
+    gcs_cursor h;
+    event_head e;
+    if (!gcs_cur_sub(c, V3_HEADER_SIZE, &h))
         return GCS_CORRUPT(err, at, "netperf event header cut short");
+    read_head(&h, &e);
+    const uint32_t event_size = e.event_size, metadata_id = e.metadata_id,
+                   payload_size = e.payload_size;
     uint64_t total = (uint64_t)event_size + 4;
     if (total < V3_MIN_EVENT_BYTES || total - V3_HEADER_SIZE > gcs_cur_left(c))
         return GCS_CORRUPT(err, at, "netperf EventSize %u is invalid here", event_size);
@@ -68,11 +134,11 @@ static gcs_status parse_event(gcs_fs_reader *r, gcs_cursor *c, gcs_error *err)
     ev.metadata_id = metadata_id;
     ev.is_sorted = true; /* netperf writers merged their buffers by time */
     ev.pid = r->info.pid;
-    ev.tid = tid;
-    ev.capture_tid = tid;
-    ev.timestamp = (int64_t)timestamp;
-    ev.activity_id = activity;
-    ev.related_activity_id = related;
+    ev.tid = e.tid;
+    ev.capture_tid = e.tid;
+    ev.timestamp = (int64_t)e.timestamp;
+    ev.activity_id = e.activity;
+    ev.related_activity_id = e.related;
     ev.payload = payload;
     ev.payload_size = payload_size;
     ev.offset = at;
@@ -88,7 +154,13 @@ static gcs_status netperf_parse_block(gcs_fs_reader *r, gcs_fs_kind kind, gcs_cu
         gcs_fs_anomaly(r, gcs_cur_offset(body), "netperf: unexpected block type skipped");
         return GCS_OK;
     }
+    gcs_tally *const tally = r->base.sink->tally;
     while (gcs_cur_left(body) > 0) {
+        if (tally) {
+            tally_events(body, tally);
+            if (gcs_cur_left(body) == 0)
+                break;
+        }
         gcs_status st = parse_event(r, body, err);
         if (st < 0)
             return st;
@@ -144,7 +216,9 @@ static gcs_status netperf_inline_step(gcs_fs_reader *r, gcs_error *err)
     if ((st = gcs_fs_need(r, (size_t)total, at, "a netperf event", err)) != GCS_OK)
         return st;
     gcs_cursor c = gcs_cur_make(gcs_stream_peek(s), (size_t)total, at);
-    if ((st = parse_event(r, &c, err)) < 0)
+    if (r->base.sink->tally)
+        tally_events(&c, r->base.sink->tally); /* counted: nothing left */
+    if (gcs_cur_left(&c) > 0 && (st = parse_event(r, &c, err)) < 0)
         return st;
     gcs_stream_consume(s, (size_t)total);
     return GCS_OK;

@@ -397,9 +397,9 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
     bool found_other = false;
     uint64_t head;
     while (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head)) {
-        /* A 5-byte row of a slot that looks into payloads goes below. */
-        if (shape_ok && is_shape(head) &&
-            slots[shape_id(head)].counted != GCS_TALLY_ZERO_TAIL) {
+        /* A 5-byte row of a slot that looks into payloads (ZERO_TAIL,
+         * STRINGS) goes below. */
+        if (shape_ok && is_shape(head) && slots[shape_id(head)].counted < GCS_TALLY_ZERO_TAIL) {
             if (slots[shape_id(head)].counted == GCS_TALLY_NO) {
                 const uint32_t row_size = shape_size(head);
                 if (gcs_cur_left(&c) - COMMON_SHAPE_BYTES < row_size)
