@@ -59,4 +59,14 @@ static inline bool gcs_fit_string_surely_fits(const gcs_fit_string_shape *shape,
     return gcs_cur_string_surely_ends(&c, size, shape->before, shape->unit, shape->after);
 }
 
+/*
+ * The program as fixed runs and terminated strings only: fixed[0] bytes,
+ * a string of units[0]-byte units, fixed[1] bytes, ..., string n - 1,
+ * fixed[n] bytes (*n_strings = n, at most max_strings). False for any
+ * other program (counts, arrays, padding, structs) or more strings. A
+ * payload made of exactly these parts fits.
+ */
+bool gcs_fit_flat(const gcs_fit_prog *prog, uint32_t max_strings, uint32_t *n_strings,
+                  uint8_t *units, uint32_t *fixed);
+
 #endif

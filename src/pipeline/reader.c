@@ -63,6 +63,9 @@ typedef struct type_entry {
      * inline first: AllocationTick and the events naming a type). */
     const gcs_fit_prog *fit;
     gcs_fit_string_shape fit_string;
+    /* Known and of fixed fields and terminated strings only: that layout
+     * (given with its tally slot), else NULL. */
+    const gcs_tally_layout *layout;
 } type_entry;
 
 struct gcs_reader {
@@ -148,6 +151,7 @@ static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
     if (t->metadata_id < r->tally.n_slots) {
         fold_tally(r);
         r->tally.slots[t->metadata_id].counted = GCS_TALLY_NO;
+        r->tally.slots[t->metadata_id].layout = NULL;
     }
     if ((r->types_n + 1) * 2 > r->type_slots_cap) {
         if (r->types_n >= GCS_MAX_EVENT_TYPES)
@@ -198,6 +202,24 @@ static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err
 }
 
 
+/* The layout of a known type's payloads (NULL when its schema has more
+ * than fixed fields and terminated strings, or the arena is full). */
+static const gcs_tally_layout *layout_of(gcs_reader *r, const type_entry *te)
+{
+    gcs_tally_layout l;
+    memset(&l, 0, sizeof l);
+    if (te->check == FIT_FIXED)
+        l.fixed[0] = te->fixed_size;
+    else if (te->check != FIT_NONE &&
+             (!te->fit || !gcs_fit_flat(te->fit, GCS_TALLY_MAX_STRINGS, &l.n_strings, l.unit,
+                                        l.fixed)))
+        return NULL;
+    gcs_tally_layout *kept = gcs_arena_alloc(&r->meta_arena, sizeof *kept);
+    if (kept)
+        *kept = l;
+    return kept;
+}
+
 static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err)
 {
     gcs_reader *r = ctx;
@@ -229,6 +251,8 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
     te->check = t->field_count == 0 ? FIT_NONE : te->fixed ? FIT_FIXED : FIT_OTHER;
     te->quick = t->known && te->check != FIT_OTHER;
     te->min_size = te->check == FIT_FIXED ? te->fixed_size : 0;
+    if (t->known)
+        te->layout = layout_of(r, te);
     r->stats.metadata++;
     return type_insert(r, t, err);
 }
@@ -624,16 +648,19 @@ static inline type_entry *scan_count(gcs_reader *r, uint32_t metadata_id, const 
 static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te);
 
 /* May the container count this type's rows (tally_take)? Known types of
- * fixed size, or of one string between fixed fields. */
+ * fixed size, or of one string between fixed fields; or of a layout
+ * (fixed fields and strings) a container may prove a row has. */
 static inline bool container_may_count(const type_entry *te)
 {
-    return te->quick || (te->pub.known && te->fit_string.unit != 0);
+    return te->quick || (te->pub.known && te->fit_string.unit != 0) || te->layout;
 }
 
-/* Does the container count rows of this metadata id already? */
+/* Does the container count rows of this metadata id already (or know
+ * its layout)? */
 static inline bool tally_taken(const gcs_reader *r, uint32_t id)
 {
-    return id < r->tally.n_slots && r->tally.slots[id].counted != GCS_TALLY_NO;
+    return id < r->tally.n_slots &&
+           (r->tally.slots[id].counted != GCS_TALLY_NO || r->tally.slots[id].layout);
 }
 
 /* on_event_scan's general case: the type not cached, another thread than
@@ -937,7 +964,9 @@ static gcs_status step_until_released(gcs_reader *r, gcs_error *err)
 }
 
 /* Lets the container count the rows of a quick type, or of a type of one
- * string between fixed fields (GCS_TALLY_ZERO_TAIL), from now on. */
+ * string between fixed fields (GCS_TALLY_ZERO_TAIL), from now on; and
+ * gives it the type's layout, if any (a container that builds payloads
+ * may count the rows it proves of that layout). */
 static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
 {
     if (id == 0 || id >= GCS_MAX_TALLY_SLOTS)
@@ -956,10 +985,13 @@ static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
     }
     gcs_tally_slot *slot = &t->slots[id];
     slot->min_size = te->min_size;
+    slot->layout = te->layout;
     if (te->quick) {
         slot->counted = GCS_TALLY_PLAIN;
         return;
     }
+    if (te->fit_string.unit == 0)
+        return; /* only the layout (GCS_TALLY_NO): see gcs_tally_slot */
     /* One string between fixed fields: the container counts the rows
      * whose string surely ends in the payload (the inline test of
      * count_event); the others come here, to the whole check. */
