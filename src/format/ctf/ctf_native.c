@@ -446,6 +446,10 @@ static __int128 ns_from_origin(const ctf_meta *m, int32_t clock, uint64_t value)
         return (__int128)value;
     const ctf_clock *k = &m->clocks[clock];
     __int128 cycles = (__int128)k->offset + value;
+    /* A nanosecond clock (LTTng's): the cycles are nanoseconds, no 128-bit
+     * division an event. */
+    if (k->freq == 1000000000)
+        return (__int128)k->offset_s * 1000000000 + cycles;
     return (__int128)k->offset_s * 1000000000 + cycles * 1000000000 / (__int128)k->freq;
 }
 
