@@ -55,7 +55,9 @@ gcs_fit_string_shape gcs_fit_string_shape_of(const gcs_fit_prog *prog);
 static inline bool gcs_fit_string_surely_fits(const gcs_fit_string_shape *shape,
                                               const uint8_t *payload, uint32_t size)
 {
-    const gcs_cursor c = gcs_cur_make(payload, size, 0);
+    /* An empty payload may come as NULL (CTF events without fields):
+     * no cursor over a null pointer (NULL + 0 is undefined). */
+    const gcs_cursor c = gcs_cur_make(size ? payload : (const uint8_t *)"", size, 0);
     return gcs_cur_string_surely_ends(&c, size, shape->before, shape->unit, shape->after);
 }
 
