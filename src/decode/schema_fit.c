@@ -373,6 +373,26 @@ gcs_fit_string_shape gcs_fit_string_shape_of(const gcs_fit_prog *prog)
     return shape;
 }
 
+bool gcs_fit_flat(const gcs_fit_prog *prog, uint32_t max_strings, uint32_t *n_strings,
+                  uint8_t *units, uint32_t *fixed)
+{
+    uint32_t n = 0;
+    fixed[0] = 0;
+    for (uint32_t i = 0; i < prog->n_ops; i++) {
+        const fit_op *op = &prog->ops[i];
+        if (op->kind == OP_SKIP) {
+            fixed[n] += op->arg; /* runs are merged: at most one between strings */
+        } else if ((op->kind == OP_UTF16Z || op->kind == OP_ANSIZ) && n < max_strings) {
+            units[n++] = op->kind == OP_UTF16Z ? 2 : 1;
+            fixed[n] = 0;
+        } else {
+            return false;
+        }
+    }
+    *n_strings = n;
+    return true;
+}
+
 bool gcs_fit_check(const gcs_fit_prog *prog, const uint8_t *payload, uint32_t size)
 {
     gcs_fit_string_shape shape = gcs_fit_string_shape_of(prog);

@@ -63,11 +63,23 @@ gcs_fit_string_shape gcs_fit_string_shape_of(const gcs_fit_prog *prog);
 static inline bool gcs_fit_string_surely_fits(const gcs_fit_string_shape *shape,
                                               const uint8_t *payload, uint32_t size)
 {
-    const gcs_cursor c = gcs_cur_make(payload, size, 0);
+    /* An empty payload may come as NULL (CTF events without fields):
+     * no cursor over a null pointer (NULL + 0 is undefined). */
+    const gcs_cursor c = gcs_cur_make(size ? payload : (const uint8_t *)"", size, 0);
     if (shape->strings > 1)
         return gcs_cur_strings_end(&c, size, shape->before, shape->unit, shape->strings,
                                    shape->after);
     return gcs_cur_string_surely_ends(&c, size, shape->before, shape->unit, shape->after);
 }
+
+/*
+ * The program as fixed runs and terminated strings only: fixed[0] bytes,
+ * a string of units[0]-byte units, fixed[1] bytes, ..., string n - 1,
+ * fixed[n] bytes (*n_strings = n, at most max_strings). False for any
+ * other program (counts, arrays, padding, structs) or more strings. A
+ * payload made of exactly these parts fits.
+ */
+bool gcs_fit_flat(const gcs_fit_prog *prog, uint32_t max_strings, uint32_t *n_strings,
+                  uint8_t *units, uint32_t *fixed);
 
 #endif

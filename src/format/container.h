@@ -76,9 +76,30 @@ typedef struct gcs_raw_event {
  * reallocate them during any sink call. Slot 0 is never marked counted:
  * rows of metadata id 0 take no sequence number.
  */
+/* Strings a gcs_tally_layout describes at most. */
+#define GCS_TALLY_MAX_STRINGS 8
+
+/*
+ * A type's payload as fixed bytes and terminated strings: fixed[0] bytes,
+ * a string of unit[0]-byte units, fixed[1] bytes, ..., string n_strings -
+ * 1, fixed[n_strings] bytes. A payload made of exactly these parts, each
+ * string's first terminator at its end, fits the type's schema.
+ */
+typedef struct gcs_tally_layout {
+    uint32_t n_strings;
+    uint8_t unit[GCS_TALLY_MAX_STRINGS];
+    uint32_t fixed[GCS_TALLY_MAX_STRINGS + 1];
+} gcs_tally_layout;
+
 typedef struct gcs_tally_slot {
     uint64_t count;
     uint32_t min_size;
+    /* The type's layout, when its schema is of that form (else NULL),
+     * whatever `counted` says: a container that builds payloads itself
+     * (LTTng's CTF, rebuilt in the manifest's layout) may count a row it
+     * knows would be built exactly so, without building it, even in a
+     * slot of GCS_TALLY_NO (the row fits: it adds no short row). */
+    const gcs_tally_layout *layout;
     /* GCS_TALLY_ZERO_TAIL and GCS_TALLY_STRINGS: the payload is fixed
      * bytes, terminated strings of zero_unit-byte units (1 or 2), fixed
      * bytes (zero_before and zero_after of them). One string

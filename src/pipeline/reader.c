@@ -65,6 +65,9 @@ typedef struct type_entry {
      * (several strings: the call to the compiled check scans them). */
     const gcs_fit_prog *fit;
     gcs_fit_string_shape fit_shape, fit_string;
+    /* Known and of fixed fields and terminated strings only: that layout
+     * (given with its tally slot), else NULL. */
+    const gcs_tally_layout *layout;
 } type_entry;
 
 struct gcs_reader {
@@ -150,6 +153,7 @@ static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
     if (t->metadata_id < r->tally.n_slots) {
         fold_tally(r);
         r->tally.slots[t->metadata_id].counted = GCS_TALLY_NO;
+        r->tally.slots[t->metadata_id].layout = NULL;
     }
     if ((r->types_n + 1) * 2 > r->type_slots_cap) {
         if (r->types_n >= GCS_MAX_EVENT_TYPES)
@@ -199,6 +203,23 @@ static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err
     return GCS_OK;
 }
 
+/* The layout of a known type's payloads (NULL when its schema has more
+ * than fixed fields and terminated strings, or the arena is full). */
+static const gcs_tally_layout *layout_of(gcs_reader *r, const type_entry *te)
+{
+    gcs_tally_layout l;
+    memset(&l, 0, sizeof l);
+    if (te->check == FIT_FIXED)
+        l.fixed[0] = te->fixed_size;
+    else if (te->check != FIT_NONE &&
+             (!te->fit || !gcs_fit_flat(te->fit, GCS_TALLY_MAX_STRINGS, &l.n_strings, l.unit,
+                                        l.fixed)))
+        return NULL;
+    gcs_tally_layout *kept = gcs_arena_alloc(&r->meta_arena, sizeof *kept);
+    if (kept)
+        *kept = l;
+    return kept;
+}
 
 static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err)
 {
@@ -233,6 +254,8 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
     te->check = t->field_count == 0 ? FIT_NONE : te->fixed ? FIT_FIXED : FIT_OTHER;
     te->quick = t->known && te->check != FIT_OTHER;
     te->min_size = te->check == FIT_FIXED ? te->fixed_size : 0;
+    if (t->known)
+        te->layout = layout_of(r, te);
     r->stats.metadata++;
     return type_insert(r, t, err);
 }
@@ -524,9 +547,12 @@ static inline bool count_event_quick(gcs_reader *r, type_entry *te, const uint8_
         r->stats.undecodable_events += size < te->fixed_size;
         return true;
     }
-    const gcs_cursor c = gcs_cur_make(payload, size, 0);
-    return te->check == FIT_NONE ||
-           gcs_cur_string_surely_ends(&c, size, te->fit_string.before, te->fit_string.unit,
+    if (te->check == FIT_NONE)
+        return true;
+    /* An empty payload may come as NULL (CTF events without fields): no
+     * cursor over a null pointer (NULL + 0 is undefined). */
+    const gcs_cursor c = gcs_cur_make(size ? payload : (const uint8_t *)"", size, 0);
+    return gcs_cur_string_surely_ends(&c, size, te->fit_string.before, te->fit_string.unit,
                                       te->fit_string.after);
 }
 
@@ -634,16 +660,19 @@ static inline type_entry *scan_count(gcs_reader *r, uint32_t metadata_id, const 
 static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te);
 
 /* May the container count this type's rows (tally_take)? Known types of
- * fixed size, or of strings between fixed fields. */
+ * fixed size, or of strings between fixed fields; or of a layout (fixed
+ * fields and strings) a container may prove a row has. */
 static inline bool container_may_count(const type_entry *te)
 {
-    return te->quick || (te->pub.known && te->fit_shape.unit != 0);
+    return te->quick || (te->pub.known && te->fit_shape.unit != 0) || te->layout;
 }
 
-/* Does the container count rows of this metadata id already? */
+/* Does the container count rows of this metadata id already (or know
+ * its layout)? */
 static inline bool tally_taken(const gcs_reader *r, uint32_t id)
 {
-    return id < r->tally.n_slots && r->tally.slots[id].counted != GCS_TALLY_NO;
+    return id < r->tally.n_slots &&
+           (r->tally.slots[id].counted != GCS_TALLY_NO || r->tally.slots[id].layout);
 }
 
 /* on_event_scan's general case: the type not cached, another thread than
@@ -959,7 +988,8 @@ static gcs_status step_until_released(gcs_reader *r, gcs_error *err)
 
 /* Lets the container count the rows of a quick type, or of a type of
  * strings between fixed fields (GCS_TALLY_ZERO_TAIL, GCS_TALLY_STRINGS),
- * from now on. */
+ * from now on; and gives it the type's layout, if any (a container that
+ * builds payloads may count the rows it proves of that layout). */
 static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
 {
     if (id == 0 || id >= GCS_MAX_TALLY_SLOTS)
@@ -978,10 +1008,13 @@ static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
     }
     gcs_tally_slot *slot = &t->slots[id];
     slot->min_size = te->min_size;
+    slot->layout = te->layout;
     if (te->quick) {
         slot->counted = GCS_TALLY_PLAIN;
         return;
     }
+    if (te->fit_shape.unit == 0)
+        return; /* only the layout (GCS_TALLY_NO): see gcs_tally_slot */
     /* Strings between fixed fields: the container counts the rows whose
      * strings surely end in the payload (the inline test of count_event);
      * the others come here, to the whole check. */

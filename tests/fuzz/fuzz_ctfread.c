@@ -34,6 +34,13 @@
  *    type and its payload; the reader counts the events it delivered; and
  *    there are at most 8 events per stream byte (each event takes one bit
  *    at least: a reader looping without moving would break it).
+ * 3. A second reader scans the folder (gcs_reader_scan, the counting path
+ *    of `info`: the container counts the events whose payloads it proves
+ *    fit without rebuilding them) and must count as the delivery did:
+ *    events, undecodable, unknown and lost events, first and last time
+ *    (when the delivery came out in time order: else it reports its first
+ *    and last, the scan the extremes), and the same status, offset and
+ *    reason.
  */
 #include "fuzz_common.h"
 
@@ -252,6 +259,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const gcs_event *ev;
     gcs_status st;
     uint64_t events = 0;
+    int64_t last_time = INT64_MIN;
+    bool in_order = true; /* then the first and last times are the extremes */
     bool verbose = getenv("FUZZ_CTFREAD_VERBOSE") != NULL; /* for triage */
     while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
         FUZZ_REQUIRE(ev->type != NULL);
@@ -261,6 +270,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     (unsigned long long)ev->tid, ev->processor, ev->payload_size);
         FUZZ_REQUIRE(ev->payload_size == 0 || ev->payload != NULL);
         events++;
+        in_order = in_order && ev->timestamp >= last_time;
+        last_time = ev->timestamp;
         FUZZ_REQUIRE(events <= 8 * (uint64_t)stream_len);
     }
     if (verbose)
@@ -278,7 +289,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         FUZZ_REQUIRE(meta_st == GCS_OK);
     }
-    FUZZ_REQUIRE(gcs_reader_get_stats(r)->events == events);
+    const gcs_reader_stats *stats = gcs_reader_get_stats(r);
+    FUZZ_REQUIRE(stats->events == events);
+
+    /* 3. The counting path (gcs_reader_scan: the container counts the
+     * events it proves fit, sink->tally) counts as the delivery did. */
+    gcs_error scan_err;
+    gcs_error_clear(&scan_err);
+    gcs_source *scan_src = gcs_source_open_file(folder, &scan_err);
+    FUZZ_REQUIRE(scan_src != NULL);
+    gcs_reader *scan = gcs_reader_new(scan_src, NULL, &scan_err);
+    FUZZ_REQUIRE(scan != NULL);
+    gcs_status scan_st = gcs_reader_scan(scan, &scan_err);
+    const gcs_reader_stats *counted = gcs_reader_get_stats(scan);
+    FUZZ_REQUIRE(scan_st == st);
+    if (st < 0)
+        FUZZ_REQUIRE(scan_err.offset == err.offset && strcmp(scan_err.reason, err.reason) == 0);
+    FUZZ_REQUIRE(counted->events == stats->events);
+    FUZZ_REQUIRE(counted->undecodable_events == stats->undecodable_events);
+    FUZZ_REQUIRE(counted->unknown_events == stats->unknown_events);
+    FUZZ_REQUIRE(counted->lost_events == stats->lost_events);
+    FUZZ_REQUIRE(counted->events == 0 || !in_order || (counted->first_timestamp == stats->first_timestamp &&
+                                          counted->last_timestamp == stats->last_timestamp));
+    gcs_reader_free(scan);
+    gcs_source_free(scan_src);
     gcs_reader_free(r);
     gcs_source_free(src);
     return 0;

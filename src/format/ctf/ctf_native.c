@@ -40,6 +40,10 @@
 #include "format/ctf/ctf_decode.h"
 #include "format/ctf/ctf_internal.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* Stream files of one trace folder. */
 #define CTF_MAX_STREAM_FILES 65536u
 /* The largest packet read (LTTng's sub-buffers are at most a few MiB). */
@@ -59,11 +63,45 @@
 /* The packet header's magic (CTF 1.8 section 5). */
 #define CTF_PACKET_MAGIC 0xC1FC1FC1u
 
+/* One step of a count plan: align the position to `align` bits, then
+ * skip `bits` fixed bits, or a NUL-terminated string (byte-aligned). */
+typedef struct ctf_skip_step {
+    uint32_t align;
+    bool string;
+    uint64_t bits;
+} ctf_skip_step;
+
+enum { PLAN_UNKNOWN = 0, PLAN_NONE, PLAN_READY };
+
+/*
+ * How to count an event class's events without rebuilding their payloads
+ * (sink->tally: see count_plan_of and docs/format-ctf.md): its fields as
+ * skip steps, the payload read_payload would build from them (fixed
+ * bytes and UTF-16 strings), and the verdict against the reader's tally
+ * slot, made once for the slot's values it was made from.
+ */
+typedef struct ctf_count_plan {
+    uint8_t state; /* PLAN_* */
+    bool raw;      /* fields->is_raw: read_payload points at the packet */
+    uint32_t walk_steps; /* the decoder's steps (ctf_read calls) of the walk */
+    uint32_t n_steps;
+    ctf_skip_step *steps;
+    gcs_tally_layout built; /* strings of 2-byte units */
+    uint32_t built_fixed;   /* built's fixed bytes in all */
+    /* The verdict, for the slot values in for_*. */
+    bool decided, count, short_row;
+    const gcs_tally_layout *for_layout;
+    uint8_t for_mode;
+    uint32_t for_min;
+} ctf_count_plan;
+
 typedef struct ctf_trace {
     ctf_meta meta;
     char *path;
     /* Metadata rows by event class index (0: not reported yet). */
     uint32_t *row_of_class;
+    /* Count plans by event class index (made at a class's first count). */
+    ctf_count_plan *plans;
 } ctf_trace;
 
 typedef struct ctf_file {
@@ -98,6 +136,12 @@ typedef struct ctf_file {
     const uint8_t *payload_data; /* in buf (the packet) or payload.data */
     uint32_t payload_size;
     gcs_buf payload;
+    /* The event is counted into sink->tally, its payload skipped
+     * (skip_payload): the size and whether read_payload would have built
+     * it (for the step's buffer, as if it had), and whether it is short of
+     * its type's fixed size. */
+    bool counted, counted_built, counted_short;
+    uint32_t counted_size;
 } ctf_file;
 
 typedef struct native_container {
@@ -211,7 +255,8 @@ static gcs_status load_metadata(native_container *c, ctf_trace *t, gcs_error *er
     if (st == GCS_OK)
         st = ctf_meta_parse(&t->meta, (const char *)text.data, text.len, shown, err);
     gcs_buf_free(&text);
-    if (st == GCS_OK && !(t->row_of_class = calloc(t->meta.n_events + 1, sizeof *t->row_of_class)))
+    if (st == GCS_OK && (!(t->row_of_class = calloc(t->meta.n_events + 1, sizeof *t->row_of_class)) ||
+                         !(t->plans = calloc(t->meta.n_events + 1, sizeof *t->plans))))
         st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
     return st;
 }
@@ -401,6 +446,10 @@ static __int128 ns_from_origin(const ctf_meta *m, int32_t clock, uint64_t value)
         return (__int128)value;
     const ctf_clock *k = &m->clocks[clock];
     __int128 cycles = (__int128)k->offset + value;
+    /* A nanosecond clock (LTTng's): the cycles are nanoseconds, no 128-bit
+     * division an event. */
+    if (k->freq == 1000000000)
+        return (__int128)k->offset_s * 1000000000 + cycles;
     return (__int128)k->offset_s * 1000000000 + cycles * 1000000000 / (__int128)k->freq;
 }
 
@@ -509,6 +558,208 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
     return st;
 }
 
+/* ---- counting without rebuilding (sink->tally) ---- */
+
+/* Appends a fixed run of the plan being made (none when bits is 0 and the
+ * alignment is a byte's: it would do nothing). */
+static void plan_push_run(ctf_count_plan *p, uint32_t align, uint64_t bits)
+{
+    if (align > 8 || bits > 0)
+        p->steps[p->n_steps++] = (ctf_skip_step){align, false, bits};
+}
+
+/* Makes p for event class ec: PLAN_READY when its fields are integers,
+ * floats and strings only, none another field or the clock reads (so
+ * skipping them changes nothing but the position); PLAN_NONE otherwise
+ * (or without memory: its events are then built as always). */
+static void plan_make(ctf_count_plan *p, const ctf_event_class *ec)
+{
+    p->state = PLAN_NONE;
+    const ctf_type *fields = ec->fields;
+    if (!fields) {
+        p->state = PLAN_READY; /* no payload: nothing to skip */
+        return;
+    }
+    if (fields->kind != CTF_STRUCT || ec->blob_member >= 0 ||
+        !(p->steps = calloc((size_t)fields->n_members + 1, sizeof *p->steps)))
+        return;
+    p->raw = fields->is_raw;
+    p->walk_steps = 1; /* ctf_read of the struct; its integers take none */
+    uint32_t n = 0, run_align = fields->align; /* the struct's alignment opens the first run */
+    uint64_t run_bits = 0;
+    bool run_open = true;
+    for (uint32_t i = 0; i < fields->n_members; i++) {
+        const ctf_member *m = &fields->members[i];
+        const ctf_type *t = m->type;
+        if (t->kind == CTF_STRING) {
+            if (n == GCS_TALLY_MAX_STRINGS)
+                return;
+            if (run_open)
+                plan_push_run(p, run_align, run_bits);
+            run_open = false;
+            p->steps[p->n_steps++] = (ctf_skip_step){8, true, 0};
+            p->built.unit[n++] = 2;
+            p->walk_steps++;
+            continue;
+        }
+        if ((t->kind != CTF_INT && t->kind != CTF_FLOAT) || m->reg >= 0 || m->role_reg >= 0 ||
+            t->clock >= 0)
+            return;
+        if (t->kind == CTF_FLOAT)
+            p->walk_steps++;
+        /* A member aligned to at most the run's alignment sits at a known
+         * offset from the run's start: the run takes it. */
+        if (!run_open || t->align > run_align) {
+            if (run_open)
+                plan_push_run(p, run_align, run_bits);
+            run_open = true;
+            run_align = t->align;
+            run_bits = 0;
+        }
+        run_bits = ((run_bits + t->align - 1) & ~(uint64_t)(t->align - 1)) + t->size;
+        p->built.fixed[n] += (t->size + 7) / 8;
+    }
+    if (run_open)
+        plan_push_run(p, run_align, run_bits);
+    p->built.n_strings = n;
+    for (uint32_t k = 0; k <= n; k++)
+        p->built_fixed += p->built.fixed[k];
+    p->state = PLAN_READY;
+}
+
+/* Does the payload read_payload builds by plan p (strings of 2-byte
+ * units) have layout l? */
+static bool built_is(const ctf_count_plan *p, const gcs_tally_layout *l)
+{
+    if (l->n_strings != p->built.n_strings)
+        return false;
+    for (uint32_t k = 0; k < l->n_strings; k++)
+        if (l->unit[k] != 2)
+            return false;
+    for (uint32_t k = 0; k <= l->n_strings; k++)
+        if (l->fixed[k] != p->built.fixed[k])
+            return false;
+    return true;
+}
+
+/* May p's events be counted into slot s? Made once per slot values: when
+ * the payload would be built in the slot's layout (it fits), or, in a
+ * plainly counted slot, of fixed size (short when below its min_size). */
+static bool plan_counts(ctf_count_plan *p, const gcs_tally_slot *s)
+{
+    if (!p->decided || p->for_layout != s->layout || p->for_mode != s->counted ||
+        p->for_min != s->min_size) {
+        p->decided = true;
+        p->for_layout = s->layout;
+        p->for_mode = s->counted;
+        p->for_min = s->min_size;
+        p->count = p->short_row = false;
+        if (s->layout && built_is(p, s->layout)) {
+            p->count = true;
+        } else if (s->counted == GCS_TALLY_PLAIN && p->built.n_strings == 0) {
+            p->count = true;
+            p->short_row = p->built_fixed < s->min_size;
+        }
+    }
+    return p->count;
+}
+
+/* The length of the string at p, whose NUL lies within `left` bytes, when
+ * its bytes are all ASCII (each is then one UTF-16 unit): false when no
+ * NUL or another byte comes first. 16 bytes at a time where SSE2 is. */
+static bool ascii_string(const uint8_t *p, size_t left, size_t *len)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    for (; left - i >= 16; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        unsigned nul = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
+        unsigned high = (unsigned)_mm_movemask_epi8(v);
+        if (nul) {
+            if (high & ((nul & -nul) - 1)) /* a non-ASCII byte before the NUL */
+                return false;
+            *len = i + (size_t)__builtin_ctz(nul);
+            return true;
+        }
+        if (high)
+            return false;
+    }
+#endif
+    for (; i < left; i++) {
+        if (p[i] == 0) {
+            *len = i;
+            return true;
+        }
+        if (p[i] & 0x80)
+            return false;
+    }
+    return false;
+}
+
+/* Skips f's payload by plan p from d->pos, as read_payload would read it
+ * (the same bounds, alignments and decoder steps), and sets f->counted_*.
+ * False, nothing moved, where read_payload would fail, stop at the payload
+ * cap, or meet a non-ASCII string (whose UTF-16 size takes decoding): it
+ * reads the event then, as always. */
+static bool skip_payload(ctf_file *f, const ctf_count_plan *p)
+{
+    ctf_decoder *d = &f->d;
+    uint64_t pos = d->pos, end = d->end, units = 0;
+    bool direct = false; /* read_payload points at the packet */
+    for (uint32_t i = 0; i < p->n_steps; i++) {
+        const ctf_skip_step *s = &p->steps[i];
+        pos = (pos + s->align - 1) & ~(uint64_t)(s->align - 1);
+        if (pos > end)
+            return false;
+        if (i == 0 && p->raw && (pos & 7) == 0)
+            direct = true;
+        if (!s->string) {
+            if (s->bits > end - pos)
+                return false;
+            pos += s->bits;
+            continue;
+        }
+        size_t len;
+        if (!ascii_string(d->data + (pos >> 3), (size_t)((end - pos) / 8), &len))
+            return false;
+        pos += 8 * ((uint64_t)len + 1);
+        units += (uint64_t)len + 1;
+    }
+    uint64_t size = p->built_fixed + 2 * units;
+    uint32_t walk = !f->ec->fields || direct ? 0 : p->walk_steps;
+    if (size > GCS_MAX_PAYLOAD_SIZE || (d->max_steps && d->steps + walk > d->max_steps))
+        return false;
+    d->steps += walk;
+    d->pos = pos;
+    f->counted_size = (uint32_t)size;
+    f->counted_built = size > 0 && !direct;
+    return true;
+}
+
+/* Whether f's event (class ec) is counted without its payload: the sink
+ * counts (sink->tally), the class's row has a slot the reader filled, the
+ * class's plan may count into it, and the payload skips (skip_payload). */
+static bool count_instead(native_container *c, ctf_file *f)
+{
+    const gcs_tally *tally = c->base.sink->tally;
+    ctf_trace *t = f->trace;
+    size_t cls = (size_t)(f->ec - t->meta.events);
+    uint32_t row = t->row_of_class[cls];
+    if (!tally || row == 0 || row >= tally->n_slots)
+        return false;
+    const gcs_tally_slot *s = &tally->slots[row];
+    if (s->counted == GCS_TALLY_NO && !s->layout)
+        return false;
+    ctf_count_plan *p = &t->plans[cls];
+    if (p->state == PLAN_UNKNOWN)
+        plan_make(p, f->ec);
+    if (p->state != PLAN_READY || !plan_counts(p, s) || !skip_payload(f, p))
+        return false;
+    f->counted_short = p->short_row;
+    return true;
+}
+
 /* Decodes the next event of f into f's slots (f->has_event), moving to
  * the next packet as needed. */
 static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
@@ -576,7 +827,8 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         f->payload.len = 0;
         f->payload_data = NULL;
         f->payload_size = 0;
-        if (f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
+        f->counted = count_instead(c, f);
+        if (!f->counted && f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
             goto bad;
         if (d->pos == at_bits) /* nothing read: the same event again, forever */
             return file_error(c, f, GCS_ERR_CORRUPT, f->event_at, "an event of no bits", err);
@@ -618,6 +870,19 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
         t->row_of_class[cls] = ++c->rows;
         if ((st = gcs_ctf_define_class(sink, f->ec->name, c->rows, c->events, err)) != GCS_OK)
             return st;
+    }
+    if (f->counted) { /* the row counted here, as the sink would (see gcs_tally) */
+        gcs_tally *tally = sink->tally;
+        gcs_ctf_names_report(&c->names, sink, f->pid, f->procname, f->procname_len);
+        tally->slots[t->row_of_class[cls]].count++;
+        tally->short_rows += f->counted_short;
+        if (tally->rows++ == 0 || f->timestamp < tally->first_timestamp)
+            tally->first_timestamp = f->timestamp;
+        if (tally->rows == 1 || f->timestamp > tally->last_timestamp)
+            tally->last_timestamp = f->timestamp;
+        c->last_timestamp = f->timestamp;
+        c->events++;
+        return GCS_OK;
     }
     if (f->payload_unsupported) {
         if (sink->anomaly)
@@ -739,13 +1004,19 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
         /* A payload rebuilt in the file's buffer is overwritten by its next
          * event: it moves to the step's buffer (unmoved until the next
          * step), or waits for a step of its own when it does not fit. */
-        bool rebuilt = best->payload_size && best->payload_data == best->payload.data;
+        /* A counted event takes the room its payload would have taken, so
+         * that steps end where they would (sequence points are counted). */
+        bool rebuilt = best->counted ? best->counted_built
+                                     : best->payload_size && best->payload_data == best->payload.data;
+        uint32_t size = best->counted ? best->counted_size : best->payload_size;
         bool alone = false;
         if (rebuilt) {
-            if (best->payload_size <= CTF_STEP_BYTES - used) {
-                memcpy(c->step_buf + used, best->payload_data, best->payload_size);
-                best->payload_data = c->step_buf + used;
-                used += best->payload_size;
+            if (size <= CTF_STEP_BYTES - used) {
+                if (!best->counted) {
+                    memcpy(c->step_buf + used, best->payload_data, size);
+                    best->payload_data = c->step_buf + used;
+                }
+                used += size;
             } else if (n > 0) {
                 break;
             } else {
@@ -784,6 +1055,9 @@ static void native_destroy(gcs_container *base)
     free(c->heap);
     free(c->step_buf);
     for (size_t i = 0; i < c->n_traces; i++) {
+        for (uint32_t k = 0; c->traces[i].plans && k <= c->traces[i].meta.n_events; k++)
+            free(c->traces[i].plans[k].steps);
+        free(c->traces[i].plans);
         ctf_meta_free(&c->traces[i].meta);
         free(c->traces[i].path);
         free(c->traces[i].row_of_class);

@@ -1,0 +1,396 @@
+/*
+ * Counting in our CTF container (ctf_native.c, sink->tally): an event whose
+ * class would be rebuilt in exactly its slot's layout (or at a fixed size
+ * in a plainly counted slot) is counted in the container, its payload
+ * skipped; every other event is handed over as before. Checked two ways:
+ *
+ * - at the container, with a sink that plays the reader's part (it fills
+ *   the slots at a row's first event, as gcs_reader's tally_take does) on
+ *   a trace written here: the events counted plus those handed over are
+ *   the events a sink without tally gets, per row; the class whose layout
+ *   differs from its slot's, the one with a sequence, and the event with a
+ *   non-ASCII string are handed over; short rows are the fixed class's
+ *   rows below the slot's min_size; the earliest and latest time, lost
+ *   events, steps (sequence points) and the error (status, offset,
+ *   reason) of a cut and of a corrupt stream are the same;
+ * - through the public reader, on every trace of tests/data/ctf: a scan
+ *   (the counting path) counts per type, undecodable, lost, first and last
+ *   time as the delivering loop does.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format/container.h"
+#include "gcscope.h"
+#include "io/source.h"
+#include "unit/byte_builder.h"
+#include "unit/check.h"
+
+#define TRACE_TEXT                                                                          \
+    "/* CTF 1.8 */\n"                                                                       \
+    "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"             \
+    "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"           \
+    "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"           \
+    "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"           \
+    "trace { major = 1; minor = 8; byte_order = le;\n"                                      \
+    "  packet.header := struct { uint32_t magic; uint32_t stream_id; }; };\n"               \
+    "clock { name = \"monotonic\"; freq = 1000000000; };\n"                                 \
+    "typealias integer { size = 64; align = 8; signed = false;\n"                           \
+    "  map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n"                       \
+    "struct packet_context { uint64_clock_monotonic_t timestamp_begin;\n"                   \
+    "  uint64_clock_monotonic_t timestamp_end; uint64_t content_size; uint64_t packet_size;\n" \
+    "  uint64_t events_discarded; uint32_t cpu_id; };\n"                                    \
+    "stream { id = 0; packet.context := struct packet_context;\n"                           \
+    "  event.header := struct { uint32_t id; uint64_clock_monotonic_t timestamp; }; };\n"   \
+    "event { name = \"t:fits\"; id = 0; fields := struct { uint32_t _a; string _s; uint16_t _b; }; };\n" \
+    "event { name = \"t:other\"; id = 1; fields := struct { uint32_t _a; string _s; }; };\n" \
+    "event { name = \"t:fixed\"; id = 2; fields := struct { uint32_t _a; uint32_t _b; }; };\n" \
+    "event { name = \"t:seq\"; id = 3; fields := struct { uint32_t _n; uint8_t _x[_n]; }; };\n"
+
+#define HEAD_BYTES 52u
+#define PACKET_BYTES 512u
+#define ROWS 8
+
+/* The slots the test's "reader" fills, by class: layout [4, string, 4
+ * bytes... ] as each test wants. */
+static const gcs_tally_layout fits_layout = {1, {2}, {4, 2}};   /* t:fits rebuilt exactly so */
+static const gcs_tally_layout other_layout = {1, {2}, {4, 2}};  /* t:other lacks the last 2 */
+static const gcs_tally_layout seq_layout = {0, {0}, {4}};       /* t:seq: a sequence, never proven */
+
+typedef struct run {
+    gcs_sink sink;
+    gcs_arena arena;
+    bool counting;
+    gcs_tally tally;
+    gcs_tally_slot slots[128];
+    char name[ROWS][16];
+    uint64_t delivered[ROWS];
+    int64_t lo, hi;
+    uint64_t events, lost;
+    size_t steps;
+    gcs_status status;
+    gcs_error err;
+} run;
+
+static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err)
+{
+    (void)ctx, (void)info, (void)err;
+    return GCS_OK;
+}
+
+static gcs_status on_meta(void *ctx, const gcs_meta_def *def, gcs_error *err)
+{
+    run *r = ctx;
+    (void)err;
+    if (def->metadata_id < ROWS)
+        snprintf(r->name[def->metadata_id], sizeof r->name[0], "%s", def->event_name);
+    return GCS_OK;
+}
+
+static void seen(run *r, int64_t t)
+{
+    if (r->events++ == 0 || t < r->lo)
+        r->lo = t;
+    if (r->events == 1 || t > r->hi)
+        r->hi = t;
+}
+
+/* Fills the slot of a row at its first event, as the reader would. */
+static void take(run *r, uint32_t id)
+{
+    gcs_tally_slot *s = &r->slots[id];
+    const char *n = r->name[id];
+    if (strstr(n, "fits"))
+        s->layout = &fits_layout;
+    else if (strstr(n, "other"))
+        s->layout = &other_layout;
+    else if (strstr(n, "seq"))
+        s->layout = &seq_layout;
+    else if (strstr(n, "fixed")) {
+        s->counted = GCS_TALLY_PLAIN;
+        s->min_size = 12; /* the class's 8 bytes are short of it */
+    }
+}
+
+static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
+{
+    run *r = ctx;
+    (void)err;
+    CHECK(ev->metadata_id < ROWS);
+    if (ev->metadata_id >= ROWS)
+        return GCS_OK;
+    r->delivered[ev->metadata_id]++;
+    seen(r, ev->timestamp);
+    if (r->counting && r->delivered[ev->metadata_id] == 1)
+        take(r, ev->metadata_id);
+    return GCS_OK;
+}
+
+static gcs_status on_seq(void *ctx, int64_t t, const gcs_seq_entry *e, size_t n, gcs_error *err)
+{
+    (void)t, (void)e, (void)n, (void)err;
+    ((run *)ctx)->steps++;
+    return GCS_OK;
+}
+
+static void on_lost(void *ctx, uint64_t n) { ((run *)ctx)->lost += n; }
+
+/* Reads the trace folder dir through our container, counting or not. */
+static void read_dir(const char *dir, bool counting, run *r)
+{
+    memset(r, 0, sizeof *r);
+    r->counting = counting;
+    r->sink = (gcs_sink){.ctx = r, .meta_arena = &r->arena, .trace = on_trace,
+                         .metadata = on_meta, .event = on_event, .sequence_point = on_seq,
+                         .events_lost = on_lost};
+    if (counting) {
+        r->tally.slots = r->slots;
+        r->tally.n_slots = 128;
+        r->sink.tally = &r->tally;
+    }
+    gcs_error_clear(&r->err);
+    gcs_source *src = gcs_source_open_file(dir, &r->err);
+    CHECK(src != NULL);
+    if (!src)
+        return;
+    gcs_stream s;
+    gcs_stream_init(&s, src);
+    gcs_container *c = NULL;
+    r->status = gcs_container_open(&s, &r->sink, &c, &r->err);
+    while (r->status == GCS_OK)
+        r->status = c->ops->step(c, &r->err);
+    if (c)
+        c->ops->destroy(c);
+    gcs_stream_free(&s);
+    gcs_source_free(src);
+    gcs_arena_reset(&r->arena);
+    if (r->tally.rows) { /* what the container counted, folded */
+        if (r->events == 0 || r->tally.first_timestamp < r->lo)
+            r->lo = r->tally.first_timestamp;
+        if (r->events == 0 || r->tally.last_timestamp > r->hi)
+            r->hi = r->tally.last_timestamp;
+        r->events += r->tally.rows;
+    }
+}
+
+static void event(bb *b, uint32_t id, uint64_t t)
+{
+    bb_u32(b, id);
+    bb_u64(b, t);
+}
+
+/* The events of one packet (n bytes into b), numbered from k. */
+static void packet_events(bb *b, unsigned k)
+{
+    uint64_t t = 1000 + 10 * k;
+    event(b, 0, t++), bb_u32(b, k), bb_bytes(b, "hello", 6), bb_u16(b, 7);
+    event(b, 1, t++), bb_u32(b, k), bb_bytes(b, "x", 2);
+    event(b, 2, t++), bb_u32(b, 1), bb_u32(b, 2);
+    event(b, 3, t++), bb_u32(b, 3), bb_bytes(b, "abc", 3);
+    event(b, 0, t++), bb_u32(b, k), bb_bytes(b, "caf\xc3\xa9", 6), bb_u16(b, 7); /* non-ASCII */
+    event(b, 0, t++), bb_u32(b, k), bb_bytes(b, "a longer string of ASCII text", 30), bb_u16(b, 9);
+    event(b, 2, t++), bb_u32(b, 4), bb_u32(b, 5);
+}
+
+/* Writes a packet holding events (n bytes) to f, lost events said. */
+static void put_packet(FILE *f, const bb *events, uint64_t discarded)
+{
+    bb *b = calloc(1, sizeof *b);
+    CHECK(b != NULL);
+    if (!b)
+        return;
+    bb_u32(b, 0xC1FC1FC1u);
+    bb_u32(b, 0);
+    bb_u64(b, 1000);
+    bb_u64(b, 2000);
+    bb_u64(b, 8 * (HEAD_BYTES + events->len));
+    bb_u64(b, 8 * PACKET_BYTES);
+    bb_u64(b, discarded);
+    bb_u32(b, 1);
+    bb_bytes(b, events->data, events->len);
+    while (b->len % PACKET_BYTES)
+        bb_u8(b, 0);
+    CHECK(fwrite(b->data, 1, b->len, f) == b->len);
+    free(b);
+}
+
+/* A trace of three packets in dir; shape: 0 whole, 1 cut inside the
+ * third packet, 2 the second packet's last string without its NUL (its
+ * content ends inside the string). */
+static void write_trace(const char *dir, int shape)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/metadata", dir);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs(TRACE_TEXT, f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/channel0_0", dir);
+    f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    for (unsigned p = 0; p < 3; p++) {
+        bb *b = calloc(1, sizeof *b);
+        CHECK(b != NULL);
+        if (!b)
+            break;
+        packet_events(b, p);
+        if (shape == 2 && p == 1) {
+            event(b, 0, 5000);
+            bb_u32(b, 1);
+            bb_bytes(b, "no end", 6);
+        }
+        put_packet(f, b, p == 2 ? 5 : 0);
+        free(b);
+    }
+    fclose(f);
+    if (shape == 1)
+        CHECK(truncate(path, 2 * PACKET_BYTES + 100) == 0);
+}
+
+static void remove_trace(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/metadata", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/channel0_0", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_container_counts_as_it_delivers(void)
+{
+    for (int shape = 0; shape < 3; shape++) {
+        const char *tmp = getenv("TMPDIR");
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/gcscope-test-ctf-count-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+        CHECK(mkdtemp(dir) != NULL);
+        write_trace(dir, shape);
+        run *all = calloc(1, sizeof *all), *counted = calloc(1, sizeof *counted);
+        CHECK(all && counted);
+        if (!all || !counted)
+            return;
+        read_dir(dir, false, all);
+        read_dir(dir, true, counted);
+        printf("  shape %d: %llu events, status %d (%s)\n", shape, (unsigned long long)all->events,
+               all->status, all->err.reason);
+        CHECK_EQ_INT(counted->status, all->status);
+        CHECK_EQ_U64(counted->err.offset, all->err.offset);
+        CHECK(strcmp(counted->err.reason, all->err.reason) == 0);
+        CHECK_EQ_U64(counted->events, all->events);
+        CHECK_EQ_U64((uint64_t)counted->lo, (uint64_t)all->lo);
+        CHECK_EQ_U64((uint64_t)counted->hi, (uint64_t)all->hi);
+        CHECK_EQ_U64(counted->lost, all->lost);
+        CHECK_EQ_U64(counted->steps, all->steps);
+        uint64_t fixed_rows = 0;
+        for (uint32_t id = 1; id < ROWS; id++) {
+            uint64_t in_tally = counted->slots[id].count;
+            CHECK_EQ_U64(counted->delivered[id] + in_tally, all->delivered[id]);
+            const char *n = all->name[id];
+            if (strstr(n, "fits")) /* the first, and the non-ASCII ones */
+                CHECK_EQ_U64(counted->delivered[id], 1 + all->delivered[id] / 3);
+            else if (strstr(n, "fixed")) {
+                CHECK_EQ_U64(counted->delivered[id], 1);
+                fixed_rows = in_tally;
+            }
+            else if (n[0]) /* other, seq: never proven to fit */
+                CHECK_EQ_U64(in_tally, 0);
+        }
+        CHECK(fixed_rows > 0);
+        CHECK_EQ_U64(counted->tally.short_rows, fixed_rows);
+        CHECK_EQ_U64(all->tally.rows, 0);
+        free(all);
+        free(counted);
+        remove_trace(dir);
+    }
+}
+
+/* What a reader counted of a trace. */
+typedef struct counts {
+    gcs_status status;
+    uint64_t err_offset;
+    char err_message[256];
+    gcs_reader_stats stats;
+    uint64_t per_type[256];
+    size_t n_types;
+} counts;
+
+static void read_counts(const char *path, bool scan, counts *c)
+{
+    memset(c, 0, sizeof *c);
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_source *src = gcs_source_open_file(path, &err);
+    gcs_reader *r = src ? gcs_reader_new(src, NULL, &err) : NULL;
+    CHECK(r != NULL);
+    if (!r) {
+        gcs_source_free(src);
+        return;
+    }
+    if (scan) {
+        c->status = gcs_reader_scan(r, &err);
+    } else {
+        const gcs_event *ev;
+        while ((c->status = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+            ;
+    }
+    c->err_offset = err.offset;
+    snprintf(c->err_message, sizeof c->err_message, "%s", err.reason);
+    c->stats = *gcs_reader_get_stats(r);
+    const gcs_event_type *t;
+    for (; c->n_types < 256 && (t = gcs_reader_event_type(r, (uint32_t)c->n_types)); c->n_types++)
+        c->per_type[c->n_types] = t->count;
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
+static void test_reader_scan_counts_as_it_delivers(void)
+{
+    DIR *d = opendir("tests/data/ctf");
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    struct dirent *e;
+    size_t traces = 0;
+    counts *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+    CHECK(a && b);
+    while (a && b && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4200];
+        snprintf(path, sizeof path, "tests/data/ctf/%s", e->d_name);
+        read_counts(path, false, a);
+        read_counts(path, true, b);
+        CHECK_EQ_INT(b->status, a->status);
+        CHECK_EQ_U64(b->err_offset, a->err_offset);
+        CHECK(strcmp(b->err_message, a->err_message) == 0);
+        CHECK_EQ_U64(b->stats.events, a->stats.events);
+        CHECK_EQ_U64(b->stats.undecodable_events, a->stats.undecodable_events);
+        CHECK_EQ_U64(b->stats.unknown_events, a->stats.unknown_events);
+        CHECK_EQ_U64(b->stats.lost_events, a->stats.lost_events);
+        CHECK_EQ_U64((uint64_t)b->stats.first_timestamp, (uint64_t)a->stats.first_timestamp);
+        CHECK_EQ_U64((uint64_t)b->stats.last_timestamp, (uint64_t)a->stats.last_timestamp);
+        CHECK_EQ_U64(b->n_types, a->n_types);
+        for (size_t i = 0; i < a->n_types && i < b->n_types; i++)
+            CHECK_EQ_U64(b->per_type[i], a->per_type[i]);
+        traces++;
+    }
+    closedir(d);
+    free(a);
+    free(b);
+    CHECK(traces >= 8);
+}
+
+int main(void)
+{
+    setenv("GCSCOPE_CTF_READER", "native", 1);
+    RUN(test_container_counts_as_it_delivers);
+    RUN(test_reader_scan_counts_as_it_delivers);
+    return check_report("test_ctf_count");
+}
