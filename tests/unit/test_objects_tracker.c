@@ -727,6 +727,79 @@ static void test_gcs_without_ranges_against_model(void)
     gcs_objtrack_free(t);
 }
 
+/*
+ * Generation layouts against a brute-force model: an object takes the
+ * generation of the first range (by start, longer first, lower
+ * generation) whose [start, start + used) holds it; objects in none keep
+ * theirs and are counted outside. Random layouts over random objects:
+ * ranges overlapping, empty, invalid, ending exactly at an object,
+ * objects before the first and after the last range, no range at all.
+ */
+static void test_generation_ranges_against_model(void)
+{
+    enum { OBJS = 300, ROUNDS = 200, MAXR = 12 };
+    static uint64_t addr[OBJS];
+    static uint8_t gen[OBJS];
+    gcs_error err;
+    gcs_objtrack *t = gcs_objtrack_new(NULL, &err);
+    for (int i = 0; i < OBJS; i++) { /* ascending, unique, uneven gaps */
+        addr[i] = 0x10000 + (uint64_t)i * 64 + (rnd() % 4) * 16;
+        gen[i] = (uint8_t)(rnd() % GCS_GENERATION_COUNT);
+        add(t, addr[i], gen[i]);
+    }
+    uint64_t want_outside = 0, want_changes = 0;
+    bool ok = true;
+    for (int round = 0; round < ROUNDS && ok; round++) {
+        gcs_generation_range g[MAXR];
+        size_t gn = rnd() % (MAXR + 1);
+        for (size_t r = 0; r < gn; r++) {
+            /* Starts and ends often exactly on an object's address. */
+            uint64_t start = addr[rnd() % OBJS] - (rnd() % 2) * 8;
+            uint64_t len = rnd() % 5 == 0 ? 0 : (rnd() % 40) * 64 + (rnd() % 2) * 16;
+            uint8_t generation = (uint8_t)(rnd() % (GCS_GENERATION_COUNT + 1));
+            g[r] = (gcs_generation_range){generation, start, len, len};
+        }
+        for (int i = 0; i < OBJS; i++) {
+            int owner = -1;
+            for (size_t r = 0; r < gn; r++) {
+                if (g[r].used_length == 0 || g[r].generation >= GCS_GENERATION_COUNT ||
+                    addr[i] < g[r].start || addr[i] >= g[r].start + g[r].used_length)
+                    continue;
+                if (owner < 0 || g[r].start < g[owner].start ||
+                    (g[r].start == g[owner].start &&
+                     (g[r].used_length > g[owner].used_length ||
+                      (g[r].used_length == g[owner].used_length &&
+                       g[r].generation < g[owner].generation))))
+                    owner = (int)r;
+            }
+            if (owner < 0) {
+                want_outside++;
+            } else if (gen[i] != g[owner].generation) {
+                want_changes++;
+                gen[i] = g[owner].generation;
+            }
+        }
+        CHECK_EQ_INT(gcs_objtrack_set_generation_ranges(t, g, gn, &err), GCS_OK);
+        const gcs_objtrack_stats *s = gcs_objtrack_get_stats(t);
+        if (s->objects_outside_generation_ranges != want_outside ||
+            s->generation_changes_by_layout != want_changes) {
+            CHECK_EQ_U64(s->objects_outside_generation_ranges, want_outside);
+            CHECK_EQ_U64(s->generation_changes_by_layout, want_changes);
+            ok = false;
+        }
+        size_t n;
+        const gcs_tracked_object *objs = gcs_objtrack_objects(t, &n);
+        CHECK_EQ_U64(n, OBJS);
+        for (size_t i = 0; i < n && i < OBJS && ok; i++)
+            if (objs[i].address != addr[i] || objs[i].generation != gen[i]) {
+                CHECK_EQ_U64(objs[i].address, addr[i]);
+                CHECK_EQ_INT(objs[i].generation, gen[i]);
+                ok = false;
+            }
+    }
+    gcs_objtrack_free(t);
+}
+
 int main(void)
 {
     RUN(test_article_example);
@@ -743,5 +816,6 @@ int main(void)
     RUN(test_born_in_gc);
     RUN(test_against_model);
     RUN(test_gcs_without_ranges_against_model);
+    RUN(test_generation_ranges_against_model);
     return check_report("test_objects_tracker");
 }

@@ -722,14 +722,20 @@ gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
             t->stats.ranges_covering_nothing++;
     t->rn = 0;
     if (!strictly_sorted) {
+        /* Blocks are strictly ascending inside; sort_disjoint_blocks
+         * succeeds only when they do not touch either, so its result has
+         * no two objects on one address and needs no collision pass (on
+         * a service trace, 375 of 405 GCs re-sort this way). */
+        bool unique = false;
         if (sort_objects_run_end(t->objs, 0, t->n) != t->n) {
             t->stats.resorts++;
-            if ((!blocks_ok ||
-                 !sort_disjoint_blocks(&t->objs, &t->cap, t->n, t->blocks, t->nblocks)) &&
-                !sort_objects(t->objs, t->n))
+            unique = blocks_ok &&
+                     sort_disjoint_blocks(&t->objs, &t->cap, t->n, t->blocks, t->nblocks);
+            if (!unique && !sort_objects(t->objs, t->n))
                 return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory re-sorting objects");
         }
-        resolve_collisions(t);
+        if (!unique)
+            resolve_collisions(t);
     }
     /* OBJ_MOVED_NOW stays set on moved objects until the next GC's pass
      * (callers ignore the private bits); that saves a pass here. */
@@ -765,7 +771,8 @@ gcs_status gcs_objtrack_set_generation_ranges(gcs_objtrack *t, const gcs_generat
             r.used_length = UINT64_MAX - r.start;
         g[gn++] = r;
     }
-    qsort(g, gn, sizeof *g, cmp_generation_range);
+    if (gn > 1) /* g is NULL when n is 0 */
+        qsort(g, gn, sizeof *g, cmp_generation_range);
     /* Same overlap rule as GC ranges: the lowest start owns an address. */
     size_t k = 0;
     uint64_t covered_end = 0;
@@ -783,20 +790,28 @@ gcs_status gcs_objtrack_set_generation_ranges(gcs_objtrack *t, const gcs_generat
         g[k++] = r;
     }
     gn = k;
-    size_t j = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        gcs_tracked_object *o = &t->objs[i];
-        while (j < gn && g[j].start + g[j].used_length <= o->address)
-            j++;
-        if (j < gn && g[j].start <= o->address) {
-            if (o->generation != g[j].generation) {
-                t->stats.generation_changes_by_layout++;
-                o->generation = g[j].generation;
+    /* The ranges are now ascending and disjoint: find each one's objects
+     * by binary search and compare only those (objects between ranges are
+     * counted, not visited). */
+    gcs_tracked_object *objs = t->objs;
+    const size_t n_objs = t->n;
+    size_t at = 0, outside = 0, changes = 0;
+    for (size_t i = 0; i < gn && at < n_objs; i++) {
+        size_t lo = at + lower_bound(objs + at, n_objs - at, g[i].start);
+        size_t hi = lo + lower_bound(objs + lo, n_objs - lo, g[i].start + g[i].used_length);
+        outside += lo - at;
+        const uint8_t generation = g[i].generation;
+        for (size_t p = lo; p < hi; p++) {
+            if (objs[p].generation != generation) {
+                changes++;
+                objs[p].generation = generation;
             }
-        } else {
-            t->stats.objects_outside_generation_ranges++;
         }
+        at = hi;
     }
+    outside += n_objs - at;
+    t->stats.generation_changes_by_layout += changes;
+    t->stats.objects_outside_generation_ranges += outside;
     free(g);
     return GCS_OK;
 }
