@@ -27,22 +27,12 @@
 #include "gcscope.h"
 #include "io/source.h"
 #include "unit/byte_builder.h"
+#include "unit/ctf_text.h"
 #include "unit/check.h"
 
 #define TRACE_TEXT                                                                          \
-    "/* CTF 1.8 */\n"                                                                       \
-    "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"             \
+    CTF_TEXT_PREAMBLE                                                                       \
     "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"           \
-    "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"           \
-    "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"           \
-    "trace { major = 1; minor = 8; byte_order = le;\n"                                      \
-    "  packet.header := struct { uint32_t magic; uint32_t stream_id; }; };\n"               \
-    "clock { name = \"monotonic\"; freq = 1000000000; };\n"                                 \
-    "typealias integer { size = 64; align = 8; signed = false;\n"                           \
-    "  map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n"                       \
-    "struct packet_context { uint64_clock_monotonic_t timestamp_begin;\n"                   \
-    "  uint64_clock_monotonic_t timestamp_end; uint64_t content_size; uint64_t packet_size;\n" \
-    "  uint64_t events_discarded; uint32_t cpu_id; };\n"                                    \
     "stream { id = 0; packet.context := struct packet_context;\n"                           \
     "  event.header := struct { uint32_t id; uint64_clock_monotonic_t timestamp; }; };\n"   \
     "event { name = \"t:fits\"; id = 0; fields := struct { uint32_t _a; string _s; uint16_t _b; }; };\n" \
@@ -50,7 +40,7 @@
     "event { name = \"t:fixed\"; id = 2; fields := struct { uint32_t _a; uint32_t _b; }; };\n" \
     "event { name = \"t:seq\"; id = 3; fields := struct { uint32_t _n; uint8_t _x[_n]; }; };\n"
 
-#define HEAD_BYTES 52u
+#define HEAD_BYTES CTF_TEXT_HEAD_BYTES
 #define PACKET_BYTES 512u
 #define ROWS 8
 

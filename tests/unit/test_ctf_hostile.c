@@ -14,27 +14,16 @@
 #include "format/ctf/ctf_tsdl.h"
 #include "gcscope.h"
 #include "unit/byte_builder.h"
+#include "unit/ctf_text.h"
 #include "unit/check.h"
 
 /* The little-endian trace every test starts from: packet header magic and
  * stream_id, LTTng's packet context, a 1 GHz clock. */
 #define TRACE_HEAD                                                                          \
-    "/* CTF 1.8 */\n"                                                                       \
-    "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"             \
-    "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"           \
-    "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"           \
-    "trace { major = 1; minor = 8; byte_order = le;\n"                                      \
-    "  packet.header := struct { uint32_t magic; uint32_t stream_id; }; };\n"               \
-    "clock { name = \"monotonic\"; freq = 1000000000; };\n"                                 \
-    "typealias integer { size = 64; align = 8; signed = false;\n"                           \
-    "  map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n"                       \
-    "struct packet_context { uint64_clock_monotonic_t timestamp_begin;\n"                   \
-    "  uint64_clock_monotonic_t timestamp_end; uint64_t content_size; uint64_t packet_size;\n" \
-    "  uint64_t events_discarded; uint32_t cpu_id; };\n"                                    \
+    CTF_TEXT_PREAMBLE                                                                       \
     "stream { id = 0; packet.context := struct packet_context; };\n"
 
-/* Bytes of the packet header and context above. */
-#define HEAD_BYTES 52u
+#define HEAD_BYTES CTF_TEXT_HEAD_BYTES
 
 static gcs_status parse(const char *text, gcs_error *err)
 {
