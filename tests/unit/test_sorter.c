@@ -285,7 +285,10 @@ static void test_deferred_payloads_follow_the_view(void)
         }
         CHECK(!gcs_sorter_ready(s));
         memset(other, 0, sizeof other); /* its step ended: it was copied */
-        view[1] = 0x55;                 /* before any payload: changes nothing */
+        /* Written inside the first payload after its step ended: a
+         * deferred payload was not copied then, so the copy made when the
+         * view moves carries it. */
+        view[1] = 0x55;
         gcs_sorter_store_deferred(s);
         memset(view, 0, sizeof view); /* the view moved */
         gcs_seq_entry sp[] = {{1, 2}, {2, 2}};
@@ -297,6 +300,7 @@ static void test_deferred_payloads_follow_the_view(void)
         while (gcs_sorter_pop(s, &r, &d)) {
             CHECK_EQ_INT(r->payload_size, 3);
             CHECK_EQ_INT(d[0], outside && k == 2 ? 0xEE : 100 + 4 * k);
+            CHECK_EQ_INT(d[1], outside && k == 2 ? 0xEE : k == 0 ? 0x55 : 101 + 4 * k);
             CHECK_EQ_INT(d[2], outside && k == 2 ? 0xEE : 102 + 4 * k);
             k++;
         }
