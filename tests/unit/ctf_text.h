@@ -2,10 +2,18 @@
  * ctf_text.h - the metadata text the hand-made CTF traces of the unit
  * tests start with: LTTng's packet header (magic, stream_id) and packet
  * context, a 1 GHz clock, and 8/32/64-bit unsigned integers. A test adds
- * its stream block (event header or not) and its event classes.
+ * its stream block (event header or not) and its event classes. And the
+ * folder such a trace is written to.
  */
 #ifndef GCS_TESTS_CTF_TEXT_H
 #define GCS_TESTS_CTF_TEXT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "unit/check.h"
 
 #define CTF_TEXT_PREAMBLE                                                                   \
     "/* CTF 1.8 */\n"                                                                       \
@@ -23,5 +31,39 @@
 
 /* Bytes of that packet header and context. */
 #define CTF_TEXT_HEAD_BYTES 52u
+
+/* A fresh trace folder under $TMPDIR (or /tmp) named after tag, in dir
+ * (4096 bytes). */
+static inline bool ctf_folder_make(char *dir, size_t cap, const char *tag)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, cap, "%s/gcscope-test-%s-XXXXXX", tmp && tmp[0] ? tmp : "/tmp", tag);
+    return mkdtemp(dir) != NULL;
+}
+
+/* Writes a file of the folder (metadata, a stream file). */
+static inline void ctf_folder_write(const char *dir, const char *name, const void *data,
+                                    size_t size)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(fwrite(data, 1, size, f) == size);
+        fclose(f);
+    }
+}
+
+/* Removes the folder with its metadata and channel0_0. */
+static inline void ctf_folder_remove(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/metadata", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/channel0_0", dir);
+    unlink(path);
+    rmdir(dir);
+}
 
 #endif

@@ -212,16 +212,10 @@ static void put_packet(FILE *f, const bb *events, uint64_t discarded)
  * content ends inside the string). */
 static void write_trace(const char *dir, int shape)
 {
+    ctf_folder_write(dir, "metadata", TRACE_TEXT, strlen(TRACE_TEXT));
     char path[4200];
-    snprintf(path, sizeof path, "%s/metadata", dir);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fputs(TRACE_TEXT, f);
-    fclose(f);
     snprintf(path, sizeof path, "%s/channel0_0", dir);
-    f = fopen(path, "wb");
+    FILE *f = fopen(path, "wb");
     CHECK(f != NULL);
     if (!f)
         return;
@@ -244,23 +238,11 @@ static void write_trace(const char *dir, int shape)
         CHECK(truncate(path, 2 * PACKET_BYTES + 100) == 0);
 }
 
-static void remove_trace(const char *dir)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/metadata", dir);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/channel0_0", dir);
-    unlink(path);
-    rmdir(dir);
-}
-
 static void test_container_counts_as_it_delivers(void)
 {
     for (int shape = 0; shape < 3; shape++) {
-        const char *tmp = getenv("TMPDIR");
         char dir[4096];
-        snprintf(dir, sizeof dir, "%s/gcscope-test-ctf-count-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-        CHECK(mkdtemp(dir) != NULL);
+        CHECK(ctf_folder_make(dir, sizeof dir, "ctf-count"));
         write_trace(dir, shape);
         run *all = calloc(1, sizeof *all), *counted = calloc(1, sizeof *counted);
         CHECK(all && counted);
@@ -297,7 +279,7 @@ static void test_container_counts_as_it_delivers(void)
         CHECK_EQ_U64(all->tally.rows, 0);
         free(all);
         free(counted);
-        remove_trace(dir);
+        ctf_folder_remove(dir);
     }
 }
 

@@ -58,18 +58,6 @@ static void packet(bb *b, const void *events, size_t n, size_t packet_bytes)
         bb_u8(b, 0);
 }
 
-static void write_file(const char *dir, const char *name, const void *data, size_t size)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (f) {
-        CHECK(fwrite(data, 1, size, f) == size);
-        fclose(f);
-    }
-}
-
 /* What reading a trace gave. */
 typedef struct result {
     gcs_status status;
@@ -86,12 +74,10 @@ static void read_trace(const char *text, const uint8_t *stream, size_t stream_le
 {
     memset(out, 0, sizeof *out);
     out->status = GCS_ERR_ARG;
-    const char *tmp = getenv("TMPDIR");
     char d[4096];
-    snprintf(d, sizeof d, "%s/gcscope-test-ctf-hostile-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    CHECK(mkdtemp(d) != NULL);
-    write_file(d, "metadata", text, strlen(text));
-    write_file(d, "channel0_0", stream, stream_len);
+    CHECK(ctf_folder_make(d, sizeof d, "ctf-hostile"));
+    ctf_folder_write(d, "metadata", text, strlen(text));
+    ctf_folder_write(d, "channel0_0", stream, stream_len);
     gcs_error_clear(&out->err);
     gcs_source *src = gcs_source_open_file(d, &out->err);
     gcs_reader *r = src ? gcs_reader_new(src, NULL, &out->err) : NULL;
@@ -118,12 +104,7 @@ static void read_trace(const char *text, const uint8_t *stream, size_t stream_le
     out->scan_events = r ? gcs_reader_get_stats(r)->events : 0;
     gcs_reader_free(r);
     gcs_source_free(src);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/metadata", d);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/channel0_0", d);
-    unlink(path);
-    rmdir(d);
+    ctf_folder_remove(d);
 }
 
 /* Reads one packet of packet_bytes holding `events` (n bytes) under text. */
