@@ -292,6 +292,21 @@ static inline bool gcs_cur_varu64_room(gcs_cursor *c, uint64_t *v)
 {
     return gcs_cur_varuint_room(c, 70, v);
 }
+/* The value of a varuint of n (1 to 4) bytes already read and checked by
+ * the caller (a row encoding that repeats, compared in one mask): its
+ * bytes at the low end of x, little-endian; the bits above them are
+ * ignored. With n a constant, a few operations. */
+static inline uint32_t gcs_varuint_pack(uint64_t x, unsigned n)
+{
+    uint32_t v = (uint32_t)x & 0x7fu;
+    if (n > 1)
+        v |= (uint32_t)(x >> 1) & 0x3f80u;
+    if (n > 2)
+        v |= (uint32_t)(x >> 2) & 0x1fc000u;
+    if (n > 3)
+        v |= (uint32_t)(x >> 3) & 0xfe00000u;
+    return v;
+}
 /*
  * Steps over a UTF-16LE string terminated by a 0x0000 unit (terminator
  * included), sixteen units at a time where SSE2 is there (every x86-64),

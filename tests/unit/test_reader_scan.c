@@ -227,6 +227,23 @@ static void synth_metadata_row(bb *body, uint32_t id, uint32_t event_id)
     tb_row_v4(body, &row, meta.data, (uint32_t)meta.len, 0);
 }
 
+/* Starts a trace of Tick (metadata id 1) and Wanted (2) rows: the trace
+ * header, the metadata block, and the header of an event block whose
+ * body it returns (compressed rows). */
+static bb *synth_start(bb *b)
+{
+    const tb_trace tr = {{2024, 2, 4, 29, 13, 14, 15, 16}, 5000, 1000000, 8, 4242, 16, 1000};
+    tb_nettrace_start(b, &tr);
+    bb *body = calloc(1, sizeof *body);
+    tb_block_header(body, 0);
+    synth_metadata_row(body, 1, 1);
+    synth_metadata_row(body, 2, 2);
+    tb_block_object(b, "MetadataBlock", 2, body);
+    memset(body, 0, sizeof *body);
+    tb_block_header(body, 1);
+    return body;
+}
+
 /* Rows of Tick (id 1) whose header changes only the thread id, as the
  * sample profiler writes them. */
 static void thread_only_rows(bb *body, uint64_t first_tid, int n)
@@ -256,16 +273,7 @@ static bool want_wanted(void *ctx, const gcs_event_type *t)
 static void test_fields_after_counted_runs(void)
 {
     bb *b = calloc(1, sizeof *b);
-    const tb_trace tr = {{2024, 2, 4, 29, 13, 14, 15, 16}, 5000, 1000000, 8, 4242, 16, 1000};
-    tb_nettrace_start(b, &tr);
-    bb *body = calloc(1, sizeof *body);
-    tb_block_header(body, 0);
-    synth_metadata_row(body, 1, 1);
-    synth_metadata_row(body, 2, 2);
-    tb_block_object(b, "MetadataBlock", 2, body);
-
-    memset(body, 0, sizeof *body);
-    tb_block_header(body, 1);
+    bb *body = synth_start(b);
     /* The first Tick: every field set. */
     bb_u8(body, 1 | 2 | 4 | 128);
     bb_varu(body, 1);      /* metadata id */
@@ -324,9 +332,206 @@ static void test_fields_after_counted_runs(void)
     free(b);
 }
 
+/* A small deterministic generator for the random runs below. */
+static uint64_t next_random(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
+/* A varuint of exactly `len` bytes (1 to 10) holding v, padded with
+ * continuation bytes when v needs fewer (a valid, longer encoding). */
+static void varu_of_len(bb *b, uint64_t v, unsigned len)
+{
+    for (unsigned i = 0; i + 1 < len; i++) {
+        bb_u8(b, (uint8_t)(0x80 | (v & 0x7f)));
+        v >>= 7;
+    }
+    bb_u8(b, (uint8_t)(v & 0x7f));
+}
+
+/* A random value whose shortest varuint has `len` bytes (1 to 9). */
+static uint64_t value_of_len(uint64_t *rnd, unsigned len)
+{
+    uint64_t lo = len == 1 ? 0 : 1ull << (7 * (len - 1));
+    uint64_t span = (len == 9 ? 1ull << 62 : 1ull << (7 * len)) - lo;
+    return lo + next_random(rnd) % span;
+}
+
+/* What one way of reading a synthetic trace saw. */
+typedef struct run_reading {
+    gcs_status status;
+    uint64_t error_offset;
+    gcs_reader_stats stats;
+    uint64_t tick_count;
+    int n_wanted;
+    uint64_t wanted_tid[64], wanted_ts[64];
+    uint32_t wanted_stack[64];
+} run_reading;
+
+/* Reads the trace delivering every event (mode 0), only Wanted rows
+ * (mode 1: the container counts the Ticks) or scanning (mode 2). */
+static void read_runs(const bb *b, int mode, run_reading *out)
+{
+    memset(out, 0, sizeof *out);
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_source *src = gcs_source_from_memory(b->data, b->len, &err);
+    gcs_reader_options opts = {.want = mode == 1 ? want_wanted : NULL};
+    gcs_reader *r = gcs_reader_new(src, &opts, &err);
+    const gcs_event *ev;
+    gcs_status st;
+    if (mode == 2) {
+        st = gcs_reader_scan(r, &err);
+    } else {
+        while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+            if (ev->type->event_id == 2 && out->n_wanted < 64) {
+                out->wanted_tid[out->n_wanted] = ev->tid;
+                out->wanted_stack[out->n_wanted] = ev->stack_id;
+                out->wanted_ts[out->n_wanted++] = (uint64_t)ev->timestamp;
+            }
+    }
+    out->status = st;
+    out->error_offset = st < 0 ? err.offset : 0;
+    out->stats = *gcs_reader_get_stats(r);
+    const gcs_event_type *type;
+    for (uint32_t i = 0; (type = gcs_reader_event_type(r, i)) != NULL; i++)
+        if (type->event_id == 1)
+            out->tick_count = type->count;
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
+/*
+ * Runs of rows that keep their type and size and change only the thread,
+ * the stack or the time (the sample profiler's), in random encodings:
+ * varuints of every length, padded ones, runs whose encoding stays the
+ * same for a while (taken by the counting loop 8 bytes at a time) or
+ * changes at every row, Wanted rows between them that leave the thread
+ * and stack out, a start near the largest timestamp, a stack id over 32
+ * bits and a payload past the block's end. Counting the Ticks in the
+ * container (Wanted rows delivered) and scanning must see what delivering
+ * every row sees: counts, time span, the Wanted rows' fields, and the
+ * status and offset of a fault.
+ */
+static void test_same_type_runs_in_every_encoding(void)
+{
+    for (int variant = 0; variant < 24; variant++) {
+        uint64_t rnd = 0x9E3779B97F4A7C15ull * (uint64_t)(variant + 1);
+        bb *b = calloc(1, sizeof *b);
+        bb *body = synth_start(b);
+        /* The first Tick: every field; variant 1 starts near INT64_MAX. */
+        bb_u8(body, 1 | 2 | 4 | 8 | 128);
+        bb_varu(body, 1);
+        bb_varu(body, 0);
+        bb_varu(body, 7);
+        bb_varu(body, 0);
+        bb_varu(body, 99999);
+        bb_varu(body, 5);
+        bb_varu(body, variant == 1 ? (uint64_t)INT64_MAX - 3000 : 10);
+        bb_varu(body, 4);
+        bb_u32(body, 0);
+        int wanted = 0;
+        for (int sub = 0; sub < 40; sub++) {
+            /* One encoding for a while: flags and each varuint's length. */
+            const uint8_t flags = (uint8_t)((next_random(&rnd) % 4) << 2);
+            const unsigned tid_len = 1 + (unsigned)(next_random(&rnd) % 9);
+            const unsigned stack_len = 1 + (unsigned)(next_random(&rnd) % 5);
+            const unsigned delta_len = 1 + (unsigned)(next_random(&rnd) % 5);
+            const bool mixed = next_random(&rnd) % 4 == 0; /* lengths change every row */
+            const int rows = 1 + (int)(next_random(&rnd) % 60);
+            for (int i = 0; i < rows; i++) {
+                unsigned tl = mixed ? 1 + (unsigned)(next_random(&rnd) % 9) : tid_len;
+                unsigned sl = mixed ? 1 + (unsigned)(next_random(&rnd) % 4) : stack_len;
+                unsigned dl = mixed ? 1 + (unsigned)(next_random(&rnd) % 4) : delta_len;
+                bool padded = next_random(&rnd) % 8 == 0;
+                bb_u8(body, flags);
+                if (flags & 4)
+                    varu_of_len(body, padded ? 3 : value_of_len(&rnd, tl), tl);
+                if (flags & 8) {
+                    uint64_t sv = sl == 5 ? value_of_len(&rnd, 4) : value_of_len(&rnd, sl);
+                    varu_of_len(body, padded ? 2 : sv, sl);
+                }
+                uint64_t dv = value_of_len(&rnd, dl > 4 ? 4 : dl) % (1u << 20);
+                varu_of_len(body, padded ? 1 : dv, dl);
+                bb_u32(body, (uint32_t)i);
+            }
+            if (variant == 2 && sub == 20) {
+                /* Two stack-only rows of one encoding (5-byte stack ids):
+                 * the second one's stack id does not fit 32 bits. */
+                bb_u8(body, 8);
+                bb_varu(body, (uint64_t)UINT32_MAX - 1);
+                bb_varu(body, 1);
+                bb_u32(body, 0);
+                bb_u8(body, 8);
+                bb_varu(body, (uint64_t)UINT32_MAX + 1);
+                bb_varu(body, 1);
+                bb_u32(body, 0);
+            }
+            if (next_random(&rnd) % 3 == 0) {
+                /* Wanted: the thread and stack left out. */
+                bb_u8(body, 1);
+                bb_varu(body, 2);
+                bb_varu(body, 1 + next_random(&rnd) % 300);
+                bb_u32(body, 0xC0FFEE);
+                wanted++;
+                /* Back to Ticks. */
+                bb_u8(body, 1 | 128);
+                bb_varu(body, 1);
+                bb_varu(body, 1);
+                bb_varu(body, 4);
+                bb_u32(body, 0);
+            }
+        }
+        if (variant == 3) {
+            /* A row whose payload runs past the block's end. */
+            bb_u8(body, 4);
+            bb_varu(body, 5);
+            bb_varu(body, 1);
+            bb_u16(body, 0);
+        }
+        tb_block_object(b, "EventBlock", 2, body);
+        bb_u8(b, 1); /* NullReference: end of stream */
+
+        const int failed_before = check_failed_in_test;
+        run_reading all, counted, scanned;
+        read_runs(b, 0, &all);
+        read_runs(b, 1, &counted);
+        read_runs(b, 2, &scanned);
+        const bool faulty = variant == 2 || variant == 3;
+        CHECK_EQ_INT(all.status, faulty ? GCS_ERR_CORRUPT : GCS_END);
+        CHECK(all.tick_count > 40);
+        if (!faulty)
+            CHECK_EQ_INT(all.n_wanted, wanted);
+        for (int m = 0; m < 2; m++) {
+            const run_reading *o = m ? &scanned : &counted;
+            CHECK_EQ_INT(o->status, all.status);
+            CHECK_EQ_U64(o->error_offset, all.error_offset);
+            CHECK_EQ_U64(o->stats.events, all.stats.events);
+            CHECK_EQ_U64(o->stats.lost_events, all.stats.lost_events);
+            CHECK_EQ_U64(o->tick_count, all.tick_count);
+            CHECK_EQ_U64((uint64_t)o->stats.first_timestamp, (uint64_t)all.stats.first_timestamp);
+            CHECK_EQ_U64((uint64_t)o->stats.last_timestamp, (uint64_t)all.stats.last_timestamp);
+        }
+        CHECK_EQ_INT(counted.n_wanted, all.n_wanted);
+        for (int i = 0; i < all.n_wanted && i < counted.n_wanted; i++) {
+            CHECK_EQ_U64(counted.wanted_tid[i], all.wanted_tid[i]);
+            CHECK_EQ_U64(counted.wanted_stack[i], all.wanted_stack[i]);
+            CHECK_EQ_U64(counted.wanted_ts[i], all.wanted_ts[i]);
+        }
+        if (check_failed_in_test != failed_before)
+            fprintf(stderr, "  ^ variant %d\n", variant);
+        free(body);
+        free(b);
+    }
+}
+
 int main(void)
 {
     RUN(test_scan_counts_what_next_delivers);
     RUN(test_fields_after_counted_runs);
+    RUN(test_same_type_runs_in_every_encoding);
     return check_report("test_reader_scan");
 }

@@ -322,13 +322,125 @@ typedef struct other_row {
 } other_row;
 
 /*
+ * The encoding of a same-type row (take_same_type_rows) whose header fits
+ * 8 bytes: its flags and the length of each varuint. Rows of one shape
+ * differ only in the values; the sample profiler's rows keep one shape
+ * for long runs (the sampled thread ids and the time deltas keep their
+ * length). A row has the shape when its first 8 bytes, masked, equal
+ * `bits`: the flags byte whole, the continuation bit of every varuint
+ * byte (set but in each varuint's last byte).
+ */
+typedef struct row_shape {
+    uint64_t mask, bits;
+    uint32_t delta_shift;  /* 8 x the time delta's first byte */
+    uint32_t delta_len;    /* its bytes, 1 to 4 */
+    uint32_t header;       /* header bytes: flags and varuints */
+    uint32_t tid_len;      /* bytes of the thread id (0: none) */
+    uint8_t flags;
+} row_shape;
+
+/* A shape no row has (0xff is not a same-type row's flags byte). */
+static const row_shape NO_SHAPE = {0xff, 0xff, 0, 0, 0, 0, 0};
+
+/* Adds a varuint of `len` bytes at header byte `at` to the shape. */
+static void shape_add_varuint(row_shape *sh, uint32_t at, uint32_t len)
+{
+    for (uint32_t i = 0; i < len; i++) {
+        sh->mask |= 0x80ull << (8 * (at + i));
+        if (i + 1 < len)
+            sh->bits |= 0x80ull << (8 * (at + i));
+    }
+}
+
+/* The shape of a row of `flags` whose varuints have these lengths (0 for
+ * a field the flags leave out); NO_SHAPE when its header is over 8 bytes,
+ * or its stack id or time delta over 4 bytes (values of at most 28 bits,
+ * so any row of the shape reads as the general decoder reads it). */
+static row_shape shape_of(uint8_t flags, uint32_t tid_len, uint32_t stack_len, uint32_t delta_len)
+{
+    row_shape sh = {0xff, flags, 0, 0, 0, 0, flags};
+    uint32_t header = 1 + tid_len + stack_len + delta_len;
+    if (header > 8 || stack_len > 4 || delta_len > 4)
+        return NO_SHAPE;
+    shape_add_varuint(&sh, 1, tid_len);
+    shape_add_varuint(&sh, 1 + tid_len, stack_len);
+    shape_add_varuint(&sh, 1 + tid_len + stack_len, delta_len);
+    sh.delta_shift = 8 * (1 + tid_len + stack_len);
+    sh.delta_len = delta_len;
+    sh.header = header;
+    sh.tid_len = tid_len;
+    return sh;
+}
+
+/* The loop of take_shaped_rows for a time delta of delta_len bytes (a
+ * constant at each call: one body each). Returns the rows taken. */
+static inline __attribute__((always_inline)) uint64_t
+shaped_loop(gcs_cursor *block, uint64_t mask, uint64_t bits, uint32_t delta_shift, size_t stride,
+            uint64_t *timestamp, unsigned delta_len)
+{
+    gcs_cursor c = *block;
+    uint64_t ts = *timestamp, head, taken = 0;
+    while (gcs_cur_peek_u64(&c, &head) && (head & mask) == bits && gcs_cur_skip(&c, stride)) {
+        gcs_cur_prefetch(&c, PREFETCH_AHEAD);
+        ts += gcs_varuint_pack(head >> delta_shift, delta_len);
+        taken++;
+    }
+    *block = c;
+    *timestamp = ts;
+    return taken;
+}
+
+/*
+ * Rows of one shape, one 8-byte peek each: the position moves by a fixed
+ * stride (header and payload), so no row waits for the one before it to
+ * be decoded. Returns the rows taken; *last is moved to the last one's
+ * start. A delta has at most 28 bits, so when the run cannot carry the
+ * timestamp past INT64_MAX (checked once) the timestamps only go up: the
+ * earliest is the first row's and the latest the last row's.
+ */
+static __attribute__((noinline)) uint64_t take_shaped_rows(gcs_cursor *block, const row_shape *shape,
+                                                           uint32_t size, int64_t *timestamp,
+                                                           int64_t *lo, int64_t *hi,
+                                                           gcs_cursor *last)
+{
+    const size_t stride = (size_t)shape->header + size;
+    const int64_t ts0 = *timestamp;
+    if (ts0 < 0 || gcs_cur_left(block) / stride > (uint64_t)(INT64_MAX - ts0) >> 28)
+        return 0; /* rare: the general loop watches every timestamp */
+    const gcs_cursor start = *block;
+    const uint64_t mask = shape->mask, bits = shape->bits;
+    const uint32_t shift = shape->delta_shift;
+    uint64_t ts = (uint64_t)ts0, taken;
+    switch (shape->delta_len) {
+    case 1: taken = shaped_loop(block, mask, bits, shift, stride, &ts, 1); break;
+    case 2: taken = shaped_loop(block, mask, bits, shift, stride, &ts, 2); break;
+    case 3: taken = shaped_loop(block, mask, bits, shift, stride, &ts, 3); break;
+    default: taken = shaped_loop(block, mask, bits, shift, stride, &ts, 4); break;
+    }
+    if (taken) {
+        *last = start;
+        uint64_t first_head = 0;
+        (void)gcs_cur_peek_u64(last, &first_head);
+        const int64_t first =
+            ts0 + (int64_t)gcs_varuint_pack(first_head >> shift, shape->delta_len);
+        gcs_cur_skip(last, (taken - 1) * stride);
+        *lo = first < *lo ? first : *lo;
+        *hi = (int64_t)ts > *hi ? (int64_t)ts : *hi;
+    }
+    *timestamp = (int64_t)ts;
+    return taken;
+}
+
+/*
  * The innermost loop for a run of rows that keep the previous row's type
  * and size and change only the thread, the stack or the time (flags within
  * CF_THREAD_ID | CF_STACK_ID; the sample profiler writes such a row for
  * each sampled thread), of a counted type: the slot and the size are the
- * same for the whole run, so they are counted once at its end. The same
- * decoding as read_row_fields for these flags; stops before the first row
- * it cannot take, leaving it unread.
+ * same for the whole run, so they are counted once at its end. A row is
+ * decoded as read_row_fields does for these flags, and its shape kept:
+ * the rows after it that have the same shape go to take_shaped_rows (the
+ * thread and stack ids of its last row read at the end). Stops before the
+ * first row it cannot take, leaving it unread.
  */
 static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs_tally_slot *slot,
                                                           uint32_t size, sticky_fields *state,
@@ -338,17 +450,48 @@ static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs
     int64_t ts = state->timestamp, lo = acc->lo, hi = acc->hi;
     uint64_t tid = state->tid, taken = 0;
     uint32_t stack_id = state->stack_id;
+    row_shape shape = NO_SHAPE;
     uint64_t head;
-    while (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head) &&
-           ((uint8_t)head & ~SAME_TYPE_ROW_FLAGS) == 0) {
+    while (gcs_cur_peek_u64(&c, &head)) {
+        if ((head & shape.mask) == shape.bits) {
+            gcs_cursor last;
+            uint64_t n = take_shaped_rows(&c, &shape, size, &ts, &lo, &hi, &last);
+            if (n == 0)
+                break;
+            taken += n;
+            /* The last row's ids, checked by the shape. */
+            gcs_cur_skip(&last, 1);
+            bool ids_read = (!(shape.flags & CF_THREAD_ID) || gcs_cur_varu64(&last, &tid)) &&
+                            (!(shape.flags & CF_STACK_ID) || gcs_cur_varu32(&last, &stack_id));
+            assert(ids_read);
+            (void)ids_read;
+            continue;
+        }
+        if (gcs_cur_left(&c) < COMPRESSED_HEADER_MAX || ((uint8_t)head & ~SAME_TYPE_ROW_FLAGS) != 0)
+            break;
         const gcs_cursor row = c;
         const uint8_t flags = (uint8_t)head;
         uint64_t row_tid = tid, delta_ts;
         uint32_t row_stack_id = stack_id;
         gcs_cur_skip(&c, 1);
-        if (((flags & CF_THREAD_ID) && !gcs_cur_varu64_room(&c, &row_tid)) ||
-            ((flags & CF_STACK_ID) && !gcs_cur_varu32_room(&c, &row_stack_id)) ||
-            !gcs_cur_varu64_room(&c, &delta_ts) || !gcs_cur_skip(&c, size)) {
+        const uint64_t tid_at = gcs_cur_offset(&c);
+        if ((flags & CF_THREAD_ID) && !gcs_cur_varu64_room(&c, &row_tid)) {
+            c = row;
+            break;
+        }
+        const uint64_t stack_at = gcs_cur_offset(&c);
+        if ((flags & CF_STACK_ID) && !gcs_cur_varu32_room(&c, &row_stack_id)) {
+            c = row;
+            break;
+        }
+        const uint64_t delta_at = gcs_cur_offset(&c);
+        if (!gcs_cur_varu64_room(&c, &delta_ts)) {
+            c = row;
+            break;
+        }
+        shape = shape_of(flags, (uint32_t)(stack_at - tid_at), (uint32_t)(delta_at - stack_at),
+                         (uint32_t)(gcs_cur_offset(&c) - delta_at));
+        if (!gcs_cur_skip(&c, size)) {
             c = row;
             break;
         }
