@@ -199,6 +199,23 @@ void gcs_gc_analyzer_set_lost_events(gcs_gc_analyzer *an, uint64_t lost);
  */
 bool gcs_gc_wants(void *ctx, const gcs_event_type *type);
 
+/*
+ * The events the analyzer only sums in time order (AllocationTick: most
+ * of the GC events of a trace that samples allocations). Pass it as
+ * gcs_reader_options.tap with gcs_gc_analyzer_tap as on_tap (tap_ctx the
+ * analyzer): the reader then hands them over apart, for a fraction of a
+ * delivered event's cost, in the order gcs_reader_next would have had.
+ */
+bool gcs_gc_taps(void *ctx, const gcs_event_type *type);
+
+/* Feeds a tapped event (options.on_tap; ctx is the gcs_gc_analyzer). A
+ * failure (out of memory) is returned by the next gcs_gc_analyzer_feed
+ * and by gcs_gc_analyzer_status. */
+void gcs_gc_analyzer_tap(void *ctx, const gcs_tap_event *ev);
+
+/* GCS_OK, or why the analysis stopped (out of memory). */
+gcs_status gcs_gc_analyzer_status(const gcs_gc_analyzer *an);
+
 /* The time of the trace's first and last event (ms, as gcs_event.msec;
  * gcs_reader_msec of gcs_reader_stats' first and last timestamp), for a
  * reader that did not deliver every event: the report's trace duration. */

@@ -174,6 +174,23 @@ typedef struct gcs_reader_stats {
     int64_t last_timestamp;
 } gcs_reader_stats;
 
+/* Payload bytes a tapped event comes with (options.tap). */
+#define GCS_TAP_HEAD_BYTES 24
+
+/* An event of a tapped type, handed to options.on_tap; valid during the
+ * call. */
+typedef struct gcs_tap_event {
+    const gcs_event_type *type;
+    int64_t timestamp;        /* ticks */
+    double msec;              /* as gcs_event's */
+    uint32_t pid;
+    uint64_t tid;
+    const uint8_t *head;      /* the payload's first head_size bytes */
+    uint32_t head_size;       /* min(payload_size, GCS_TAP_HEAD_BYTES) */
+    uint32_t payload_size;    /* the whole payload's */
+    uint32_t pointer_size;    /* as in gcs_event */
+} gcs_tap_event;
+
 typedef struct gcs_reader_options {
     /* Cap on the bytes of events buffered for sorting (0: default 256 MiB). */
     size_t sort_window_bytes;
@@ -184,6 +201,19 @@ typedef struct gcs_reader_options {
      * of a trace full of handle or allocation events). */
     bool (*want)(void *want_ctx, const gcs_event_type *type);
     void *want_ctx;
+    /* Optional: types (among the wanted ones) whose events the caller only
+     * folds, in time order, into running figures, from the first
+     * GCS_TAP_HEAD_BYTES bytes of their payloads (GC analysis: the
+     * AllocationTick amounts). Asked once per type, with tap_ctx. Events
+     * of tapped types never come from gcs_reader_next: gcs_reader_next
+     * hands them to on_tap(tap_ctx, ev) itself, each just before the
+     * event it would have come before, so that the caller sees exactly
+     * the order it would have had. They are counted as delivered. Cheaper
+     * than delivering: buffered apart from the other events, 64 bytes
+     * each, without their activity ids. */
+    bool (*tap)(void *tap_ctx, const gcs_event_type *type);
+    void (*on_tap)(void *tap_ctx, const gcs_tap_event *ev);
+    void *tap_ctx;
     /* Input that is a zip or tar archive: the member to read, by its path
      * in the archive or its file name (NULL: the first member that is a
      * trace). The caller keeps the string alive as long as the reader. */

@@ -91,6 +91,35 @@ typedef struct gcs_tally_layout {
     uint32_t fixed[GCS_TALLY_MAX_STRINGS + 1];
 } gcs_tally_layout;
 
+/*
+ * An event of a tapped type (gcs_reader_options.tap), kept apart from the
+ * sorted events with only its payload's head: what a container writes
+ * into the sink's lane (gcs_tap_lane) instead of calling sink->event,
+ * when the row's slot is GCS_TALLY_TAP. 64 bytes.
+ */
+typedef struct gcs_tap_row {
+    int64_t timestamp;
+    uint64_t tid;
+    const void *type;      /* the slot's tap_type (the sink's type of the event) */
+    uint32_t arrival;      /* the lane's arrivals, taken */
+    uint32_t pid;
+    uint32_t payload_size; /* the whole payload's */
+    uint8_t pointer_size;  /* as in gcs_raw_event */
+    uint8_t head_size;     /* min(payload_size, GCS_TAP_HEAD_BYTES) */
+    uint8_t mark;          /* the sink's (0 from a container: the row fits its type) */
+    bool is_sorted;
+    uint8_t head[GCS_TAP_HEAD_BYTES];
+} gcs_tap_row;
+
+/* Where tap rows go, in arrival order. A container appends while n <
+ * cap, else hands the row to sink->event; every row and every event the
+ * sink sorts takes the next arrival number (their order at equal times). */
+typedef struct gcs_tap_lane {
+    gcs_tap_row *rows;
+    size_t n, cap;
+    uint32_t arrivals;
+} gcs_tap_lane;
+
 typedef struct gcs_tally_slot {
     uint64_t count;
     uint32_t min_size;
@@ -113,6 +142,8 @@ typedef struct gcs_tally_slot {
     uint8_t zero_unit;
     uint8_t zero_strings;
     uint8_t counted; /* gcs_tally_mode */
+    /* GCS_TALLY_TAP: what the rows' tap_row.type is. */
+    const void *tap_type;
 } gcs_tally_slot;
 
 /* How a slot's rows are counted (the modes that look into the payload
@@ -122,9 +153,59 @@ typedef enum gcs_tally_mode {
     GCS_TALLY_NO = 0,        /* every row goes to sink->event */
     GCS_TALLY_PLAIN = 1,     /* every row counted */
     GCS_TALLY_ZERO_TAIL = 2, /* rows with the zero unit counted (above) */
-    GCS_TALLY_STRINGS = 3    /* rows whose strings end counted (above; not by every
+    GCS_TALLY_STRINGS = 3,   /* rows whose strings end counted (above; not by every
                                 container: see gcs_tally_takes) */
+    GCS_TALLY_TAP = 4        /* not counted: rows that surely fit (gcs_tap_fits) go to
+                                the sink's lane as tap rows, when a container can;
+                                any other goes to sink->event */
 } gcs_tally_mode;
+
+/* Does a row of a GCS_TALLY_TAP slot surely fit its type, so that it may
+ * go to the lane? Its one string ends where the type's tail begins
+ * (zero_unit != 0, as GCS_TALLY_ZERO_TAIL), or it has min_size bytes. */
+static inline bool gcs_tap_fits(const gcs_tally_slot *s, const gcs_cursor *payload, uint32_t size)
+{
+    if (s->zero_unit)
+        return gcs_cur_string_surely_ends(payload, size, s->zero_before, s->zero_unit,
+                                          s->zero_after);
+    return size >= s->min_size;
+}
+
+/* Writes a tap row of type `type` (room checked by the caller: lane->n <
+ * lane->cap), not flagged sorted, of the trace's pointer size, mark 0. */
+static inline gcs_tap_row *gcs_tap_put(gcs_tap_lane *lane, const void *type, int64_t timestamp,
+                                       uint64_t tid, uint32_t pid, const uint8_t *payload,
+                                       uint32_t size)
+{
+    gcs_tap_row *t = &lane->rows[lane->n++];
+    t->timestamp = timestamp;
+    t->tid = tid;
+    t->type = type;
+    t->arrival = lane->arrivals++;
+    t->pid = pid;
+    t->payload_size = size;
+    t->pointer_size = 0;
+    t->mark = 0;
+    t->is_sorted = false;
+    if (size >= GCS_TAP_HEAD_BYTES) {
+        t->head_size = GCS_TAP_HEAD_BYTES;
+        memcpy(t->head, payload, GCS_TAP_HEAD_BYTES);
+    } else {
+        t->head_size = (uint8_t)size;
+        if (size)
+            memcpy(t->head, payload, size);
+    }
+    return t;
+}
+
+/* The same for a raw event (its pointer size and IsSorted flag kept). */
+static inline void gcs_tap_append(gcs_tap_lane *lane, const void *type, const gcs_raw_event *ev)
+{
+    gcs_tap_row *t = gcs_tap_put(lane, type, ev->timestamp, ev->tid, ev->pid, ev->payload,
+                                 ev->payload_size);
+    t->pointer_size = ev->pointer_size;
+    t->is_sorted = ev->is_sorted;
+}
 
 /* Is a row of this slot counted? `payload` is at its payload, which has
  * `size` bytes. Rows of a GCS_TALLY_STRINGS slot are not: the nettrace
@@ -184,6 +265,10 @@ typedef struct gcs_sink {
      * thread, in file order with the `event` calls. */
     gcs_tally *tally;
     void (*sequence_run)(void *ctx, uint64_t capture_tid, uint32_t first, uint32_t last);
+    /* Optional (may be NULL), with tally: where a container that can puts
+     * the rows of GCS_TALLY_TAP slots that surely fit (gcs_tap_append),
+     * their sequence numbers reported as those of counted rows. */
+    gcs_tap_lane *lane;
     /* Optional (may be NULL): a survivable anomaly in the container, e.g.
      * a metadata row whose field description could not be read (the row
      * is still reported, without fields) or an unknown object skipped. */

@@ -58,6 +58,7 @@ typedef struct type_entry {
     bool quick;
     uint32_t min_size;
     uint8_t want; /* options.want's answer: WANT_UNASKED, WANT_YES, WANT_NO */
+    uint8_t tap;  /* options.tap's answer, the same way (WANT_NO without options.tap) */
     /* Neither fixed nor empty: the compiled fit check (NULL: the walker),
      * and its shape when it is strings between fixed fields (the tally
      * slot's); fit_string the same when it is one string (checked inline
@@ -114,6 +115,10 @@ struct gcs_reader {
     /* Events the container says the tracer dropped (sink.events_lost). */
     uint64_t container_lost;
     int64_t delivered_first, counted_lo, counted_hi;
+    /* The last event delivered was a tapped one (options.tap), of this
+     * time: else the current event's. */
+    bool tap_last;
+    int64_t tap_last_timestamp;
     type_entry unresolvable; /* type of events whose placeholder could not be kept */
     /* Scanning: rows of quick types are counted by the container, per
      * metadata id (see gcs_tally); folded into types and stats by
@@ -261,6 +266,11 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
 }
 
 static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *err);
+static void tap_slot(gcs_reader *r, uint32_t id, const type_entry *te);
+static bool payload_walk_fits(const type_entry *te, const uint8_t *payload, uint32_t size,
+                              uint32_t pointer_size);
+static bool payload_fits_slow(const gcs_reader *r, const type_entry *te, const uint8_t *payload,
+                              uint32_t size);
 static inline type_entry *resolve_type(gcs_reader *r, uint32_t id);
 static void on_sequence_run(void *ctx, uint64_t capture_tid, uint32_t first, uint32_t last);
 
@@ -282,6 +292,49 @@ static inline gcs_status add_event(gcs_reader *r, const type_entry *te, const gc
     return gcs_sorter_add_keyed(r->sorter, ev, te->pub.index, err);
 }
 
+/* What keeps a tapped event from counting as a clean one: its type
+ * unknown, or its payload not fitting the schema (count_event's tests,
+ * made when it arrives: a tap row keeps only the payload's head). */
+enum { TAP_CLEAN = 0, TAP_UNDECODABLE, TAP_UNKNOWN };
+
+static uint8_t tap_flaw(const gcs_reader *r, const type_entry *te, const gcs_raw_event *ev)
+{
+    if (!te->pub.known)
+        return TAP_UNKNOWN;
+    bool fits;
+    if (ev->pointer_size != 0)
+        fits = te->check == FIT_NONE ||
+               payload_walk_fits(te, ev->payload, ev->payload_size, ev->pointer_size);
+    else if (te->check == FIT_FIXED)
+        fits = ev->payload_size >= te->fixed_size;
+    else if (te->check == FIT_NONE)
+        fits = true;
+    else {
+        const uint32_t size = ev->payload_size;
+        const gcs_cursor c = gcs_cur_make(size ? ev->payload : (const uint8_t *)"", size, 0);
+        fits = gcs_cur_string_surely_ends(&c, size, te->fit_string.before, te->fit_string.unit,
+                                          te->fit_string.after) ||
+               payload_fits_slow(r, te, ev->payload, size);
+    }
+    return fits ? TAP_CLEAN : TAP_UNDECODABLE;
+}
+
+/* An event of a wanted type when options.tap is set: a tapped type's goes
+ * to the sorter's lane (with activity ids, rare, as a record: delivery
+ * hands it to on_tap all the same). */
+static __attribute__((noinline)) gcs_status on_event_tap(gcs_reader *r, type_entry *te,
+                                                         const gcs_raw_event *ev, gcs_error *err)
+{
+    if (te->tap == WANT_UNASKED)
+        te->tap = r->opts.tap(r->opts.tap_ctx, &te->pub) ? WANT_YES : WANT_NO;
+    if (te->tap == WANT_NO || ev->activity_id || ev->related_activity_id)
+        return add_event(r, te, ev, err);
+    /* The container may write the type's next rows to the lane itself. */
+    if (r->sink.lane && ev->pointer_size == 0)
+        tap_slot(r, ev->metadata_id, te);
+    return gcs_sorter_add_tap(r->sorter, ev, te, tap_flaw(r, te, ev), err);
+}
+
 /* on_event's general case: the type not in the cache, or options.want not
  * asked yet about it. */
 static __attribute__((noinline)) gcs_status on_event_slow(gcs_reader *r, const gcs_raw_event *ev,
@@ -290,6 +343,8 @@ static __attribute__((noinline)) gcs_status on_event_slow(gcs_reader *r, const g
     type_entry *te = resolve_type(r, ev->metadata_id);
     if (r->opts.want && !wanted(r, te))
         return on_event_scan(r, ev, err); /* counted, not delivered */
+    if (r->opts.tap)
+        return on_event_tap(r, te, ev, err);
     return add_event(r, te, ev, err);
 }
 
@@ -298,13 +353,14 @@ static __attribute__((noinline)) gcs_status on_event_slow(gcs_reader *r, const g
 static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
 {
     gcs_reader *r = ctx;
-    const type_entry *te =
-        (const type_entry *)r->type_cache[ev->metadata_id & (TYPE_CACHE_SIZE - 1)];
+    type_entry *te = (type_entry *)r->type_cache[ev->metadata_id & (TYPE_CACHE_SIZE - 1)];
     if (!te || te->pub.metadata_id != ev->metadata_id)
         return on_event_slow(r, ev, err);
     if (r->opts.want && te->want != WANT_YES)
         return te->want == WANT_NO ? on_event_scan(r, ev, err) /* counted, not delivered */
                                    : on_event_slow(r, ev, err);
+    if (r->opts.tap && te->tap != WANT_NO)
+        return on_event_tap(r, te, ev, err);
     return add_event(r, te, ev, err);
 }
 
@@ -426,10 +482,15 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
     r->sink.events_lost = on_events_lost;
     if (opts)
         r->opts = *opts;
+    if (!r->opts.on_tap)
+        r->opts.tap = NULL; /* nobody to hand tapped events to */
     if (r->opts.want) {
-        /* The container may count the refused types' rows itself. */
+        /* The container may count the refused types' rows itself, and
+         * write the tapped types' to the lane. */
         r->sink.tally = &r->tally;
         r->sink.sequence_run = on_sequence_run;
+        if (r->opts.tap)
+            r->sink.lane = gcs_sorter_tap_lane(r->sorter);
     }
     r->unresolvable.pub.index = NO_TYPE_INDEX;
     r->unresolvable.pub.provider = "";
@@ -625,6 +686,7 @@ static inline gcs_status deliver(gcs_reader *r, const gcs_sorted_event *se, cons
     /* The last delivered is the current event (see sync_stats). */
     if (r->delivered++ == 0)
         r->delivered_first = se->timestamp;
+    r->tap_last = false;
     bool counted = count_event_quick(r, te, data, se->payload_size, pointer_code);
     if (__builtin_expect(!counted || r->pid_names_n != 0, 0))
         return deliver_rest(r, te, se, data, counted);
@@ -729,7 +791,7 @@ static void sync_stats(gcs_reader *r)
     r->stats.skipped_events = r->counted;
     if (r->delivered > 0) {
         r->stats.first_timestamp = r->delivered_first;
-        r->stats.last_timestamp = r->current.timestamp;
+        r->stats.last_timestamp = r->tap_last ? r->tap_last_timestamp : r->current.timestamp;
     }
     if (r->counted > 0) {
         if (r->delivered == 0 || r->counted_lo < r->stats.first_timestamp)
@@ -762,32 +824,92 @@ static void on_view_moves(void *ctx)
 static gcs_status reader_step(gcs_reader *r, gcs_error *err);
 static gcs_status step_until_released(gcs_reader *r, gcs_error *err);
 
-/* gcs_reader_next when nothing released is waiting: steps the container
- * until an event is released, the input waits, ends or fails. */
+/* Hands a tapped event to options.on_tap, counted as delivered (its
+ * flaw found when it arrived, or now from a whole payload). */
+static void hand_tap(gcs_reader *r, type_entry *te, const gcs_tap_event *ev, uint8_t flaw)
+{
+    te->pub.count++;
+    r->stats.unknown_events += flaw == TAP_UNKNOWN;
+    r->stats.undecodable_events += flaw == TAP_UNDECODABLE;
+    if (r->delivered++ == 0)
+        r->delivered_first = ev->timestamp;
+    r->tap_last = true;
+    r->tap_last_timestamp = ev->timestamp;
+    r->opts.on_tap(r->opts.tap_ctx, ev);
+}
+
+/* A row of the sorter's lane. */
+static void feed_tap_row(gcs_reader *r, const gcs_tap_row *row)
+{
+    type_entry *te = (type_entry *)row->type;
+    const gcs_tap_event ev = {&te->pub, row->timestamp, gcs_reader_msec(r, row->timestamp),
+                              row->pid, row->tid, row->head,
+                              row->head_size, row->payload_size,
+                              row->pointer_size ? row->pointer_size : r->info.pointer_size};
+    hand_tap(r, te, &ev, row->mark);
+}
+
+/* A tapped event that was sorted as a record (it had activity ids). */
+static __attribute__((noinline)) void feed_tap_record(gcs_reader *r, type_entry *te,
+                                                      const gcs_sorted_event *se,
+                                                      const uint8_t *data)
+{
+    const uint32_t size = se->payload_size;
+    const gcs_raw_event raw = {.payload = data, .payload_size = size,
+                               .pointer_size = se->pointer_size};
+    const gcs_tap_event ev = {&te->pub, se->timestamp, gcs_reader_msec(r, se->timestamp),
+                              se->pid, se->tid, data,
+                              size < GCS_TAP_HEAD_BYTES ? size : GCS_TAP_HEAD_BYTES, size,
+                              se->pointer_size ? se->pointer_size : r->info.pointer_size};
+    hand_tap(r, te, &ev, tap_flaw(r, te, &raw));
+}
+
+/* The released tap rows that come before the next released event. */
+static inline void feed_taps(gcs_reader *r)
+{
+    const gcs_tap_row *row;
+    while (gcs_sorter_pop_tap(r->sorter, &row))
+        feed_tap_row(r, row);
+}
+
+/* gcs_reader_next when nothing released is waiting, or a tapped event
+ * came out as a record: steps the container until an event is released,
+ * the input waits, ends or fails; tapped events go to on_tap on the way. */
 static __attribute__((noinline)) gcs_status next_after_step(gcs_reader *r, const gcs_event **out,
                                                             gcs_error *err)
 {
     for (;;) {
+        feed_taps(r);
+        const gcs_sorted_event *se;
+        const uint8_t *data;
+        if (gcs_sorter_pop(r->sorter, &se, &data)) {
+            type_entry *te = type_at(r, se->key);
+            if (te->tap == WANT_YES) {
+                feed_tap_record(r, te, se, data);
+                continue;
+            }
+            *out = &r->current;
+            return deliver(r, se, data);
+        }
         gcs_status st = reader_step(r, err);
         if (st != GCS_OK) {
             *out = NULL;
             return st;
-        }
-        const gcs_sorted_event *se;
-        const uint8_t *data;
-        if (gcs_sorter_pop(r->sorter, &se, &data)) {
-            *out = &r->current;
-            return deliver(r, se, data);
         }
     }
 }
 
 gcs_status gcs_reader_next(gcs_reader *r, const gcs_event **out, gcs_error *err)
 {
+    feed_taps(r);
     const gcs_sorted_event *se;
     const uint8_t *data;
     if (__builtin_expect(!gcs_sorter_pop(r->sorter, &se, &data), 0))
         return next_after_step(r, out, err);
+    if (__builtin_expect(type_at(r, se->key)->tap == WANT_YES, 0)) {
+        feed_tap_record(r, type_at(r, se->key), se, data);
+        return next_after_step(r, out, err);
+    }
     *out = &r->current;
     return deliver(r, se, data);
 }
@@ -990,10 +1112,12 @@ static gcs_status step_until_released(gcs_reader *r, gcs_error *err)
  * strings between fixed fields (GCS_TALLY_ZERO_TAIL, GCS_TALLY_STRINGS),
  * from now on; and gives it the type's layout, if any (a container that
  * builds payloads may count the rows it proves of that layout). */
-static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
+/* The tally slot of metadata id `id`, the slots grown to hold it (NULL:
+ * no slot for it, or no memory: its rows then come one by one). */
+static gcs_tally_slot *slot_for(gcs_reader *r, uint32_t id)
 {
     if (id == 0 || id >= GCS_MAX_TALLY_SLOTS)
-        return;
+        return NULL;
     gcs_tally *t = &r->tally;
     if (id >= t->n_slots) {
         size_t n = t->n_slots ? t->n_slots : 128; /* the container's fast path wants 128 */
@@ -1001,12 +1125,38 @@ static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
             n *= 2;
         gcs_tally_slot *grown = realloc(t->slots, n * sizeof *grown);
         if (!grown)
-            return; /* counted one by one instead */
+            return NULL;
         memset(grown + t->n_slots, 0, (n - t->n_slots) * sizeof *grown);
         t->slots = grown;
         t->n_slots = n;
     }
-    gcs_tally_slot *slot = &t->slots[id];
+    return &t->slots[id];
+}
+
+/* Lets the container write the rows of a tapped type to the lane from now
+ * on, those that surely fit (gcs_tap_fits: of fixed size, or of one
+ * string that surely ends); the others still come to on_event. */
+static void tap_slot(gcs_reader *r, uint32_t id, const type_entry *te)
+{
+    if (!te->pub.known || (te->check == FIT_OTHER && te->fit_string.unit == 0))
+        return;
+    gcs_tally_slot *slot = slot_for(r, id);
+    if (!slot || slot->counted == GCS_TALLY_TAP)
+        return;
+    slot->counted = GCS_TALLY_TAP;
+    slot->tap_type = te;
+    slot->layout = NULL; /* never counted */
+    slot->min_size = te->check == FIT_FIXED ? te->fixed_size : 0;
+    slot->zero_unit = te->check == FIT_OTHER ? (uint8_t)te->fit_string.unit : 0;
+    slot->zero_before = te->fit_string.before;
+    slot->zero_after = te->fit_string.after;
+}
+
+static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
+{
+    gcs_tally_slot *slot = slot_for(r, id);
+    if (!slot)
+        return; /* counted one by one instead */
     slot->min_size = te->min_size;
     slot->layout = te->layout;
     if (te->quick) {
@@ -1058,15 +1208,34 @@ static void start_scanning(gcs_reader *r)
     sync_stats(r);
     const gcs_sorted_event *se;
     const uint8_t *data;
+    const gcs_tap_row *row;
     for (;;) {
-        while (gcs_sorter_pop(r->sorter, &se, &data))
-            scan_count_type(r, type_at(r, se->key), data, se->payload_size, se->pointer_size,
-                            se->timestamp);
+        for (;;) {
+            if (gcs_sorter_pop_tap(r->sorter, &row)) {
+                /* Its fit was settled when it arrived. */
+                type_entry *te = (type_entry *)row->type;
+                te->pub.count++;
+                r->stats.unknown_events += row->mark == TAP_UNKNOWN;
+                r->stats.undecodable_events += row->mark == TAP_UNDECODABLE;
+                counted_span(r, row->timestamp, row->timestamp);
+                r->counted++;
+            } else if (gcs_sorter_pop(r->sorter, &se, &data)) {
+                scan_count_type(r, type_at(r, se->key), data, se->payload_size, se->pointer_size,
+                                se->timestamp);
+            } else {
+                break;
+            }
+        }
         if (gcs_sorter_pending(r->sorter) == 0)
             break;
         gcs_sorter_flush(r->sorter);
     }
     r->scanning = true;
+    /* Tapped types are counted as any other from now on. */
+    r->sink.lane = NULL;
+    for (size_t i = 0; i < r->tally.n_slots; i++)
+        if (r->tally.slots[i].counted == GCS_TALLY_TAP)
+            r->tally.slots[i].counted = GCS_TALLY_NO;
     r->sink.event = on_event_scan;
     r->sink.tally = &r->tally;
     r->sink.sequence_run = on_sequence_run;

@@ -68,6 +68,11 @@ void gcs_sorter_free(gcs_sorter *s)
     free(s->heap_limit);
     free(s->ready);
     free(s->threads);
+    free(s->lane.io.rows);
+    free(s->lane.runs);
+    free(s->lane.heap);
+    free(s->lane.heap_limit);
+    free(s->lane.ready);
     free(s);
 }
 
@@ -183,6 +188,7 @@ static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_ra
     }
     gcs_sorted_event *r = &s->recs[s->n];
     gcs_sorter_copy_header(r, ev, key);
+    r->arrival = s->lane.io.arrivals++;
     r->has_activity = has_activity;
     s->added_since_release += ev->payload_size;
     if (!has_activity) {
@@ -234,6 +240,61 @@ gcs_status gcs_sorter_add_keyed(gcs_sorter *s, const gcs_raw_event *ev, uint32_t
             return GCS_OK;
     }
     return add_slow(s, ev, key, err);
+}
+
+/* Room for the tap rows of a step or more (a container appends while
+ * there is room), and a run for each row the lane can hold (lane_absorb
+ * cannot fail). False when memory is short. */
+#define LANE_SPARE_ROWS 4096u
+static bool lane_reserve(gcs_sorter_lane *l, size_t rows)
+{
+    if (!gcs_array_reserve((void **)&l->io.rows, &l->io.cap, l->io.n + rows, sizeof *l->io.rows,
+                           LANE_SPARE_ROWS))
+        return false;
+    if (!gcs_array_reserve((void **)&l->runs, &l->runs_cap, l->io.cap, sizeof *l->runs,
+                           LANE_SPARE_ROWS)) {
+        /* Rows only as far as runs go (a capacity the next growth exceeds). */
+        l->io.cap = l->runs_cap > l->io.n ? l->runs_cap : l->io.n;
+        return l->io.n + rows <= l->io.cap;
+    }
+    return true;
+}
+
+gcs_status gcs_sorter_add_tap(gcs_sorter *s, const gcs_raw_event *ev, const void *type,
+                              uint8_t mark, gcs_error *err)
+{
+    gcs_sorter_lane *l = &s->lane;
+    if (l->io.n == l->io.cap && !lane_reserve(l, 1))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, ev->offset, "out of memory buffering events");
+    gcs_tap_append(&l->io, type, ev);
+    l->io.rows[l->io.n - 1].mark = mark;
+    if (ev->has_sequence)
+        note_sequence(s, ev->capture_tid, ev->sequence);
+    return GCS_OK;
+}
+
+/* Cuts the rows appended since the last call into runs of ascending
+ * timestamps and counts them as gcs_sorter_add counts an event: payload
+ * bytes, IsSorted watermark (sequence numbers were counted as they came). */
+static void lane_absorb(gcs_sorter *s)
+{
+    gcs_sorter_lane *l = &s->lane;
+    for (size_t i = l->absorbed; i < l->io.n; i++) {
+        const gcs_tap_row *t = &l->io.rows[i];
+        if (i == 0 || l->n_runs == 0 || l->runs[l->n_runs - 1].end != i ||
+            l->io.rows[i - 1].timestamp > t->timestamp) {
+            assert(l->n_runs < l->runs_cap); /* lane_reserve */
+            l->runs[l->n_runs++] = (run){i, i};
+        }
+        l->runs[l->n_runs - 1].end = i + 1;
+        l->step_bytes += t->payload_size;
+        s->added_since_release += t->payload_size;
+        if (t->is_sorted && (!s->have_watermark || t->timestamp > s->watermark)) {
+            s->watermark = t->timestamp;
+            s->have_watermark = true;
+        }
+    }
+    l->absorbed = l->io.n;
 }
 
 void gcs_sorter_note_sequence_run_keyed(gcs_sorter *s, uint64_t capture_tid, uint32_t first,
@@ -513,13 +574,128 @@ static void merge_few(gcs_sorter *s, size_t *pos, size_t *lim, size_t m, size_t 
             take_ready(s, k, i, b);
 }
 
+/* Lane rows released before the first pending one dropped, once they
+ * are the most and past COMPACT_MIN_RECORDS (each row moves O(1) times);
+ * emptied runs forgotten. Nothing released may be waiting. */
+static void lane_compact(gcs_sorter_lane *l)
+{
+    assert(l->ready_pos == l->ready_n);
+    l->ready_n = l->ready_pos = 0;
+    size_t pending = 0, wr = 0;
+    for (size_t k = 0; k < l->n_runs; k++) {
+        pending += l->runs[k].end - l->runs[k].start;
+        if (l->runs[k].start < l->runs[k].end || k == l->n_runs - 1)
+            l->runs[wr++] = l->runs[k];
+    }
+    l->n_runs = wr;
+    size_t dead = l->io.n - pending;
+    if (dead < COMPACT_MIN_RECORDS || dead < pending)
+        return;
+    size_t w = 0, step_first = SIZE_MAX;
+    for (size_t k = 0; k < l->n_runs; k++) {
+        run rn = l->runs[k];
+        if (rn.start >= l->step_first && step_first == SIZE_MAX)
+            step_first = w;
+        memmove(l->io.rows + w, l->io.rows + rn.start, (rn.end - rn.start) * sizeof *l->io.rows);
+        l->runs[k] = (run){w, w + (rn.end - rn.start)};
+        w += rn.end - rn.start;
+    }
+    /* Runs are in arrival order: the step's rows are the last ones. */
+    l->step_first = step_first == SIZE_MAX ? w : step_first;
+    l->io.n = w;
+    l->absorbed = w;
+}
+
+/* First row of the lane run whose timestamp is >= limit. */
+static size_t lane_cut(const gcs_sorter_lane *l, const run *rn, int64_t limit)
+{
+    size_t lo = rn->start, hi = rn->end;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->io.rows[mid].timestamp < limit)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Appends rows[j] to the released rows, taking its bytes off the window. */
+static inline void lane_take(gcs_sorter_lane *l, size_t *k, size_t j)
+{
+    l->ready[(*k)++] = j;
+    if (j >= l->step_first)
+        l->step_released_bytes += l->io.rows[j].payload_size;
+    else
+        l->live_bytes -= l->io.rows[j].payload_size;
+}
+
+/* The lane's part of a release: the same rows as if they were records
+ * (every run's prefix older than limit, or all), merged by (timestamp,
+ * arrival) with a heap; a run keeps the lead while its next row stays
+ * before every other run's head. */
+static bool lane_release(gcs_sorter_lane *l, bool all, int64_t limit)
+{
+    lane_compact(l);
+    if (l->io.n == 0)
+        return true;
+    if (!gcs_array_reserve((void **)&l->ready, &l->ready_cap, l->io.n, sizeof *l->ready, 1024))
+        return false;
+    if (l->heap_cap < l->n_runs) {
+        heap_item *h = realloc(l->heap, l->runs_cap * sizeof *h);
+        if (!h)
+            return false;
+        l->heap = h;
+        size_t *hl = realloc(l->heap_limit, l->runs_cap * sizeof *hl);
+        if (!hl)
+            return false;
+        l->heap_limit = hl;
+        l->heap_cap = l->runs_cap;
+    }
+    size_t hn = 0, k = 0;
+    for (size_t i = 0; i < l->n_runs; i++) {
+        run *rn = &l->runs[i];
+        l->heap_limit[i] = all ? rn->end : lane_cut(l, rn, limit);
+        if (l->heap_limit[i] > rn->start)
+            heap_push(l->heap, &hn, (heap_item){l->io.rows[rn->start].timestamp, rn->start, i});
+    }
+    while (hn > 0) {
+        heap_item it = heap_pop(l->heap, &hn);
+        size_t end = l->heap_limit[it.run], next = it.idx + 1;
+        lane_take(l, &k, it.idx);
+        while (next < end &&
+               (hn == 0 || item_less(&(heap_item){l->io.rows[next].timestamp, next, it.run},
+                                     &l->heap[0])))
+            lane_take(l, &k, next++);
+        if (next < end)
+            heap_push(l->heap, &hn, (heap_item){l->io.rows[next].timestamp, next, it.run});
+    }
+    for (size_t i = 0; i < l->n_runs; i++)
+        if (l->heap_limit[i] > l->runs[i].start)
+            l->runs[i].start = l->heap_limit[i];
+    l->ready_n = k;
+    l->ready_pos = 0;
+    return true;
+}
+
+/* Records buffered and not yet released. */
+static size_t recs_pending(const gcs_sorter *s)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < s->n_runs; k++)
+        n += s->runs[k].end - s->runs[k].start;
+    return n;
+}
+
 /* Releases, merged in order, every run's prefix older than limit (or all). */
 static bool release(gcs_sorter *s, bool all, int64_t limit)
 {
     compact(s);
     s->added_since_release = 0;
     s->tail_open = false;
-    if (gcs_sorter_pending(s) == 0) {
+    if (!lane_release(&s->lane, all, limit))
+        return false;
+    if (recs_pending(s) == 0) {
         /* Nothing pending: the buffers can restart from zero. */
         assert(s->deferred_bytes == 0);
         s->n = s->n_runs = 0;
@@ -605,23 +781,25 @@ static bool release(gcs_sorter *s, bool all, int64_t limit)
 
 void gcs_sorter_flush(gcs_sorter *s)
 {
-    if (s->ready_pos < s->ready_n)
+    if (gcs_sorter_ready(s))
         return; /* the caller drains first; flush is repeated after */
+    lane_absorb(s);
     s->release_all_requested = false;
     release(s, true, 0);
 }
 
 void gcs_sorter_settle(gcs_sorter *s, bool eager)
 {
-    if (s->ready_pos < s->ready_n)
+    if (gcs_sorter_ready(s))
         return;
+    lane_absorb(s);
     if (s->release_all_requested) {
         s->release_all_requested = false;
         release(s, true, 0);
         return;
     }
     /* Deferred payloads count as stored: what they would be if copied. */
-    if (s->live_bytes + s->deferred_bytes > s->window) {
+    if (s->live_bytes + s->deferred_bytes + s->lane.live_bytes > s->window) {
         s->overflows++;
         release(s, true, 0);
         return;
@@ -738,8 +916,23 @@ undo:
     return false;
 }
 
+/* The step's tap rows still pending weigh in the window from now on;
+ * room for the next step's (without it, a container hands its rows to
+ * the sink one by one). */
+static void lane_end_step(gcs_sorter *s)
+{
+    gcs_sorter_lane *l = &s->lane;
+    lane_absorb(s);
+    l->live_bytes += l->step_bytes - l->step_released_bytes;
+    l->step_bytes = l->step_released_bytes = 0;
+    l->step_first = l->io.n;
+    if (l->io.cap && l->io.cap - l->io.n < LANE_SPARE_ROWS / 2)
+        (void)lane_reserve(l, LANE_SPARE_ROWS);
+}
+
 void gcs_sorter_end_step_within(gcs_sorter *s, const uint8_t *unit, const uint8_t *unit_end)
 {
+    lane_end_step(s);
     /* Every by-reference event is in recs[step_first, n). The pending ones
      * move to the store; those released in this step stay in the unit:
      * they are delivered before the next step. */
@@ -760,13 +953,16 @@ void gcs_sorter_end_step_within(gcs_sorter *s, const uint8_t *unit, const uint8_
             store_one(s, &s->recs[j]);
 }
 
-bool gcs_sorter_ready(const gcs_sorter *s) { return s->ready_pos < s->ready_n; }
+bool gcs_sorter_ready(const gcs_sorter *s)
+{
+    return s->ready_pos < s->ready_n || s->lane.ready_pos < s->lane.ready_n;
+}
 
 size_t gcs_sorter_pending(const gcs_sorter *s)
 {
-    size_t n = 0;
-    for (size_t k = 0; k < s->n_runs; k++)
-        n += s->runs[k].end - s->runs[k].start;
+    size_t n = recs_pending(s) + (s->lane.io.n - s->lane.absorbed);
+    for (size_t k = 0; k < s->lane.n_runs; k++)
+        n += s->lane.runs[k].end - s->lane.runs[k].start;
     return n;
 }
 
@@ -786,6 +982,7 @@ void gcs_sorter_end_step_deferred(gcs_sorter *s, const uint8_t *view, const uint
     s->deferred_bytes += pending_bytes;
     s->step_first = s->n;
     s->step_ref_bytes = s->step_released_ref_bytes = 0;
+    lane_end_step(s);
 }
 
 void gcs_sorter_store_deferred(gcs_sorter *s)

@@ -10,6 +10,12 @@
  * window full counted as a sort overflow (order across windows is then
  * only as good as the file's).
  *
+ * Tapped events (gcs_sorter_lane) wait apart from the records, 64 bytes
+ * each, and are released by the same cuts, weighing in the window as
+ * records would: a consumer that takes both (gcs_sorter_pop_tap before
+ * each gcs_sorter_pop) sees the order a sorter holding them as records
+ * gives.
+ *
  * The sorter also counts lost events from per-thread sequence numbers:
  * a gap on one capture thread, or a sequence point announcing a higher
  * number than the last event seen on that thread.
@@ -22,6 +28,7 @@
 
 #include "base/buf.h"
 #include "format/container.h"
+#include "gcscope/reader.h"
 
 /* One buffered event (64 bytes). Payload and activity ids live in the
  * byte store, or the payload still in the container's unit. */
@@ -44,7 +51,32 @@ typedef struct gcs_sorted_event {
                                  if has_activity */
     } at;
     uint32_t payload_size;
+    uint32_t arrival; /* number of the event's arrival, shared with tap rows (modulo 2^32) */
 } gcs_sorted_event;
+
+/*
+ * Tapped events (gcs_tap_row; the sink's options.tap): kept apart from
+ * the records with only their payload's head, released exactly when they
+ * would be as records, and handed out (gcs_sorter_pop_tap) in the place
+ * they would have had among them: by (timestamp, arrival). io is what a
+ * container appends to (gcs_tap_lane); rows[absorbed, n) are not yet
+ * cut into runs of ascending timestamps (lane_absorb, before a release).
+ */
+typedef struct gcs_sorter_lane {
+    gcs_tap_lane io;
+    size_t absorbed;
+    struct gcs_sorter_run *runs;
+    size_t n_runs, runs_cap;
+    struct gcs_sorter_heap_item *heap;
+    size_t *heap_limit;
+    size_t heap_cap;
+    size_t *ready; /* released rows, in order (indices: appends may move the rows) */
+    size_t ready_n, ready_pos, ready_cap;
+    /* rows[step_first, n) came in this step; their payload bytes, and the
+     * part released; payload bytes of pending rows of earlier steps (what
+     * they would weigh in the window as records). */
+    size_t step_first, step_bytes, step_released_bytes, live_bytes;
+} gcs_sorter_lane;
 
 typedef struct gcs_sorter gcs_sorter;
 
@@ -164,6 +196,9 @@ struct gcs_sorter {
      * (gcs_sorter_end_step_deferred): all lie before step_first. */
     size_t deferred_bytes;
     uint64_t lost, overflows, untracked_threads;
+    /* Tapped events (gcs_sorter_add_tap, or a container's; the arrival
+     * numbers every event takes are lane.io.arrivals). */
+    gcs_sorter_lane lane;
     gcs_sorter_thread *threads;
     size_t threads_cap, threads_used;
     gcs_sorter_thread *last_thread; /* most events come in runs of one thread */
@@ -226,6 +261,7 @@ static inline bool gcs_sorter_add_fast(gcs_sorter *s, const gcs_raw_event *ev, u
     r->by_ref = true;
     r->has_activity = false;
     gcs_sorter_note_ref(s, ev->payload, ev->payload_size);
+    r->arrival = s->lane.io.arrivals++;
     s->added_since_release += ev->payload_size;
     s->runs[s->n_runs - 1].end = ++s->n;
     s->tail_ts = ev->timestamp;
@@ -259,6 +295,44 @@ static inline bool gcs_sorter_pop(gcs_sorter *s, const gcs_sorted_event **ev,
     *data = r->by_ref       ? r->at.ref
             : s->data.data ? s->data.data + r->at.data_offset
                            : (const uint8_t *)"";
+    return true;
+}
+
+/*
+ * Buffers a tapped event (see gcs_sorter_lane) of type `type` (the
+ * sink's), its payload's head copied, `mark` kept for the caller: counted
+ * as gcs_sorter_add counts an event (sequence numbers, IsSorted
+ * watermark), weighing its payload bytes in the window as a record would,
+ * so that every release happens as if it were one. GCS_ERR_NOMEM on
+ * failure.
+ */
+gcs_status gcs_sorter_add_tap(gcs_sorter *s, const gcs_raw_event *ev, const void *type,
+                              uint8_t mark, gcs_error *err);
+
+/* The lane a container appends tap rows to (sink->lane). */
+static inline gcs_tap_lane *gcs_sorter_tap_lane(gcs_sorter *s) { return &s->lane.io; }
+
+/* Is the lane row before the record: time, then arrival (numbers a few
+ * million apart at most, compared modulo 2^32)? */
+static inline bool gcs_sorter_tap_first(const gcs_tap_row *t, const gcs_sorted_event *r)
+{
+    return t->timestamp < r->timestamp ||
+           (t->timestamp == r->timestamp && (int32_t)(t->arrival - r->arrival) < 0);
+}
+
+/* The next released tap row when it comes before the next released
+ * record (or no record is released): false otherwise. Call it before
+ * each gcs_sorter_pop, until false, to have both in order. */
+static inline bool gcs_sorter_pop_tap(gcs_sorter *s, const gcs_tap_row **row)
+{
+    gcs_sorter_lane *l = &s->lane;
+    if (__builtin_expect(l->ready_pos >= l->ready_n, 1))
+        return false;
+    const gcs_tap_row *t = &l->io.rows[l->ready[l->ready_pos]];
+    if (s->ready_pos < s->ready_n && !gcs_sorter_tap_first(t, s->ready[s->ready_pos]))
+        return false;
+    l->ready_pos++;
+    *row = t;
     return true;
 }
 

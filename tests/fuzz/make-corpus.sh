@@ -24,6 +24,7 @@
 #     synthetic tests/data/ctf) each followed by a 0 byte and a stream file
 #     (64 KiB of each, a first small whole packet) and four hand-made traces (tests/fuzz/ctf_seeds.py; needs
 #     python3, else skipped).
+#   - for `tap`, the same traces as for reader and scan;
 # Usage: BUILD=build sh tests/fuzz/make-corpus.sh   (after make fuzz-build)
 set -e
 BUILD=${BUILD:-build}
@@ -32,12 +33,13 @@ CUT="$BUILD/fuzz/cut_seed"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$OUT/reader" "$OUT/scan" "$OUT/again" "$OUT/objtrack" "$OUT/diag" "$OUT/archive" \
-    "$OUT/profile"
+    "$OUT/profile" "$OUT/tap"
 
 n=0
 seed() { # seed FILE NAME: into reader, scan and again (the latter behind a schedule)
     cp "$1" "$OUT/reader/$2"
     cp "$1" "$OUT/scan/$2"
+    cp "$1" "$OUT/tap/$2"
     # schedule: AGAIN on every other read, chunks of 1 + 0x1b*37 = 1000 bytes
     { printf '\125\125\125\125\125\125\125\125\033'; cat "$1"; } >"$OUT/again/$2"
 }

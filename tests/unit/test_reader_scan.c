@@ -12,24 +12,10 @@
 #include "copy_source.h"
 #include "format/eventpipe_metadata.h"
 #include "trace_builder.h"
+#include "trace_list.h"
 
 #include "gcscope.h"
 
-static const char *const traces[] = {
-    "tests/data/wks-nonconcurrent.nettrace",
-    "tests/data/wks-concurrent.nettrace",
-    "tests/data/server.nettrace",
-    "tests/data/objects-movement.nettrace",
-    "tests/data/objects-allocsampled.nettrace",
-    "tests/data/gen0size-small.nettrace",
-    "tests/data/probe-net10.nettrace",
-    "tests/data/cpu-sampled.nettrace", /* sample-profiler rows: thread id only */
-    "tests/data/v6/synthetic.nettrace",              /* V6: thread table, label lists */
-    "tests/data/v6/synthetic-uncompressed.nettrace", /* V6 uncompressed rows */
-    "../shared/traces/perfview/eventpipe-dotnetcore2.1-linux-x64-objver3.netperf",
-    "../shared/traces/perfview/eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace",
-    "../shared/traces/perfview/eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace",
-};
 
 #define MAX_TYPES 4096
 
@@ -175,10 +161,9 @@ static void check_same(const char *path, const char *how, const tally *a, const 
 static void test_scan_counts_what_next_delivers(void)
 {
     size_t seen = 0;
-    for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
-        size_t size = 0;
-        unsigned char *data = check_file_exists(traces[i]) ? check_read_file(traces[i], &size)
-                                                           : NULL;
+    for (size_t i = 0; i < sizeof reader_traces / sizeof reader_traces[0]; i++) {
+        size_t size;
+        unsigned char *data = reader_trace(i, &size);
         if (!data)
             continue;
         seen++;
@@ -193,20 +178,20 @@ static void test_scan_counts_what_next_delivers(void)
         CHECK_EQ_U64(sum, read.stats.events);
 
         read_trace(data, size, 0, false, &scan, false);
-        check_same(traces[i], "scan from the start", &read, &scan);
+        check_same(reader_traces[i], "scan from the start", &read, &scan);
         read_trace(data, size, (size_t)(read.stats.events / 3), false, &mixed, false);
-        check_same(traces[i], "a third read, the rest scanned", &read, &mixed);
+        check_same(reader_traces[i], "a third read, the rest scanned", &read, &mixed);
         read_trace(data, size, 0, true, &slow, false);
-        check_same(traces[i], "scan of a source that says AGAIN", &read, &slow);
+        check_same(reader_traces[i], "scan of a source that says AGAIN", &read, &slow);
         read_trace(data, size, SIZE_MAX, false, &gc_only, true);
-        check_same(traces[i], "only GC analysis events delivered", &read, &gc_only);
+        check_same(reader_traces[i], "only GC analysis events delivered", &read, &gc_only);
         /* The same GC events, header and payload, whatever the container
          * counted around them. */
         CHECK_EQ_U64(gc_only.gc_events, read.gc_events);
         CHECK_EQ_U64(gc_only.gc_hash, read.gc_hash);
         free(data);
     }
-    CHECK(seen >= 10); /* the committed fixtures at least */
+    CHECK(seen >= READER_TRACES_COMMITTED);
 }
 
 /* A metadata row defining `id` as Synth/EVENT_ID with one UInt32 field. */

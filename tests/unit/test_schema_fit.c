@@ -16,20 +16,8 @@
 #include "decode/schema_fit.h"
 #include "format/container.h"
 #include "gcscope.h"
+#include "trace_list.h"
 
-static const char *const traces[] = {
-    "tests/data/wks-nonconcurrent.nettrace",
-    "tests/data/wks-concurrent.nettrace",
-    "tests/data/server.nettrace",
-    "tests/data/objects-movement.nettrace",
-    "tests/data/objects-allocsampled.nettrace",
-    "tests/data/gen0size-small.nettrace",
-    "tests/data/probe-net10.nettrace",
-    "tests/data/v6/synthetic.nettrace",
-    "../shared/traces/perfview/eventpipe-dotnetcore2.1-linux-x64-objver3.netperf",
-    "../shared/traces/perfview/eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace",
-    "../shared/traces/perfview/eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace",
-};
 
 #define MAX_TYPES 4096
 
@@ -91,10 +79,9 @@ static void test_compiled_check_agrees_with_walker(void)
     size_t seen = 0;
     uint64_t checked = 0, bulk_checked = 0;
     static uint8_t copy[1 << 16];
-    for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
-        size_t size = 0;
-        unsigned char *data = check_file_exists(traces[i]) ? check_read_file(traces[i], &size)
-                                                           : NULL;
+    for (size_t i = 0; i < sizeof reader_traces / sizeof reader_traces[0]; i++) {
+        size_t size;
+        unsigned char *data = reader_trace(i, &size);
         if (!data)
             continue;
         seen++;
@@ -147,7 +134,7 @@ static void test_compiled_check_agrees_with_walker(void)
         gcs_arena_reset(&arena);
         free(data);
     }
-    CHECK(seen >= 8);     /* the committed fixtures at least */
+    CHECK(seen >= READER_TRACES_COMMITTED);
     CHECK(checked > 10000);
     CHECK(bulk_checked > 0); /* objects-movement has the bulk range events */
     printf("schema_fit: %llu events compared (%llu bulk GC events)\n",

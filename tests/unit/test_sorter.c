@@ -626,9 +626,148 @@ static void test_thread_end_counts_lost_tail(void)
     gcs_sorter_free(s);
 }
 
+/* One step of the tap test's stream: `n` events of one capture thread. */
+typedef struct tap_stream {
+    uint64_t x;      /* generator state */
+    uint32_t seq[4]; /* per thread */
+    int64_t ts[4];
+    uint32_t id;     /* next event's id, its payload's first 4 bytes */
+} tap_stream;
+
+static uint64_t tap_next(tap_stream *t)
+{
+    t->x = t->x * 6364136223846793005ull + 1442695040888963407ull;
+    return t->x >> 17;
+}
+
+/*
+ * Tapped events (gcs_sorter_add_tap) come out where they would have come
+ * as records: one sorter takes every event as a record, the other takes
+ * the events of key 7 as tap rows, both fed the same random stream (four
+ * threads in blocks, time going back now and then, equal timestamps,
+ * IsSorted flags, sequence points, lost events, a 3 KiB window that
+ * overflows, payloads of 0 to 200 bytes, some with activity ids, steps
+ * ended copying or deferring, arrival numbers wrapping past 2^32); the
+ * ids of the events, handed out by gcs_sorter_pop_tap and gcs_sorter_pop
+ * in turn, must be the same sequence, after every step.
+ */
+static void test_tap_rows_come_out_as_records_would(void)
+{
+    enum { STEPS = 6000 };
+    static uint8_t view[1 << 16];
+    for (int round = 0; round < 6; round++) {
+        static uint32_t trail[2][STEPS * 16];
+        size_t trail_n[2] = {0, 0};
+        uint64_t lost[2], overflows[2];
+        for (int tapped = 0; tapped < 2; tapped++) {
+            gcs_sorter *s = gcs_sorter_new(round % 2 ? 3072 : 0);
+            s->lane.io.arrivals = UINT32_MAX - 3000; /* numbers wrap during the test */
+            gcs_error err;
+            tap_stream t = {(uint64_t)round * 7919 + 1, {0, 0, 0, 0}, {100, 100, 100, 100}, 0};
+            for (int step = 0; step < STEPS; step++) {
+                size_t used = 0;
+                uint64_t tid = 1 + tap_next(&t) % 4;
+                int n = 1 + (int)(tap_next(&t) % 12);
+                for (int i = 0; i < n; i++) {
+                    uint64_t r = tap_next(&t);
+                    /* Mostly forward, sometimes the same tick, sometimes back. */
+                    int64_t step_ts = r % 16 == 0 ? -(int64_t)(r >> 8) % 50 : (int64_t)(r % 5);
+                    t.ts[tid - 1] += step_ts;
+                    uint32_t size = (uint32_t)(tap_next(&t) % 201);
+                    if (size < 4)
+                        size = 4 * (size & 1); /* 0 or at least the id */
+                    if (used + size > sizeof view)
+                        break;
+                    uint8_t *payload = view + used;
+                    memcpy(payload, &t.id, size ? 4 : 0);
+                    used += size;
+                    gcs_raw_event e = {0};
+                    e.timestamp = t.ts[tid - 1];
+                    e.tid = e.capture_tid = tid;
+                    e.has_sequence = true;
+                    /* A number skipped now and then: lost events. */
+                    t.seq[tid - 1] += 1 + (tap_next(&t) % 97 == 0);
+                    e.sequence = t.seq[tid - 1];
+                    e.is_sorted = tap_next(&t) % 40 == 0;
+                    static const uint8_t activity[16] = {1};
+                    e.activity_id = tap_next(&t) % 30 == 0 ? activity : NULL;
+                    e.payload = payload;
+                    e.payload_size = size;
+                    e.metadata_id = 5 + (uint32_t)(tap_next(&t) % 3); /* 5, 6, 7 */
+                    if (size == 0)
+                        e.metadata_id = 7; /* tapped: its id rides in the tid */
+                    /* Now and then two steps without tap rows, each ended by
+                     * a sequence point: a release finds the lane empty. */
+                    if (step % 200 >= 198 && size)
+                        e.metadata_id = 5;
+                    e.tid = size ? e.tid : 1000 + t.id;
+                    bool tap = tapped && e.metadata_id == 7 && !e.activity_id;
+                    CHECK_EQ_INT(tap ? gcs_sorter_add_tap(s, &e, &t, 0, &err)
+                                     : gcs_sorter_add(s, &e, &err),
+                                 GCS_OK);
+                    t.id++;
+                }
+                if (tap_next(&t) % 25 == 0 || step % 200 >= 198) {
+                    gcs_seq_entry sp[4];
+                    for (int k = 0; k < 4; k++)
+                        sp[k] = (gcs_seq_entry){(uint64_t)k + 1, t.seq[k]};
+                    gcs_sorter_sequence_point(s, sp, 4);
+                }
+                gcs_sorter_settle(s, false);
+                if (step % 3 == 0)
+                    gcs_sorter_end_step(s);
+                else
+                    gcs_sorter_end_step_deferred(s, view, view + sizeof view);
+                gcs_sorter_store_deferred(s); /* the view is rewritten next step */
+                for (int last = 0; last < 2; last++) {
+                    if (last && step < STEPS - 1)
+                        break;
+                    if (last)
+                        gcs_sorter_flush(s);
+                    for (;;) {
+                        const gcs_tap_row *row;
+                        const gcs_sorted_event *r;
+                        const uint8_t *d;
+                        uint32_t id;
+                        if (gcs_sorter_pop_tap(s, &row)) {
+                            if (row->payload_size)
+                                memcpy(&id, row->head, 4);
+                            else
+                                id = (uint32_t)(row->tid - 1000);
+                        } else if (gcs_sorter_pop(s, &r, &d)) {
+                            if (r->payload_size)
+                                memcpy(&id, d, 4);
+                            else
+                                id = (uint32_t)(r->tid - 1000);
+                        } else {
+                            break;
+                        }
+                        trail[tapped][trail_n[tapped]++] = id;
+                    }
+                }
+            }
+            lost[tapped] = gcs_sorter_lost_events(s);
+            overflows[tapped] = gcs_sorter_overflows(s);
+            CHECK_EQ_U64(gcs_sorter_pending(s), 0);
+            gcs_sorter_free(s);
+        }
+        if (round % 2)
+            CHECK(overflows[0] >= 3); /* the window decided releases */
+        CHECK(lost[0] > 0);
+        CHECK_EQ_U64(lost[1], lost[0]);
+        CHECK_EQ_U64(overflows[1], overflows[0]);
+        CHECK_EQ_U64(trail_n[1], trail_n[0]);
+        size_t differ = 0;
+        for (size_t i = 0; i < trail_n[0] && i < trail_n[1]; i++)
+            differ += trail[1][i] != trail[0][i];
+        CHECK_EQ_U64(differ, 0);
+    }
+}
+
 int main(void)
 {
     RUN(test_thread_end_counts_lost_tail);
+    RUN(test_tap_rows_come_out_as_records_would);
     RUN(test_merge_of_many_runs_is_a_stable_sort);
     RUN(test_compaction_with_activity_ids);
     RUN(test_end_step_copies_payloads);

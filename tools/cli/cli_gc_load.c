@@ -49,6 +49,15 @@ static inline bool hook_wants(load_want *w, const gcs_event_type *t)
     return answer == HOOK_YES;
 }
 
+/* Events GC analysis only sums (AllocationTick) are tapped, unless the
+ * hook sees them. */
+static bool taps(void *ctx, const gcs_event_type *t)
+{
+    load_want *w = ctx;
+    bool hooked = w->hooks && w->hooks->on_event && hook_wants(w, t);
+    return !hooked && gcs_gc_taps(NULL, t);
+}
+
 static bool wants(void *ctx, const gcs_event_type *t)
 {
     load_want *w = ctx;
@@ -73,19 +82,21 @@ gcs_gc_analyzer *cli_gc_load(const char *who, const char *path, const cli_gc_loa
      * delivered; the rest are counted (most of a trace with handle or
      * allocation events). */
     load_want w = {hooks, NULL, 0};
-    gcs_reader_options opts = {.want = wants, .want_ctx = &w,
-                               .archive_member = hooks ? hooks->archive_member : NULL};
-    cli_trace tr;
-    if (!cli_open_trace_with(&tr, path, &opts)) {
-        *rc = CLI_FAILED;
-        return NULL;
-    }
     gcs_error err;
     gcs_error_clear(&err);
     gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
     if (!an) {
         cli_report_error(path, &err);
-        cli_close_trace(&tr);
+        *rc = CLI_FAILED;
+        return NULL;
+    }
+    /* The allocation ticks go to the analyzer apart (options.tap). */
+    gcs_reader_options opts = {.want = wants, .want_ctx = &w,
+                               .tap = taps, .on_tap = gcs_gc_analyzer_tap, .tap_ctx = an,
+                               .archive_member = hooks ? hooks->archive_member : NULL};
+    cli_trace tr;
+    if (!cli_open_trace_with(&tr, path, &opts)) {
+        gcs_gc_analyzer_free(an);
         free(w.hook_wants);
         *rc = CLI_FAILED;
         return NULL;
@@ -102,6 +113,11 @@ gcs_gc_analyzer *cli_gc_load(const char *who, const char *path, const cli_gc_loa
             st = fs;
             break;
         }
+    }
+    if (st == GCS_END && gcs_gc_analyzer_status(an) < 0) {
+        /* It stopped on a tapped event, after the last delivered one. */
+        st = gcs_gc_analyzer_status(an);
+        fprintf(stderr, "%s: %s: the GC analysis stopped (%s)\n", who, path, gcs_status_name(st));
     }
     if (st < 0 && st != GCS_END) {
         /* Report what was read before the error, then fail. */

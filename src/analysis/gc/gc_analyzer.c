@@ -669,6 +669,42 @@ bool gcs_gc_wants(void *ctx, const gcs_event_type *type)
     return feeds_gcstats(gcs_gc_classify(type));
 }
 
+bool gcs_gc_taps(void *ctx, const gcs_event_type *type)
+{
+    (void)ctx;
+    return gcs_gc_classify(type) == GCS_GCK_ALLOCATION_TICK;
+}
+
+gcs_status gcs_gc_analyzer_status(const gcs_gc_analyzer *an)
+{
+    return an->failed;
+}
+
+void gcs_gc_analyzer_tap(void *ctx, const gcs_tap_event *ev)
+{
+    gcs_gc_analyzer *an = ctx;
+    if (an->failed)
+        return;
+    /* The fields feed_tick reads (the amounts, at most 18 bytes) are in
+     * the head; what delivery would have set besides them. */
+    if (isnan(an->first_event_ms))
+        an->first_event_ms = ev->msec;
+    an->last_event_ms = ev->msec;
+    /* feed_tick's usual case, from the head: the last runtime's. */
+    gcs_gc_alloc_amount a;
+    gcs_gc_runtime *rt = an->last_runtime;
+    const uint32_t version = ev->type->version;
+    if (gcs_gc_decode_alloc_amount(ev->head, ev->head_size, version, &a) == GCS_OK && rt &&
+        rt->pid == ev->pid && (!a.has_clr_instance_id || rt->clr_instance_id == a.clr_instance_id)) {
+        on_alloc_tick(rt, version, a.amount, a.kind, a.amount64);
+        return;
+    }
+    const gcs_event e = {.type = ev->type, .timestamp = ev->timestamp, .msec = ev->msec,
+                         .pid = ev->pid, .tid = ev->tid, .payload = ev->head,
+                         .payload_size = ev->head_size, .pointer_size = ev->pointer_size};
+    (void)feed_tick_slow(an, &e);
+}
+
 void gcs_gc_analyzer_set_span(gcs_gc_analyzer *an, double first_ms, double last_ms)
 {
     an->first_event_ms = first_ms;

@@ -233,13 +233,22 @@ static inline void extend_run(const gcs_sink *sink, seq_run *run, uint64_t tid, 
 typedef struct tally_acc {
     int64_t lo, hi; /* earliest and latest timestamp counted */
     uint64_t taken, short_rows;
+    uint64_t tapped; /* rows written to the sink's lane (not counted) */
 } tally_acc;
 
 static inline tally_acc acc_start(const gcs_tally *t)
 {
     return (tally_acc){t->rows ? t->first_timestamp : INT64_MAX,
-                       t->rows ? t->last_timestamp : INT64_MIN, 0, 0};
+                       t->rows ? t->last_timestamp : INT64_MIN, 0, 0, 0};
 }
+
+/* Where take_counted_rows writes the rows of GCS_TALLY_TAP slots: lane
+ * NULL when it may not (no lane, or the rows carry activity ids, which
+ * repeat from an earlier row). */
+typedef struct tap_target {
+    gcs_tap_lane *lane;
+    uint32_t pid;
+} tap_target;
 
 /* Counts one row of a counted type. */
 static inline void acc_count(tally_acc *a, gcs_tally_slot *slot, uint32_t size, int64_t timestamp)
@@ -531,6 +540,7 @@ static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs
  */
 static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_tally_slot *slots,
                                                         size_t n_slots, bool shape_ok,
+                                                        const tap_target *tap,
                                                         sticky_fields *state, tally_acc *acc,
                                                         other_row *other)
 {
@@ -590,6 +600,20 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
         s.tid = tid;
         s.stack_id = stack_id;
         if (id == 0 || id >= n_slots || !gcs_tally_takes(&slots[id], &c, row_size)) {
+            gcs_tap_lane *lane = tap->lane;
+            if (id != 0 && id < n_slots && slots[id].counted == GCS_TALLY_TAP && lane &&
+                lane->n < lane->cap && gcs_tap_fits(&slots[id], &c, row_size)) {
+                /* To the lane: a row taken for its sequence number. */
+                const uint8_t *payload;
+                gcs_cur_bytes(&c, row_size, &payload); /* checked above */
+                s.metadata_id = id;
+                s.size = row_size;
+                s.timestamp = (int64_t)((uint64_t)s.timestamp + delta_ts);
+                gcs_tap_put(lane, slots[id].tap_type, s.timestamp, tid, tap->pid, payload,
+                            row_size);
+                a.tapped++;
+                continue;
+            }
             *other = (other_row){gcs_cur_offset(&row), id, row_size, delta_ts};
             found_other = true;
             break;
@@ -620,6 +644,23 @@ static gcs_status hand_over(const gcs_sink *sink, seq_run *run, row_state *rs,
     return sink->event(sink->ctx, &rs->ev, err);
 }
 
+/* A row of a GCS_TALLY_TAP slot that surely fits (gcs_tap_fits) goes to
+ * the sink's lane when it has room, its sequence number reported as a
+ * counted row's: true, done. False: it goes to sink->event. */
+static inline bool tap_row(const gcs_sink *sink, seq_run *run, row_state *rs,
+                           const gcs_tally_slot *slot, const uint8_t *payload,
+                           const gcs_cursor *at_payload)
+{
+    gcs_tap_lane *lane = sink->lane;
+    if (slot->counted != GCS_TALLY_TAP || !lane || lane->n == lane->cap || rs->activity_set ||
+        !gcs_tap_fits(slot, at_payload, rs->ev.payload_size))
+        return false;
+    rs->ev.payload = payload;
+    gcs_tap_append(lane, slot->tap_type, &rs->ev);
+    extend_run(sink, run, rs->ev.capture_tid, rs->ev.sequence, rs->ev.sequence);
+    return true;
+}
+
 /*
  * Simple rows (SIMPLE_ROW_FLAGS) of counted types, one after another, while
  * the longest header fits: counted into the tally by take_counted_rows. A
@@ -635,21 +676,25 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
                                                        gcs_status *st, gcs_error *err)
 {
     gcs_tally *t = sink->tally;
-    gcs_tally_slot *const slots = t->slots;
-    const size_t n_slots = t->n_slots;
-    assert(n_slots == 0 || !slots[0].counted); /* the sink's contract */
     gcs_cursor c = *block;
-    /* Every id of the 5-byte encoding (7 bits) has a slot: no id check. */
-    const bool shape_ok = n_slots > 0x7f;
     for (;;) { /* one pass per row handed over */
+        /* Read again after each row handed over: the sink may have grown
+         * (moved) its slots meanwhile. */
+        gcs_tally_slot *const slots = t->slots;
+        const size_t n_slots = t->n_slots;
+        assert(n_slots == 0 || !slots[0].counted); /* the sink's contract */
+        /* Every id of the 5-byte encoding (7 bits) has a slot: no id check. */
+        const bool shape_ok = n_slots > 0x7f;
         const uint32_t first_sequence = rs->ev.sequence + 1u;
         tally_acc acc = acc_start(t);
         sticky_fields s = {rs->ev.timestamp, rs->ev.tid, rs->ev.metadata_id, rs->ev.payload_size,
                            rs->ev.stack_id};
         other_row other;
-        const bool found_other = take_counted_rows(&c, slots, n_slots, shape_ok, &s, &acc, &other);
-        if (acc.taken) {
-            const uint32_t sequence = rs->ev.sequence + (uint32_t)acc.taken;
+        const tap_target tap = {rs->activity_set ? NULL : sink->lane, rs->ev.pid};
+        const bool found_other =
+            take_counted_rows(&c, slots, n_slots, shape_ok, &tap, &s, &acc, &other);
+        if (acc.taken + acc.tapped) {
+            const uint32_t sequence = rs->ev.sequence + (uint32_t)(acc.taken + acc.tapped);
             rs->ev.metadata_id = s.metadata_id;
             rs->ev.payload_size = s.size;
             rs->ev.sequence = sequence;
@@ -670,8 +715,11 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
             rs->ev.sequence++;
         rs->ev.timestamp = (int64_t)((uint64_t)rs->ev.timestamp + other.delta);
         rs->ev.is_sorted = false;
+        const gcs_cursor at_payload = c;
         const uint8_t *payload = NULL;
         gcs_cur_bytes(&c, other.size, &payload); /* checked above */
+        if (other.id < n_slots && tap_row(sink, run, rs, &slots[other.id], payload, &at_payload))
+            continue;
         if ((*st = hand_over(sink, run, rs, payload, other.at, err)) < 0) {
             *block = c;
             return true;
@@ -735,6 +783,9 @@ static gcs_status tally_compressed_rows(gcs_fs_reader *r, gcs_cursor *block, gcs
             extend_run(sink, &run, rs.ev.capture_tid, rs.ev.sequence, rs.ev.sequence);
             continue;
         }
+        if (id != 0 && id < t->n_slots &&
+            tap_row(sink, &run, &rs, &t->slots[id], payload, &at_payload))
+            continue;
         if ((st = hand_over(sink, &run, &rs, payload, row_at, err)) < 0)
             break;
     }

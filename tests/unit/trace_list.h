@@ -1,0 +1,39 @@
+/*
+ * trace_list.h - the real traces the reader tests go over: every
+ * committed nettrace fixture (V5 and V6, sample-profiler rows included)
+ * and, when ../shared is there, PerfView's EventPipe and ETL traces. A
+ * test skips the files that are absent and checks it saw the committed
+ * ones.
+ */
+#ifndef GCS_TESTS_TRACE_LIST_H
+#define GCS_TESTS_TRACE_LIST_H
+
+#include "check.h"
+
+static const char *const reader_traces[] = {
+    "tests/data/wks-nonconcurrent.nettrace",
+    "tests/data/wks-concurrent.nettrace",
+    "tests/data/server.nettrace",
+    "tests/data/objects-movement.nettrace",
+    "tests/data/objects-allocsampled.nettrace",
+    "tests/data/gen0size-small.nettrace",
+    "tests/data/probe-net10.nettrace",
+    "tests/data/cpu-sampled.nettrace", /* sample-profiler rows: thread id only */
+    "tests/data/v6/synthetic.nettrace",              /* V6: thread table, label lists */
+    "tests/data/v6/synthetic-uncompressed.nettrace", /* V6 uncompressed rows */
+    "../shared/traces/perfview/eventpipe-dotnetcore2.1-linux-x64-objver3.netperf",
+    "../shared/traces/perfview/eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace",
+    "../shared/traces/perfview/eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace",
+};
+
+/* Committed ones among them. */
+#define READER_TRACES_COMMITTED 10
+
+/* The bytes of reader_traces[i] (free them), or NULL when it is absent. */
+static inline unsigned char *reader_trace(size_t i, size_t *size)
+{
+    *size = 0;
+    return check_file_exists(reader_traces[i]) ? check_read_file(reader_traces[i], size) : NULL;
+}
+
+#endif
