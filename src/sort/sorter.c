@@ -574,6 +574,15 @@ static void merge_few(gcs_sorter *s, size_t *pos, size_t *lim, size_t m, size_t 
             take_ready(s, k, i, b);
 }
 
+/* Records buffered and not yet released. */
+static size_t recs_pending(const gcs_sorter *s)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < s->n_runs; k++)
+        n += s->runs[k].end - s->runs[k].start;
+    return n;
+}
+
 /* Lane rows released before the first pending one dropped, once they
  * are the most and past COMPACT_MIN_RECORDS (each row moves O(1) times);
  * emptied runs forgotten. Nothing released may be waiting. */
@@ -630,6 +639,43 @@ static inline void lane_take(gcs_sorter_lane *l, size_t *k, size_t j)
         l->live_bytes -= l->io.rows[j].payload_size;
 }
 
+/* merge_few for lane rows (their index is their arrival order). */
+static void lane_merge_few(gcs_sorter_lane *l, size_t *pos, size_t *lim, size_t m, size_t *k)
+{
+    const gcs_tap_row *rows = l->io.rows;
+    while (m > 1) {
+        size_t lead = 0, second = 1;
+        if (key_before(rows[pos[1]].timestamp, pos[1], rows[pos[0]].timestamp, pos[0])) {
+            lead = 1;
+            second = 0;
+        }
+        for (size_t j = 2; j < m; j++) {
+            if (key_before(rows[pos[j]].timestamp, pos[j], rows[pos[lead]].timestamp, pos[lead])) {
+                second = lead;
+                lead = j;
+            } else if (key_before(rows[pos[j]].timestamp, pos[j], rows[pos[second]].timestamp,
+                                  pos[second])) {
+                second = j;
+            }
+        }
+        const int64_t stop_ts = rows[pos[second]].timestamp;
+        size_t stop = pos[second], i = pos[lead], end = lim[lead];
+        lane_take(l, k, i++);
+        while (i < end && key_before(rows[i].timestamp, i, stop_ts, stop))
+            lane_take(l, k, i++);
+        if (i < end) {
+            pos[lead] = i;
+            continue;
+        }
+        m--;
+        pos[lead] = pos[m];
+        lim[lead] = lim[m];
+    }
+    if (m == 1)
+        for (size_t i = pos[0]; i < lim[0]; i++)
+            lane_take(l, k, i);
+}
+
 /* The lane's part of a release: the same rows as if they were records
  * (every run's prefix older than limit, or all), merged by (timestamp,
  * arrival) with a heap; a run keeps the lead while its next row stays
@@ -652,13 +698,26 @@ static bool lane_release(gcs_sorter_lane *l, bool all, int64_t limit)
         l->heap_limit = hl;
         l->heap_cap = l->runs_cap;
     }
-    size_t hn = 0, k = 0;
+    size_t hn = 0, k = 0, m = 0;
+    size_t pos[FEW_RUNS], lim[FEW_RUNS];
     for (size_t i = 0; i < l->n_runs; i++) {
         run *rn = &l->runs[i];
         l->heap_limit[i] = all ? rn->end : lane_cut(l, rn, limit);
-        if (l->heap_limit[i] > rn->start)
-            heap_push(l->heap, &hn, (heap_item){l->io.rows[rn->start].timestamp, rn->start, i});
+        if (l->heap_limit[i] == rn->start)
+            continue;
+        if (m < FEW_RUNS) {
+            pos[m] = rn->start;
+            lim[m] = l->heap_limit[i];
+        }
+        m++;
     }
+    if (m <= FEW_RUNS)
+        lane_merge_few(l, pos, lim, m, &k);
+    else
+        for (size_t i = 0; i < l->n_runs; i++)
+            if (l->heap_limit[i] > l->runs[i].start)
+                heap_push(l->heap, &hn,
+                          (heap_item){l->io.rows[l->runs[i].start].timestamp, l->runs[i].start, i});
     while (hn > 0) {
         heap_item it = heap_pop(l->heap, &hn);
         size_t end = l->heap_limit[it.run], next = it.idx + 1;
@@ -676,15 +735,6 @@ static bool lane_release(gcs_sorter_lane *l, bool all, int64_t limit)
     l->ready_n = k;
     l->ready_pos = 0;
     return true;
-}
-
-/* Records buffered and not yet released. */
-static size_t recs_pending(const gcs_sorter *s)
-{
-    size_t n = 0;
-    for (size_t k = 0; k < s->n_runs; k++)
-        n += s->runs[k].end - s->runs[k].start;
-    return n;
 }
 
 /* Releases, merged in order, every run's prefix older than limit (or all). */
