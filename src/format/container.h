@@ -123,12 +123,6 @@ typedef struct gcs_tap_lane {
 typedef struct gcs_tally_slot {
     uint64_t count;
     uint32_t min_size;
-    /* The type's layout, when its schema is of that form (else NULL),
-     * whatever `counted` says: a container that builds payloads itself
-     * (LTTng's CTF, rebuilt in the manifest's layout) may count a row it
-     * knows would be built exactly so, without building it, even in a
-     * slot of GCS_TALLY_NO (the row fits: it adds no short row). */
-    const gcs_tally_layout *layout;
     /* GCS_TALLY_ZERO_TAIL and GCS_TALLY_STRINGS: the payload is fixed
      * bytes, terminated strings of zero_unit-byte units (1 or 2), fixed
      * bytes (zero_before and zero_after of them). One string
@@ -137,14 +131,22 @@ typedef struct gcs_tally_slot {
      * leading ones, is zero (then the string surely ends in the payload).
      * zero_strings of them (GCS_TALLY_STRINGS): only when the strings end
      * before the trailing bytes (gcs_cur_strings_end). Any other row of
-     * the slot goes to sink->event, which checks it fully. */
+     * the slot goes to sink->event, which checks it fully. (Fields in
+     * this order: a slot stays 40 bytes.) */
     uint32_t zero_before, zero_after;
     uint8_t zero_unit;
     uint8_t zero_strings;
     uint8_t counted; /* gcs_tally_mode */
+    /* The type's layout, when its schema is of that form (else NULL),
+     * whatever `counted` says: a container that builds payloads itself
+     * (LTTng's CTF, rebuilt in the manifest's layout) may count a row it
+     * knows would be built exactly so, without building it, even in a
+     * slot of GCS_TALLY_NO (the row fits: it adds no short row). */
+    const gcs_tally_layout *layout;
     /* GCS_TALLY_TAP: what the rows' tap_row.type is. */
     const void *tap_type;
 } gcs_tally_slot;
+_Static_assert(sizeof(gcs_tally_slot) <= 40, "a tally slot stays 40 bytes");
 
 /* How a slot's rows are counted (the modes that look into the payload
  * last: `counted < GCS_TALLY_ZERO_TAIL` says a row is taken whatever its
