@@ -4,12 +4,14 @@
  * GC analysis' allocation ticks and one that delivers them must see the
  * same sequence of events (type, time, process, thread, payload head and
  * size) and count the same (events, types, undecodable ones, time span),
- * on every committed fixture and the shared traces (trace_list.h); also when reading
+ * on every committed fixture and the shared traces (trace_list.h), from
+ * memory and from a source that waits now and then; also when reading
  * switches to scanning with tap rows pending; and on synthetic traces
  * whose tapped rows carry activity ids (sorted as records, handed to
  * on_tap all the same).
  */
 #include "check.h"
+#include "copy_source.h"
 #include "format/eventpipe_metadata.h"
 #include "trace_builder.h"
 #include "trace_list.h"
@@ -75,25 +77,34 @@ typedef struct reading {
  * `first` events (all: SIZE_MAX) handed out, the rest scanned. */
 static void read_with(const uint8_t *data, size_t size,
                       bool (*want)(void *, const gcs_event_type *),
-                      bool (*tap)(void *, const gcs_event_type *), size_t first, reading *out)
+                      bool (*tap)(void *, const gcs_event_type *), size_t first, bool slow,
+                      reading *out)
 {
     memset(out, 0, sizeof *out);
     gcs_error err;
-    gcs_source *src = gcs_source_from_memory(data, size, &err);
+    /* slow: 4 KiB a read, GCS_AGAIN before every other read. */
+    copy_src cs = {.data = data, .size = size, .max_chunk = 4096, .at_end = GCS_END,
+                   .again_every_other = true};
+    gcs_source *src = slow ? gcs_source_custom(copy_src_read, NULL, &cs, &err)
+                           : gcs_source_from_memory(data, size, &err);
     gcs_reader_options opts = {.want = want, .tap = tap, .on_tap = on_tap,
                                .tap_ctx = &out->seen};
     gcs_reader *r = gcs_reader_new(src, &opts, &err);
     CHECK(r != NULL);
     const gcs_event *ev;
     gcs_status st = GCS_OK;
-    while (out->seen.events < first && (st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
+    while (out->seen.events < first &&
+           ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK || st == GCS_AGAIN)) {
+        if (st == GCS_AGAIN)
+            continue;
         uint32_t head = ev->payload_size < GCS_TAP_HEAD_BYTES ? ev->payload_size
                                                              : GCS_TAP_HEAD_BYTES;
         note(&out->seen, ev->type, ev->timestamp, ev->pid, ev->tid, ev->payload, head,
              ev->payload_size);
     }
     if (out->seen.events >= first)
-        st = gcs_reader_scan(r, &err);
+        while ((st = gcs_reader_scan(r, &err)) == GCS_AGAIN)
+            ;
     out->status = st;
     out->stats = *gcs_reader_get_stats(r);
     const gcs_event_type *t;
@@ -137,14 +148,19 @@ static void test_taps_come_where_delivery_puts_them(void)
         if (!data)
             continue;
         seen_traces++;
-        reading delivered, tapped, mixed_d, mixed_t;
-        read_with(data, size, gcs_gc_wants, NULL, SIZE_MAX, &delivered);
-        read_with(data, size, gcs_gc_wants, gcs_gc_taps, SIZE_MAX, &tapped);
+        reading delivered, tapped, mixed_d, mixed_t, slow_d, slow_t;
+        read_with(data, size, gcs_gc_wants, NULL, SIZE_MAX, false, &delivered);
+        read_with(data, size, gcs_gc_wants, gcs_gc_taps, SIZE_MAX, false, &tapped);
         check_same_reading(reader_traces[i], &delivered, &tapped, true);
+        /* From a source that waits now and then: the reader releases what
+         * it may when it waits, taps or not. */
+        read_with(data, size, gcs_gc_wants, NULL, SIZE_MAX, true, &slow_d);
+        read_with(data, size, gcs_gc_wants, gcs_gc_taps, SIZE_MAX, true, &slow_t);
+        check_same_reading(reader_traces[i], &slow_d, &slow_t, true);
         /* A third handed out, then scanning with tap rows pending. */
         size_t third = (size_t)(delivered.seen.events / 3);
-        read_with(data, size, gcs_gc_wants, NULL, third, &mixed_d);
-        read_with(data, size, gcs_gc_wants, gcs_gc_taps, third, &mixed_t);
+        read_with(data, size, gcs_gc_wants, NULL, third, false, &mixed_d);
+        read_with(data, size, gcs_gc_wants, gcs_gc_taps, third, false, &mixed_t);
         check_same_reading(reader_traces[i], &mixed_d, &mixed_t, false);
         check_same_reading(reader_traces[i], &delivered, &mixed_t, false);
         free(data);
@@ -257,8 +273,8 @@ static void test_synthetic_taps(void)
         }
         bb_u8(b, 1); /* NullReference: end of stream */
         reading delivered, tapped;
-        read_with(b->data, b->len, want_all, NULL, SIZE_MAX, &delivered);
-        read_with(b->data, b->len, want_all, tap_ticks, SIZE_MAX, &tapped);
+        read_with(b->data, b->len, want_all, NULL, SIZE_MAX, false, &delivered);
+        read_with(b->data, b->len, want_all, tap_ticks, SIZE_MAX, false, &tapped);
         CHECK_EQ_INT(delivered.status, GCS_END);
         CHECK(tapped.seen.tapped > 100);
         CHECK(tapped.stats.undecodable_events > 0);
