@@ -58,7 +58,7 @@ typedef struct type_entry {
     bool quick;
     uint32_t min_size;
     uint8_t want; /* options.want's answer: WANT_UNASKED, WANT_YES, WANT_NO */
-    uint8_t tap;  /* options.tap's answer, the same way (WANT_NO without options.tap) */
+    uint8_t tap;  /* options.tap's answer, the same way (WANT_UNASKED without options.tap) */
     /* Neither fixed nor empty: the compiled fit check (NULL: the walker),
      * and its shape when it is strings between fixed fields (the tally
      * slot's); fit_string the same when it is one string (checked inline

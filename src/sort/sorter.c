@@ -603,13 +603,13 @@ static void lane_compact(gcs_sorter_lane *l)
     size_t w = 0, step_first = SIZE_MAX;
     for (size_t k = 0; k < l->n_runs; k++) {
         run rn = l->runs[k];
-        if (rn.start >= l->step_first && step_first == SIZE_MAX)
-            step_first = w;
+        /* The first pending row of this step (a run may begin before it). */
+        if (step_first == SIZE_MAX && rn.end > l->step_first)
+            step_first = w + (rn.start >= l->step_first ? 0 : l->step_first - rn.start);
         memmove(l->io.rows + w, l->io.rows + rn.start, (rn.end - rn.start) * sizeof *l->io.rows);
         l->runs[k] = (run){w, w + (rn.end - rn.start)};
         w += rn.end - rn.start;
     }
-    /* Runs are in arrival order: the step's rows are the last ones. */
     l->step_first = step_first == SIZE_MAX ? w : step_first;
     l->io.n = w;
     l->absorbed = w;
