@@ -320,6 +320,12 @@ static inline bool gcs_sorter_tap_first(const gcs_tap_row *t, const gcs_sorted_e
            (t->timestamp == r->timestamp && (int32_t)(t->arrival - r->arrival) < 0);
 }
 
+/* Are released tap rows waiting (gcs_sorter_pop_tap may give one)? */
+static inline bool gcs_sorter_tap_ready(const gcs_sorter *s)
+{
+    return s->lane.ready_pos < s->lane.ready_n;
+}
+
 /* The next released tap row when it comes before the next released
  * record (or no record is released): false otherwise. Call it before
  * each gcs_sorter_pop, until false, to have both in order. */
