@@ -530,7 +530,9 @@ static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs
  * every 7-bit id) goes to take_shape_rows, a run of rows that keep the
  * type and size (the sample profiler's) to take_same_type_rows; any other
  * simple row is decoded here, its payload looked into when its slot asks
- * (gcs_tally_takes). Each loop is called only at a row it takes, so a
+ * (gcs_tally_takes); a row of a GCS_TALLY_TAP slot that surely fits goes
+ * to tap->lane when it may (acc->tapped counts it, for its sequence
+ * number only). Each loop is called only at a row it takes, so a
  * trace that changes encoding every row pays no empty call. Its state in
  * locals, so that the live values stay in registers.
  * Returns true at a simple row of a type not counted here: its header read
