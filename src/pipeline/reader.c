@@ -841,34 +841,56 @@ static void hand_tap(gcs_reader *r, type_entry *te, const gcs_tap_event *ev, uin
 /* The released rows of the sorter's lane that come before its next
  * released event (at least one: the caller saw it), handed out in one
  * loop: the counts that concern them all are made once at its end. */
+/* Milliseconds from the trace start (gcs_reader_msec). Differences of
+ * 64-bit tick counts wrap; the signed result is the distance from the
+ * trace start. Multiplied by 1000 then divided by the frequency, as
+ * TraceEvent's QPCTimeToRelMSec: multiplying by a precomputed
+ * 1000/frequency differs in the last bit, which shows in the 9th digit of
+ * a rate over a sub-microsecond interval. */
+static inline double msec_of(int64_t timestamp, int64_t start_ticks, double ticks_per_sec)
+{
+    if (ticks_per_sec == 0)
+        return 0.0;
+    return (double)(int64_t)((uint64_t)timestamp - (uint64_t)start_ticks) * 1000.0 / ticks_per_sec;
+}
+
 static __attribute__((noinline)) void feed_tap_rows(gcs_reader *r)
 {
+    const size_t *idx;
+    const size_t n = gcs_sorter_take_taps(r->sorter, &idx);
+    if (n == 0)
+        return;
+    /* Held in locals across the calls out: on_tap cannot reach the
+     * reader, so nothing here changes under it. */
     void (*const on_tap)(void *, const gcs_tap_event *) = r->opts.on_tap;
     void *const ctx = r->opts.tap_ctx;
+    const gcs_tap_row *const rows = gcs_sorter_tap_lane(r->sorter)->rows;
     const uint32_t trace_pointer_size = r->info.pointer_size;
-    const gcs_tap_row *row;
-    uint64_t n = 0;
-    int64_t first = 0, last = 0;
-    while (gcs_sorter_pop_tap(r->sorter, &row)) {
+    const int64_t start_ticks = (int64_t)r->info.start_ticks;
+    const double ticks_per_sec = r->ticks_per_sec;
+    uint64_t unknown = 0, undecodable = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gcs_tap_row *row = &rows[idx[i]];
         type_entry *te = (type_entry *)row->type;
         te->pub.count++;
-        r->stats.unknown_events += row->mark == TAP_UNKNOWN;
-        r->stats.undecodable_events += row->mark == TAP_UNDECODABLE;
-        const gcs_tap_event ev = {&te->pub, row->timestamp, gcs_reader_msec(r, row->timestamp),
+        if (__builtin_expect(row->mark != 0, 0)) {
+            unknown += row->mark == TAP_UNKNOWN;
+            undecodable += row->mark == TAP_UNDECODABLE;
+        }
+        const gcs_tap_event ev = {&te->pub, row->timestamp,
+                                  msec_of(row->timestamp, start_ticks, ticks_per_sec),
                                   row->pid, row->tid, row->head,
                                   row->head_size, row->payload_size,
                                   row->pointer_size ? row->pointer_size : trace_pointer_size};
-        first = n++ ? first : row->timestamp;
-        last = row->timestamp;
         on_tap(ctx, &ev);
     }
-    if (n == 0)
-        return;
+    r->stats.unknown_events += unknown;
+    r->stats.undecodable_events += undecodable;
     if (r->delivered == 0)
-        r->delivered_first = first;
+        r->delivered_first = rows[idx[0]].timestamp;
     r->delivered += n;
     r->tap_last = true;
-    r->tap_last_timestamp = last;
+    r->tap_last_timestamp = rows[idx[n - 1]].timestamp;
 }
 
 /* A tapped event that was sorted as a record (it had activity ids). */
@@ -1281,15 +1303,7 @@ void gcs_reader_release_pending(gcs_reader *r)
 
 double gcs_reader_msec(const gcs_reader *r, int64_t timestamp)
 {
-    /* Differences of 64-bit tick counts wrap; the signed result is the
-     * distance from the trace start. Multiplied by 1000 then divided by the
-     * frequency, as TraceEvent's QPCTimeToRelMSec: multiplying by a
-     * precomputed 1000/frequency differs in the last bit, which shows in
-     * the 9th digit of a rate over a sub-microsecond interval. */
-    if (r->ticks_per_sec == 0)
-        return 0.0;
-    return (double)(int64_t)((uint64_t)timestamp - (uint64_t)r->info.start_ticks) * 1000.0 /
-           r->ticks_per_sec;
+    return msec_of(timestamp, (int64_t)r->info.start_ticks, r->ticks_per_sec);
 }
 
 const gcs_trace_info *gcs_reader_info(const gcs_reader *r)

@@ -342,6 +342,30 @@ static inline bool gcs_sorter_pop_tap(gcs_sorter *s, const gcs_tap_row **row)
     return true;
 }
 
+/*
+ * The released tap rows that come before the next released record (all
+ * of them when no record is released), taken at once: *first points to
+ * their indices into rows (s->lane.io.rows), the count is returned. The
+ * same rows, in the same order, as gcs_sorter_pop_tap until false; the
+ * indices and rows stay valid until the sorter is next stepped or added
+ * to, so a consumer may call out for each row without reloading.
+ */
+static inline size_t gcs_sorter_take_taps(gcs_sorter *s, const size_t **first)
+{
+    gcs_sorter_lane *l = &s->lane;
+    size_t pos = l->ready_pos, end = l->ready_n;
+    if (s->ready_pos < s->ready_n) {
+        const gcs_sorted_event *r = s->ready[s->ready_pos];
+        size_t k = pos;
+        while (k < end && gcs_sorter_tap_first(&l->io.rows[l->ready[k]], r))
+            k++;
+        end = k;
+    }
+    *first = l->ready + pos;
+    l->ready_pos = end;
+    return end - pos;
+}
+
 /* Notes the sequence numbers of events that are not buffered (a reader
  * that counts events and needs no order): `first` to `last` are numbers
  * of consecutive events of one thread, first..last with no gap (first ==

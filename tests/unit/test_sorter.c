@@ -648,8 +648,9 @@ static uint64_t tap_next(tap_stream *t)
  * IsSorted flags, sequence points, lost events, a 3 KiB window that
  * overflows, payloads of 0 to 200 bytes, some with activity ids, steps
  * ended copying or deferring, arrival numbers wrapping past 2^32); the
- * ids of the events, handed out by gcs_sorter_pop_tap and gcs_sorter_pop
- * in turn, must be the same sequence, after every step.
+ * ids of the events, handed out by gcs_sorter_pop_tap (or in batches by
+ * gcs_sorter_take_taps) and gcs_sorter_pop in turn, must be the same
+ * sequence, after every step.
  */
 static void test_tap_rows_come_out_as_records_would(void)
 {
@@ -729,7 +730,21 @@ static void test_tap_rows_come_out_as_records_would(void)
                         const gcs_sorted_event *r;
                         const uint8_t *d;
                         uint32_t id;
-                        if (gcs_sorter_pop_tap(s, &row)) {
+                        /* Odd rounds take the taps in batches
+                         * (gcs_sorter_take_taps), even ones one by one. */
+                        const size_t *idx;
+                        size_t batch = round % 2 ? gcs_sorter_take_taps(s, &idx) : 0;
+                        for (size_t b = 0; b < batch; b++) {
+                            row = &gcs_sorter_tap_lane(s)->rows[idx[b]];
+                            if (row->payload_size)
+                                memcpy(&id, row->head, 4);
+                            else
+                                id = (uint32_t)(row->tid - 1000);
+                            trail[tapped][trail_n[tapped]++] = id;
+                        }
+                        if (batch)
+                            continue;
+                        if (round % 2 == 0 && gcs_sorter_pop_tap(s, &row)) {
                             if (row->payload_size)
                                 memcpy(&id, row->head, 4);
                             else
