@@ -12,14 +12,13 @@
  */
 #include "io/archive.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "io/archive_lib.h"
 
 struct gcs_archive {
     struct archive *la;
@@ -99,20 +98,20 @@ static la_ssize_t outer_read(struct archive *la, void *ctx, const void **buf)
         a->outer_err = e;
         GCS_FAIL(&a->outer_err, GCS_ERR_UNSUPPORTED, gcs_stream_offset(a->outer),
                  "the input has no data yet: an archive is read from a complete input");
-        archive_set_error(la, EAGAIN, "%s", a->outer_err.reason);
+        gcs_libarchive.archive_set_error(la, EAGAIN, "%s", a->outer_err.reason);
         return -1;
     }
     a->outer_err = e;
     if (a->outer_err.status >= 0)
         a->outer_err.status = st;
-    archive_set_error(la, EIO, "%s", a->outer_err.reason);
+    gcs_libarchive.archive_set_error(la, EIO, "%s", a->outer_err.reason);
     return -1;
 }
 
 /* libarchive's last message, without the newline some of them end with. */
 static const char *la_reason(gcs_archive *a)
 {
-    const char *s = archive_error_string(a->la);
+    const char *s = gcs_libarchive.archive_error_string(a->la);
     if (!s || !*s)
         return "unknown libarchive error";
     size_t n = strlen(s);
@@ -130,7 +129,7 @@ static const char *la_reason(gcs_archive *a)
  * ahead by what was lent). */
 static uint64_t archive_offset(gcs_archive *a)
 {
-    la_int64_t n = archive_filter_bytes(a->la, -1);
+    la_int64_t n = gcs_libarchive.archive_filter_bytes(a->la, -1);
     return n > 0 ? (uint64_t)n : 0;
 }
 
@@ -150,7 +149,7 @@ static gcs_status la_fail(gcs_archive *a, gcs_error *err, uint64_t offset, const
     const char *why = la_reason(a);
     const char *kind = gcs_archive_kind_name(a->kind);
     gcs_status st = GCS_ERR_CORRUPT;
-    if (archive_errno(a->la) == ENOMEM)
+    if (gcs_libarchive.archive_errno(a->la) == ENOMEM)
         st = GCS_ERR_NOMEM;
     else if (a->outer_ended && !strstr(why, "CRC") && !strstr(why, "wrong size"))
         st = GCS_ERR_TRUNCATED;
@@ -167,19 +166,19 @@ static gcs_status la_fail(gcs_archive *a, gcs_error *err, uint64_t offset, const
 static void enable_formats(struct archive *la, gcs_archive_kind kind)
 {
     if (kind == GCS_ARCHIVE_ZIP) {
-        archive_read_support_format_zip(la);
+        gcs_libarchive.archive_read_support_format_zip(la);
         return;
     }
-    if (archive_zlib_version())
-        archive_read_support_filter_gzip(la);
-    if (archive_liblzma_version())
-        archive_read_support_filter_xz(la);
-    if (archive_libzstd_version())
-        archive_read_support_filter_zstd(la);
-    if (archive_bzlib_version())
-        archive_read_support_filter_bzip2(la);
-    archive_read_support_format_tar(la);
-    archive_read_support_format_raw(la);
+    if (gcs_libarchive.archive_zlib_version())
+        gcs_libarchive.archive_read_support_filter_gzip(la);
+    if (gcs_libarchive.archive_liblzma_version())
+        gcs_libarchive.archive_read_support_filter_xz(la);
+    if (gcs_libarchive.archive_libzstd_version())
+        gcs_libarchive.archive_read_support_filter_zstd(la);
+    if (gcs_libarchive.archive_bzlib_version())
+        gcs_libarchive.archive_read_support_filter_bzip2(la);
+    gcs_libarchive.archive_read_support_format_tar(la);
+    gcs_libarchive.archive_read_support_format_raw(la);
 }
 
 /*
@@ -196,7 +195,7 @@ static gcs_status take(gcs_archive *a, uint8_t *buf, size_t cap, size_t *got)
         const void *block;
         size_t size;
         la_int64_t at;
-        int rc = archive_read_data_block(a->la, &block, &size, &at);
+        int rc = gcs_libarchive.archive_read_data_block(a->la, &block, &size, &at);
         if (rc == ARCHIVE_EOF)
             return GCS_END;
         /* ARCHIVE_WARN too: a zip member's bad CRC is only a warning. */
@@ -287,24 +286,24 @@ static gcs_status choose_member(gcs_archive *a, const char *want, gcs_member_cla
     char ctf[256] = "";
     struct archive_entry *entry;
     for (;;) {
-        int rc = archive_read_next_header(a->la, &entry);
+        int rc = gcs_libarchive.archive_read_next_header(a->la, &entry);
         if (rc == ARCHIVE_EOF)
             break;
         if (rc < ARCHIVE_WARN)
             return la_fail(a, err, archive_offset(a), NULL);
-        bool single = (archive_format(a->la) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_RAW;
-        const char *raw_path = archive_entry_pathname(entry);
+        bool single = (gcs_libarchive.archive_format(a->la) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_RAW;
+        const char *raw_path = gcs_libarchive.archive_entry_pathname(entry);
         if (!raw_path)
             raw_path = "";
         char path[256];
         shown_name(path, sizeof path, raw_path);
-        if (!single && archive_entry_filetype(entry) != AE_IFREG)
+        if (!single && gcs_libarchive.archive_entry_filetype(entry) != AE_IFREG)
             continue;
         if (!single && want && !name_matches(raw_path, want)) {
             list_add(others, sizeof others, path);
             continue;
         }
-        if (archive_entry_is_encrypted(entry))
+        if (gcs_libarchive.archive_entry_is_encrypted(entry))
             return GCS_FAIL(err, GCS_ERR_UNSUPPORTED, archive_offset(a),
                             "%s member %s is encrypted", kind, path);
         if (!read_prefix(a))
@@ -347,8 +346,10 @@ gcs_archive *gcs_archive_open(gcs_stream *outer, const char *want_member,
         GCS_FAIL(err, GCS_ERR_ARG, gcs_stream_offset(outer), "not an archive");
         return NULL;
     }
+    if (!gcs_libarchive_load(err))
+        return NULL;
     gcs_archive *a = calloc(1, sizeof *a);
-    if (!a || !(a->la = archive_read_new())) {
+    if (!a || !(a->la = gcs_libarchive.archive_read_new())) {
         free(a);
         GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
         return NULL;
@@ -356,7 +357,7 @@ gcs_archive *gcs_archive_open(gcs_stream *outer, const char *want_member,
     a->outer = outer;
     a->kind = kind;
     enable_formats(a->la, kind);
-    if (archive_read_open(a->la, a, NULL, outer_read, NULL) != ARCHIVE_OK) {
+    if (gcs_libarchive.archive_read_open(a->la, a, NULL, outer_read, NULL) != ARCHIVE_OK) {
         la_fail(a, err, archive_offset(a), NULL);
         gcs_archive_free(a);
         return NULL;
@@ -416,7 +417,7 @@ gcs_status gcs_archive_finish(gcs_archive *a)
         const void *block;
         size_t size;
         la_int64_t at;
-        int rc = archive_read_data_block(a->la, &block, &size, &at);
+        int rc = gcs_libarchive.archive_read_data_block(a->la, &block, &size, &at);
         if (rc == ARCHIVE_EOF)
             a->ended = true;
         else if (rc != ARCHIVE_OK)
@@ -443,7 +444,7 @@ void gcs_archive_free(gcs_archive *a)
     if (!a)
         return;
     gcs_source_free(a->source);
-    archive_read_free(a->la);
+    gcs_libarchive.archive_read_free(a->la);
     free(a->member);
     free(a);
 }

@@ -7,8 +7,6 @@
  * from inside the archive).
  */
 #define _XOPEN_SOURCE 700
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -22,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "io/archive_lib.h"
 #include "format/ctf/ctf_internal.h"
 
 /* Caps on what a zip may make us write (a zip bomb stops here). */
@@ -475,15 +474,19 @@ void gcs_ctf_remove_tree(const char *path)
             tmp_ready[i] = 0;
 }
 
+/* NULL when libarchive cannot be opened (gcs_libarchive_load says why) or
+ * the zip cannot. */
 static struct archive *zip_open(const char *path)
 {
-    struct archive *a = archive_read_new();
+    if (!gcs_libarchive_load(NULL))
+        return NULL;
+    struct archive *a = gcs_libarchive.archive_read_new();
     if (!a)
         return NULL;
-    archive_read_support_format_zip(a);
-    archive_read_support_filter_none(a);
-    if (archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK) {
-        archive_read_free(a);
+    gcs_libarchive.archive_read_support_format_zip(a);
+    gcs_libarchive.archive_read_support_filter_none(a);
+    if (gcs_libarchive.archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK) {
+        gcs_libarchive.archive_read_free(a);
         return NULL;
     }
     return a;
@@ -504,15 +507,15 @@ bool gcs_ctf_zip_holds_trace(const char *path)
     bool metadata = false, channel = false;
     struct archive_entry *e;
     for (unsigned i = 0; i < CTF_ZIP_MAX_ENTRIES && !(metadata && channel) &&
-                         archive_read_next_header(a, &e) == ARCHIVE_OK;
+                         gcs_libarchive.archive_read_next_header(a, &e) == ARCHIVE_OK;
          i++) {
-        const char *name = archive_entry_pathname(e);
+        const char *name = gcs_libarchive.archive_entry_pathname(e);
         if (!name)
             continue;
         metadata |= strcmp(base_name(name), "metadata") == 0;
         channel |= strncmp(base_name(name), "channel", 7) == 0;
     }
-    archive_read_free(a);
+    gcs_libarchive.archive_read_free(a);
     return metadata && channel;
 }
 
@@ -553,6 +556,8 @@ static bool make_parents(const char *root, const char *rel)
 /* Extracts the regular files of the zip under dir. */
 static gcs_status extract(const char *path, const char *dir, gcs_error *err)
 {
+    if (!gcs_libarchive_load(err))
+        return GCS_ERR_UNSUPPORTED;
     struct archive *a = zip_open(path);
     if (!a)
         return GCS_FAIL(err, GCS_ERR_IO, 0, "cannot open the zip archive %s", path);
@@ -561,14 +566,14 @@ static gcs_status extract(const char *path, const char *dir, gcs_error *err)
     unsigned entries = 0;
     struct archive_entry *e;
     int r;
-    while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+    while ((r = gcs_libarchive.archive_read_next_header(a, &e)) == ARCHIVE_OK) {
         if (++entries > CTF_ZIP_MAX_ENTRIES) {
             st = GCS_FAIL(err, GCS_ERR_LIMIT, 0, "%s: more than %u members", path,
                           CTF_ZIP_MAX_ENTRIES);
             break;
         }
-        const char *name = archive_entry_pathname(e);
-        if (archive_entry_filetype(e) != AE_IFREG)
+        const char *name = gcs_libarchive.archive_entry_pathname(e);
+        if (gcs_libarchive.archive_entry_filetype(e) != AE_IFREG)
             continue;
         if (!safe_member(name)) {
             st = GCS_FAIL(err, GCS_ERR_CORRUPT, 0, "%s: member path %s leaves the archive's folder",
@@ -590,7 +595,7 @@ static gcs_status extract(const char *path, const char *dir, gcs_error *err)
         const void *buf;
         size_t size;
         la_int64_t off;
-        while ((r = archive_read_data_block(a, &buf, &size, &off)) == ARCHIVE_OK) {
+        while ((r = gcs_libarchive.archive_read_data_block(a, &buf, &size, &off)) == ARCHIVE_OK) {
             total += size;
             if (total > CTF_ZIP_MAX_BYTES) {
                 st = GCS_FAIL(err, GCS_ERR_LIMIT, 0, "%s: more than %llu bytes once extracted",
@@ -606,14 +611,14 @@ static gcs_status extract(const char *path, const char *dir, gcs_error *err)
         close(fd);
         if (st == GCS_OK && r != ARCHIVE_EOF)
             st = GCS_FAIL(err, GCS_ERR_CORRUPT, 0, "%s: member %s: %s", path, name,
-                          archive_error_string(a) ? archive_error_string(a) : "unreadable");
+                          gcs_libarchive.archive_error_string(a) ? gcs_libarchive.archive_error_string(a) : "unreadable");
         if (st != GCS_OK)
             break;
     }
     if (st == GCS_OK && r != ARCHIVE_EOF)
         st = GCS_FAIL(err, GCS_ERR_CORRUPT, 0, "%s: %s", path,
-                      archive_error_string(a) ? archive_error_string(a) : "unreadable zip");
-    archive_read_free(a);
+                      gcs_libarchive.archive_error_string(a) ? gcs_libarchive.archive_error_string(a) : "unreadable zip");
+    gcs_libarchive.archive_read_free(a);
     return st;
 }
 
