@@ -13,10 +13,10 @@ INCS    := -Iinclude -Isrc
 OPT     ?= -O2 -g
 CFLAGS_ALL = $(CSTD) $(WARN) $(INCS) $(OPT) $(CFLAGS)
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-# libarchive and libbabeltrace2: scripts/deps.sh installs them where absent.
-# libarchive is not linked: the library opens it when a zipped or
-# compressed trace is first read (src/io/archive_lib.h), -ldl.
-LDLIBS  := -lbabeltrace2 -lm -ldl -pthread
+# libarchive and libbabeltrace2: scripts/deps.sh installs them where absent
+# (their headers). Neither is linked: the library opens each the first time
+# a trace needs it (src/base/lazy_lib.h), hence -ldl.
+LDLIBS  := -lm -ldl -pthread
 
 LIB_SRC  := $(shell find src -name '*.c' | LC_ALL=C sort)
 CLI_SRC  := $(shell find tools/cli -name '*.c' | LC_ALL=C sort)

@@ -23,7 +23,7 @@ BUILD=$(dirname "$GCSCOPE")
 if [ ! -f "$TRACE" ]; then
     mkdir -p "$(dirname "$TRACE")" "$BUILD/tools"
     ${CC:-cc} -std=c11 -D_DEFAULT_SOURCE -O2 -Iinclude -Isrc -Itests -o "$BUILD/tools/etl_write" \
-        tests/tools/etl_write.c "$BUILD/libgcscope.a" -lbabeltrace2 -lm -ldl -pthread
+        tests/tools/etl_write.c "$BUILD/libgcscope.a" -lm -ldl -pthread
     echo "bench-etl: writing $TRACE (${SIZE_MB} MiB) with tests/tools/etl_write"
     "$BUILD/tools/etl_write" --synthetic --cpus 8 --threads 6 --handles 2000 \
         --max-mb "$SIZE_MB" "$TRACE"

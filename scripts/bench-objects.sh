@@ -14,7 +14,7 @@ mkdir -p "$BUILD/bench"
 # libbabeltrace2).
 make -s BUILD="$BUILD" "$BUILD/libgcscope.a"
 $CC -std=c11 -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -O2 -g -Iinclude -Isrc \
-    -o "$out" bench/objects_bench.c "$BUILD/libgcscope.a" -lbabeltrace2 -lm -ldl -pthread
+    -o "$out" bench/objects_bench.c "$BUILD/libgcscope.a" -lm -ldl -pthread
 pin=""
 command -v taskset >/dev/null 2>&1 && pin="taskset -c 0"
 $pin "$out" "$@"

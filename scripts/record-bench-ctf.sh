@@ -25,7 +25,7 @@ BUILD=$(dirname "$GCSCOPE")
 mkdir -p "$BUILD/tools"
 ${CC:-cc} -std=c11 -D_DEFAULT_SOURCE -O2 -I"$ROOT/include" -I"$ROOT/src" -I"$ROOT/tests" \
     -o "$BUILD/tools/ctf_stretch" "$ROOT/tests/tools/ctf_stretch.c" "$BUILD/libgcscope.a" \
-    -lbabeltrace2 -lm -ldl -pthread
+    -lm -ldl -pthread
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && unzip -q "$SRC")

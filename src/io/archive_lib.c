@@ -3,68 +3,38 @@
  */
 #include "io/archive_lib.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "base/error.h"
+#include "base/lazy_lib.h"
 
 gcs_libarchive_api gcs_libarchive;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static bool load_ok;
-static char load_why[256];
+#define GCS_LIBARCHIVE_SYMBOL(name)                                                              \
+    {#name, &gcs_libarchive.name, sizeof gcs_libarchive.name},
+static const gcs_lazy_symbol symbols[] = {GCS_LIBARCHIVE_FUNCTIONS(GCS_LIBARCHIVE_SYMBOL)};
+#undef GCS_LIBARCHIVE_SYMBOL
 
-/* Stores dlsym's address into a function pointer: POSIX guarantees the
- * object pointer converts; the copy keeps ISO C's cast rules out of it. */
-static bool bind(void *lib, const char *name, void *slot, size_t slot_size)
-{
-    void *p = dlsym(lib, name);
-    if (!p) {
-        snprintf(load_why, sizeof load_why, "libarchive has no %s", name);
-        return false;
-    }
-    memcpy(slot, &p, slot_size);
-    return true;
-}
+static void open_once(void);
 
-static void load(void)
+static gcs_lazy_lib libarchive = {
+    .what = "zipped and compressed traces need libarchive (Debian: libarchive13)",
+    .env = "GCSCOPE_LIBARCHIVE",
+    .file = "libarchive.so.13",
+    .symbols = symbols,
+    .n_symbols = sizeof symbols / sizeof symbols[0],
+    .run_once = open_once,
+    .once = PTHREAD_ONCE_INIT,
+};
+
+static void open_once(void)
 {
-    const char *file = getenv("GCSCOPE_LIBARCHIVE");
-    if (!file || !*file)
-        file = "libarchive.so.13";
-    void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *why = dlerror();
-        snprintf(load_why, sizeof load_why, "%s", why ? why : file);
-        return;
-    }
-#define GCS_LIBARCHIVE_BIND(name)                                                                \
-    if (!bind(lib, #name, &gcs_libarchive.name, sizeof gcs_libarchive.name)) {                   \
-        dlclose(lib);                                                                            \
-        memset(&gcs_libarchive, 0, sizeof gcs_libarchive);                                       \
-        return;                                                                                  \
-    }
-    GCS_LIBARCHIVE_FUNCTIONS(GCS_LIBARCHIVE_BIND)
-#undef GCS_LIBARCHIVE_BIND
-    load_ok = true; /* kept open for the process's life */
+    gcs_lazy_lib_open(&libarchive);
 }
 
 bool gcs_libarchive_load(gcs_error *err)
 {
-    pthread_once(&load_once, load);
-    if (load_ok)
-        return true;
-    GCS_FAIL(err, GCS_ERR_UNSUPPORTED, 0,
-             "zipped and compressed traces need libarchive (Debian: libarchive13), which "
-             "could not be opened: %s",
-             load_why);
-    return false;
+    return gcs_lazy_lib_load(&libarchive, err);
 }
 
 bool gcs_libarchive_loaded(void)
 {
-    return load_ok;
+    return libarchive.ok;
 }

@@ -1,13 +1,10 @@
 /*
- * io/archive_lib.h - libarchive, opened the first time a trace needs it.
- *
- * Linking libarchive makes every start load it and what it links (ICU,
- * libxml2, the compressors, libstdc++): about 2 ms here, longer than
- * gcscope takes to count a 10 MB trace. Only zipped or compressed traces
- * need it, so it is opened with dlopen when the first one is read, and a
- * machine without it still reads every plain trace. The entry points
- * gcscope calls are gcs_libarchive's members, named as in <archive.h>
- * (gcs_libarchive.archive_read_new(), ...), with the same types.
+ * io/archive_lib.h - libarchive, opened the first time a trace needs it
+ * (base/lazy_lib.h says why it is not linked). Only zipped or compressed
+ * traces need it; a machine without it still reads every plain trace.
+ * The entry points gcscope calls are gcs_libarchive's members, named and
+ * typed as in <archive.h> (gcs_libarchive.archive_read_new(), ...), valid
+ * once gcs_libarchive_load returned true.
  *
  * GCSCOPE_LIBARCHIVE names the library file to open instead of
  * libarchive.so.13 (a system that names it otherwise; tests).

@@ -39,7 +39,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 for src in "$tmp"/src/*.c; do
     name=$(basename "$src" .c); doc=$(cat "$tmp/src/$name.doc")
     exe="$tmp/$name"
-    $CC -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror $SAN -Iinclude "$src" "$LIB" -lbabeltrace2 -lm -ldl -pthread -o "$exe" \
+    $CC -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror $SAN -Iinclude "$src" "$LIB" -lm -ldl -pthread -o "$exe" \
         2> "$tmp/cc.err" || { cat "$tmp/cc.err"; fail "$doc: $name.c does not compile"; }
     "$exe" > /dev/null 2>&1; [ $? -eq 1 ] || fail "$doc: $name.c without argument: want exit 1"
     "$exe" /nonexistent.nettrace > /dev/null 2> "$tmp/err"; rc=$?

@@ -65,7 +65,7 @@ done
 # 64 KiB input holds many processors' buffers).
 if [ -f "$BUILD/libgcscope.a" ] &&
    ${CC:-cc} -std=c11 -D_DEFAULT_SOURCE -O1 -Iinclude -Isrc -Itests -o "$TMP/etl_write" \
-       tests/tools/etl_write.c "$BUILD/libgcscope.a" -lbabeltrace2 -lm -ldl -pthread 2>/dev/null; then
+       tests/tools/etl_write.c "$BUILD/libgcscope.a" -lm -ldl -pthread 2>/dev/null; then
     W="$TMP/etl_write"
     $W --synthetic --cpus 8 --buffer-size 1024 --gcs 6 --handles 30 "$TMP/w1.etl" 2>/dev/null &&
         seed "$TMP/w1.etl" etlw-8cpu
