@@ -646,11 +646,13 @@ static void count_death(void *ctx, const gcs_tracked_object *o, gcs_death_kind k
  * after a GC, the old object died unseen; a GC with ranges (condemning
  * gen 2) keeps and promotes the objects in its ranges, the others die.
  */
-static void test_gcs_without_ranges_against_model(void)
+static void run_gcs_without_ranges_against_model(int SLOTS, int GCS, int max_adds, int first_adds,
+                                                 int ranges_every)
 {
-    enum { SLOTS = 600, GCS = 120 };
-    static int epoch_of[SLOTS]; /* -1: nothing tracked at the slot */
-    static int gen_of[SLOTS];
+    int *epoch_of = malloc((size_t)SLOTS * sizeof *epoch_of); /* -1: nothing tracked at the slot */
+    int *gen_of = malloc((size_t)SLOTS * sizeof *gen_of);
+    gcs_surviving_range *kept = malloc((size_t)SLOTS * sizeof *kept);
+    CHECK(epoch_of && gen_of && kept);
     uint64_t want[DEATH_KINDS] = {0}, got[DEATH_KINDS] = {0};
     uint64_t want_duplicates = 0;
     gcs_objtrack_options opts = {0};
@@ -662,7 +664,7 @@ static void test_gcs_without_ranges_against_model(void)
         epoch_of[i] = -1;
     bool ok = true;
     for (int g = 1; g <= GCS && ok; g++) {
-        int adds = (int)(rnd() % 40);
+        int adds = g == 1 && first_adds ? first_adds : (int)(rnd() % (unsigned)max_adds);
         for (int a = 0; a < adds; a++) {
             int slot = (int)(rnd() % SLOTS);
             if (rnd() % 8 == 0) /* a lookup merges what was added so far */
@@ -680,10 +682,9 @@ static void test_gcs_without_ranges_against_model(void)
                 gen_of[slot] = 0;
             }
         }
-        bool with_ranges = g % 10 == 0;
+        bool with_ranges = g % ranges_every == 0;
         CHECK_EQ_INT(gcs_objtrack_begin_gc(t, (uint32_t)g, with_ranges ? 2 : 0, g, &err), GCS_OK);
         if (with_ranges) {
-            static gcs_surviving_range kept[SLOTS];
             size_t nk = 0;
             for (int i = 0; i < SLOTS; i++) {
                 if (epoch_of[i] < 0)
@@ -725,6 +726,18 @@ static void test_gcs_without_ranges_against_model(void)
     }
     CHECK_EQ_U64(k, n);
     gcs_objtrack_free(t);
+    free(epoch_of);
+    free(gen_of);
+    free(kept);
+}
+
+static void test_gcs_without_ranges_against_model(void)
+{
+    run_gcs_without_ranges_against_model(600, 120, 40, 0, 10);
+    /* Enough objects (100 k first, then ~300 a GC) that recent objects
+     * join the others at sqrt(2 p n) rather than n / 8 (object_tracker.c,
+     * join_threshold), their flags listed at the join. */
+    run_gcs_without_ranges_against_model(400000, 300, 600, 100000, 100);
 }
 
 /*
