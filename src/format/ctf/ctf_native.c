@@ -158,8 +158,13 @@ typedef struct native_container {
     uint8_t *step_buf; /* CTF_STEP_BYTES: this step's rebuilt payloads */
     /* Files with an event decoded, as a binary heap by (ns, index): the
      * top is the next event to report. */
-    size_t *heap;
+    ctf_file **heap;
     size_t heap_n;
+    /* The heap's runner-up (the earlier of the top's children), valid while
+     * only the top's key has changed since it was found: a top whose next
+     * event comes before it stays on top without a sift (top_changed). */
+    bool has_second;
+    ctf_file *second;
     uint32_t rows;
     uint64_t events;
     int64_t last_timestamp;
@@ -932,30 +937,58 @@ static bool comes_before(const ctf_file *a, const ctf_file *b)
 
 /* Does file a's event come before file b's? comes_before, then the file
  * listed first. */
-static bool earlier(const native_container *c, size_t a, size_t b)
+static inline bool earlier(const ctf_file *fa, const ctf_file *fb)
 {
-    const ctf_file *fa = &c->files[a], *fb = &c->files[b];
+    if (fa->ns != fb->ns) /* nearly always: the ties' rules are not needed */
+        return fa->ns < fb->ns;
     if (comes_before(fa, fb))
         return true;
-    return !comes_before(fb, fa) && a < b;
+    return !comes_before(fb, fa) && fa < fb; /* files[] in listing order */
 }
 
 static void sift_down(native_container *c, size_t i)
 {
-    size_t *h = c->heap, n = c->heap_n;
+    ctf_file **h = c->heap;
+    size_t n = c->heap_n;
     for (;;) {
         size_t l = 2 * i + 1, m = i;
-        if (l < n && earlier(c, h[l], h[m]))
+        if (l < n && earlier(h[l], h[m]))
             m = l;
-        if (l + 1 < n && earlier(c, h[l + 1], h[m]))
+        if (l + 1 < n && earlier(h[l + 1], h[m]))
             m = l + 1;
         if (m == i)
             return;
-        size_t t = h[i];
+        ctf_file *t = h[i];
         h[i] = h[m];
         h[m] = t;
         i = m;
     }
+}
+
+/* The top file's event changed (f->has_event says whether it has one):
+ * the heap made right again. While the top's next event comes before the
+ * runner-up's (nothing else in the heap moved), it stays on top and the
+ * runner-up stays the same: the one comparison sift_down would make that
+ * decides, without the others. Otherwise a sift, and the runner-up found
+ * again when next needed. */
+static void top_changed(native_container *c, bool has_event)
+{
+    if (has_event) {
+        if (c->heap_n == 1)
+            return;
+        if (!c->has_second) {
+            ctf_file **h = c->heap;
+            c->second = c->heap_n > 2 && earlier(h[2], h[1]) ? h[2] : h[1];
+            c->has_second = true;
+        }
+        const ctf_file *top = c->heap[0], *second = c->second;
+        if (top->ns < second->ns || (top->ns == second->ns && earlier(top, second)))
+            return;
+    } else {
+        c->heap[0] = c->heap[--c->heap_n];
+    }
+    c->has_second = false;
+    sift_down(c, 0);
 }
 
 /* Does f's next event lie in the packet it holds (reading it moves no
@@ -980,13 +1013,11 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
         c->last = NULL;
         if ((st = next_event(c, f, err)) != GCS_OK)
             return st;
-        if (!f->has_event) /* the file ended: off the heap */
-            c->heap[0] = c->heap[--c->heap_n];
-        sift_down(c, 0);
+        top_changed(c, f->has_event); /* a file that ended goes off the heap */
     }
     size_t used = 0;
     for (unsigned n = 0;; n++) {
-        ctf_file *best = c->heap_n ? &c->files[c->heap[0]] : NULL;
+        ctf_file *best = c->heap_n ? c->heap[0] : NULL;
         if (!best) {
             if (n > 0)
                 break;
@@ -1031,9 +1062,7 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
         }
         if ((st = next_event(c, best, err)) != GCS_OK)
             return st;
-        if (!best->has_event)
-            c->heap[0] = c->heap[--c->heap_n];
-        sift_down(c, 0);
+        top_changed(c, best->has_event);
     }
     /* The files are each in time order and merged here: they may go. */
     return sink->sequence_point(sink->ctx, c->last_timestamp, NULL, 0, err);
@@ -1112,7 +1141,7 @@ static gcs_status open_files(native_container *c, gcs_error *err)
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
     for (size_t i = 0; i < c->n_files; i++)
         if (c->files[i].has_event)
-            c->heap[c->heap_n++] = i;
+            c->heap[c->heap_n++] = &c->files[i];
     for (size_t i = c->heap_n / 2; i-- > 0;)
         sift_down(c, i);
     return GCS_OK;
