@@ -130,7 +130,10 @@ typedef struct ctf_file {
     uint64_t event_at; /* its byte offset in the file */
     uint32_t pid;
     uint64_t tid;
-    char procname[GCS_CTF_PROCNAME_CAP];
+    /* The event's procname: its bytes in the packet (valid until the file
+     * reads its next packet, after the event is reported), up to
+     * GCS_CTF_PROCNAME_CAP - 1 of them; a NUL may end it earlier. */
+    const char *procname;
     size_t procname_len;
     bool payload_unsupported;
     const uint8_t *payload_data; /* in buf (the packet) or payload.data */
@@ -479,13 +482,10 @@ static gcs_status read_flat_context(ctf_file *f, const ctf_stream_class *sc)
     if (sc->vtid_at >= 0)
         f->regs[CTF_ROLE_VTID] = context_int(p + sc->vtid_at, sc->vtid_bytes, sc->vtid_signed);
     if (sc->procname_at >= 0) {
-        const uint8_t *name = p + sc->procname_at;
-        const uint8_t *nul = memchr(name, 0, sc->procname_len);
-        size_t n = nul ? (size_t)(nul - name) : sc->procname_len;
-        if (n > sizeof f->procname - 1)
-            n = sizeof f->procname - 1;
-        memcpy(f->procname, name, n);
-        f->procname_len = n;
+        /* The field's bytes as they are: the names stop at its NUL. */
+        f->procname = (const char *)p + sc->procname_at;
+        f->procname_len = sc->procname_len < GCS_CTF_PROCNAME_CAP - 1 ? sc->procname_len
+                                                                      : GCS_CTF_PROCNAME_CAP - 1;
     }
     return GCS_OK;
 }
@@ -805,6 +805,7 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         if (!f->ec)
             return file_error(c, f, GCS_ERR_CORRUPT, f->event_at,
                               "an event of a class the metadata does not declare", err);
+        f->procname = "";
         f->procname_len = 0;
         if (sc->context_flat) {
             if ((st = read_flat_context(f, sc)) != GCS_OK)
@@ -820,10 +821,10 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
                 if ((st = ctf_read_member(d, &ctx->members[i], NULL)) != GCS_OK)
                     goto bad;
                 if ((int32_t)i == sc->procname_member && d->text) {
-                    size_t n = d->text_len < sizeof f->procname - 1 ? d->text_len
-                                                                    : sizeof f->procname - 1;
-                    memcpy(f->procname, d->text, n);
-                    f->procname_len = n;
+                    f->procname = (const char *)d->text; /* in the packet */
+                    f->procname_len = d->text_len < GCS_CTF_PROCNAME_CAP - 1
+                                          ? d->text_len
+                                          : GCS_CTF_PROCNAME_CAP - 1;
                 }
             }
         }
@@ -878,7 +879,8 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     }
     if (f->counted) { /* the row counted here, as the sink would (see gcs_tally) */
         gcs_tally *tally = sink->tally;
-        gcs_ctf_names_report(&c->names, sink, f->pid, f->procname, f->procname_len);
+        if (!gcs_ctf_names_repeat(&c->names, f->pid, f->procname, f->procname_len))
+            gcs_ctf_names_report(&c->names, sink, f->pid, f->procname, f->procname_len);
         tally->slots[t->row_of_class[cls]].count++;
         tally->short_rows += f->counted_short;
         if (tally->rows++ == 0 || f->timestamp < tally->first_timestamp)
@@ -900,7 +902,8 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     raw.is_sorted = true;
     raw.pid = f->pid;
     raw.tid = f->tid;
-    gcs_ctf_names_report(&c->names, sink, raw.pid, f->procname, f->procname_len);
+    if (!gcs_ctf_names_repeat(&c->names, raw.pid, f->procname, f->procname_len))
+        gcs_ctf_names_report(&c->names, sink, raw.pid, f->procname, f->procname_len);
     raw.capture_tid = raw.tid;
     raw.processor = f->cpu_id;
     raw.timestamp = f->timestamp;
