@@ -83,6 +83,10 @@ enum { PLAN_UNKNOWN = 0, PLAN_NONE, PLAN_READY };
 typedef struct ctf_count_plan {
     uint8_t state; /* PLAN_* */
     bool raw;      /* fields->is_raw: read_payload points at the packet */
+    /* Every step aligned to a byte at most and every fixed run whole
+     * bytes: from a byte boundary the skip never leaves one, so it counts
+     * bytes (skip_bytes). */
+    bool bytewise;
     uint32_t walk_steps; /* the decoder's steps (ctf_read calls) of the walk */
     uint32_t n_steps;
     ctf_skip_step *steps;
@@ -626,6 +630,10 @@ static void plan_make(ctf_count_plan *p, const ctf_event_class *ec)
     }
     if (run_open)
         plan_push_run(p, run_align, run_bits);
+    p->bytewise = true;
+    for (uint32_t k = 0; k < p->n_steps; k++)
+        if (p->steps[k].align > 8 || p->steps[k].bits % 8)
+            p->bytewise = false;
     p->built.n_strings = n;
     for (uint32_t k = 0; k <= n; k++)
         p->built_fixed += p->built.fixed[k];
@@ -672,11 +680,29 @@ static bool plan_counts(ctf_count_plan *p, const gcs_tally_slot *s)
 /* The length of the string at p, whose NUL lies within `left` bytes, when
  * its bytes are all ASCII (each is then one UTF-16 unit): false when no
  * NUL or another byte comes first. 16 bytes at a time where SSE2 is. */
-static bool ascii_string(const uint8_t *p, size_t left, size_t *len)
+static inline __attribute__((always_inline)) bool ascii_string(const uint8_t *p, size_t left,
+                                                               size_t *len)
 {
     size_t i = 0;
 #if defined(__SSE2__)
     const __m128i zero = _mm_setzero_si128();
+    /* 32 bytes a step while they hold neither a NUL nor a high bit (the
+     * lesser byte of the two halves is 0 where either has a NUL); the
+     * step that does is read by its masks. */
+    for (; left - i >= 32; i += 32) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
+        __m128i z = _mm_cmpeq_epi8(_mm_min_epu8(a, b), zero);
+        if (_mm_movemask_epi8(_mm_or_si128(z, _mm_or_si128(a, b))) == 0)
+            continue;
+        uint32_t nul = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, zero)) |
+                       (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, zero)) << 16;
+        uint32_t high = (uint32_t)_mm_movemask_epi8(a) | (uint32_t)_mm_movemask_epi8(b) << 16;
+        if (!nul || (high & ((nul & -nul) - 1))) /* a non-ASCII byte before any NUL */
+            return false;
+        *len = i + (size_t)__builtin_ctz(nul);
+        return true;
+    }
     for (; left - i >= 16; i += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
         unsigned nul = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
@@ -702,6 +728,34 @@ static bool ascii_string(const uint8_t *p, size_t left, size_t *len)
     return false;
 }
 
+/* skip_payload's walk in whole bytes, for a bytewise plan from a byte
+ * boundary: the same bounds (a fixed run of n bytes fits in the bits left
+ * exactly when it fits in their whole bytes; alignments to a byte or less
+ * change nothing). The bits taken into *pos, the strings' units into
+ * *units; false where the walk in bits would fail. */
+static bool skip_bytes(const ctf_decoder *d, const ctf_count_plan *p, uint64_t *pos,
+                       uint64_t *units)
+{
+    const uint8_t *start = d->data + (*pos >> 3), *q = start;
+    size_t left = (size_t)((d->end - *pos) / 8);
+    for (uint32_t i = 0; i < p->n_steps; i++) {
+        const ctf_skip_step *s = &p->steps[i];
+        size_t n = (size_t)(s->bits / 8);
+        if (s->string) {
+            if (!ascii_string(q, left, &n))
+                return false;
+            *units += (uint64_t)n + 1;
+            n++;
+        } else if (n > left) {
+            return false;
+        }
+        q += n;
+        left -= n;
+    }
+    *pos += 8 * (uint64_t)(q - start);
+    return true;
+}
+
 /* Skips f's payload by plan p from d->pos, as read_payload would read it
  * (the same bounds, alignments and decoder steps), and sets f->counted_*.
  * False, nothing moved, where read_payload would fail, stop at the payload
@@ -712,24 +766,30 @@ static bool skip_payload(ctf_file *f, const ctf_count_plan *p)
     ctf_decoder *d = &f->d;
     uint64_t pos = d->pos, end = d->end, units = 0;
     bool direct = false; /* read_payload points at the packet */
-    for (uint32_t i = 0; i < p->n_steps; i++) {
-        const ctf_skip_step *s = &p->steps[i];
-        pos = (pos + s->align - 1) & ~(uint64_t)(s->align - 1);
-        if (pos > end)
+    if (p->bytewise && (pos & 7) == 0) {
+        if (!skip_bytes(d, p, &pos, &units))
             return false;
-        if (i == 0 && p->raw && (pos & 7) == 0)
-            direct = true;
-        if (!s->string) {
-            if (s->bits > end - pos)
+        direct = p->raw && p->n_steps > 0;
+    } else {
+        for (uint32_t i = 0; i < p->n_steps; i++) {
+            const ctf_skip_step *s = &p->steps[i];
+            pos = (pos + s->align - 1) & ~(uint64_t)(s->align - 1);
+            if (pos > end)
                 return false;
-            pos += s->bits;
-            continue;
+            if (i == 0 && p->raw && (pos & 7) == 0)
+                direct = true;
+            if (!s->string) {
+                if (s->bits > end - pos)
+                    return false;
+                pos += s->bits;
+                continue;
+            }
+            size_t len;
+            if (!ascii_string(d->data + (pos >> 3), (size_t)((end - pos) / 8), &len))
+                return false;
+            pos += 8 * ((uint64_t)len + 1);
+            units += (uint64_t)len + 1;
         }
-        size_t len;
-        if (!ascii_string(d->data + (pos >> 3), (size_t)((end - pos) / 8), &len))
-            return false;
-        pos += 8 * ((uint64_t)len + 1);
-        units += (uint64_t)len + 1;
     }
     uint64_t size = p->built_fixed + 2 * units;
     uint32_t walk = !f->ec->fields || direct ? 0 : p->walk_steps;
