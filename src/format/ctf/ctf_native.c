@@ -106,6 +106,10 @@ typedef struct ctf_trace {
     uint32_t *row_of_class;
     /* Count plans by event class index (made at a class's first count). */
     ctf_count_plan *plans;
+    /* Per clock: nanoseconds from the origin at cycle 0, for a clock of
+     * 1 GHz (ns_from_origin adds the cycles). */
+    bool clock_ns[CTF_TSDL_MAX_CLOCKS];
+    __int128 clock_ns_base[CTF_TSDL_MAX_CLOCKS];
 } ctf_trace;
 
 typedef struct ctf_file {
@@ -131,7 +135,7 @@ typedef struct ctf_file {
     const ctf_event_class *ec;
     int64_t timestamp;
     __int128 ns; /* from the clock's origin: the order across files */
-    uint64_t event_at; /* its byte offset in the file */
+    size_t cls; /* its class's index in the trace's meta.events */
     uint32_t pid;
     uint64_t tid;
     /* The event's procname: its bytes in the packet (valid until the file
@@ -270,6 +274,11 @@ static gcs_status load_metadata(native_container *c, ctf_trace *t, gcs_error *er
     if (st == GCS_OK && (!(t->row_of_class = calloc(t->meta.n_events + 1, sizeof *t->row_of_class)) ||
                          !(t->plans = calloc(t->meta.n_events + 1, sizeof *t->plans))))
         st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+    for (uint32_t k = 0; st == GCS_OK && k < t->meta.n_clocks; k++) {
+        const ctf_clock *clk = &t->meta.clocks[k];
+        t->clock_ns[k] = clk->freq == 1000000000;
+        t->clock_ns_base[k] = (__int128)clk->offset_s * 1000000000 + (__int128)clk->offset;
+    }
     return st;
 }
 
@@ -452,21 +461,20 @@ cut:
 
 /* The clock value in nanoseconds from the clock's origin (for the order
  * across files; babeltrace2's muxer orders by the same). */
-static __int128 ns_from_origin(const ctf_meta *m, int32_t clock, uint64_t value)
+static inline __int128 ns_from_origin(const ctf_trace *t, int32_t clock, uint64_t value)
 {
     if (clock < 0)
         return (__int128)value;
-    const ctf_clock *k = &m->clocks[clock];
+    if (t->clock_ns[clock]) /* LTTng's: offset_s * 10^9 + offset + value, no division */
+        return t->clock_ns_base[clock] + value;
+    const ctf_clock *k = &t->meta.clocks[clock];
     __int128 cycles = (__int128)k->offset + value;
-    /* A nanosecond clock (LTTng's): the cycles are nanoseconds, no 128-bit
-     * division an event. */
-    if (k->freq == 1000000000)
-        return (__int128)k->offset_s * 1000000000 + cycles;
     return (__int128)k->offset_s * 1000000000 + cycles * 1000000000 / (__int128)k->freq;
 }
 
 /* An integer of a flat context: n little-endian bytes at p. */
-static uint64_t context_int(const uint8_t *p, unsigned n, bool is_signed)
+static inline __attribute__((always_inline)) uint64_t context_int(const uint8_t *p, unsigned n,
+                                                                  bool is_signed)
 {
     uint64_t v = ctf_le_bytes(p, n);
     return is_signed ? ctf_sign_extend(v, 8 * n) : v;
@@ -809,7 +817,7 @@ static bool count_instead(native_container *c, ctf_file *f)
 {
     const gcs_tally *tally = c->base.sink->tally;
     ctf_trace *t = f->trace;
-    size_t cls = (size_t)(f->ec - t->meta.events);
+    size_t cls = f->cls;
     uint32_t row = t->row_of_class[cls];
     if (!tally || row == 0 || row >= tally->n_slots)
         return false;
@@ -840,9 +848,7 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         }
         ctf_decoder *d = &f->d;
         const ctf_stream_class *sc = f->sc;
-        const ctf_meta *m = &f->trace->meta;
-        uint64_t at_bits = d->pos;
-        f->event_at = f->packet_at + at_bits / 8;
+        uint64_t at_bits = d->pos; /* the event's offset: packet_at + at_bits / 8 */
         f->regs[CTF_ROLE_EVENT_ID] = 0;
         f->regs[CTF_ROLE_VPID] = 0;
         f->regs[CTF_ROLE_VTID] = 0;
@@ -863,8 +869,9 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         int32_t event_clock_index = d->clock_index;
         f->ec = !sc->header_has_id ? sc->sole : id < sc->n_by_id ? sc->by_id[id] : NULL;
         if (!f->ec)
-            return file_error(c, f, GCS_ERR_CORRUPT, f->event_at,
+            return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
                               "an event of a class the metadata does not declare", err);
+        f->cls = (size_t)(f->ec - f->trace->meta.events);
         f->procname = "";
         f->procname_len = 0;
         if (sc->context_flat) {
@@ -890,23 +897,27 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         }
         if (f->ec->context && (st = ctf_read(d, f->ec->context, NULL)) != GCS_OK)
             goto bad;
-        f->payload.len = 0;
-        f->payload_data = NULL;
-        f->payload_size = 0;
         f->counted = count_instead(c, f);
-        if (!f->counted && f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
-            goto bad;
+        if (!f->counted) { /* (a counted event's payload is not looked at) */
+            f->payload.len = 0;
+            f->payload_data = NULL;
+            f->payload_size = 0;
+            if (f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
+                goto bad;
+        }
         if (d->pos == at_bits) /* nothing read: the same event again, forever */
-            return file_error(c, f, GCS_ERR_CORRUPT, f->event_at, "an event of no bits", err);
+            return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
+                              "an event of no bits", err);
         f->payload_unsupported = d->unsupported;
         f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
         f->tid = f->regs[CTF_ROLE_VTID];
         f->timestamp = (int64_t)event_clock;
-        f->ns = ns_from_origin(m, event_clock_index, event_clock);
+        f->ns = ns_from_origin(f->trace, event_clock_index, event_clock);
         f->has_event = true;
         return GCS_OK;
     bad:
-        return file_error(c, f, st == GCS_ERR_TRUNCATED ? GCS_ERR_CORRUPT : st, f->event_at,
+        return file_error(c, f, st == GCS_ERR_TRUNCATED ? GCS_ERR_CORRUPT : st,
+                          f->packet_at + at_bits / 8,
                           d->too_many_steps ? "an event whose layout takes more steps to read than "
                                               "its packet's bits allow (types of no bits nested)"
                           : st == GCS_ERR_TRUNCATED ? "an event that runs past its packet's content"
@@ -931,7 +942,7 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
                                     clk ? clk->offset : 0, (uint64_t)f->timestamp, err)) != GCS_OK)
             return st;
     }
-    size_t cls = (size_t)(f->ec - t->meta.events);
+    size_t cls = f->cls;
     if (!t->row_of_class[cls]) {
         t->row_of_class[cls] = ++c->rows;
         if ((st = gcs_ctf_define_class(sink, f->ec->name, c->rows, c->events, err)) != GCS_OK)
