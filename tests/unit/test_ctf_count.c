@@ -292,80 +292,24 @@ static void test_container_counts_as_it_delivers(void)
     }
 }
 
-/* What a reader counted of a trace. */
-typedef struct counts {
-    gcs_status status;
-    uint64_t err_offset;
-    char err_message[256];
-    gcs_reader_stats stats;
-    uint64_t per_type[256];
-    size_t n_types;
-} counts;
-
-static void read_counts(const char *path, bool scan, counts *c)
+/* A scan of the trace at path counts as delivering every event does. */
+static void scan_as_delivered(const char *path, void *ctx)
 {
-    memset(c, 0, sizeof *c);
-    gcs_error err;
-    gcs_error_clear(&err);
-    gcs_source *src = gcs_source_open_file(path, &err);
-    gcs_reader *r = src ? gcs_reader_new(src, NULL, &err) : NULL;
-    CHECK(r != NULL);
-    if (!r) {
-        gcs_source_free(src);
-        return;
+    (void)ctx;
+    ctf_counts *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+    CHECK(a && b);
+    if (a && b) {
+        ctf_read_counts(path, false, a);
+        ctf_read_counts(path, true, b);
+        ctf_check_counts(b, a);
     }
-    if (scan) {
-        c->status = gcs_reader_scan(r, &err);
-    } else {
-        const gcs_event *ev;
-        while ((c->status = gcs_reader_next(r, &ev, &err)) == GCS_OK)
-            ;
-    }
-    c->err_offset = err.offset;
-    snprintf(c->err_message, sizeof c->err_message, "%s", err.reason);
-    c->stats = *gcs_reader_get_stats(r);
-    const gcs_event_type *t;
-    for (; c->n_types < 256 && (t = gcs_reader_event_type(r, (uint32_t)c->n_types)); c->n_types++)
-        c->per_type[c->n_types] = t->count;
-    gcs_reader_free(r);
-    gcs_source_free(src);
+    free(a);
+    free(b);
 }
 
 static void test_reader_scan_counts_as_it_delivers(void)
 {
-    DIR *d = opendir("tests/data/ctf");
-    CHECK(d != NULL);
-    if (!d)
-        return;
-    struct dirent *e;
-    size_t traces = 0;
-    counts *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
-    CHECK(a && b);
-    while (a && b && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[4200];
-        snprintf(path, sizeof path, "tests/data/ctf/%s", e->d_name);
-        read_counts(path, false, a);
-        read_counts(path, true, b);
-        CHECK_EQ_INT(b->status, a->status);
-        CHECK_EQ_U64(b->err_offset, a->err_offset);
-        CHECK(strcmp(b->err_message, a->err_message) == 0);
-        CHECK_EQ_U64(b->stats.events, a->stats.events);
-        CHECK_EQ_U64(b->stats.undecodable_events, a->stats.undecodable_events);
-        CHECK_EQ_U64(b->stats.unknown_events, a->stats.unknown_events);
-        CHECK_EQ_U64(b->stats.lost_events, a->stats.lost_events);
-        CHECK_EQ_U64((uint64_t)b->stats.first_timestamp, (uint64_t)a->stats.first_timestamp);
-        CHECK_EQ_U64((uint64_t)b->stats.last_timestamp, (uint64_t)a->stats.last_timestamp);
-        CHECK_EQ_U64(b->n_types, a->n_types);
-        for (size_t i = 0; i < a->n_types && i < b->n_types; i++)
-            CHECK_EQ_U64(b->per_type[i], a->per_type[i]);
-        traces++;
-    }
-    closedir(d);
-    free(a);
-    free(b);
-    CHECK(traces >= 8);
+    CHECK(ctf_each_fixture(scan_as_delivered, NULL) >= 8);
 }
 
 int main(void)

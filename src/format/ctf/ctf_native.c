@@ -94,6 +94,9 @@ typedef struct ctf_count_plan {
     uint32_t built_fixed;   /* built's fixed bytes in all */
     /* The verdict, for the slot values in for_*. */
     bool decided, count, short_row;
+    /* PLAN_READY: the class is written as a byte array after whole
+     * integers only (blob_plain), read by read_blob. */
+    uint8_t blob_state;
     const gcs_tally_layout *for_layout;
     uint8_t for_mode;
     uint32_t for_min;
@@ -174,13 +177,18 @@ typedef struct native_container {
     /* The heap's runner-up (the earlier of the top's children), valid while
      * only the top's key has changed since it was found: a top whose next
      * event comes before it stays on top without a sift (top_changed). */
-    bool has_second;
+    bool has_second, keep_top; /* keep_top: the shortcut taken (shortcuts) */
     ctf_file *second;
     uint32_t rows;
     uint64_t events;
     int64_t last_timestamp;
     gcs_ctf_names names;
 } native_container;
+
+/* gcs_ctf_native_shortcuts: false reads everything the long way. */
+static bool shortcuts = true;
+
+void gcs_ctf_native_shortcuts(bool on) { shortcuts = on; }
 
 /* The path shown in messages: below tmp_dir (a zip's member) or as is. */
 static const char *shown_path(const native_container *c, const char *path)
@@ -510,6 +518,71 @@ static bool is_byte_array(const ctf_member *m)
            t->elem->size == 8 && (t->elem->align & 7) == 0 && !t->elem->is_text;
 }
 
+/* Whether class ec's fields are little-endian integers of 1, 2, 4 or 8
+ * bytes at byte alignment or less, none mapped to a clock, and then, last,
+ * the byte array the event is written as (the runtime's "__data__"): what
+ * read_blob reads without the walk. */
+static bool blob_plain(const ctf_meta *m, const ctf_event_class *ec)
+{
+    const ctf_type *fields = ec->fields;
+    int32_t blob = ec->blob_member;
+    if (!fields || fields->kind != CTF_STRUCT || blob < 0 ||
+        (uint32_t)blob + 1 != fields->n_members || fields->align > 8 ||
+        !is_byte_array(&fields->members[blob]) || fields->members[blob].type->align > 8)
+        return false;
+    for (int32_t i = 0; i < blob; i++) {
+        const ctf_type *t = fields->members[i].type;
+        bool big = t->byte_order == CTF_BO_BE || (t->byte_order == CTF_BO_NATIVE && m->big_endian);
+        if (t->kind != CTF_INT || t->clock >= 0 || t->align > 8 || big ||
+            (t->size != 8 && t->size != 16 && t->size != 32 && t->size != 64))
+            return false;
+    }
+    return true;
+}
+
+/* read_payload for a class that is blob_plain, from a byte boundary: its
+ * integers (registers written as the walk writes them) and its byte
+ * array, pointed at, with the walk's bounds and decoder steps. False,
+ * nothing moved, where the walk would fail or stop at the payload cap: it
+ * reads the event then. */
+static bool read_blob(ctf_file *f)
+{
+    ctf_decoder *d = &f->d;
+    const ctf_type *fields = f->ec->fields;
+    int32_t blob = f->ec->blob_member;
+    if (d->pos & 7)
+        return false;
+    const uint8_t *p = d->data + (d->pos >> 3), *start = p;
+    uint64_t left = (d->end - d->pos) / 8; /* n bytes fit in the bits left iff in these */
+    for (int32_t i = 0; i < blob; i++) {
+        const ctf_member *m = &fields->members[i];
+        unsigned n = m->type->size / 8;
+        if (n > left)
+            return false;
+        uint64_t v = ctf_le_bytes(p, n);
+        if (m->type->is_signed)
+            v = ctf_sign_extend(v, m->type->size);
+        if (m->reg >= 0)
+            d->regs[m->reg] = v;
+        if (m->role_reg >= 0)
+            d->regs[m->role_reg] = v;
+        p += n;
+        left -= n;
+    }
+    const ctf_type *a = fields->members[blob].type;
+    uint64_t len = a->kind == CTF_SEQUENCE ? d->regs[a->length_reg] : a->length;
+    /* the array's ctf_read is the walk's one step here */
+    if (len > left || len > GCS_MAX_PAYLOAD_SIZE || (d->max_steps && d->steps + 1 > d->max_steps))
+        return false;
+    d->steps++;
+    d->span = p;
+    d->span_len = (size_t)len;
+    d->pos += 8 * ((uint64_t)(p - start) + len);
+    f->payload_data = p;
+    f->payload_size = (uint32_t)len;
+    return true;
+}
+
 /* The event's fields in the manifest's layout (f->payload_data/size):
  * pointing into the packet where its bytes are that layout already (fixed
  * little-endian fields, or the byte array an event is written as), rebuilt
@@ -536,6 +609,12 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
     int32_t blob = f->ec->blob_member;
     uint64_t start = d->pos;
     if (blob >= 0 && is_byte_array(&fields->members[blob])) {
+        ctf_count_plan *plan = &f->trace->plans[f->cls];
+        if (plan->blob_state == PLAN_UNKNOWN)
+            plan->blob_state =
+                shortcuts && blob_plain(&f->trace->meta, f->ec) ? PLAN_READY : PLAN_NONE;
+        if (plan->blob_state == PLAN_READY && read_blob(f))
+            return GCS_OK;
         if (!ctf_align(d, fields->align))
             return GCS_ERR_TRUNCATED;
         for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++) {
@@ -638,7 +717,7 @@ static void plan_make(ctf_count_plan *p, const ctf_event_class *ec)
     }
     if (run_open)
         plan_push_run(p, run_align, run_bits);
-    p->bytewise = true;
+    p->bytewise = shortcuts;
     for (uint32_t k = 0; k < p->n_steps; k++)
         if (p->steps[k].align > 8 || p->steps[k].bits % 8)
             p->bytewise = false;
@@ -1050,6 +1129,8 @@ static void top_changed(native_container *c, bool has_event)
     if (has_event) {
         if (c->heap_n == 1)
             return;
+        if (!c->keep_top)
+            goto sift;
         if (!c->has_second) {
             ctf_file **h = c->heap;
             c->second = c->heap_n > 2 && earlier(h[2], h[1]) ? h[2] : h[1];
@@ -1061,6 +1142,7 @@ static void top_changed(native_container *c, bool has_event)
     } else {
         c->heap[0] = c->heap[--c->heap_n];
     }
+sift:
     c->has_second = false;
     sift_down(c, 0);
 }
@@ -1231,6 +1313,7 @@ gcs_status gcs_ctf_native_open(gcs_stream *s, const gcs_sink *sink, char *const 
     c->base.stream = s;
     c->base.sink = sink;
     c->tmp_dir = tmp_dir;
+    c->keep_top = shortcuts;
     gcs_status st = GCS_OK;
     if (!(c->traces = calloc(n ? n : 1, sizeof *c->traces)))
         st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
