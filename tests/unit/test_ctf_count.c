@@ -38,10 +38,12 @@
     "event { name = \"t:fits\"; id = 0; fields := struct { uint32_t _a; string _s; uint16_t _b; }; };\n" \
     "event { name = \"t:other\"; id = 1; fields := struct { uint32_t _a; string _s; }; };\n" \
     "event { name = \"t:fixed\"; id = 2; fields := struct { uint32_t _a; uint32_t _b; }; };\n" \
-    "event { name = \"t:seq\"; id = 3; fields := struct { uint32_t _n; uint8_t _x[_n]; }; };\n"
+    "event { name = \"t:seq\"; id = 3; fields := struct { uint32_t _n; uint8_t _x[_n]; }; };\n" \
+    "event { name = \"t:three\"; id = 4; fields := struct { uint32_t _a; string _s; string _t;\n" \
+    "  string _u; }; };\n"
 
 #define HEAD_BYTES CTF_TEXT_HEAD_BYTES
-#define PACKET_BYTES 512u
+#define PACKET_BYTES 2048u
 #define ROWS 8
 
 /* The slots the test's "reader" fills, by class: layout [4, string, 4
@@ -49,6 +51,7 @@
 static const gcs_tally_layout fits_layout = {1, {2}, {4, 2}};   /* t:fits rebuilt exactly so */
 static const gcs_tally_layout other_layout = {1, {2}, {4, 2}};  /* t:other lacks the last 2 */
 static const gcs_tally_layout seq_layout = {0, {0}, {4}};       /* t:seq: a sequence, never proven */
+static const gcs_tally_layout three_layout = {3, {2, 2, 2}, {4, 0, 0, 0}}; /* t:three so */
 
 typedef struct run {
     gcs_sink sink;
@@ -99,6 +102,8 @@ static void take(run *r, uint32_t id)
         s->layout = &other_layout;
     else if (strstr(n, "seq"))
         s->layout = &seq_layout;
+    else if (strstr(n, "three"))
+        s->layout = &three_layout;
     else if (strstr(n, "fixed")) {
         s->counted = GCS_TALLY_PLAIN;
         s->min_size = 12; /* the class's 8 bytes are short of it */
@@ -192,6 +197,27 @@ static void packet_events(bb *b, unsigned k)
     event(b, 0, t++), bb_u32(b, k), bb_bytes(b, long_ascii, sizeof long_ascii), bb_u16(b, 1);
     event(b, 0, t++), bb_u32(b, k), bb_bytes(b, block, sizeof block), bb_u16(b, 2);
     event(b, 0, t++), bb_u32(b, k), bb_bytes(b, late_high, sizeof late_high), bb_u16(b, 3);
+    /* Three strings skipped as one run: their NULs in one 32-byte block,
+     * across blocks, empty ones, and a non-ASCII byte in the first, the
+     * middle (after a NUL of its block: the block with no NUL sought) or
+     * the last (handed over: 3 of 9). */
+    static const struct { const char *s, *t, *u; } three[] = {
+        {"Info", "Microsoft-System-Net-Http", "{\"a\":1}"},
+        {"", "", ""},
+        {"x", long_ascii, block},
+        {late_high, "y", "z"},
+        {"Info", "Source", "a payload past one block, then \xc3\xa9"},
+        {block, block, long_ascii},
+        {"Info", "caf\xc3\xa9, then ASCII past the block of the NUL before", "z"},
+        {"a", "b", "c"},
+        {"", "the last string's NUL two blocks on, past this block", ""},
+    };
+    for (size_t i = 0; i < sizeof three / sizeof three[0]; i++) {
+        event(b, 4, t++), bb_u32(b, k);
+        bb_bytes(b, three[i].s, strlen(three[i].s) + 1);
+        bb_bytes(b, three[i].t, strlen(three[i].t) + 1);
+        bb_bytes(b, three[i].u, strlen(three[i].u) + 1);
+    }
 }
 
 /* Writes a packet holding events (n bytes) to f, lost events said. */
@@ -274,7 +300,7 @@ static void test_container_counts_as_it_delivers(void)
             uint64_t in_tally = counted->slots[id].count;
             CHECK_EQ_U64(counted->delivered[id] + in_tally, all->delivered[id]);
             const char *n = all->name[id];
-            if (strstr(n, "fits")) /* the first, and the non-ASCII ones (2 of 6) */
+            if (strstr(n, "fits") || strstr(n, "three")) /* the first, the non-ASCII (a third) */
                 CHECK_EQ_U64(counted->delivered[id], 1 + all->delivered[id] / 3);
             else if (strstr(n, "fixed")) {
                 CHECK_EQ_U64(counted->delivered[id], 1);

@@ -64,10 +64,11 @@
 #define CTF_PACKET_MAGIC 0xC1FC1FC1u
 
 /* One step of a count plan: align the position to `align` bits, then
- * skip `bits` fixed bits, or a NUL-terminated string (byte-aligned). */
+ * skip `bits` fixed bits, or `strings` NUL-terminated strings one after
+ * the other (byte-aligned). */
 typedef struct ctf_skip_step {
     uint32_t align;
-    bool string;
+    uint32_t strings; /* 0: a fixed run */
     uint64_t bits;
 } ctf_skip_step;
 
@@ -661,7 +662,7 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
 static void plan_push_run(ctf_count_plan *p, uint32_t align, uint64_t bits)
 {
     if (align > 8 || bits > 0)
-        p->steps[p->n_steps++] = (ctf_skip_step){align, false, bits};
+        p->steps[p->n_steps++] = (ctf_skip_step){align, 0, bits};
 }
 
 /* Makes p for event class ec: PLAN_READY when its fields are integers,
@@ -693,7 +694,10 @@ static void plan_make(ctf_count_plan *p, const ctf_event_class *ec)
             if (run_open)
                 plan_push_run(p, run_align, run_bits);
             run_open = false;
-            p->steps[p->n_steps++] = (ctf_skip_step){8, true, 0};
+            if (p->n_steps && p->steps[p->n_steps - 1].strings) /* one more after a string */
+                p->steps[p->n_steps - 1].strings++;
+            else
+                p->steps[p->n_steps++] = (ctf_skip_step){8, 1, 0};
             p->built.unit[n++] = 2;
             p->walk_steps++;
             continue;
@@ -764,53 +768,49 @@ static bool plan_counts(ctf_count_plan *p, const gcs_tally_slot *s)
     return p->count;
 }
 
-/* The length of the string at p, whose NUL lies within `left` bytes, when
- * its bytes are all ASCII (each is then one UTF-16 unit): false when no
- * NUL or another byte comes first. 16 bytes at a time where SSE2 is. */
-static inline __attribute__((always_inline)) bool ascii_string(const uint8_t *p, size_t left,
-                                                               size_t *len)
+/* The bytes of the k strings one after the other at p (k >= 1), the last
+ * one's NUL included, when they lie within `left` bytes and all are ASCII
+ * (each byte then one UTF-16 unit, the NULs too): false when a NUL is
+ * missing or another byte comes first. 32 bytes at a time where SSE2 is,
+ * the NULs of short strings taken from one block's mask. */
+static inline __attribute__((always_inline)) bool ascii_strings(const uint8_t *p, size_t left,
+                                                                uint32_t k, size_t *bytes)
 {
     size_t i = 0;
 #if defined(__SSE2__)
     const __m128i zero = _mm_setzero_si128();
-    /* 32 bytes a step while they hold neither a NUL nor a high bit (the
-     * lesser byte of the two halves is 0 where either has a NUL); the
-     * step that does is read by its masks. */
     for (; left - i >= 32; i += 32) {
         __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
         __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
-        __m128i z = _mm_cmpeq_epi8(_mm_min_epu8(a, b), zero);
-        if (_mm_movemask_epi8(_mm_or_si128(z, _mm_or_si128(a, b))) == 0)
+        uint32_t high = (uint32_t)_mm_movemask_epi8(a) | (uint32_t)_mm_movemask_epi8(b) << 16;
+        /* the lesser byte of the two halves is 0 where either has a NUL */
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(a, b), zero)) == 0) {
+            if (high)
+                return false;
             continue;
+        }
         uint32_t nul = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, zero)) |
                        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, zero)) << 16;
-        uint32_t high = (uint32_t)_mm_movemask_epi8(a) | (uint32_t)_mm_movemask_epi8(b) << 16;
-        if (!nul || (high & ((nul & -nul) - 1))) /* a non-ASCII byte before any NUL */
+        while (nul && k > 1) { /* a NUL that ends one of the first k - 1 */
+            nul &= nul - 1;
+            k--;
+        }
+        uint32_t before = nul ? (nul & -nul) - 1 : 0xFFFFFFFFu; /* bytes up to the NUL sought */
+        if (high & before) /* a non-ASCII byte before the last string's NUL */
             return false;
-        *len = i + (size_t)__builtin_ctz(nul);
-        return true;
-    }
-    for (; left - i >= 16; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        unsigned nul = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
-        unsigned high = (unsigned)_mm_movemask_epi8(v);
         if (nul) {
-            if (high & ((nul & -nul) - 1)) /* a non-ASCII byte before the NUL */
-                return false;
-            *len = i + (size_t)__builtin_ctz(nul);
+            *bytes = i + (size_t)__builtin_ctz(nul) + 1;
             return true;
         }
-        if (high)
-            return false;
     }
 #endif
     for (; i < left; i++) {
-        if (p[i] == 0) {
-            *len = i;
-            return true;
-        }
         if (p[i] & 0x80)
             return false;
+        if (p[i] == 0 && --k == 0) {
+            *bytes = i + 1;
+            return true;
+        }
     }
     return false;
 }
@@ -828,11 +828,10 @@ static bool skip_bytes(const ctf_decoder *d, const ctf_count_plan *p, uint64_t *
     for (uint32_t i = 0; i < p->n_steps; i++) {
         const ctf_skip_step *s = &p->steps[i];
         size_t n = (size_t)(s->bits / 8);
-        if (s->string) {
-            if (!ascii_string(q, left, &n))
+        if (s->strings) {
+            if (!ascii_strings(q, left, s->strings, &n))
                 return false;
-            *units += (uint64_t)n + 1;
-            n++;
+            *units += n;
         } else if (n > left) {
             return false;
         }
@@ -865,17 +864,17 @@ static bool skip_payload(ctf_file *f, const ctf_count_plan *p)
                 return false;
             if (i == 0 && p->raw && (pos & 7) == 0)
                 direct = true;
-            if (!s->string) {
+            if (!s->strings) {
                 if (s->bits > end - pos)
                     return false;
                 pos += s->bits;
                 continue;
             }
-            size_t len;
-            if (!ascii_string(d->data + (pos >> 3), (size_t)((end - pos) / 8), &len))
+            size_t n;
+            if (!ascii_strings(d->data + (pos >> 3), (size_t)((end - pos) / 8), s->strings, &n))
                 return false;
-            pos += 8 * ((uint64_t)len + 1);
-            units += (uint64_t)len + 1;
+            pos += 8 * (uint64_t)n;
+            units += n;
         }
     }
     uint64_t size = p->built_fixed + 2 * units;
