@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -121,7 +122,11 @@ typedef struct ctf_file {
     char *path;
     int fd;
     uint64_t size;
-    uint64_t packet_at, packet_bytes; /* the packet in buf, in the file */
+    uint64_t packet_at, packet_bytes; /* the packet in data, in the file */
+    const uint8_t *data; /* the bytes read_at made available: in map, or buf */
+    const uint8_t *map;  /* the whole file mapped (NULL: read into buf) */
+    size_t map_size;
+    size_t map_kept;     /* the mapping's pages before it are released */
     uint8_t *buf;
     size_t buf_cap;
     ctf_decoder d;
@@ -300,16 +305,23 @@ static gcs_status file_error(native_container *c, ctf_file *f, gcs_status status
                     what, (unsigned long long)at);
 }
 
-/* Makes buf hold file bytes [at, at + n). */
+/* Makes f->data point at file bytes [at, at + n): in the mapping, or
+ * read into buf. */
 static gcs_status read_at(native_container *c, ctf_file *f, uint64_t at, uint64_t n,
                           gcs_error *err)
 {
+    if (f->map && at <= f->map_size && n <= f->map_size - at) {
+        f->data = f->map + at;
+        return GCS_OK;
+    }
+    f->data = f->buf;
     if (n > f->buf_cap) {
         uint8_t *b = realloc(f->buf, (size_t)n);
         if (!b)
             return GCS_FAIL(err, GCS_ERR_NOMEM, at, "out of memory");
         f->buf = b;
         f->buf_cap = (size_t)n;
+        f->data = f->buf;
     }
     uint64_t got = 0;
     while (got < n) {
@@ -324,6 +336,23 @@ static gcs_status read_at(native_container *c, ctf_file *f, uint64_t at, uint64_
     return GCS_OK;
 }
 
+/* Gives the mapping's pages before file byte `at` back (the packets
+ * before it are read and no event points into them any more), so that the
+ * memory used stays a packet's per file, as when reading into a buffer. */
+static void release_before(ctf_file *f, uint64_t at)
+{
+    static size_t page;
+    if (!page) {
+        long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (size_t)ps : 4096;
+    }
+    size_t end = (size_t)(at < f->map_size ? at : f->map_size) / page * page;
+    if (end > f->map_kept) {
+        madvise((void *)(uintptr_t)(f->map + f->map_kept), end - f->map_kept, MADV_DONTNEED);
+        f->map_kept = end;
+    }
+}
+
 /* Whether struct t has an integer member `name` mapped to a clock. */
 static bool has_clock_member(const ctf_type *t, const char *name)
 {
@@ -335,7 +364,7 @@ static bool has_clock_member(const ctf_type *t, const char *name)
 }
 
 /* Decodes the header and context of the packet at f->packet_at from its
- * first avail bytes (in f->buf): GCS_ERR_TRUNCATED (err not set) when they
+ * first avail bytes (at f->data): GCS_ERR_TRUNCATED (err not set) when they
  * go past them. */
 static gcs_status packet_start(native_container *c, ctf_file *f, uint64_t avail, gcs_error *err)
 {
@@ -344,7 +373,7 @@ static gcs_status packet_start(native_container *c, ctf_file *f, uint64_t avail,
     ctf_decoder *d = &f->d;
     d->meta = m;
     d->regs = f->regs;
-    d->data = f->buf;
+    d->data = f->data;
     d->pos = 0;
     d->end = avail * 8;
     d->steps = 0;
@@ -392,6 +421,8 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
         f->d.clock = f->regs[CTF_ROLE_TIMESTAMP_END];
     f->in_packet = false;
     uint64_t at = f->packet_at + f->packet_bytes;
+    if (f->map)
+        release_before(f, at);
     if (at >= f->size) {
         f->done = true;
         return GCS_OK;
@@ -436,7 +467,7 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
     uint64_t header_bits = f->d.pos;
     if (f->packet_bytes > probe && (st = read_at(c, f, at, f->packet_bytes, err)) != GCS_OK)
         return st;
-    f->d.data = f->buf;
+    f->d.data = f->data;
     f->d.pos = header_bits;
     f->d.end = content_bits;
     f->d.max_steps = f->d.steps + CTF_STEPS_PER_BIT * content_bits + CTF_STEPS_SLACK;
@@ -1232,6 +1263,8 @@ static void native_destroy(gcs_container *base)
             close(f->fd);
         free(f->path);
         free(f->buf);
+        if (f->map)
+            munmap((void *)(uintptr_t)f->map, f->map_size);
         free(f->regs);
         gcs_buf_free(&f->payload);
     }
@@ -1282,6 +1315,15 @@ static gcs_status open_files(native_container *c, gcs_error *err)
             return GCS_FAIL(err, GCS_ERR_IO, 0, "cannot open stream file %s: %s",
                             shown_path(c, f->path), strerror(errno));
         f->size = (uint64_t)sb.st_size;
+        /* The whole file mapped, its packets read in place (no copy);
+         * where it cannot be, each packet is read into a buffer. */
+        if (f->size > 0 && f->size <= SIZE_MAX) {
+            void *m = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+            if (m != MAP_FAILED) {
+                f->map = m;
+                f->map_size = (size_t)f->size;
+            }
+        }
         f->regs = calloc(f->trace->meta.n_regs, sizeof *f->regs);
         if (!f->regs)
             return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
