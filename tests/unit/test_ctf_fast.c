@@ -15,7 +15,9 @@
  * classes are byte arrays after integers (signed, of 1 to 8 bytes, a
  * fixed array, a big-endian length the shortcut leaves to the walk) in two
  * stream files whose events interleave and tie, whole, with a negative
- * length, with a length past the packet's content, and cut.
+ * length, with a length past the packet's content, and cut; some of their
+ * events have a negative vtid (the flat context's signed 4-byte integers,
+ * sign-extended into the tid).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +38,8 @@
     "typealias integer { size = 16; align = 8; signed = false; byte_order = be; } := be16_t;\n" \
     "stream { id = 0; packet.context := struct packet_context;\n"                           \
     "  event.header := struct { uint32_t id; uint64_clock_monotonic_t timestamp; };\n"      \
-    "  event.context := struct { uint32_t _vpid; uint32_t _vtid;\n"                         \
+    "  event.context := struct { uint32_t _vpid;\n"                                         \
+    "    integer { size = 32; align = 8; signed = 1; } _vtid;\n"                            \
     "    integer { size = 8; align = 8; signed = 1; encoding = UTF8; } _procname[17]; }; };\n" \
     "event { name = \"t:blob\"; id = 0; fields := struct { uint32_t _length;\n"             \
     "  uint32_t ____data___length; uint8_t ___data__[____data___length]; }; };\n"          \
@@ -55,6 +58,7 @@
 
 typedef struct heard {
     uint64_t hash, events, rows, steps, lost, names, anomalies;
+    uint64_t negative_tids; /* tid -16, sign-extended */
 } heard;
 
 static void mix(heard *h, const void *p, size_t n)
@@ -88,6 +92,7 @@ static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
     heard *h = ctx;
     (void)err;
     h->events++;
+    h->negative_tids += ev->tid == (uint64_t)-16;
     mix_u64(h, ev->metadata_id);
     mix_u64(h, (uint64_t)ev->timestamp);
     mix_u64(h, ev->pid);
@@ -185,6 +190,9 @@ static uint64_t compare_ways(const char *path)
         CHECK_EQ_U64(on->h.lost, off->h.lost);
         CHECK_EQ_U64(on->h.names, off->h.names);
         CHECK_EQ_U64(on->h.anomalies, off->h.anomalies);
+        CHECK_EQ_U64(on->h.negative_tids, off->h.negative_tids);
+        if (strstr(path, "ctf-fast")) /* t:array and t:be, pid 30, in each packet read */
+            CHECK(on->h.negative_tids >= 2);
         CHECK_EQ_INT(on->status, off->status);
         CHECK_EQ_U64(on->err.offset, off->err.offset);
         CHECK_EQ_STR(on->err.reason, off->err.reason);
@@ -206,7 +214,7 @@ static void header(bb *b, uint32_t id, uint64_t t, uint32_t pid)
     bb_u32(b, id);
     bb_u64(b, t);
     bb_u32(b, pid);
-    bb_u32(b, pid + 1);
+    bb_u32(b, pid == 30 ? (uint32_t)-16 : pid + 1); /* a negative vtid */
     bb_bytes(b, procname, sizeof procname);
 }
 

@@ -516,6 +516,10 @@ static inline __int128 ns_from_origin(const ctf_trace *t, int32_t clock, uint64_
 static inline __attribute__((always_inline)) uint64_t context_int(const uint8_t *p, unsigned n,
                                                                   bool is_signed)
 {
+    if (n == 4) { /* LTTng's vpid and vtid: one load, the sign moved by a flip and a subtraction */
+        uint64_t v = ctf_le_bytes(p, 4);
+        return is_signed ? (v ^ 0x80000000u) - 0x80000000u : v;
+    }
     uint64_t v = ctf_le_bytes(p, n);
     return is_signed ? ctf_sign_extend(v, 8 * n) : v;
 }
@@ -813,13 +817,12 @@ static inline __attribute__((always_inline)) bool ascii_strings(const uint8_t *p
     for (; left - i >= 32; i += 32) {
         __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
         __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
-        uint32_t high = (uint32_t)_mm_movemask_epi8(a) | (uint32_t)_mm_movemask_epi8(b) << 16;
-        /* the lesser byte of the two halves is 0 where either has a NUL */
-        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(a, b), zero)) == 0) {
-            if (high)
-                return false;
+        /* the lesser byte of the two halves is 0 where either has a NUL;
+         * a block of neither NULs nor high bits takes one mask */
+        __m128i z = _mm_cmpeq_epi8(_mm_min_epu8(a, b), zero);
+        if (_mm_movemask_epi8(_mm_or_si128(z, _mm_or_si128(a, b))) == 0)
             continue;
-        }
+        uint32_t high = (uint32_t)_mm_movemask_epi8(a) | (uint32_t)_mm_movemask_epi8(b) << 16;
         uint32_t nul = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, zero)) |
                        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, zero)) << 16;
         while (nul && k > 1) { /* a NUL that ends one of the first k - 1 */
@@ -1154,7 +1157,8 @@ static void sift_down(native_container *c, size_t i)
  * runner-up stays the same: the one comparison sift_down would make that
  * decides, without the others. Otherwise a sift, and the runner-up found
  * again when next needed. */
-static void top_changed(native_container *c, bool has_event)
+static inline __attribute__((always_inline)) void top_changed(native_container *c,
+                                                              bool has_event)
 {
     if (has_event) {
         if (c->heap_n == 1)
