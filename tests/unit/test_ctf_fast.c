@@ -11,6 +11,9 @@
  *   lost, undecodable, first and last time): the payload skips in whole
  *   bytes.
  *
+ * - the metadata check (its runs of plain code), on every metadata file of
+ *   tests/data/ctf cut and overwritten at many bytes.
+ *
  * On every trace of tests/data/ctf, and on traces written here whose
  * classes are byte arrays after integers (signed, of 1 to 8 bytes, a
  * fixed array, a big-endian length the shortcut leaves to the walk) in two
@@ -315,10 +318,69 @@ static void test_fixtures_read_alike(void)
     CHECK(ctf_each_fixture(read_alike, NULL) >= 8);
 }
 
+/* The metadata check (gcs_ctf_check_metadata) of the bytes at data says
+ * the same with its runs of plain code taken whole and byte by byte. */
+static void check_metadata_alike(const uint8_t *data, size_t size, size_t *differ)
+{
+    gcs_error on, off;
+    gcs_error_clear(&on);
+    gcs_error_clear(&off);
+    gcs_ctf_native_shortcuts(false);
+    gcs_status b = gcs_ctf_check_metadata(data, size, "m", &off);
+    gcs_ctf_native_shortcuts(true);
+    gcs_status a = gcs_ctf_check_metadata(data, size, "m", &on);
+    if (a != b || on.offset != off.offset || strcmp(on.reason, off.reason) != 0) {
+        if ((*differ)++ == 0)
+            printf("  differ at %zu bytes: %d %llu %s / %d %llu %s\n", size, a,
+                   (unsigned long long)on.offset, on.reason, b, (unsigned long long)off.offset,
+                   off.reason);
+    }
+}
+
+/* Every metadata file of tests/data/ctf, cut at every 5th byte and with
+ * bytes that open, close or end something (or do nothing) written over
+ * it at every 23rd. */
+static void metadata_alike(const char *path, void *ctx)
+{
+    static const char *const files[] = {"metadata", "k/metadata", "u/metadata", "kernel/metadata",
+                                        "ust/uid/1000/64-bit/metadata"};
+    size_t *differ = ctx;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char name[4300];
+        snprintf(name, sizeof name, "%s/%s", path, files[i]);
+        FILE *f = fopen(name, "rb");
+        if (!f)
+            continue;
+        static uint8_t data[65536];
+        size_t size = fread(data, 1, sizeof data, f);
+        fclose(f);
+        for (size_t cut = 0; cut <= size; cut += 5)
+            check_metadata_alike(data, cut, differ);
+        static const char over[] = {'\0', '"', '\'', '\\', '{', '}', '[', ']', '(', ')', '/', '*',
+                                    '\n', ';', ' ', 'x'};
+        for (size_t at = 0; at < size; at += 23)
+            for (size_t k = 0; k < sizeof over; k++) {
+                uint8_t was = data[at];
+                data[at] = (uint8_t)over[k];
+                check_metadata_alike(data, size, differ);
+                data[at] = was;
+            }
+        check_metadata_alike(data, size, differ);
+    }
+}
+
+static void test_metadata_checked_alike(void)
+{
+    size_t differ = 0;
+    CHECK(ctf_each_fixture(metadata_alike, &differ) >= 8);
+    CHECK_EQ_U64(differ, 0);
+}
+
 int main(void)
 {
     setenv("GCSCOPE_CTF_READER", "native", 1);
     RUN(test_written_traces_read_alike);
     RUN(test_fixtures_read_alike);
+    RUN(test_metadata_checked_alike);
     return check_report("test_ctf_fast");
 }

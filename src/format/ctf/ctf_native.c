@@ -192,9 +192,10 @@ typedef struct native_container {
 } native_container;
 
 /* gcs_ctf_native_shortcuts: false reads everything the long way. */
-static bool shortcuts = true;
+bool gcs_ctf_shortcuts = true;
+#define shortcuts gcs_ctf_shortcuts
 
-void gcs_ctf_native_shortcuts(bool on) { shortcuts = on; }
+void gcs_ctf_native_shortcuts(bool on) { gcs_ctf_shortcuts = on; }
 
 /* The path shown in messages: below tmp_dir (a zip's member) or as is. */
 static const char *shown_path(const native_container *c, const char *path)
