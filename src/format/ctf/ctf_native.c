@@ -534,10 +534,10 @@ static gcs_status read_flat_context(ctf_file *f, const ctf_stream_class *sc)
         return GCS_ERR_TRUNCATED;
     const uint8_t *p = d->data + (d->pos >> 3);
     d->pos += 8 * (uint64_t)sc->context_bytes;
-    if (sc->vpid_at >= 0)
-        f->regs[CTF_ROLE_VPID] = context_int(p + sc->vpid_at, sc->vpid_bytes, sc->vpid_signed);
-    if (sc->vtid_at >= 0)
-        f->regs[CTF_ROLE_VTID] = context_int(p + sc->vtid_at, sc->vtid_bytes, sc->vtid_signed);
+    f->regs[CTF_ROLE_VPID] =
+        sc->vpid_at >= 0 ? context_int(p + sc->vpid_at, sc->vpid_bytes, sc->vpid_signed) : 0;
+    f->regs[CTF_ROLE_VTID] =
+        sc->vtid_at >= 0 ? context_int(p + sc->vtid_at, sc->vtid_bytes, sc->vtid_signed) : 0;
     if (sc->procname_at >= 0) {
         /* The field's bytes as they are: the names stop at its NUL. */
         f->procname = (const char *)p + sc->procname_at;
@@ -962,15 +962,13 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         ctf_decoder *d = &f->d;
         const ctf_stream_class *sc = f->sc;
         uint64_t at_bits = d->pos; /* the event's offset: packet_at + at_bits / 8 */
-        f->regs[CTF_ROLE_EVENT_ID] = 0;
-        f->regs[CTF_ROLE_VPID] = 0;
-        f->regs[CTF_ROLE_VTID] = 0;
         d->unsupported = false;
         uint64_t id;
         if (sc->lttng_header != CTF_LTTNG_HEADER_NONE) {
             if ((st = ctf_read_lttng_header(d, sc->lttng_header, sc->header_clock, &id)) != GCS_OK)
                 goto bad;
         } else {
+            f->regs[CTF_ROLE_EVENT_ID] = 0;
             if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
                 goto bad;
             id = f->regs[CTF_ROLE_EVENT_ID];
@@ -987,6 +985,10 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         f->cls = (size_t)(f->ec - f->trace->meta.events);
         f->procname = "";
         f->procname_len = 0;
+        if (!sc->context_flat) { /* (the flat context sets them itself) */
+            f->regs[CTF_ROLE_VPID] = 0;
+            f->regs[CTF_ROLE_VTID] = 0;
+        }
         if (sc->context_flat) {
             if ((st = read_flat_context(f, sc)) != GCS_OK)
                 goto bad;
