@@ -102,12 +102,14 @@ static gcs_status tsdl_feed(tsdl_scan *t, gcs_cursor *c, const char *name, gcs_e
             if (!byte_in(blank_bytes, b))
                 t->last = b;
             if (gcs_cur_bytes(c, 0, &run)) {
-                while (n < left && !byte_in(special_bytes, run[n])) {
-                    if (!byte_in(blank_bytes, run[n]))
-                        t->last = run[n];
+                while (n < left && !byte_in(special_bytes, run[n]))
                     n++;
-                }
                 gcs_cur_skip(c, n);
+                size_t k = n; /* the run's last byte that is not blank, if any */
+                while (k > 0 && byte_in(blank_bytes, run[k - 1]))
+                    k--;
+                if (k > 0)
+                    t->last = run[k - 1];
             }
             continue;
         }
