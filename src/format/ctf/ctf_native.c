@@ -3,8 +3,10 @@
  * reader of the traces LTTng writes (docs/format-ctf.md, "Our own reader").
  *
  * Each trace folder's metadata is parsed by ctf_tsdl.c; each stream file
- * (every regular file of the folder but "metadata" and dot files) is read
- * one packet at a time with pread into a buffer of that packet's size:
+ * (every regular file of the folder but "metadata" and dot files) is
+ * mapped whole and read one packet at a time in place, the pages of the
+ * packets read given back as it goes (where it cannot be mapped, each
+ * packet is read with pread into a buffer of that packet's size):
  *
  *   packet   := trace.packet.header  stream.packet.context  event*
  *   event    := stream.event.header  stream.event.context  event.context  event.fields
@@ -24,7 +26,9 @@
  * metadata rows in order of first appearance, payloads in the manifest's
  * layout, pid/tid from vpid/vtid, processor from cpu_id, procname names.
  * Memory: one packet per stream file (LTTng's sub-buffers, 512 KiB to a few
- * MiB), not the trace.
+ * MiB), not the trace. A stream file cut by another process while it is
+ * mapped ends the process with SIGBUS when a page past its new end is
+ * read (a cut seen when the file is opened is read as always).
  */
 #include <dirent.h>
 #include <errno.h>
