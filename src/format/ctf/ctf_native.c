@@ -187,7 +187,7 @@ typedef struct native_container {
     /* The heap's runner-up (the earlier of the top's children), valid while
      * only the top's key has changed since it was found: a top whose next
      * event comes before it stays on top without a sift (top_changed). */
-    bool has_second, keep_top; /* keep_top: the shortcut taken (shortcuts) */
+    bool has_second, keep_top; /* keep_top: the shortcut taken (gcs_ctf_shortcuts) */
     ctf_file *second;
     uint32_t rows;
     uint64_t events;
@@ -197,7 +197,6 @@ typedef struct native_container {
 
 /* gcs_ctf_native_shortcuts: false reads everything the long way. */
 bool gcs_ctf_shortcuts = true;
-#define shortcuts gcs_ctf_shortcuts
 
 void gcs_ctf_native_shortcuts(bool on) { gcs_ctf_shortcuts = on; }
 
@@ -653,7 +652,7 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
         ctf_count_plan *plan = &f->trace->plans[f->cls];
         if (plan->blob_state == PLAN_UNKNOWN)
             plan->blob_state =
-                shortcuts && blob_plain(&f->trace->meta, f->ec) ? PLAN_READY : PLAN_NONE;
+                gcs_ctf_shortcuts && blob_plain(&f->trace->meta, f->ec) ? PLAN_READY : PLAN_NONE;
         if (plan->blob_state == PLAN_READY && read_blob(f))
             return GCS_OK;
         if (!ctf_align(d, fields->align))
@@ -761,7 +760,7 @@ static void plan_make(ctf_count_plan *p, const ctf_event_class *ec)
     }
     if (run_open)
         plan_push_run(p, run_align, run_bits);
-    p->bytewise = shortcuts;
+    p->bytewise = gcs_ctf_shortcuts;
     for (uint32_t k = 0; k < p->n_steps; k++)
         if (p->steps[k].align > 8 || p->steps[k].bits % 8)
             p->bytewise = false;
@@ -1365,7 +1364,7 @@ gcs_status gcs_ctf_native_open(gcs_stream *s, const gcs_sink *sink, char *const 
     c->base.stream = s;
     c->base.sink = sink;
     c->tmp_dir = tmp_dir;
-    c->keep_top = shortcuts;
+    c->keep_top = gcs_ctf_shortcuts;
     gcs_status st = GCS_OK;
     if (!(c->traces = calloc(n ? n : 1, sizeof *c->traces)))
         st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
