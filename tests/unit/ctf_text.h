@@ -3,16 +3,21 @@
  * tests start with: LTTng's packet header (magic, stream_id) and packet
  * context, a 1 GHz clock, and 8/32/64-bit unsigned integers. A test adds
  * its stream block (event header or not) and its event classes. And the
- * folder such a trace is written to.
+ * folder such a trace is written to, and what the public reader counts of
+ * a trace (to compare two ways of reading it).
  */
 #ifndef GCS_TESTS_CTF_TEXT_H
 #define GCS_TESTS_CTF_TEXT_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "gcscope.h"
+#include "io/source.h"
 #include "unit/check.h"
 
 #define CTF_TEXT_PREAMBLE                                                                   \
@@ -64,6 +69,86 @@ static inline void ctf_folder_remove(const char *dir)
     snprintf(path, sizeof path, "%s/channel0_0", dir);
     unlink(path);
     rmdir(dir);
+}
+
+/* Calls fn with the path of every trace folder of tests/data/ctf; returns
+ * how many. */
+static inline size_t ctf_each_fixture(void (*fn)(const char *path, void *ctx), void *ctx)
+{
+    DIR *d = opendir("tests/data/ctf");
+    CHECK(d != NULL);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    size_t traces = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4200];
+        snprintf(path, sizeof path, "tests/data/ctf/%s", e->d_name);
+        fn(path, ctx);
+        traces++;
+    }
+    closedir(d);
+    return traces;
+}
+
+/* What the public reader made of a trace: its end and its counts. */
+typedef struct ctf_counts {
+    gcs_status status;
+    uint64_t err_offset;
+    char err_message[256];
+    gcs_reader_stats stats;
+    uint64_t per_type[256];
+    size_t n_types;
+} ctf_counts;
+
+/* Reads path with the public reader: its scan (the counting path) or
+ * every event delivered. */
+static inline void ctf_read_counts(const char *path, bool scan, ctf_counts *c)
+{
+    memset(c, 0, sizeof *c);
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_source *src = gcs_source_open_file(path, &err);
+    gcs_reader *r = src ? gcs_reader_new(src, NULL, &err) : NULL;
+    CHECK(r != NULL);
+    if (!r) {
+        gcs_source_free(src);
+        return;
+    }
+    if (scan) {
+        c->status = gcs_reader_scan(r, &err);
+    } else {
+        const gcs_event *ev;
+        while ((c->status = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+            ;
+    }
+    c->err_offset = err.offset;
+    snprintf(c->err_message, sizeof c->err_message, "%s", err.reason);
+    c->stats = *gcs_reader_get_stats(r);
+    const gcs_event_type *t;
+    for (; c->n_types < 256 && (t = gcs_reader_event_type(r, (uint32_t)c->n_types)); c->n_types++)
+        c->per_type[c->n_types] = t->count;
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
+/* Checks that b counted what a counted. */
+static inline void ctf_check_counts(const ctf_counts *b, const ctf_counts *a)
+{
+    CHECK_EQ_INT(b->status, a->status);
+    CHECK_EQ_U64(b->err_offset, a->err_offset);
+    CHECK(strcmp(b->err_message, a->err_message) == 0);
+    CHECK_EQ_U64(b->stats.events, a->stats.events);
+    CHECK_EQ_U64(b->stats.undecodable_events, a->stats.undecodable_events);
+    CHECK_EQ_U64(b->stats.unknown_events, a->stats.unknown_events);
+    CHECK_EQ_U64(b->stats.lost_events, a->stats.lost_events);
+    CHECK_EQ_U64((uint64_t)b->stats.first_timestamp, (uint64_t)a->stats.first_timestamp);
+    CHECK_EQ_U64((uint64_t)b->stats.last_timestamp, (uint64_t)a->stats.last_timestamp);
+    CHECK_EQ_U64(b->n_types, a->n_types);
+    for (size_t i = 0; i < a->n_types && i < b->n_types; i++)
+        CHECK_EQ_U64(b->per_type[i], a->per_type[i]);
 }
 
 #endif

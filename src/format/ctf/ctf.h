@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "format/container.h"
 
@@ -102,6 +103,33 @@ typedef struct gcs_ctf_names {
  * last non-blank procname its events carried. pid 0 names nothing. */
 void gcs_ctf_names_report(gcs_ctf_names *t, const gcs_sink *sink, uint32_t pid, const char *name,
                           size_t len);
+
+/* Whether a call with these values would be the last call again (which
+ * changes nothing): gcs_ctf_names_report's first test, in line, eight
+ * bytes at a time (LTTng's procname is 17 bytes, every event). */
+static inline bool gcs_ctf_names_repeat(const gcs_ctf_names *t, uint32_t pid, const char *name,
+                                        size_t len)
+{
+    if (!t->has_last || pid != t->last_pid || len != t->last_len)
+        return false;
+    uint64_t a, b;
+    if (len < 8) {
+        for (size_t i = 0; i < len; i++)
+            if (name[i] != t->last[i])
+                return false;
+        return true;
+    }
+    /* Whole words, the last one ending at len (it may overlap). */
+    for (size_t i = 0; len - i > 8; i += 8) {
+        memcpy(&a, name + i, 8);
+        memcpy(&b, t->last + i, 8);
+        if (a != b)
+            return false;
+    }
+    memcpy(&a, name + len - 8, 8);
+    memcpy(&b, t->last + len - 8, 8);
+    return a == b;
+}
 void gcs_ctf_names_free(gcs_ctf_names *t);
 
 /* The trace facts, from the first event's clock (has_clock false: none):

@@ -34,56 +34,6 @@ static uint64_t read_bits(const uint8_t *data, uint64_t pos, uint32_t size, bool
     return v;
 }
 
-/* A field of `bits` bits mapped to clock `clock`, read at bit `at`, says
- * the clock's low bits are v: it wrapped when they went down. */
-static inline void move_clock(ctf_decoder *d, int32_t clock, uint64_t v, uint32_t bits, uint64_t at)
-{
-    if (bits >= 64) {
-        d->clock = v;
-    } else {
-        uint64_t mask = ((uint64_t)1 << bits) - 1, low = v & mask;
-        uint64_t base = d->clock & ~mask;
-        if (low < (d->clock & mask))
-            base += mask + 1;
-        d->clock = base | low;
-    }
-    d->clock_index = clock;
-    d->clock_at = at;
-    d->clock_bits = bits;
-}
-
-gcs_status ctf_read_lttng_header(ctf_decoder *d, ctf_lttng_header kind, int32_t clock,
-                                 uint64_t *id)
-{
-    if (!ctf_align(d, 8))
-        return GCS_ERR_TRUNCATED;
-    uint64_t left = (d->end - d->pos) / 8, at = d->pos;
-    const uint8_t *p = d->data + (at >> 3);
-    /* compact: a 5-bit id and a 27-bit timestamp in one little-endian
-     * word; large: a 16-bit id, then a 32-bit timestamp. The id's largest
-     * value says "extended": then (byte-aligned) a 32-bit id and a 64-bit
-     * timestamp. */
-    bool compact = kind == CTF_LTTNG_HEADER_COMPACT;
-    unsigned short_bytes = compact ? 4 : 6, ext_at = compact ? 1 : 2;
-    if (left < short_bytes)
-        return GCS_ERR_TRUNCATED;
-    uint64_t w = ctf_le_bytes(p, compact ? 4 : 2);
-    uint64_t small = compact ? (w & 31) : w;
-    if (small != (compact ? 31u : 65535u)) {
-        *id = small;
-        d->pos += 8 * short_bytes;
-        move_clock(d, clock, compact ? w >> 5 : ctf_le_bytes(p + 2, 4), compact ? 27 : 32,
-                   at + (compact ? 5 : 16));
-        return GCS_OK;
-    }
-    if (left < ext_at + 12)
-        return GCS_ERR_TRUNCATED;
-    *id = ctf_le_bytes(p + ext_at, 4);
-    d->pos += 8 * (ext_at + 12);
-    move_clock(d, clock, ctf_le_bytes(p + ext_at + 4, 8), 64, at + 8 * (ext_at + 4));
-    return GCS_OK;
-}
-
 /* An integer (or a float's bits) of type t at d->pos, sign-extended. */
 static gcs_status read_int(ctf_decoder *d, const ctf_type *t, bool moves_clock, uint64_t *out)
 {
@@ -101,7 +51,7 @@ static gcs_status read_int(ctf_decoder *d, const ctf_type *t, bool moves_clock, 
     if (t->is_signed)
         v = ctf_sign_extend(v, t->size);
     if (t->clock >= 0 && moves_clock)
-        move_clock(d, t->clock, v, t->size, d->pos - t->size);
+        ctf_move_clock(d, t->clock, v, t->size, d->pos - t->size);
     *out = v;
     return GCS_OK;
 }

@@ -49,11 +49,6 @@ typedef struct ctf_decoder {
  * d->max_steps. */
 gcs_status ctf_read(ctf_decoder *d, const ctf_type *t, gcs_buf *out);
 
-/* Reads one of LTTng's event headers (kind, its timestamps on clock
- * `clock`) as ctf_read would, without walking the layout: the event id
- * into *id, the clock moved. */
-gcs_status ctf_read_lttng_header(ctf_decoder *d, ctf_lttng_header kind, int32_t clock,
-                                 uint64_t *id);
 
 /* The same for member m of a struct: writes its registers. */
 gcs_status ctf_read_member(ctf_decoder *d, const ctf_member *m, gcs_buf *out);
@@ -95,6 +90,60 @@ static inline bool ctf_align(ctf_decoder *d, uint32_t align)
         return false;
     d->pos = p;
     return true;
+}
+
+/* A field of `bits` bits mapped to clock `clock`, read at bit `at`, says
+ * the clock's low bits are v: it wrapped when they went down. */
+static inline void ctf_move_clock(ctf_decoder *d, int32_t clock, uint64_t v, uint32_t bits,
+                                  uint64_t at)
+{
+    if (bits >= 64) {
+        d->clock = v;
+    } else {
+        uint64_t mask = ((uint64_t)1 << bits) - 1, low = v & mask;
+        uint64_t base = d->clock & ~mask;
+        if (low < (d->clock & mask))
+            base += mask + 1;
+        d->clock = base | low;
+    }
+    d->clock_index = clock;
+    d->clock_at = at;
+    d->clock_bits = bits;
+}
+
+/* Reads one of LTTng's event headers (kind, its timestamps on clock
+ * `clock`) as ctf_read would, without walking the layout: the event id
+ * into *id, the clock moved. In line: the container reads one an event. */
+static inline gcs_status ctf_read_lttng_header(ctf_decoder *d, ctf_lttng_header kind,
+                                               int32_t clock, uint64_t *id)
+{
+    if (!ctf_align(d, 8))
+        return GCS_ERR_TRUNCATED;
+    uint64_t left = (d->end - d->pos) / 8, at = d->pos;
+    const uint8_t *p = d->data + (at >> 3);
+    /* compact: a 5-bit id and a 27-bit timestamp in one little-endian
+     * word; large: a 16-bit id, then a 32-bit timestamp. The id's largest
+     * value says "extended": then (byte-aligned) a 32-bit id and a 64-bit
+     * timestamp. */
+    bool compact = kind == CTF_LTTNG_HEADER_COMPACT;
+    unsigned short_bytes = compact ? 4 : 6, ext_at = compact ? 1 : 2;
+    if (left < short_bytes)
+        return GCS_ERR_TRUNCATED;
+    uint64_t w = ctf_le_bytes(p, compact ? 4 : 2);
+    uint64_t small = compact ? (w & 31) : w;
+    if (small != (compact ? 31u : 65535u)) {
+        *id = small;
+        d->pos += 8 * short_bytes;
+        ctf_move_clock(d, clock, compact ? w >> 5 : ctf_le_bytes(p + 2, 4), compact ? 27 : 32,
+                       at + (compact ? 5 : 16));
+        return GCS_OK;
+    }
+    if (left < ext_at + 12)
+        return GCS_ERR_TRUNCATED;
+    *id = ctf_le_bytes(p + ext_at, 4);
+    d->pos += 8 * (ext_at + 12);
+    ctf_move_clock(d, clock, ctf_le_bytes(p + ext_at + 4, 8), 64, at + 8 * (ext_at + 4));
+    return GCS_OK;
 }
 
 #endif

@@ -26,6 +26,16 @@ gcs_status gcs_ctf_open_traces(gcs_stream *s, const gcs_sink *sink, char *const 
 gcs_status gcs_ctf_native_open(gcs_stream *s, const gcs_sink *sink, char *const *inputs,
                                size_t n, char *tmp_dir, gcs_container **out, gcs_error *err);
 
+/* Turns our reader's shortcuts on (the default) or off, for the tests
+ * that require both ways to read alike (tests/unit/test_ctf_fast.c): the
+ * merge's top kept without a sift, the payload skips in whole bytes, the
+ * byte-array events read without the walk, the metadata check's runs of
+ * plain code (ctf_metadata.c). Process-wide, taken when a
+ * reader opens (and its classes are first met); not for concurrent
+ * readers. */
+void gcs_ctf_native_shortcuts(bool on);
+extern bool gcs_ctf_shortcuts; /* what it set (also the metadata check's runs) */
+
 /* The largest metadata file read. */
 #define CTF_METADATA_MAX_BYTES ((size_t)64 << 20)
 

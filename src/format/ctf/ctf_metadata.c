@@ -16,6 +16,7 @@
 
 #include "base/cursor.h"
 #include "base/error.h"
+#include "format/ctf/ctf_internal.h"
 
 /* A packetized metadata file's packet header (CTF 1.8 section 7.1):
  * magic, uuid[16], checksum, content_size, packet_size (bits), then the
@@ -76,6 +77,14 @@ static gcs_status code_byte(tsdl_scan *t, uint8_t b, uint64_t at, const char *na
     return GCS_OK;
 }
 
+/* Bytes of code that change nothing but `last` (code_byte does no more
+ * with them) are all but these: NUL, quotes, brackets and '/'. As bits
+ * by byte value, and the blanks likewise. */
+static const uint64_t special_bytes[4] = {0x0000838400000001u, 0x2800000028000000u, 0x0000000000000000u, 0x0000000000000000u};
+static const uint64_t blank_bytes[4] = {0x0000000100003e00u, 0x0000000000000000u, 0x0000000000000000u, 0x0000000000000000u};
+
+static inline bool byte_in(const uint64_t set[4], uint8_t b) { return (set[b >> 6] >> (b & 63)) & 1; }
+
 /* Scans the text bytes under c (the cursor's offsets are the file's). */
 static gcs_status tsdl_feed(tsdl_scan *t, gcs_cursor *c, const char *name, gcs_error *err)
 {
@@ -84,6 +93,26 @@ static gcs_status tsdl_feed(tsdl_scan *t, gcs_cursor *c, const char *name, gcs_e
         if (b == 0)
             return GCS_CORRUPT(err, at, "metadata file %s: a NUL byte inside the metadata text",
                                name);
+        if (t->state == TSDL_CODE && !t->slash && !byte_in(special_bytes, b) && gcs_ctf_shortcuts) {
+            /* A run of plain code (names, numbers, blanks: most of the
+             * text) taken whole: only its last byte that is not blank
+             * counts. */
+            const uint8_t *run;
+            size_t left = gcs_cur_left(c), n = 0;
+            if (!byte_in(blank_bytes, b))
+                t->last = b;
+            if (gcs_cur_bytes(c, 0, &run)) {
+                while (n < left && !byte_in(special_bytes, run[n]))
+                    n++;
+                gcs_cur_skip(c, n);
+                size_t k = n; /* the run's last byte that is not blank, if any */
+                while (k > 0 && byte_in(blank_bytes, run[k - 1]))
+                    k--;
+                if (k > 0)
+                    t->last = run[k - 1];
+            }
+            continue;
+        }
         switch (t->state) {
         case TSDL_CODE:
             if (t->slash) {

@@ -3,8 +3,10 @@
  * reader of the traces LTTng writes (docs/format-ctf.md, "Our own reader").
  *
  * Each trace folder's metadata is parsed by ctf_tsdl.c; each stream file
- * (every regular file of the folder but "metadata" and dot files) is read
- * one packet at a time with pread into a buffer of that packet's size:
+ * (every regular file of the folder but "metadata" and dot files) is
+ * mapped whole and read one packet at a time in place, the pages of the
+ * packets read given back as it goes (where it cannot be mapped, each
+ * packet is read with pread into a buffer of that packet's size):
  *
  *   packet   := trace.packet.header  stream.packet.context  event*
  *   event    := stream.event.header  stream.event.context  event.context  event.fields
@@ -24,7 +26,9 @@
  * metadata rows in order of first appearance, payloads in the manifest's
  * layout, pid/tid from vpid/vtid, processor from cpu_id, procname names.
  * Memory: one packet per stream file (LTTng's sub-buffers, 512 KiB to a few
- * MiB), not the trace.
+ * MiB), not the trace. A stream file cut by another process while it is
+ * mapped ends the process with SIGBUS when a page past its new end is
+ * read (a cut seen when the file is opened is read as always).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,10 +69,11 @@
 #define CTF_PACKET_MAGIC 0xC1FC1FC1u
 
 /* One step of a count plan: align the position to `align` bits, then
- * skip `bits` fixed bits, or a NUL-terminated string (byte-aligned). */
+ * skip `bits` fixed bits, or `strings` NUL-terminated strings one after
+ * the other (byte-aligned). */
 typedef struct ctf_skip_step {
     uint32_t align;
-    bool string;
+    uint32_t strings; /* 0: a fixed run */
     uint64_t bits;
 } ctf_skip_step;
 
@@ -83,6 +89,10 @@ enum { PLAN_UNKNOWN = 0, PLAN_NONE, PLAN_READY };
 typedef struct ctf_count_plan {
     uint8_t state; /* PLAN_* */
     bool raw;      /* fields->is_raw: read_payload points at the packet */
+    /* Every step aligned to a byte at most and every fixed run whole
+     * bytes: from a byte boundary the skip never leaves one, so it counts
+     * bytes (skip_bytes). */
+    bool bytewise;
     uint32_t walk_steps; /* the decoder's steps (ctf_read calls) of the walk */
     uint32_t n_steps;
     ctf_skip_step *steps;
@@ -90,6 +100,9 @@ typedef struct ctf_count_plan {
     uint32_t built_fixed;   /* built's fixed bytes in all */
     /* The verdict, for the slot values in for_*. */
     bool decided, count, short_row;
+    /* PLAN_READY: the class is written as a byte array after whole
+     * integers only (blob_plain), read by read_blob. */
+    uint8_t blob_state;
     const gcs_tally_layout *for_layout;
     uint8_t for_mode;
     uint32_t for_min;
@@ -102,6 +115,10 @@ typedef struct ctf_trace {
     uint32_t *row_of_class;
     /* Count plans by event class index (made at a class's first count). */
     ctf_count_plan *plans;
+    /* Per clock: nanoseconds from the origin at cycle 0, for a clock of
+     * 1 GHz (ns_from_origin adds the cycles). */
+    bool clock_ns[CTF_TSDL_MAX_CLOCKS];
+    __int128 clock_ns_base[CTF_TSDL_MAX_CLOCKS];
 } ctf_trace;
 
 typedef struct ctf_file {
@@ -109,7 +126,11 @@ typedef struct ctf_file {
     char *path;
     int fd;
     uint64_t size;
-    uint64_t packet_at, packet_bytes; /* the packet in buf, in the file */
+    uint64_t packet_at, packet_bytes; /* the packet in data, in the file */
+    const uint8_t *data; /* the bytes read_at made available: in map, or buf */
+    const uint8_t *map;  /* the whole file mapped (NULL: read into buf) */
+    size_t map_size;
+    size_t map_kept;     /* the mapping's pages before it are released */
     uint8_t *buf;
     size_t buf_cap;
     ctf_decoder d;
@@ -127,10 +148,13 @@ typedef struct ctf_file {
     const ctf_event_class *ec;
     int64_t timestamp;
     __int128 ns; /* from the clock's origin: the order across files */
-    uint64_t event_at; /* its byte offset in the file */
+    size_t cls; /* its class's index in the trace's meta.events */
     uint32_t pid;
     uint64_t tid;
-    char procname[GCS_CTF_PROCNAME_CAP];
+    /* The event's procname: its bytes in the packet (valid until the file
+     * reads its next packet, after the event is reported), up to
+     * GCS_CTF_PROCNAME_CAP - 1 of them; a NUL may end it earlier. */
+    const char *procname;
     size_t procname_len;
     bool payload_unsupported;
     const uint8_t *payload_data; /* in buf (the packet) or payload.data */
@@ -158,13 +182,23 @@ typedef struct native_container {
     uint8_t *step_buf; /* CTF_STEP_BYTES: this step's rebuilt payloads */
     /* Files with an event decoded, as a binary heap by (ns, index): the
      * top is the next event to report. */
-    size_t *heap;
+    ctf_file **heap;
     size_t heap_n;
+    /* The heap's runner-up (the earlier of the top's children), valid while
+     * only the top's key has changed since it was found: a top whose next
+     * event comes before it stays on top without a sift (top_changed). */
+    bool has_second, keep_top; /* keep_top: the shortcut taken (gcs_ctf_shortcuts) */
+    ctf_file *second;
     uint32_t rows;
     uint64_t events;
     int64_t last_timestamp;
     gcs_ctf_names names;
 } native_container;
+
+/* gcs_ctf_native_shortcuts: false reads everything the long way. */
+bool gcs_ctf_shortcuts = true;
+
+void gcs_ctf_native_shortcuts(bool on) { gcs_ctf_shortcuts = on; }
 
 /* The path shown in messages: below tmp_dir (a zip's member) or as is. */
 static const char *shown_path(const native_container *c, const char *path)
@@ -258,6 +292,11 @@ static gcs_status load_metadata(native_container *c, ctf_trace *t, gcs_error *er
     if (st == GCS_OK && (!(t->row_of_class = calloc(t->meta.n_events + 1, sizeof *t->row_of_class)) ||
                          !(t->plans = calloc(t->meta.n_events + 1, sizeof *t->plans))))
         st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
+    for (uint32_t k = 0; st == GCS_OK && k < t->meta.n_clocks; k++) {
+        const ctf_clock *clk = &t->meta.clocks[k];
+        t->clock_ns[k] = clk->freq == 1000000000;
+        t->clock_ns_base[k] = (__int128)clk->offset_s * 1000000000 + (__int128)clk->offset;
+    }
     return st;
 }
 
@@ -270,16 +309,23 @@ static gcs_status file_error(native_container *c, ctf_file *f, gcs_status status
                     what, (unsigned long long)at);
 }
 
-/* Makes buf hold file bytes [at, at + n). */
+/* Makes f->data point at file bytes [at, at + n): in the mapping, or
+ * read into buf. */
 static gcs_status read_at(native_container *c, ctf_file *f, uint64_t at, uint64_t n,
                           gcs_error *err)
 {
+    if (f->map && at <= f->map_size && n <= f->map_size - at) {
+        f->data = f->map + at;
+        return GCS_OK;
+    }
+    f->data = f->buf;
     if (n > f->buf_cap) {
         uint8_t *b = realloc(f->buf, (size_t)n);
         if (!b)
             return GCS_FAIL(err, GCS_ERR_NOMEM, at, "out of memory");
         f->buf = b;
         f->buf_cap = (size_t)n;
+        f->data = f->buf;
     }
     uint64_t got = 0;
     while (got < n) {
@@ -294,6 +340,23 @@ static gcs_status read_at(native_container *c, ctf_file *f, uint64_t at, uint64_
     return GCS_OK;
 }
 
+/* Gives the mapping's pages before file byte `at` back (the packets
+ * before it are read and no event points into them any more), so that the
+ * memory used stays a packet's per file, as when reading into a buffer. */
+static void release_before(ctf_file *f, uint64_t at)
+{
+    static size_t page;
+    if (!page) {
+        long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (size_t)ps : 4096;
+    }
+    size_t end = (size_t)(at < f->map_size ? at : f->map_size) / page * page;
+    if (end > f->map_kept) {
+        madvise((void *)(uintptr_t)(f->map + f->map_kept), end - f->map_kept, MADV_DONTNEED);
+        f->map_kept = end;
+    }
+}
+
 /* Whether struct t has an integer member `name` mapped to a clock. */
 static bool has_clock_member(const ctf_type *t, const char *name)
 {
@@ -305,7 +368,7 @@ static bool has_clock_member(const ctf_type *t, const char *name)
 }
 
 /* Decodes the header and context of the packet at f->packet_at from its
- * first avail bytes (in f->buf): GCS_ERR_TRUNCATED (err not set) when they
+ * first avail bytes (at f->data): GCS_ERR_TRUNCATED (err not set) when they
  * go past them. */
 static gcs_status packet_start(native_container *c, ctf_file *f, uint64_t avail, gcs_error *err)
 {
@@ -314,7 +377,7 @@ static gcs_status packet_start(native_container *c, ctf_file *f, uint64_t avail,
     ctf_decoder *d = &f->d;
     d->meta = m;
     d->regs = f->regs;
-    d->data = f->buf;
+    d->data = f->data;
     d->pos = 0;
     d->end = avail * 8;
     d->steps = 0;
@@ -362,6 +425,8 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
         f->d.clock = f->regs[CTF_ROLE_TIMESTAMP_END];
     f->in_packet = false;
     uint64_t at = f->packet_at + f->packet_bytes;
+    if (f->map)
+        release_before(f, at);
     if (at >= f->size) {
         f->done = true;
         return GCS_OK;
@@ -406,7 +471,7 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
     uint64_t header_bits = f->d.pos;
     if (f->packet_bytes > probe && (st = read_at(c, f, at, f->packet_bytes, err)) != GCS_OK)
         return st;
-    f->d.data = f->buf;
+    f->d.data = f->data;
     f->d.pos = header_bits;
     f->d.end = content_bits;
     f->d.max_steps = f->d.steps + CTF_STEPS_PER_BIT * content_bits + CTF_STEPS_SLACK;
@@ -440,22 +505,25 @@ cut:
 
 /* The clock value in nanoseconds from the clock's origin (for the order
  * across files; babeltrace2's muxer orders by the same). */
-static __int128 ns_from_origin(const ctf_meta *m, int32_t clock, uint64_t value)
+static inline __int128 ns_from_origin(const ctf_trace *t, int32_t clock, uint64_t value)
 {
     if (clock < 0)
         return (__int128)value;
-    const ctf_clock *k = &m->clocks[clock];
+    if (t->clock_ns[clock]) /* LTTng's: offset_s * 10^9 + offset + value, no division */
+        return t->clock_ns_base[clock] + value;
+    const ctf_clock *k = &t->meta.clocks[clock];
     __int128 cycles = (__int128)k->offset + value;
-    /* A nanosecond clock (LTTng's): the cycles are nanoseconds, no 128-bit
-     * division an event. */
-    if (k->freq == 1000000000)
-        return (__int128)k->offset_s * 1000000000 + cycles;
     return (__int128)k->offset_s * 1000000000 + cycles * 1000000000 / (__int128)k->freq;
 }
 
 /* An integer of a flat context: n little-endian bytes at p. */
-static uint64_t context_int(const uint8_t *p, unsigned n, bool is_signed)
+static inline __attribute__((always_inline)) uint64_t context_int(const uint8_t *p, unsigned n,
+                                                                  bool is_signed)
 {
+    if (n == 4) { /* LTTng's vpid and vtid: one load, the sign moved by a flip and a subtraction */
+        uint64_t v = ctf_le_bytes(p, 4);
+        return is_signed ? (v ^ 0x80000000u) - 0x80000000u : v;
+    }
     uint64_t v = ctf_le_bytes(p, n);
     return is_signed ? ctf_sign_extend(v, 8 * n) : v;
 }
@@ -469,18 +537,15 @@ static gcs_status read_flat_context(ctf_file *f, const ctf_stream_class *sc)
         return GCS_ERR_TRUNCATED;
     const uint8_t *p = d->data + (d->pos >> 3);
     d->pos += 8 * (uint64_t)sc->context_bytes;
-    if (sc->vpid_at >= 0)
-        f->regs[CTF_ROLE_VPID] = context_int(p + sc->vpid_at, sc->vpid_bytes, sc->vpid_signed);
-    if (sc->vtid_at >= 0)
-        f->regs[CTF_ROLE_VTID] = context_int(p + sc->vtid_at, sc->vtid_bytes, sc->vtid_signed);
+    f->regs[CTF_ROLE_VPID] =
+        sc->vpid_at >= 0 ? context_int(p + sc->vpid_at, sc->vpid_bytes, sc->vpid_signed) : 0;
+    f->regs[CTF_ROLE_VTID] =
+        sc->vtid_at >= 0 ? context_int(p + sc->vtid_at, sc->vtid_bytes, sc->vtid_signed) : 0;
     if (sc->procname_at >= 0) {
-        const uint8_t *name = p + sc->procname_at;
-        const uint8_t *nul = memchr(name, 0, sc->procname_len);
-        size_t n = nul ? (size_t)(nul - name) : sc->procname_len;
-        if (n > sizeof f->procname - 1)
-            n = sizeof f->procname - 1;
-        memcpy(f->procname, name, n);
-        f->procname_len = n;
+        /* The field's bytes as they are: the names stop at its NUL. */
+        f->procname = (const char *)p + sc->procname_at;
+        f->procname_len = sc->procname_len < GCS_CTF_PROCNAME_CAP - 1 ? sc->procname_len
+                                                                      : GCS_CTF_PROCNAME_CAP - 1;
     }
     return GCS_OK;
 }
@@ -491,6 +556,71 @@ static bool is_byte_array(const ctf_member *m)
     const ctf_type *t = m->type;
     return (t->kind == CTF_ARRAY || t->kind == CTF_SEQUENCE) && t->elem->kind == CTF_INT &&
            t->elem->size == 8 && (t->elem->align & 7) == 0 && !t->elem->is_text;
+}
+
+/* Whether class ec's fields are little-endian integers of 1, 2, 4 or 8
+ * bytes at byte alignment or less, none mapped to a clock, and then, last,
+ * the byte array the event is written as (the runtime's "__data__"): what
+ * read_blob reads without the walk. */
+static bool blob_plain(const ctf_meta *m, const ctf_event_class *ec)
+{
+    const ctf_type *fields = ec->fields;
+    int32_t blob = ec->blob_member;
+    if (!fields || fields->kind != CTF_STRUCT || blob < 0 ||
+        (uint32_t)blob + 1 != fields->n_members || fields->align > 8 ||
+        !is_byte_array(&fields->members[blob]) || fields->members[blob].type->align > 8)
+        return false;
+    for (int32_t i = 0; i < blob; i++) {
+        const ctf_type *t = fields->members[i].type;
+        bool big = t->byte_order == CTF_BO_BE || (t->byte_order == CTF_BO_NATIVE && m->big_endian);
+        if (t->kind != CTF_INT || t->clock >= 0 || t->align > 8 || big ||
+            (t->size != 8 && t->size != 16 && t->size != 32 && t->size != 64))
+            return false;
+    }
+    return true;
+}
+
+/* read_payload for a class that is blob_plain, from a byte boundary: its
+ * integers (registers written as the walk writes them) and its byte
+ * array, pointed at, with the walk's bounds and decoder steps. False,
+ * nothing moved, where the walk would fail or stop at the payload cap: it
+ * reads the event then. */
+static bool read_blob(ctf_file *f)
+{
+    ctf_decoder *d = &f->d;
+    const ctf_type *fields = f->ec->fields;
+    int32_t blob = f->ec->blob_member;
+    if (d->pos & 7)
+        return false;
+    const uint8_t *p = d->data + (d->pos >> 3), *start = p;
+    uint64_t left = (d->end - d->pos) / 8; /* n bytes fit in the bits left iff in these */
+    for (int32_t i = 0; i < blob; i++) {
+        const ctf_member *m = &fields->members[i];
+        unsigned n = m->type->size / 8;
+        if (n > left)
+            return false;
+        uint64_t v = ctf_le_bytes(p, n);
+        if (m->type->is_signed)
+            v = ctf_sign_extend(v, m->type->size);
+        if (m->reg >= 0)
+            d->regs[m->reg] = v;
+        if (m->role_reg >= 0)
+            d->regs[m->role_reg] = v;
+        p += n;
+        left -= n;
+    }
+    const ctf_type *a = fields->members[blob].type;
+    uint64_t len = a->kind == CTF_SEQUENCE ? d->regs[a->length_reg] : a->length;
+    /* the array's ctf_read is the walk's one step here */
+    if (len > left || len > GCS_MAX_PAYLOAD_SIZE || (d->max_steps && d->steps + 1 > d->max_steps))
+        return false;
+    d->steps++;
+    d->span = p;
+    d->span_len = (size_t)len;
+    d->pos += 8 * ((uint64_t)(p - start) + len);
+    f->payload_data = p;
+    f->payload_size = (uint32_t)len;
+    return true;
 }
 
 /* The event's fields in the manifest's layout (f->payload_data/size):
@@ -519,6 +649,12 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
     int32_t blob = f->ec->blob_member;
     uint64_t start = d->pos;
     if (blob >= 0 && is_byte_array(&fields->members[blob])) {
+        ctf_count_plan *plan = &f->trace->plans[f->cls];
+        if (plan->blob_state == PLAN_UNKNOWN)
+            plan->blob_state =
+                gcs_ctf_shortcuts && blob_plain(&f->trace->meta, f->ec) ? PLAN_READY : PLAN_NONE;
+        if (plan->blob_state == PLAN_READY && read_blob(f))
+            return GCS_OK;
         if (!ctf_align(d, fields->align))
             return GCS_ERR_TRUNCATED;
         for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++) {
@@ -565,7 +701,7 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
 static void plan_push_run(ctf_count_plan *p, uint32_t align, uint64_t bits)
 {
     if (align > 8 || bits > 0)
-        p->steps[p->n_steps++] = (ctf_skip_step){align, false, bits};
+        p->steps[p->n_steps++] = (ctf_skip_step){align, 0, bits};
 }
 
 /* Makes p for event class ec: PLAN_READY when its fields are integers,
@@ -597,7 +733,10 @@ static void plan_make(ctf_count_plan *p, const ctf_event_class *ec)
             if (run_open)
                 plan_push_run(p, run_align, run_bits);
             run_open = false;
-            p->steps[p->n_steps++] = (ctf_skip_step){8, true, 0};
+            if (p->n_steps && p->steps[p->n_steps - 1].strings) /* one more after a string */
+                p->steps[p->n_steps - 1].strings++;
+            else
+                p->steps[p->n_steps++] = (ctf_skip_step){8, 1, 0};
             p->built.unit[n++] = 2;
             p->walk_steps++;
             continue;
@@ -621,6 +760,10 @@ static void plan_make(ctf_count_plan *p, const ctf_event_class *ec)
     }
     if (run_open)
         plan_push_run(p, run_align, run_bits);
+    p->bytewise = gcs_ctf_shortcuts;
+    for (uint32_t k = 0; k < p->n_steps; k++)
+        if (p->steps[k].align > 8 || p->steps[k].bits % 8)
+            p->bytewise = false;
     p->built.n_strings = n;
     for (uint32_t k = 0; k <= n; k++)
         p->built_fixed += p->built.fixed[k];
@@ -664,37 +807,77 @@ static bool plan_counts(ctf_count_plan *p, const gcs_tally_slot *s)
     return p->count;
 }
 
-/* The length of the string at p, whose NUL lies within `left` bytes, when
- * its bytes are all ASCII (each is then one UTF-16 unit): false when no
- * NUL or another byte comes first. 16 bytes at a time where SSE2 is. */
-static bool ascii_string(const uint8_t *p, size_t left, size_t *len)
+/* The bytes of the k strings one after the other at p (k >= 1), the last
+ * one's NUL included, when they lie within `left` bytes and all are ASCII
+ * (each byte then one UTF-16 unit, the NULs too): false when a NUL is
+ * missing or another byte comes first. 32 bytes at a time where SSE2 is,
+ * the NULs of short strings taken from one block's mask. */
+static inline __attribute__((always_inline)) bool ascii_strings(const uint8_t *p, size_t left,
+                                                                uint32_t k, size_t *bytes)
 {
     size_t i = 0;
 #if defined(__SSE2__)
     const __m128i zero = _mm_setzero_si128();
-    for (; left - i >= 16; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        unsigned nul = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
-        unsigned high = (unsigned)_mm_movemask_epi8(v);
+    for (; left - i >= 32; i += 32) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
+        /* the lesser byte of the two halves is 0 where either has a NUL;
+         * a block of neither NULs nor high bits takes one mask */
+        __m128i z = _mm_cmpeq_epi8(_mm_min_epu8(a, b), zero);
+        if (_mm_movemask_epi8(_mm_or_si128(z, _mm_or_si128(a, b))) == 0)
+            continue;
+        uint32_t high = (uint32_t)_mm_movemask_epi8(a) | (uint32_t)_mm_movemask_epi8(b) << 16;
+        uint32_t nul = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, zero)) |
+                       (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, zero)) << 16;
+        while (nul && k > 1) { /* a NUL that ends one of the first k - 1 */
+            nul &= nul - 1;
+            k--;
+        }
+        uint32_t before = nul ? (nul & -nul) - 1 : 0xFFFFFFFFu; /* bytes up to the NUL sought */
+        if (high & before) /* a non-ASCII byte before the last string's NUL */
+            return false;
         if (nul) {
-            if (high & ((nul & -nul) - 1)) /* a non-ASCII byte before the NUL */
-                return false;
-            *len = i + (size_t)__builtin_ctz(nul);
+            *bytes = i + (size_t)__builtin_ctz(nul) + 1;
             return true;
         }
-        if (high)
-            return false;
     }
 #endif
     for (; i < left; i++) {
-        if (p[i] == 0) {
-            *len = i;
-            return true;
-        }
         if (p[i] & 0x80)
             return false;
+        if (p[i] == 0 && --k == 0) {
+            *bytes = i + 1;
+            return true;
+        }
     }
     return false;
+}
+
+/* skip_payload's walk in whole bytes, for a bytewise plan from a byte
+ * boundary: the same bounds (a fixed run of n bytes fits in the bits left
+ * exactly when it fits in their whole bytes; alignments to a byte or less
+ * change nothing). The bits taken into *pos, the strings' units into
+ * *units; false where the walk in bits would fail. */
+static bool skip_bytes(const ctf_decoder *d, const ctf_count_plan *p, uint64_t *pos,
+                       uint64_t *units)
+{
+    const uint8_t *start = d->data + (*pos >> 3), *q = start;
+    size_t left = (size_t)((d->end - *pos) / 8);
+    for (uint32_t i = 0; i < p->n_steps; i++) {
+        const ctf_skip_step *s = &p->steps[i];
+        size_t n = (size_t)(s->bits / 8);
+        if (s->strings) {
+            if (!ascii_strings(q, left, s->strings, &n))
+                return false;
+            *units += n;
+        } else if (n > left) {
+            return false;
+        }
+        q += n;
+        left -= n;
+    }
+    *pos += 8 * (uint64_t)(q - start);
+    return true;
 }
 
 /* Skips f's payload by plan p from d->pos, as read_payload would read it
@@ -707,24 +890,30 @@ static bool skip_payload(ctf_file *f, const ctf_count_plan *p)
     ctf_decoder *d = &f->d;
     uint64_t pos = d->pos, end = d->end, units = 0;
     bool direct = false; /* read_payload points at the packet */
-    for (uint32_t i = 0; i < p->n_steps; i++) {
-        const ctf_skip_step *s = &p->steps[i];
-        pos = (pos + s->align - 1) & ~(uint64_t)(s->align - 1);
-        if (pos > end)
+    if (p->bytewise && (pos & 7) == 0) {
+        if (!skip_bytes(d, p, &pos, &units))
             return false;
-        if (i == 0 && p->raw && (pos & 7) == 0)
-            direct = true;
-        if (!s->string) {
-            if (s->bits > end - pos)
+        direct = p->raw && p->n_steps > 0;
+    } else {
+        for (uint32_t i = 0; i < p->n_steps; i++) {
+            const ctf_skip_step *s = &p->steps[i];
+            pos = (pos + s->align - 1) & ~(uint64_t)(s->align - 1);
+            if (pos > end)
                 return false;
-            pos += s->bits;
-            continue;
+            if (i == 0 && p->raw && (pos & 7) == 0)
+                direct = true;
+            if (!s->strings) {
+                if (s->bits > end - pos)
+                    return false;
+                pos += s->bits;
+                continue;
+            }
+            size_t n;
+            if (!ascii_strings(d->data + (pos >> 3), (size_t)((end - pos) / 8), s->strings, &n))
+                return false;
+            pos += 8 * (uint64_t)n;
+            units += n;
         }
-        size_t len;
-        if (!ascii_string(d->data + (pos >> 3), (size_t)((end - pos) / 8), &len))
-            return false;
-        pos += 8 * ((uint64_t)len + 1);
-        units += (uint64_t)len + 1;
     }
     uint64_t size = p->built_fixed + 2 * units;
     uint32_t walk = !f->ec->fields || direct ? 0 : p->walk_steps;
@@ -744,7 +933,7 @@ static bool count_instead(native_container *c, ctf_file *f)
 {
     const gcs_tally *tally = c->base.sink->tally;
     ctf_trace *t = f->trace;
-    size_t cls = (size_t)(f->ec - t->meta.events);
+    size_t cls = f->cls;
     uint32_t row = t->row_of_class[cls];
     if (!tally || row == 0 || row >= tally->n_slots)
         return false;
@@ -775,18 +964,14 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         }
         ctf_decoder *d = &f->d;
         const ctf_stream_class *sc = f->sc;
-        const ctf_meta *m = &f->trace->meta;
-        uint64_t at_bits = d->pos;
-        f->event_at = f->packet_at + at_bits / 8;
-        f->regs[CTF_ROLE_EVENT_ID] = 0;
-        f->regs[CTF_ROLE_VPID] = 0;
-        f->regs[CTF_ROLE_VTID] = 0;
+        uint64_t at_bits = d->pos; /* the event's offset: packet_at + at_bits / 8 */
         d->unsupported = false;
         uint64_t id;
         if (sc->lttng_header != CTF_LTTNG_HEADER_NONE) {
             if ((st = ctf_read_lttng_header(d, sc->lttng_header, sc->header_clock, &id)) != GCS_OK)
                 goto bad;
         } else {
+            f->regs[CTF_ROLE_EVENT_ID] = 0;
             if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
                 goto bad;
             id = f->regs[CTF_ROLE_EVENT_ID];
@@ -798,9 +983,15 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         int32_t event_clock_index = d->clock_index;
         f->ec = !sc->header_has_id ? sc->sole : id < sc->n_by_id ? sc->by_id[id] : NULL;
         if (!f->ec)
-            return file_error(c, f, GCS_ERR_CORRUPT, f->event_at,
+            return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
                               "an event of a class the metadata does not declare", err);
+        f->cls = (size_t)(f->ec - f->trace->meta.events);
+        f->procname = "";
         f->procname_len = 0;
+        if (!sc->context_flat) { /* (the flat context sets them itself) */
+            f->regs[CTF_ROLE_VPID] = 0;
+            f->regs[CTF_ROLE_VTID] = 0;
+        }
         if (sc->context_flat) {
             if ((st = read_flat_context(f, sc)) != GCS_OK)
                 goto bad;
@@ -815,32 +1006,36 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
                 if ((st = ctf_read_member(d, &ctx->members[i], NULL)) != GCS_OK)
                     goto bad;
                 if ((int32_t)i == sc->procname_member && d->text) {
-                    size_t n = d->text_len < sizeof f->procname - 1 ? d->text_len
-                                                                    : sizeof f->procname - 1;
-                    memcpy(f->procname, d->text, n);
-                    f->procname_len = n;
+                    f->procname = (const char *)d->text; /* in the packet */
+                    f->procname_len = d->text_len < GCS_CTF_PROCNAME_CAP - 1
+                                          ? d->text_len
+                                          : GCS_CTF_PROCNAME_CAP - 1;
                 }
             }
         }
         if (f->ec->context && (st = ctf_read(d, f->ec->context, NULL)) != GCS_OK)
             goto bad;
-        f->payload.len = 0;
-        f->payload_data = NULL;
-        f->payload_size = 0;
         f->counted = count_instead(c, f);
-        if (!f->counted && f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
-            goto bad;
+        if (!f->counted) { /* (a counted event's payload is not looked at) */
+            f->payload.len = 0;
+            f->payload_data = NULL;
+            f->payload_size = 0;
+            if (f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
+                goto bad;
+        }
         if (d->pos == at_bits) /* nothing read: the same event again, forever */
-            return file_error(c, f, GCS_ERR_CORRUPT, f->event_at, "an event of no bits", err);
+            return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
+                              "an event of no bits", err);
         f->payload_unsupported = d->unsupported;
         f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
         f->tid = f->regs[CTF_ROLE_VTID];
         f->timestamp = (int64_t)event_clock;
-        f->ns = ns_from_origin(m, event_clock_index, event_clock);
+        f->ns = ns_from_origin(f->trace, event_clock_index, event_clock);
         f->has_event = true;
         return GCS_OK;
     bad:
-        return file_error(c, f, st == GCS_ERR_TRUNCATED ? GCS_ERR_CORRUPT : st, f->event_at,
+        return file_error(c, f, st == GCS_ERR_TRUNCATED ? GCS_ERR_CORRUPT : st,
+                          f->packet_at + at_bits / 8,
                           d->too_many_steps ? "an event whose layout takes more steps to read than "
                                               "its packet's bits allow (types of no bits nested)"
                           : st == GCS_ERR_TRUNCATED ? "an event that runs past its packet's content"
@@ -865,7 +1060,7 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
                                     clk ? clk->offset : 0, (uint64_t)f->timestamp, err)) != GCS_OK)
             return st;
     }
-    size_t cls = (size_t)(f->ec - t->meta.events);
+    size_t cls = f->cls;
     if (!t->row_of_class[cls]) {
         t->row_of_class[cls] = ++c->rows;
         if ((st = gcs_ctf_define_class(sink, f->ec->name, c->rows, c->events, err)) != GCS_OK)
@@ -873,7 +1068,8 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     }
     if (f->counted) { /* the row counted here, as the sink would (see gcs_tally) */
         gcs_tally *tally = sink->tally;
-        gcs_ctf_names_report(&c->names, sink, f->pid, f->procname, f->procname_len);
+        if (!gcs_ctf_names_repeat(&c->names, f->pid, f->procname, f->procname_len))
+            gcs_ctf_names_report(&c->names, sink, f->pid, f->procname, f->procname_len);
         tally->slots[t->row_of_class[cls]].count++;
         tally->short_rows += f->counted_short;
         if (tally->rows++ == 0 || f->timestamp < tally->first_timestamp)
@@ -895,7 +1091,8 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     raw.is_sorted = true;
     raw.pid = f->pid;
     raw.tid = f->tid;
-    gcs_ctf_names_report(&c->names, sink, raw.pid, f->procname, f->procname_len);
+    if (!gcs_ctf_names_repeat(&c->names, raw.pid, f->procname, f->procname_len))
+        gcs_ctf_names_report(&c->names, sink, raw.pid, f->procname, f->procname_len);
     raw.capture_tid = raw.tid;
     raw.processor = f->cpu_id;
     raw.timestamp = f->timestamp;
@@ -932,30 +1129,62 @@ static bool comes_before(const ctf_file *a, const ctf_file *b)
 
 /* Does file a's event come before file b's? comes_before, then the file
  * listed first. */
-static bool earlier(const native_container *c, size_t a, size_t b)
+static inline bool earlier(const ctf_file *fa, const ctf_file *fb)
 {
-    const ctf_file *fa = &c->files[a], *fb = &c->files[b];
+    if (fa->ns != fb->ns) /* nearly always: the ties' rules are not needed */
+        return fa->ns < fb->ns;
     if (comes_before(fa, fb))
         return true;
-    return !comes_before(fb, fa) && a < b;
+    return !comes_before(fb, fa) && fa < fb; /* files[] in listing order */
 }
 
 static void sift_down(native_container *c, size_t i)
 {
-    size_t *h = c->heap, n = c->heap_n;
+    ctf_file **h = c->heap;
+    size_t n = c->heap_n;
     for (;;) {
         size_t l = 2 * i + 1, m = i;
-        if (l < n && earlier(c, h[l], h[m]))
+        if (l < n && earlier(h[l], h[m]))
             m = l;
-        if (l + 1 < n && earlier(c, h[l + 1], h[m]))
+        if (l + 1 < n && earlier(h[l + 1], h[m]))
             m = l + 1;
         if (m == i)
             return;
-        size_t t = h[i];
+        ctf_file *t = h[i];
         h[i] = h[m];
         h[m] = t;
         i = m;
     }
+}
+
+/* The top file's event changed (f->has_event says whether it has one):
+ * the heap made right again. While the top's next event comes before the
+ * runner-up's (nothing else in the heap moved), it stays on top and the
+ * runner-up stays the same: the one comparison sift_down would make that
+ * decides, without the others. Otherwise a sift, and the runner-up found
+ * again when next needed. */
+static inline __attribute__((always_inline)) void top_changed(native_container *c,
+                                                              bool has_event)
+{
+    if (has_event) {
+        if (c->heap_n == 1)
+            return;
+        if (!c->keep_top)
+            goto sift;
+        if (!c->has_second) {
+            ctf_file **h = c->heap;
+            c->second = c->heap_n > 2 && earlier(h[2], h[1]) ? h[2] : h[1];
+            c->has_second = true;
+        }
+        const ctf_file *top = c->heap[0], *second = c->second;
+        if (top->ns < second->ns || (top->ns == second->ns && earlier(top, second)))
+            return;
+    } else {
+        c->heap[0] = c->heap[--c->heap_n];
+    }
+sift:
+    c->has_second = false;
+    sift_down(c, 0);
 }
 
 /* Does f's next event lie in the packet it holds (reading it moves no
@@ -980,13 +1209,11 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
         c->last = NULL;
         if ((st = next_event(c, f, err)) != GCS_OK)
             return st;
-        if (!f->has_event) /* the file ended: off the heap */
-            c->heap[0] = c->heap[--c->heap_n];
-        sift_down(c, 0);
+        top_changed(c, f->has_event); /* a file that ended goes off the heap */
     }
     size_t used = 0;
     for (unsigned n = 0;; n++) {
-        ctf_file *best = c->heap_n ? &c->files[c->heap[0]] : NULL;
+        ctf_file *best = c->heap_n ? c->heap[0] : NULL;
         if (!best) {
             if (n > 0)
                 break;
@@ -1031,9 +1258,7 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
         }
         if ((st = next_event(c, best, err)) != GCS_OK)
             return st;
-        if (!best->has_event)
-            c->heap[0] = c->heap[--c->heap_n];
-        sift_down(c, 0);
+        top_changed(c, best->has_event);
     }
     /* The files are each in time order and merged here: they may go. */
     return sink->sequence_point(sink->ctx, c->last_timestamp, NULL, 0, err);
@@ -1048,6 +1273,8 @@ static void native_destroy(gcs_container *base)
             close(f->fd);
         free(f->path);
         free(f->buf);
+        if (f->map)
+            munmap((void *)(uintptr_t)f->map, f->map_size);
         free(f->regs);
         gcs_buf_free(&f->payload);
     }
@@ -1098,6 +1325,15 @@ static gcs_status open_files(native_container *c, gcs_error *err)
             return GCS_FAIL(err, GCS_ERR_IO, 0, "cannot open stream file %s: %s",
                             shown_path(c, f->path), strerror(errno));
         f->size = (uint64_t)sb.st_size;
+        /* The whole file mapped, its packets read in place (no copy);
+         * where it cannot be, each packet is read into a buffer. */
+        if (f->size > 0 && f->size <= SIZE_MAX) {
+            void *m = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+            if (m != MAP_FAILED) {
+                f->map = m;
+                f->map_size = (size_t)f->size;
+            }
+        }
         f->regs = calloc(f->trace->meta.n_regs, sizeof *f->regs);
         if (!f->regs)
             return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
@@ -1112,7 +1348,7 @@ static gcs_status open_files(native_container *c, gcs_error *err)
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
     for (size_t i = 0; i < c->n_files; i++)
         if (c->files[i].has_event)
-            c->heap[c->heap_n++] = i;
+            c->heap[c->heap_n++] = &c->files[i];
     for (size_t i = c->heap_n / 2; i-- > 0;)
         sift_down(c, i);
     return GCS_OK;
@@ -1128,6 +1364,7 @@ gcs_status gcs_ctf_native_open(gcs_stream *s, const gcs_sink *sink, char *const 
     c->base.stream = s;
     c->base.sink = sink;
     c->tmp_dir = tmp_dir;
+    c->keep_top = gcs_ctf_shortcuts;
     gcs_status st = GCS_OK;
     if (!(c->traces = calloc(n ? n : 1, sizeof *c->traces)))
         st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
