@@ -18,6 +18,7 @@
 
 #include "gcscope.h"
 #include "io/source.h"
+#include "unit/byte_builder.h"
 #include "unit/check.h"
 
 #define CTF_TEXT_PREAMBLE                                                                   \
@@ -36,6 +37,47 @@
 
 /* Bytes of that packet header and context. */
 #define CTF_TEXT_HEAD_BYTES 52u
+
+/* Appends that header and context to b for a packet of packet_bytes
+ * whose events take n bytes (timestamps 1000 to 2000, `discarded` lost
+ * events, cpu_id). */
+static inline void ctf_text_packet_head(bb *b, size_t n, size_t packet_bytes, uint64_t discarded,
+                                        uint32_t cpu_id)
+{
+    bb_u32(b, 0xC1FC1FC1u);
+    bb_u32(b, 0);
+    bb_u64(b, 1000);
+    bb_u64(b, 2000);
+    bb_u64(b, 8 * (CTF_TEXT_HEAD_BYTES + n));
+    bb_u64(b, 8 * packet_bytes);
+    bb_u64(b, discarded);
+    bb_u32(b, cpu_id);
+}
+
+/* Appends a whole packet to b: the head, the n bytes of events, zeros up
+ * to packet_bytes. */
+static inline void ctf_text_packet(bb *b, const void *events, size_t n, size_t packet_bytes,
+                                   uint64_t discarded, uint32_t cpu_id)
+{
+    ctf_text_packet_head(b, n, packet_bytes, discarded, cpu_id);
+    bb_bytes(b, events, n);
+    while (b->len % packet_bytes)
+        bb_u8(b, 0);
+}
+
+/* Writes that packet of events to f. */
+static inline void ctf_text_put_packet(FILE *f, const bb *events, size_t packet_bytes,
+                                       uint64_t discarded, uint32_t cpu_id)
+{
+    bb *b = calloc(1, sizeof *b);
+    CHECK(b != NULL);
+    if (!b)
+        return;
+    CHECK(CTF_TEXT_HEAD_BYTES + events->len <= packet_bytes);
+    ctf_text_packet(b, events->data, events->len, packet_bytes, discarded, cpu_id);
+    CHECK(fwrite(b->data, 1, b->len, f) == b->len);
+    free(b);
+}
 
 /* A fresh trace folder under $TMPDIR (or /tmp) named after tag, in dir
  * (4096 bytes). */

@@ -220,28 +220,6 @@ static void packet_events(bb *b, unsigned k)
     }
 }
 
-/* Writes a packet holding events (n bytes) to f, lost events said. */
-static void put_packet(FILE *f, const bb *events, uint64_t discarded)
-{
-    bb *b = calloc(1, sizeof *b);
-    CHECK(b != NULL);
-    if (!b)
-        return;
-    bb_u32(b, 0xC1FC1FC1u);
-    bb_u32(b, 0);
-    bb_u64(b, 1000);
-    bb_u64(b, 2000);
-    bb_u64(b, 8 * (HEAD_BYTES + events->len));
-    bb_u64(b, 8 * PACKET_BYTES);
-    bb_u64(b, discarded);
-    bb_u32(b, 1);
-    bb_bytes(b, events->data, events->len);
-    while (b->len % PACKET_BYTES)
-        bb_u8(b, 0);
-    CHECK(fwrite(b->data, 1, b->len, f) == b->len);
-    free(b);
-}
-
 /* A trace of three packets in dir; shape: 0 whole, 1 cut inside the
  * third packet, 2 the second packet's last string without its NUL (its
  * content ends inside the string). */
@@ -265,7 +243,7 @@ static void write_trace(const char *dir, int shape)
             bb_u32(b, 1);
             bb_bytes(b, "no end", 6);
         }
-        put_packet(f, b, p == 2 ? 5 : 0);
+        ctf_text_put_packet(f, b, PACKET_BYTES, p == 2 ? 5 : 0, 1);
         free(b);
     }
     fclose(f);

@@ -244,28 +244,6 @@ static void packet_events(bb *b, unsigned file, unsigned k, int shape)
         header(b, 0, t + 1, 20), bb_u32(b, 1), bb_u32(b, 200), bb_bytes(b, data, 8);
 }
 
-static void put_packet(FILE *f, const bb *events, unsigned file)
-{
-    bb *b = calloc(1, sizeof *b);
-    CHECK(b != NULL);
-    if (!b)
-        return;
-    bb_u32(b, 0xC1FC1FC1u);
-    bb_u32(b, 0);
-    bb_u64(b, 1000);
-    bb_u64(b, 2000);
-    bb_u64(b, 8 * (CTF_TEXT_HEAD_BYTES + events->len));
-    bb_u64(b, 8 * PACKET_BYTES);
-    bb_u64(b, 0);
-    bb_u32(b, file);
-    CHECK(CTF_TEXT_HEAD_BYTES + events->len <= PACKET_BYTES);
-    bb_bytes(b, events->data, events->len);
-    while (b->len % PACKET_BYTES)
-        bb_u8(b, 0);
-    CHECK(fwrite(b->data, 1, b->len, f) == b->len);
-    free(b);
-}
-
 /* Two stream files of three packets in dir; shape 3 cuts the second
  * inside its last packet. */
 static void write_trace(const char *dir, int shape)
@@ -284,7 +262,7 @@ static void write_trace(const char *dir, int shape)
             if (!b)
                 break;
             packet_events(b, file, k, shape);
-            put_packet(f, b, file);
+            ctf_text_put_packet(f, b, PACKET_BYTES, 0, file);
             free(b);
         }
         fclose(f);

@@ -34,30 +34,6 @@ static gcs_status parse(const char *text, gcs_error *err)
     return st;
 }
 
-/* The header and context of a packet of packet_bytes holding n bytes of
- * events. */
-static void packet_head(bb *b, size_t n, size_t packet_bytes)
-{
-    bb_u32(b, 0xC1FC1FC1u);
-    bb_u32(b, 0);
-    bb_u64(b, 1000);
-    bb_u64(b, 2000);
-    bb_u64(b, 8 * (HEAD_BYTES + n));
-    bb_u64(b, 8 * packet_bytes);
-    bb_u64(b, 0);
-    bb_u32(b, 3);
-}
-
-/* One packet: the header and context, then `events` (n bytes), padded to
- * packet_bytes. */
-static void packet(bb *b, const void *events, size_t n, size_t packet_bytes)
-{
-    packet_head(b, n, packet_bytes);
-    bb_bytes(b, events, n);
-    while (b->len % packet_bytes)
-        bb_u8(b, 0);
-}
-
 /* What reading a trace gave. */
 typedef struct result {
     gcs_status status;
@@ -115,7 +91,7 @@ static void read_packet(const char *text, const void *events, size_t n, size_t p
     CHECK(b != NULL);
     if (!b)
         return;
-    packet(b, events, n, packet_bytes);
+    ctf_text_packet(b, events, n, packet_bytes, 0, 3);
     read_trace(text, b->data, b->len, out);
     free(b);
 }
@@ -206,7 +182,7 @@ static void test_payload_beyond_cap(void)
     CHECK(stream && b);
     if (!stream || !b)
         return;
-    packet_head(b, events_len, packet_bytes);
+    ctf_text_packet_head(b, events_len, packet_bytes, 0, 3);
     bb_u32(b, (uint32_t)big);
     memcpy(stream, b->data, b->len);
     uint8_t *p = stream + b->len;
