@@ -33,8 +33,3 @@ bool gcs_libarchive_load(gcs_error *err)
 {
     return gcs_lazy_lib_load(&libarchive, err);
 }
-
-bool gcs_libarchive_loaded(void)
-{
-    return libarchive.ok;
-}

@@ -63,7 +63,4 @@ extern gcs_libarchive_api gcs_libarchive;
  */
 bool gcs_libarchive_load(gcs_error *err);
 
-/* Has this process opened libarchive (for tests and `gcscope --version`)? */
-bool gcs_libarchive_loaded(void);
-
 #endif
