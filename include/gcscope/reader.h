@@ -210,7 +210,8 @@ typedef struct gcs_reader_options {
      * event it would have come before, so that the caller sees exactly
      * the order it would have had. They are counted as delivered. Cheaper
      * than delivering: buffered apart from the other events, 64 bytes
-     * each, without their activity ids. */
+     * each, without their activity ids. on_tap must not call the reader
+     * (it is called from inside gcs_reader_next). */
     bool (*tap)(void *tap_ctx, const gcs_event_type *type);
     void (*on_tap)(void *tap_ctx, const gcs_tap_event *ev);
     void *tap_ctx;
