@@ -4,13 +4,16 @@
 #include "base/lazy_lib.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 
-void gcs_lazy_lib_open(gcs_lazy_lib *lib)
+/* Opens the library and binds every symbol: lib->ok, or lib->why says
+ * what failed and every slot is left NULL. */
+static void lazy_open(gcs_lazy_lib *lib)
 {
     const char *file = lib->env ? getenv(lib->env) : NULL;
     if (!file || !*file)
@@ -38,10 +41,21 @@ void gcs_lazy_lib_open(gcs_lazy_lib *lib)
     lib->ok = true; /* kept open for the process's life */
 }
 
+/* One lock for every library: each is opened at most once a process, so
+ * the lock is taken a few times in all (a trace that needs a library asks
+ * once when it opens). */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
 bool gcs_lazy_lib_load(gcs_lazy_lib *lib, gcs_error *err)
 {
-    pthread_once(&lib->once, lib->run_once);
-    if (lib->ok)
+    pthread_mutex_lock(&load_lock);
+    if (!lib->tried) {
+        lib->tried = true;
+        lazy_open(lib);
+    }
+    bool ok = lib->ok;
+    pthread_mutex_unlock(&load_lock);
+    if (ok)
         return true;
     GCS_FAIL(err, GCS_ERR_UNSUPPORTED, 0, "%s, which could not be opened: %s", lib->what,
              lib->why);

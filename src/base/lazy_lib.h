@@ -12,7 +12,6 @@
 #ifndef GCS_BASE_LAZY_LIB_H
 #define GCS_BASE_LAZY_LIB_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -25,28 +24,22 @@ typedef struct gcs_lazy_symbol {
     size_t slot_size; /* sizeof that pointer */
 } gcs_lazy_symbol;
 
-/* A library and its entry points. Define one per library, static, with
- * PTHREAD_ONCE_INIT in once. */
+/* A library and its entry points. Define one per library, static; the
+ * fields after n_symbols start zero and belong to lazy_lib.c. */
 typedef struct gcs_lazy_lib {
     const char *what;     /* "zipped and compressed traces need libarchive (...)" */
     const char *env;      /* environment variable naming another file, or NULL */
     const char *file;     /* the file dlopen opens by default (a soname) */
     const gcs_lazy_symbol *symbols;
     size_t n_symbols;
-    void (*run_once)(void); /* calls gcs_lazy_lib_open on this library */
-    pthread_once_t once;
-    bool ok;
+    bool tried, ok;
     char why[256];
 } gcs_lazy_lib;
 
-/* Opens the library and binds every symbol (lib->run_once calls it, under
- * pthread_once): lib->ok, or lib->why says what failed and every slot is
- * left NULL. */
-void gcs_lazy_lib_open(gcs_lazy_lib *lib);
-
 /* Opens lib once per process (thread-safe): true when every entry point
  * is bound; false with err set (GCS_ERR_UNSUPPORTED, offset 0: lib->what
- * and the loader's reason), the same answer each time. */
+ * and the loader's reason; every slot left NULL), the same answer each
+ * time. */
 bool gcs_lazy_lib_load(gcs_lazy_lib *lib, gcs_error *err);
 
 #endif

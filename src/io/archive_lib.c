@@ -12,22 +12,13 @@ gcs_libarchive_api gcs_libarchive;
 static const gcs_lazy_symbol symbols[] = {GCS_LIBARCHIVE_FUNCTIONS(GCS_LIBARCHIVE_SYMBOL)};
 #undef GCS_LIBARCHIVE_SYMBOL
 
-static void open_once(void);
-
 static gcs_lazy_lib libarchive = {
     .what = "zipped and compressed traces need libarchive (Debian: libarchive13)",
     .env = "GCSCOPE_LIBARCHIVE",
     .file = "libarchive.so.13",
     .symbols = symbols,
     .n_symbols = sizeof symbols / sizeof symbols[0],
-    .run_once = open_once,
-    .once = PTHREAD_ONCE_INIT,
 };
-
-static void open_once(void)
-{
-    gcs_lazy_lib_open(&libarchive);
-}
 
 bool gcs_libarchive_load(gcs_error *err)
 {

@@ -13,22 +13,13 @@ gcs_babeltrace_api gcs_babeltrace;
 static const gcs_lazy_symbol symbols[] = {GCS_BABELTRACE_FUNCTIONS(GCS_BABELTRACE_SYMBOL)};
 #undef GCS_BABELTRACE_SYMBOL
 
-static void open_once(void);
-
 static gcs_lazy_lib libbabeltrace2 = {
     .what = "this CTF trace needs libbabeltrace2 (Debian: libbabeltrace2-0)",
     .env = "GCSCOPE_LIBBABELTRACE2",
     .file = "libbabeltrace2.so.0",
     .symbols = symbols,
     .n_symbols = sizeof symbols / sizeof symbols[0],
-    .run_once = open_once,
-    .once = PTHREAD_ONCE_INIT,
 };
-
-static void open_once(void)
-{
-    gcs_lazy_lib_open(&libbabeltrace2);
-}
 
 bool gcs_babeltrace_load(gcs_error *err)
 {
