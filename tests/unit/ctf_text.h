@@ -105,11 +105,18 @@ static inline void ctf_folder_write(const char *dir, const char *name, const voi
 /* Removes the folder with its metadata and channel0_0. */
 static inline void ctf_folder_remove(const char *dir)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/metadata", dir);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/channel0_0", dir);
-    unlink(path);
+    /* Every file the test wrote (metadata, channel files), then the folder. */
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4096 + 2 + sizeof e->d_name];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
     rmdir(dir);
 }
 
