@@ -19,6 +19,7 @@ TRACE=${GCSCOPE_BENCH_ETL:-bench/out/bench.etl}
 SIZE_MB=${GCSCOPE_BENCH_ETL_MB:-540}
 ROUNDS=${GCSCOPE_BENCH_ROUNDS:-7}
 BUILD=$(dirname "$GCSCOPE")
+[ -f "$BUILD/libgcscope.a" ] || BUILD=build # a binary copied aside for the bench
 
 if [ ! -f "$TRACE" ]; then
     mkdir -p "$(dirname "$TRACE")" "$BUILD/tools"

@@ -18,7 +18,13 @@
 # Needs dotnet (skipped without) and GNU time.
 set -eu
 GCSCOPE=${1:-build/gcscope}
-BUILD=${BUILD:-$(dirname "$GCSCOPE")}
+# The profiler library and the workload live in the build directory: the
+# binary's own when it is one (a binary copied aside for the bench is
+# not), else build/.
+if [ -z "${BUILD:-}" ]; then
+    BUILD=$(dirname "$GCSCOPE")
+    [ -f "$BUILD/libgcscope_profiler.so" ] || BUILD=build
+fi
 N=${GCSCOPE_BENCH_CHURN:-10000000}
 ROUNDS=${GCSCOPE_BENCH_ROUNDS:-3}
 if ! command -v dotnet >/dev/null 2>&1; then
