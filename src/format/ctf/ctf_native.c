@@ -537,6 +537,15 @@ static gcs_status read_flat_context(ctf_file *f, const ctf_stream_class *sc)
         return GCS_ERR_TRUNCATED;
     const uint8_t *p = d->data + (d->pos >> 3);
     d->pos += 8 * (uint64_t)sc->context_bytes;
+    if (sc->context_lttng && gcs_ctf_shortcuts) { /* the same values, without a test each */
+        uint64_t vpid_mask = sc->vpid_sign_mask, vtid_mask = sc->vtid_sign_mask;
+        f->regs[CTF_ROLE_VPID] = (ctf_le_bytes(p + sc->vpid_at, 4) ^ vpid_mask) - vpid_mask;
+        f->regs[CTF_ROLE_VTID] = (ctf_le_bytes(p + sc->vtid_at, 4) ^ vtid_mask) - vtid_mask;
+        f->procname = (const char *)p + sc->procname_at;
+        f->procname_len = sc->procname_len < GCS_CTF_PROCNAME_CAP - 1 ? sc->procname_len
+                                                                      : GCS_CTF_PROCNAME_CAP - 1;
+        return GCS_OK;
+    }
     f->regs[CTF_ROLE_VPID] =
         sc->vpid_at >= 0 ? context_int(p + sc->vpid_at, sc->vpid_bytes, sc->vpid_signed) : 0;
     f->regs[CTF_ROLE_VTID] =

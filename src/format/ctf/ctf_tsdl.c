@@ -1689,6 +1689,10 @@ static void flatten_context(ctf_stream_class *s, bool big)
     }
     s->context_bytes = (uint32_t)at;
     s->context_flat = true;
+    s->context_lttng = s->vpid_at >= 0 && s->vpid_bytes == 4 && s->vtid_at >= 0 &&
+                       s->vtid_bytes == 4 && s->procname_at >= 0;
+    s->vpid_sign_mask = s->vpid_signed ? 0x80000000u : 0;
+    s->vtid_sign_mask = s->vtid_signed ? 0x80000000u : 0;
 }
 
 /* After the text: each stream's events by id. */
