@@ -994,7 +994,7 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         if (!f->ec)
             return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
                               "an event of a class the metadata does not declare", err);
-        f->cls = (size_t)(f->ec - f->trace->meta.events);
+        f->cls = f->ec->index;
         f->procname = "";
         f->procname_len = 0;
         if (!sc->context_flat) { /* (the flat context sets them itself) */

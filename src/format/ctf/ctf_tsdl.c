@@ -1540,6 +1540,7 @@ static gcs_status parse_event(parser *p)
     if (!gcs_array_reserve((void **)&p->m->events, &p->cap_events, p->m->n_events + 1,
                            sizeof *p->m->events, 64))
         return nomem(p);
+    ev.index = p->m->n_events;
     p->m->events[p->m->n_events++] = ev;
     return next(p);
 }

@@ -119,6 +119,7 @@ typedef struct ctf_event_class {
     const char *name;
     const ctf_type *context, *fields; /* may be NULL */
     int32_t blob_member; /* the member "__data__" of fields, or -1 */
+    uint32_t index;      /* in ctf_meta.events (a load, not a pointer division) */
 } ctf_event_class;
 
 typedef enum ctf_lttng_header {
