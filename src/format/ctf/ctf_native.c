@@ -106,6 +106,12 @@ typedef struct ctf_count_plan {
     const gcs_tally_layout *for_layout;
     uint8_t for_mode;
     uint32_t for_min;
+    /* Whether the class counts (count_instead before the skip), as found
+     * at the container's sink_calls == verdict_at: nothing it depends on
+     * (the tally, the class's row and slot) changes until the sink is
+     * called again. */
+    bool counts_now;
+    uint64_t verdict_at;
 } ctf_count_plan;
 
 typedef struct ctf_trace {
@@ -193,6 +199,11 @@ typedef struct native_container {
     uint64_t events;
     int64_t last_timestamp;
     gcs_ctf_names names;
+    /* Steps begun and sink calls made: the sink may change its tally only
+     * then (container.h), so a class's verdict (ctf_count_plan) holds while
+     * this stays. Starts at 1 (a plan's verdict_at 0: none yet). */
+    uint64_t sink_calls;
+    bool keep_verdicts; /* the shortcut taken (gcs_ctf_shortcuts) */
 } native_container;
 
 /* gcs_ctf_native_shortcuts: false reads everything the long way. */
@@ -488,6 +499,7 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
     }
     if (c->base.sink->block) /* "blocks" of a CTF trace are its packets */
         c->base.sink->block(c->base.sink->ctx);
+    c->sink_calls++;
     return GCS_OK;
 cut:
     f->done = true;
@@ -694,6 +706,7 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
         f->payload_size = 0;
         if (c->base.sink->anomaly)
             c->base.sink->anomaly(c->base.sink->ctx, c->events, "CTF payload beyond the payload cap");
+        c->sink_calls++;
         return GCS_OK;
     }
     if (st == GCS_OK && !f->payload_data) {
@@ -935,24 +948,37 @@ static bool skip_payload(ctf_file *f, const ctf_count_plan *p)
     return true;
 }
 
-/* Whether f's event (class ec) is counted without its payload: the sink
- * counts (sink->tally), the class's row has a slot the reader filled, the
- * class's plan may count into it, and the payload skips (skip_payload). */
-static bool count_instead(native_container *c, ctf_file *f)
+/* Whether the events of class cls (ec, plan p) of trace t may be counted
+ * without their payloads: the sink counts (sink->tally), the class's row
+ * has a slot the reader filled, and the class's plan may count into it. */
+static bool class_counts(const native_container *c, ctf_trace *t, size_t cls,
+                         const ctf_event_class *ec, ctf_count_plan *p)
 {
     const gcs_tally *tally = c->base.sink->tally;
-    ctf_trace *t = f->trace;
-    size_t cls = f->cls;
     uint32_t row = t->row_of_class[cls];
     if (!tally || row == 0 || row >= tally->n_slots)
         return false;
     const gcs_tally_slot *s = &tally->slots[row];
     if (s->counted == GCS_TALLY_NO && !s->layout)
         return false;
-    ctf_count_plan *p = &t->plans[cls];
     if (p->state == PLAN_UNKNOWN)
-        plan_make(p, f->ec);
-    if (p->state != PLAN_READY || !plan_counts(p, s) || !skip_payload(f, p))
+        plan_make(p, ec);
+    return p->state == PLAN_READY && plan_counts(p, s);
+}
+
+/* Whether f's event is counted without its payload: its class counts
+ * (class_counts, found again only after a sink call) and the payload
+ * skips (skip_payload). */
+static bool count_instead(native_container *c, ctf_file *f)
+{
+    ctf_trace *t = f->trace;
+    size_t cls = f->cls;
+    ctf_count_plan *p = &t->plans[cls];
+    if (p->verdict_at != c->sink_calls || !c->keep_verdicts) {
+        p->counts_now = class_counts(c, t, cls, f->ec, p);
+        p->verdict_at = c->sink_calls;
+    }
+    if (!p->counts_now || !skip_payload(f, p))
         return false;
     f->counted_short = p->short_row;
     return true;
@@ -1065,6 +1091,7 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
         c->info_sent = true;
         int32_t k = f->d.clock_index;
         const ctf_clock *clk = k >= 0 ? &t->meta.clocks[k] : NULL;
+        c->sink_calls++;
         if ((st = gcs_ctf_send_info(sink, clk != NULL, clk ? clk->freq : 0, clk ? clk->offset_s : 0,
                                     clk ? clk->offset : 0, (uint64_t)f->timestamp, err)) != GCS_OK)
             return st;
@@ -1072,13 +1099,16 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     size_t cls = f->cls;
     if (!t->row_of_class[cls]) {
         t->row_of_class[cls] = ++c->rows;
+        c->sink_calls++;
         if ((st = gcs_ctf_define_class(sink, f->ec->name, c->rows, c->events, err)) != GCS_OK)
             return st;
     }
     if (f->counted) { /* the row counted here, as the sink would (see gcs_tally) */
         gcs_tally *tally = sink->tally;
-        if (!gcs_ctf_names_repeat(&c->names, f->pid, f->procname, f->procname_len))
+        if (!gcs_ctf_names_repeat(&c->names, f->pid, f->procname, f->procname_len)) {
             gcs_ctf_names_report(&c->names, sink, f->pid, f->procname, f->procname_len);
+            c->sink_calls++;
+        }
         tally->slots[t->row_of_class[cls]].count++;
         tally->short_rows += f->counted_short;
         if (tally->rows++ == 0 || f->timestamp < tally->first_timestamp)
@@ -1089,6 +1119,7 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
         c->events++;
         return GCS_OK;
     }
+    c->sink_calls++; /* (the calls below) */
     if (f->payload_unsupported) {
         if (sink->anomaly)
             sink->anomaly(sink->ctx, c->events, "CTF payload field of an unsupported kind");
@@ -1213,6 +1244,7 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
     native_container *c = (native_container *)base;
     const gcs_sink *sink = base->sink;
     gcs_status st;
+    c->sink_calls++; /* (the reader ran since the last step) */
     if (c->last) {
         ctf_file *f = c->last;
         c->last = NULL;
@@ -1374,6 +1406,8 @@ gcs_status gcs_ctf_native_open(gcs_stream *s, const gcs_sink *sink, char *const 
     c->base.sink = sink;
     c->tmp_dir = tmp_dir;
     c->keep_top = gcs_ctf_shortcuts;
+    c->keep_verdicts = gcs_ctf_shortcuts;
+    c->sink_calls = 1;
     gcs_status st = GCS_OK;
     if (!(c->traces = calloc(n ? n : 1, sizeof *c->traces)))
         st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
