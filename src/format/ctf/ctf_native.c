@@ -154,6 +154,9 @@ typedef struct ctf_file {
     const ctf_event_class *ec;
     int64_t timestamp;
     __int128 ns; /* from the clock's origin: the order across files */
+    /* ns held to int64_t's range (LTTng's fit): a different order_key is
+     * the order of ns, in one compare; an equal one leaves it to ns. */
+    int64_t order_key;
     size_t cls; /* its class's index in the trace's meta.events */
     uint32_t pid;
     uint64_t tid;
@@ -526,6 +529,16 @@ static inline __int128 ns_from_origin(const ctf_trace *t, int32_t clock, uint64_
     const ctf_clock *k = &t->meta.clocks[clock];
     __int128 cycles = (__int128)k->offset + value;
     return (__int128)k->offset_s * 1000000000 + cycles * 1000000000 / (__int128)k->freq;
+}
+
+/* ns held to int64_t's range: ns itself when its high half only extends
+ * the low half's sign (one compare), else the bound on its side. */
+static inline int64_t order_key_of(__int128 ns)
+{
+    int64_t low = (int64_t)ns;
+    if ((int64_t)(ns >> 64) == low >> 63)
+        return low;
+    return ns < 0 ? INT64_MIN : INT64_MAX;
 }
 
 /* An integer of a flat context: n little-endian bytes at p. */
@@ -1066,6 +1079,7 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         f->tid = f->regs[CTF_ROLE_VTID];
         f->timestamp = (int64_t)event_clock;
         f->ns = ns_from_origin(f->trace, event_clock_index, event_clock);
+        f->order_key = order_key_of(f->ns);
         f->has_event = true;
         return GCS_OK;
     bad:
@@ -1171,8 +1185,8 @@ static bool comes_before(const ctf_file *a, const ctf_file *b)
  * listed first. */
 static inline bool earlier(const ctf_file *fa, const ctf_file *fb)
 {
-    if (fa->ns != fb->ns) /* nearly always: the ties' rules are not needed */
-        return fa->ns < fb->ns;
+    if (fa->order_key != fb->order_key) /* nearly always: ns and the ties' rules not needed */
+        return fa->order_key < fb->order_key;
     if (comes_before(fa, fb))
         return true;
     return !comes_before(fb, fa) && fa < fb; /* files[] in listing order */
@@ -1217,7 +1231,8 @@ static inline __attribute__((always_inline)) void top_changed(native_container *
             c->has_second = true;
         }
         const ctf_file *top = c->heap[0], *second = c->second;
-        if (top->ns < second->ns || (top->ns == second->ns && earlier(top, second)))
+        if (top->order_key < second->order_key ||
+            (top->order_key == second->order_key && earlier(top, second)))
             return;
     } else {
         c->heap[0] = c->heap[--c->heap_n];
