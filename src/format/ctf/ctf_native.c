@@ -93,6 +93,16 @@ typedef struct ctf_count_plan {
      * bytes: from a byte boundary the skip never leaves one, so it counts
      * bytes (skip_bytes). */
     bool bytewise;
+    /* A bytewise plan's steps as most classes have them: a fixed run,
+     * strings, a fixed run, each maybe absent (fixed fields, or fixed
+     * fields then strings): skip_parts, without skip_bytes' loop. */
+    bool in_parts;
+    uint64_t head_bytes, tail_bytes;
+    uint32_t part_strings;
+    /* A bytewise skip's: read_payload points at the packet (raw, fields
+     * present), and the decoder steps its walk takes (none then). */
+    bool bytewise_direct;
+    uint32_t bytewise_walk;
     uint32_t walk_steps; /* the decoder's steps (ctf_read calls) of the walk */
     uint32_t n_steps;
     ctf_skip_step *steps;
@@ -799,6 +809,18 @@ static void plan_make(ctf_count_plan *p, const ctf_event_class *ec)
     for (uint32_t k = 0; k < p->n_steps; k++)
         if (p->steps[k].align > 8 || p->steps[k].bits % 8)
             p->bytewise = false;
+    if (p->bytewise) {
+        uint32_t k = 0;
+        if (k < p->n_steps && !p->steps[k].strings)
+            p->head_bytes = p->steps[k++].bits / 8;
+        if (k < p->n_steps && p->steps[k].strings)
+            p->part_strings = p->steps[k++].strings;
+        if (k < p->n_steps && !p->steps[k].strings)
+            p->tail_bytes = p->steps[k++].bits / 8;
+        p->in_parts = k == p->n_steps;
+        p->bytewise_direct = p->raw && p->n_steps > 0;
+        p->bytewise_walk = p->bytewise_direct ? 0 : p->walk_steps;
+    }
     p->built.n_strings = n;
     for (uint32_t k = 0; k <= n; k++)
         p->built_fixed += p->built.fixed[k];
@@ -915,6 +937,29 @@ static bool skip_bytes(const ctf_decoder *d, const ctf_count_plan *p, uint64_t *
     return true;
 }
 
+/* skip_bytes for a plan in_parts: its head bytes, strings and tail
+ * bytes, with the same bounds. */
+static inline bool skip_parts(const ctf_decoder *d, const ctf_count_plan *p, uint64_t *pos,
+                              uint64_t *units)
+{
+    const uint8_t *q = d->data + (*pos >> 3);
+    size_t left = (size_t)((d->end - *pos) / 8), n = 0;
+    if (p->head_bytes > left)
+        return false;
+    q += p->head_bytes;
+    left -= (size_t)p->head_bytes;
+    if (p->part_strings) {
+        if (!ascii_strings(q, left, p->part_strings, &n))
+            return false;
+        left -= n;
+        *units += n;
+    }
+    if (p->tail_bytes > left)
+        return false;
+    *pos += 8 * (p->head_bytes + n + p->tail_bytes);
+    return true;
+}
+
 /* Skips f's payload by plan p from d->pos, as read_payload would read it
  * (the same bounds, alignments and decoder steps), and sets f->counted_*.
  * False, nothing moved, where read_payload would fail, stop at the payload
@@ -925,10 +970,12 @@ static bool skip_payload(ctf_file *f, const ctf_count_plan *p)
     ctf_decoder *d = &f->d;
     uint64_t pos = d->pos, end = d->end, units = 0;
     bool direct = false; /* read_payload points at the packet */
+    uint32_t walk;
     if (p->bytewise && (pos & 7) == 0) {
-        if (!skip_bytes(d, p, &pos, &units))
+        if (p->in_parts ? !skip_parts(d, p, &pos, &units) : !skip_bytes(d, p, &pos, &units))
             return false;
-        direct = p->raw && p->n_steps > 0;
+        direct = p->bytewise_direct;
+        walk = p->bytewise_walk;
     } else {
         for (uint32_t i = 0; i < p->n_steps; i++) {
             const ctf_skip_step *s = &p->steps[i];
@@ -949,9 +996,9 @@ static bool skip_payload(ctf_file *f, const ctf_count_plan *p)
             pos += 8 * (uint64_t)n;
             units += n;
         }
+        walk = !f->ec->fields || direct ? 0 : p->walk_steps;
     }
     uint64_t size = p->built_fixed + 2 * units;
-    uint32_t walk = !f->ec->fields || direct ? 0 : p->walk_steps;
     if (size > GCS_MAX_PAYLOAD_SIZE || (d->max_steps && d->steps + walk > d->max_steps))
         return false;
     d->steps += walk;
