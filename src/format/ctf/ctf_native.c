@@ -48,6 +48,12 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+/* x86-64 with GCC or clang: a string scan for AVX2, taken where the
+ * processor has it (the build itself assumes SSE2 only). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CTF_AVX2_SCAN 1
+#include <immintrin.h>
+#endif
 
 /* Stream files of one trace folder. */
 #define CTF_MAX_STREAM_FILES 65536u
@@ -864,13 +870,38 @@ static bool plan_counts(ctf_count_plan *p, const gcs_tally_slot *s)
     return p->count;
 }
 
+/* A block of the string scan with a NUL or a non-ASCII byte, as masks
+ * (bit i: byte i of the block), k strings still to end: `end` the bytes up
+ * to the NUL of the last (that NUL included) when it is in the block, 0
+ * if not (k then less the strings that end in it); not_ascii when a
+ * non-ASCII byte comes first. */
+typedef struct strings_block_seen {
+    bool not_ascii;
+    uint32_t k;
+    size_t end;
+} strings_block_seen;
+
+static inline __attribute__((always_inline)) strings_block_seen strings_block(uint64_t high,
+                                                                              uint64_t nul,
+                                                                              uint32_t k)
+{
+    while (nul && k > 1) { /* a NUL that ends one of the first k - 1 */
+        nul &= nul - 1;
+        k--;
+    }
+    uint64_t before = nul ? (nul & -nul) - 1 : ~(uint64_t)0; /* bytes up to the NUL sought */
+    strings_block_seen s = {(high & before) != 0, k, nul ? (size_t)__builtin_ctzll(nul) + 1 : 0};
+    return s;
+}
+
 /* The bytes of the k strings one after the other at p (k >= 1), the last
  * one's NUL included, when they lie within `left` bytes and all are ASCII
  * (each byte then one UTF-16 unit, the NULs too): false when a NUL is
  * missing or another byte comes first. 32 bytes at a time where SSE2 is,
  * the NULs of short strings taken from one block's mask. */
-static inline __attribute__((always_inline)) bool ascii_strings(const uint8_t *p, size_t left,
-                                                                uint32_t k, size_t *bytes)
+static inline __attribute__((always_inline)) bool ascii_strings_sse2(const uint8_t *p,
+                                                                     size_t left, uint32_t k,
+                                                                     size_t *bytes)
 {
     size_t i = 0;
 #if defined(__SSE2__)
@@ -886,17 +917,12 @@ static inline __attribute__((always_inline)) bool ascii_strings(const uint8_t *p
         uint32_t high = (uint32_t)_mm_movemask_epi8(a) | (uint32_t)_mm_movemask_epi8(b) << 16;
         uint32_t nul = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, zero)) |
                        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, zero)) << 16;
-        while (nul && k > 1) { /* a NUL that ends one of the first k - 1 */
-            nul &= nul - 1;
-            k--;
+        strings_block_seen s = strings_block(high, nul, k);
+        if (s.not_ascii || s.end) { /* a non-ASCII byte first, or the last NUL */
+            *bytes = i + s.end;
+            return !s.not_ascii;
         }
-        uint32_t before = nul ? (nul & -nul) - 1 : 0xFFFFFFFFu; /* bytes up to the NUL sought */
-        if (high & before) /* a non-ASCII byte before the last string's NUL */
-            return false;
-        if (nul) {
-            *bytes = i + (size_t)__builtin_ctz(nul) + 1;
-            return true;
-        }
+        k = s.k;
     }
 #endif
     for (; i < left; i++) {
@@ -908,6 +934,51 @@ static inline __attribute__((always_inline)) bool ascii_strings(const uint8_t *p
         }
     }
     return false;
+}
+
+#if defined(CTF_AVX2_SCAN)
+/* ascii_strings_sse2 64 bytes at a time (AVX2): the same test on each
+ * block, the NULs of a block in one 64-bit mask; the last bytes, under
+ * a block, by ascii_strings_sse2. */
+__attribute__((target("avx2"))) static bool ascii_strings_avx2(const uint8_t *p, size_t left,
+                                                               uint32_t k, size_t *bytes)
+{
+    size_t i = 0;
+    const __m256i zero = _mm256_setzero_si256();
+    for (; left - i >= 64; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 32));
+        __m256i z = _mm256_cmpeq_epi8(_mm256_min_epu8(a, b), zero);
+        if (_mm256_movemask_epi8(_mm256_or_si256(z, _mm256_or_si256(a, b))) == 0)
+            continue;
+        uint64_t high = (uint64_t)(uint32_t)_mm256_movemask_epi8(a) |
+                        (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
+        uint64_t nul = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, zero)) |
+                       (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, zero)) << 32;
+        strings_block_seen s = strings_block(high, nul, k);
+        if (s.not_ascii || s.end) { /* a non-ASCII byte first, or the last NUL */
+            *bytes = i + s.end;
+            return !s.not_ascii;
+        }
+        k = s.k;
+    }
+    size_t n;
+    if (!ascii_strings_sse2(p + i, left - i, k, &n))
+        return false;
+    *bytes = i + n;
+    return true;
+}
+#endif
+
+/* ascii_strings_sse2, or its AVX2 form where the processor has AVX2. */
+static inline __attribute__((always_inline)) bool ascii_strings(const uint8_t *p, size_t left,
+                                                                uint32_t k, size_t *bytes)
+{
+#if defined(CTF_AVX2_SCAN)
+    if (__builtin_cpu_supports("avx2"))
+        return ascii_strings_avx2(p, left, k, bytes);
+#endif
+    return ascii_strings_sse2(p, left, k, bytes);
 }
 
 /* skip_payload's walk in whole bytes, for a bytewise plan from a byte
