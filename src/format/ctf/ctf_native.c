@@ -1218,23 +1218,10 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
 {
     const gcs_sink *sink = c->base.sink;
     ctf_trace *t = f->trace;
-    gcs_status st;
-    if (!c->info_sent) {
-        c->info_sent = true;
-        int32_t k = f->d.clock_index;
-        const ctf_clock *clk = k >= 0 ? &t->meta.clocks[k] : NULL;
-        c->sink_calls++;
-        if ((st = gcs_ctf_send_info(sink, clk != NULL, clk ? clk->freq : 0, clk ? clk->offset_s : 0,
-                                    clk ? clk->offset : 0, (uint64_t)f->timestamp, err)) != GCS_OK)
-            return st;
-    }
     size_t cls = f->cls;
-    if (!t->row_of_class[cls]) {
-        t->row_of_class[cls] = ++c->rows;
-        c->sink_calls++;
-        if ((st = gcs_ctf_define_class(sink, f->ec->name, c->rows, c->events, err)) != GCS_OK)
-            return st;
-    }
+    gcs_status st;
+    /* A counted event's class has its row (class_counts), so the trace's
+     * first event, which sends the info, came before it: neither to check. */
     if (f->counted) { /* the row counted here, as the sink would (see gcs_tally) */
         gcs_tally *tally = sink->tally;
         if (!gcs_ctf_names_repeat(&c->names, f->pid, f->procname, f->procname_len)) {
@@ -1250,6 +1237,21 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
         c->last_timestamp = f->timestamp;
         c->events++;
         return GCS_OK;
+    }
+    if (!c->info_sent) {
+        c->info_sent = true;
+        int32_t k = f->d.clock_index;
+        const ctf_clock *clk = k >= 0 ? &t->meta.clocks[k] : NULL;
+        c->sink_calls++;
+        if ((st = gcs_ctf_send_info(sink, clk != NULL, clk ? clk->freq : 0, clk ? clk->offset_s : 0,
+                                    clk ? clk->offset : 0, (uint64_t)f->timestamp, err)) != GCS_OK)
+            return st;
+    }
+    if (!t->row_of_class[cls]) {
+        t->row_of_class[cls] = ++c->rows;
+        c->sink_calls++;
+        if ((st = gcs_ctf_define_class(sink, f->ec->name, c->rows, c->events, err)) != GCS_OK)
+            return st;
     }
     c->sink_calls++; /* (the calls below) */
     if (f->payload_unsupported) {
