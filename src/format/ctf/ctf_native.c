@@ -141,6 +141,10 @@ typedef struct ctf_trace {
      * 1 GHz (ns_from_origin adds the cycles). */
     bool clock_ns[CTF_TSDL_MAX_CLOCKS];
     __int128 clock_ns_base[CTF_TSDL_MAX_CLOCKS];
+    /* Per clock of 1 GHz whose base fits int64_t (LTTng's): the base as
+     * one, for order keys without 128-bit sums (order_key_at). */
+    bool clock_key_exact[CTF_TSDL_MAX_CLOCKS];
+    int64_t clock_key_base[CTF_TSDL_MAX_CLOCKS];
 } ctf_trace;
 
 typedef struct ctf_file {
@@ -169,10 +173,12 @@ typedef struct ctf_file {
     bool has_event;
     const ctf_event_class *ec;
     int64_t timestamp;
-    __int128 ns; /* from the clock's origin: the order across files */
-    /* ns held to int64_t's range (LTTng's fit): a different order_key is
-     * the order of ns, in one compare; an equal one leaves it to ns. */
+    /* Its nanoseconds from the clock's origin (the order across files)
+     * held to int64_t's range (LTTng's fit): a different order_key is the
+     * order of the nanoseconds, in one compare; an equal one leaves it to
+     * them (ns_of, from the clock's value and index). */
     int64_t order_key;
+    int32_t clock_index;
     size_t cls; /* its class's index in the trace's meta.events */
     uint32_t pid;
     uint64_t tid;
@@ -326,6 +332,9 @@ static gcs_status load_metadata(native_container *c, ctf_trace *t, gcs_error *er
         const ctf_clock *clk = &t->meta.clocks[k];
         t->clock_ns[k] = clk->freq == 1000000000;
         t->clock_ns_base[k] = (__int128)clk->offset_s * 1000000000 + (__int128)clk->offset;
+        t->clock_key_exact[k] = t->clock_ns[k] && t->clock_ns_base[k] >= INT64_MIN &&
+                                t->clock_ns_base[k] <= INT64_MAX;
+        t->clock_key_base[k] = t->clock_key_exact[k] ? (int64_t)t->clock_ns_base[k] : 0;
     }
     return st;
 }
@@ -555,6 +564,17 @@ static inline int64_t order_key_of(__int128 ns)
     if ((int64_t)(ns >> 64) == low >> 63)
         return low;
     return ns < 0 ? INT64_MIN : INT64_MAX;
+}
+
+/* order_key_of the clock value's nanoseconds: for a clock whose base is
+ * an int64_t, their sum where it is one (no 128-bit arithmetic). */
+static inline int64_t order_key_at(const ctf_trace *t, int32_t clock, uint64_t value)
+{
+    int64_t key;
+    if (clock >= 0 && t->clock_key_exact[clock] && value <= INT64_MAX &&
+        !__builtin_add_overflow(t->clock_key_base[clock], (int64_t)value, &key))
+        return key;
+    return order_key_of(ns_from_origin(t, clock, value));
 }
 
 /* An integer of a flat context: n little-endian bytes at p. */
@@ -1196,8 +1216,8 @@ static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
         f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
         f->tid = f->regs[CTF_ROLE_VTID];
         f->timestamp = (int64_t)event_clock;
-        f->ns = ns_from_origin(f->trace, event_clock_index, event_clock);
-        f->order_key = order_key_of(f->ns);
+        f->clock_index = event_clock_index;
+        f->order_key = order_key_at(f->trace, event_clock_index, event_clock);
         f->has_event = true;
         return GCS_OK;
     bad:
@@ -1278,6 +1298,12 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     return sink->event(sink->ctx, &raw, err);
 }
 
+/* The nanoseconds from its clock's origin of f's event. */
+static __int128 ns_of(const ctf_file *f)
+{
+    return ns_from_origin(f->trace, f->clock_index, (uint64_t)f->timestamp);
+}
+
 /* Whether a's next event goes before b's: the earlier in nanoseconds from
  * the clock's origin; at the same nanosecond, as babeltrace2's muxer
  * (2.0, common_muxing_compare_messages): the trace with a UUID before one
@@ -1286,8 +1312,9 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
  * orders by trace name), the file listed first. */
 static bool comes_before(const ctf_file *a, const ctf_file *b)
 {
-    if (a->ns != b->ns)
-        return a->ns < b->ns;
+    __int128 ns_a = ns_of(a), ns_b = ns_of(b);
+    if (ns_a != ns_b)
+        return ns_a < ns_b;
     const ctf_meta *ma = &a->trace->meta, *mb = &b->trace->meta;
     if (ma->has_uuid != mb->has_uuid)
         return ma->has_uuid;
