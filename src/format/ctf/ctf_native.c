@@ -1135,99 +1135,105 @@ static bool count_instead(native_container *c, ctf_file *f)
     return true;
 }
 
+/* Decodes the event at f's position in its packet (one there: f->in_packet
+ * and d.pos < d.end) into f's slots (f->has_event). */
+static gcs_status read_event(native_container *c, ctf_file *f, gcs_error *err)
+{
+    gcs_status st = GCS_OK; /* the "__data__" loop below reads it first when no header,
+                               context or event context was read before */
+    ctf_decoder *d = &f->d;
+    const ctf_stream_class *sc = f->sc;
+    uint64_t at_bits = d->pos; /* the event's offset: packet_at + at_bits / 8 */
+    d->unsupported = false;
+    uint64_t id;
+    if (sc->lttng_header != CTF_LTTNG_HEADER_NONE) {
+        if ((st = ctf_read_lttng_header(d, sc->lttng_header, sc->header_clock, &id)) != GCS_OK)
+            goto bad;
+    } else {
+        f->regs[CTF_ROLE_EVENT_ID] = 0;
+        if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
+            goto bad;
+        id = f->regs[CTF_ROLE_EVENT_ID];
+    }
+    /* The event's time is the clock its header leaves (as in
+     * babeltrace2 and TraceEvent); a field of its contexts or payload
+     * mapped to the clock moves it for the events after. */
+    uint64_t event_clock = d->clock;
+    int32_t event_clock_index = d->clock_index;
+    f->ec = !sc->header_has_id ? sc->sole : id < sc->n_by_id ? sc->by_id[id] : NULL;
+    if (!f->ec)
+        return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
+                          "an event of a class the metadata does not declare", err);
+    f->cls = f->ec->index;
+    f->procname = "";
+    f->procname_len = 0;
+    if (!sc->context_flat) { /* (the flat context sets them itself) */
+        f->regs[CTF_ROLE_VPID] = 0;
+        f->regs[CTF_ROLE_VTID] = 0;
+    }
+    if (sc->context_flat) {
+        if ((st = read_flat_context(f, sc)) != GCS_OK)
+            goto bad;
+    } else if (sc->event_context) {
+        const ctf_type *ctx = sc->event_context;
+        if (!ctf_align(d, ctx->align)) {
+            st = GCS_ERR_TRUNCATED;
+            goto bad;
+        }
+        for (uint32_t i = 0; i < ctx->n_members; i++) {
+            d->text = NULL;
+            if ((st = ctf_read_member(d, &ctx->members[i], NULL)) != GCS_OK)
+                goto bad;
+            if ((int32_t)i == sc->procname_member && d->text) {
+                f->procname = (const char *)d->text; /* in the packet */
+                f->procname_len = d->text_len < GCS_CTF_PROCNAME_CAP - 1
+                                      ? d->text_len
+                                      : GCS_CTF_PROCNAME_CAP - 1;
+            }
+        }
+    }
+    if (f->ec->context && (st = ctf_read(d, f->ec->context, NULL)) != GCS_OK)
+        goto bad;
+    f->counted = count_instead(c, f);
+    if (!f->counted) { /* (a counted event's payload is not looked at) */
+        f->payload.len = 0;
+        f->payload_data = NULL;
+        f->payload_size = 0;
+        if (f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
+            goto bad;
+    }
+    if (d->pos == at_bits) /* nothing read: the same event again, forever */
+        return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
+                          "an event of no bits", err);
+    f->payload_unsupported = d->unsupported;
+    f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
+    f->tid = f->regs[CTF_ROLE_VTID];
+    f->timestamp = (int64_t)event_clock;
+    f->clock_index = event_clock_index;
+    f->order_key = order_key_at(f->trace, event_clock_index, event_clock);
+    f->has_event = true;
+    return GCS_OK;
+bad:
+    return file_error(c, f, st == GCS_ERR_TRUNCATED ? GCS_ERR_CORRUPT : st,
+                      f->packet_at + at_bits / 8,
+                      d->too_many_steps ? "an event whose layout takes more steps to read than "
+                                          "its packet's bits allow (types of no bits nested)"
+                      : st == GCS_ERR_TRUNCATED ? "an event that runs past its packet's content"
+                                                : "an event the metadata does not describe",
+                      err);
+}
+
 /* Decodes the next event of f into f's slots (f->has_event), moving to
  * the next packet as needed. */
 static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
 {
     f->has_event = false;
-    gcs_status st = GCS_OK; /* the "__data__" loop below reads it first when no header,
-                               context or event context was read before */
     while (!f->done) {
-        if (!f->in_packet || f->d.pos >= f->d.end) {
-            if ((st = next_packet(c, f, err)) != GCS_OK)
-                return st;
-            continue;
-        }
-        ctf_decoder *d = &f->d;
-        const ctf_stream_class *sc = f->sc;
-        uint64_t at_bits = d->pos; /* the event's offset: packet_at + at_bits / 8 */
-        d->unsupported = false;
-        uint64_t id;
-        if (sc->lttng_header != CTF_LTTNG_HEADER_NONE) {
-            if ((st = ctf_read_lttng_header(d, sc->lttng_header, sc->header_clock, &id)) != GCS_OK)
-                goto bad;
-        } else {
-            f->regs[CTF_ROLE_EVENT_ID] = 0;
-            if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
-                goto bad;
-            id = f->regs[CTF_ROLE_EVENT_ID];
-        }
-        /* The event's time is the clock its header leaves (as in
-         * babeltrace2 and TraceEvent); a field of its contexts or payload
-         * mapped to the clock moves it for the events after. */
-        uint64_t event_clock = d->clock;
-        int32_t event_clock_index = d->clock_index;
-        f->ec = !sc->header_has_id ? sc->sole : id < sc->n_by_id ? sc->by_id[id] : NULL;
-        if (!f->ec)
-            return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
-                              "an event of a class the metadata does not declare", err);
-        f->cls = f->ec->index;
-        f->procname = "";
-        f->procname_len = 0;
-        if (!sc->context_flat) { /* (the flat context sets them itself) */
-            f->regs[CTF_ROLE_VPID] = 0;
-            f->regs[CTF_ROLE_VTID] = 0;
-        }
-        if (sc->context_flat) {
-            if ((st = read_flat_context(f, sc)) != GCS_OK)
-                goto bad;
-        } else if (sc->event_context) {
-            const ctf_type *ctx = sc->event_context;
-            if (!ctf_align(d, ctx->align)) {
-                st = GCS_ERR_TRUNCATED;
-                goto bad;
-            }
-            for (uint32_t i = 0; i < ctx->n_members; i++) {
-                d->text = NULL;
-                if ((st = ctf_read_member(d, &ctx->members[i], NULL)) != GCS_OK)
-                    goto bad;
-                if ((int32_t)i == sc->procname_member && d->text) {
-                    f->procname = (const char *)d->text; /* in the packet */
-                    f->procname_len = d->text_len < GCS_CTF_PROCNAME_CAP - 1
-                                          ? d->text_len
-                                          : GCS_CTF_PROCNAME_CAP - 1;
-                }
-            }
-        }
-        if (f->ec->context && (st = ctf_read(d, f->ec->context, NULL)) != GCS_OK)
-            goto bad;
-        f->counted = count_instead(c, f);
-        if (!f->counted) { /* (a counted event's payload is not looked at) */
-            f->payload.len = 0;
-            f->payload_data = NULL;
-            f->payload_size = 0;
-            if (f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
-                goto bad;
-        }
-        if (d->pos == at_bits) /* nothing read: the same event again, forever */
-            return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
-                              "an event of no bits", err);
-        f->payload_unsupported = d->unsupported;
-        f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
-        f->tid = f->regs[CTF_ROLE_VTID];
-        f->timestamp = (int64_t)event_clock;
-        f->clock_index = event_clock_index;
-        f->order_key = order_key_at(f->trace, event_clock_index, event_clock);
-        f->has_event = true;
-        return GCS_OK;
-    bad:
-        return file_error(c, f, st == GCS_ERR_TRUNCATED ? GCS_ERR_CORRUPT : st,
-                          f->packet_at + at_bits / 8,
-                          d->too_many_steps ? "an event whose layout takes more steps to read than "
-                                              "its packet's bits allow (types of no bits nested)"
-                          : st == GCS_ERR_TRUNCATED ? "an event that runs past its packet's content"
-                                                    : "an event the metadata does not describe",
-                          err);
+        if (f->in_packet && f->d.pos < f->d.end)
+            return read_event(c, f, err);
+        gcs_status st = next_packet(c, f, err);
+        if (st != GCS_OK)
+            return st;
     }
     return GCS_OK;
 }
@@ -1459,7 +1465,8 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
             c->last = best;
             break;
         }
-        if ((st = next_event(c, best, err)) != GCS_OK)
+        best->has_event = false; /* (its next event is in its packet: more_in_packet) */
+        if ((st = read_event(c, best, err)) != GCS_OK)
             return st;
         top_changed(c, best->has_event);
     }
