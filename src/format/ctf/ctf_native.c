@@ -220,6 +220,7 @@ typedef struct native_container {
      * event comes before it stays on top without a sift (top_changed). */
     bool has_second, keep_top; /* keep_top: the shortcut taken (gcs_ctf_shortcuts) */
     ctf_file *second;
+    size_t second_at; /* its place in the heap (1 or 2) */
     uint32_t rows;
     uint64_t events;
     int64_t last_timestamp;
@@ -1380,13 +1381,22 @@ static inline __attribute__((always_inline)) void top_changed(native_container *
             goto sift;
         if (!c->has_second) {
             ctf_file **h = c->heap;
-            c->second = c->heap_n > 2 && earlier(h[2], h[1]) ? h[2] : h[1];
+            c->second_at = c->heap_n > 2 && earlier(h[2], h[1]) ? 2 : 1;
+            c->second = h[c->second_at];
             c->has_second = true;
         }
-        const ctf_file *top = c->heap[0], *second = c->second;
+        ctf_file *top = c->heap[0], *second = c->second;
         if (top->order_key < second->order_key ||
             (top->order_key == second->order_key && earlier(top, second)))
             return;
+        /* The runner-up goes on top (it comes before the top's new event
+         * and its sibling), as sift_down's first level would put it; the
+         * sift goes on from its place. */
+        c->heap[0] = second;
+        c->heap[c->second_at] = top;
+        c->has_second = false;
+        sift_down(c, c->second_at);
+        return;
     } else {
         c->heap[0] = c->heap[--c->heap_n];
     }
