@@ -142,9 +142,11 @@ typedef struct ctf_trace {
     bool clock_ns[CTF_TSDL_MAX_CLOCKS];
     __int128 clock_ns_base[CTF_TSDL_MAX_CLOCKS];
     /* Per clock of 1 GHz whose base fits int64_t (LTTng's): the base as
-     * one, for order keys without 128-bit sums (order_key_at). */
-    bool clock_key_exact[CTF_TSDL_MAX_CLOCKS];
+     * one, and the values below clock_key_room whose sum with it is an
+     * int64_t too (0 for other clocks: none), for order keys without
+     * 128-bit sums (order_key_at). */
     int64_t clock_key_base[CTF_TSDL_MAX_CLOCKS];
+    uint64_t clock_key_room[CTF_TSDL_MAX_CLOCKS];
 } ctf_trace;
 
 typedef struct ctf_file {
@@ -333,9 +335,12 @@ static gcs_status load_metadata(native_container *c, ctf_trace *t, gcs_error *er
         const ctf_clock *clk = &t->meta.clocks[k];
         t->clock_ns[k] = clk->freq == 1000000000;
         t->clock_ns_base[k] = (__int128)clk->offset_s * 1000000000 + (__int128)clk->offset;
-        t->clock_key_exact[k] = t->clock_ns[k] && t->clock_ns_base[k] >= INT64_MIN &&
-                                t->clock_ns_base[k] <= INT64_MAX;
-        t->clock_key_base[k] = t->clock_key_exact[k] ? (int64_t)t->clock_ns_base[k] : 0;
+        if (t->clock_ns[k] && t->clock_ns_base[k] >= INT64_MIN && t->clock_ns_base[k] <= INT64_MAX) {
+            int64_t base = (int64_t)t->clock_ns_base[k];
+            t->clock_key_base[k] = base;
+            /* value <= INT64_MAX - base (value <= INT64_MAX for a base below 0) */
+            t->clock_key_room[k] = base >= 0 ? (uint64_t)(INT64_MAX - base) + 1 : (uint64_t)1 << 63;
+        }
     }
     return st;
 }
@@ -571,10 +576,8 @@ static inline int64_t order_key_of(__int128 ns)
  * an int64_t, their sum where it is one (no 128-bit arithmetic). */
 static inline int64_t order_key_at(const ctf_trace *t, int32_t clock, uint64_t value)
 {
-    int64_t key;
-    if (clock >= 0 && t->clock_key_exact[clock] && value <= INT64_MAX &&
-        !__builtin_add_overflow(t->clock_key_base[clock], (int64_t)value, &key))
-        return key;
+    if (clock >= 0 && value < t->clock_key_room[clock])
+        return t->clock_key_base[clock] + (int64_t)value;
     return order_key_of(ns_from_origin(t, clock, value));
 }
 
