@@ -1409,10 +1409,12 @@ sift:
 }
 
 /* Does f's next event lie in the packet it holds (reading it moves no
- * buffer that reported events point into)? */
+ * buffer that reported events point into)? For a file with an event
+ * decoded (on the heap): read_event read it in its packet, and only
+ * next_packet leaves one or ends the file, so the position says. */
 static bool more_in_packet(const ctf_file *f)
 {
-    return !f->done && f->in_packet && f->d.pos < f->d.end;
+    return f->d.pos < f->d.end;
 }
 
 /* Reports the earliest events of the files, in time order, until a file
