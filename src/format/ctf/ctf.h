@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "format/container.h"
 
@@ -118,6 +121,27 @@ static inline bool gcs_ctf_names_repeat(const gcs_ctf_names *t, uint32_t pid, co
             if (name[i] != t->last[i])
                 return false;
         return true;
+    }
+#if defined(__SSE2__)
+    if (len >= 16 && len <= 32) { /* (LTTng's 17) two blocks of 16 that may overlap */
+        __m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)name);
+        __m128i b0 = _mm_loadu_si128((const __m128i *)(const void *)t->last);
+        __m128i a1 = _mm_loadu_si128((const __m128i *)(const void *)(name + len - 16));
+        __m128i b1 = _mm_loadu_si128((const __m128i *)(const void *)(t->last + len - 16));
+        __m128i same = _mm_and_si128(_mm_cmpeq_epi8(a0, b0), _mm_cmpeq_epi8(a1, b1));
+        return _mm_movemask_epi8(same) == 0xFFFF;
+    }
+#endif
+    if (len <= 24) { /* three words that may overlap, without a loop */
+        size_t mid = (len - 8) / 2, last = len - 8;
+        uint64_t c, e, g, h;
+        memcpy(&a, name, 8);
+        memcpy(&b, t->last, 8);
+        memcpy(&c, name + mid, 8);
+        memcpy(&e, t->last + mid, 8);
+        memcpy(&g, name + last, 8);
+        memcpy(&h, t->last + last, 8);
+        return ((a ^ b) | (c ^ e) | (g ^ h)) == 0;
     }
     /* Whole words, the last one ending at len (it may overlap). */
     for (size_t i = 0; len - i > 8; i += 8) {

@@ -114,8 +114,8 @@ static inline void ctf_move_clock(ctf_decoder *d, int32_t clock, uint64_t v, uin
 /* Reads one of LTTng's event headers (kind, its timestamps on clock
  * `clock`) as ctf_read would, without walking the layout: the event id
  * into *id, the clock moved. In line: the container reads one an event. */
-static inline gcs_status ctf_read_lttng_header(ctf_decoder *d, ctf_lttng_header kind,
-                                               int32_t clock, uint64_t *id)
+static inline __attribute__((always_inline)) gcs_status
+ctf_read_lttng_header_of(ctf_decoder *d, ctf_lttng_header kind, int32_t clock, uint64_t *id)
 {
     if (!ctf_align(d, 8))
         return GCS_ERR_TRUNCATED;
@@ -144,6 +144,16 @@ static inline gcs_status ctf_read_lttng_header(ctf_decoder *d, ctf_lttng_header 
     d->pos += 8 * (ext_at + 12);
     ctf_move_clock(d, clock, ctf_le_bytes(p + ext_at + 4, 8), 64, at + 8 * (ext_at + 4));
     return GCS_OK;
+}
+
+/* ctf_read_lttng_header_of with the kind a constant in each branch: its
+ * tests on the kind and its sizes folded. */
+static inline gcs_status ctf_read_lttng_header(ctf_decoder *d, ctf_lttng_header kind,
+                                               int32_t clock, uint64_t *id)
+{
+    if (kind == CTF_LTTNG_HEADER_LARGE)
+        return ctf_read_lttng_header_of(d, CTF_LTTNG_HEADER_LARGE, clock, id);
+    return ctf_read_lttng_header_of(d, CTF_LTTNG_HEADER_COMPACT, clock, id);
 }
 
 #endif

@@ -48,6 +48,12 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+/* x86-64 with GCC or clang: a string scan for AVX2, taken where the
+ * processor has it (the build itself assumes SSE2 only). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CTF_AVX2_SCAN 1
+#include <immintrin.h>
+#endif
 
 /* Stream files of one trace folder. */
 #define CTF_MAX_STREAM_FILES 65536u
@@ -93,6 +99,16 @@ typedef struct ctf_count_plan {
      * bytes: from a byte boundary the skip never leaves one, so it counts
      * bytes (skip_bytes). */
     bool bytewise;
+    /* A bytewise plan's steps as most classes have them: a fixed run,
+     * strings, a fixed run, each maybe absent (fixed fields, or fixed
+     * fields then strings): skip_parts, without skip_bytes' loop. */
+    bool in_parts;
+    uint64_t head_bytes, tail_bytes;
+    uint32_t part_strings;
+    /* A bytewise skip's: read_payload points at the packet (raw, fields
+     * present), and the decoder steps its walk takes (none then). */
+    bool bytewise_direct;
+    uint32_t bytewise_walk;
     uint32_t walk_steps; /* the decoder's steps (ctf_read calls) of the walk */
     uint32_t n_steps;
     ctf_skip_step *steps;
@@ -106,6 +122,12 @@ typedef struct ctf_count_plan {
     const gcs_tally_layout *for_layout;
     uint8_t for_mode;
     uint32_t for_min;
+    /* Whether the class counts (count_instead before the skip), as found
+     * at the container's sink_calls == verdict_at: nothing it depends on
+     * (the tally, the class's row and slot) changes until the sink is
+     * called again. */
+    bool counts_now;
+    uint64_t verdict_at;
 } ctf_count_plan;
 
 typedef struct ctf_trace {
@@ -119,6 +141,12 @@ typedef struct ctf_trace {
      * 1 GHz (ns_from_origin adds the cycles). */
     bool clock_ns[CTF_TSDL_MAX_CLOCKS];
     __int128 clock_ns_base[CTF_TSDL_MAX_CLOCKS];
+    /* Per clock of 1 GHz whose base fits int64_t (LTTng's): the base as
+     * one, and the values below clock_key_room whose sum with it is an
+     * int64_t too (0 for other clocks: none), for order keys without
+     * 128-bit sums (order_key_at). */
+    int64_t clock_key_base[CTF_TSDL_MAX_CLOCKS];
+    uint64_t clock_key_room[CTF_TSDL_MAX_CLOCKS];
 } ctf_trace;
 
 typedef struct ctf_file {
@@ -147,7 +175,12 @@ typedef struct ctf_file {
     bool has_event;
     const ctf_event_class *ec;
     int64_t timestamp;
-    __int128 ns; /* from the clock's origin: the order across files */
+    /* Its nanoseconds from the clock's origin (the order across files)
+     * held to int64_t's range (LTTng's fit): a different order_key is the
+     * order of the nanoseconds, in one compare; an equal one leaves it to
+     * them (ns_of, from the clock's value and index). */
+    int64_t order_key;
+    int32_t clock_index;
     size_t cls; /* its class's index in the trace's meta.events */
     uint32_t pid;
     uint64_t tid;
@@ -189,10 +222,16 @@ typedef struct native_container {
      * event comes before it stays on top without a sift (top_changed). */
     bool has_second, keep_top; /* keep_top: the shortcut taken (gcs_ctf_shortcuts) */
     ctf_file *second;
+    size_t second_at; /* its place in the heap (1 or 2) */
     uint32_t rows;
     uint64_t events;
     int64_t last_timestamp;
     gcs_ctf_names names;
+    /* Steps begun and sink calls made: the sink may change its tally only
+     * then (container.h), so a class's verdict (ctf_count_plan) holds while
+     * this stays. Starts at 1 (a plan's verdict_at 0: none yet). */
+    uint64_t sink_calls;
+    bool keep_verdicts; /* the shortcut taken (gcs_ctf_shortcuts) */
 } native_container;
 
 /* gcs_ctf_native_shortcuts: false reads everything the long way. */
@@ -296,6 +335,12 @@ static gcs_status load_metadata(native_container *c, ctf_trace *t, gcs_error *er
         const ctf_clock *clk = &t->meta.clocks[k];
         t->clock_ns[k] = clk->freq == 1000000000;
         t->clock_ns_base[k] = (__int128)clk->offset_s * 1000000000 + (__int128)clk->offset;
+        if (t->clock_ns[k] && t->clock_ns_base[k] >= INT64_MIN && t->clock_ns_base[k] <= INT64_MAX) {
+            int64_t base = (int64_t)t->clock_ns_base[k];
+            t->clock_key_base[k] = base;
+            /* value <= INT64_MAX - base (value <= INT64_MAX for a base below 0) */
+            t->clock_key_room[k] = base >= 0 ? (uint64_t)(INT64_MAX - base) + 1 : (uint64_t)1 << 63;
+        }
     }
     return st;
 }
@@ -488,6 +533,7 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
     }
     if (c->base.sink->block) /* "blocks" of a CTF trace are its packets */
         c->base.sink->block(c->base.sink->ctx);
+    c->sink_calls++;
     return GCS_OK;
 cut:
     f->done = true;
@@ -516,6 +562,25 @@ static inline __int128 ns_from_origin(const ctf_trace *t, int32_t clock, uint64_
     return (__int128)k->offset_s * 1000000000 + cycles * 1000000000 / (__int128)k->freq;
 }
 
+/* ns held to int64_t's range: ns itself when its high half only extends
+ * the low half's sign (one compare), else the bound on its side. */
+static inline int64_t order_key_of(__int128 ns)
+{
+    int64_t low = (int64_t)ns;
+    if ((int64_t)(ns >> 64) == low >> 63)
+        return low;
+    return ns < 0 ? INT64_MIN : INT64_MAX;
+}
+
+/* order_key_of the clock value's nanoseconds: for a clock whose base is
+ * an int64_t, their sum where it is one (no 128-bit arithmetic). */
+static inline int64_t order_key_at(const ctf_trace *t, int32_t clock, uint64_t value)
+{
+    if (clock >= 0 && value < t->clock_key_room[clock])
+        return t->clock_key_base[clock] + (int64_t)value;
+    return order_key_of(ns_from_origin(t, clock, value));
+}
+
 /* An integer of a flat context: n little-endian bytes at p. */
 static inline __attribute__((always_inline)) uint64_t context_int(const uint8_t *p, unsigned n,
                                                                   bool is_signed)
@@ -537,6 +602,15 @@ static gcs_status read_flat_context(ctf_file *f, const ctf_stream_class *sc)
         return GCS_ERR_TRUNCATED;
     const uint8_t *p = d->data + (d->pos >> 3);
     d->pos += 8 * (uint64_t)sc->context_bytes;
+    if (sc->context_lttng && gcs_ctf_shortcuts) { /* the same values, without a test each */
+        uint64_t vpid_mask = sc->vpid_sign_mask, vtid_mask = sc->vtid_sign_mask;
+        f->regs[CTF_ROLE_VPID] = (ctf_le_bytes(p + sc->vpid_at, 4) ^ vpid_mask) - vpid_mask;
+        f->regs[CTF_ROLE_VTID] = (ctf_le_bytes(p + sc->vtid_at, 4) ^ vtid_mask) - vtid_mask;
+        f->procname = (const char *)p + sc->procname_at;
+        f->procname_len = sc->procname_len < GCS_CTF_PROCNAME_CAP - 1 ? sc->procname_len
+                                                                      : GCS_CTF_PROCNAME_CAP - 1;
+        return GCS_OK;
+    }
     f->regs[CTF_ROLE_VPID] =
         sc->vpid_at >= 0 ? context_int(p + sc->vpid_at, sc->vpid_bytes, sc->vpid_signed) : 0;
     f->regs[CTF_ROLE_VTID] =
@@ -685,6 +759,7 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
         f->payload_size = 0;
         if (c->base.sink->anomaly)
             c->base.sink->anomaly(c->base.sink->ctx, c->events, "CTF payload beyond the payload cap");
+        c->sink_calls++;
         return GCS_OK;
     }
     if (st == GCS_OK && !f->payload_data) {
@@ -764,6 +839,18 @@ static void plan_make(ctf_count_plan *p, const ctf_event_class *ec)
     for (uint32_t k = 0; k < p->n_steps; k++)
         if (p->steps[k].align > 8 || p->steps[k].bits % 8)
             p->bytewise = false;
+    if (p->bytewise) {
+        uint32_t k = 0;
+        if (k < p->n_steps && !p->steps[k].strings)
+            p->head_bytes = p->steps[k++].bits / 8;
+        if (k < p->n_steps && p->steps[k].strings)
+            p->part_strings = p->steps[k++].strings;
+        if (k < p->n_steps && !p->steps[k].strings)
+            p->tail_bytes = p->steps[k++].bits / 8;
+        p->in_parts = k == p->n_steps;
+        p->bytewise_direct = p->raw && p->n_steps > 0;
+        p->bytewise_walk = p->bytewise_direct ? 0 : p->walk_steps;
+    }
     p->built.n_strings = n;
     for (uint32_t k = 0; k <= n; k++)
         p->built_fixed += p->built.fixed[k];
@@ -807,13 +894,38 @@ static bool plan_counts(ctf_count_plan *p, const gcs_tally_slot *s)
     return p->count;
 }
 
+/* A block of the string scan with a NUL or a non-ASCII byte, as masks
+ * (bit i: byte i of the block), k strings still to end: `end` the bytes up
+ * to the NUL of the last (that NUL included) when it is in the block, 0
+ * if not (k then less the strings that end in it); not_ascii when a
+ * non-ASCII byte comes first. */
+typedef struct strings_block_seen {
+    bool not_ascii;
+    uint32_t k;
+    size_t end;
+} strings_block_seen;
+
+static inline __attribute__((always_inline)) strings_block_seen strings_block(uint64_t high,
+                                                                              uint64_t nul,
+                                                                              uint32_t k)
+{
+    while (nul && k > 1) { /* a NUL that ends one of the first k - 1 */
+        nul &= nul - 1;
+        k--;
+    }
+    uint64_t before = nul ? (nul & -nul) - 1 : ~(uint64_t)0; /* bytes up to the NUL sought */
+    strings_block_seen s = {(high & before) != 0, k, nul ? (size_t)__builtin_ctzll(nul) + 1 : 0};
+    return s;
+}
+
 /* The bytes of the k strings one after the other at p (k >= 1), the last
  * one's NUL included, when they lie within `left` bytes and all are ASCII
  * (each byte then one UTF-16 unit, the NULs too): false when a NUL is
  * missing or another byte comes first. 32 bytes at a time where SSE2 is,
  * the NULs of short strings taken from one block's mask. */
-static inline __attribute__((always_inline)) bool ascii_strings(const uint8_t *p, size_t left,
-                                                                uint32_t k, size_t *bytes)
+static inline __attribute__((always_inline)) bool ascii_strings_sse2(const uint8_t *p,
+                                                                     size_t left, uint32_t k,
+                                                                     size_t *bytes)
 {
     size_t i = 0;
 #if defined(__SSE2__)
@@ -829,17 +941,12 @@ static inline __attribute__((always_inline)) bool ascii_strings(const uint8_t *p
         uint32_t high = (uint32_t)_mm_movemask_epi8(a) | (uint32_t)_mm_movemask_epi8(b) << 16;
         uint32_t nul = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, zero)) |
                        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, zero)) << 16;
-        while (nul && k > 1) { /* a NUL that ends one of the first k - 1 */
-            nul &= nul - 1;
-            k--;
+        strings_block_seen s = strings_block(high, nul, k);
+        if (s.not_ascii || s.end) { /* a non-ASCII byte first, or the last NUL */
+            *bytes = i + s.end;
+            return !s.not_ascii;
         }
-        uint32_t before = nul ? (nul & -nul) - 1 : 0xFFFFFFFFu; /* bytes up to the NUL sought */
-        if (high & before) /* a non-ASCII byte before the last string's NUL */
-            return false;
-        if (nul) {
-            *bytes = i + (size_t)__builtin_ctz(nul) + 1;
-            return true;
-        }
+        k = s.k;
     }
 #endif
     for (; i < left; i++) {
@@ -851,6 +958,51 @@ static inline __attribute__((always_inline)) bool ascii_strings(const uint8_t *p
         }
     }
     return false;
+}
+
+#if defined(CTF_AVX2_SCAN)
+/* ascii_strings_sse2 64 bytes at a time (AVX2): the same test on each
+ * block, the NULs of a block in one 64-bit mask; the last bytes, under
+ * a block, by ascii_strings_sse2. */
+__attribute__((target("avx2"))) static bool ascii_strings_avx2(const uint8_t *p, size_t left,
+                                                               uint32_t k, size_t *bytes)
+{
+    size_t i = 0;
+    const __m256i zero = _mm256_setzero_si256();
+    for (; left - i >= 64; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 32));
+        __m256i z = _mm256_cmpeq_epi8(_mm256_min_epu8(a, b), zero);
+        if (_mm256_movemask_epi8(_mm256_or_si256(z, _mm256_or_si256(a, b))) == 0)
+            continue;
+        uint64_t high = (uint64_t)(uint32_t)_mm256_movemask_epi8(a) |
+                        (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
+        uint64_t nul = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, zero)) |
+                       (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, zero)) << 32;
+        strings_block_seen s = strings_block(high, nul, k);
+        if (s.not_ascii || s.end) { /* a non-ASCII byte first, or the last NUL */
+            *bytes = i + s.end;
+            return !s.not_ascii;
+        }
+        k = s.k;
+    }
+    size_t n;
+    if (!ascii_strings_sse2(p + i, left - i, k, &n))
+        return false;
+    *bytes = i + n;
+    return true;
+}
+#endif
+
+/* ascii_strings_sse2, or its AVX2 form where the processor has AVX2. */
+static inline __attribute__((always_inline)) bool ascii_strings(const uint8_t *p, size_t left,
+                                                                uint32_t k, size_t *bytes)
+{
+#if defined(CTF_AVX2_SCAN)
+    if (__builtin_cpu_supports("avx2"))
+        return ascii_strings_avx2(p, left, k, bytes);
+#endif
+    return ascii_strings_sse2(p, left, k, bytes);
 }
 
 /* skip_payload's walk in whole bytes, for a bytewise plan from a byte
@@ -880,6 +1032,29 @@ static bool skip_bytes(const ctf_decoder *d, const ctf_count_plan *p, uint64_t *
     return true;
 }
 
+/* skip_bytes for a plan in_parts: its head bytes, strings and tail
+ * bytes, with the same bounds. */
+static inline bool skip_parts(const ctf_decoder *d, const ctf_count_plan *p, uint64_t *pos,
+                              uint64_t *units)
+{
+    const uint8_t *q = d->data + (*pos >> 3);
+    size_t left = (size_t)((d->end - *pos) / 8), n = 0;
+    if (p->head_bytes > left)
+        return false;
+    q += p->head_bytes;
+    left -= (size_t)p->head_bytes;
+    if (p->part_strings) {
+        if (!ascii_strings(q, left, p->part_strings, &n))
+            return false;
+        left -= n;
+        *units += n;
+    }
+    if (p->tail_bytes > left)
+        return false;
+    *pos += 8 * (p->head_bytes + n + p->tail_bytes);
+    return true;
+}
+
 /* Skips f's payload by plan p from d->pos, as read_payload would read it
  * (the same bounds, alignments and decoder steps), and sets f->counted_*.
  * False, nothing moved, where read_payload would fail, stop at the payload
@@ -890,10 +1065,12 @@ static bool skip_payload(ctf_file *f, const ctf_count_plan *p)
     ctf_decoder *d = &f->d;
     uint64_t pos = d->pos, end = d->end, units = 0;
     bool direct = false; /* read_payload points at the packet */
+    uint32_t walk;
     if (p->bytewise && (pos & 7) == 0) {
-        if (!skip_bytes(d, p, &pos, &units))
+        if (p->in_parts ? !skip_parts(d, p, &pos, &units) : !skip_bytes(d, p, &pos, &units))
             return false;
-        direct = p->raw && p->n_steps > 0;
+        direct = p->bytewise_direct;
+        walk = p->bytewise_walk;
     } else {
         for (uint32_t i = 0; i < p->n_steps; i++) {
             const ctf_skip_step *s = &p->steps[i];
@@ -914,9 +1091,9 @@ static bool skip_payload(ctf_file *f, const ctf_count_plan *p)
             pos += 8 * (uint64_t)n;
             units += n;
         }
+        walk = !f->ec->fields || direct ? 0 : p->walk_steps;
     }
     uint64_t size = p->built_fixed + 2 * units;
-    uint32_t walk = !f->ec->fields || direct ? 0 : p->walk_steps;
     if (size > GCS_MAX_PAYLOAD_SIZE || (d->max_steps && d->steps + walk > d->max_steps))
         return false;
     d->steps += walk;
@@ -926,27 +1103,128 @@ static bool skip_payload(ctf_file *f, const ctf_count_plan *p)
     return true;
 }
 
-/* Whether f's event (class ec) is counted without its payload: the sink
- * counts (sink->tally), the class's row has a slot the reader filled, the
- * class's plan may count into it, and the payload skips (skip_payload). */
-static bool count_instead(native_container *c, ctf_file *f)
+/* Whether the events of class cls (ec, plan p) of trace t may be counted
+ * without their payloads: the sink counts (sink->tally), the class's row
+ * has a slot the reader filled, and the class's plan may count into it. */
+static bool class_counts(const native_container *c, ctf_trace *t, size_t cls,
+                         const ctf_event_class *ec, ctf_count_plan *p)
 {
     const gcs_tally *tally = c->base.sink->tally;
-    ctf_trace *t = f->trace;
-    size_t cls = f->cls;
     uint32_t row = t->row_of_class[cls];
     if (!tally || row == 0 || row >= tally->n_slots)
         return false;
     const gcs_tally_slot *s = &tally->slots[row];
     if (s->counted == GCS_TALLY_NO && !s->layout)
         return false;
-    ctf_count_plan *p = &t->plans[cls];
     if (p->state == PLAN_UNKNOWN)
-        plan_make(p, f->ec);
-    if (p->state != PLAN_READY || !plan_counts(p, s) || !skip_payload(f, p))
+        plan_make(p, ec);
+    return p->state == PLAN_READY && plan_counts(p, s);
+}
+
+/* Whether f's event is counted without its payload: its class counts
+ * (class_counts, found again only after a sink call) and the payload
+ * skips (skip_payload). */
+static bool count_instead(native_container *c, ctf_file *f)
+{
+    ctf_trace *t = f->trace;
+    size_t cls = f->cls;
+    ctf_count_plan *p = &t->plans[cls];
+    if (p->verdict_at != c->sink_calls || !c->keep_verdicts) {
+        p->counts_now = class_counts(c, t, cls, f->ec, p);
+        p->verdict_at = c->sink_calls;
+    }
+    if (!p->counts_now || !skip_payload(f, p))
         return false;
     f->counted_short = p->short_row;
     return true;
+}
+
+/* Decodes the event at f's position in its packet (one there: f->in_packet
+ * and d.pos < d.end) into f's slots (f->has_event). */
+static gcs_status read_event(native_container *c, ctf_file *f, gcs_error *err)
+{
+    gcs_status st = GCS_OK; /* the "__data__" loop below reads it first when no header,
+                               context or event context was read before */
+    ctf_decoder *d = &f->d;
+    const ctf_stream_class *sc = f->sc;
+    uint64_t at_bits = d->pos; /* the event's offset: packet_at + at_bits / 8 */
+    d->unsupported = false;
+    uint64_t id;
+    if (sc->lttng_header != CTF_LTTNG_HEADER_NONE) {
+        if ((st = ctf_read_lttng_header(d, sc->lttng_header, sc->header_clock, &id)) != GCS_OK)
+            goto bad;
+    } else {
+        f->regs[CTF_ROLE_EVENT_ID] = 0;
+        if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
+            goto bad;
+        id = f->regs[CTF_ROLE_EVENT_ID];
+    }
+    /* The event's time is the clock its header leaves (as in
+     * babeltrace2 and TraceEvent); a field of its contexts or payload
+     * mapped to the clock moves it for the events after. */
+    uint64_t event_clock = d->clock;
+    int32_t event_clock_index = d->clock_index;
+    f->ec = !sc->header_has_id ? sc->sole : id < sc->n_by_id ? sc->by_id[id] : NULL;
+    if (!f->ec)
+        return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
+                          "an event of a class the metadata does not declare", err);
+    f->cls = f->ec->index;
+    f->procname = "";
+    f->procname_len = 0;
+    if (!sc->context_flat) { /* (the flat context sets them itself) */
+        f->regs[CTF_ROLE_VPID] = 0;
+        f->regs[CTF_ROLE_VTID] = 0;
+    }
+    if (sc->context_flat) {
+        if ((st = read_flat_context(f, sc)) != GCS_OK)
+            goto bad;
+    } else if (sc->event_context) {
+        const ctf_type *ctx = sc->event_context;
+        if (!ctf_align(d, ctx->align)) {
+            st = GCS_ERR_TRUNCATED;
+            goto bad;
+        }
+        for (uint32_t i = 0; i < ctx->n_members; i++) {
+            d->text = NULL;
+            if ((st = ctf_read_member(d, &ctx->members[i], NULL)) != GCS_OK)
+                goto bad;
+            if ((int32_t)i == sc->procname_member && d->text) {
+                f->procname = (const char *)d->text; /* in the packet */
+                f->procname_len = d->text_len < GCS_CTF_PROCNAME_CAP - 1
+                                      ? d->text_len
+                                      : GCS_CTF_PROCNAME_CAP - 1;
+            }
+        }
+    }
+    if (f->ec->context && (st = ctf_read(d, f->ec->context, NULL)) != GCS_OK)
+        goto bad;
+    f->counted = count_instead(c, f);
+    if (!f->counted) { /* (a counted event's payload is not looked at) */
+        f->payload.len = 0;
+        f->payload_data = NULL;
+        f->payload_size = 0;
+        if (f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
+            goto bad;
+    }
+    if (d->pos == at_bits) /* nothing read: the same event again, forever */
+        return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
+                          "an event of no bits", err);
+    f->payload_unsupported = d->unsupported;
+    f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
+    f->tid = f->regs[CTF_ROLE_VTID];
+    f->timestamp = (int64_t)event_clock;
+    f->clock_index = event_clock_index;
+    f->order_key = order_key_at(f->trace, event_clock_index, event_clock);
+    f->has_event = true;
+    return GCS_OK;
+bad:
+    return file_error(c, f, st == GCS_ERR_TRUNCATED ? GCS_ERR_CORRUPT : st,
+                      f->packet_at + at_bits / 8,
+                      d->too_many_steps ? "an event whose layout takes more steps to read than "
+                                          "its packet's bits allow (types of no bits nested)"
+                      : st == GCS_ERR_TRUNCATED ? "an event that runs past its packet's content"
+                                                : "an event the metadata does not describe",
+                      err);
 }
 
 /* Decodes the next event of f into f's slots (f->has_event), moving to
@@ -954,93 +1232,12 @@ static bool count_instead(native_container *c, ctf_file *f)
 static gcs_status next_event(native_container *c, ctf_file *f, gcs_error *err)
 {
     f->has_event = false;
-    gcs_status st = GCS_OK; /* the "__data__" loop below reads it first when no header,
-                               context or event context was read before */
     while (!f->done) {
-        if (!f->in_packet || f->d.pos >= f->d.end) {
-            if ((st = next_packet(c, f, err)) != GCS_OK)
-                return st;
-            continue;
-        }
-        ctf_decoder *d = &f->d;
-        const ctf_stream_class *sc = f->sc;
-        uint64_t at_bits = d->pos; /* the event's offset: packet_at + at_bits / 8 */
-        d->unsupported = false;
-        uint64_t id;
-        if (sc->lttng_header != CTF_LTTNG_HEADER_NONE) {
-            if ((st = ctf_read_lttng_header(d, sc->lttng_header, sc->header_clock, &id)) != GCS_OK)
-                goto bad;
-        } else {
-            f->regs[CTF_ROLE_EVENT_ID] = 0;
-            if (sc->event_header && (st = ctf_read(d, sc->event_header, NULL)) != GCS_OK)
-                goto bad;
-            id = f->regs[CTF_ROLE_EVENT_ID];
-        }
-        /* The event's time is the clock its header leaves (as in
-         * babeltrace2 and TraceEvent); a field of its contexts or payload
-         * mapped to the clock moves it for the events after. */
-        uint64_t event_clock = d->clock;
-        int32_t event_clock_index = d->clock_index;
-        f->ec = !sc->header_has_id ? sc->sole : id < sc->n_by_id ? sc->by_id[id] : NULL;
-        if (!f->ec)
-            return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
-                              "an event of a class the metadata does not declare", err);
-        f->cls = (size_t)(f->ec - f->trace->meta.events);
-        f->procname = "";
-        f->procname_len = 0;
-        if (!sc->context_flat) { /* (the flat context sets them itself) */
-            f->regs[CTF_ROLE_VPID] = 0;
-            f->regs[CTF_ROLE_VTID] = 0;
-        }
-        if (sc->context_flat) {
-            if ((st = read_flat_context(f, sc)) != GCS_OK)
-                goto bad;
-        } else if (sc->event_context) {
-            const ctf_type *ctx = sc->event_context;
-            if (!ctf_align(d, ctx->align)) {
-                st = GCS_ERR_TRUNCATED;
-                goto bad;
-            }
-            for (uint32_t i = 0; i < ctx->n_members; i++) {
-                d->text = NULL;
-                if ((st = ctf_read_member(d, &ctx->members[i], NULL)) != GCS_OK)
-                    goto bad;
-                if ((int32_t)i == sc->procname_member && d->text) {
-                    f->procname = (const char *)d->text; /* in the packet */
-                    f->procname_len = d->text_len < GCS_CTF_PROCNAME_CAP - 1
-                                          ? d->text_len
-                                          : GCS_CTF_PROCNAME_CAP - 1;
-                }
-            }
-        }
-        if (f->ec->context && (st = ctf_read(d, f->ec->context, NULL)) != GCS_OK)
-            goto bad;
-        f->counted = count_instead(c, f);
-        if (!f->counted) { /* (a counted event's payload is not looked at) */
-            f->payload.len = 0;
-            f->payload_data = NULL;
-            f->payload_size = 0;
-            if (f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
-                goto bad;
-        }
-        if (d->pos == at_bits) /* nothing read: the same event again, forever */
-            return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
-                              "an event of no bits", err);
-        f->payload_unsupported = d->unsupported;
-        f->pid = (uint32_t)f->regs[CTF_ROLE_VPID];
-        f->tid = f->regs[CTF_ROLE_VTID];
-        f->timestamp = (int64_t)event_clock;
-        f->ns = ns_from_origin(f->trace, event_clock_index, event_clock);
-        f->has_event = true;
-        return GCS_OK;
-    bad:
-        return file_error(c, f, st == GCS_ERR_TRUNCATED ? GCS_ERR_CORRUPT : st,
-                          f->packet_at + at_bits / 8,
-                          d->too_many_steps ? "an event whose layout takes more steps to read than "
-                                              "its packet's bits allow (types of no bits nested)"
-                          : st == GCS_ERR_TRUNCATED ? "an event that runs past its packet's content"
-                                                    : "an event the metadata does not describe",
-                          err);
+        if (f->in_packet && f->d.pos < f->d.end)
+            return read_event(c, f, err);
+        gcs_status st = next_packet(c, f, err);
+        if (st != GCS_OK)
+            return st;
     }
     return GCS_OK;
 }
@@ -1051,25 +1248,16 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
 {
     const gcs_sink *sink = c->base.sink;
     ctf_trace *t = f->trace;
-    gcs_status st;
-    if (!c->info_sent) {
-        c->info_sent = true;
-        int32_t k = f->d.clock_index;
-        const ctf_clock *clk = k >= 0 ? &t->meta.clocks[k] : NULL;
-        if ((st = gcs_ctf_send_info(sink, clk != NULL, clk ? clk->freq : 0, clk ? clk->offset_s : 0,
-                                    clk ? clk->offset : 0, (uint64_t)f->timestamp, err)) != GCS_OK)
-            return st;
-    }
     size_t cls = f->cls;
-    if (!t->row_of_class[cls]) {
-        t->row_of_class[cls] = ++c->rows;
-        if ((st = gcs_ctf_define_class(sink, f->ec->name, c->rows, c->events, err)) != GCS_OK)
-            return st;
-    }
+    gcs_status st;
+    /* A counted event's class has its row (class_counts), so the trace's
+     * first event, which sends the info, came before it: neither to check. */
     if (f->counted) { /* the row counted here, as the sink would (see gcs_tally) */
         gcs_tally *tally = sink->tally;
-        if (!gcs_ctf_names_repeat(&c->names, f->pid, f->procname, f->procname_len))
+        if (!gcs_ctf_names_repeat(&c->names, f->pid, f->procname, f->procname_len)) {
             gcs_ctf_names_report(&c->names, sink, f->pid, f->procname, f->procname_len);
+            c->sink_calls++;
+        }
         tally->slots[t->row_of_class[cls]].count++;
         tally->short_rows += f->counted_short;
         if (tally->rows++ == 0 || f->timestamp < tally->first_timestamp)
@@ -1080,6 +1268,22 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
         c->events++;
         return GCS_OK;
     }
+    if (!c->info_sent) {
+        c->info_sent = true;
+        int32_t k = f->d.clock_index;
+        const ctf_clock *clk = k >= 0 ? &t->meta.clocks[k] : NULL;
+        c->sink_calls++;
+        if ((st = gcs_ctf_send_info(sink, clk != NULL, clk ? clk->freq : 0, clk ? clk->offset_s : 0,
+                                    clk ? clk->offset : 0, (uint64_t)f->timestamp, err)) != GCS_OK)
+            return st;
+    }
+    if (!t->row_of_class[cls]) {
+        t->row_of_class[cls] = ++c->rows;
+        c->sink_calls++;
+        if ((st = gcs_ctf_define_class(sink, f->ec->name, c->rows, c->events, err)) != GCS_OK)
+            return st;
+    }
+    c->sink_calls++; /* (the calls below) */
     if (f->payload_unsupported) {
         if (sink->anomaly)
             sink->anomaly(sink->ctx, c->events, "CTF payload field of an unsupported kind");
@@ -1104,6 +1308,12 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
     return sink->event(sink->ctx, &raw, err);
 }
 
+/* The nanoseconds from its clock's origin of f's event. */
+static __int128 ns_of(const ctf_file *f)
+{
+    return ns_from_origin(f->trace, f->clock_index, (uint64_t)f->timestamp);
+}
+
 /* Whether a's next event goes before b's: the earlier in nanoseconds from
  * the clock's origin; at the same nanosecond, as babeltrace2's muxer
  * (2.0, common_muxing_compare_messages): the trace with a UUID before one
@@ -1112,8 +1322,9 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
  * orders by trace name), the file listed first. */
 static bool comes_before(const ctf_file *a, const ctf_file *b)
 {
-    if (a->ns != b->ns)
-        return a->ns < b->ns;
+    __int128 ns_a = ns_of(a), ns_b = ns_of(b);
+    if (ns_a != ns_b)
+        return ns_a < ns_b;
     const ctf_meta *ma = &a->trace->meta, *mb = &b->trace->meta;
     if (ma->has_uuid != mb->has_uuid)
         return ma->has_uuid;
@@ -1131,8 +1342,8 @@ static bool comes_before(const ctf_file *a, const ctf_file *b)
  * listed first. */
 static inline bool earlier(const ctf_file *fa, const ctf_file *fb)
 {
-    if (fa->ns != fb->ns) /* nearly always: the ties' rules are not needed */
-        return fa->ns < fb->ns;
+    if (fa->order_key != fb->order_key) /* nearly always: ns and the ties' rules not needed */
+        return fa->order_key < fb->order_key;
     if (comes_before(fa, fb))
         return true;
     return !comes_before(fb, fa) && fa < fb; /* files[] in listing order */
@@ -1173,12 +1384,22 @@ static inline __attribute__((always_inline)) void top_changed(native_container *
             goto sift;
         if (!c->has_second) {
             ctf_file **h = c->heap;
-            c->second = c->heap_n > 2 && earlier(h[2], h[1]) ? h[2] : h[1];
+            c->second_at = c->heap_n > 2 && earlier(h[2], h[1]) ? 2 : 1;
+            c->second = h[c->second_at];
             c->has_second = true;
         }
-        const ctf_file *top = c->heap[0], *second = c->second;
-        if (top->ns < second->ns || (top->ns == second->ns && earlier(top, second)))
+        ctf_file *top = c->heap[0], *second = c->second;
+        if (top->order_key < second->order_key ||
+            (top->order_key == second->order_key && earlier(top, second)))
             return;
+        /* The runner-up goes on top (it comes before the top's new event
+         * and its sibling), as sift_down's first level would put it; the
+         * sift goes on from its place. */
+        c->heap[0] = second;
+        c->heap[c->second_at] = top;
+        c->has_second = false;
+        sift_down(c, c->second_at);
+        return;
     } else {
         c->heap[0] = c->heap[--c->heap_n];
     }
@@ -1188,10 +1409,12 @@ sift:
 }
 
 /* Does f's next event lie in the packet it holds (reading it moves no
- * buffer that reported events point into)? */
+ * buffer that reported events point into)? For a file with an event
+ * decoded (on the heap): read_event read it in its packet, and only
+ * next_packet leaves one or ends the file, so the position says. */
 static bool more_in_packet(const ctf_file *f)
 {
-    return !f->done && f->in_packet && f->d.pos < f->d.end;
+    return f->d.pos < f->d.end;
 }
 
 /* Reports the earliest events of the files, in time order, until a file
@@ -1204,6 +1427,7 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
     native_container *c = (native_container *)base;
     const gcs_sink *sink = base->sink;
     gcs_status st;
+    c->sink_calls++; /* (the reader ran since the last step) */
     if (c->last) {
         ctf_file *f = c->last;
         c->last = NULL;
@@ -1256,7 +1480,8 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
             c->last = best;
             break;
         }
-        if ((st = next_event(c, best, err)) != GCS_OK)
+        best->has_event = false; /* (its next event is in its packet: more_in_packet) */
+        if ((st = read_event(c, best, err)) != GCS_OK)
             return st;
         top_changed(c, best->has_event);
     }
@@ -1365,6 +1590,8 @@ gcs_status gcs_ctf_native_open(gcs_stream *s, const gcs_sink *sink, char *const 
     c->base.sink = sink;
     c->tmp_dir = tmp_dir;
     c->keep_top = gcs_ctf_shortcuts;
+    c->keep_verdicts = gcs_ctf_shortcuts;
+    c->sink_calls = 1;
     gcs_status st = GCS_OK;
     if (!(c->traces = calloc(n ? n : 1, sizeof *c->traces)))
         st = GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");

@@ -1540,6 +1540,7 @@ static gcs_status parse_event(parser *p)
     if (!gcs_array_reserve((void **)&p->m->events, &p->cap_events, p->m->n_events + 1,
                            sizeof *p->m->events, 64))
         return nomem(p);
+    ev.index = p->m->n_events;
     p->m->events[p->m->n_events++] = ev;
     return next(p);
 }
@@ -1689,6 +1690,10 @@ static void flatten_context(ctf_stream_class *s, bool big)
     }
     s->context_bytes = (uint32_t)at;
     s->context_flat = true;
+    s->context_lttng = s->vpid_at >= 0 && s->vpid_bytes == 4 && s->vtid_at >= 0 &&
+                       s->vtid_bytes == 4 && s->procname_at >= 0;
+    s->vpid_sign_mask = s->vpid_signed ? 0x80000000u : 0;
+    s->vtid_sign_mask = s->vtid_signed ? 0x80000000u : 0;
 }
 
 /* After the text: each stream's events by id. */

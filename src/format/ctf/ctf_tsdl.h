@@ -119,6 +119,7 @@ typedef struct ctf_event_class {
     const char *name;
     const ctf_type *context, *fields; /* may be NULL */
     int32_t blob_member; /* the member "__data__" of fields, or -1 */
+    uint32_t index;      /* in ctf_meta.events (a load, not a pointer division) */
 } ctf_event_class;
 
 typedef enum ctf_lttng_header {
@@ -155,6 +156,12 @@ typedef struct ctf_stream_class {
     uint8_t vpid_bytes, vtid_bytes;
     bool vpid_signed, vtid_signed;
     uint32_t procname_len;
+    /* LTTng's flat context: vpid and vtid of 4 bytes each and a procname.
+     * Read with their signs as masks (0x80000000 when signed, else 0:
+     * (v ^ mask) - mask extends v's sign), so that an event takes no test
+     * on them. */
+    bool context_lttng;
+    uint32_t vpid_sign_mask, vtid_sign_mask;
 } ctf_stream_class;
 
 /* The registers the reader reads after decoding a header (role_reg). */
