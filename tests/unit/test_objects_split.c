@@ -149,15 +149,30 @@ static void both_ranges(pair *p)
     }
 }
 
+/* A layout: new, or (as the runtime's, which mostly repeat the older
+ * regions) the last one again, with one range changed or not. */
+static gcs_generation_range layout[8];
+static uint32_t layout_n; /* 0: none yet in this scenario */
+
 static void both_layout(pair *p)
 {
-    gcs_generation_range g[8];
-    uint32_t n = 1 + rnd() % 8;
-    for (uint32_t i = 0; i < n; i++) {
-        g[i].start = BASE + (uint64_t)(rnd() % SLOTS) * SLOT_BYTES;
-        g[i].used_length = (uint64_t)(rnd() % 600) * SLOT_BYTES;
-        g[i].generation = random_generation();
+    gcs_generation_range *g = layout;
+    uint32_t r = rnd() % 4, n = layout_n;
+    if (n == 0 || r == 0) {
+        n = 1 + rnd() % 8;
+        for (uint32_t i = 0; i < n; i++) {
+            g[i].start = BASE + (uint64_t)(rnd() % SLOTS) * SLOT_BYTES;
+            g[i].used_length = (uint64_t)(rnd() % 600) * SLOT_BYTES;
+            g[i].generation = random_generation();
+        }
+    } else if (r == 1) {
+        uint32_t i = rnd() % n;
+        if (rnd() % 2)
+            g[i].generation = random_generation();
+        else
+            g[i].used_length = (uint64_t)(rnd() % 600) * SLOT_BYTES;
     }
+    layout_n = n;
     for (int k = 0; k < 2; k++) {
         gcs_error err;
         CHECK_EQ_INT(gcs_objtrack_set_generation_ranges(p->t[k], g, n, &err), GCS_OK);
@@ -180,6 +195,7 @@ static void both_pin(pair *p)
 static bool run_scenario(uint64_t seed, int steps, size_t settle_min, size_t max_ranges)
 {
     rng_state = seed;
+    layout_n = 0;
     gcs_objtrack_settle_min = settle_min;
     pair p;
     pair_new(&p, max_ranges);

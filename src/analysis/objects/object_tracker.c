@@ -97,6 +97,13 @@ struct gcs_objtrack {
     size_t old_n, old_cap;
     uint64_t *pre; /* end_gc with old objects: each output object's address before the GC */
     size_t pre_cap;
+    /* The last layout applied to old (ascending, disjoint), while every old
+     * object has had it applied (none came since; leaving changes nothing):
+     * a range of it the next layout repeats finds its old objects at their
+     * generation already. */
+    gcs_generation_range *old_layout;
+    size_t old_layout_n, old_layout_cap;
+    bool old_layout_valid;
     gcs_objtrack_stats stats;
 };
 
@@ -246,6 +253,7 @@ void gcs_objtrack_free(gcs_objtrack *t)
     free(t->blocks);
     free(t->old);
     free(t->pre);
+    free(t->old_layout);
     free(t);
 }
 
@@ -436,6 +444,7 @@ static void settle_old(gcs_objtrack *t)
     t->n = k;
     bool merged = merge_into(&t->old, &t->old_n, &t->old_cap, t->spare, m); /* reserved above */
     assert(merged);
+    t->old_layout_valid = false; /* the newcomers have not had it */
     (void)merged;
     t->objs_flagged = true;
     t->flagged_n = 0;
@@ -1015,13 +1024,22 @@ static int cmp_generation_range(const void *pa, const void *pb)
  * made younger than gen 2.
  */
 static size_t apply_layout(gcs_tracked_object *objs, size_t n_objs, const gcs_generation_range *g,
-                           size_t gn, size_t *outside, size_t *changes)
+                           size_t gn, const gcs_generation_range *known, size_t known_n,
+                           size_t *outside, size_t *changes)
 {
-    size_t at = 0, younger = 0;
+    size_t at = 0, younger = 0, kn = 0;
     for (size_t i = 0; i < gn && at < n_objs; i++) {
         size_t lo = at + lower_bound(objs + at, n_objs - at, g[i].start);
         size_t hi = lo + lower_bound(objs + lo, n_objs - lo, g[i].start + g[i].used_length);
         *outside += lo - at;
+        at = hi;
+        /* A range of the known layout (both ascend): its objects have its
+         * generation already. */
+        while (kn < known_n && known[kn].start < g[i].start)
+            kn++;
+        if (kn < known_n && known[kn].start == g[i].start &&
+            known[kn].used_length == g[i].used_length && known[kn].generation == g[i].generation)
+            continue;
         const uint8_t generation = g[i].generation;
         for (size_t p = lo; p < hi; p++) {
             if (objs[p].generation != generation) {
@@ -1030,7 +1048,6 @@ static size_t apply_layout(gcs_tracked_object *objs, size_t n_objs, const gcs_ge
                 objs[p].generation = generation;
             }
         }
-        at = hi;
     }
     *outside += n_objs - at;
     return younger;
@@ -1075,10 +1092,22 @@ gcs_status gcs_objtrack_set_generation_ranges(gcs_objtrack *t, const gcs_generat
     }
     gn = k;
     size_t outside = 0, changes = 0;
-    apply_layout(t->objs, t->n, g, gn, &outside, &changes);
-    size_t younger = apply_layout(t->old, t->old_n, g, gn, &outside, &changes);
+    apply_layout(t->objs, t->n, g, gn, NULL, 0, &outside, &changes);
+    /* Layouts come at every GC and mostly repeat the older regions: the
+     * old objects of a repeated range are not visited. */
+    size_t younger = apply_layout(t->old, t->old_n, g, gn, t->old_layout,
+                                  t->old_layout_valid ? t->old_layout_n : 0, &outside, &changes);
     t->stats.generation_changes_by_layout += changes;
     t->stats.objects_outside_generation_ranges += outside;
+    /* Every old object has had this layout now (those it makes younger
+     * leave below). Out of memory, the next layout visits them all. */
+    t->old_layout_valid = gcs_array_reserve((void **)&t->old_layout, &t->old_layout_cap, gn,
+                                            sizeof *t->old_layout, 16);
+    if (t->old_layout_valid) {
+        if (gn)
+            memcpy(t->old_layout, g, gn * sizeof *g);
+        t->old_layout_n = gn;
+    }
     free(g);
     if (younger > 0) {
         /* Old objects made gen 0 or 1 are not settled any more: back to
