@@ -6,12 +6,17 @@
  * that objects, ranges and collisions meet. After each step the cheap
  * invariants hold: objects in strictly ascending address order, as many as
  * objects_tracked says, every add accounted for (tracked, duplicate, or
- * dead through the callback), generations in range.
+ * dead through the callback), generations in range. Two trackers take
+ * every operation: one with the settled objects apart (gcs_objtrack_split,
+ * one settled object enough to move them) and one without; after each GC
+ * their counters and their deaths so far (every field, in order) must be
+ * the same, and their objects at each look.
  */
 #include "fuzz_common.h"
 
 #include <string.h>
 
+#include "analysis/objects/object_tracker_internal.h"
 #include "gcscope.h"
 
 typedef struct op_reader {
@@ -50,7 +55,14 @@ static uint64_t take_length(op_reader *r)
 
 typedef struct death_count {
     uint64_t deaths;
+    uint64_t digest; /* of every death's fields, in order */
 } death_count;
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
 
 static void on_death(void *ctx, const gcs_tracked_object *obj, gcs_death_kind kind,
                      uint32_t gc_number, int gc_condemned, int64_t gc_time)
@@ -59,6 +71,31 @@ static void on_death(void *ctx, const gcs_tracked_object *obj, gcs_death_kind ki
     FUZZ_REQUIRE(obj->generation < GCS_GENERATION_COUNT);
     FUZZ_REQUIRE(kind <= GCS_DEATH_INCOMPLETE);
     d->deaths++;
+    uint64_t h = mix(d->digest, obj->address);
+    h = mix(h, (uint64_t)obj->alloc_time);
+    h = mix(h, (uint64_t)obj->size << 32 | obj->tag);
+    h = mix(h, (uint64_t)obj->alloc_gc << 32 | (uint64_t)obj->generation << 24 |
+                   (uint64_t)obj->flags << 16 | obj->user);
+    h = mix(h, (uint64_t)kind << 32 | gc_number);
+    h = mix(h, (uint64_t)(int64_t)gc_condemned);
+    d->digest = mix(h, (uint64_t)gc_time);
+}
+
+/* The split tracker and the plain one agree on counters and deaths. */
+static void check_same_course(gcs_objtrack *const t[2], const death_count d[2])
+{
+    FUZZ_REQUIRE(memcmp(gcs_objtrack_get_stats(t[0]), gcs_objtrack_get_stats(t[1]),
+                        sizeof(gcs_objtrack_stats)) == 0);
+    FUZZ_REQUIRE(d[0].deaths == d[1].deaths && d[0].digest == d[1].digest);
+}
+
+/* ... and on the objects (a look, which puts the old ones back). */
+static void check_same_objects(gcs_objtrack *const t[2])
+{
+    size_t n0 = 0, n1 = 0;
+    const gcs_tracked_object *a = gcs_objtrack_objects(t[0], &n0);
+    const gcs_tracked_object *b = gcs_objtrack_objects(t[1], &n1);
+    FUZZ_REQUIRE(n0 == n1 && (n0 == 0 || memcmp(a, b, n0 * sizeof *a) == 0));
 }
 
 static void check_invariants(gcs_objtrack *t, const death_count *d)
@@ -79,13 +116,20 @@ static void check_invariants(gcs_objtrack *t, const death_count *d)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    death_count d = {0};
-    gcs_objtrack_options o = {.on_death = on_death, .ctx = &d, .max_objects = 2048,
-                              .max_ranges_per_gc = 64};
+    death_count d[2] = {{0, 0}, {0, 0}};
+    gcs_objtrack *t[2];
     gcs_error err;
     gcs_error_clear(&err);
-    gcs_objtrack *t = gcs_objtrack_new(&o, &err);
-    FUZZ_REQUIRE(t != NULL);
+    for (int k = 0; k < 2; k++) {
+        gcs_objtrack_options o = {.on_death = on_death, .ctx = &d[k], .max_objects = 2048,
+                                  .max_ranges_per_gc = 64};
+        gcs_objtrack_split = k == 1;
+        gcs_objtrack_settle_min = 1;
+        t[k] = gcs_objtrack_new(&o, &err);
+        FUZZ_REQUIRE(t[k] != NULL);
+    }
+    gcs_objtrack_split = true;
+    gcs_objtrack_settle_min = 1024;
     op_reader r = {data, data + size};
     uint32_t gc_number = 0;
     int64_t now = 0;
@@ -103,14 +147,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                           .alloc_gc = gc_number,
                                           .generation = (uint8_t)(take(&r, 1) % GCS_GENERATION_COUNT),
                                           .flags = (uint8_t)(op & GCS_OBJ_PINNED)};
-                (void)gcs_objtrack_add(t, &obj, &err);
+                gcs_status st0 = gcs_objtrack_add(t[0], &obj, &err);
+                FUZZ_REQUIRE(gcs_objtrack_add(t[1], &obj, &err) == st0);
             }
             break;
         }
         case 3: { /* a GC opens: condemned -1..3, sometimes a number reused */
             int condemned = (int)(op >> 4) % 5 - 1;
             gc_number += (op & 0x80) ? 0 : 1;
-            (void)gcs_objtrack_begin_gc(t, gc_number, condemned, now, &err);
+            for (int k = 0; k < 2; k++)
+                (void)gcs_objtrack_begin_gc(t[k], gc_number, condemned, now, &err);
             break;
         }
         case 4: { /* moved ranges */
@@ -121,7 +167,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 m[i].new_start = take_address(&r);
                 m[i].length = take_length(&r);
             }
-            (void)gcs_objtrack_add_moved(t, m, n, &err);
+            for (int k = 0; k < 2; k++)
+                (void)gcs_objtrack_add_moved(t[k], m, n, &err);
             break;
         }
         case 5: { /* surviving ranges */
@@ -131,18 +178,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 sr[i].start = take_address(&r);
                 sr[i].length = take_length(&r);
             }
-            (void)gcs_objtrack_add_surviving(t, sr, n, &err);
+            for (int k = 0; k < 2; k++)
+                (void)gcs_objtrack_add_surviving(t[k], sr, n, &err);
             break;
         }
         case 6:
-            (void)gcs_objtrack_end_gc(t, &err);
-            check_invariants(t, &d);
+            for (int k = 0; k < 2; k++)
+                (void)gcs_objtrack_end_gc(t[k], &err);
+            check_same_course(t, d);
             break;
         case 7:
-            if (op & 0x10)
-                gcs_objtrack_abort_gc(t);
-            else
-                check_invariants(t, &d);
+            if (op & 0x10) {
+                for (int k = 0; k < 2; k++)
+                    gcs_objtrack_abort_gc(t[k]);
+            } else {
+                for (int k = 0; k < 2; k++)
+                    check_invariants(t[k], &d[k]);
+                check_same_objects(t);
+            }
             break;
         case 8: { /* a generation layout */
             gcs_generation_range g[6];
@@ -153,21 +206,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 g[i].used_length = take_length(&r);
                 g[i].reserved_length = g[i].used_length;
             }
-            (void)gcs_objtrack_set_generation_ranges(t, g, n < 6 ? n : 6, &err);
+            for (int k = 0; k < 2; k++)
+                (void)gcs_objtrack_set_generation_ranges(t[k], g, n < 6 ? n : 6, &err);
             break;
         }
         default: { /* find: what it answers is tracked at that address */
             uint64_t a = take_address(&r);
-            gcs_tracked_object *found = gcs_objtrack_find(t, a);
+            gcs_tracked_object *found = gcs_objtrack_find(t[0], a);
             if (found)
                 FUZZ_REQUIRE(found->address == a);
+            gcs_tracked_object *found1 = gcs_objtrack_find(t[1], a);
+            FUZZ_REQUIRE((found == NULL) == (found1 == NULL));
+            if (found1)
+                FUZZ_REQUIRE(found1->address == a);
             break;
         }
         }
     }
-    if (gcs_objtrack_in_gc(t, NULL))
-        (void)gcs_objtrack_end_gc(t, &err);
-    check_invariants(t, &d);
-    gcs_objtrack_free(t);
+    for (int k = 0; k < 2; k++)
+        if (gcs_objtrack_in_gc(t[k], NULL))
+            (void)gcs_objtrack_end_gc(t[k], &err);
+    check_same_course(t, d);
+    for (int k = 0; k < 2; k++)
+        check_invariants(t[k], &d[k]);
+    check_same_objects(t);
+    for (int k = 0; k < 2; k++)
+        gcs_objtrack_free(t[k]);
     return 0;
 }

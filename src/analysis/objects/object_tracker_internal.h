@@ -1,0 +1,27 @@
+/*
+ * analysis/objects/object_tracker_internal.h - the tracker's switch for
+ * tests (not part of the public API).
+ */
+#ifndef GCSCOPE_OBJECT_TRACKER_INTERNAL_H
+#define GCSCOPE_OBJECT_TRACKER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether trackers created from now on keep settled objects (generation 2,
+ * LOH or POH, no private flags) apart, so that a gen-0 or gen-1 GC does not
+ * walk them (default true). Tests create a tracker with it off and one with
+ * it on and require the same deaths, counters and objects. */
+extern bool gcs_objtrack_split;
+
+/* How many settled objects wait in the main array before they move to the
+ * old one (at least; also an eighth of the old ones). Read at creation;
+ * tests make it small to move objects often. */
+extern size_t gcs_objtrack_settle_min;
+
+typedef struct gcs_objtrack gcs_objtrack;
+
+/* How many objects t keeps in its old array (for tests). */
+size_t gcs_objtrack_old_count(const gcs_objtrack *t);
+
+#endif
