@@ -5,6 +5,7 @@
  * locale, no pointers, runtimes ordered by pid. NaN/infinite values are
  * null in JSON, empty in CSV and "-" in tables. Schema: docs/gc-stats.md.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdbool.h>
@@ -13,18 +14,20 @@
 
 #include "gcscope/gc.h"
 #include "report/csv.h"
+#include "report/fast_number.h"
 #include "report/format_fixed.h"
 
 #define DEC 6 /* decimals of ms, MB and % in JSON and CSV */
 
-/* printf("%.*f") with '.' whatever LC_NUMERIC says, and no "-0.000". */
-static const char *fixed(char *buf, size_t cap, double v, int decimals)
+/* printf("%.*f") with '.' whatever LC_NUMERIC says, and no "-0.000";
+ * returns the text's length (empty for NaN and infinities). */
+static size_t fixed_len(char *buf, size_t cap, double v, int decimals)
 {
     if (!isfinite(v)) {
-        snprintf(buf, cap, "%s", "");
-        return buf;
+        buf[0] = 0;
+        return 0;
     }
-    gcs_format_fixed(buf, cap, v, decimals);
+    size_t len = gcs_format_fixed_len(buf, cap, v, decimals);
     /* "-0.000000" -> "0.000000" */
     if (buf[0] == '-') {
         bool zero = true;
@@ -32,8 +35,14 @@ static const char *fixed(char *buf, size_t cap, double v, int decimals)
             if (*p != '0' && *p != '.')
                 zero = false;
         if (zero)
-            memmove(buf, buf + 1, strlen(buf));
+            memmove(buf, buf + 1, len--);
     }
+    return len;
+}
+
+static const char *fixed(char *buf, size_t cap, double v, int decimals)
+{
+    fixed_len(buf, cap, v, decimals);
     return buf;
 }
 
@@ -95,16 +104,25 @@ static const char *type_text(uint32_t type, char *buf, size_t cap)
     return buf;
 }
 
-/* PerfView's "Gen" column: generation, N/B/F, and I (induced) or i (not forced). */
+/* PerfView's "Gen" column: generation, N/B/F, and I (induced) or i (not
+ * forced); returns its length (buf: at least 16 bytes). */
+static size_t gen_text_len(const gcs_gc_info *gc, char *buf, size_t cap)
+{
+    assert(cap >= GCS_U64_TEXT_MAX / 2 + 3); /* a uint32_t, two letters, NUL */
+    char *w = gcs_put_u64(buf, gc->generation);
+    *w++ = gc->type == GCS_GC_BACKGROUND ? 'B' : gc->type == GCS_GC_FOREGROUND ? 'F' : 'N';
+    if (gc->reason == 1)
+        *w++ = 'I';
+    else if (gc->reason == 7)
+        *w++ = 'i';
+    *w = 0;
+    return (size_t)(w - buf);
+}
+
 static const char *gen_text(const gcs_gc_info *gc, char *buf, size_t cap)
 {
-    const char *kind = gc->type == GCS_GC_BACKGROUND ? "B"
-                       : gc->type == GCS_GC_FOREGROUND ? "F"
-                                                       : "N";
-    const char *ind = gc->reason == 1 ? "I" : gc->reason == 7 ? "i" : "";
-    char number[32];
-    gcs_format_fixed(number, sizeof number, (double)gc->generation, 0);
-    return join_text(buf, cap, (const char *const[]){number, kind, ind}, 3);
+    gen_text_len(gc, buf, cap);
+    return buf;
 }
 
 /* The time a GC is placed at: its pause start (the table's first time),
@@ -627,13 +645,21 @@ static void csv_gc(FILE *f, const char *trace, uint32_t pid, const gcs_gc_info *
 
 /* ----------------------------------------------------------------- table */
 
-static const char *tnum(char *buf, size_t cap, double v, int decimals)
+/* A table number: fixed, or "-" when unknown; returns its length. */
+static size_t tnum_len(char *buf, size_t cap, double v, int decimals)
 {
     if (!isfinite(v)) {
-        snprintf(buf, cap, "-");
-        return buf;
+        buf[0] = '-';
+        buf[1] = 0;
+        return 1;
     }
-    return fixed(buf, cap, v, decimals);
+    return fixed_len(buf, cap, v, decimals);
+}
+
+static const char *tnum(char *buf, size_t cap, double v, int decimals)
+{
+    tnum_len(buf, cap, v, decimals);
+    return buf;
 }
 
 /* ANSI colors, only when opts->color (a terminal). */
@@ -800,50 +826,53 @@ static void notes_text(const gcs_gc_info *gc, char *buf, size_t cap)
               4);
 }
 
-static const char *cell_text(const gc_column *c, const gcs_gc_info *gc, char *buf, size_t cap)
+/* A cell's text, at *text (buf or a constant), and its length. */
+static size_t cell_text(const gc_column *c, const gcs_gc_info *gc, char *buf, size_t cap,
+                        const char **text)
 {
     int g = c->gen;
+    *text = buf;
     switch (c->kind) {
-    case CELL_NUMBER: return gcs_format_fixed(buf, cap, (double)gc->number, 0);
-    case CELL_START: return tnum(buf, cap, gc->pause_start_ms, 3);
-    case CELL_REASON: return reason_text(gc->reason, buf, cap);
-    case CELL_GEN: return gen_text(gc, buf, cap);
-    case CELL_SUSPEND: return tnum(buf, cap, gc->suspend_ms, 3);
-    case CELL_PAUSE: return tnum(buf, cap, gc->pause_ms, 3);
-    case CELL_PAUSE_PCT: return tnum(buf, cap, gc->pause_time_pct, 1);
-    case CELL_GEN0_ALLOC: return tnum(buf, cap, gc->user_allocated_mb[0], 3);
+    case CELL_NUMBER: return (size_t)(gcs_put_i64(buf, gc->number) - buf);
+    case CELL_START: return tnum_len(buf, cap, gc->pause_start_ms, 3);
+    case CELL_REASON: *text = reason_text(gc->reason, buf, cap); return strlen(*text);
+    case CELL_GEN: return gen_text_len(gc, buf, cap);
+    case CELL_SUSPEND: return tnum_len(buf, cap, gc->suspend_ms, 3);
+    case CELL_PAUSE: return tnum_len(buf, cap, gc->pause_ms, 3);
+    case CELL_PAUSE_PCT: return tnum_len(buf, cap, gc->pause_time_pct, 1);
+    case CELL_GEN0_ALLOC: return tnum_len(buf, cap, gc->user_allocated_mb[0], 3);
     case CELL_GEN0_RATE:
-        return tnum(buf, cap, gc->user_allocated_mb[0] * 1000.0 / gc->duration_since_last_restart_ms, 2);
-    case CELL_PEAK: return tnum(buf, cap, gc->heap_size_peak_mb, 3);
-    case CELL_AFTER: return tnum(buf, cap, gc->heap_size_after_mb, 3);
-    case CELL_RATIO: return tnum(buf, cap, gc->ratio_peak_after, 2);
-    case CELL_PROMOTED: return tnum(buf, cap, gc->promoted_mb, 3);
-    case CELL_GEN_MB: return tnum(buf, cap, gc->gen_size_after_mb[g], 3);
-    case CELL_GEN_SURV: return tnum(buf, cap, gc->survival_pct[g], 0);
-    case CELL_GEN_FRAG: return tnum(buf, cap, gc->fragmentation_pct[g], 2);
+        return tnum_len(buf, cap, gc->user_allocated_mb[0] * 1000.0 / gc->duration_since_last_restart_ms, 2);
+    case CELL_PEAK: return tnum_len(buf, cap, gc->heap_size_peak_mb, 3);
+    case CELL_AFTER: return tnum_len(buf, cap, gc->heap_size_after_mb, 3);
+    case CELL_RATIO: return tnum_len(buf, cap, gc->ratio_peak_after, 2);
+    case CELL_PROMOTED: return tnum_len(buf, cap, gc->promoted_mb, 3);
+    case CELL_GEN_MB: return tnum_len(buf, cap, gc->gen_size_after_mb[g], 3);
+    case CELL_GEN_SURV: return tnum_len(buf, cap, gc->survival_pct[g], 0);
+    case CELL_GEN_FRAG: return tnum_len(buf, cap, gc->fragmentation_pct[g], 2);
     case CELL_FIN_PROMOTED:
         if (gc->finalization_promoted_implausible) {
-            snprintf(buf, cap, "?");
-            return buf;
+            *text = "?";
+            return 1;
         }
-        return tnum(buf, cap, gc->finalization_promoted_mb, 2);
-    case CELL_PINNED: snprintf(buf, cap, "%u", gc->pinned_objects); return buf;
-    case CELL_CONDEMNED: condemned_text(gc, buf, cap); return buf;
-    case CELL_NOTES: notes_text(gc, buf, cap); return buf;
+        return tnum_len(buf, cap, gc->finalization_promoted_mb, 2);
+    case CELL_PINNED: return (size_t)(gcs_put_u64(buf, gc->pinned_objects) - buf);
+    case CELL_CONDEMNED: condemned_text(gc, buf, cap); return strlen(buf);
+    case CELL_NOTES: notes_text(gc, buf, cap); return strlen(buf);
     }
     buf[0] = 0;
-    return buf;
+    return 0;
 }
 
-/* snprintf(dst, cap, " %*s", width, v) without printf: a cell of the
- * per-GC table cost ~770 instructions through printf (11 cells a GC, 12.7 M
- * of `stats` on a head of 1,509 GCs). Same bytes, same return value. */
-static int cell_padded(char *dst, size_t cap, int width, const char *v)
+/* snprintf(dst, cap, " %*s", width, v) without printf, v's length n
+ * known: a cell of the per-GC table cost ~770 instructions through printf
+ * (11 cells a GC, 12.7 M of `stats` on a head of 1,509 GCs). Same bytes,
+ * same return value. */
+static int cell_padded(char *dst, size_t cap, int width, const char *v, size_t n)
 {
     /* A negative width pads on the right (the text columns). */
     bool left = width < 0;
     size_t w = left ? (size_t)-(long)width : (size_t)width;
-    size_t n = strlen(v);
     size_t pad = w > n ? w - n : 0;
     size_t total = 1 + pad + n;
     if (cap == 0)
@@ -868,39 +897,49 @@ static int cell_padded(char *dst, size_t cap, int width, const char *v)
     return (int)total;
 }
 
-/* One line of the table: the header (gc NULL) or a GC's row. Free-text
- * cells follow the fixed ones, separated by " / " in the header and a
- * space in rows (empty ones left out); trailing blanks are not written. */
+/* The longest a table line's cells may be (the rest is cut). */
+#define LINE_CAP 1024
+
+/* One line of the table: the header (gc NULL) or a GC's row, between `on`
+ * (a color, or "") and `end` (what closes the line), written at once (one
+ * fwrite, not one stdio call a cell). Free-text cells follow the fixed
+ * ones, separated by " / " in the header and a space in rows (empty ones
+ * left out); trailing blanks are not written. */
 static void table_line(FILE *f, const gc_column *const *cols, const int *widths, size_t n,
-                       const gcs_gc_info *gc)
+                       const gcs_gc_info *gc, const char *on, const char *end)
 {
-    char line[1024];
+    size_t on_len = strlen(on), end_len = strlen(end);
+    char out[16 + LINE_CAP + 16];
+    assert(on_len < 15 && end_len <= 16);
+    memcpy(out, on, on_len);
+    out[on_len] = ' ';
+    char *line = out + on_len + 1;
     size_t len = 0;
     bool any_text = false;
     line[0] = 0;
-    for (size_t i = 0; i < n && len < sizeof line; i++) {
+    for (size_t i = 0; i < n && len < LINE_CAP; i++) {
         const gc_column *c = cols[i];
         char buf[256];
-        const char *v = gc ? cell_text(c, gc, buf, sizeof buf) : c->header;
+        const char *v = c->header;
+        size_t v_len = gc ? cell_text(c, gc, buf, sizeof buf, &v) : strlen(v);
         int w;
         if (c->width != 0) {
-            w = cell_padded(line + len, sizeof line - len, widths[i], v);
+            w = cell_padded(line + len, LINE_CAP - len, widths[i], v, v_len);
         } else {
             if (!v[0] && gc)
                 continue;
-            w = snprintf(line + len, sizeof line - len, "%s%s", !any_text ? "  " : gc ? " " : " / ", v);
+            w = snprintf(line + len, LINE_CAP - len, "%s%s", !any_text ? "  " : gc ? " " : " / ", v);
             any_text = true;
         }
         if (w > 0)
             len += (size_t)w;
     }
-    if (len >= sizeof line)
-        len = sizeof line - 1;
+    if (len >= LINE_CAP)
+        len = LINE_CAP - 1;
     while (len > 0 && line[len - 1] == ' ')
         len--;
-    line[len] = 0;
-    fputc(' ', f);
-    fputs(line, f);
+    memcpy(line + len, end, end_len);
+    fwrite(out, 1, on_len + 1 + len + end_len, f);
 }
 
 static void table_rollup(FILE *f, const char *row, const gcs_gc_process *p, const gcs_gc_rollup *r)
@@ -968,17 +1007,14 @@ static void table_gc_list(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
         }
         widths[i] = -w;
     }
-    table_line(f, cols, widths, n_cols, NULL);
-    fputc('\n', f);
+    table_line(f, cols, widths, n_cols, NULL, "", "\n");
     for (long k = 0; k < n_sel; k++) {
         const gcs_gc_info *gc = &p->gcs[sel ? sel[k] : (size_t)k];
         const char *on = !color                            ? ""
                          : is_long_pause(gc, threshold)    ? C_LONG
                          : !gc->is_complete                ? C_WARN
                                                            : "";
-        fputs(on, f);
-        table_line(f, cols, widths, n_cols, gc);
-        fputs(on[0] ? C_OFF "\n" : "\n", f);
+        table_line(f, cols, widths, n_cols, gc, on, on[0] ? C_OFF "\n" : "\n");
     }
 }
 
