@@ -400,15 +400,14 @@ static void decode_condemned(uint32_t reasons, uint32_t reasons_ex, uint32_t ver
     memset(groups, 0, GCS_GC_CONDEMNED_GROUPS);
     for (int k = 0; k < 4; k++)
         groups[k] = (uint8_t)((reasons >> (2 * k)) & 3);
-    for (uint32_t c = 0; c < 31; c++) {
-        bool set;
-        if (version == 0)
-            set = (reasons & (1u << ((c + 16) & 31))) != 0;
-        else if (version >= 2)
-            set = (reasons_ex & (1u << c)) != 0;
-        else
-            set = false;
-        if (!set || cond_group[c] == 255)
+    /* Condition c is bit (c + 16) mod 32 of Reasons in version 0, bit c of
+     * ReasonsEx from version 2. Only the set ones are visited, in
+     * ascending order (conditions sharing a group: the last one wins). */
+    uint32_t set = version == 0 ? (reasons >> 16) | (reasons << 16) : version >= 2 ? reasons_ex : 0;
+    set &= 0x7fffffffu;
+    for (; set; set &= set - 1) {
+        uint32_t c = (uint32_t)__builtin_ctz(set);
+        if (cond_group[c] == 255)
             continue;
         uint8_t value = 1;
         if (c == 14)
