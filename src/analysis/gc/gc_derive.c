@@ -214,7 +214,12 @@ static void derive_one(gcs_gc_runtime *rt, size_t i)
         gc->user_allocated_mb[0] + gc->user_allocated_mb[3] + gc->user_allocated_mb[4];
     gc->alloc_rate_mb_s = gc->allocated_since_last_gc_mb * 1000.0 / gc->duration_since_last_restart_ms;
 
-    gc->heap_size_before_mb = heap_size_before_mb(rt, i);
+    /* heap_size_before_mb(rt, i): the same sum, in the same order, of the
+     * values just computed. */
+    double before = 0;
+    for (uint32_t g = 0; g < GCS_GEN_COUNT; g++)
+        before += gc->gen_size_before_mb[g];
+    gc->heap_size_before_mb = before;
     double peak = gc->heap_size_before_mb;
     if (gc->type == GCS_GC_BACKGROUND) {
         double ended = gc->pause_start_ms + gc->duration_ms;
@@ -248,7 +253,18 @@ static void derive_one(gcs_gc_runtime *rt, size_t i)
                 gc->condemned_reasons |= 1u << k;
         if (groups[4] != 0 && groups[0] == gc->generation)
             gc->condemned_reasons |= 1u << 4;
-        for (uint32_t k = 5; k < GCS_GC_CONDEMNED_GROUPS; k++)
+        /* Groups 5 and up, eight at a time: most GCs name none of them. */
+        uint32_t k = 5;
+        for (; k + 8 <= GCS_GC_CONDEMNED_GROUPS; k += 8) {
+            uint64_t eight;
+            memcpy(&eight, groups + k, sizeof eight);
+            if (eight == 0)
+                continue;
+            for (uint32_t j = k; j < k + 8; j++)
+                if (groups[j] != 0)
+                    gc->condemned_reasons |= 1u << j;
+        }
+        for (; k < GCS_GC_CONDEMNED_GROUPS; k++)
             if (groups[k] != 0)
                 gc->condemned_reasons |= 1u << k;
     }
