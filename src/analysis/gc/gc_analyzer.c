@@ -181,10 +181,8 @@ static void add_concurrent_pause(gcs_gc_runtime *rt, int64_t g, double restart_m
 
 /* ------------------------------------------------------------ handlers */
 
-static void on_suspend_begin(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx,
-                             const gcs_gc_record *rec)
+static void on_suspend_begin(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx, uint32_t reason)
 {
-    uint32_t reason = rec->u.suspend_ee_begin.reason;
     int64_t tid = (int64_t)ctx->tid;
     if (reason == 1)
         rt->suspend_tid_gc = tid;
@@ -505,7 +503,7 @@ gcs_status gcs_gc_analyzer_feed_record(gcs_gc_analyzer *an, const gcs_gc_event_c
     }
     gcs_status st = GCS_OK;
     switch (rec->kind) {
-    case GCS_GCK_SUSPEND_EE_BEGIN: on_suspend_begin(rt, ctx, rec); break;
+    case GCS_GCK_SUSPEND_EE_BEGIN: on_suspend_begin(rt, ctx, rec->u.suspend_ee_begin.reason); break;
     case GCS_GCK_SUSPEND_EE_END: on_suspend_end(rt, ctx); break;
     case GCS_GCK_START: st = on_start(an, rt, ctx, rec); break;
     case GCS_GCK_END: on_end(rt, ctx); break;
@@ -623,6 +621,53 @@ static __attribute__((noinline)) gcs_status feed_decoded(gcs_gc_analyzer *an, co
     return gcs_gc_analyzer_feed_record(an, &ctx, &rec);
 }
 
+/*
+ * SuspendEEStart, SuspendEEStop and RestartEEStop, read without a record:
+ * two thirds of the GC events fed to the analyzer (the runtime suspends
+ * for other reasons than a GC, three or four times a GC in a busy
+ * program), each ~230 instructions through gcs_gc_decode and
+ * gcs_gc_analyzer_feed_record. The layouts are gc_events.c's
+ * (dec_suspend_begin, dec_clr_only): SuspendEEStart V0 a UInt16 Reason,
+ * V1+ UInt32 Reason, UInt32 Count, UInt16 ClrInstanceID; the two others
+ * V1+ a ClrInstanceID. A payload shorter than its layout goes the general
+ * way, which counts it as truncated.
+ */
+static gcs_status feed_suspension(gcs_gc_analyzer *an, const gcs_event *ev, gcs_gc_kind kind)
+{
+    const uint32_t version = ev->type->version;
+    const bool begin = kind == GCS_GCK_SUSPEND_EE_BEGIN;
+    const uint32_t need = version >= 1 ? (begin ? 10 : 2) : begin ? 2 : 0;
+    if (ev->payload_size < need)
+        return feed_decoded(an, ev, kind);
+    /* The reads below stay within the `need` bytes just checked. */
+    gcs_cursor c = gcs_cur_make(ev->payload ? ev->payload : (const uint8_t *)"", need, 0);
+    uint32_t reason = 0;
+    uint16_t clr = 0;
+    if (begin && version == 0) {
+        uint16_t reason16 = 0;
+        (void)gcs_cur_u16(&c, &reason16);
+        reason = reason16;
+    } else if (begin) {
+        (void)gcs_cur_u32(&c, &reason);
+        (void)gcs_cur_skip(&c, 4); /* Count */
+    }
+    if (version >= 1)
+        (void)gcs_cur_u16(&c, &clr);
+    gcs_gc_runtime *rt = runtime_for(an, ev->pid, version >= 1, clr);
+    if (!rt) {
+        an->failed = GCS_ERR_NOMEM;
+        return an->failed;
+    }
+    const gcs_gc_event_ctx ctx = {ev->pid, ev->tid, ev->msec};
+    if (begin)
+        on_suspend_begin(rt, &ctx, reason);
+    else if (kind == GCS_GCK_SUSPEND_EE_END)
+        on_suspend_end(rt, &ctx);
+    else
+        on_restart_end(rt, &ctx);
+    return GCS_OK;
+}
+
 /* Feeds an event of a known kind (NONE: one that changes no number). */
 static inline gcs_status feed_kind(gcs_gc_analyzer *an, const gcs_event *ev, gcs_gc_kind kind)
 {
@@ -630,6 +675,9 @@ static inline gcs_status feed_kind(gcs_gc_analyzer *an, const gcs_event *ev, gcs
         return feed_tick(an, ev);
     if (kind == GCS_GCK_NONE)
         return GCS_OK;
+    if (kind == GCS_GCK_SUSPEND_EE_BEGIN || kind == GCS_GCK_SUSPEND_EE_END ||
+        kind == GCS_GCK_RESTART_EE_END)
+        return feed_suspension(an, ev, kind);
     return feed_decoded(an, ev, kind);
 }
 
