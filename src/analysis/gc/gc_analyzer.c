@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis/gc/gc_internal.h"
+#include "analysis/gc/gc_survival.h"
 #include "base/error.h"
 #include "base/sat_math.h"
 
@@ -450,8 +451,10 @@ static gcs_status on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
             break;
         pv->ph_size_before_mb[k] += (double)(int64_t)gd.size_before / 1000000.0;
         pv->ph_frag_mb[k] += (double)gcs_gc_gen_fragmentation(&gd, layout) / 1000000.0;
-        /* Sums of trace values over heaps: saturated, never overflowing. */
-        gcs_sat_acc_i64(&pv->ph_surv_rate_sum[k], gcs_gc_gen_surv_rate(&gd, layout));
+        /* Sums of trace values over heaps: saturated, never overflowing.
+         * Only where the GC reports a survival (a division a rate). */
+        if (gcs_gc_survival_reported(k, gc->generation))
+            gcs_sat_acc_i64(&pv->ph_surv_rate_sum[k], gcs_gc_gen_surv_rate(&gd, layout));
         int a = k == 0 ? 0 : k == GCS_GEN_LOH ? 1 : k == GCS_GEN_POH ? 2 : -1;
         if (a < 0)
             continue;

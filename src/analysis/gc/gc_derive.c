@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/gc/gc_internal.h"
+#include "analysis/gc/gc_survival.h"
 #include "analysis/gc/nearest_rank.h"
 #include "base/sat_math.h"
 
@@ -198,12 +199,8 @@ static void derive_one(gcs_gc_runtime *rt, size_t i)
         gc->fragmentation_pct[g] = gc->fragmentation_mb[g] * 100.0 / gc->gen_size_after_mb[g];
         /* SurvivalPercent: integer average of per-heap integer rates. */
         double surv = NAN;
-        if (valid_gen(pv, g)) {
-            bool skip = (g == GCS_GEN_LOH || g == GCS_GEN_POH) ? gc->generation < 2
-                                                               : g > gc->generation;
-            if (!skip)
-                surv = (double)(pv->ph_surv_rate_sum[g] / (int64_t)pv->ph_count);
-        }
+        if (valid_gen(pv, g) && gcs_gc_survival_reported(g, gc->generation))
+            surv = (double)(pv->ph_surv_rate_sum[g] / (int64_t)pv->ph_count);
         gc->survival_pct[g] = surv;
         gc->user_allocated_mb[g] = 0;
     }
