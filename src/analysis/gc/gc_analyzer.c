@@ -51,14 +51,11 @@ static gcs_gc_runtime *runtime_new(uint32_t pid, uint16_t clr)
     return rt;
 }
 
-/* The runtime for (pid, ClrInstanceID). Events without a ClrInstanceID
- * (version 0 layouts) go to the runtime of that pid seen last. */
-static gcs_gc_runtime *runtime_for(gcs_gc_analyzer *an, uint32_t pid, bool has_clr,
-                                   uint16_t clr)
+/* runtime_for when the event is not the last runtime's: a search, or a
+ * new runtime. */
+static __attribute__((noinline)) gcs_gc_runtime *runtime_search(gcs_gc_analyzer *an, uint32_t pid,
+                                                                bool has_clr, uint16_t clr)
 {
-    gcs_gc_runtime *last = an->last_runtime;
-    if (last && last->pid == pid && (!has_clr || last->clr_instance_id == clr))
-        return last;
     gcs_gc_runtime *found = NULL;
     for (size_t i = 0; i < an->runtime_count; i++) {
         gcs_gc_runtime *rt = an->runtimes[i];
@@ -88,6 +85,18 @@ static gcs_gc_runtime *runtime_for(gcs_gc_analyzer *an, uint32_t pid, bool has_c
     }
     an->last_runtime = found;
     return found;
+}
+
+/* The runtime for (pid, ClrInstanceID). Events without a ClrInstanceID
+ * (version 0 layouts) go to the runtime of that pid seen last. Almost
+ * always the last runtime: that test in line, before any call. */
+static inline gcs_gc_runtime *runtime_for(gcs_gc_analyzer *an, uint32_t pid, bool has_clr,
+                                          uint16_t clr)
+{
+    gcs_gc_runtime *last = an->last_runtime;
+    if (last && last->pid == pid && (!has_clr || last->clr_instance_id == clr))
+        return last;
+    return runtime_search(an, pid, has_clr, clr);
 }
 
 static gcs_status gc_append(gcs_gc_analyzer *an, gcs_gc_runtime *rt, int64_t *index)
