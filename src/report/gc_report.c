@@ -280,13 +280,17 @@ static int by_pause_desc(const void *a, const void *b)
 /*
  * The GCs of p the filter selects, as indexes into p->gcs in the order they
  * are shown (GC order; with top, longest pause first). Returns how many
- * (then *out is malloc'ed, or NULL with none), or -1 on out-of-memory.
+ * (then *out is malloc'ed, or NULL with none or with no filter: all of
+ * them, in order), or -1 on out-of-memory.
  */
 static long select_gcs(const gcs_gc_process *p, const gcs_gc_filter *f, size_t **out)
 {
     *out = NULL;
     if (p->gc_count == 0)
         return 0;
+    /* No filter: every GC in order, which callers take from a NULL list. */
+    if (!filter_active(f))
+        return (long)p->gc_count;
     ranked_gc *r = malloc(p->gc_count * sizeof *r);
     if (!r)
         return -1;
