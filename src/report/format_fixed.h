@@ -20,4 +20,8 @@
  */
 char *gcs_format_fixed(char *buf, size_t cap, double v, int decimals);
 
+/* gcs_format_fixed, returning the length of the text (strlen(buf)): for
+ * callers that place the text without measuring it again. */
+size_t gcs_format_fixed_len(char *buf, size_t cap, double v, int decimals);
+
 #endif

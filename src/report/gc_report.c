@@ -5,6 +5,7 @@
  * locale, no pointers, runtimes ordered by pid. NaN/infinite values are
  * null in JSON, empty in CSV and "-" in tables. Schema: docs/gc-stats.md.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdbool.h>
@@ -13,18 +14,20 @@
 
 #include "gcscope/gc.h"
 #include "report/csv.h"
+#include "report/fast_number.h"
 #include "report/format_fixed.h"
 
 #define DEC 6 /* decimals of ms, MB and % in JSON and CSV */
 
-/* printf("%.*f") with '.' whatever LC_NUMERIC says, and no "-0.000". */
-static const char *fixed(char *buf, size_t cap, double v, int decimals)
+/* printf("%.*f") with '.' whatever LC_NUMERIC says, and no "-0.000";
+ * returns the text's length (empty for NaN and infinities). */
+static size_t fixed_len(char *buf, size_t cap, double v, int decimals)
 {
     if (!isfinite(v)) {
-        snprintf(buf, cap, "%s", "");
-        return buf;
+        buf[0] = 0;
+        return 0;
     }
-    gcs_format_fixed(buf, cap, v, decimals);
+    size_t len = gcs_format_fixed_len(buf, cap, v, decimals);
     /* "-0.000000" -> "0.000000" */
     if (buf[0] == '-') {
         bool zero = true;
@@ -32,8 +35,14 @@ static const char *fixed(char *buf, size_t cap, double v, int decimals)
             if (*p != '0' && *p != '.')
                 zero = false;
         if (zero)
-            memmove(buf, buf + 1, strlen(buf));
+            memmove(buf, buf + 1, len--);
     }
+    return len;
+}
+
+static const char *fixed(char *buf, size_t cap, double v, int decimals)
+{
+    fixed_len(buf, cap, v, decimals);
     return buf;
 }
 
@@ -58,6 +67,106 @@ static void json_str(FILE *f, const char *s)
             fputc(*p, f);
     }
     fputc('"', f);
+}
+
+/* A record's text built in memory and written with one fwrite: a per-GC
+ * JSON object or CSV row took ~40 stdio calls (fprintf among them), some
+ * 31,000 and 16,000 instructions a GC. */
+typedef struct text_out {
+    FILE *f;
+    size_t len;
+    char buf[4096];
+} text_out;
+
+/* (Not an initializer: that would clear the 4 KB buffer each record.) */
+static void out_begin(text_out *o, FILE *f)
+{
+    o->f = f;
+    o->len = 0;
+}
+
+static void out_flush(text_out *o)
+{
+    if (o->len)
+        fwrite(o->buf, 1, o->len, o->f);
+    o->len = 0;
+}
+
+/* Where n more bytes go (n <= sizeof o->buf); the caller adds what it
+ * wrote to o->len. */
+static char *out_room(text_out *o, size_t n)
+{
+    if (sizeof o->buf - o->len < n)
+        out_flush(o);
+    return o->buf + o->len;
+}
+
+static void out_mem(text_out *o, const char *s, size_t n)
+{
+    if (n > sizeof o->buf) {
+        out_flush(o);
+        fwrite(s, 1, n, o->f);
+        return;
+    }
+    memcpy(out_room(o, n), s, n);
+    o->len += n;
+}
+
+static void out_str(text_out *o, const char *s) { out_mem(o, s, strlen(s)); }
+
+#define OUT_LIT(o, lit) out_mem((o), (lit), sizeof(lit) - 1)
+
+static void out_u64(text_out *o, uint64_t v)
+{
+    char *p = out_room(o, GCS_U64_TEXT_MAX + 1);
+    o->len += (size_t)(gcs_put_u64(p, v) - p);
+}
+
+static void out_i64(text_out *o, int64_t v)
+{
+    char *p = out_room(o, GCS_U64_TEXT_MAX + 1);
+    o->len += (size_t)(gcs_put_i64(p, v) - p);
+}
+
+/* fixed(v) into a 64-byte cell, as json_num and csv_num print it (the
+ * same cut for the rare value longer than that). */
+static void out_fixed(text_out *o, double v, int decimals)
+{
+    char *p = out_room(o, 64);
+    o->len += fixed_len(p, 64, v, decimals);
+}
+
+/* json_num. */
+static void out_json_num(text_out *o, double v)
+{
+    if (!isfinite(v))
+        OUT_LIT(o, "null");
+    else
+        out_fixed(o, v, DEC);
+}
+
+/* json_str. */
+static void out_json_str(text_out *o, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    OUT_LIT(o, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char *w = out_room(o, 6);
+        if (*p == '"' || *p == '\\') {
+            w[0] = '\\';
+            w[1] = (char)*p;
+            o->len += 2;
+        } else if (*p < 0x20) {
+            memcpy(w, "\\u00", 4);
+            w[4] = hex[*p >> 4];
+            w[5] = hex[*p & 15];
+            o->len += 6;
+        } else {
+            w[0] = (char)*p;
+            o->len++;
+        }
+    }
+    OUT_LIT(o, "\"");
 }
 
 /* snprintf(buf, cap, "%s%s..") of n strings without printf (~1,000
@@ -95,16 +204,25 @@ static const char *type_text(uint32_t type, char *buf, size_t cap)
     return buf;
 }
 
-/* PerfView's "Gen" column: generation, N/B/F, and I (induced) or i (not forced). */
+/* PerfView's "Gen" column: generation, N/B/F, and I (induced) or i (not
+ * forced); returns its length (buf: at least 16 bytes). */
+static size_t gen_text_len(const gcs_gc_info *gc, char *buf, size_t cap)
+{
+    assert(cap >= GCS_U64_TEXT_MAX / 2 + 3); /* a uint32_t, two letters, NUL */
+    char *w = gcs_put_u64(buf, gc->generation);
+    *w++ = gc->type == GCS_GC_BACKGROUND ? 'B' : gc->type == GCS_GC_FOREGROUND ? 'F' : 'N';
+    if (gc->reason == 1)
+        *w++ = 'I';
+    else if (gc->reason == 7)
+        *w++ = 'i';
+    *w = 0;
+    return (size_t)(w - buf);
+}
+
 static const char *gen_text(const gcs_gc_info *gc, char *buf, size_t cap)
 {
-    const char *kind = gc->type == GCS_GC_BACKGROUND ? "B"
-                       : gc->type == GCS_GC_FOREGROUND ? "F"
-                                                       : "N";
-    const char *ind = gc->reason == 1 ? "I" : gc->reason == 7 ? "i" : "";
-    char number[32];
-    gcs_format_fixed(number, sizeof number, (double)gc->generation, 0);
-    return join_text(buf, cap, (const char *const[]){number, kind, ind}, 3);
+    gen_text_len(gc, buf, cap);
+    return buf;
 }
 
 /* The time a GC is placed at: its pause start (the table's first time),
@@ -162,13 +280,17 @@ static int by_pause_desc(const void *a, const void *b)
 /*
  * The GCs of p the filter selects, as indexes into p->gcs in the order they
  * are shown (GC order; with top, longest pause first). Returns how many
- * (then *out is malloc'ed, or NULL with none), or -1 on out-of-memory.
+ * (then *out is malloc'ed, or NULL with none or with no filter: all of
+ * them, in order), or -1 on out-of-memory.
  */
 static long select_gcs(const gcs_gc_process *p, const gcs_gc_filter *f, size_t **out)
 {
     *out = NULL;
     if (p->gc_count == 0)
         return 0;
+    /* No filter: every GC in order, which callers take from a NULL list. */
+    if (!filter_active(f))
+        return (long)p->gc_count;
     ranked_gc *r = malloc(p->gc_count * sizeof *r);
     if (!r)
         return -1;
@@ -353,74 +475,91 @@ static void json_pct(FILE *f, const char *name, const gcs_gc_percentiles *p, boo
     fprintf(f, "}%s\n", last ? "" : ",");
 }
 
-static void json_arr5(FILE *f, const char *key, const double v[GCS_GEN_COUNT])
+static void out_json_arr(text_out *o, const double *v, int n)
 {
-    fprintf(f, ", \"%s\": [", key);
-    for (int g = 0; g < GCS_GEN_COUNT; g++) {
+    OUT_LIT(o, "[");
+    for (int g = 0; g < n; g++) {
         if (g)
-            fputs(", ", f);
-        json_num(f, v[g]);
+            OUT_LIT(o, ", ");
+        out_json_num(o, v[g]);
     }
-    fputc(']', f);
+    OUT_LIT(o, "]");
 }
 
 static void json_gc(FILE *f, const gcs_gc_info *gc, bool last)
 {
+    text_out o;
+    out_begin(&o, f);
     char b[32];
-    fprintf(f, "        {\"number\": %d, \"generation\": %u, \"type\": ", gc->number, gc->generation);
-    json_str(f, type_text(gc->type, b, sizeof b));
-    fputs(", \"reason\": ", f);
-    json_str(f, reason_text(gc->reason, b, sizeof b));
-    const char *keys[] = {"start_ms", "pause_start_ms", "pause_ms", "suspend_ms", "duration_ms",
-                          "pause_time_pct", "heap_size_before_mb", "heap_size_after_mb",
-                          "heap_size_peak_mb", "ratio_peak_after", "promoted_mb"};
+    OUT_LIT(&o, "        {\"number\": ");
+    out_i64(&o, gc->number);
+    OUT_LIT(&o, ", \"generation\": ");
+    out_u64(&o, gc->generation);
+    OUT_LIT(&o, ", \"type\": ");
+    out_json_str(&o, type_text(gc->type, b, sizeof b));
+    OUT_LIT(&o, ", \"reason\": ");
+    out_json_str(&o, reason_text(gc->reason, b, sizeof b));
+    /* Each key with its separators: ", \"key\": ". */
+    static const char *const keys[] = {
+        ", \"start_ms\": ", ", \"pause_start_ms\": ", ", \"pause_ms\": ",
+        ", \"suspend_ms\": ", ", \"duration_ms\": ", ", \"pause_time_pct\": ",
+        ", \"heap_size_before_mb\": ", ", \"heap_size_after_mb\": ",
+        ", \"heap_size_peak_mb\": ", ", \"ratio_peak_after\": ", ", \"promoted_mb\": "};
     double vals[] = {gc->start_ms, gc->pause_start_ms, gc->pause_ms, gc->suspend_ms,
                      gc->duration_ms, gc->pause_time_pct, gc->heap_size_before_mb,
                      gc->heap_size_after_mb, gc->heap_size_peak_mb, gc->ratio_peak_after,
                      gc->promoted_mb};
     for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
-        fprintf(f, ", \"%s\": ", keys[k]);
-        json_num(f, vals[k]);
+        out_str(&o, keys[k]);
+        out_json_num(&o, vals[k]);
     }
-    json_arr5(f, "gen_size_before_mb", gc->gen_size_before_mb);
-    json_arr5(f, "gen_size_after_mb", gc->gen_size_after_mb);
-    json_arr5(f, "survival_pct", gc->survival_pct);
-    json_arr5(f, "fragmentation_pct", gc->fragmentation_pct);
-    fputs(", \"allocated_since_last_gc_mb\": ", f);
-    json_num(f, gc->allocated_since_last_gc_mb);
-    fputs(", \"gen0_allocated_mb\": ", f);
-    json_num(f, gc->user_allocated_mb[0]);
-    fputs(", \"alloc_rate_mb_s\": ", f);
-    json_num(f, gc->alloc_rate_mb_s);
-    fprintf(f, ", \"alloc_tick_mb\": [");
-    for (int k = 0; k < 3; k++) {
-        if (k)
-            fputs(", ", f);
-        json_num(f, gc->alloc_tick_mb[k]);
-    }
-    fputc(']', f);
-    fputs(", \"duration_since_last_restart_ms\": ", f);
-    json_num(f, gc->duration_since_last_restart_ms);
-    fputs(", \"finalization_promoted_mb\": ", f);
-    json_num(f, gc->finalization_promoted_mb);
+    OUT_LIT(&o, ", \"gen_size_before_mb\": ");
+    out_json_arr(&o, gc->gen_size_before_mb, GCS_GEN_COUNT);
+    OUT_LIT(&o, ", \"gen_size_after_mb\": ");
+    out_json_arr(&o, gc->gen_size_after_mb, GCS_GEN_COUNT);
+    OUT_LIT(&o, ", \"survival_pct\": ");
+    out_json_arr(&o, gc->survival_pct, GCS_GEN_COUNT);
+    OUT_LIT(&o, ", \"fragmentation_pct\": ");
+    out_json_arr(&o, gc->fragmentation_pct, GCS_GEN_COUNT);
+    OUT_LIT(&o, ", \"allocated_since_last_gc_mb\": ");
+    out_json_num(&o, gc->allocated_since_last_gc_mb);
+    OUT_LIT(&o, ", \"gen0_allocated_mb\": ");
+    out_json_num(&o, gc->user_allocated_mb[0]);
+    OUT_LIT(&o, ", \"alloc_rate_mb_s\": ");
+    out_json_num(&o, gc->alloc_rate_mb_s);
+    OUT_LIT(&o, ", \"alloc_tick_mb\": ");
+    out_json_arr(&o, gc->alloc_tick_mb, 3);
+    OUT_LIT(&o, ", \"duration_since_last_restart_ms\": ");
+    out_json_num(&o, gc->duration_since_last_restart_ms);
+    OUT_LIT(&o, ", \"finalization_promoted_mb\": ");
+    out_json_num(&o, gc->finalization_promoted_mb);
     if (gc->finalization_promoted_implausible)
-        fputs(", \"finalization_promoted_implausible\": true", f);
-    fprintf(f, ", \"pinned_objects\": %u, \"condemned_reasons\": [", gc->pinned_objects);
+        OUT_LIT(&o, ", \"finalization_promoted_implausible\": true");
+    OUT_LIT(&o, ", \"pinned_objects\": ");
+    out_u64(&o, gc->pinned_objects);
+    OUT_LIT(&o, ", \"condemned_reasons\": [");
     bool first = true;
     for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
         if (!(gc->condemned_reasons & (1u << g)))
             continue;
         if (!first)
-            fputs(", ", f);
+            OUT_LIT(&o, ", ");
         first = false;
-        json_str(f, gcs_gc_condemned_group_name(g));
+        out_json_str(&o, gcs_gc_condemned_group_name(g));
     }
-    fprintf(f, "], \"is_complete\": %s", gc->is_complete ? "true" : "false");
+    if (gc->is_complete)
+        OUT_LIT(&o, "], \"is_complete\": true");
+    else
+        OUT_LIT(&o, "], \"is_complete\": false");
     if (!gc->is_complete) {
-        fputs(", \"incomplete_reason\": ", f);
-        json_str(f, gcs_gc_incomplete_name(gc->incomplete_reason));
+        OUT_LIT(&o, ", \"incomplete_reason\": ");
+        out_json_str(&o, gcs_gc_incomplete_name(gc->incomplete_reason));
     }
-    fprintf(f, "}%s\n", last ? "" : ",");
+    if (last)
+        OUT_LIT(&o, "}\n");
+    else
+        OUT_LIT(&o, "},\n");
+    out_flush(&o);
 }
 
 static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_options *o,
@@ -569,12 +708,12 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
 
 /* ------------------------------------------------------------------- CSV */
 
-static void csv_num(FILE *f, double v)
+/* A CSV number cell: its comma, then the value (nothing when unknown). */
+static void out_csv_num(text_out *o, double v)
 {
-    char b[64];
-    fputc(',', f);
+    OUT_LIT(o, ",");
     if (isfinite(v))
-        fputs(fixed(b, sizeof b, v, DEC), f);
+        out_fixed(o, v, DEC);
 }
 
 /* A text cell: as is, or quoted (quotes doubled) when it holds a comma,
@@ -597,43 +736,74 @@ static void csv_gc(FILE *f, const char *trace, uint32_t pid, const gcs_gc_info *
 {
     char b1[32], b2[32], b3[32];
     gcs_csv_text(f, trace ? trace : "");
-    fprintf(f, ",%u,%d,%u,%s,%s,%s,%s,", pid, gc->number, gc->generation,
-            type_text(gc->type, b1, sizeof b1), reason_text(gc->reason, b2, sizeof b2),
-            gen_text(gc, b3, sizeof b3), gc->is_complete ? "true" : "false");
-    gcs_csv_text(f, gc->is_complete ? "" : gcs_gc_incomplete_name(gc->incomplete_reason));
+    text_out o;
+    out_begin(&o, f);
+    OUT_LIT(&o, ",");
+    out_u64(&o, pid);
+    OUT_LIT(&o, ",");
+    out_i64(&o, gc->number);
+    OUT_LIT(&o, ",");
+    out_u64(&o, gc->generation);
+    OUT_LIT(&o, ",");
+    out_str(&o, type_text(gc->type, b1, sizeof b1));
+    OUT_LIT(&o, ",");
+    out_str(&o, reason_text(gc->reason, b2, sizeof b2));
+    OUT_LIT(&o, ",");
+    out_mem(&o, b3, gen_text_len(gc, b3, sizeof b3));
+    if (gc->is_complete) {
+        OUT_LIT(&o, ",true,");
+    } else {
+        OUT_LIT(&o, ",false,");
+        /* Through the shared quoting, in its place in the row. */
+        out_flush(&o);
+        gcs_csv_text(f, gcs_gc_incomplete_name(gc->incomplete_reason));
+    }
     double v[] = {gc->start_ms, gc->pause_start_ms, gc->pause_ms, gc->suspend_ms, gc->duration_ms,
                   gc->pause_time_pct, gc->user_allocated_mb[0], gc->allocated_since_last_gc_mb,
                   gc->alloc_rate_mb_s, gc->heap_size_before_mb, gc->heap_size_peak_mb,
                   gc->heap_size_after_mb, gc->ratio_peak_after, gc->promoted_mb};
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-        csv_num(f, v[k]);
+        out_csv_num(&o, v[k]);
     for (int g = 0; g < GCS_GEN_COUNT; g++) {
-        csv_num(f, gc->gen_size_after_mb[g]);
-        csv_num(f, gc->survival_pct[g]);
-        csv_num(f, gc->fragmentation_pct[g]);
+        out_csv_num(&o, gc->gen_size_after_mb[g]);
+        out_csv_num(&o, gc->survival_pct[g]);
+        out_csv_num(&o, gc->fragmentation_pct[g]);
     }
     /* Implausible: empty, so that a spreadsheet sums no garbage. */
-    csv_num(f, gc->finalization_promoted_implausible ? NAN : gc->finalization_promoted_mb);
-    fprintf(f, ",%u,", gc->pinned_objects);
+    out_csv_num(&o, gc->finalization_promoted_implausible ? NAN : gc->finalization_promoted_mb);
+    OUT_LIT(&o, ",");
+    out_u64(&o, gc->pinned_objects);
+    OUT_LIT(&o, ",");
     bool first = true;
     for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
         if (!(gc->condemned_reasons & (1u << g)))
             continue;
-        fprintf(f, "%s%s", first ? "" : "|", gcs_gc_condemned_group_name(g));
+        if (!first)
+            OUT_LIT(&o, "|");
+        out_str(&o, gcs_gc_condemned_group_name(g));
         first = false;
     }
-    fputc('\n', f);
+    OUT_LIT(&o, "\n");
+    out_flush(&o);
 }
 
 /* ----------------------------------------------------------------- table */
 
-static const char *tnum(char *buf, size_t cap, double v, int decimals)
+/* A table number: fixed, or "-" when unknown; returns its length. */
+static size_t tnum_len(char *buf, size_t cap, double v, int decimals)
 {
     if (!isfinite(v)) {
-        snprintf(buf, cap, "-");
-        return buf;
+        buf[0] = '-';
+        buf[1] = 0;
+        return 1;
     }
-    return fixed(buf, cap, v, decimals);
+    return fixed_len(buf, cap, v, decimals);
+}
+
+static const char *tnum(char *buf, size_t cap, double v, int decimals)
+{
+    tnum_len(buf, cap, v, decimals);
+    return buf;
 }
 
 /* ANSI colors, only when opts->color (a terminal). */
@@ -800,50 +970,53 @@ static void notes_text(const gcs_gc_info *gc, char *buf, size_t cap)
               4);
 }
 
-static const char *cell_text(const gc_column *c, const gcs_gc_info *gc, char *buf, size_t cap)
+/* A cell's text, at *text (buf or a constant), and its length. */
+static size_t cell_text(const gc_column *c, const gcs_gc_info *gc, char *buf, size_t cap,
+                        const char **text)
 {
     int g = c->gen;
+    *text = buf;
     switch (c->kind) {
-    case CELL_NUMBER: return gcs_format_fixed(buf, cap, (double)gc->number, 0);
-    case CELL_START: return tnum(buf, cap, gc->pause_start_ms, 3);
-    case CELL_REASON: return reason_text(gc->reason, buf, cap);
-    case CELL_GEN: return gen_text(gc, buf, cap);
-    case CELL_SUSPEND: return tnum(buf, cap, gc->suspend_ms, 3);
-    case CELL_PAUSE: return tnum(buf, cap, gc->pause_ms, 3);
-    case CELL_PAUSE_PCT: return tnum(buf, cap, gc->pause_time_pct, 1);
-    case CELL_GEN0_ALLOC: return tnum(buf, cap, gc->user_allocated_mb[0], 3);
+    case CELL_NUMBER: return (size_t)(gcs_put_i64(buf, gc->number) - buf);
+    case CELL_START: return tnum_len(buf, cap, gc->pause_start_ms, 3);
+    case CELL_REASON: *text = reason_text(gc->reason, buf, cap); return strlen(*text);
+    case CELL_GEN: return gen_text_len(gc, buf, cap);
+    case CELL_SUSPEND: return tnum_len(buf, cap, gc->suspend_ms, 3);
+    case CELL_PAUSE: return tnum_len(buf, cap, gc->pause_ms, 3);
+    case CELL_PAUSE_PCT: return tnum_len(buf, cap, gc->pause_time_pct, 1);
+    case CELL_GEN0_ALLOC: return tnum_len(buf, cap, gc->user_allocated_mb[0], 3);
     case CELL_GEN0_RATE:
-        return tnum(buf, cap, gc->user_allocated_mb[0] * 1000.0 / gc->duration_since_last_restart_ms, 2);
-    case CELL_PEAK: return tnum(buf, cap, gc->heap_size_peak_mb, 3);
-    case CELL_AFTER: return tnum(buf, cap, gc->heap_size_after_mb, 3);
-    case CELL_RATIO: return tnum(buf, cap, gc->ratio_peak_after, 2);
-    case CELL_PROMOTED: return tnum(buf, cap, gc->promoted_mb, 3);
-    case CELL_GEN_MB: return tnum(buf, cap, gc->gen_size_after_mb[g], 3);
-    case CELL_GEN_SURV: return tnum(buf, cap, gc->survival_pct[g], 0);
-    case CELL_GEN_FRAG: return tnum(buf, cap, gc->fragmentation_pct[g], 2);
+        return tnum_len(buf, cap, gc->user_allocated_mb[0] * 1000.0 / gc->duration_since_last_restart_ms, 2);
+    case CELL_PEAK: return tnum_len(buf, cap, gc->heap_size_peak_mb, 3);
+    case CELL_AFTER: return tnum_len(buf, cap, gc->heap_size_after_mb, 3);
+    case CELL_RATIO: return tnum_len(buf, cap, gc->ratio_peak_after, 2);
+    case CELL_PROMOTED: return tnum_len(buf, cap, gc->promoted_mb, 3);
+    case CELL_GEN_MB: return tnum_len(buf, cap, gc->gen_size_after_mb[g], 3);
+    case CELL_GEN_SURV: return tnum_len(buf, cap, gc->survival_pct[g], 0);
+    case CELL_GEN_FRAG: return tnum_len(buf, cap, gc->fragmentation_pct[g], 2);
     case CELL_FIN_PROMOTED:
         if (gc->finalization_promoted_implausible) {
-            snprintf(buf, cap, "?");
-            return buf;
+            *text = "?";
+            return 1;
         }
-        return tnum(buf, cap, gc->finalization_promoted_mb, 2);
-    case CELL_PINNED: snprintf(buf, cap, "%u", gc->pinned_objects); return buf;
-    case CELL_CONDEMNED: condemned_text(gc, buf, cap); return buf;
-    case CELL_NOTES: notes_text(gc, buf, cap); return buf;
+        return tnum_len(buf, cap, gc->finalization_promoted_mb, 2);
+    case CELL_PINNED: return (size_t)(gcs_put_u64(buf, gc->pinned_objects) - buf);
+    case CELL_CONDEMNED: condemned_text(gc, buf, cap); return strlen(buf);
+    case CELL_NOTES: notes_text(gc, buf, cap); return strlen(buf);
     }
     buf[0] = 0;
-    return buf;
+    return 0;
 }
 
-/* snprintf(dst, cap, " %*s", width, v) without printf: a cell of the
- * per-GC table cost ~770 instructions through printf (11 cells a GC, 12.7 M
- * of `stats` on a head of 1,509 GCs). Same bytes, same return value. */
-static int cell_padded(char *dst, size_t cap, int width, const char *v)
+/* snprintf(dst, cap, " %*s", width, v) without printf, v's length n
+ * known: a cell of the per-GC table cost ~770 instructions through printf
+ * (11 cells a GC, 12.7 M of `stats` on a head of 1,509 GCs). Same bytes,
+ * same return value. */
+static int cell_padded(char *dst, size_t cap, int width, const char *v, size_t n)
 {
     /* A negative width pads on the right (the text columns). */
     bool left = width < 0;
     size_t w = left ? (size_t)-(long)width : (size_t)width;
-    size_t n = strlen(v);
     size_t pad = w > n ? w - n : 0;
     size_t total = 1 + pad + n;
     if (cap == 0)
@@ -868,39 +1041,49 @@ static int cell_padded(char *dst, size_t cap, int width, const char *v)
     return (int)total;
 }
 
-/* One line of the table: the header (gc NULL) or a GC's row. Free-text
- * cells follow the fixed ones, separated by " / " in the header and a
- * space in rows (empty ones left out); trailing blanks are not written. */
+/* The longest a table line's cells may be (the rest is cut). */
+#define LINE_CAP 1024
+
+/* One line of the table: the header (gc NULL) or a GC's row, between `on`
+ * (a color, or "") and `end` (what closes the line), written at once (one
+ * fwrite, not one stdio call a cell). Free-text cells follow the fixed
+ * ones, separated by " / " in the header and a space in rows (empty ones
+ * left out); trailing blanks are not written. */
 static void table_line(FILE *f, const gc_column *const *cols, const int *widths, size_t n,
-                       const gcs_gc_info *gc)
+                       const gcs_gc_info *gc, const char *on, const char *end)
 {
-    char line[1024];
+    size_t on_len = strlen(on), end_len = strlen(end);
+    char out[16 + LINE_CAP + 16];
+    assert(on_len < 15 && end_len <= 16);
+    memcpy(out, on, on_len);
+    out[on_len] = ' ';
+    char *line = out + on_len + 1;
     size_t len = 0;
     bool any_text = false;
     line[0] = 0;
-    for (size_t i = 0; i < n && len < sizeof line; i++) {
+    for (size_t i = 0; i < n && len < LINE_CAP; i++) {
         const gc_column *c = cols[i];
         char buf[256];
-        const char *v = gc ? cell_text(c, gc, buf, sizeof buf) : c->header;
+        const char *v = c->header;
+        size_t v_len = gc ? cell_text(c, gc, buf, sizeof buf, &v) : strlen(v);
         int w;
         if (c->width != 0) {
-            w = cell_padded(line + len, sizeof line - len, widths[i], v);
+            w = cell_padded(line + len, LINE_CAP - len, widths[i], v, v_len);
         } else {
             if (!v[0] && gc)
                 continue;
-            w = snprintf(line + len, sizeof line - len, "%s%s", !any_text ? "  " : gc ? " " : " / ", v);
+            w = snprintf(line + len, LINE_CAP - len, "%s%s", !any_text ? "  " : gc ? " " : " / ", v);
             any_text = true;
         }
         if (w > 0)
             len += (size_t)w;
     }
-    if (len >= sizeof line)
-        len = sizeof line - 1;
+    if (len >= LINE_CAP)
+        len = LINE_CAP - 1;
     while (len > 0 && line[len - 1] == ' ')
         len--;
-    line[len] = 0;
-    fputc(' ', f);
-    fputs(line, f);
+    memcpy(line + len, end, end_len);
+    fwrite(out, 1, on_len + 1 + len + end_len, f);
 }
 
 static void table_rollup(FILE *f, const char *row, const gcs_gc_process *p, const gcs_gc_rollup *r)
@@ -968,17 +1151,14 @@ static void table_gc_list(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
         }
         widths[i] = -w;
     }
-    table_line(f, cols, widths, n_cols, NULL);
-    fputc('\n', f);
+    table_line(f, cols, widths, n_cols, NULL, "", "\n");
     for (long k = 0; k < n_sel; k++) {
         const gcs_gc_info *gc = &p->gcs[sel ? sel[k] : (size_t)k];
         const char *on = !color                            ? ""
                          : is_long_pause(gc, threshold)    ? C_LONG
                          : !gc->is_complete                ? C_WARN
                                                            : "";
-        fputs(on, f);
-        table_line(f, cols, widths, n_cols, gc);
-        fputs(on[0] ? C_OFF "\n" : "\n", f);
+        table_line(f, cols, widths, n_cols, gc, on, on[0] ? C_OFF "\n" : "\n");
     }
 }
 

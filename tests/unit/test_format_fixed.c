@@ -26,6 +26,12 @@ static void compare(double v, int decimals)
     char want[512], got[512];
     snprintf(want, sizeof want, "%.*f", decimals, v);
     gcs_format_fixed(got, sizeof got, v, decimals);
+    char again[512];
+    size_t len = gcs_format_fixed_len(again, sizeof again, v, decimals);
+    if (len != strlen(again) || strcmp(again, got) != 0) {
+        fprintf(stderr, "%.17g with %d decimals: length %zu for \"%s\"\n", v, decimals, len, again);
+        check_failed_in_test = 1;
+    }
     compared++;
     if (strcmp(want, got) != 0) {
         if (mismatches++ < 10)
@@ -77,9 +83,38 @@ static void test_ties_and_edges(void)
             compare(ldexp(1.0, e), d), compare(pow(10.0, e / 4), d);
 }
 
+/* Around the fast path's bounds (N near 2^63, the largest exponents it
+ * takes, the shift of 84 bits past which everything rounds to 0), and
+ * halves of the last decimal at large magnitudes. */
+static void test_fast_path_bounds(void)
+{
+    for (int d = 0; d <= 9; d++) {
+        double limit = ldexp(1.0, 63) / pow(10.0, d);
+        for (int k = -40; k <= 40; k++) {
+            compare(nextafter(limit, 0) * (1.0 + k * 1e-16), d);
+            compare(-limit * (1.0 + k * 1e-16), d);
+        }
+        for (int e = 50; e <= 66; e++)
+            for (int k = 0; k < 64; k++)
+                compare(ldexp((double)((UINT64_C(1) << 53) - 1 - (uint64_t)k), e - 53), d);
+        for (int e = -84; e <= -78; e++)
+            for (int k = 0; k < 64; k++)
+                compare(ldexp((double)((UINT64_C(1) << 52) + (uint64_t)k * 977), e - 52), d);
+        /* x.5 units of the last decimal where the value holds it exactly,
+         * and its neighbours. */
+        for (int k = 0; k < 20000; k++) {
+            double unit = pow(10.0, -d);
+            double x = ((double)(next_random() % 100000000) + 0.5) * unit;
+            compare(x, d), compare(nextafter(x, 0), d), compare(nextafter(x, INFINITY), d);
+            compare(-x, d);
+        }
+    }
+}
+
 int main(void)
 {
     RUN(test_random_values);
     RUN(test_ties_and_edges);
+    RUN(test_fast_path_bounds);
     return check_report("test_format_fixed");
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis/gc/gc_internal.h"
+#include "analysis/gc/gc_survival.h"
 #include "base/error.h"
 #include "base/sat_math.h"
 
@@ -50,14 +51,11 @@ static gcs_gc_runtime *runtime_new(uint32_t pid, uint16_t clr)
     return rt;
 }
 
-/* The runtime for (pid, ClrInstanceID). Events without a ClrInstanceID
- * (version 0 layouts) go to the runtime of that pid seen last. */
-static gcs_gc_runtime *runtime_for(gcs_gc_analyzer *an, uint32_t pid, bool has_clr,
-                                   uint16_t clr)
+/* runtime_for when the event is not the last runtime's: a search, or a
+ * new runtime. */
+static __attribute__((noinline)) gcs_gc_runtime *runtime_search(gcs_gc_analyzer *an, uint32_t pid,
+                                                                bool has_clr, uint16_t clr)
 {
-    gcs_gc_runtime *last = an->last_runtime;
-    if (last && last->pid == pid && (!has_clr || last->clr_instance_id == clr))
-        return last;
     gcs_gc_runtime *found = NULL;
     for (size_t i = 0; i < an->runtime_count; i++) {
         gcs_gc_runtime *rt = an->runtimes[i];
@@ -87,6 +85,18 @@ static gcs_gc_runtime *runtime_for(gcs_gc_analyzer *an, uint32_t pid, bool has_c
     }
     an->last_runtime = found;
     return found;
+}
+
+/* The runtime for (pid, ClrInstanceID). Events without a ClrInstanceID
+ * (version 0 layouts) go to the runtime of that pid seen last. Almost
+ * always the last runtime: that test in line, before any call. */
+static inline gcs_gc_runtime *runtime_for(gcs_gc_analyzer *an, uint32_t pid, bool has_clr,
+                                          uint16_t clr)
+{
+    gcs_gc_runtime *last = an->last_runtime;
+    if (last && last->pid == pid && (!has_clr || last->clr_instance_id == clr))
+        return last;
+    return runtime_search(an, pid, has_clr, clr);
 }
 
 static gcs_status gc_append(gcs_gc_analyzer *an, gcs_gc_runtime *rt, int64_t *index)
@@ -181,10 +191,8 @@ static void add_concurrent_pause(gcs_gc_runtime *rt, int64_t g, double restart_m
 
 /* ------------------------------------------------------------ handlers */
 
-static void on_suspend_begin(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx,
-                             const gcs_gc_record *rec)
+static void on_suspend_begin(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx, uint32_t reason)
 {
-    uint32_t reason = rec->u.suspend_ee_begin.reason;
     int64_t tid = (int64_t)ctx->tid;
     if (reason == 1)
         rt->suspend_tid_gc = tid;
@@ -400,15 +408,14 @@ static void decode_condemned(uint32_t reasons, uint32_t reasons_ex, uint32_t ver
     memset(groups, 0, GCS_GC_CONDEMNED_GROUPS);
     for (int k = 0; k < 4; k++)
         groups[k] = (uint8_t)((reasons >> (2 * k)) & 3);
-    for (uint32_t c = 0; c < 31; c++) {
-        bool set;
-        if (version == 0)
-            set = (reasons & (1u << ((c + 16) & 31))) != 0;
-        else if (version >= 2)
-            set = (reasons_ex & (1u << c)) != 0;
-        else
-            set = false;
-        if (!set || cond_group[c] == 255)
+    /* Condition c is bit (c + 16) mod 32 of Reasons in version 0, bit c of
+     * ReasonsEx from version 2. Only the set ones are visited, in
+     * ascending order (conditions sharing a group: the last one wins). */
+    uint32_t set = version == 0 ? (reasons >> 16) | (reasons << 16) : version >= 2 ? reasons_ex : 0;
+    set &= 0x7fffffffu;
+    for (; set; set &= set - 1) {
+        uint32_t c = (uint32_t)__builtin_ctz(set);
+        if (cond_group[c] == 255)
             continue;
         uint8_t value = 1;
         if (c == 14)
@@ -453,8 +460,10 @@ static gcs_status on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
             break;
         pv->ph_size_before_mb[k] += (double)(int64_t)gd.size_before / 1000000.0;
         pv->ph_frag_mb[k] += (double)gcs_gc_gen_fragmentation(&gd, layout) / 1000000.0;
-        /* Sums of trace values over heaps: saturated, never overflowing. */
-        gcs_sat_acc_i64(&pv->ph_surv_rate_sum[k], gcs_gc_gen_surv_rate(&gd, layout));
+        /* Sums of trace values over heaps: saturated, never overflowing.
+         * Only where the GC reports a survival (a division a rate). */
+        if (gcs_gc_survival_reported(k, gc->generation))
+            gcs_sat_acc_i64(&pv->ph_surv_rate_sum[k], gcs_gc_gen_surv_rate(&gd, layout));
         int a = k == 0 ? 0 : k == GCS_GEN_LOH ? 1 : k == GCS_GEN_POH ? 2 : -1;
         if (a < 0)
             continue;
@@ -506,7 +515,7 @@ gcs_status gcs_gc_analyzer_feed_record(gcs_gc_analyzer *an, const gcs_gc_event_c
     }
     gcs_status st = GCS_OK;
     switch (rec->kind) {
-    case GCS_GCK_SUSPEND_EE_BEGIN: on_suspend_begin(rt, ctx, rec); break;
+    case GCS_GCK_SUSPEND_EE_BEGIN: on_suspend_begin(rt, ctx, rec->u.suspend_ee_begin.reason); break;
     case GCS_GCK_SUSPEND_EE_END: on_suspend_end(rt, ctx); break;
     case GCS_GCK_START: st = on_start(an, rt, ctx, rec); break;
     case GCS_GCK_END: on_end(rt, ctx); break;
@@ -624,6 +633,53 @@ static __attribute__((noinline)) gcs_status feed_decoded(gcs_gc_analyzer *an, co
     return gcs_gc_analyzer_feed_record(an, &ctx, &rec);
 }
 
+/*
+ * SuspendEEStart, SuspendEEStop and RestartEEStop, read without a record:
+ * two thirds of the GC events fed to the analyzer (the runtime suspends
+ * for other reasons than a GC, three or four times a GC in a busy
+ * program), each ~230 instructions through gcs_gc_decode and
+ * gcs_gc_analyzer_feed_record. The layouts are gc_events.c's
+ * (dec_suspend_begin, dec_clr_only): SuspendEEStart V0 a UInt16 Reason,
+ * V1+ UInt32 Reason, UInt32 Count, UInt16 ClrInstanceID; the two others
+ * V1+ a ClrInstanceID. A payload shorter than its layout goes the general
+ * way, which counts it as truncated.
+ */
+static gcs_status feed_suspension(gcs_gc_analyzer *an, const gcs_event *ev, gcs_gc_kind kind)
+{
+    const uint32_t version = ev->type->version;
+    const bool begin = kind == GCS_GCK_SUSPEND_EE_BEGIN;
+    const uint32_t need = version >= 1 ? (begin ? 10 : 2) : begin ? 2 : 0;
+    if (ev->payload_size < need)
+        return feed_decoded(an, ev, kind);
+    /* The reads below stay within the `need` bytes just checked. */
+    gcs_cursor c = gcs_cur_make(ev->payload ? ev->payload : (const uint8_t *)"", need, 0);
+    uint32_t reason = 0;
+    uint16_t clr = 0;
+    if (begin && version == 0) {
+        uint16_t reason16 = 0;
+        (void)gcs_cur_u16(&c, &reason16);
+        reason = reason16;
+    } else if (begin) {
+        (void)gcs_cur_u32(&c, &reason);
+        (void)gcs_cur_skip(&c, 4); /* Count */
+    }
+    if (version >= 1)
+        (void)gcs_cur_u16(&c, &clr);
+    gcs_gc_runtime *rt = runtime_for(an, ev->pid, version >= 1, clr);
+    if (!rt) {
+        an->failed = GCS_ERR_NOMEM;
+        return an->failed;
+    }
+    const gcs_gc_event_ctx ctx = {ev->pid, ev->tid, ev->msec};
+    if (begin)
+        on_suspend_begin(rt, &ctx, reason);
+    else if (kind == GCS_GCK_SUSPEND_EE_END)
+        on_suspend_end(rt, &ctx);
+    else
+        on_restart_end(rt, &ctx);
+    return GCS_OK;
+}
+
 /* Feeds an event of a known kind (NONE: one that changes no number). */
 static inline gcs_status feed_kind(gcs_gc_analyzer *an, const gcs_event *ev, gcs_gc_kind kind)
 {
@@ -631,6 +687,9 @@ static inline gcs_status feed_kind(gcs_gc_analyzer *an, const gcs_event *ev, gcs
         return feed_tick(an, ev);
     if (kind == GCS_GCK_NONE)
         return GCS_OK;
+    if (kind == GCS_GCK_SUSPEND_EE_BEGIN || kind == GCS_GCK_SUSPEND_EE_END ||
+        kind == GCS_GCK_RESTART_EE_END)
+        return feed_suspension(an, ev, kind);
     return feed_decoded(an, ev, kind);
 }
 

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "analysis/gc/gc_internal.h"
+#include "analysis/gc/gc_survival.h"
+#include "analysis/gc/nearest_rank.h"
 #include "base/sat_math.h"
 
 #define MB 1000000.0
@@ -197,12 +199,8 @@ static void derive_one(gcs_gc_runtime *rt, size_t i)
         gc->fragmentation_pct[g] = gc->fragmentation_mb[g] * 100.0 / gc->gen_size_after_mb[g];
         /* SurvivalPercent: integer average of per-heap integer rates. */
         double surv = NAN;
-        if (valid_gen(pv, g)) {
-            bool skip = (g == GCS_GEN_LOH || g == GCS_GEN_POH) ? gc->generation < 2
-                                                               : g > gc->generation;
-            if (!skip)
-                surv = (double)(pv->ph_surv_rate_sum[g] / (int64_t)pv->ph_count);
-        }
+        if (valid_gen(pv, g) && gcs_gc_survival_reported(g, gc->generation))
+            surv = (double)(pv->ph_surv_rate_sum[g] / (int64_t)pv->ph_count);
         gc->survival_pct[g] = surv;
         gc->user_allocated_mb[g] = 0;
     }
@@ -213,7 +211,12 @@ static void derive_one(gcs_gc_runtime *rt, size_t i)
         gc->user_allocated_mb[0] + gc->user_allocated_mb[3] + gc->user_allocated_mb[4];
     gc->alloc_rate_mb_s = gc->allocated_since_last_gc_mb * 1000.0 / gc->duration_since_last_restart_ms;
 
-    gc->heap_size_before_mb = heap_size_before_mb(rt, i);
+    /* heap_size_before_mb(rt, i): the same sum, in the same order, of the
+     * values just computed. */
+    double before = 0;
+    for (uint32_t g = 0; g < GCS_GEN_COUNT; g++)
+        before += gc->gen_size_before_mb[g];
+    gc->heap_size_before_mb = before;
     double peak = gc->heap_size_before_mb;
     if (gc->type == GCS_GC_BACKGROUND) {
         double ended = gc->pause_start_ms + gc->duration_ms;
@@ -247,7 +250,18 @@ static void derive_one(gcs_gc_runtime *rt, size_t i)
                 gc->condemned_reasons |= 1u << k;
         if (groups[4] != 0 && groups[0] == gc->generation)
             gc->condemned_reasons |= 1u << 4;
-        for (uint32_t k = 5; k < GCS_GC_CONDEMNED_GROUPS; k++)
+        /* Groups 5 and up, eight at a time: most GCs name none of them. */
+        uint32_t k = 5;
+        for (; k + 8 <= GCS_GC_CONDEMNED_GROUPS; k += 8) {
+            uint64_t eight;
+            memcpy(&eight, groups + k, sizeof eight);
+            if (eight == 0)
+                continue;
+            for (uint32_t j = k; j < k + 8; j++)
+                if (groups[j] != 0)
+                    gc->condemned_reasons |= 1u << j;
+        }
+        for (; k < GCS_GC_CONDEMNED_GROUPS; k++)
             if (groups[k] != 0)
                 gc->condemned_reasons |= 1u << k;
     }
@@ -277,38 +291,25 @@ static void rollup_means(gcs_gc_rollup *r)
     r->mean_size_after_mb = r->total_size_after_mb / n;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y ? 1 : 0;
-}
+/* The pauses of complete GCs, with what the percentile groups select by. */
+typedef struct pause_list {
+    double *pause_ms;
+    uint32_t *generation, *type;
+    size_t n;
+} pause_list;
 
-/* Nearest-rank percentile of sorted v[0..n-1]: the smallest value with at
- * least p% of the values at or below it. */
-static double nearest_rank(const double *v, size_t n, double p)
-{
-    size_t rank = (size_t)ceil(p / 100.0 * (double)n);
-    if (rank < 1)
-        rank = 1;
-    if (rank > n)
-        rank = n;
-    return v[rank - 1];
-}
-
-/* Percentiles of the pauses of complete GCs selected by (by_gen, key). */
-static void percentiles(const gcs_gc_runtime *rt, int by, uint32_t key, double *scratch,
+/* Percentiles of the pauses of pl selected by (by: 0 all, 1 generation,
+ * 2 type; key), scratch holding pl->n doubles. */
+static void percentiles(const pause_list *pl, int by, uint32_t key, double *scratch,
                         gcs_gc_percentiles *out)
 {
     size_t m = 0;
-    for (size_t i = 0; i < rt->n; i++) {
-        const gcs_gc_info *gc = &rt->info[i];
-        if (!gc->is_complete)
+    for (size_t i = 0; i < pl->n; i++) {
+        if (by == 1 && pl->generation[i] != key)
             continue;
-        if (by == 1 && gc->generation != key)
+        if (by == 2 && pl->type[i] != key)
             continue;
-        if (by == 2 && gc->type != key)
-            continue;
-        scratch[m++] = gc->pause_ms;
+        scratch[m++] = pl->pause_ms[i];
     }
     memset(out, 0, sizeof *out);
     out->count = (uint32_t)m;
@@ -316,11 +317,41 @@ static void percentiles(const gcs_gc_runtime *rt, int by, uint32_t key, double *
         out->p50 = out->p90 = out->p99 = out->max = NAN;
         return;
     }
-    qsort(scratch, m, sizeof *scratch, cmp_double);
-    out->p50 = nearest_rank(scratch, m, 50);
-    out->p90 = nearest_rank(scratch, m, 90);
-    out->p99 = nearest_rank(scratch, m, 99);
-    out->max = scratch[m - 1];
+    gcs_nearest_p50_p90_p99(scratch, m, &out->p50, &out->p90, &out->p99, &out->max);
+}
+
+/* All seven percentile groups; false when out of memory. The GC records
+ * are read once into a compact list, which the groups then filter. */
+static bool all_percentiles(const gcs_gc_runtime *rt, gcs_gc_process *p)
+{
+    size_t n = rt->n;
+    /* One more than needed: malloc(0) may say NULL. */
+    double *doubles = malloc((2 * n + 1) * sizeof *doubles);
+    uint32_t *keys = malloc((2 * n + 1) * sizeof *keys);
+    if (!doubles || !keys) {
+        free(doubles);
+        free(keys);
+        return false;
+    }
+    pause_list pl = {doubles, keys, keys + n, 0};
+    for (size_t i = 0; i < n; i++) {
+        const gcs_gc_info *gc = &rt->info[i];
+        if (!gc->is_complete)
+            continue;
+        pl.pause_ms[pl.n] = gc->pause_ms;
+        pl.generation[pl.n] = gc->generation;
+        pl.type[pl.n] = gc->type;
+        pl.n++;
+    }
+    double *scratch = doubles + n;
+    percentiles(&pl, 0, 0, scratch, &p->pct_all);
+    for (uint32_t g = 0; g < 3; g++)
+        percentiles(&pl, 1, g, scratch, &p->pct_gen[g]);
+    for (uint32_t k = 0; k < 3; k++)
+        percentiles(&pl, 2, k, scratch, &p->pct_kind[k]);
+    free(doubles);
+    free(keys);
+    return true;
 }
 
 /* RuntimeInformation StartupFlags bits. */
@@ -416,18 +447,10 @@ void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     double trace_ms = p->last_event_ms - p->first_event_ms;
     p->pause_time_pct_of_trace = trace_ms > 0 ? p->all.total_pause_ms * 100 / trace_ms : NAN;
 
-    double *scratch = n ? malloc(n * sizeof *scratch) : NULL;
-    if (n && !scratch) {
+    if (!all_percentiles(rt, p)) {
         /* No memory for percentiles: report them as unknown. */
         p->pct_all.p50 = p->pct_all.p90 = p->pct_all.p99 = p->pct_all.max = NAN;
-    } else {
-        percentiles(rt, 0, 0, scratch, &p->pct_all);
-        for (uint32_t g = 0; g < 3; g++)
-            percentiles(rt, 1, g, scratch, &p->pct_gen[g]);
-        for (uint32_t k = 0; k < 3; k++)
-            percentiles(rt, 2, k, scratch, &p->pct_kind[k]);
     }
-    free(scratch);
     p->problems = rt->problems;
     p->gc_count = n;
     p->gcs = rt->info;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/gc/gc_internal.h"
+#include "analysis/gc/nearest_rank.h"
 #include "gcscope/gc_insight.h"
 
 bool gcs_gc_reason_is_induced(uint32_t reason)
@@ -83,11 +84,10 @@ bool gcs_gc_kpis_compute(const gcs_gc_process *p, gcs_gc_kpis *k)
     }
     k->span_ms = last > first ? last - first : 0;
     k->total_allocated_mb = p->all.count > 0 ? p->all.total_allocated_mb : allocated;
-    qsort(pauses, n, sizeof *pauses, cmp_double);
-    k->p50_pause_ms = gcs_percentile_sorted(pauses, n, 50);
-    k->p90_pause_ms = gcs_percentile_sorted(pauses, n, 90);
-    k->p99_pause_ms = gcs_percentile_sorted(pauses, n, 99);
-    k->max_pause_ms = n ? pauses[n - 1] : NAN;
+    k->p50_pause_ms = k->p90_pause_ms = k->p99_pause_ms = k->max_pause_ms = NAN;
+    if (n) /* by selection: the values a sort gives (nearest_rank.h) */
+        gcs_nearest_p50_p90_p99(pauses, n, &k->p50_pause_ms, &k->p90_pause_ms, &k->p99_pause_ms,
+                                &k->max_pause_ms);
     k->mean_pause_ms = n ? k->total_pause_ms / (double)n : NAN;
     k->gc_pct = k->span_ms > 0 ? 100.0 * k->total_pause_ms / k->span_ms : NAN;
     k->throughput_pct = isfinite(k->gc_pct) ? 100.0 - k->gc_pct : NAN;
