@@ -104,6 +104,8 @@ struct gcs_objtrack {
     gcs_generation_range *old_layout;
     size_t old_layout_n, old_layout_cap;
     bool old_layout_valid;
+    size_t *at; /* merge_pending: each pending object's place in objs, then in old */
+    size_t at_cap;
     gcs_objtrack_stats stats;
 };
 
@@ -254,6 +256,7 @@ void gcs_objtrack_free(gcs_objtrack *t)
     free(t->old);
     free(t->pre);
     free(t->old_layout);
+    free(t->at);
     free(t);
 }
 
@@ -314,6 +317,39 @@ static size_t lower_bound(const gcs_tracked_object *a, size_t n, uint64_t addres
             hi = mid;
     }
     return lo;
+}
+
+/*
+ * lower_bound for each of the m ascending keys at once, in lock step: at
+ * each level the m searches' loads do not wait for one another, so their
+ * cache misses overlap. One search after the other waits for each miss in
+ * turn: on a trace without movement events, where the array grows to
+ * millions of objects, that was 40 % of `objects`. Branch-free halving
+ * (the same answer as lower_bound).
+ */
+static void lower_bounds(const gcs_tracked_object *a, size_t n, const gcs_tracked_object *keys,
+                         size_t m, size_t *out)
+{
+    for (size_t j = 0; j < m; j++)
+        out[j] = 0;
+    if (n == 0)
+        return;
+    for (size_t len = n; len > 1;) {
+        const size_t half = len / 2;
+        for (size_t j = 0; j < m; j++) {
+            const size_t b = out[j];
+            out[j] = a[b + half].address < keys[j].address ? b + half : b;
+        }
+        len -= half;
+    }
+    for (size_t j = 0; j < m; j++)
+        out[j] += a[out[j]].address < keys[j].address;
+}
+
+/* The object at address, a[at] being the first at or above it, or NULL. */
+static gcs_tracked_object *found_at(gcs_tracked_object *a, size_t n, size_t at, uint64_t address)
+{
+    return at < n && a[at].address == address ? &a[at] : NULL;
 }
 
 /* Lists objs[index] as one that may carry private flags. */
@@ -521,6 +557,18 @@ static gcs_status merge_pending(gcs_objtrack *t, gcs_error *err)
     bool all_above = (t->n == 0 || first > t->objs[t->n - 1].address) &&
                      (t->recent_n == 0 || first > t->recent[t->recent_n - 1].address) &&
                      (t->old_n == 0 || first > t->old[t->old_n - 1].address);
+    /* Where each pending object would go in objs and in old, all searched
+     * at once (lower_bounds). Those places stay right through the loop:
+     * objs changes only in place, at the same address, and old closes its
+     * holes below the places still to come (see below). */
+    size_t *at_objs = NULL, *at_old = NULL;
+    if (!all_above &&
+        gcs_array_reserve((void **)&t->at, &t->at_cap, 2 * t->pn, sizeof *t->at, 1024)) {
+        at_objs = t->at;
+        at_old = t->at + t->pn;
+        lower_bounds(t->objs, t->n, t->pending, t->pn, at_objs);
+        lower_bounds(t->old, t->old_n, t->pending, t->pn, at_old);
+    }
     size_t k = 0, old_gone = 0, old_kept = 0, old_from = 0;
     for (size_t i = 0; i < t->pn; i++) {
         gcs_tracked_object *x = &t->pending[i];
@@ -530,11 +578,15 @@ static gcs_status merge_pending(gcs_objtrack *t, gcs_error *err)
             continue;
         }
         if (!all_above) {
-            gcs_tracked_object *old = find_in(t->objs, t->n, x->address);
+            gcs_tracked_object *old = at_objs ? found_at(t->objs, t->n, at_objs[i], x->address)
+                                              : find_in(t->objs, t->n, x->address);
             bool in_objs = old != NULL;
             if (!old)
                 old = find_in(t->recent, t->recent_n, x->address);
-            gcs_tracked_object *settled = old ? NULL : find_in(t->old, t->old_n, x->address);
+            gcs_tracked_object *settled =
+                old ? NULL
+                    : at_old ? found_at(t->old, t->old_n, at_old[i], x->address)
+                             : find_in(t->old, t->old_n, x->address);
             if (settled) {
                 /* Settled, so not new: it died unseen. The new object
                  * joins the recent ones; the old array loses the dead one.
