@@ -727,6 +727,72 @@ static void test_bad_amounts_and_no_ticks(void)
 /* Hostile payloads: random bytes and lengths for every event this
  * analysis decodes, both pointer sizes, versions 0..5. The sanitizers
  * catch any read outside the payload; nothing may fail. */
+/*
+ * A sample's type and amount ride in the tracked object where they fit;
+ * an amount of 4 GiB or more, or a type past the 65,534th, takes a slot.
+ * Both kinds die, free their slots, come back in them, and end alive: the
+ * counts and estimates must be those of the types they were sampled as.
+ */
+static void test_samples_in_slots(void)
+{
+    gcs_error err;
+    an = gcs_objects_new(&err);
+    enum { MANY = 65540 };
+    char name[32];
+    /* Type 0: in a slot for its amount alone, or in the object. */
+    tick_v(4, 0, 5000000000ull, 0x10, 0xF0, "Huge", 24, 0);  /* a slot: 5 GB */
+    tick_v(4, 0, 6000000000ull, 0x20, 0xF0, "Huge", 24, 0);  /* a slot: dies */
+    tick_v(4, 100000, 100000, 0x30, 0xF0, "Huge", 24, 0);    /* in the object */
+    for (uint32_t i = 0; i < MANY; i++) { /* types 1..MANY: from 65,535 on in slots */
+        snprintf(name, sizeof name, "T%u", i);
+        tick_v(4, 100, 100, 0x100000 + (uint64_t)i * 0x100, 0x1000 + i, name, 24, 0);
+    }
+    static const uint64_t keep[][2] = {{0x10, 0x10}, {0x30, 0x10}, {0x100000, 0x100}};
+    gc_start(1, 0, 0); /* 0x20 and every T but T0 die */
+    surviving(0, keep, 3);
+    gc_end(1, 0);
+    /* New samples after the deaths take the freed slots again. */
+    tick_v(4, 0, 7000000000ull, 0x40, 0xF0, "Huge", 24, 0);
+    snprintf(name, sizeof name, "T%u", MANY - 1);
+    tick_v(4, 100, 100, 0x50, 0x1000 + MANY - 1, name, 24, 0);
+    CHECK_EQ_INT(gcs_objects_finish(an, &err), GCS_OK);
+
+    const gcs_object_type_stats *huge = type_named("Huge");
+    CHECK(huge != NULL);
+    if (huge) {
+        CHECK_EQ_U64(huge->samples, 4);
+        CHECK_EQ_U64(huge->died_in_gc[0], 1);
+        CHECK_EQ_U64(huge->alive_at_end, 3);
+        CHECK_EQ_U64(huge->alive_at_end_estimated_bytes, 5000000000ull + 100000 + 7000000000ull);
+    }
+    snprintf(name, sizeof name, "T%u", MANY - 1);
+    const gcs_object_type_stats *last = type_named(name);
+    snprintf(name, sizeof name, "T%u", MANY - 2);
+    const gcs_object_type_stats *before_last = type_named(name);
+    const gcs_object_type_stats *first = type_named("T0");
+    CHECK(last && before_last && first);
+    if (last && before_last && first) {
+        CHECK_EQ_U64(last->samples, 2);
+        CHECK_EQ_U64(last->died_in_gc[0], 1);
+        CHECK_EQ_U64(last->alive_at_end, 1);
+        CHECK_EQ_U64(last->alive_at_end_estimated_bytes, 100);
+        CHECK_EQ_U64(before_last->died_in_gc[0], 1);
+        CHECK_EQ_U64(before_last->alive_at_end, 0);
+        CHECK_EQ_U64(first->alive_at_end, 1);
+        CHECK_EQ_U64(first->died_in_gc[0], 0);
+    }
+    for (uint32_t i = 65532; i < 65537; i++) { /* type indexes 65,533 to 65,537 */
+        snprintf(name, sizeof name, "T%u", i);
+        const gcs_object_type_stats *t = type_named(name);
+        CHECK(t != NULL);
+        if (t) {
+            CHECK_EQ_U64(t->samples, 1);
+            CHECK_EQ_U64(t->died_in_gc[0], 1);
+        }
+    }
+    gcs_objects_free(an);
+}
+
 static void test_random_payloads(void)
 {
     static const uint32_t ids[] = {1, 2, 10, 15, 20, 21, 22, 23, 32, 33, 303};
@@ -773,6 +839,7 @@ int main(void)
     RUN(test_bad_input);
     RUN(test_unknown_sizes_and_estimates);
     RUN(test_bad_amounts_and_no_ticks);
+    RUN(test_samples_in_slots);
     RUN(test_absurd_times);
     RUN(test_random_payloads);
     return check_report("test_objects_analysis");

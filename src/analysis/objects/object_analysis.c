@@ -81,7 +81,7 @@ struct gcs_objects {
     const char **bulk_name_list;
     size_t nbulk, cbulk;
     size_t lifetimes_kept;
-    sample_slot *slots; /* by tracked object's tag */
+    sample_slot *slots; /* by tracked object's tag, when its user field is IN_SLOT */
     size_t nslots, cslots;
     uint32_t free_slot; /* first free slot, NO_SLOT if none */
     bool bad_amount_seen; /* TraceEvent's clamp is on from then on */
@@ -263,17 +263,48 @@ static gcs_status type_index(gcs_objects *a, uint64_t type_id, const char *name,
 
 /* ---- deaths -------------------------------------------------------------- */
 
+/*
+ * What the analysis keeps of a sample: its type and its tick's amount.
+ * In the tracked object itself where they fit (the type index in its
+ * user field, the amount in its tag); else in a slot, whose index is the
+ * tag (user IN_SLOT). A trace samples millions of objects: a table of
+ * slots indexed at random took a cache miss at every death.
+ */
+#define IN_SLOT 0xFFFFu
+#define TAG_NO_AMOUNT UINT32_MAX /* the tag of an object that is not a tick's */
+
+typedef struct sample_of {
+    uint32_t type;
+    uint64_t amount; /* NO_AMOUNT: not a tick */
+} sample_of;
+
+static bool sample_get(const gcs_objects *a, const gcs_tracked_object *o, sample_of *out)
+{
+    if (o->user != IN_SLOT) {
+        out->type = o->user;
+        out->amount = o->tag == TAG_NO_AMOUNT ? NO_AMOUNT : o->tag;
+        return o->user < a->ntypes;
+    }
+    if (o->tag >= a->nslots)
+        return false;
+    out->type = a->slots[o->tag].type;
+    out->amount = a->slots[o->tag].amount;
+    return true;
+}
+
 static void on_death(void *ctx, const gcs_tracked_object *o, gcs_death_kind kind,
                      uint32_t gc_number, int condemned, int64_t gc_time)
 {
     gcs_objects *a = ctx;
-    if (o->tag >= a->nslots)
+    sample_of s_;
+    if (!sample_get(a, o, &s_))
         return;
-    sample_slot *slot = &a->slots[o->tag];
-    type_entry *t = &a->types[slot->type];
-    /* The slot is free again (its contents stay readable until reused). */
-    slot->type = a->free_slot;
-    a->free_slot = o->tag;
+    type_entry *t = &a->types[s_.type];
+    if (o->user == IN_SLOT) {
+        /* The slot is free again (its contents stay readable until reused). */
+        a->slots[o->tag].type = a->free_slot;
+        a->free_slot = o->tag;
+    }
     t->s.samples++;
     t->s.sample_bytes += o->size;
     if (!o->size)
@@ -577,20 +608,26 @@ static uint32_t new_slot(gcs_objects *a, uint32_t ti, uint64_t amount)
 static gcs_status track(gcs_objects *a, const gcs_event *ev, uint64_t address, uint64_t size,
                         uint8_t generation, uint32_t ti, uint64_t amount, gcs_error *err)
 {
-    uint32_t slot = new_slot(a, ti, amount);
-    if (slot == NO_SLOT)
-        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory adding a sample");
     gcs_tracked_object o = {0};
+    if (ti < IN_SLOT && (amount == NO_AMOUNT || amount < TAG_NO_AMOUNT)) {
+        o.user = (uint16_t)ti;
+        o.tag = amount == NO_AMOUNT ? TAG_NO_AMOUNT : (uint32_t)amount;
+    } else {
+        uint32_t slot = new_slot(a, ti, amount);
+        if (slot == NO_SLOT)
+            return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory adding a sample");
+        o.user = IN_SLOT;
+        o.tag = slot;
+    }
     o.address = address;
     o.alloc_time = event_us(ev);
     o.size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
-    o.tag = slot;
     o.alloc_gc = a->last_gc_begun;
     o.generation = generation;
     gcs_status st = gcs_objtrack_add(a->tracker, &o, err);
-    if (st != GCS_OK) {
-        a->slots[slot].type = a->free_slot; /* not tracked: give the slot back */
-        a->free_slot = slot;
+    if (st != GCS_OK && o.user == IN_SLOT) {
+        a->slots[o.tag].type = a->free_slot; /* not tracked: give the slot back */
+        a->free_slot = o.tag;
     }
     if (st == GCS_ERR_LIMIT)
         return GCS_OK; /* counted by the tracker */
@@ -968,10 +1005,10 @@ gcs_status gcs_objects_finish(gcs_objects *a, gcs_error *err)
     const gcs_tracked_object *objs = gcs_objtrack_objects(a->tracker, &n);
     for (size_t i = 0; i < n; i++) {
         const gcs_tracked_object *o = &objs[i];
-        if (o->tag >= a->nslots)
+        sample_of so;
+        if (!sample_get(a, o, &so))
             continue;
-        const sample_slot *slot = &a->slots[o->tag];
-        gcs_object_type_stats *s = &a->types[slot->type].s;
+        gcs_object_type_stats *s = &a->types[so.type].s;
         s->samples++;
         s->sample_bytes += o->size;
         s->alive_at_end++;
@@ -980,9 +1017,9 @@ gcs_status gcs_objects_finish(gcs_objects *a, gcs_error *err)
             s->samples_without_size++;
             s->alive_at_end_without_size++;
         }
-        if (slot->amount != NO_AMOUNT)
+        if (so.amount != NO_AMOUNT)
             s->alive_at_end_estimated_bytes =
-                add_bytes(a, s->alive_at_end_estimated_bytes, slot->amount);
+                add_bytes(a, s->alive_at_end_estimated_bytes, so.amount);
         if (o->generation < GCS_GENERATION_COUNT)
             s->alive_at_end_gen[o->generation]++;
         if (o->flags & GCS_OBJ_PINNED)
