@@ -813,6 +813,39 @@ static void test_generation_ranges_against_model(void)
     gcs_objtrack_free(t);
 }
 
+/* Thousands of addresses reused at once (more than one chunk of the
+ * lock-step look-ups): every earlier object dies unseen, each new one
+ * takes its place, whichever array the earlier one was in. */
+static void test_many_reused_addresses(void)
+{
+    enum { N = 10000 };
+    gcs_objtrack_options o = {0};
+    gcs_error err;
+    gcs_objtrack *t = gcs_objtrack_new(&o, &err);
+    for (int round = 0; round < 3; round++) {
+        for (uint32_t i = 0; i < N; i++) {
+            gcs_tracked_object x = {0};
+            x.address = 0x100000 + (uint64_t)i * 64;
+            x.tag = (uint32_t)round;
+            x.generation = round == 0 ? GCS_GEN2 : GCS_GEN0; /* the first ones settle */
+            CHECK_EQ_INT(gcs_objtrack_add(t, &x, &err), GCS_OK);
+        }
+        CHECK_EQ_INT(gcs_objtrack_begin_gc(t, (uint32_t)round + 1, 0, round, &err), GCS_OK);
+        gcs_surviving_range all = {0x100000, (uint64_t)N * 64};
+        CHECK_EQ_INT(gcs_objtrack_add_surviving(t, &all, 1, &err), GCS_OK);
+        CHECK_EQ_INT(gcs_objtrack_end_gc(t, &err), GCS_OK);
+    }
+    const gcs_objtrack_stats *s = gcs_objtrack_get_stats(t);
+    CHECK_EQ_U64(s->deaths[GCS_DEATH_UNSEEN], 2 * N);
+    CHECK_EQ_U64(s->objects_tracked, N);
+    size_t n;
+    const gcs_tracked_object *objs = gcs_objtrack_objects(t, &n);
+    CHECK_EQ_U64(n, N);
+    for (size_t i = 0; i < n; i++)
+        CHECK_EQ_INT(objs[i].tag, 2);
+    gcs_objtrack_free(t);
+}
+
 int main(void)
 {
     RUN(test_article_example);
@@ -830,5 +863,6 @@ int main(void)
     RUN(test_against_model);
     RUN(test_gcs_without_ranges_against_model);
     RUN(test_generation_ranges_against_model);
+    RUN(test_many_reused_addresses);
     return check_report("test_objects_tracker");
 }

@@ -104,8 +104,7 @@ struct gcs_objtrack {
     gcs_generation_range *old_layout;
     size_t old_layout_n, old_layout_cap;
     bool old_layout_valid;
-    size_t *at; /* merge_pending: each pending object's place in objs, then in old */
-    size_t at_cap;
+    size_t *at; /* merge_pending: a chunk of pending objects' places in objs, then in old */
     gcs_objtrack_stats stats;
 };
 
@@ -441,6 +440,11 @@ static gcs_status old_into_objs(gcs_objtrack *t, gcs_error *err)
     t->old_n = 0;
     t->objs_flagged = true;
     t->flagged_n = 0;
+    /* Its objects are all in objs now: the memory goes back (a gen-2 GC
+     * of millions of objects would keep a copy's worth otherwise). */
+    free(t->old);
+    t->old = NULL;
+    t->old_cap = 0;
     return GCS_OK;
 }
 
@@ -557,35 +561,44 @@ static gcs_status merge_pending(gcs_objtrack *t, gcs_error *err)
     bool all_above = (t->n == 0 || first > t->objs[t->n - 1].address) &&
                      (t->recent_n == 0 || first > t->recent[t->recent_n - 1].address) &&
                      (t->old_n == 0 || first > t->old[t->old_n - 1].address);
-    /* Where each pending object would go in objs and in old, all searched
-     * at once (lower_bounds). Those places stay right through the loop:
-     * objs changes only in place, at the same address, and old closes its
-     * holes below the places still to come (see below). */
-    size_t *at_objs = NULL, *at_old = NULL;
-    if (!all_above &&
-        gcs_array_reserve((void **)&t->at, &t->at_cap, 2 * t->pn, sizeof *t->at, 1024)) {
-        at_objs = t->at;
-        at_old = t->at + t->pn;
-        lower_bounds(t->objs, t->n, t->pending, t->pn, at_objs);
-        lower_bounds(t->old, t->old_n, t->pending, t->pn, at_old);
-    }
+    /* Where the pending objects would go in objs and in old, searched
+     * AT_CHUNK at a time, all of a chunk at once (lower_bounds), when the
+     * loop reaches it (pending[i..] is not overwritten yet: k <= i). The
+     * places stay right through the loop: objs changes only in place, at
+     * the same address, and old closes its holes below the places still
+     * to come (see below). Without memory for them, one search each. */
+    enum { AT_CHUNK = 4096 };
+    const size_t *at_objs = NULL, *at_old = NULL; /* the chunk's, from chunk_start */
+    size_t chunk_start = 0, chunk_end = 0;
+    if (!all_above && !t->at)
+        t->at = malloc(2 * AT_CHUNK * sizeof *t->at);
     size_t k = 0, old_gone = 0, old_kept = 0, old_from = 0;
     for (size_t i = 0; i < t->pn; i++) {
         gcs_tracked_object *x = &t->pending[i];
+        if (!all_above && t->at && i == chunk_end) {
+            size_t m = t->pn - i < AT_CHUNK ? t->pn - i : AT_CHUNK;
+            at_objs = t->at;
+            at_old = t->at + AT_CHUNK;
+            lower_bounds(t->objs, t->n, x, m, t->at);
+            lower_bounds(t->old, t->old_n, x, m, t->at + AT_CHUNK);
+            chunk_start = i;
+            chunk_end = i + m;
+        }
         if (k > 0 && t->pending[k - 1].address == x->address) {
             t->stats.duplicate_adds++; /* stable sort: the first added is kept */
             t->stats.objects_tracked--;
             continue;
         }
         if (!all_above) {
-            gcs_tracked_object *old = at_objs ? found_at(t->objs, t->n, at_objs[i], x->address)
-                                              : find_in(t->objs, t->n, x->address);
+            gcs_tracked_object *old =
+                at_objs ? found_at(t->objs, t->n, at_objs[i - chunk_start], x->address)
+                        : find_in(t->objs, t->n, x->address);
             bool in_objs = old != NULL;
             if (!old)
                 old = find_in(t->recent, t->recent_n, x->address);
             gcs_tracked_object *settled =
                 old ? NULL
-                    : at_old ? found_at(t->old, t->old_n, at_old[i], x->address)
+                    : at_old ? found_at(t->old, t->old_n, at_old[i - chunk_start], x->address)
                              : find_in(t->old, t->old_n, x->address);
             if (settled) {
                 /* Settled, so not new: it died unseen. The new object
