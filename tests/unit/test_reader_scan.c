@@ -460,7 +460,8 @@ static void read_runs(const bb *b, int mode, run_reading *out)
  * same for a while (taken by the counting loop 8 bytes at a time) or
  * changes at every row, Wanted rows between them that leave the thread
  * and stack out, a start near the largest timestamp, a stack id over 32
- * bits and a payload past the block's end. Counting the Ticks in the
+ * bits, a row of every flag after a same-type row too long for a shape,
+ * and a payload past the block's end. Counting the Ticks in the
  * container (Wanted rows delivered) and scanning must see what delivering
  * every row sees: counts, time span, the Wanted rows' fields, and the
  * status and offset of a fault.
@@ -517,6 +518,28 @@ static void test_same_type_runs_in_every_encoding(void)
                 bb_u8(body, 8);
                 bb_varu(body, (uint64_t)UINT32_MAX + 1);
                 bb_varu(body, 1);
+                bb_u32(body, 0);
+            }
+            if (variant == 4 && sub == 10) {
+                /* A row of every flag (first byte 0xff) right after a
+                 * same-type row whose header is too long for a shape: the
+                 * counting loop took the 0xff row for a header-less
+                 * same-type row (finding 26). */
+                bb_u8(body, 4);
+                varu_of_len(body, 99999, 9);
+                bb_varu(body, 1);
+                bb_u32(body, 0);
+                bb_u8(body, 0xff);
+                bb_varu(body, 1);     /* metadata id: Tick */
+                bb_varu(body, 0);     /* sequence delta */
+                bb_varu(body, 7);     /* capture thread */
+                bb_varu(body, 0);     /* processor */
+                bb_varu(body, 99999); /* thread */
+                bb_varu(body, 5);     /* stack */
+                bb_varu(body, 1);     /* time delta */
+                for (int k = 0; k < 32; k++)
+                    bb_u8(body, 0); /* activity and related activity ids */
+                bb_varu(body, 4);   /* payload size */
                 bb_u32(body, 0);
             }
             if (next_random(&rnd) % 3 == 0) {
