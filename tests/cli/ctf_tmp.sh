@@ -37,8 +37,15 @@ start() {
     done
 }
 
-# (SIGINT: a background job of sh ignores it, and gcscope keeps that.)
-for sig in TERM HUP; do
+# (SIGINT: a background job of sh ignores it, and gcscope keeps that. So
+# does SIGHUP under nohup: then only SIGTERM; SigIgn bit 0 is SIGHUP.)
+sigs="TERM HUP"
+ignored=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status 2>/dev/null)
+if [ -n "$ignored" ] && [ $((0x$ignored & 1)) -ne 0 ]; then
+    echo "ctf_tmp: SIGHUP is ignored here (nohup?): only SIGTERM is sent"
+    sigs="TERM"
+fi
+for sig in $sigs; do
     start
     kill -$sig $bg
     wait $bg
