@@ -116,6 +116,34 @@ static int cmp_run(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
+/* The spare array with room for n objects (its contents are not kept):
+ * false, nothing changed, when memory is short. */
+static bool spare_at_least(gcs_tracked_object **spare, size_t *spare_cap, size_t n)
+{
+    if (*spare_cap >= n)
+        return true;
+    gcs_tracked_object *grown = malloc(n * sizeof *grown);
+    if (!grown)
+        return false;
+    free(*spare);
+    *spare = grown;
+    *spare_cap = n;
+    return true;
+}
+
+/* The spare array, just written, becomes the array, and the array the
+ * spare: one copy fewer than writing the result back. */
+static void adopt_spare(gcs_tracked_object **array, size_t *cap, gcs_tracked_object **spare,
+                        size_t *spare_cap)
+{
+    gcs_tracked_object *out = *spare;
+    size_t out_cap = *spare_cap;
+    *spare = *array;
+    *spare_cap = *cap;
+    *array = out;
+    *cap = out_cap;
+}
+
 /*
  * Fast path for what compaction produces: blocks (one per range, ascending
  * inside) whose address intervals do not interleave, only in the wrong
@@ -141,14 +169,8 @@ static bool sort_disjoint_blocks(gcs_tracked_object **array, size_t *cap,
         if (a[p->start + p->len - 1].address >= a[blocks[r].start].address)
             return false;
     }
-    if (*spare_cap < n) {
-        gcs_tracked_object *grown = malloc(n * sizeof *grown);
-        if (!grown)
-            return false;
-        free(*spare);
-        *spare = grown;
-        *spare_cap = n;
-    }
+    if (!spare_at_least(spare, spare_cap, n))
+        return false;
     gcs_tracked_object *out = *spare;
     size_t at = 0;
     for (size_t r = 0; r < k; r++) {
@@ -156,12 +178,7 @@ static bool sort_disjoint_blocks(gcs_tracked_object **array, size_t *cap,
         at += blocks[r].len;
     }
     assert(at == n);
-    /* Adopt the copy rather than copy back: one pass less. */
-    size_t out_cap = *spare_cap;
-    *spare = a;
-    *spare_cap = *cap;
-    *array = out;
-    *cap = out_cap;
+    adopt_spare(array, cap, spare, spare_cap);
     return true;
 }
 
@@ -463,15 +480,8 @@ static void settle_old(gcs_objtrack *t)
         waiting += is_settled(&t->objs[i]);
     if (waiting == 0 || waiting < t->settle_min || waiting < t->old_n / 8)
         return;
-    if (t->spare_cap < waiting) {
-        gcs_tracked_object *grown = malloc(waiting * sizeof *grown);
-        if (!grown)
-            return;
-        free(t->spare);
-        t->spare = grown;
-        t->spare_cap = waiting;
-    }
-    if (!gcs_array_reserve((void **)&t->old, &t->old_cap, t->old_n + waiting, sizeof *t->old,
+    if (!spare_at_least(&t->spare, &t->spare_cap, waiting) ||
+        !gcs_array_reserve((void **)&t->old, &t->old_cap, t->old_n + waiting, sizeof *t->old,
                            1024))
         return;
     size_t k = 0, m = 0;
@@ -499,14 +509,8 @@ static void settle_old(gcs_objtrack *t)
 static gcs_status walk_output_with_old(gcs_objtrack *t, const uint64_t *pre, gcs_error *err)
 {
     size_t k = t->n, total = k + t->old_n;
-    if (t->spare_cap < total) {
-        gcs_tracked_object *grown = malloc(total * sizeof *grown);
-        if (!grown)
-            return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory merging settled objects");
-        free(t->spare);
-        t->spare = grown;
-        t->spare_cap = total;
-    }
+    if (!spare_at_least(&t->spare, &t->spare_cap, total))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory merging settled objects");
     gcs_tracked_object *out = t->spare;
     size_t i = 0, j = 0, w = 0;
     while (i < k || j < t->old_n) {
@@ -515,11 +519,7 @@ static gcs_status walk_output_with_old(gcs_objtrack *t, const uint64_t *pre, gcs
         else
             out[w++] = t->old[j++];
     }
-    size_t out_cap = t->spare_cap;
-    t->spare = t->objs;
-    t->spare_cap = t->cap;
-    t->objs = out;
-    t->cap = out_cap;
+    adopt_spare(&t->objs, &t->cap, &t->spare, &t->spare_cap);
     t->n = total;
     t->old_n = 0;
     return GCS_OK;
@@ -1178,19 +1178,16 @@ gcs_status gcs_objtrack_set_generation_ranges(gcs_objtrack *t, const gcs_generat
         /* Old objects made gen 0 or 1 are not settled any more: back to
          * objs, which a gen-0 or gen-1 GC walks. */
         size_t kept = 0, m = 0;
-        gcs_tracked_object *back = malloc(younger * sizeof *back);
-        if (!back)
+        if (!spare_at_least(&t->spare, &t->spare_cap, younger))
             return old_into_objs(t, err);
         for (size_t i = 0; i < t->old_n; i++) {
             if (is_settled(&t->old[i]))
                 t->old[kept++] = t->old[i];
             else
-                back[m++] = t->old[i];
+                t->spare[m++] = t->old[i];
         }
         t->old_n = kept;
-        bool merged = merge_into(&t->objs, &t->n, &t->cap, back, m);
-        free(back);
-        if (!merged)
+        if (!merge_into(&t->objs, &t->n, &t->cap, t->spare, m))
             return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory merging settled objects");
         t->objs_flagged = true; /* objs' objects moved */
         t->flagged_n = 0;
