@@ -77,6 +77,11 @@ static void test_ranks(void)
     CHECK_EQ_U64(gcs_nearest_rank(99, 101), 100);
     CHECK_EQ_U64(gcs_nearest_rank(0, 10), 1);
     CHECK_EQ_U64(gcs_nearest_rank(100, 10), 10);
+    /* Outside 0..100: clamped before any conversion (UBSan would flag a
+     * negative or NaN double converted to size_t). */
+    CHECK_EQ_U64(gcs_nearest_rank(-5, 10), 1);
+    CHECK_EQ_U64(gcs_nearest_rank(NAN, 10), 1);
+    CHECK_EQ_U64(gcs_nearest_rank(250, 10), 10);
 }
 
 static void test_random_lists(void)

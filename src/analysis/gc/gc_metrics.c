@@ -21,12 +21,7 @@ double gcs_percentile_sorted(const double *sorted, size_t n, double p)
 {
     if (n == 0)
         return NAN;
-    /* Nearest rank: ceil(p/100 * n), at least 1. */
-    double r = ceil(p / 100.0 * (double)n);
-    size_t rank = r < 1 ? 1 : (size_t)r;
-    if (rank > n)
-        rank = n;
-    return sorted[rank - 1];
+    return sorted[gcs_nearest_rank(p, n) - 1];
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -286,8 +281,7 @@ static double resample_stat(const double *v, size_t n, double p, uint32_t *count
     memset(counts, 0, n * sizeof *counts);
     for (size_t i = 0; i < n; i++)
         counts[next_random(rng) % n]++;
-    double r = ceil(p / 100.0 * (double)n);
-    size_t rank = r < 1 ? 1 : r > (double)n ? n : (size_t)r, seen = 0;
+    size_t rank = gcs_nearest_rank(p, n), seen = 0;
     for (size_t i = 0; i < n; i++) {
         seen += counts[i];
         if (seen >= rank)

@@ -16,12 +16,13 @@
 
 size_t gcs_nearest_rank(double p, size_t n)
 {
-    size_t rank = (size_t)ceil(p / 100.0 * (double)n);
-    if (rank < 1)
-        rank = 1;
-    if (rank > n)
-        rank = n;
-    return rank;
+    /* Clamped before the conversion: a negative or NaN rank has no size_t. */
+    double r = ceil(p / 100.0 * (double)n);
+    if (!(r >= 1))
+        return 1;
+    if (r >= (double)n)
+        return n;
+    return (size_t)r;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -14,7 +14,8 @@
 #include <stddef.h>
 
 /* The nearest rank of percent p among n values: ceil(p / 100 * n),
- * clamped to 1..n (n > 0). */
+ * clamped to 1..n (n > 0; p below 0 or NaN: 1). The one rule of every
+ * percentile gcscope reports. */
 size_t gcs_nearest_rank(double p, size_t n);
 
 /*
