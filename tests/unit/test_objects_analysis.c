@@ -730,8 +730,9 @@ static void test_bad_amounts_and_no_ticks(void)
 /*
  * A sample's type and amount ride in the tracked object where they fit;
  * an amount of 4 GiB or more, or a type past the 65,534th, takes a slot.
- * Both kinds die, free their slots, come back in them, and end alive: the
- * counts and estimates must be those of the types they were sampled as.
+ * Both kinds die, new samples come after the deaths (into freed slots,
+ * which nothing here can see), and some end alive: the counts and
+ * estimates must be those of the types they were sampled as.
  */
 static void test_samples_in_slots(void)
 {
