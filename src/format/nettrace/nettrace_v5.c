@@ -618,6 +618,10 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
                 s.timestamp = (int64_t)((uint64_t)s.timestamp + delta_ts);
                 gcs_tap_put(lane, slots[id].tap_type, s.timestamp, tid, tap->pid, payload,
                             row_size);
+                /* Asked ahead as after a counted row: without it, a trace
+                 * whose rows are mostly tapped (`stats` on allocation
+                 * ticks) reads them at memory's latency. */
+                gcs_cur_prefetch(&c, PREFETCH_AHEAD);
                 a.tapped++;
                 continue;
             }
