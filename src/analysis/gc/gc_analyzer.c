@@ -739,6 +739,17 @@ gcs_status gcs_gc_analyzer_status(const gcs_gc_analyzer *an)
     return an->failed;
 }
 
+/* A tick gcs_gc_analyzer_tap does not take from the head itself (another
+ * runtime's, a truncated head): what delivery would have fed. Apart, so
+ * that the usual tick builds no event and saves no registers. */
+static __attribute__((noinline)) void tap_slow(gcs_gc_analyzer *an, const gcs_tap_event *ev)
+{
+    const gcs_event e = {.type = ev->type, .timestamp = ev->timestamp, .msec = ev->msec,
+                         .pid = ev->pid, .tid = ev->tid, .payload = ev->head,
+                         .payload_size = ev->head_size, .pointer_size = ev->pointer_size};
+    (void)feed_tick_slow(an, &e);
+}
+
 void gcs_gc_analyzer_tap(void *ctx, const gcs_tap_event *ev)
 {
     gcs_gc_analyzer *an = ctx;
@@ -758,10 +769,7 @@ void gcs_gc_analyzer_tap(void *ctx, const gcs_tap_event *ev)
         on_alloc_tick(rt, version, a.amount, a.kind, a.amount64);
         return;
     }
-    const gcs_event e = {.type = ev->type, .timestamp = ev->timestamp, .msec = ev->msec,
-                         .pid = ev->pid, .tid = ev->tid, .payload = ev->head,
-                         .payload_size = ev->head_size, .pointer_size = ev->pointer_size};
-    (void)feed_tick_slow(an, &e);
+    tap_slow(an, ev);
 }
 
 void gcs_gc_analyzer_set_span(gcs_gc_analyzer *an, double first_ms, double last_ms)
