@@ -279,22 +279,47 @@ gcs_status gcs_sorter_add_tap(gcs_sorter *s, const gcs_raw_event *ev, const void
 static void lane_absorb(gcs_sorter *s)
 {
     gcs_sorter_lane *l = &s->lane;
-    for (size_t i = l->absorbed; i < l->io.n; i++) {
-        const gcs_tap_row *t = &l->io.rows[i];
-        if (i == 0 || l->n_runs == 0 || l->runs[l->n_runs - 1].end != i ||
-            l->io.rows[i - 1].timestamp > t->timestamp) {
+    const size_t n = l->io.n;
+    size_t i = l->absorbed;
+    if (i == n)
+        return;
+    /* Sums and the open run in locals: the stores through s and l would
+     * otherwise be made again for every row (they may alias the rows). */
+    const gcs_tap_row *const rows = l->io.rows;
+    size_t bytes = 0;
+    int64_t watermark = s->watermark;
+    bool have_watermark = s->have_watermark;
+    run open;
+    int64_t last_ts;
+    if (i > 0 && l->n_runs > 0 && l->runs[l->n_runs - 1].end == i) {
+        open = l->runs[--l->n_runs];
+        last_ts = rows[i - 1].timestamp;
+    } else {
+        open = (run){i, i};
+        last_ts = rows[i].timestamp;
+    }
+    for (; i < n; i++) {
+        const gcs_tap_row *t = &rows[i];
+        if (last_ts > t->timestamp) {
             assert(l->n_runs < l->runs_cap); /* lane_reserve */
-            l->runs[l->n_runs++] = (run){i, i};
+            l->runs[l->n_runs++] = open;
+            open = (run){i, i};
         }
-        l->runs[l->n_runs - 1].end = i + 1;
-        l->step_bytes += t->payload_size;
-        s->added_since_release += t->payload_size;
-        if (t->is_sorted && (!s->have_watermark || t->timestamp > s->watermark)) {
-            s->watermark = t->timestamp;
-            s->have_watermark = true;
+        open.end = i + 1;
+        last_ts = t->timestamp;
+        bytes += t->payload_size;
+        if (t->is_sorted && (!have_watermark || t->timestamp > watermark)) {
+            watermark = t->timestamp;
+            have_watermark = true;
         }
     }
-    l->absorbed = l->io.n;
+    assert(l->n_runs < l->runs_cap); /* lane_reserve */
+    l->runs[l->n_runs++] = open;
+    l->step_bytes += bytes;
+    s->added_since_release += bytes;
+    s->watermark = watermark;
+    s->have_watermark = have_watermark;
+    l->absorbed = n;
 }
 
 void gcs_sorter_note_sequence_run_keyed(gcs_sorter *s, uint64_t capture_tid, uint32_t first,
