@@ -200,8 +200,10 @@ void gcs_gc_analyzer_set_lost_events(gcs_gc_analyzer *an, uint64_t lost);
 bool gcs_gc_wants(void *ctx, const gcs_event_type *type);
 
 /*
- * The events the analyzer only sums in time order (AllocationTick: most
- * of the GC events of a trace that samples allocations). Pass it as
+ * The events the analyzer reads from their first bytes only, in time
+ * order: AllocationTick (most of the GC events of a trace that samples
+ * allocations), SuspendEEStart, SuspendEEStop and RestartEEStop (the
+ * runtime suspends for other reasons than GCs too). Pass it as
  * gcs_reader_options.tap with gcs_gc_analyzer_tap as on_tap (tap_ctx the
  * analyzer): the reader then hands them over apart, for a fraction of a
  * delivered event's cost, in the order gcs_reader_next would have had.

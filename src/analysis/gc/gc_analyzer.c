@@ -731,7 +731,16 @@ bool gcs_gc_wants(void *ctx, const gcs_event_type *type)
 bool gcs_gc_taps(void *ctx, const gcs_event_type *type)
 {
     (void)ctx;
-    return gcs_gc_classify(type) == GCS_GCK_ALLOCATION_TICK;
+    /* Events read from their first bytes only: a tick's amounts, a
+     * suspension's reason and ClrInstanceID (feed_tick, feed_suspension;
+     * at most 18 bytes, GCS_TAP_HEAD_BYTES hold them). */
+    switch (gcs_gc_classify(type)) {
+    case GCS_GCK_ALLOCATION_TICK: case GCS_GCK_SUSPEND_EE_BEGIN: case GCS_GCK_SUSPEND_EE_END:
+    case GCS_GCK_RESTART_EE_END:
+        return true;
+    default:
+        return false;
+    }
 }
 
 gcs_status gcs_gc_analyzer_status(const gcs_gc_analyzer *an)
@@ -750,11 +759,28 @@ static __attribute__((noinline)) void tap_slow(gcs_gc_analyzer *an, const gcs_ta
     (void)feed_tick_slow(an, &e);
 }
 
+/* A tapped event other than a tick of the kinds' cache (a suspension, or
+ * the first tick): fed as delivered, from its head, which holds every
+ * field feed_suspension and feed_tick read. */
+static __attribute__((noinline)) void tap_fed(gcs_gc_analyzer *an, const gcs_tap_event *ev)
+{
+    const gcs_event e = {.type = ev->type, .timestamp = ev->timestamp, .msec = ev->msec,
+                         .pid = ev->pid, .tid = ev->tid, .payload = ev->head,
+                         .payload_size = ev->head_size, .pointer_size = ev->pointer_size};
+    (void)gcs_gc_analyzer_feed(an, &e);
+}
+
 void gcs_gc_analyzer_tap(void *ctx, const gcs_tap_event *ev)
 {
     gcs_gc_analyzer *an = ctx;
     if (an->failed)
         return;
+    const size_t slot = ev->type->index & (GCS_GC_FAST_KIND_SLOTS - 1);
+    if (an->kind_cache_type[slot] != ev->type ||
+        an->kind_cache_kind[slot] != GCS_GCK_ALLOCATION_TICK) {
+        tap_fed(an, ev);
+        return;
+    }
     /* The fields feed_tick reads (the amounts, at most 18 bytes) are in
      * the head; what delivery would have set besides them. */
     if (isnan(an->first_event_ms))
