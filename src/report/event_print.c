@@ -645,6 +645,10 @@ enum field_count { COUNT_ONE, COUNT_FIXED, COUNT_FIELD, COUNT_U16, COUNT_VARUINT
 /* A mapped value's text remembered per step (by value & (MEMO_SLOTS - 1)). */
 #define MEMO_SLOTS 8
 #define MEMO_TEXT 48
+/* Room a value and its key take at most beyond the key's length (a
+ * number: 22 bytes with quotes; a remembered mapped value: MEMO_TEXT),
+ * with the pieces' pad. */
+#define STEP_ROOM (MEMO_TEXT + 2 * PIECE_PAD)
 
 typedef struct value_memo {
     uint64_t value;
@@ -676,6 +680,9 @@ struct field_list {
      * list takes fixed_bytes + fixed_pointers * pointer size bytes. */
     bool fixed;
     uint32_t fixed_bytes, fixed_pointers;
+    /* A flat list: the most its text takes in braces after a comma (keys
+     * and STEP_ROOM a value), the room run_fixed_structs makes at once. */
+    size_t text_room;
 };
 
 /* A value read by a step. */
@@ -1007,7 +1014,9 @@ static field_list *list_compile(const gcs_field *fields, uint32_t n, bool json, 
         }
         if (st->children || st->count != COUNT_ONE)
             l->flat = false;
+        l->text_room += st->key_len + STEP_ROOM;
     }
+    l->text_room += 3; /* ",{" and "}" */
     list_size(l);
     return l;
 }
@@ -1122,11 +1131,6 @@ static void put_mapped(outbuf *out, const field_step *st, const read_value *v, b
     }
     ob_write(out, buf, tmp.n);
 }
-
-/* Room a value and its key take at most beyond the key's length (a
- * number: 22 bytes with quotes; a remembered mapped value: MEMO_TEXT),
- * with the pieces' pad. */
-#define STEP_ROOM (MEMO_TEXT + 2 * PIECE_PAD)
 
 /* A UTF-16 string of printable ASCII but '"' and '\\' is its own text
  * between quotes (the walk's conversion keeps it whole below
@@ -1359,6 +1363,34 @@ static bool run_value(const field_step *st, gcs_cursor *c, uint32_t ptr, outbuf 
 }
 
 /*
+ * The elements of an array of structs that are flat and of fixed size
+ * (the bulk events' Values: moved and surviving ranges, nodes, edges),
+ * written after run_list's check found them all in the payload: one room
+ * check an element and no recursion, the text run_value writes.
+ */
+static void run_fixed_structs(const field_list *el, gcs_cursor *c, uint32_t ptr, uint64_t n,
+                              outbuf *out, bool json)
+{
+    ob_char(out, '[');
+    for (uint64_t k = 0; k < n; k++) {
+        (void)ob_room(out, el->text_room); /* far less than the buffer */
+        if (k > 0)
+            out->b[out->n++] = ',';
+        out->b[out->n++] = '{';
+        for (uint32_t i = 0; i < el->n; i++) {
+            const field_step *f = &el->steps[i];
+            read_value v;
+            (void)read_one(f, c, ptr, &v); /* checked: the elements fit */
+            copy_piece(out->b + out->n, f->key, f->key_len);
+            out->n += f->key_len;
+            put_value(out, f, &v, json);
+        }
+        out->b[out->n++] = '}';
+    }
+    ob_char(out, ']');
+}
+
+/*
  * A list with arrays or structs, as the walk visits it: run once without
  * out to check that the payload fits (the walk's checks: the payload's
  * end, a string's terminator, a count beyond the bytes left after it),
@@ -1414,6 +1446,10 @@ static bool run_list(const field_list *l, gcs_cursor *c, uint32_t ptr, outbuf *o
                     return false;
                 continue;
             }
+        }
+        if (out && st->children && st->children->flat && st->children->fixed) {
+            run_fixed_structs(st->children, c, ptr, n, out, json);
+            continue;
         }
         if (out)
             ob_char(out, '[');
