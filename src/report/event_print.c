@@ -1362,18 +1362,30 @@ static bool run_value(const field_step *st, gcs_cursor *c, uint32_t ptr, outbuf 
     return true;
 }
 
+static bool run_value(const field_step *st, gcs_cursor *c, uint32_t ptr, outbuf *out, bool json,
+                      uint64_t *count);
+
 /*
- * The elements of an array of structs that are flat and of fixed size
- * (the bulk events' Values: moved and surviving ranges, nodes, edges),
- * written after run_list's check found them all in the payload: one room
- * check an element and no recursion, the text run_value writes.
+ * The n elements of array step st, structs that are flat and of fixed
+ * size (the bulk events' Values: moved and surviving ranges, nodes,
+ * edges), written after run_list's check found them all in the payload:
+ * one room check an element and no recursion, the text run_value writes.
+ * An element whose keys alone outgrow the buffer (names from hostile
+ * metadata) goes run_value's way, which writes long keys apart.
  */
-static void run_fixed_structs(const field_list *el, gcs_cursor *c, uint32_t ptr, uint64_t n,
+static void run_fixed_structs(const field_step *st, gcs_cursor *c, uint32_t ptr, uint64_t n,
                               outbuf *out, bool json)
 {
+    const field_list *el = st->children;
     ob_char(out, '[');
     for (uint64_t k = 0; k < n; k++) {
-        (void)ob_room(out, el->text_room); /* far less than the buffer */
+        if (!ob_room(out, el->text_room)) {
+            if (k > 0)
+                ob_char(out, ',');
+            uint64_t ignored;
+            (void)run_value(st, c, ptr, out, json, &ignored); /* checked: it fits */
+            continue;
+        }
         if (k > 0)
             out->b[out->n++] = ',';
         out->b[out->n++] = '{';
@@ -1448,7 +1460,7 @@ static bool run_list(const field_list *l, gcs_cursor *c, uint32_t ptr, outbuf *o
             }
         }
         if (out && st->children && st->children->flat && st->children->fixed) {
-            run_fixed_structs(st->children, c, ptr, n, out, json);
+            run_fixed_structs(st, c, ptr, n, out, json);
             continue;
         }
         if (out)

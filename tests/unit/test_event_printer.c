@@ -188,9 +188,77 @@ static void test_printer_reports_a_failed_write(void)
     fclose(f);
 }
 
+/*
+ * An array of flat structs whose field names (from a trace's metadata:
+ * hostile input) take more than the printer's whole buffer: the elements
+ * are written apart, as one-event printing writes them, never past the
+ * buffer (ASan). Also names that fit, in 4- and 8-byte pointers.
+ */
+static void test_struct_arrays_with_long_names(void)
+{
+    const size_t name_lens[] = {5, 300u * 1024u};
+    for (size_t li = 0; li < 2; li++) {
+        char *name = malloc(name_lens[li] + 1);
+        CHECK(name != NULL);
+        if (!name)
+            return;
+        memset(name, 'N', name_lens[li]);
+        name[name_lens[li]] = 0;
+        const gcs_field element[] = {
+            {.name = name, .type = GCS_T_POINTER},
+            {.name = "Length", .type = GCS_T_U64},
+            {.name = "Flags", .type = GCS_T_U32, .hex = true},
+        };
+        const gcs_field fields[] = {
+            {.name = "Count", .type = GCS_T_U32},
+            {.name = "Values", .type = GCS_T_STRUCT, .repeat = GCS_REPEAT_COUNT_FIELD,
+             .repeat_arg = 0, .children = element, .child_count = 3},
+        };
+        const gcs_event_type type = {.provider = "Synth", .event_id = 1, .name = "Synth/Ranges",
+                                     .fields = fields, .field_count = 2, .known = true};
+        for (uint32_t ptr = 4; ptr <= 8; ptr += 4) {
+            uint8_t payload[4 + 3 * 20];
+            const uint32_t count = 3;
+            memcpy(payload, &count, 4);
+            for (size_t i = 4; i < sizeof payload; i++)
+                payload[i] = (uint8_t)(i * 37 + ptr);
+            const gcs_event ev = {.type = &type, .msec = 1.5, .pid = 7, .tid = 8,
+                                  .payload = payload,
+                                  .payload_size = 4 + count * (ptr + 8 + 4), .pointer_size = ptr};
+            sink one_text, one_json, many_text, many_json;
+            CHECK(sink_open(&one_text) && sink_open(&one_json) && sink_open(&many_text) &&
+                  sink_open(&many_json));
+            sink *const one[2] = {&one_text, &one_json};
+            gcs_event_printer *const printer[2] = {gcs_event_printer_new(many_text.f, GCS_PRINT_TEXT),
+                                                   gcs_event_printer_new(many_json.f, GCS_PRINT_JSON)};
+            CHECK(printer[0] && printer[1]);
+            print_both(printer, one, &ev);
+            print_both(printer, one, &ev);
+            gcs_error err;
+            CHECK_EQ_INT(gcs_event_printer_flush(printer[0], &err), GCS_OK);
+            CHECK_EQ_INT(gcs_event_printer_flush(printer[1], &err), GCS_OK);
+            gcs_event_printer_free(printer[0]);
+            gcs_event_printer_free(printer[1]);
+            sink_close(&one_text);
+            sink_close(&one_json);
+            sink_close(&many_text);
+            sink_close(&many_json);
+            CHECK(one_json.len > 2 * 3 * name_lens[li]);
+            CHECK(many_text.len == one_text.len && !memcmp(many_text.text, one_text.text, one_text.len));
+            CHECK(many_json.len == one_json.len && !memcmp(many_json.text, one_json.text, one_json.len));
+            free(one_text.text);
+            free(one_json.text);
+            free(many_text.text);
+            free(many_json.text);
+        }
+        free(name);
+    }
+}
+
 int main(void)
 {
     RUN(test_printer_writes_what_one_event_printing_writes);
+    RUN(test_struct_arrays_with_long_names);
     RUN(test_printer_reports_a_failed_write);
     return check_report("test_event_printer");
 }
