@@ -82,6 +82,56 @@ static void show_difference(const char *path, const char *what, const sink *a, c
             path, what, i, a->text + line, b->text + line);
 }
 
+/* One-event printing and a printer of many, each in both formats, into
+ * memory; `one` and `printer` are what print_both takes. */
+typedef struct comparison {
+    sink one_text, one_json, many_text, many_json;
+    sink *one[2];
+    gcs_event_printer *printer[2];
+} comparison;
+
+static void comparison_open(comparison *c)
+{
+    CHECK(sink_open(&c->one_text) && sink_open(&c->one_json) && sink_open(&c->many_text) &&
+          sink_open(&c->many_json));
+    c->one[0] = &c->one_text;
+    c->one[1] = &c->one_json;
+    c->printer[0] = gcs_event_printer_new(c->many_text.f, GCS_PRINT_TEXT);
+    c->printer[1] = gcs_event_printer_new(c->many_json.f, GCS_PRINT_JSON);
+    CHECK(c->printer[0] && c->printer[1]);
+}
+
+/* Flushes and closes everything, checks that the printers wrote what
+ * one-event printing wrote (the first difference shown), frees it all;
+ * returns the JSON text's length. */
+static size_t comparison_finish(comparison *c, const char *path)
+{
+    gcs_error err;
+    CHECK_EQ_INT(gcs_event_printer_flush(c->printer[0], &err), GCS_OK);
+    CHECK_EQ_INT(gcs_event_printer_flush(c->printer[1], &err), GCS_OK);
+    gcs_event_printer_free(c->printer[0]);
+    gcs_event_printer_free(c->printer[1]);
+    sink_close(&c->one_text);
+    sink_close(&c->one_json);
+    sink_close(&c->many_text);
+    sink_close(&c->many_json);
+    const sink *one[2] = {&c->one_text, &c->one_json}, *many[2] = {&c->many_text, &c->many_json};
+    for (int json = 0; json < 2; json++) {
+        CHECK_EQ_U64(many[json]->len, one[json]->len);
+        bool same = many[json]->len == one[json]->len &&
+                    !memcmp(many[json]->text, one[json]->text, one[json]->len);
+        if (!same)
+            show_difference(path, json ? "json" : "text", one[json], many[json]);
+        CHECK(same);
+    }
+    size_t json_len = c->one_json.len;
+    free(c->one_text.text);
+    free(c->one_json.text);
+    free(c->many_text.text);
+    free(c->many_json.text);
+    return json_len;
+}
+
 static size_t compare_trace(const char *path)
 {
     gcs_error err;
@@ -95,13 +145,10 @@ static size_t compare_trace(const char *path)
         gcs_source_free(src);
         return 0;
     }
-    sink one_text, one_json, many_text, many_json;
-    CHECK(sink_open(&one_text) && sink_open(&one_json) && sink_open(&many_text) &&
-          sink_open(&many_json));
-    sink *const one[2] = {&one_text, &one_json};
-    gcs_event_printer *const printer[2] = {gcs_event_printer_new(many_text.f, GCS_PRINT_TEXT),
-                                           gcs_event_printer_new(many_json.f, GCS_PRINT_JSON)};
-    CHECK(printer[0] && printer[1]);
+    comparison cmp;
+    comparison_open(&cmp);
+    gcs_event_printer *const *printer = cmp.printer;
+    sink *const *one = cmp.one;
     static uint8_t longer[1 << 17];
     const gcs_event *ev;
     size_t n = 0;
@@ -126,28 +173,8 @@ static size_t compare_trace(const char *path)
         }
         n++;
     }
-    CHECK_EQ_INT(gcs_event_printer_flush(printer[0], &err), GCS_OK);
-    CHECK_EQ_INT(gcs_event_printer_flush(printer[1], &err), GCS_OK);
-    gcs_event_printer_free(printer[0]);
-    gcs_event_printer_free(printer[1]);
-    sink_close(&one_text);
-    sink_close(&one_json);
-    sink_close(&many_text);
-    sink_close(&many_json);
     CHECK(n > 0);
-    CHECK(one_json.len > 0);
-    CHECK_EQ_U64(many_text.len, one_text.len);
-    CHECK_EQ_U64(many_json.len, one_json.len);
-    if (many_text.len != one_text.len || memcmp(many_text.text, one_text.text, one_text.len))
-        show_difference(path, "text", &one_text, &many_text);
-    CHECK(many_text.len == one_text.len && !memcmp(many_text.text, one_text.text, one_text.len));
-    if (many_json.len != one_json.len || memcmp(many_json.text, one_json.text, one_json.len))
-        show_difference(path, "json", &one_json, &many_json);
-    CHECK(many_json.len == one_json.len && !memcmp(many_json.text, one_json.text, one_json.len));
-    free(one_text.text);
-    free(one_json.text);
-    free(many_text.text);
-    free(many_json.text);
+    CHECK(comparison_finish(&cmp, path) > 0);
     gcs_reader_free(r);
     gcs_source_free(src);
     return n;
@@ -225,31 +252,11 @@ static void test_struct_arrays_with_long_names(void)
             const gcs_event ev = {.type = &type, .msec = 1.5, .pid = 7, .tid = 8,
                                   .payload = payload,
                                   .payload_size = 4 + count * (ptr + 8 + 4), .pointer_size = ptr};
-            sink one_text, one_json, many_text, many_json;
-            CHECK(sink_open(&one_text) && sink_open(&one_json) && sink_open(&many_text) &&
-                  sink_open(&many_json));
-            sink *const one[2] = {&one_text, &one_json};
-            gcs_event_printer *const printer[2] = {gcs_event_printer_new(many_text.f, GCS_PRINT_TEXT),
-                                                   gcs_event_printer_new(many_json.f, GCS_PRINT_JSON)};
-            CHECK(printer[0] && printer[1]);
-            print_both(printer, one, &ev);
-            print_both(printer, one, &ev);
-            gcs_error err;
-            CHECK_EQ_INT(gcs_event_printer_flush(printer[0], &err), GCS_OK);
-            CHECK_EQ_INT(gcs_event_printer_flush(printer[1], &err), GCS_OK);
-            gcs_event_printer_free(printer[0]);
-            gcs_event_printer_free(printer[1]);
-            sink_close(&one_text);
-            sink_close(&one_json);
-            sink_close(&many_text);
-            sink_close(&many_json);
-            CHECK(one_json.len > 2 * 3 * name_lens[li]);
-            CHECK(many_text.len == one_text.len && !memcmp(many_text.text, one_text.text, one_text.len));
-            CHECK(many_json.len == one_json.len && !memcmp(many_json.text, one_json.text, one_json.len));
-            free(one_text.text);
-            free(one_json.text);
-            free(many_text.text);
-            free(many_json.text);
+            comparison cmp;
+            comparison_open(&cmp);
+            print_both(cmp.printer, cmp.one, &ev);
+            print_both(cmp.printer, cmp.one, &ev);
+            CHECK(comparison_finish(&cmp, "long names") > 2 * 3 * name_lens[li]);
         }
         free(name);
     }
