@@ -1221,7 +1221,10 @@ static void put_utf16_string(outbuf *out, const uint8_t *s, size_t units, bool j
 static GCS_ALWAYS_INLINE void put_key(outbuf *out, const field_step *st)
 {
     if (!ob_room(out, st->key_len + STEP_ROOM)) {
-        ob_write(out, st->key, st->key_len); /* a name longer than the buffer */
+        /* A name about as long as the buffer (hostile metadata): written
+         * on its own, then the value's room made after it. */
+        ob_write(out, st->key, st->key_len);
+        (void)ob_room(out, STEP_ROOM); /* the buffer is far larger */
         return;
     }
     copy_piece(out->b + out->n, st->key, st->key_len);

@@ -262,9 +262,44 @@ static void test_struct_arrays_with_long_names(void)
     }
 }
 
+/*
+ * A flat event whose one field name makes a key just shorter than the
+ * printer's buffer (256 KiB, event_print.c's PRINTER_BUFFER) but too long
+ * for the room a value needs after it: the value still lands inside the
+ * buffer (ASan), and the text is one-event printing's.
+ */
+static void test_key_near_the_buffer_size(void)
+{
+    const size_t buffer = 256u * 1024u;
+    for (size_t short_by = 1; short_by <= 96; short_by += 5) {
+        size_t len = buffer - short_by;
+        char *name = malloc(len + 1);
+        CHECK(name != NULL);
+        if (!name)
+            return;
+        memset(name, 'K', len);
+        name[len] = 0;
+        const gcs_field fields[] = {
+            {.name = name, .type = GCS_T_POINTER},
+        };
+        const gcs_event_type type = {.provider = "Synth", .event_id = 2, .name = "Synth/Key",
+                                     .fields = fields, .field_count = 1, .known = true};
+        const uint8_t payload[8] = {0xf0, 0xde, 0xbc, 0x9a, 0x78, 0x56, 0x34, 0x12};
+        const gcs_event ev = {.type = &type, .msec = 2.0, .pid = 1, .tid = 2, .payload = payload,
+                              .payload_size = 8, .pointer_size = 8};
+        comparison cmp;
+        comparison_open(&cmp);
+        print_both(cmp.printer, cmp.one, &ev);
+        print_both(cmp.printer, cmp.one, &ev);
+        CHECK(comparison_finish(&cmp, "key near the buffer size") > 2 * len);
+        free(name);
+    }
+}
+
 int main(void)
 {
     RUN(test_printer_writes_what_one_event_printing_writes);
+    RUN(test_key_near_the_buffer_size);
     RUN(test_struct_arrays_with_long_names);
     RUN(test_printer_reports_a_failed_write);
     return check_report("test_event_printer");
