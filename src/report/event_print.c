@@ -1365,9 +1365,6 @@ static bool run_value(const field_step *st, gcs_cursor *c, uint32_t ptr, outbuf 
     return true;
 }
 
-static bool run_value(const field_step *st, gcs_cursor *c, uint32_t ptr, outbuf *out, bool json,
-                      uint64_t *count);
-
 /*
  * The n elements of array step st, structs that are flat and of fixed
  * size (the bulk events' Values: moved and surviving ranges, nodes,

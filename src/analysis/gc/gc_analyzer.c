@@ -748,14 +748,20 @@ gcs_status gcs_gc_analyzer_status(const gcs_gc_analyzer *an)
     return an->failed;
 }
 
+/* A tapped event as delivery would have given it, its head for payload. */
+static gcs_event event_of_tap(const gcs_tap_event *ev)
+{
+    return (gcs_event){.type = ev->type, .timestamp = ev->timestamp, .msec = ev->msec,
+                       .pid = ev->pid, .tid = ev->tid, .payload = ev->head,
+                       .payload_size = ev->head_size, .pointer_size = ev->pointer_size};
+}
+
 /* A tick gcs_gc_analyzer_tap does not take from the head itself (another
  * runtime's, a truncated head): what delivery would have fed. Apart, so
  * that the usual tick builds no event and saves no registers. */
 static __attribute__((noinline)) void tap_slow(gcs_gc_analyzer *an, const gcs_tap_event *ev)
 {
-    const gcs_event e = {.type = ev->type, .timestamp = ev->timestamp, .msec = ev->msec,
-                         .pid = ev->pid, .tid = ev->tid, .payload = ev->head,
-                         .payload_size = ev->head_size, .pointer_size = ev->pointer_size};
+    const gcs_event e = event_of_tap(ev);
     (void)feed_tick_slow(an, &e);
 }
 
@@ -764,9 +770,7 @@ static __attribute__((noinline)) void tap_slow(gcs_gc_analyzer *an, const gcs_ta
  * field feed_suspension and feed_tick read. */
 static __attribute__((noinline)) void tap_fed(gcs_gc_analyzer *an, const gcs_tap_event *ev)
 {
-    const gcs_event e = {.type = ev->type, .timestamp = ev->timestamp, .msec = ev->msec,
-                         .pid = ev->pid, .tid = ev->tid, .payload = ev->head,
-                         .payload_size = ev->head_size, .pointer_size = ev->pointer_size};
+    const gcs_event e = event_of_tap(ev);
     (void)gcs_gc_analyzer_feed(an, &e);
 }
 
