@@ -9,7 +9,9 @@
  *   a trace written here: the events counted plus those handed over are
  *   the events a sink without tally gets, per row; the class whose layout
  *   differs from its slot's, the one with a sequence, and the event with a
- *   non-ASCII string are handed over; short rows are the fixed class's
+ *   non-ASCII string are handed over, and so are the byte arrays (the
+ *   runtime's "__data__") whose strings do not end as their slot says
+ *   (the others counted: gcs_tally_takes_strings); short rows are the fixed class's
  *   rows below the slot's min_size; the earliest and latest time, lost
  *   events, steps (sequence points) and the error (status, offset,
  *   reason) of a cut and of a corrupt stream are the same;
@@ -40,7 +42,9 @@
     "event { name = \"t:fixed\"; id = 2; fields := struct { uint32_t _a; uint32_t _b; }; };\n" \
     "event { name = \"t:seq\"; id = 3; fields := struct { uint32_t _n; uint8_t _x[_n]; }; };\n" \
     "event { name = \"t:three\"; id = 4; fields := struct { uint32_t _a; string _s; string _t;\n" \
-    "  string _u; }; };\n"
+    "  string _u; }; };\n"                                                                  \
+    "event { name = \"t:blob\"; id = 5; fields := struct { uint16_t ____data___length;\n"    \
+    "  uint8_t ___data__[____data___length]; }; };\n"
 
 #define HEAD_BYTES CTF_TEXT_HEAD_BYTES
 #define PACKET_BYTES 2048u
@@ -107,6 +111,13 @@ static void take(run *r, uint32_t id)
     else if (strstr(n, "fixed")) {
         s->counted = GCS_TALLY_PLAIN;
         s->min_size = 12; /* the class's 8 bytes are short of it */
+    } else if (strstr(n, "blob")) { /* 2 bytes, two UTF-16 strings, 2 bytes */
+        s->counted = GCS_TALLY_STRINGS;
+        s->min_size = 12; /* (no blob row is short of it) */
+        s->zero_unit = 2;
+        s->zero_before = 2;
+        s->zero_after = 2;
+        s->zero_strings = 2;
     }
 }
 
@@ -212,6 +223,12 @@ static void packet_events(bb *b, unsigned k)
         {"a", "b", "c"},
         {"", "the last string's NUL two blocks on, past this block", ""},
     };
+    /* Byte arrays in the manifest's layout: the strings end (counted
+     * once the slot is filled) or the second does not (handed over). */
+    static const uint8_t blob_fits[12] = {1, 0, 'a', 0, 0, 0, 'b', 0, 0, 0, 7, 0};
+    static const uint8_t blob_open[12] = {1, 0, 'a', 0, 0, 0, 'b', 0, 'c', 0, 7, 0};
+    event(b, 5, t++), bb_u16(b, 12), bb_bytes(b, blob_fits, sizeof blob_fits);
+    event(b, 5, t++), bb_u16(b, 12), bb_bytes(b, blob_open, sizeof blob_open);
     for (size_t i = 0; i < sizeof three / sizeof three[0]; i++) {
         event(b, 4, t++), bb_u32(b, k);
         bb_bytes(b, three[i].s, strlen(three[i].s) + 1);
@@ -280,6 +297,8 @@ static void test_container_counts_as_it_delivers(void)
             const char *n = all->name[id];
             if (strstr(n, "fits") || strstr(n, "three")) /* the first, the non-ASCII (a third) */
                 CHECK_EQ_U64(counted->delivered[id], 1 + all->delivered[id] / 3);
+            else if (strstr(n, "blob")) /* the first, the open ones (a half) */
+                CHECK_EQ_U64(counted->delivered[id], 1 + all->delivered[id] / 2);
             else if (strstr(n, "fixed")) {
                 CHECK_EQ_U64(counted->delivered[id], 1);
                 fixed_rows = in_tally;

@@ -697,10 +697,34 @@ static bool read_blob(ctf_file *f)
     return true;
 }
 
+/* Whether f's event, its byte array just pointed at by read_blob (the
+ * payload in the manifest's layout as it is), is counted into sink->tally
+ * instead of handed over: its class's row has a slot that takes it, as
+ * netperf's counting loop asks (gcs_tally_takes_strings: every row of a
+ * plain slot, the rows whose strings surely end in the others). Sets
+ * f->counted_* then. */
+static bool blob_counts(const native_container *c, ctf_file *f)
+{
+    const gcs_tally *tally = c->base.sink->tally;
+    uint32_t row = f->trace->row_of_class[f->cls];
+    if (!tally || row == 0 || row >= tally->n_slots)
+        return false;
+    const gcs_tally_slot *s = &tally->slots[row];
+    uint32_t size = f->payload_size;
+    const gcs_cursor payload = gcs_cur_make(f->payload_data, size, 0);
+    if (!gcs_tally_takes_strings(s, &payload, size))
+        return false;
+    f->counted_size = size;
+    f->counted_built = false; /* (in the packet) */
+    f->counted_short = size < s->min_size;
+    return true;
+}
+
 /* The event's fields in the manifest's layout (f->payload_data/size):
  * pointing into the packet where its bytes are that layout already (fixed
  * little-endian fields, or the byte array an event is written as), rebuilt
- * into f->payload otherwise. Errors are the decoder's (err not set). */
+ * into f->payload otherwise; a byte array read so may be counted instead
+ * (blob_counts: f->counted). Errors are the decoder's (err not set). */
 static gcs_status read_payload(native_container *c, ctf_file *f)
 {
     ctf_decoder *d = &f->d;
@@ -727,8 +751,10 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
         if (plan->blob_state == PLAN_UNKNOWN)
             plan->blob_state =
                 gcs_ctf_shortcuts && blob_plain(&f->trace->meta, f->ec) ? PLAN_READY : PLAN_NONE;
-        if (plan->blob_state == PLAN_READY && read_blob(f))
+        if (plan->blob_state == PLAN_READY && read_blob(f)) {
+            f->counted = blob_counts(c, f);
             return GCS_OK;
+        }
         if (!ctf_align(d, fields->align))
             return GCS_ERR_TRUNCATED;
         for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++) {
