@@ -167,6 +167,9 @@ typedef struct ctf_file {
     uint32_t cpu_id;
     uint64_t discarded; /* the stream's events_discarded count so far */
     bool in_packet, done;
+    /* The packet's stream class has LTTng's event header and flat context
+     * and the shortcuts are on: its events may take read_event_quick. */
+    bool quick;
     /* babeltrace2's id of this file's stream (its first packet's
      * stream_instance_id, or a number by path order), for ties. */
     bool has_stream_key;
@@ -522,6 +525,8 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
     f->d.max_steps = f->d.steps + CTF_STEPS_PER_BIT * content_bits + CTF_STEPS_SLACK;
     f->cpu_id = (uint32_t)f->regs[CTF_ROLE_CPU_ID];
     f->in_packet = true;
+    f->quick = c->keep_verdicts && sc->lttng_header != CTF_LTTNG_HEADER_NONE &&
+               sc->header_has_id && sc->context_flat && sc->context_lttng;
     if (sc->context_roles & (1u << CTF_ROLE_EVENTS_DISCARDED)) {
         /* A running count per stream: what it grew by was lost before this
          * packet (a smaller value counts nothing, as in babeltrace2). */
@@ -1058,25 +1063,34 @@ static bool skip_bytes(const ctf_decoder *d, const ctf_count_plan *p, uint64_t *
     return true;
 }
 
-/* skip_bytes for a plan in_parts: its head bytes, strings and tail
- * bytes, with the same bounds. */
-static inline bool skip_parts(const ctf_decoder *d, const ctf_count_plan *p, uint64_t *pos,
-                              uint64_t *units)
+/* Whether the parts of a plan in_parts (its head bytes, strings, tail
+ * bytes) lie within the `left` bytes at q, as skip_bytes would find them:
+ * the strings' bytes (their units) into *n then. */
+static inline __attribute__((always_inline)) bool parts_fit(const ctf_count_plan *p,
+                                                           const uint8_t *q, size_t left,
+                                                           size_t *n)
 {
-    const uint8_t *q = d->data + (*pos >> 3);
-    size_t left = (size_t)((d->end - *pos) / 8), n = 0;
+    *n = 0;
     if (p->head_bytes > left)
         return false;
     q += p->head_bytes;
     left -= (size_t)p->head_bytes;
     if (p->part_strings) {
-        if (!ascii_strings(q, left, p->part_strings, &n))
+        if (!ascii_strings(q, left, p->part_strings, n))
             return false;
-        left -= n;
-        *units += n;
+        left -= *n;
     }
-    if (p->tail_bytes > left)
+    return p->tail_bytes <= left;
+}
+
+/* skip_bytes for a plan in_parts (parts_fit), with the same bounds. */
+static inline bool skip_parts(const ctf_decoder *d, const ctf_count_plan *p, uint64_t *pos,
+                              uint64_t *units)
+{
+    size_t n;
+    if (!parts_fit(p, d->data + (*pos >> 3), (size_t)((d->end - *pos) / 8), &n))
         return false;
+    *units += n;
     *pos += 8 * (p->head_bytes + n + p->tail_bytes);
     return true;
 }
@@ -1162,6 +1176,85 @@ static bool count_instead(native_container *c, ctf_file *f)
     if (!p->counts_now || !skip_payload(f, p))
         return false;
     f->counted_short = p->short_row;
+    return true;
+}
+
+/* read_event for the usual event of an LTTng stream (f->quick): its
+ * header not extended, its class without a context, counted by a plan in
+ * parts (skip_parts) whose verdict holds (count_instead). Reads it as
+ * read_event would (the same checks, values and decoder state) and says
+ * true; false, nothing moved, for any other event: read_event reads it. */
+static inline __attribute__((always_inline)) bool read_event_quick(const native_container *c,
+                                                                   ctf_file *f)
+{
+    ctf_decoder *d = &f->d;
+    const ctf_stream_class *sc = f->sc;
+    uint64_t at = d->pos; /* < d->end: more_in_packet */
+    if (at & 7)
+        return false;
+    const uint8_t *p = d->data + (at >> 3);
+    size_t left = (size_t)((d->end - at) / 8), head;
+    uint64_t id, stamp;
+    bool large = sc->lttng_header == CTF_LTTNG_HEADER_LARGE;
+    if (large) { /* a 16-bit id, a 32-bit timestamp */
+        if (left < 6 || (id = ctf_le_bytes(p, 2)) == 65535)
+            return false;
+        stamp = ctf_le_bytes(p + 2, 4);
+        head = 6;
+    } else { /* a 5-bit id, a 27-bit timestamp */
+        uint64_t w;
+        if (left < 4 || ((w = ctf_le_bytes(p, 4)) & 31) == 31)
+            return false;
+        id = w & 31;
+        stamp = w >> 5;
+        head = 4;
+    }
+    const ctf_event_class *ec = id < sc->n_by_id ? sc->by_id[id] : NULL;
+    if (!ec || ec->context)
+        return false;
+    ctf_trace *t = f->trace;
+    const ctf_count_plan *pl = &t->plans[ec->index];
+    if (pl->verdict_at != c->sink_calls || !pl->counts_now || !pl->in_parts)
+        return false;
+    /* The flat context (byte-aligned after the header), then the
+     * payload's parts (a plan in parts is bytewise). */
+    size_t ctx_bytes = sc->context_bytes;
+    if (ctx_bytes > left - head)
+        return false;
+    const uint8_t *ctx = p + head;
+    size_t n;
+    if (!parts_fit(pl, ctx + ctx_bytes, left - head - ctx_bytes, &n))
+        return false;
+    uint64_t size = pl->built_fixed + 2 * (uint64_t)n;
+    uint32_t walk = pl->bytewise_walk;
+    if (size > GCS_MAX_PAYLOAD_SIZE || (d->max_steps && d->steps + walk > d->max_steps))
+        return false;
+    /* The event read: as read_event leaves it. */
+    d->steps += walk;
+    d->pos = at + 8 * (head + ctx_bytes + pl->head_bytes + n + pl->tail_bytes);
+    d->unsupported = false;
+    ctf_move_clock(d, sc->header_clock, stamp, large ? 32 : 27, at + (large ? 16 : 5));
+    uint64_t vpid_mask = sc->vpid_sign_mask, vtid_mask = sc->vtid_sign_mask;
+    uint64_t vpid = (ctf_le_bytes(ctx + sc->vpid_at, 4) ^ vpid_mask) - vpid_mask;
+    uint64_t vtid = (ctf_le_bytes(ctx + sc->vtid_at, 4) ^ vtid_mask) - vtid_mask;
+    f->regs[CTF_ROLE_VPID] = vpid;
+    f->regs[CTF_ROLE_VTID] = vtid;
+    f->procname = (const char *)ctx + sc->procname_at;
+    f->procname_len =
+        sc->procname_len < GCS_CTF_PROCNAME_CAP - 1 ? sc->procname_len : GCS_CTF_PROCNAME_CAP - 1;
+    f->ec = ec;
+    f->cls = ec->index;
+    f->counted = true;
+    f->counted_size = (uint32_t)size;
+    f->counted_built = size > 0 && !pl->bytewise_direct;
+    f->counted_short = pl->short_row;
+    f->payload_unsupported = false;
+    f->pid = (uint32_t)vpid;
+    f->tid = vtid;
+    f->timestamp = (int64_t)d->clock;
+    f->clock_index = sc->header_clock;
+    f->order_key = order_key_at(t, sc->header_clock, d->clock);
+    f->has_event = true;
     return true;
 }
 
@@ -1507,7 +1600,7 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
             break;
         }
         best->has_event = false; /* (its next event is in its packet: more_in_packet) */
-        if ((st = read_event(c, best, err)) != GCS_OK)
+        if (!(best->quick && read_event_quick(c, best)) && (st = read_event(c, best, err)) != GCS_OK)
             return st;
         top_changed(c, best->has_event);
     }
