@@ -1161,27 +1161,35 @@ static bool class_counts(const native_container *c, ctf_trace *t, size_t cls,
     return p->state == PLAN_READY && plan_counts(p, s);
 }
 
+/* class_counts for class cls (ec, plan p) of trace t, found again only
+ * after a sink call (the verdict kept in p). */
+static inline bool class_counts_now(const native_container *c, ctf_trace *t, size_t cls,
+                                    const ctf_event_class *ec, ctf_count_plan *p)
+{
+    if (p->verdict_at != c->sink_calls || !c->keep_verdicts) {
+        p->counts_now = class_counts(c, t, cls, ec, p);
+        p->verdict_at = c->sink_calls;
+    }
+    return p->counts_now;
+}
+
 /* Whether f's event is counted without its payload: its class counts
- * (class_counts, found again only after a sink call) and the payload
- * skips (skip_payload). */
+ * (class_counts_now) and the payload skips (skip_payload). */
 static bool count_instead(native_container *c, ctf_file *f)
 {
     ctf_trace *t = f->trace;
     size_t cls = f->cls;
     ctf_count_plan *p = &t->plans[cls];
-    if (p->verdict_at != c->sink_calls || !c->keep_verdicts) {
-        p->counts_now = class_counts(c, t, cls, f->ec, p);
-        p->verdict_at = c->sink_calls;
-    }
-    if (!p->counts_now || !skip_payload(f, p))
+    if (!class_counts_now(c, t, cls, f->ec, p) || !skip_payload(f, p))
         return false;
     f->counted_short = p->short_row;
     return true;
 }
 
 /* read_event for the usual event of an LTTng stream (f->quick): its
- * header not extended, its class without a context, counted by a plan in
- * parts (skip_parts) whose verdict holds (count_instead). Reads it as
+ * header not extended, its class without a context, counted
+ * (class_counts_now: the verdict found as read_event would) by a plan in
+ * parts (parts_fit). Reads it as
  * read_event would (the same checks, values and decoder state) and says
  * true; false, nothing moved, for any other event: read_event reads it. */
 static inline __attribute__((always_inline)) bool read_event_quick(const native_container *c,
@@ -1213,8 +1221,8 @@ static inline __attribute__((always_inline)) bool read_event_quick(const native_
     if (!ec || ec->context)
         return false;
     ctf_trace *t = f->trace;
-    const ctf_count_plan *pl = &t->plans[ec->index];
-    if (pl->verdict_at != c->sink_calls || !pl->counts_now || !pl->in_parts)
+    ctf_count_plan *pl = &t->plans[ec->index];
+    if (!class_counts_now(c, t, ec->index, ec, pl) || !pl->in_parts)
         return false;
     /* The flat context (byte-aligned after the header), then the
      * payload's parts (a plan in parts is bytewise). */
