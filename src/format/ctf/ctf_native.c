@@ -71,6 +71,9 @@
  * 2^depth steps reading nothing (ctf_decode.h). */
 #define CTF_STEPS_PER_BIT 8u
 #define CTF_STEPS_SLACK 65536u
+/* How far ahead of an event read_event_quick asks for the packet's
+ * bytes (__builtin_prefetch): 1 KiB, some six of LTTng's events. */
+#define CTF_PREFETCH_AHEAD 1024
 /* The packet header's magic (CTF 1.8 section 5). */
 #define CTF_PACKET_MAGIC 0xC1FC1FC1u
 
@@ -1201,6 +1204,12 @@ static inline __attribute__((always_inline)) bool read_event_quick(const native_
     if (at & 7)
         return false;
     const uint8_t *p = d->data + (at >> 3);
+    /* The lines of the events some six on asked for now (three lines:
+     * an event's ~180 bytes), so that they are there when read: a hint,
+     * which reads nothing and does not fault, past the packet too. */
+    __builtin_prefetch(p + CTF_PREFETCH_AHEAD);
+    __builtin_prefetch(p + CTF_PREFETCH_AHEAD + 64);
+    __builtin_prefetch(p + CTF_PREFETCH_AHEAD + 128);
     size_t left = (size_t)((d->end - at) / 8), head;
     uint64_t id, stamp;
     bool large = sc->lttng_header == CTF_LTTNG_HEADER_LARGE;
