@@ -1192,9 +1192,11 @@ static bool count_instead(native_container *c, ctf_file *f)
 /* read_event for the usual event of an LTTng stream (f->quick): its
  * header not extended, its class without a context, counted
  * (class_counts_now: the verdict found as read_event would) by a plan in
- * parts (parts_fit). Reads it as
- * read_event would (the same checks, values and decoder state) and says
- * true; false, nothing moved, for any other event: read_event reads it. */
+ * parts (parts_fit). Reads it as read_event would (the same checks,
+ * values and decoder state; not the registers of vpid and vtid, nor the
+ * `unsupported` flags, which nothing reads after a counted event) and
+ * says true; false, nothing moved, for any other event: read_event reads
+ * it. */
 static inline __attribute__((always_inline)) bool read_event_quick(const native_container *c,
                                                                    ctf_file *f)
 {
@@ -1249,13 +1251,10 @@ static inline __attribute__((always_inline)) bool read_event_quick(const native_
     /* The event read: as read_event leaves it. */
     d->steps += walk;
     d->pos = at + 8 * (head + ctx_bytes + pl->head_bytes + n + pl->tail_bytes);
-    d->unsupported = false;
     ctf_move_clock(d, sc->header_clock, stamp, large ? 32 : 27, at + (large ? 16 : 5));
     uint64_t vpid_mask = sc->vpid_sign_mask, vtid_mask = sc->vtid_sign_mask;
     uint64_t vpid = (ctf_le_bytes(ctx + sc->vpid_at, 4) ^ vpid_mask) - vpid_mask;
     uint64_t vtid = (ctf_le_bytes(ctx + sc->vtid_at, 4) ^ vtid_mask) - vtid_mask;
-    f->regs[CTF_ROLE_VPID] = vpid;
-    f->regs[CTF_ROLE_VTID] = vtid;
     f->procname = (const char *)ctx + sc->procname_at;
     f->procname_len =
         sc->procname_len < GCS_CTF_PROCNAME_CAP - 1 ? sc->procname_len : GCS_CTF_PROCNAME_CAP - 1;
@@ -1265,7 +1264,6 @@ static inline __attribute__((always_inline)) bool read_event_quick(const native_
     f->counted_size = (uint32_t)size;
     f->counted_built = size > 0 && !pl->bytewise_direct;
     f->counted_short = pl->short_row;
-    f->payload_unsupported = false;
     f->pid = (uint32_t)vpid;
     f->tid = vtid;
     f->timestamp = (int64_t)d->clock;
