@@ -754,7 +754,7 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
     }
     int32_t blob = f->ec->blob_member;
     uint64_t start = d->pos;
-    if (blob >= 0 && is_byte_array(&fields->members[blob])) {
+    if (blob >= 0) { /* (a plain blob's array is a byte array: blob_plain) */
         ctf_count_plan *plan = &f->trace->plans[f->cls];
         if (plan->blob_state == PLAN_UNKNOWN)
             plan->blob_state =
@@ -763,6 +763,8 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
             f->counted = blob_counts(c, f);
             return GCS_OK;
         }
+    }
+    if (blob >= 0 && is_byte_array(&fields->members[blob])) {
         if (!ctf_align(d, fields->align))
             return GCS_ERR_TRUNCATED;
         for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++) {
