@@ -173,6 +173,7 @@ typedef struct ctf_file {
     /* The packet's stream class has LTTng's event header and flat context
      * and the shortcuts are on: its events may take read_event_quick. */
     bool quick;
+    size_t quick_procname_len; /* then: the procname's bytes read (read_flat_context's) */
     /* babeltrace2's id of this file's stream (its first packet's
      * stream_instance_id, or a number by path order), for ties. */
     bool has_stream_key;
@@ -530,6 +531,8 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
     f->in_packet = true;
     f->quick = c->keep_verdicts && sc->lttng_header != CTF_LTTNG_HEADER_NONE &&
                sc->header_has_id && sc->context_flat && sc->context_lttng;
+    f->quick_procname_len =
+        sc->procname_len < GCS_CTF_PROCNAME_CAP - 1 ? sc->procname_len : GCS_CTF_PROCNAME_CAP - 1;
     if (sc->context_roles & (1u << CTF_ROLE_EVENTS_DISCARDED)) {
         /* A running count per stream: what it grew by was lost before this
          * packet (a smaller value counts nothing, as in babeltrace2). */
@@ -1253,13 +1256,16 @@ static inline __attribute__((always_inline)) bool read_event_quick(const native_
     /* The event read: as read_event leaves it. */
     d->steps += walk;
     d->pos = at + 8 * (head + ctx_bytes + pl->head_bytes + n + pl->tail_bytes);
-    ctf_move_clock(d, sc->header_clock, stamp, large ? 32 : 27, at + (large ? 16 : 5));
+    /* (as ctf_move_clock moves it; its clock_at and clock_bits, which
+     * only ctf_stretch reads, not set) */
+    uint64_t clock = ctf_clock_low(d->clock, stamp, large ? 0xFFFFFFFFu : 0x7FFFFFFu);
+    d->clock = clock;
+    d->clock_index = sc->header_clock;
     uint64_t vpid_mask = sc->vpid_sign_mask, vtid_mask = sc->vtid_sign_mask;
     uint64_t vpid = (ctf_le_bytes(ctx + sc->vpid_at, 4) ^ vpid_mask) - vpid_mask;
     uint64_t vtid = (ctf_le_bytes(ctx + sc->vtid_at, 4) ^ vtid_mask) - vtid_mask;
     f->procname = (const char *)ctx + sc->procname_at;
-    f->procname_len =
-        sc->procname_len < GCS_CTF_PROCNAME_CAP - 1 ? sc->procname_len : GCS_CTF_PROCNAME_CAP - 1;
+    f->procname_len = f->quick_procname_len;
     f->ec = ec;
     f->cls = ec->index;
     f->counted = true;
@@ -1268,9 +1274,9 @@ static inline __attribute__((always_inline)) bool read_event_quick(const native_
     f->counted_short = pl->short_row;
     f->pid = (uint32_t)vpid;
     f->tid = vtid;
-    f->timestamp = (int64_t)d->clock;
+    f->timestamp = (int64_t)clock;
     f->clock_index = sc->header_clock;
-    f->order_key = order_key_at(t, sc->header_clock, d->clock);
+    f->order_key = order_key_at(t, sc->header_clock, clock);
     f->has_event = true;
     return true;
 }
