@@ -1401,12 +1401,18 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
             c->sink_calls++;
         }
         tally->slots[t->row_of_class[cls]].count++;
-        tally->short_rows += f->counted_short;
-        if (tally->rows++ == 0 || f->timestamp < tally->first_timestamp)
-            tally->first_timestamp = f->timestamp;
-        if (tally->rows == 1 || f->timestamp > tally->last_timestamp)
-            tally->last_timestamp = f->timestamp;
-        c->last_timestamp = f->timestamp;
+        int64_t ts = f->timestamp;
+        if (f->counted_short)
+            tally->short_rows++;
+        if (tally->rows++ == 0) {
+            tally->first_timestamp = tally->last_timestamp = ts;
+        } else {
+            if (ts < tally->first_timestamp)
+                tally->first_timestamp = ts;
+            if (ts > tally->last_timestamp)
+                tally->last_timestamp = ts;
+        }
+        c->last_timestamp = ts;
         c->events++;
         return GCS_OK;
     }
