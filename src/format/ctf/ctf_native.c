@@ -201,11 +201,12 @@ typedef struct ctf_file {
     uint32_t payload_size;
     gcs_buf payload;
     /* The event is counted into sink->tally, its payload skipped
-     * (skip_payload): the size and whether read_payload would have built
-     * it (for the step's buffer, as if it had), and whether it is short of
-     * its type's fixed size. */
-    bool counted, counted_built, counted_short;
-    uint32_t counted_size;
+     * (skip_payload), and whether it is short of its type's fixed size. */
+    bool counted, counted_short;
+    /* The bytes its payload takes in the step's buffer: a payload rebuilt
+     * in f->payload (0: in the packet, or none); for a counted event, the
+     * payload read_payload would have rebuilt (as if it had). */
+    uint32_t step_bytes;
 } ctf_file;
 
 typedef struct native_container {
@@ -725,8 +726,7 @@ static bool blob_counts(const native_container *c, ctf_file *f)
     const gcs_cursor payload = gcs_cur_make(f->payload_data, size, 0);
     if (!gcs_tally_takes_strings(s, &payload, size))
         return false;
-    f->counted_size = size;
-    f->counted_built = false; /* (in the packet) */
+    f->step_bytes = 0; /* (in the packet) */
     f->counted_short = size < s->min_size;
     return true;
 }
@@ -1146,8 +1146,7 @@ static bool skip_payload(ctf_file *f, const ctf_count_plan *p)
         return false;
     d->steps += walk;
     d->pos = pos;
-    f->counted_size = (uint32_t)size;
-    f->counted_built = size > 0 && !direct;
+    f->step_bytes = direct ? 0 : (uint32_t)size;
     return true;
 }
 
@@ -1269,8 +1268,7 @@ static inline __attribute__((always_inline)) bool read_event_quick(const native_
     f->ec = ec;
     f->cls = ec->index;
     f->counted = true;
-    f->counted_size = (uint32_t)size;
-    f->counted_built = size > 0 && !pl->bytewise_direct;
+    f->step_bytes = pl->bytewise_direct ? 0 : (uint32_t)size;
     f->counted_short = pl->short_row;
     f->pid = (uint32_t)vpid;
     f->tid = vtid;
@@ -1347,6 +1345,10 @@ static gcs_status read_event(native_container *c, ctf_file *f, gcs_error *err)
         f->payload_size = 0;
         if (f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
             goto bad;
+        if (!f->counted) /* (read_payload may count a byte array) */
+            f->step_bytes = f->payload_size && f->payload_data == f->payload.data
+                                ? f->payload_size
+                                : 0;
     }
     if (d->pos == at_bits) /* nothing read: the same event again, forever */
         return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
@@ -1583,18 +1585,18 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
             return st;
         top_changed(c, f->has_event); /* a file that ended goes off the heap */
     }
-    size_t used = 0;
-    for (unsigned n = 0;; n++) {
-        ctf_file *best = c->heap_n ? c->heap[0] : NULL;
-        if (!best) {
-            if (n > 0)
-                break;
-            if (c->has_deferred) {
-                *err = c->deferred;
-                return c->deferred.status;
-            }
-            return GCS_END;
+    if (c->heap_n == 0) {
+        if (c->has_deferred) {
+            *err = c->deferred;
+            return c->deferred.status;
         }
+        return GCS_END;
+    }
+    size_t used = 0;
+    /* (Each file read in the loop has its next event: the heap keeps its
+     * files.) */
+    for (unsigned n = 0;; n++) {
+        ctf_file *best = c->heap[0];
         /* Timestamps are each clock's own cycles: where traces' clocks
          * differ (offsets), the order by nanoseconds may take them back, and
          * the sorter would reorder one step's events by them: a new step. */
@@ -1605,11 +1607,9 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
          * step), or waits for a step of its own when it does not fit. */
         /* A counted event takes the room its payload would have taken, so
          * that steps end where they would (sequence points are counted). */
-        bool rebuilt = best->counted ? best->counted_built
-                                     : best->payload_size && best->payload_data == best->payload.data;
-        uint32_t size = best->counted ? best->counted_size : best->payload_size;
+        uint32_t size = best->step_bytes;
         bool alone = false;
-        if (rebuilt) {
+        if (size) {
             if (size <= CTF_STEP_BYTES - used) {
                 if (!best->counted) {
                     memcpy(c->step_buf + used, best->payload_data, size);
