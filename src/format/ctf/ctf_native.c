@@ -1002,9 +1002,10 @@ static inline __attribute__((always_inline)) bool ascii_strings_sse2(const uint8
 #if defined(CTF_AVX2_SCAN)
 /* ascii_strings_sse2 64 bytes at a time (AVX2): the same test on each
  * block, the NULs of a block in one 64-bit mask; the last bytes, under
- * a block, by ascii_strings_sse2. */
-__attribute__((target("avx2"))) static bool ascii_strings_avx2(const uint8_t *p, size_t left,
-                                                               uint32_t k, size_t *bytes)
+ * a block, by ascii_strings_sse2. The bytes returned (SIZE_MAX for
+ * false: the caller keeps them in a register). */
+__attribute__((target("avx2"))) static size_t ascii_strings_avx2(const uint8_t *p, size_t left,
+                                                                 uint32_t k)
 {
     size_t i = 0;
     const __m256i zero = _mm256_setzero_si256();
@@ -1019,17 +1020,14 @@ __attribute__((target("avx2"))) static bool ascii_strings_avx2(const uint8_t *p,
         uint64_t nul = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, zero)) |
                        (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, zero)) << 32;
         strings_block_seen s = strings_block(high, nul, k);
-        if (s.not_ascii || s.end) { /* a non-ASCII byte first, or the last NUL */
-            *bytes = i + s.end;
-            return !s.not_ascii;
-        }
+        if (s.not_ascii || s.end) /* a non-ASCII byte first, or the last NUL */
+            return s.not_ascii ? SIZE_MAX : i + s.end;
         k = s.k;
     }
     size_t n;
     if (!ascii_strings_sse2(p + i, left - i, k, &n))
-        return false;
-    *bytes = i + n;
-    return true;
+        return SIZE_MAX;
+    return i + n;
 }
 #endif
 
@@ -1038,8 +1036,11 @@ static inline __attribute__((always_inline)) bool ascii_strings(const uint8_t *p
                                                                 uint32_t k, size_t *bytes)
 {
 #if defined(CTF_AVX2_SCAN)
-    if (__builtin_cpu_supports("avx2"))
-        return ascii_strings_avx2(p, left, k, bytes);
+    if (__builtin_cpu_supports("avx2")) {
+        size_t n = ascii_strings_avx2(p, left, k);
+        *bytes = n;
+        return n != SIZE_MAX;
+    }
 #endif
     return ascii_strings_sse2(p, left, k, bytes);
 }
