@@ -1238,24 +1238,46 @@ static inline __attribute__((always_inline)) bool read_event_quick(const native_
         return false;
     ctf_trace *t = f->trace;
     ctf_count_plan *pl = &t->plans[ec->index];
-    if (!class_counts_now(c, t, ec->index, ec, pl) || !pl->in_parts)
-        return false;
-    /* The flat context (byte-aligned after the header), then the
-     * payload's parts (a plan in parts is bytewise). */
+    /* The flat context: byte-aligned after the header. */
     size_t ctx_bytes = sc->context_bytes;
     if (ctx_bytes > left - head)
         return false;
     const uint8_t *ctx = p + head;
-    size_t n;
-    if (!parts_fit(pl, ctx + ctx_bytes, left - head - ctx_bytes, &n))
+    if (class_counts_now(c, t, ec->index, ec, pl) && pl->in_parts) {
+        /* The payload's parts (a plan in parts is bytewise). */
+        size_t n;
+        if (!parts_fit(pl, ctx + ctx_bytes, left - head - ctx_bytes, &n))
+            return false;
+        uint64_t size = pl->built_fixed + 2 * (uint64_t)n;
+        uint32_t walk = pl->bytewise_walk;
+        if (size > GCS_MAX_PAYLOAD_SIZE || (d->max_steps && d->steps + walk > d->max_steps))
+            return false;
+        d->steps += walk;
+        d->pos = at + 8 * (head + ctx_bytes + pl->head_bytes + n + pl->tail_bytes);
+        f->ec = ec;
+        f->cls = ec->index;
+        f->step_bytes = pl->bytewise_direct ? 0 : (uint32_t)size;
+        f->counted_short = pl->short_row;
+    } else if (pl->blob_state == PLAN_READY && !ec->fields->is_raw) {
+        /* A plain byte array (read_payload's first try, as its class
+         * counts nothing by a plan): read_blob from the payload, counted
+         * when its slot takes it (blob_counts sets step_bytes and
+         * counted_short); else put back as it was (read_blob moved the
+         * position and steps only; the registers it set the walk sets
+         * alike). */
+        uint64_t steps = d->steps;
+        d->pos = at + 8 * (head + ctx_bytes);
+        f->ec = ec;
+        f->cls = ec->index;
+        if (!read_blob(f) || !blob_counts(c, f)) {
+            d->pos = at;
+            d->steps = steps;
+            return false;
+        }
+    } else {
         return false;
-    uint64_t size = pl->built_fixed + 2 * (uint64_t)n;
-    uint32_t walk = pl->bytewise_walk;
-    if (size > GCS_MAX_PAYLOAD_SIZE || (d->max_steps && d->steps + walk > d->max_steps))
-        return false;
+    }
     /* The event read: as read_event leaves it. */
-    d->steps += walk;
-    d->pos = at + 8 * (head + ctx_bytes + pl->head_bytes + n + pl->tail_bytes);
     /* (as ctf_move_clock moves it; its clock_at and clock_bits, which
      * only ctf_stretch reads, not set) */
     uint64_t clock = ctf_clock_low(d->clock, stamp, large ? 0xFFFFFFFFu : 0x7FFFFFFu);
@@ -1266,11 +1288,7 @@ static inline __attribute__((always_inline)) bool read_event_quick(const native_
     uint64_t vtid = (ctf_le_bytes(ctx + sc->vtid_at, 4) ^ vtid_mask) - vtid_mask;
     f->procname = (const char *)ctx + sc->procname_at;
     f->procname_len = f->quick_procname_len;
-    f->ec = ec;
-    f->cls = ec->index;
     f->counted = true;
-    f->step_bytes = pl->bytewise_direct ? 0 : (uint32_t)size;
-    f->counted_short = pl->short_row;
     f->pid = (uint32_t)vpid;
     f->tid = vtid;
     f->timestamp = (int64_t)clock;
