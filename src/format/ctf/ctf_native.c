@@ -170,8 +170,9 @@ typedef struct ctf_file {
     uint32_t cpu_id;
     uint64_t discarded; /* the stream's events_discarded count so far */
     bool in_packet, done;
-    /* The packet's stream class has LTTng's event header and flat context
-     * and the shortcuts are on: its events may take read_event_quick. */
+    /* The packet's stream class has LTTng's event header and flat context,
+     * the sink counts (sink->tally, when the packet began) and the
+     * shortcuts are on: its events may take read_event_quick. */
     bool quick;
     size_t quick_procname_len; /* then: the procname's bytes read (read_flat_context's) */
     /* babeltrace2's id of this file's stream (its first packet's
@@ -530,8 +531,9 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
     f->d.max_steps = f->d.steps + CTF_STEPS_PER_BIT * content_bits + CTF_STEPS_SLACK;
     f->cpu_id = (uint32_t)f->regs[CTF_ROLE_CPU_ID];
     f->in_packet = true;
-    f->quick = c->keep_verdicts && sc->lttng_header != CTF_LTTNG_HEADER_NONE &&
-               sc->header_has_id && sc->context_flat && sc->context_lttng;
+    f->quick = c->keep_verdicts && c->base.sink->tally && /* (it counts: else nothing is quick) */
+               sc->lttng_header != CTF_LTTNG_HEADER_NONE && sc->header_has_id &&
+               sc->context_flat && sc->context_lttng;
     f->quick_procname_len =
         sc->procname_len < GCS_CTF_PROCNAME_CAP - 1 ? sc->procname_len : GCS_CTF_PROCNAME_CAP - 1;
     if (sc->context_roles & (1u << CTF_ROLE_EVENTS_DISCARDED)) {
@@ -671,7 +673,7 @@ static bool blob_plain(const ctf_meta *m, const ctf_event_class *ec)
  * array, pointed at, with the walk's bounds and decoder steps. False,
  * nothing moved, where the walk would fail or stop at the payload cap: it
  * reads the event then. */
-static bool read_blob(ctf_file *f)
+static inline __attribute__((always_inline)) bool read_blob(ctf_file *f)
 {
     ctf_decoder *d = &f->d;
     const ctf_type *fields = f->ec->fields;
@@ -708,6 +710,10 @@ static bool read_blob(ctf_file *f)
     f->payload_size = (uint32_t)len;
     return true;
 }
+
+/* read_blob out of line, for read_event_quick (read_payload has it in
+ * line). */
+static __attribute__((noinline)) bool read_blob_call(ctf_file *f) { return read_blob(f); }
 
 /* Whether f's event, its byte array just pointed at by read_blob (the
  * payload in the manifest's layout as it is), is counted into sink->tally
@@ -763,7 +769,7 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
             plan->blob_state =
                 gcs_ctf_shortcuts && blob_plain(&f->trace->meta, f->ec) ? PLAN_READY : PLAN_NONE;
         if (plan->blob_state == PLAN_READY && read_blob(f)) {
-            f->counted = blob_counts(c, f);
+            f->counted = c->base.sink->tally && blob_counts(c, f);
             return GCS_OK;
         }
     }
@@ -1269,7 +1275,7 @@ static inline __attribute__((always_inline)) bool read_event_quick(const native_
         d->pos = at + 8 * (head + ctx_bytes);
         f->ec = ec;
         f->cls = ec->index;
-        if (!read_blob(f) || !blob_counts(c, f)) {
+        if (!read_blob_call(f) || !blob_counts(c, f)) {
             d->pos = at;
             d->steps = steps;
             return false;
