@@ -9,10 +9,15 @@
  *   a trace written here: the events counted plus those handed over are
  *   the events a sink without tally gets, per row; the class whose layout
  *   differs from its slot's, the one with a sequence, and the event with a
- *   non-ASCII string are handed over; short rows are the fixed class's
+ *   non-ASCII string are handed over, and so are the byte arrays (the
+ *   runtime's "__data__") whose strings do not end as their slot says
+ *   (the others counted: gcs_tally_takes_strings); short rows are the fixed class's
  *   rows below the slot's min_size; the earliest and latest time, lost
  *   events, steps (sequence points) and the error (status, offset,
- *   reason) of a cut and of a corrupt stream are the same;
+ *   reason) of a cut and of a corrupt stream are the same, and so are
+ *   the process names told; each trace also with lttng-ust's event
+ *   header and flat context (the usual events then read by
+ *   read_event_quick), and counted with the shortcuts off alike;
  * - through the public reader, on every trace of tests/data/ctf: a scan
  *   (the counting path) counts per type, undecodable, lost, first and last
  *   time as the delivering loop does.
@@ -24,23 +29,52 @@
 #include <unistd.h>
 
 #include "format/container.h"
+#include "format/ctf/ctf_internal.h"
 #include "gcscope.h"
 #include "io/source.h"
 #include "unit/byte_builder.h"
 #include "unit/ctf_text.h"
 #include "unit/check.h"
 
-#define TRACE_TEXT                                                                          \
-    CTF_TEXT_PREAMBLE                                                                       \
-    "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"           \
-    "stream { id = 0; packet.context := struct packet_context;\n"                           \
-    "  event.header := struct { uint32_t id; uint64_clock_monotonic_t timestamp; }; };\n"   \
+/* The event classes of both traces. */
+#define TRACE_CLASSES                                                                       \
     "event { name = \"t:fits\"; id = 0; fields := struct { uint32_t _a; string _s; uint16_t _b; }; };\n" \
     "event { name = \"t:other\"; id = 1; fields := struct { uint32_t _a; string _s; }; };\n" \
     "event { name = \"t:fixed\"; id = 2; fields := struct { uint32_t _a; uint32_t _b; }; };\n" \
     "event { name = \"t:seq\"; id = 3; fields := struct { uint32_t _n; uint8_t _x[_n]; }; };\n" \
     "event { name = \"t:three\"; id = 4; fields := struct { uint32_t _a; string _s; string _t;\n" \
-    "  string _u; }; };\n"
+    "  string _u; }; };\n"                                                                  \
+    "event { name = \"t:blob\"; id = 5; fields := struct { uint16_t ____data___length;\n"    \
+    "  uint8_t ___data__[____data___length]; }; };\n"
+
+/* A plain event header (id, 64-bit time), no context. */
+#define TRACE_TEXT                                                                          \
+    CTF_TEXT_PREAMBLE                                                                       \
+    "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"           \
+    "stream { id = 0; packet.context := struct packet_context;\n"                           \
+    "  event.header := struct { uint32_t id; uint64_clock_monotonic_t timestamp; }; };\n"   \
+    TRACE_CLASSES
+
+/* lttng-ust's: the large event header (its extended form for some
+ * events) and the flat context of vpid, vtid and procname. */
+#define TRACE_TEXT_LTTNG                                                                    \
+    CTF_TEXT_PREAMBLE                                                                       \
+    "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"           \
+    "typealias integer { size = 32; align = 8; signed = false;\n"                          \
+    "  map = clock.monotonic.value; } := uint32_clock_monotonic_t;\n"                      \
+    "struct event_header_large {\n"                                                         \
+    "  enum : uint16_t { compact = 0 ... 65534, extended = 65535 } id;\n"                   \
+    "  variant <id> { struct { uint32_clock_monotonic_t timestamp; } compact;\n"            \
+    "    struct { uint32_t id; uint64_clock_monotonic_t timestamp; } extended; } v;\n"      \
+    "} align(8);\n"                                                                         \
+    "stream { id = 0; event.header := struct event_header_large;\n"                         \
+    "  packet.context := struct packet_context;\n"                                          \
+    "  event.context := struct {\n"                                                         \
+    "    integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _vpid;\n" \
+    "    integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _vtid;\n" \
+    "    integer { size = 8; align = 8; signed = 1; encoding = UTF8; base = 10; } _procname[17];\n" \
+    "  }; };\n"                                                                             \
+    TRACE_CLASSES
 
 #define HEAD_BYTES CTF_TEXT_HEAD_BYTES
 #define PACKET_BYTES 2048u
@@ -64,6 +98,7 @@ typedef struct run {
     int64_t lo, hi;
     uint64_t events, lost;
     size_t steps;
+    uint64_t names, names_hash; /* process names heard, and their pids and bytes hashed */
     gcs_status status;
     gcs_error err;
 } run;
@@ -107,6 +142,13 @@ static void take(run *r, uint32_t id)
     else if (strstr(n, "fixed")) {
         s->counted = GCS_TALLY_PLAIN;
         s->min_size = 12; /* the class's 8 bytes are short of it */
+    } else if (strstr(n, "blob")) { /* 2 bytes, two UTF-16 strings, 2 bytes */
+        s->counted = GCS_TALLY_STRINGS;
+        s->min_size = 12; /* (no blob row is short of it) */
+        s->zero_unit = 2;
+        s->zero_before = 2;
+        s->zero_after = 2;
+        s->zero_strings = 2;
     }
 }
 
@@ -133,6 +175,19 @@ static gcs_status on_seq(void *ctx, int64_t t, const gcs_seq_entry *e, size_t n,
 
 static void on_lost(void *ctx, uint64_t n) { ((run *)ctx)->lost += n; }
 
+static void on_name(void *ctx, uint32_t pid, const char *name)
+{
+    run *r = ctx;
+    r->names++;
+    uint64_t h = r->names_hash ^ pid;
+    for (const char *c = name;; c++) {
+        h = (h ^ (uint8_t)*c) * 1099511628211u;
+        if (!*c)
+            break;
+    }
+    r->names_hash = h;
+}
+
 /* Reads the trace folder dir through our container, counting or not. */
 static void read_dir(const char *dir, bool counting, run *r)
 {
@@ -140,7 +195,7 @@ static void read_dir(const char *dir, bool counting, run *r)
     r->counting = counting;
     r->sink = (gcs_sink){.ctx = r, .meta_arena = &r->arena, .trace = on_trace,
                          .metadata = on_meta, .event = on_event, .sequence_point = on_seq,
-                         .events_lost = on_lost};
+                         .events_lost = on_lost, .process_name = on_name};
     if (counting) {
         r->tally.slots = r->slots;
         r->tally.n_slots = 128;
@@ -171,10 +226,30 @@ static void read_dir(const char *dir, bool counting, run *r)
     }
 }
 
+/* The trace written has lttng-ust's header and context (TRACE_TEXT_LTTNG). */
+static bool lttng_shape;
+
 static void event(bb *b, uint32_t id, uint64_t t)
 {
-    bb_u32(b, id);
-    bb_u64(b, t);
+    if (!lttng_shape) {
+        bb_u32(b, id);
+        bb_u64(b, t);
+        return;
+    }
+    if (t % 5 == 0) { /* the extended header */
+        bb_u16(b, 65535);
+        bb_u32(b, id);
+        bb_u64(b, t);
+    } else {
+        bb_u16(b, (uint16_t)id);
+        bb_u32(b, (uint32_t)t);
+    }
+    /* two processes; a negative vtid now and then */
+    char procname[17] = {0};
+    snprintf(procname, sizeof procname, "%s", t % 3 == 0 ? "worker" : "app");
+    bb_u32(b, 100 + (uint32_t)(t % 3 == 0));
+    bb_u32(b, t % 4 == 0 ? (uint32_t)-7 : 300 + id);
+    bb_bytes(b, procname, sizeof procname);
 }
 
 /* The events of one packet (n bytes into b), numbered from k. */
@@ -212,6 +287,12 @@ static void packet_events(bb *b, unsigned k)
         {"a", "b", "c"},
         {"", "the last string's NUL two blocks on, past this block", ""},
     };
+    /* Byte arrays in the manifest's layout: the strings end (counted
+     * once the slot is filled) or the second does not (handed over). */
+    static const uint8_t blob_fits[12] = {1, 0, 'a', 0, 0, 0, 'b', 0, 0, 0, 7, 0};
+    static const uint8_t blob_open[12] = {1, 0, 'a', 0, 0, 0, 'b', 0, 'c', 0, 7, 0};
+    event(b, 5, t++), bb_u16(b, 12), bb_bytes(b, blob_fits, sizeof blob_fits);
+    event(b, 5, t++), bb_u16(b, 12), bb_bytes(b, blob_open, sizeof blob_open);
     for (size_t i = 0; i < sizeof three / sizeof three[0]; i++) {
         event(b, 4, t++), bb_u32(b, k);
         bb_bytes(b, three[i].s, strlen(three[i].s) + 1);
@@ -225,7 +306,8 @@ static void packet_events(bb *b, unsigned k)
  * content ends inside the string). */
 static void write_trace(const char *dir, int shape)
 {
-    ctf_folder_write(dir, "metadata", TRACE_TEXT, strlen(TRACE_TEXT));
+    const char *text = lttng_shape ? TRACE_TEXT_LTTNG : TRACE_TEXT;
+    ctf_folder_write(dir, "metadata", text, strlen(text));
     char path[4200];
     snprintf(path, sizeof path, "%s/channel0_0", dir);
     FILE *f = fopen(path, "wb");
@@ -251,26 +333,58 @@ static void write_trace(const char *dir, int shape)
         CHECK(truncate(path, 2 * PACKET_BYTES + 100) == 0);
 }
 
+/* Two reads of a trace ended alike and found the same events and times. */
+static void check_same_end(const run *a, const run *b)
+{
+    CHECK_EQ_INT(a->status, b->status);
+    CHECK_EQ_U64(a->err.offset, b->err.offset);
+    CHECK(strcmp(a->err.reason, b->err.reason) == 0);
+    CHECK_EQ_U64(a->events, b->events);
+    CHECK_EQ_U64((uint64_t)a->lo, (uint64_t)b->lo);
+    CHECK_EQ_U64((uint64_t)a->hi, (uint64_t)b->hi);
+}
+
+/* Counting without the shortcuts (gcs_ctf_native_shortcuts: no plan in
+ * parts, no quick read of LTTng's events, no byte array counted) ends as
+ * counting with them: the same events, times, names, steps and end. */
+static void check_counted_alike(const char *dir, const run *counted)
+{
+    run *off = calloc(1, sizeof *off);
+    CHECK(off != NULL);
+    if (!off)
+        return;
+    gcs_ctf_native_shortcuts(false);
+    read_dir(dir, true, off);
+    gcs_ctf_native_shortcuts(true);
+    check_same_end(off, counted);
+    CHECK_EQ_U64(off->steps, counted->steps);
+    CHECK_EQ_U64(off->names, counted->names);
+    CHECK_EQ_U64(off->names_hash, counted->names_hash);
+    free(off);
+}
+
 static void test_container_counts_as_it_delivers(void)
 {
-    for (int shape = 0; shape < 3; shape++) {
+    for (int shape = 0; shape < 6; shape++) {
         char dir[4096];
         CHECK(ctf_folder_make(dir, sizeof dir, "ctf-count"));
-        write_trace(dir, shape);
+        lttng_shape = shape >= 3; /* each shape with LTTng's header and context too */
+        write_trace(dir, shape % 3);
         run *all = calloc(1, sizeof *all), *counted = calloc(1, sizeof *counted);
         CHECK(all && counted);
         if (!all || !counted)
             return;
         read_dir(dir, false, all);
         read_dir(dir, true, counted);
-        printf("  shape %d: %llu events, status %d (%s)\n", shape, (unsigned long long)all->events,
-               all->status, all->err.reason);
-        CHECK_EQ_INT(counted->status, all->status);
-        CHECK_EQ_U64(counted->err.offset, all->err.offset);
-        CHECK(strcmp(counted->err.reason, all->err.reason) == 0);
-        CHECK_EQ_U64(counted->events, all->events);
-        CHECK_EQ_U64((uint64_t)counted->lo, (uint64_t)all->lo);
-        CHECK_EQ_U64((uint64_t)counted->hi, (uint64_t)all->hi);
+        check_counted_alike(dir, counted);
+        printf("  shape %d%s: %llu events, %llu names, status %d (%s)\n", shape % 3,
+               lttng_shape ? " (LTTng)" : "", (unsigned long long)all->events,
+               (unsigned long long)all->names, all->status, all->err.reason);
+        CHECK_EQ_U64(counted->names, all->names);
+        CHECK_EQ_U64(counted->names_hash, all->names_hash);
+        if (lttng_shape)
+            CHECK_EQ_U64(all->names, 2); /* the two processes, told once each */
+        check_same_end(counted, all);
         CHECK_EQ_U64(counted->lost, all->lost);
         CHECK_EQ_U64(counted->steps, all->steps);
         uint64_t fixed_rows = 0;
@@ -280,6 +394,8 @@ static void test_container_counts_as_it_delivers(void)
             const char *n = all->name[id];
             if (strstr(n, "fits") || strstr(n, "three")) /* the first, the non-ASCII (a third) */
                 CHECK_EQ_U64(counted->delivered[id], 1 + all->delivered[id] / 3);
+            else if (strstr(n, "blob")) /* the first, the open ones (a half) */
+                CHECK_EQ_U64(counted->delivered[id], 1 + all->delivered[id] / 2);
             else if (strstr(n, "fixed")) {
                 CHECK_EQ_U64(counted->delivered[id], 1);
                 fixed_rows = in_tally;

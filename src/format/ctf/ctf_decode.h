@@ -92,19 +92,26 @@ static inline bool ctf_align(ctf_decoder *d, uint32_t align)
     return true;
 }
 
+/* The clock value `clock` becomes when its low bits (mask: of fewer than
+ * 64 bits) are read as `low`: it wrapped when they went down. */
+static inline uint64_t ctf_clock_low(uint64_t clock, uint64_t low, uint64_t mask)
+{
+    uint64_t base = clock & ~mask;
+    if (low < (clock & mask))
+        base += mask + 1;
+    return base | low;
+}
+
 /* A field of `bits` bits mapped to clock `clock`, read at bit `at`, says
- * the clock's low bits are v: it wrapped when they went down. */
+ * the clock's low bits are v (ctf_clock_low). */
 static inline void ctf_move_clock(ctf_decoder *d, int32_t clock, uint64_t v, uint32_t bits,
                                   uint64_t at)
 {
     if (bits >= 64) {
         d->clock = v;
     } else {
-        uint64_t mask = ((uint64_t)1 << bits) - 1, low = v & mask;
-        uint64_t base = d->clock & ~mask;
-        if (low < (d->clock & mask))
-            base += mask + 1;
-        d->clock = base | low;
+        uint64_t mask = ((uint64_t)1 << bits) - 1;
+        d->clock = ctf_clock_low(d->clock, v & mask, mask);
     }
     d->clock_index = clock;
     d->clock_at = at;

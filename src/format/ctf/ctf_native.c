@@ -71,6 +71,9 @@
  * 2^depth steps reading nothing (ctf_decode.h). */
 #define CTF_STEPS_PER_BIT 8u
 #define CTF_STEPS_SLACK 65536u
+/* How far ahead of an event read_event_quick asks for the packet's
+ * bytes (__builtin_prefetch): 1 KiB, some six of LTTng's events. */
+#define CTF_PREFETCH_AHEAD 1024
 /* The packet header's magic (CTF 1.8 section 5). */
 #define CTF_PACKET_MAGIC 0xC1FC1FC1u
 
@@ -167,6 +170,11 @@ typedef struct ctf_file {
     uint32_t cpu_id;
     uint64_t discarded; /* the stream's events_discarded count so far */
     bool in_packet, done;
+    /* The packet's stream class has LTTng's event header and flat context,
+     * the sink counts (sink->tally, when the packet began) and the
+     * shortcuts are on: its events may take read_event_quick. */
+    bool quick;
+    size_t quick_procname_len; /* then: the procname's bytes read (read_flat_context's) */
     /* babeltrace2's id of this file's stream (its first packet's
      * stream_instance_id, or a number by path order), for ties. */
     bool has_stream_key;
@@ -194,11 +202,12 @@ typedef struct ctf_file {
     uint32_t payload_size;
     gcs_buf payload;
     /* The event is counted into sink->tally, its payload skipped
-     * (skip_payload): the size and whether read_payload would have built
-     * it (for the step's buffer, as if it had), and whether it is short of
-     * its type's fixed size. */
-    bool counted, counted_built, counted_short;
-    uint32_t counted_size;
+     * (skip_payload), and whether it is short of its type's fixed size. */
+    bool counted, counted_short;
+    /* The bytes its payload takes in the step's buffer: a payload rebuilt
+     * in f->payload (0: in the packet, or none); for a counted event, the
+     * payload read_payload would have rebuilt (as if it had). */
+    uint32_t step_bytes;
 } ctf_file;
 
 typedef struct native_container {
@@ -522,6 +531,11 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
     f->d.max_steps = f->d.steps + CTF_STEPS_PER_BIT * content_bits + CTF_STEPS_SLACK;
     f->cpu_id = (uint32_t)f->regs[CTF_ROLE_CPU_ID];
     f->in_packet = true;
+    f->quick = c->keep_verdicts && c->base.sink->tally && /* (it counts: else nothing is quick) */
+               sc->lttng_header != CTF_LTTNG_HEADER_NONE && sc->header_has_id &&
+               sc->context_flat && sc->context_lttng;
+    f->quick_procname_len =
+        sc->procname_len < GCS_CTF_PROCNAME_CAP - 1 ? sc->procname_len : GCS_CTF_PROCNAME_CAP - 1;
     if (sc->context_roles & (1u << CTF_ROLE_EVENTS_DISCARDED)) {
         /* A running count per stream: what it grew by was lost before this
          * packet (a smaller value counts nothing, as in babeltrace2). */
@@ -659,7 +673,7 @@ static bool blob_plain(const ctf_meta *m, const ctf_event_class *ec)
  * array, pointed at, with the walk's bounds and decoder steps. False,
  * nothing moved, where the walk would fail or stop at the payload cap: it
  * reads the event then. */
-static bool read_blob(ctf_file *f)
+static inline __attribute__((always_inline)) bool read_blob(ctf_file *f)
 {
     ctf_decoder *d = &f->d;
     const ctf_type *fields = f->ec->fields;
@@ -697,10 +711,37 @@ static bool read_blob(ctf_file *f)
     return true;
 }
 
+/* read_blob out of line, for read_event_quick (read_payload has it in
+ * line). */
+static __attribute__((noinline)) bool read_blob_call(ctf_file *f) { return read_blob(f); }
+
+/* Whether f's event, its byte array just pointed at by read_blob (the
+ * payload in the manifest's layout as it is), is counted into sink->tally
+ * instead of handed over: its class's row has a slot that takes it, as
+ * netperf's counting loop asks (gcs_tally_takes_strings: every row of a
+ * plain slot, the rows whose strings surely end in the others). Sets
+ * f->counted_* then. */
+static bool blob_counts(const native_container *c, ctf_file *f)
+{
+    const gcs_tally *tally = c->base.sink->tally;
+    uint32_t row = f->trace->row_of_class[f->cls];
+    if (!tally || row == 0 || row >= tally->n_slots)
+        return false;
+    const gcs_tally_slot *s = &tally->slots[row];
+    uint32_t size = f->payload_size;
+    const gcs_cursor payload = gcs_cur_make(f->payload_data, size, 0);
+    if (!gcs_tally_takes_strings(s, &payload, size))
+        return false;
+    f->step_bytes = 0; /* (in the packet) */
+    f->counted_short = size < s->min_size;
+    return true;
+}
+
 /* The event's fields in the manifest's layout (f->payload_data/size):
  * pointing into the packet where its bytes are that layout already (fixed
  * little-endian fields, or the byte array an event is written as), rebuilt
- * into f->payload otherwise. Errors are the decoder's (err not set). */
+ * into f->payload otherwise; a byte array read so may be counted instead
+ * (blob_counts: f->counted). Errors are the decoder's (err not set). */
 static gcs_status read_payload(native_container *c, ctf_file *f)
 {
     ctf_decoder *d = &f->d;
@@ -722,13 +763,17 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
     }
     int32_t blob = f->ec->blob_member;
     uint64_t start = d->pos;
-    if (blob >= 0 && is_byte_array(&fields->members[blob])) {
+    if (blob >= 0) { /* (a plain blob's array is a byte array: blob_plain) */
         ctf_count_plan *plan = &f->trace->plans[f->cls];
         if (plan->blob_state == PLAN_UNKNOWN)
             plan->blob_state =
                 gcs_ctf_shortcuts && blob_plain(&f->trace->meta, f->ec) ? PLAN_READY : PLAN_NONE;
-        if (plan->blob_state == PLAN_READY && read_blob(f))
+        if (plan->blob_state == PLAN_READY && read_blob(f)) {
+            f->counted = c->base.sink->tally && blob_counts(c, f);
             return GCS_OK;
+        }
+    }
+    if (blob >= 0 && is_byte_array(&fields->members[blob])) {
         if (!ctf_align(d, fields->align))
             return GCS_ERR_TRUNCATED;
         for (uint32_t i = 0; i < fields->n_members && st == GCS_OK; i++) {
@@ -963,9 +1008,10 @@ static inline __attribute__((always_inline)) bool ascii_strings_sse2(const uint8
 #if defined(CTF_AVX2_SCAN)
 /* ascii_strings_sse2 64 bytes at a time (AVX2): the same test on each
  * block, the NULs of a block in one 64-bit mask; the last bytes, under
- * a block, by ascii_strings_sse2. */
-__attribute__((target("avx2"))) static bool ascii_strings_avx2(const uint8_t *p, size_t left,
-                                                               uint32_t k, size_t *bytes)
+ * a block, by ascii_strings_sse2. The bytes returned (SIZE_MAX for
+ * false: the caller keeps them in a register). */
+__attribute__((target("avx2"))) static size_t ascii_strings_avx2(const uint8_t *p, size_t left,
+                                                                 uint32_t k)
 {
     size_t i = 0;
     const __m256i zero = _mm256_setzero_si256();
@@ -980,17 +1026,14 @@ __attribute__((target("avx2"))) static bool ascii_strings_avx2(const uint8_t *p,
         uint64_t nul = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, zero)) |
                        (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, zero)) << 32;
         strings_block_seen s = strings_block(high, nul, k);
-        if (s.not_ascii || s.end) { /* a non-ASCII byte first, or the last NUL */
-            *bytes = i + s.end;
-            return !s.not_ascii;
-        }
+        if (s.not_ascii || s.end) /* a non-ASCII byte first, or the last NUL */
+            return s.not_ascii ? SIZE_MAX : i + s.end;
         k = s.k;
     }
     size_t n;
     if (!ascii_strings_sse2(p + i, left - i, k, &n))
-        return false;
-    *bytes = i + n;
-    return true;
+        return SIZE_MAX;
+    return i + n;
 }
 #endif
 
@@ -999,8 +1042,11 @@ static inline __attribute__((always_inline)) bool ascii_strings(const uint8_t *p
                                                                 uint32_t k, size_t *bytes)
 {
 #if defined(CTF_AVX2_SCAN)
-    if (__builtin_cpu_supports("avx2"))
-        return ascii_strings_avx2(p, left, k, bytes);
+    if (__builtin_cpu_supports("avx2")) {
+        size_t n = ascii_strings_avx2(p, left, k);
+        *bytes = n;
+        return n != SIZE_MAX;
+    }
 #endif
     return ascii_strings_sse2(p, left, k, bytes);
 }
@@ -1032,25 +1078,34 @@ static bool skip_bytes(const ctf_decoder *d, const ctf_count_plan *p, uint64_t *
     return true;
 }
 
-/* skip_bytes for a plan in_parts: its head bytes, strings and tail
- * bytes, with the same bounds. */
-static inline bool skip_parts(const ctf_decoder *d, const ctf_count_plan *p, uint64_t *pos,
-                              uint64_t *units)
+/* Whether the parts of a plan in_parts (its head bytes, strings, tail
+ * bytes) lie within the `left` bytes at q, as skip_bytes would find them:
+ * the strings' bytes (their units) into *n then. */
+static inline __attribute__((always_inline)) bool parts_fit(const ctf_count_plan *p,
+                                                           const uint8_t *q, size_t left,
+                                                           size_t *n)
 {
-    const uint8_t *q = d->data + (*pos >> 3);
-    size_t left = (size_t)((d->end - *pos) / 8), n = 0;
+    *n = 0;
     if (p->head_bytes > left)
         return false;
     q += p->head_bytes;
     left -= (size_t)p->head_bytes;
     if (p->part_strings) {
-        if (!ascii_strings(q, left, p->part_strings, &n))
+        if (!ascii_strings(q, left, p->part_strings, n))
             return false;
-        left -= n;
-        *units += n;
+        left -= *n;
     }
-    if (p->tail_bytes > left)
+    return p->tail_bytes <= left;
+}
+
+/* skip_bytes for a plan in_parts (parts_fit), with the same bounds. */
+static inline bool skip_parts(const ctf_decoder *d, const ctf_count_plan *p, uint64_t *pos,
+                              uint64_t *units)
+{
+    size_t n;
+    if (!parts_fit(p, d->data + (*pos >> 3), (size_t)((d->end - *pos) / 8), &n))
         return false;
+    *units += n;
     *pos += 8 * (p->head_bytes + n + p->tail_bytes);
     return true;
 }
@@ -1098,8 +1153,7 @@ static bool skip_payload(ctf_file *f, const ctf_count_plan *p)
         return false;
     d->steps += walk;
     d->pos = pos;
-    f->counted_size = (uint32_t)size;
-    f->counted_built = size > 0 && !direct;
+    f->step_bytes = direct ? 0 : (uint32_t)size;
     return true;
 }
 
@@ -1121,21 +1175,132 @@ static bool class_counts(const native_container *c, ctf_trace *t, size_t cls,
     return p->state == PLAN_READY && plan_counts(p, s);
 }
 
+/* class_counts for class cls (ec, plan p) of trace t, found again only
+ * after a sink call (the verdict kept in p). */
+static inline bool class_counts_now(const native_container *c, ctf_trace *t, size_t cls,
+                                    const ctf_event_class *ec, ctf_count_plan *p)
+{
+    if (p->verdict_at != c->sink_calls || !c->keep_verdicts) {
+        p->counts_now = class_counts(c, t, cls, ec, p);
+        p->verdict_at = c->sink_calls;
+    }
+    return p->counts_now;
+}
+
 /* Whether f's event is counted without its payload: its class counts
- * (class_counts, found again only after a sink call) and the payload
- * skips (skip_payload). */
+ * (class_counts_now) and the payload skips (skip_payload). */
 static bool count_instead(native_container *c, ctf_file *f)
 {
     ctf_trace *t = f->trace;
     size_t cls = f->cls;
     ctf_count_plan *p = &t->plans[cls];
-    if (p->verdict_at != c->sink_calls || !c->keep_verdicts) {
-        p->counts_now = class_counts(c, t, cls, f->ec, p);
-        p->verdict_at = c->sink_calls;
-    }
-    if (!p->counts_now || !skip_payload(f, p))
+    if (!class_counts_now(c, t, cls, f->ec, p) || !skip_payload(f, p))
         return false;
     f->counted_short = p->short_row;
+    return true;
+}
+
+/* read_event for the usual event of an LTTng stream (f->quick): its
+ * header not extended, its class without a context, counted
+ * (class_counts_now: the verdict found as read_event would) by a plan in
+ * parts (parts_fit). Reads it as read_event would (the same checks,
+ * values and decoder state; not the registers of vpid and vtid, nor the
+ * `unsupported` flags, which nothing reads after a counted event) and
+ * says true; false, nothing moved, for any other event: read_event reads
+ * it. */
+static inline __attribute__((always_inline)) bool read_event_quick(const native_container *c,
+                                                                   ctf_file *f)
+{
+    ctf_decoder *d = &f->d;
+    const ctf_stream_class *sc = f->sc;
+    uint64_t at = d->pos; /* < d->end: more_in_packet */
+    if (at & 7)
+        return false;
+    const uint8_t *p = d->data + (at >> 3);
+    /* The lines of the events some six on asked for now (three lines:
+     * an event's ~180 bytes), so that they are there when read: a hint,
+     * which reads nothing and does not fault, past the packet too. */
+    __builtin_prefetch(p + CTF_PREFETCH_AHEAD);
+    __builtin_prefetch(p + CTF_PREFETCH_AHEAD + 64);
+    __builtin_prefetch(p + CTF_PREFETCH_AHEAD + 128);
+    size_t left = (size_t)((d->end - at) / 8), head;
+    uint64_t id, stamp;
+    bool large = sc->lttng_header == CTF_LTTNG_HEADER_LARGE;
+    if (large) { /* a 16-bit id, a 32-bit timestamp */
+        if (left < 6 || (id = ctf_le_bytes(p, 2)) == 65535)
+            return false;
+        stamp = ctf_le_bytes(p + 2, 4);
+        head = 6;
+    } else { /* a 5-bit id, a 27-bit timestamp */
+        uint64_t w;
+        if (left < 4 || ((w = ctf_le_bytes(p, 4)) & 31) == 31)
+            return false;
+        id = w & 31;
+        stamp = w >> 5;
+        head = 4;
+    }
+    const ctf_event_class *ec = id < sc->n_by_id ? sc->by_id[id] : NULL;
+    if (!ec || ec->context)
+        return false;
+    ctf_trace *t = f->trace;
+    ctf_count_plan *pl = &t->plans[ec->index];
+    /* The flat context: byte-aligned after the header. */
+    size_t ctx_bytes = sc->context_bytes;
+    if (ctx_bytes > left - head)
+        return false;
+    const uint8_t *ctx = p + head;
+    if (class_counts_now(c, t, ec->index, ec, pl) && pl->in_parts) {
+        /* The payload's parts (a plan in parts is bytewise). */
+        size_t n;
+        if (!parts_fit(pl, ctx + ctx_bytes, left - head - ctx_bytes, &n))
+            return false;
+        uint64_t size = pl->built_fixed + 2 * (uint64_t)n;
+        uint32_t walk = pl->bytewise_walk;
+        if (size > GCS_MAX_PAYLOAD_SIZE || (d->max_steps && d->steps + walk > d->max_steps))
+            return false;
+        d->steps += walk;
+        d->pos = at + 8 * (head + ctx_bytes + pl->head_bytes + n + pl->tail_bytes);
+        f->ec = ec;
+        f->cls = ec->index;
+        f->step_bytes = pl->bytewise_direct ? 0 : (uint32_t)size;
+        f->counted_short = pl->short_row;
+    } else if (pl->blob_state == PLAN_READY && !ec->fields->is_raw) {
+        /* A plain byte array (read_payload's first try, as its class
+         * counts nothing by a plan): read_blob from the payload, counted
+         * when its slot takes it (blob_counts sets step_bytes and
+         * counted_short); else put back as it was (read_blob moved the
+         * position and steps only; the registers it set the walk sets
+         * alike). */
+        uint64_t steps = d->steps;
+        d->pos = at + 8 * (head + ctx_bytes);
+        f->ec = ec;
+        f->cls = ec->index;
+        if (!read_blob_call(f) || !blob_counts(c, f)) {
+            d->pos = at;
+            d->steps = steps;
+            return false;
+        }
+    } else {
+        return false;
+    }
+    /* The event read: as read_event leaves it. */
+    /* (as ctf_move_clock moves it; its clock_at and clock_bits, which
+     * only ctf_stretch reads, not set) */
+    uint64_t clock = ctf_clock_low(d->clock, stamp, large ? 0xFFFFFFFFu : 0x7FFFFFFu);
+    d->clock = clock;
+    d->clock_index = sc->header_clock;
+    uint64_t vpid_mask = sc->vpid_sign_mask, vtid_mask = sc->vtid_sign_mask;
+    uint64_t vpid = (ctf_le_bytes(ctx + sc->vpid_at, 4) ^ vpid_mask) - vpid_mask;
+    uint64_t vtid = (ctf_le_bytes(ctx + sc->vtid_at, 4) ^ vtid_mask) - vtid_mask;
+    f->procname = (const char *)ctx + sc->procname_at;
+    f->procname_len = f->quick_procname_len;
+    f->counted = true;
+    f->pid = (uint32_t)vpid;
+    f->tid = vtid;
+    f->timestamp = (int64_t)clock;
+    f->clock_index = sc->header_clock;
+    f->order_key = order_key_at(t, sc->header_clock, clock);
+    f->has_event = true;
     return true;
 }
 
@@ -1205,6 +1370,10 @@ static gcs_status read_event(native_container *c, ctf_file *f, gcs_error *err)
         f->payload_size = 0;
         if (f->ec->fields && (st = read_payload(c, f)) != GCS_OK)
             goto bad;
+        if (!f->counted) /* (read_payload may count a byte array) */
+            f->step_bytes = f->payload_size && f->payload_data == f->payload.data
+                                ? f->payload_size
+                                : 0;
     }
     if (d->pos == at_bits) /* nothing read: the same event again, forever */
         return file_error(c, f, GCS_ERR_CORRUPT, f->packet_at + at_bits / 8,
@@ -1259,12 +1428,18 @@ static gcs_status report(native_container *c, ctf_file *f, gcs_error *err)
             c->sink_calls++;
         }
         tally->slots[t->row_of_class[cls]].count++;
-        tally->short_rows += f->counted_short;
-        if (tally->rows++ == 0 || f->timestamp < tally->first_timestamp)
-            tally->first_timestamp = f->timestamp;
-        if (tally->rows == 1 || f->timestamp > tally->last_timestamp)
-            tally->last_timestamp = f->timestamp;
-        c->last_timestamp = f->timestamp;
+        int64_t ts = f->timestamp;
+        if (f->counted_short)
+            tally->short_rows++;
+        if (tally->rows++ == 0) {
+            tally->first_timestamp = tally->last_timestamp = ts;
+        } else {
+            if (ts < tally->first_timestamp)
+                tally->first_timestamp = ts;
+            if (ts > tally->last_timestamp)
+                tally->last_timestamp = ts;
+        }
+        c->last_timestamp = ts;
         c->events++;
         return GCS_OK;
     }
@@ -1435,18 +1610,18 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
             return st;
         top_changed(c, f->has_event); /* a file that ended goes off the heap */
     }
-    size_t used = 0;
-    for (unsigned n = 0;; n++) {
-        ctf_file *best = c->heap_n ? c->heap[0] : NULL;
-        if (!best) {
-            if (n > 0)
-                break;
-            if (c->has_deferred) {
-                *err = c->deferred;
-                return c->deferred.status;
-            }
-            return GCS_END;
+    if (c->heap_n == 0) {
+        if (c->has_deferred) {
+            *err = c->deferred;
+            return c->deferred.status;
         }
+        return GCS_END;
+    }
+    size_t used = 0;
+    /* (Each file read in the loop has its next event: the heap keeps its
+     * files.) */
+    for (unsigned n = 0;; n++) {
+        ctf_file *best = c->heap[0];
         /* Timestamps are each clock's own cycles: where traces' clocks
          * differ (offsets), the order by nanoseconds may take them back, and
          * the sorter would reorder one step's events by them: a new step. */
@@ -1457,11 +1632,9 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
          * step), or waits for a step of its own when it does not fit. */
         /* A counted event takes the room its payload would have taken, so
          * that steps end where they would (sequence points are counted). */
-        bool rebuilt = best->counted ? best->counted_built
-                                     : best->payload_size && best->payload_data == best->payload.data;
-        uint32_t size = best->counted ? best->counted_size : best->payload_size;
+        uint32_t size = best->step_bytes;
         bool alone = false;
-        if (rebuilt) {
+        if (size) {
             if (size <= CTF_STEP_BYTES - used) {
                 if (!best->counted) {
                     memcpy(c->step_buf + used, best->payload_data, size);
@@ -1481,7 +1654,7 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
             break;
         }
         best->has_event = false; /* (its next event is in its packet: more_in_packet) */
-        if ((st = read_event(c, best, err)) != GCS_OK)
+        if (!(best->quick && read_event_quick(c, best)) && (st = read_event(c, best, err)) != GCS_OK)
             return st;
         top_changed(c, best->has_event);
     }
