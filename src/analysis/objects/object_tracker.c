@@ -446,6 +446,23 @@ static inline bool is_settled(const gcs_tracked_object *o)
     return o->generation >= GCS_GEN2 && !(o->flags & OBJ_PRIVATE);
 }
 
+/* Moves the objects of a[0..*n) that are settled (or, settled false, that
+ * are not) to out, keeping the others in a; both in their order. Returns
+ * how many moved (out has room for them). */
+static size_t move_settled(gcs_tracked_object *a, size_t *n, gcs_tracked_object *out,
+                           bool settled)
+{
+    size_t kept = 0, moved = 0;
+    for (size_t i = 0; i < *n; i++) {
+        if (is_settled(&a[i]) == settled)
+            out[moved++] = a[i];
+        else
+            a[kept++] = a[i];
+    }
+    *n = kept;
+    return moved;
+}
+
 /* Puts the old objects back into objs. objs' objects move: all of them
  * count as flagged again. */
 static gcs_status old_into_objs(gcs_objtrack *t, gcs_error *err)
@@ -484,14 +501,7 @@ static void settle_old(gcs_objtrack *t)
         !gcs_array_reserve((void **)&t->old, &t->old_cap, t->old_n + waiting, sizeof *t->old,
                            1024))
         return;
-    size_t k = 0, m = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        if (is_settled(&t->objs[i]))
-            t->spare[m++] = t->objs[i];
-        else
-            t->objs[k++] = t->objs[i];
-    }
-    t->n = k;
+    size_t m = move_settled(t->objs, &t->n, t->spare, true);
     bool merged = merge_into(&t->old, &t->old_n, &t->old_cap, t->spare, m); /* reserved above */
     assert(merged);
     t->old_layout_valid = false; /* the newcomers have not had it */
@@ -1177,16 +1187,9 @@ gcs_status gcs_objtrack_set_generation_ranges(gcs_objtrack *t, const gcs_generat
     if (younger > 0) {
         /* Old objects made gen 0 or 1 are not settled any more: back to
          * objs, which a gen-0 or gen-1 GC walks. */
-        size_t kept = 0, m = 0;
         if (!spare_at_least(&t->spare, &t->spare_cap, younger))
             return old_into_objs(t, err);
-        for (size_t i = 0; i < t->old_n; i++) {
-            if (is_settled(&t->old[i]))
-                t->old[kept++] = t->old[i];
-            else
-                t->spare[m++] = t->old[i];
-        }
-        t->old_n = kept;
+        size_t m = move_settled(t->old, &t->old_n, t->spare, false);
         if (!merge_into(&t->objs, &t->n, &t->cap, t->spare, m))
             return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory merging settled objects");
         t->objs_flagged = true; /* objs' objects moved */
