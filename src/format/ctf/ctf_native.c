@@ -30,6 +30,7 @@
  * mapped ends the process with SIGBUS when a page past its new end is
  * read (a cut seen when the file is opened is read as always).
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -769,7 +770,7 @@ static gcs_status read_payload(native_container *c, ctf_file *f)
             plan->blob_state =
                 gcs_ctf_shortcuts && blob_plain(&f->trace->meta, f->ec) ? PLAN_READY : PLAN_NONE;
         if (plan->blob_state == PLAN_READY && read_blob(f)) {
-            f->counted = c->base.sink->tally && blob_counts(c, f);
+            f->counted = blob_counts(c, f); /* (false without a tally) */
             return GCS_OK;
         }
     }
@@ -1621,6 +1622,7 @@ static gcs_status native_step(gcs_container *base, gcs_error *err)
     /* (Each file read in the loop has its next event: the heap keeps its
      * files.) */
     for (unsigned n = 0;; n++) {
+        assert(c->heap_n > 0);
         ctf_file *best = c->heap[0];
         /* Timestamps are each clock's own cycles: where traces' clocks
          * differ (offsets), the order by nanoseconds may take them back, and
