@@ -30,9 +30,6 @@ typedef struct entry {
 struct gcs_process_table {
     entry *v;
     size_t n, cap;
-    /* The last event type fed that is none of ours: consecutive events
-     * mostly share a type, and the name comparisons cost per event. */
-    const gcs_event_type *last_ignored;
 };
 
 gcs_process_table *gcs_process_table_new(void)
@@ -65,14 +62,17 @@ static bool is_kernel_process(const gcs_event_type *t)
            is(t, KERNEL, "Process/Stop") || is(t, KERNEL, "Process/DCStop");
 }
 
+/* Could the type be one of ours? Every name we take begins with P or R:
+ * one compare turns away the GC events, asked for every event. */
+static inline bool may_be_ours(const gcs_event_type *t)
+{
+    return t && t->name && (t->name[0] == 'P' || t->name[0] == 'R');
+}
+
 bool gcs_process_table_wants(const gcs_event_type *t)
 {
-    /* Asked for every event by some callers: every wanted name begins with
-     * P or R, which turns away the GC events in one compare. */
-    if (!t || !t->name || (t->name[0] != 'P' && t->name[0] != 'R'))
-        return false;
-    return is_kernel_process(t) || is(t, EVENTPIPE, "ProcessInfo") ||
-           is(t, RUNTIME, "Runtime/Start");
+    return may_be_ours(t) && (is_kernel_process(t) || is(t, EVENTPIPE, "ProcessInfo") ||
+                              is(t, RUNTIME, "Runtime/Start"));
 }
 
 static entry *find(const gcs_process_table *pt, uint32_t pid)
@@ -146,19 +146,12 @@ static void feed_process_name(gcs_process_table *pt, const gcs_event *ev)
     set_string(&e->name, &e->pub.name, ev->process_name);
 }
 
-void gcs_process_table_feed(gcs_process_table *pt, const gcs_event *ev)
+/* An event of one of our types: what it says of its process. */
+static __attribute__((noinline)) void feed_ours(gcs_process_table *pt, const gcs_event *ev)
 {
     const gcs_event_type *t = ev->type;
-    if (ev->process_name && ev->process_name[0])
-        feed_process_name(pt, ev);
-    if (t && t == pt->last_ignored)
-        return;
     bool kernel = is_kernel_process(t);
     bool process_info = !kernel && is(t, EVENTPIPE, "ProcessInfo");
-    if (!kernel && !process_info && !is(t, RUNTIME, "Runtime/Start")) {
-        pt->last_ignored = t;
-        return;
-    }
     uint64_t pid = ev->pid;
     if (kernel)
         (void)gcs_payload_find_u64(ev, "ProcessID", &pid);
@@ -187,6 +180,17 @@ void gcs_process_table_feed(gcs_process_table *pt, const gcs_event *ev)
         return;
     set_string(&e->cmdline, &e->pub.command_line, buf);
     e->cmdline_from = from;
+}
+
+void gcs_process_table_feed(gcs_process_table *pt, const gcs_event *ev)
+{
+    if (ev->process_name && ev->process_name[0])
+        feed_process_name(pt, ev);
+    /* Most events are none of ours, turned away by their name's first
+     * letter before any name compare (~140 instructions an event) and
+     * before the frame of feed_ours and its buffer. */
+    if (may_be_ours(ev->type) && gcs_process_table_wants(ev->type))
+        feed_ours(pt, ev);
 }
 
 const gcs_process_entry *gcs_process_table_find(const gcs_process_table *pt, uint32_t pid)
