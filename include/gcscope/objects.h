@@ -267,7 +267,7 @@ gcs_bytes_known gcs_objects_bytes_known(uint64_t items, uint64_t items_without_b
 
 /* Whole-trace facts and problems. */
 typedef struct gcs_objects_summary {
-    uint64_t events_seen;          /* events fed */
+    uint64_t events_seen;          /* events fed (all, or those of gcs_objects_wants) */
     uint64_t events_used;          /* events this analysis understood and used */
     uint64_t allocation_ticks;     /* GC/AllocationTick events */
     uint64_t ticks_without_address; /* V0-V2: no address, cannot be tracked */
@@ -305,7 +305,7 @@ typedef struct gcs_objects_summary {
     double from_ms, to_ms;
     uint64_t allocations_outside_range;
     bool movement_seen;            /* any range event: deaths are known */
-    double trace_end_ms;
+    double trace_end_ms;           /* the latest msec of the events fed */
     gcs_objtrack_stats tracker;
 } gcs_objects_summary;
 
@@ -323,6 +323,15 @@ void gcs_objects_free(gcs_objects *a);
  * kept are tracked to their death or the end. Call before the first feed. */
 void gcs_objects_set_time_range(gcs_objects *a, bool has_from, double from_ms, bool has_to,
                                 double to_ms);
+
+/*
+ * The event types gcs_objects_feed uses: GC start and end, allocation
+ * events, BulkType, moved and surviving ranges, GenerationRange and
+ * PinObjectAtGCTime. Pass it as gcs_reader_options.want (ctx unused): the
+ * reader then only counts the rest (in a trace of handle events, most of
+ * it) instead of sorting and delivering them.
+ */
+bool gcs_objects_wants(void *ctx, const gcs_event_type *type);
 
 /* Feeds one event (in timestamp order). Unknown or malformed events are
  * counted, never fatal; < 0 only for out-of-memory. */

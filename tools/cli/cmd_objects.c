@@ -261,11 +261,18 @@ static gcs_status write_per_process(objects_by_process *op, const gcs_process_ta
     return GCS_OK;
 }
 
+/* The events the report reads: the analysis' and the process table's
+ * (names, command lines, --process); the reader only counts the others. */
+static bool objects_want(void *ctx, const gcs_event_type *type)
+{
+    return gcs_objects_wants(ctx, type) || gcs_process_table_wants(type);
+}
+
 int cli_objects_report(const char *path, const cli_objects_view *v)
 {
     cli_format fmt = v->format;
     process_filter pf = {.spec = v->process_spec};
-    gcs_reader_options ropts = {.archive_member = v->archive_member};
+    gcs_reader_options ropts = {.archive_member = v->archive_member, .want = objects_want};
     objects_by_process *op = calloc(1, sizeof *op);
     if (!op) {
         fprintf(stderr, "gcscope objects: out of memory\n");

@@ -802,6 +802,12 @@ static bool uses_kind(gcs_gc_kind kind)
     }
 }
 
+bool gcs_objects_wants(void *ctx, const gcs_event_type *type)
+{
+    (void)ctx;
+    return uses_kind(gcs_gc_classify(type));
+}
+
 /* The events that bring an object to follow (and count for its type). */
 static bool is_allocation(gcs_gc_kind kind)
 {
