@@ -1,11 +1,11 @@
 /*
- * Harness: the three ways of reading one input agree. gcs_reader_scan
- * (counts without delivering) and a GC-only read (options.want =
- * gcs_gc_wants) end with the status, error offset and counters of the full
- * gcs_reader_next read; the GC-only read delivers exactly the full read's
- * GC events (the same multiset, and the same sequence when both came out
- * in timestamp order). The rules of tests/unit/test_reader_robust.c, on
- * any input.
+ * Harness: the ways of reading one input agree. gcs_reader_scan (counts
+ * without delivering) and filtered reads (options.want = gcs_gc_wants, as
+ * `stats`; gcs_objects_wants, as `objects`) end with the status, error
+ * offset and counters of the full gcs_reader_next read; a filtered read
+ * delivers exactly the full read's events of its filter (the same
+ * multiset, and the same sequence when both came out in timestamp order).
+ * The rules of tests/unit/test_reader_robust.c, on any input.
  */
 #include "fuzz_common.h"
 
@@ -20,7 +20,7 @@ typedef struct outcome {
     uint64_t offset;
     gcs_reader_stats stats;
     uint64_t events; /* full read: delivered; the others: stats.events */
-    uint64_t want_events, want_sequence, want_sum; /* over gcs_gc_wants' events */
+    uint64_t want_events, want_sequence, want_sum; /* over the filter's events */
     bool in_order;
 } outcome;
 
@@ -30,7 +30,9 @@ static uint64_t event_hash(const gcs_event *ev)
     return h ^ (h >> 29);
 }
 
-static outcome read_mode_of(const uint8_t *data, size_t size, read_mode mode)
+typedef bool (*filter_fn)(void *, const gcs_event_type *);
+
+static outcome read_mode_of(const uint8_t *data, size_t size, read_mode mode, filter_fn wants)
 {
     outcome o;
     memset(&o, 0, sizeof o);
@@ -38,7 +40,7 @@ static outcome read_mode_of(const uint8_t *data, size_t size, read_mode mode)
     gcs_error err;
     gcs_error_clear(&err);
     gcs_source *src = gcs_source_from_memory(data, size, &err);
-    gcs_reader_options opts = {.want = mode == READ_WANT ? gcs_gc_wants : NULL};
+    gcs_reader_options opts = {.want = mode == READ_WANT ? wants : NULL};
     gcs_reader *r = src ? gcs_reader_new(src, &opts, &err) : NULL;
     FUZZ_REQUIRE(r != NULL);
     gcs_status st;
@@ -52,8 +54,8 @@ static outcome read_mode_of(const uint8_t *data, size_t size, read_mode mode)
                 o.in_order = false;
             last = ev->timestamp;
             o.events++;
-            if (mode == READ_WANT || gcs_gc_wants(NULL, ev->type)) {
-                FUZZ_REQUIRE(gcs_gc_wants(NULL, ev->type));
+            if (mode == READ_WANT || wants(NULL, ev->type)) {
+                FUZZ_REQUIRE(wants(NULL, ev->type));
                 o.want_events++;
                 o.want_sequence = o.want_sequence * 31 + (uint64_t)ev->timestamp + ev->payload_size;
                 o.want_sum += event_hash(ev);
@@ -95,10 +97,16 @@ static void require_same(const outcome *full, const outcome *other, read_mode mo
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    outcome full = read_mode_of(data, size, READ_ALL);
-    outcome scan = read_mode_of(data, size, READ_SCAN);
-    require_same(&full, &scan, READ_SCAN);
-    outcome want = read_mode_of(data, size, READ_WANT);
-    require_same(&full, &want, READ_WANT);
+    static const filter_fn filters[] = {gcs_gc_wants, gcs_objects_wants};
+    for (size_t f = 0; f < sizeof filters / sizeof *filters; f++) {
+        /* The full read sums over this filter's events. */
+        outcome full = read_mode_of(data, size, READ_ALL, filters[f]);
+        if (f == 0) {
+            outcome scan = read_mode_of(data, size, READ_SCAN, filters[f]);
+            require_same(&full, &scan, READ_SCAN);
+        }
+        outcome want = read_mode_of(data, size, READ_WANT, filters[f]);
+        require_same(&full, &want, READ_WANT);
+    }
     return 0;
 }
