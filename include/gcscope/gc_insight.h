@@ -121,6 +121,18 @@ bool gcs_mann_whitney(const double *a, size_t na, const double *b, size_t nb, do
 bool gcs_bootstrap_diff_ci(const double *a, size_t na, const double *b, size_t nb, double p,
                            unsigned resamples, double confidence, double *lo, double *hi);
 
+/*
+ * gcs_bootstrap_diff_ci for several statistics (stats[0..nstats), each a
+ * percentile or < 0 for the mean; nstats at most GCS_BOOTSTRAP_MAX_STATS)
+ * from one set of resamples: lo[s], hi[s] are what gcs_bootstrap_diff_ci
+ * gives for stats[s] (the generator draws the same positions for every
+ * statistic), for a fraction of the cost of one call each.
+ */
+#define GCS_BOOTSTRAP_MAX_STATS 16
+bool gcs_bootstrap_diff_cis(const double *a, size_t na, const double *b, size_t nb,
+                            const double *stats, size_t nstats, unsigned resamples,
+                            double confidence, double *lo, double *hi);
+
 typedef enum gcs_verdict {
     GCS_VERDICT_SAME = 0,   /* "no significant change" */
     GCS_VERDICT_REGRESSED,

@@ -363,6 +363,15 @@ int gcs_gc_compare(const gcs_gc_process *base, const gcs_gc_process *next,
         {"peak_heap_mb", a.peak_heap_mb, b.peak_heap_mb, NAN},
         {"total_allocated_mb", a.total_allocated_mb, b.total_allocated_mb, NAN},
     };
+    /* The pause metrics' intervals, from one set of resamples. */
+    double stats[GCS_GC_COMPARE_ROWS], ci_lo[GCS_GC_COMPARE_ROWS], ci_hi[GCS_GC_COMPARE_ROWS];
+    size_t n_stats = 0;
+    for (int i = 0; i < GCS_GC_COMPARE_ROWS; i++)
+        if (!isnan(m[i].pause_stat))
+            stats[n_stats++] = m[i].pause_stat;
+    bool have_ci = gcs_bootstrap_diff_cis(pa, na, pb, nb, stats, n_stats, 1000, confidence, ci_lo,
+                                          ci_hi);
+    size_t stat_at = 0;
     for (int i = 0; i < GCS_GC_COMPARE_ROWS; i++) {
         gcs_gc_compare_row *r = &rows[i];
         r->metric = m[i].name;
@@ -373,9 +382,11 @@ int gcs_gc_compare(const gcs_gc_process *base, const gcs_gc_process *next,
         bool pause_metric = !isnan(m[i].pause_stat);
         r->p_value = pause_metric ? pval : NAN;
         r->ci_lo = r->ci_hi = NAN;
-        if (pause_metric && !gcs_bootstrap_diff_ci(pa, na, pb, nb, m[i].pause_stat, 1000,
-                                                   confidence, &r->ci_lo, &r->ci_hi))
-            r->ci_lo = r->ci_hi = NAN;
+        if (pause_metric && have_ci) {
+            r->ci_lo = ci_lo[stat_at];
+            r->ci_hi = ci_hi[stat_at];
+        }
+        stat_at += pause_metric;
         /* Moved enough: by min_change % of the base, or from zero to something. */
         bool moved = isfinite(r->delta_pct) ? fabs(r->delta_pct) > min_change
                                             : (isfinite(r->delta) && r->delta != 0);

@@ -94,6 +94,125 @@ static void test_mmu_windows(void)
     CHECK_EQ_INT(gcs_gc_mmu_windows(1e9, ws, 4), 4);
 }
 
+/* ---- bootstrap: the former one-statistic computation, for reference ---- */
+
+static uint64_t ref_next(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 2685821657736338717ull;
+}
+
+static int ref_cmp(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+/* One resample's statistic, as gcs_bootstrap_diff_ci computed it before
+ * it took several at once: a mean over draws, or a nearest-rank
+ * percentile of the drawn positions. */
+static double ref_stat(const double *v, size_t n, double p, uint64_t *rng)
+{
+    if (p < 0) {
+        double sum = 0;
+        for (size_t i = 0; i < n; i++)
+            sum += v[ref_next(rng) % n];
+        return sum / (double)n;
+    }
+    uint32_t *counts = calloc(n, sizeof *counts);
+    CHECK(counts != NULL);
+    for (size_t i = 0; i < n; i++)
+        counts[ref_next(rng) % n]++;
+    /* The nearest rank, clamped to 1..n. */
+    double r = ceil(p / 100.0 * (double)n);
+    size_t rank = r < 1 ? 1 : r >= (double)n ? n : (size_t)r, seen = 0;
+    double out = v[n - 1];
+    for (size_t i = 0; i < n; i++) {
+        seen += counts[i];
+        if (seen >= rank) {
+            out = v[i];
+            break;
+        }
+    }
+    free(counts);
+    return out;
+}
+
+static void ref_ci(const double *a, size_t na, const double *b, size_t nb, double p,
+                   unsigned resamples, double confidence, double *lo, double *hi)
+{
+    double *sa = malloc(na * sizeof *sa), *sb = malloc(nb * sizeof *sb);
+    double *diff = malloc(resamples * sizeof *diff);
+    CHECK(sa && sb && diff);
+    memcpy(sa, a, na * sizeof *sa);
+    memcpy(sb, b, nb * sizeof *sb);
+    qsort(sa, na, sizeof *sa, ref_cmp);
+    qsort(sb, nb, sizeof *sb, ref_cmp);
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    for (unsigned i = 0; i < resamples; i++) {
+        double stat_b = ref_stat(sb, nb, p, &rng); /* b's draws first */
+        double stat_a = ref_stat(sa, na, p, &rng);
+        diff[i] = stat_b - stat_a;
+    }
+    qsort(diff, resamples, sizeof *diff, ref_cmp);
+    double tail = (1.0 - confidence) / 2.0;
+    size_t ilo = (size_t)floor(tail * (resamples - 1));
+    size_t ihi = (size_t)ceil((1.0 - tail) * (resamples - 1));
+    *lo = diff[ilo];
+    *hi = diff[ihi < resamples ? ihi : resamples - 1];
+    free(sa);
+    free(sb);
+    free(diff);
+}
+
+/* Several statistics from one set of resamples give, bit for bit, what
+ * one call each gave (compare takes its five pause intervals at once),
+ * with ties, single values and uneven sizes; the intervals say what they
+ * should of a shifted sample. */
+static void test_bootstrap_intervals(void)
+{
+    static const size_t sizes[][2] = {{1, 1}, {7, 3}, {1000, 1000}, {4321, 257}, {2, 5000}};
+    static const double stats[] = {50, -1, 99, 90, 100, 0, 50};
+    const size_t nstats = sizeof stats / sizeof *stats;
+    uint64_t seed = 12345;
+    for (size_t c = 0; c < sizeof sizes / sizeof *sizes; c++) {
+        size_t na = sizes[c][0], nb = sizes[c][1];
+        double *a = malloc(na * sizeof *a), *b = malloc(nb * sizeof *b);
+        CHECK(a && b);
+        for (size_t i = 0; i < na; i++) /* ties: values on a 0.25 grid */
+            a[i] = (double)(ref_next(&seed) % 400) * 0.25;
+        for (size_t i = 0; i < nb; i++)
+            b[i] = (double)(ref_next(&seed) % 400) * 0.25 + 5;
+        double lo[16], hi[16];
+        CHECK(gcs_bootstrap_diff_cis(a, na, b, nb, stats, nstats, 200, 0.99, lo, hi));
+        for (size_t s = 0; s < nstats; s++) {
+            double rlo, rhi, one_lo, one_hi;
+            ref_ci(a, na, b, nb, stats[s], 200, 0.99, &rlo, &rhi);
+            CHECK(gcs_bootstrap_diff_ci(a, na, b, nb, stats[s], 200, 0.99, &one_lo, &one_hi));
+            CHECK(memcmp(&lo[s], &rlo, sizeof rlo) == 0 && memcmp(&hi[s], &rhi, sizeof rhi) == 0);
+            CHECK(one_lo == rlo && one_hi == rhi);
+            CHECK(lo[s] <= hi[s]);
+        }
+        /* Large samples: b is a shifted by about 5, the mean's interval
+         * holds 5 and not 0. */
+        if (na >= 1000 && nb >= 1000) {
+            CHECK(lo[1] < 5 + 3 && hi[1] > 5 - 3);
+            CHECK(lo[1] > 0);
+        }
+        free(a);
+        free(b);
+    }
+    double x = 1, lo[1], hi[1], p = 50;
+    CHECK(!gcs_bootstrap_diff_cis(&x, 0, &x, 1, &p, 1, 10, 0.9, lo, hi));
+    CHECK(!gcs_bootstrap_diff_cis(&x, 1, &x, 1, &p, 0, 10, 0.9, lo, hi));
+    CHECK(!gcs_bootstrap_diff_cis(&x, 1, &x, 1, &p, GCS_BOOTSTRAP_MAX_STATS + 1, 10, 0.9, lo,
+                                  hi));
+}
+
 static void test_mann_whitney(void)
 {
     double a[3] = {1, 2, 3}, b[3] = {4, 5, 6}, z, p;
@@ -453,6 +572,7 @@ int main(void)
     RUN(test_mmu);
     RUN(test_mmu_windows);
     RUN(test_mann_whitney);
+    RUN(test_bootstrap_intervals);
     RUN(test_kpis);
     RUN(test_findings);
     RUN(test_compare_and_check);

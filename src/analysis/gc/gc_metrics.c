@@ -268,35 +268,70 @@ static uint64_t next_random(uint64_t *state)
     return x * 2685821657736338717ull;
 }
 
-/* The statistic of one resample of the sorted sample v (n values): counts
- * of drawn positions, then the rank-th smallest drawn value. */
-static double resample_stat(const double *v, size_t n, double p, uint32_t *counts, uint64_t *rng)
+/* Percentile statistics (p >= 0) of one resample, from the counts of drawn
+ * positions of the sorted sample v (n values): out[k] for stats[order[k]],
+ * the rank-th smallest drawn value, in one scan (order: the percentiles by
+ * ascending rank). */
+static void percentiles_of(const double *v, size_t n, const uint32_t *counts, const double *stats,
+                           const size_t *order, size_t n_pct, double *out)
 {
-    if (p < 0) {
-        double sum = 0;
-        for (size_t i = 0; i < n; i++)
-            sum += v[next_random(rng) % n];
-        return sum / (double)n;
-    }
-    memset(counts, 0, n * sizeof *counts);
-    for (size_t i = 0; i < n; i++)
-        counts[next_random(rng) % n]++;
-    size_t rank = gcs_nearest_rank(p, n), seen = 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t rank[GCS_BOOTSTRAP_MAX_STATS];
+    for (size_t k = 0; k < n_pct; k++)
+        rank[k] = gcs_nearest_rank(stats[order[k]], n);
+    size_t k = 0, seen = 0;
+    for (size_t i = 0; i < n && k < n_pct; i++) {
         seen += counts[i];
-        if (seen >= rank)
-            return v[i];
+        while (k < n_pct && seen >= rank[k])
+            out[order[k++]] = v[i];
     }
-    return v[n - 1];
+    for (; k < n_pct; k++)
+        out[order[k]] = v[n - 1];
 }
 
-bool gcs_bootstrap_diff_ci(const double *a, size_t na, const double *b, size_t nb, double p,
-                           unsigned resamples, double confidence, double *lo, double *hi)
+/* One resample of the sorted sample v (n values), n draws of the
+ * generator: every statistic of stats into out (the mean summed in draw
+ * order). */
+static void resample_stats(const double *v, size_t n, const double *stats, size_t nstats,
+                           const size_t *order, size_t n_pct, uint32_t *counts, uint64_t *rng,
+                           double *out)
 {
-    if (na == 0 || nb == 0 || resamples == 0)
+    double sum = 0;
+    if (n_pct > 0) {
+        memset(counts, 0, n * sizeof *counts);
+        for (size_t i = 0; i < n; i++) {
+            const size_t at = next_random(rng) % n;
+            counts[at]++;
+            sum += v[at];
+        }
+        percentiles_of(v, n, counts, stats, order, n_pct, out);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            sum += v[next_random(rng) % n];
+    }
+    for (size_t s = 0; s < nstats; s++)
+        if (stats[s] < 0)
+            out[s] = sum / (double)n;
+}
+
+bool gcs_bootstrap_diff_cis(const double *a, size_t na, const double *b, size_t nb,
+                            const double *stats, size_t nstats, unsigned resamples,
+                            double confidence, double *lo, double *hi)
+{
+    if (na == 0 || nb == 0 || resamples == 0 || nstats == 0 || nstats > GCS_BOOTSTRAP_MAX_STATS)
         return false;
+    /* The percentiles by ascending rank (the same order for both samples:
+     * the rank grows with p whatever n). */
+    size_t order[GCS_BOOTSTRAP_MAX_STATS], n_pct = 0;
+    for (size_t s = 0; s < nstats; s++) {
+        if (stats[s] < 0)
+            continue;
+        size_t k = n_pct++;
+        for (; k > 0 && stats[order[k - 1]] > stats[s]; k--)
+            order[k] = order[k - 1];
+        order[k] = s;
+    }
     double *sa = malloc(na * sizeof *sa), *sb = malloc(nb * sizeof *sb);
-    double *diff = malloc(resamples * sizeof *diff);
+    double *diff = malloc((size_t)resamples * nstats * sizeof *diff);
     uint32_t *counts = malloc((na > nb ? na : nb) * sizeof *counts);
     bool ok = sa && sb && diff && counts;
     if (ok) {
@@ -305,20 +340,37 @@ bool gcs_bootstrap_diff_ci(const double *a, size_t na, const double *b, size_t n
         qsort(sa, na, sizeof *sa, cmp_double);
         qsort(sb, nb, sizeof *sb, cmp_double);
         uint64_t rng = 0x9E3779B97F4A7C15ull;
-        for (unsigned i = 0; i < resamples; i++)
-            diff[i] = resample_stat(sb, nb, p, counts, &rng) - resample_stat(sa, na, p, counts, &rng);
-        qsort(diff, resamples, sizeof *diff, cmp_double);
+        double stat_b[GCS_BOOTSTRAP_MAX_STATS], stat_a[GCS_BOOTSTRAP_MAX_STATS];
+        for (unsigned i = 0; i < resamples; i++) {
+            /* b's draws, then a's: the generator's order. */
+            resample_stats(sb, nb, stats, nstats, order, n_pct, counts, &rng, stat_b);
+            resample_stats(sa, na, stats, nstats, order, n_pct, counts, &rng, stat_a);
+            for (size_t s = 0; s < nstats; s++)
+                diff[s * resamples + i] = stat_b[s] - stat_a[s];
+        }
         double tail = (1.0 - confidence) / 2.0;
         size_t ilo = (size_t)floor(tail * (resamples - 1));
         size_t ihi = (size_t)ceil((1.0 - tail) * (resamples - 1));
-        *lo = diff[ilo];
-        *hi = diff[ihi < resamples ? ihi : resamples - 1];
+        if (ihi >= resamples)
+            ihi = resamples - 1;
+        for (size_t s = 0; s < nstats; s++) {
+            double *d = diff + s * resamples;
+            qsort(d, resamples, sizeof *d, cmp_double);
+            lo[s] = d[ilo];
+            hi[s] = d[ihi];
+        }
     }
     free(sa);
     free(sb);
     free(diff);
     free(counts);
     return ok;
+}
+
+bool gcs_bootstrap_diff_ci(const double *a, size_t na, const double *b, size_t nb, double p,
+                           unsigned resamples, double confidence, double *lo, double *hi)
+{
+    return gcs_bootstrap_diff_cis(a, na, b, nb, &p, 1, resamples, confidence, lo, hi);
 }
 
 /* ------------------------------------------------------------ per heap */
