@@ -202,6 +202,31 @@ static GCS_ALWAYS_INLINE char *gcs_put_fixed(char *w, double v, unsigned decimal
 #endif
 }
 
+/* n / 10^k (k < 20) by a constant divisor, which the compiler makes a
+ * multiplication: a 64-bit division by a variable power of ten was most
+ * of the time of a text line's milliseconds. */
+static inline uint64_t gcs_div_pow10(uint64_t n, unsigned k)
+{
+    switch (k) {
+    case 0: return n;
+    case 1: return n / 10u;
+    case 2: return n / 100u;
+    case 3: return n / 1000u;
+    case 4: return n / 10000u;
+    case 5: return n / 100000u;
+    case 6: return n / 1000000u;
+    case 7: return n / 10000000u;
+    case 8: return n / 100000000u;
+    case 9: return n / 1000000000u;
+    case 10: return n / 10000000000u;
+    case 11: return n / 100000000000u;
+    case 12: return n / 1000000000000u;
+    case 13: return n / 10000000000000u;
+    case 14: return n / 100000000000000u;
+    default: return n / gcs_pow10_u64[k < 20 ? k : 19];
+    }
+}
+
 /*
  * gcs_msec_format's text of ms at w (room for 40 bytes), for 1 <= ms <
  * 1e9 (every event after the first millisecond of a trace shorter than 11
@@ -231,11 +256,13 @@ static inline char *gcs_put_msec3(char *w, double ms)
         n++;
     if (n >= gcs_pow10_u64[15])
         return NULL; /* rounded up to 16 digits: "%.15g" drops a decimal */
+    /* n to 4 decimals, and whether the d - 4 digits dropped are zeros. */
+    const uint64_t q = gcs_div_pow10(n, d - 4);
     /* At most 3 decimals once trailing zeros go: the last d - 3 are 0. */
-    if (n % gcs_pow10_u64[d - 3] == 0)
+    if (n == q * gcs_pow10_u64[d - 4] && q % 10 == 0)
         return gcs_put_fixed(w, ms, 3);
-    uint64_t thousandths = n / gcs_pow10_u64[d - 3];
-    if ((n / gcs_pow10_u64[d - 4]) % 10 >= 5)
+    uint64_t thousandths = q / 10;
+    if (q % 10 >= 5)
         thousandths++;
     w = gcs_put_u64(w, thousandths / 1000);
     *w = '.';
