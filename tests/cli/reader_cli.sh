@@ -31,6 +31,15 @@ bad=$(grep -cv '^{"msec":.*}$' "$tmp/ev.json")
 # Timestamp order.
 "$G" events "$T" --format json | sed -E 's/^\{"msec":([0-9.]+),.*/\1/' > "$tmp/ms"
 sort -n -c "$tmp/ms" 2>/dev/null || fail "events are not in timestamp order"
+# --provider/--event make the reader refuse the other types (they are
+# counted, not delivered): the lines are those of the unfiltered output.
+"$G" events "$T" > "$tmp/all.txt" || fail "events exit $?"
+grep ' Microsoft-Windows-DotNETRuntime/GC/Start ' "$tmp/all.txt" > "$tmp/want.txt"
+"$G" events "$T" --event GC/Start > "$tmp/got.txt" || fail "--event exit $?"
+cmp -s "$tmp/want.txt" "$tmp/got.txt" || fail "--event GC/Start: not the unfiltered lines"
+grep ' Microsoft-DotNETCore-EventPipe/' "$tmp/all.txt" > "$tmp/want.txt"
+"$G" events "$T" --provider microsoft-dotnetcore-eventpipe > "$tmp/got.txt" || fail "--provider exit $?"
+cmp -s "$tmp/want.txt" "$tmp/got.txt" || fail "--provider: not the unfiltered lines"
 # The first GC/Start: TraceEvent's MSec and fields (tests/data/*.oracle-dump.txt).
 first=$("$G" events "$T" --event GC/Start --limit 1)
 case $first in
@@ -60,6 +69,12 @@ head -c 700000 "$T" > "$tmp/cut.nettrace"
 n=$(wc -l < "$tmp/out")
 [ "$n" -gt 1000 ] && [ "$n" -lt 16959 ] || fail "truncated: $n events printed"
 grep -q 'truncated at byte offset' "$tmp/err" || fail "truncated: $(cat "$tmp/err")"
+# Filtered, the same fault and the same GCs before it.
+want=$(grep -c '/GC/Start ' "$tmp/out")
+"$G" events "$tmp/cut.nettrace" --event GC/Start > "$tmp/out" 2> "$tmp/err2"; rc=$?
+[ $rc -eq 2 ] || fail "truncated, filtered: exit $rc"
+cmp -s "$tmp/err" "$tmp/err2" || fail "truncated, filtered: $(cat "$tmp/err2")"
+[ "$(wc -l < "$tmp/out")" -eq "$want" ] && [ "$want" -gt 0 ] || fail "truncated, filtered: not the $want GCs"
 "$G" info --format json "$tmp/cut.nettrace" > "$tmp/out" 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] || fail "truncated info: exit $rc"
 grep -q "\"events\":$n," "$tmp/out" || fail "truncated info does not count the $n events"
