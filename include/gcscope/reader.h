@@ -215,6 +215,13 @@ typedef struct gcs_reader_options {
     bool (*tap)(void *tap_ctx, const gcs_event_type *type);
     void (*on_tap)(void *tap_ctx, const gcs_tap_event *ev);
     void *tap_ctx;
+    /* has_from_msec: deliver (and tap) only the events at or after
+     * from_msec ms from the trace start (gcs_event.msec >= from_msec); the
+     * earlier ones are counted as refused types' are, so the counters and
+     * type counts stay those of a full read. A window late in a long trace
+     * then costs what counting its beginning costs, not sorting it. */
+    bool has_from_msec;
+    double from_msec;
     /* Input that is a zip or tar archive: the member to read, by its path
      * in the archive or its file name (NULL: the first member that is a
      * trace). The caller keeps the string alive as long as the reader. */

@@ -266,6 +266,8 @@ static gcs_status on_metadata(void *ctx, const gcs_meta_def *def, gcs_error *err
 }
 
 static gcs_status on_event_scan(void *ctx, const gcs_raw_event *ev, gcs_error *err);
+static inline void scan_count_type(gcs_reader *r, type_entry *te, const uint8_t *payload,
+                                   uint32_t size, uint32_t pointer_size, int64_t timestamp);
 static void tap_slot(gcs_reader *r, uint32_t id, const type_entry *te);
 static bool payload_walk_fits(const type_entry *te, const uint8_t *payload, uint32_t size,
                               uint32_t pointer_size);
@@ -319,6 +321,25 @@ static uint8_t tap_flaw(const gcs_reader *r, const type_entry *te, const gcs_raw
     return fits ? TAP_CLEAN : TAP_UNDECODABLE;
 }
 
+/* Is a wanted event before options.from_msec (by the msec delivery
+ * would give it)? */
+static inline bool before_from(const gcs_reader *r, const gcs_raw_event *ev)
+{
+    return r->opts.has_from_msec && !(gcs_reader_msec(r, ev->timestamp) >= r->opts.from_msec);
+}
+
+/* A wanted event before options.from_msec: counted as a refused type's
+ * (on_event_scan_slow), but its type is never handed to the container to
+ * count, which would then count the later events too. */
+static __attribute__((noinline)) gcs_status count_before_from(gcs_reader *r, type_entry *te,
+                                                              const gcs_raw_event *ev)
+{
+    if (ev->has_sequence)
+        gcs_sorter_note_sequence_run(r->sorter, ev->capture_tid, ev->sequence, ev->sequence);
+    scan_count_type(r, te, ev->payload, ev->payload_size, ev->pointer_size, ev->timestamp);
+    return GCS_OK;
+}
+
 /* An event of a wanted type when options.tap is set: a tapped type's goes
  * to the sorter's lane (with activity ids, rare, as a record: delivery
  * hands it to on_tap all the same). */
@@ -343,6 +364,8 @@ static __attribute__((noinline)) gcs_status on_event_slow(gcs_reader *r, const g
     type_entry *te = resolve_type(r, ev->metadata_id);
     if (r->opts.want && !wanted(r, te))
         return on_event_scan(r, ev, err); /* counted, not delivered */
+    if (before_from(r, ev))
+        return count_before_from(r, te, ev);
     if (r->opts.tap)
         return on_event_tap(r, te, ev, err);
     return add_event(r, te, ev, err);
@@ -359,6 +382,8 @@ static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
     if (r->opts.want && te->want != WANT_YES)
         return te->want == WANT_NO ? on_event_scan(r, ev, err) /* counted, not delivered */
                                    : on_event_slow(r, ev, err);
+    if (__builtin_expect(before_from(r, ev), 0))
+        return count_before_from(r, te, ev);
     if (r->opts.tap && te->tap != WANT_NO)
         return on_event_tap(r, te, ev, err);
     return add_event(r, te, ev, err);
@@ -489,7 +514,10 @@ gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_
          * write the tapped types' to the lane. */
         r->sink.tally = &r->tally;
         r->sink.sequence_run = on_sequence_run;
-        if (r->opts.tap)
+        /* Not with options.from_msec: the container would write a tapped
+         * type's rows to the lane past on_event's time test (rows of one
+         * thread that come late, before the cut, after one after it). */
+        if (r->opts.tap && !r->opts.has_from_msec)
             r->sink.lane = gcs_sorter_tap_lane(r->sorter);
     }
     r->unresolvable.pub.index = NO_TYPE_INDEX;

@@ -40,6 +40,12 @@ cmp -s "$tmp/want.txt" "$tmp/got.txt" || fail "--event GC/Start: not the unfilte
 grep ' Microsoft-DotNETCore-EventPipe/' "$tmp/all.txt" > "$tmp/want.txt"
 "$G" events "$T" --provider microsoft-dotnetcore-eventpipe > "$tmp/got.txt" || fail "--provider exit $?"
 cmp -s "$tmp/want.txt" "$tmp/got.txt" || fail "--provider: not the unfiltered lines"
+# --from-ms: the reader counts the earlier events; what it prints is the
+# unfiltered output's tail (events come in time order).
+"$G" events "$T" --from-ms 1500 > "$tmp/got.txt" || fail "--from-ms exit $?"
+n=$(wc -l < "$tmp/got.txt")
+[ "$n" -gt 0 ] && [ "$n" -lt "$(wc -l < "$tmp/all.txt")" ] || fail "--from-ms 1500 printed $n lines"
+tail -n "$n" "$tmp/all.txt" | cmp -s - "$tmp/got.txt" || fail "--from-ms: not the unfiltered tail"
 # The first GC/Start: TraceEvent's MSec and fields (tests/data/*.oracle-dump.txt).
 first=$("$G" events "$T" --event GC/Start --limit 1)
 case $first in

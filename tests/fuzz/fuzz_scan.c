@@ -1,10 +1,12 @@
 /*
  * Harness: the ways of reading one input agree. gcs_reader_scan (counts
- * without delivering) and filtered reads (options.want = gcs_gc_wants, as
- * `stats`; gcs_objects_wants, as `objects`) end with the status, error
- * offset and counters of the full gcs_reader_next read; a filtered read
- * delivers exactly the full read's events of its filter (the same
- * multiset, and the same sequence when both came out in timestamp order).
+ * without delivering), filtered reads (options.want = gcs_gc_wants, as
+ * `stats`; gcs_objects_wants, as `objects`) and a read told to start at
+ * the third event's msec (options.from_msec, as `events --from-ms`) end
+ * with the status, error offset and counters of the full gcs_reader_next
+ * read; a filtered or cut read delivers exactly the full read's events of
+ * its filter or after its cut (the same multiset, and the same sequence
+ * when both came out in timestamp order).
  * The rules of tests/unit/test_reader_robust.c, on any input.
  */
 #include "fuzz_common.h"
@@ -13,7 +15,7 @@
 
 #include "gcscope.h"
 
-typedef enum read_mode { READ_ALL, READ_SCAN, READ_WANT } read_mode;
+typedef enum read_mode { READ_ALL, READ_SCAN, READ_WANT, READ_FROM } read_mode;
 
 typedef struct outcome {
     gcs_status status;
@@ -22,6 +24,8 @@ typedef struct outcome {
     uint64_t events; /* full read: delivered; the others: stats.events */
     uint64_t want_events, want_sequence, want_sum; /* over the filter's events */
     bool in_order;
+    bool has_third; /* full read: the third event's msec, a place to cut */
+    double third_msec;
 } outcome;
 
 static uint64_t event_hash(const gcs_event *ev)
@@ -32,7 +36,17 @@ static uint64_t event_hash(const gcs_event *ev)
 
 typedef bool (*filter_fn)(void *, const gcs_event_type *);
 
-static outcome read_mode_of(const uint8_t *data, size_t size, read_mode mode, filter_fn wants)
+static bool want_all(void *ctx, const gcs_event_type *t)
+{
+    (void)ctx;
+    (void)t;
+    return true;
+}
+
+/* has_from: sums over the events at or after `from` only (READ_ALL), or
+ * the reader told to start there (READ_FROM). */
+static outcome read_mode_of(const uint8_t *data, size_t size, read_mode mode, filter_fn wants,
+                            bool has_from, double from)
 {
     outcome o;
     memset(&o, 0, sizeof o);
@@ -40,7 +54,8 @@ static outcome read_mode_of(const uint8_t *data, size_t size, read_mode mode, fi
     gcs_error err;
     gcs_error_clear(&err);
     gcs_source *src = gcs_source_from_memory(data, size, &err);
-    gcs_reader_options opts = {.want = mode == READ_WANT ? wants : NULL};
+    gcs_reader_options opts = {.want = mode == READ_WANT ? wants : NULL,
+                               .has_from_msec = mode == READ_FROM, .from_msec = from};
     gcs_reader *r = src ? gcs_reader_new(src, &opts, &err) : NULL;
     FUZZ_REQUIRE(r != NULL);
     gcs_status st;
@@ -54,7 +69,13 @@ static outcome read_mode_of(const uint8_t *data, size_t size, read_mode mode, fi
                 o.in_order = false;
             last = ev->timestamp;
             o.events++;
-            if (mode == READ_WANT || wants(NULL, ev->type)) {
+            if (o.events == 3) {
+                o.has_third = true;
+                o.third_msec = ev->msec;
+            }
+            if (mode == READ_FROM)
+                FUZZ_REQUIRE(ev->msec >= from);
+            if ((mode != READ_ALL || wants(NULL, ev->type)) && (!has_from || ev->msec >= from)) {
                 FUZZ_REQUIRE(wants(NULL, ev->type));
                 o.want_events++;
                 o.want_sequence = o.want_sequence * 31 + (uint64_t)ev->timestamp + ev->payload_size;
@@ -87,7 +108,7 @@ static void require_same(const outcome *full, const outcome *other, read_mode mo
         FUZZ_REQUIRE(other->stats.first_timestamp == full->stats.first_timestamp);
         FUZZ_REQUIRE(other->stats.last_timestamp == full->stats.last_timestamp);
     }
-    if (mode == READ_WANT) {
+    if (mode == READ_WANT || mode == READ_FROM) {
         FUZZ_REQUIRE(other->want_events == full->want_events);
         FUZZ_REQUIRE(other->want_sum == full->want_sum);
         if (full->in_order && other->in_order)
@@ -98,15 +119,24 @@ static void require_same(const outcome *full, const outcome *other, read_mode mo
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const filter_fn filters[] = {gcs_gc_wants, gcs_objects_wants};
+    outcome first = {0};
     for (size_t f = 0; f < sizeof filters / sizeof *filters; f++) {
         /* The full read sums over this filter's events. */
-        outcome full = read_mode_of(data, size, READ_ALL, filters[f]);
+        outcome full = read_mode_of(data, size, READ_ALL, filters[f], false, 0);
         if (f == 0) {
-            outcome scan = read_mode_of(data, size, READ_SCAN, filters[f]);
+            first = full;
+            outcome scan = read_mode_of(data, size, READ_SCAN, filters[f], false, 0);
             require_same(&full, &scan, READ_SCAN);
         }
-        outcome want = read_mode_of(data, size, READ_WANT, filters[f]);
+        outcome want = read_mode_of(data, size, READ_WANT, filters[f], false, 0);
         require_same(&full, &want, READ_WANT);
+    }
+    /* Told to start at the third event's msec, the reader delivers the
+     * full read's events from there, and counts the rest. */
+    if (first.has_third) {
+        outcome full = read_mode_of(data, size, READ_ALL, want_all, true, first.third_msec);
+        outcome cut = read_mode_of(data, size, READ_FROM, want_all, true, first.third_msec);
+        require_same(&full, &cut, READ_FROM);
     }
     return 0;
 }

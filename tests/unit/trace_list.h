@@ -8,6 +8,8 @@
 #ifndef GCS_TESTS_TRACE_LIST_H
 #define GCS_TESTS_TRACE_LIST_H
 
+#include <stdlib.h>
+
 #include "check.h"
 
 static const char *const reader_traces[] = {
@@ -34,6 +36,28 @@ static inline unsigned char *reader_trace(size_t i, size_t *size)
 {
     *size = 0;
     return check_file_exists(reader_traces[i]) ? check_read_file(reader_traces[i], size) : NULL;
+}
+
+/* fn(i, data, size, ctx) for every one of reader_traces present (its bytes
+ * freed after); checks that every committed one was there. Returns how
+ * many were read. */
+static inline size_t reader_traces_each(void (*fn)(size_t i, const unsigned char *data,
+                                                   size_t size, void *ctx),
+                                        void *ctx)
+{
+    size_t read = 0, committed = 0;
+    for (size_t i = 0; i < sizeof reader_traces / sizeof *reader_traces; i++) {
+        size_t size;
+        unsigned char *data = reader_trace(i, &size);
+        if (!data)
+            continue;
+        read++;
+        committed += i < READER_TRACES_COMMITTED;
+        fn(i, data, size, ctx);
+        free(data);
+    }
+    CHECK_EQ_U64(committed, READER_TRACES_COMMITTED);
+    return read;
 }
 
 #endif

@@ -124,6 +124,9 @@ static int run_events(int argc, char **argv)
         ropts.want = filter_wants;
         ropts.want_ctx = &filter;
     }
+    /* The events before --from-ms: counted by the reader, not sorted. */
+    ropts.has_from_msec = has_from;
+    ropts.from_msec = from_ms;
     cli_trace tr;
     if (!cli_open_trace_with(&tr, path, &ropts))
         return CLI_FAILED;

@@ -1,0 +1,173 @@
+/*
+ * options.has_from_msec: a reader told to start at T delivers exactly the
+ * events of a full read whose msec is at least T, in the same order, and
+ * ends with the same counters, type counts and time span; with a `want`
+ * filter and with taps as well (the tapped events pass the same test). On
+ * every committed fixture and the shared traces (trace_list.h), at three
+ * cuts: the first event, a third of the way, and past the last event.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "trace_list.h"
+
+#include "gcscope.h"
+
+typedef struct reading {
+    gcs_status status;
+    uint64_t events, hash; /* delivered and tapped, in order */
+    double *msec;          /* each delivered or tapped event's (full reads) */
+    size_t n_msec, cap_msec;
+    gcs_reader_stats stats;
+    uint64_t type_counts[64];
+} reading;
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+/* Counts an event of msec m and folds it into the hash when it is at or
+ * after from (every event: from = -inf). */
+static void note(reading *rd, const gcs_event_type *t, int64_t ts, uint32_t size, double m,
+                 double from)
+{
+    if (rd->n_msec == rd->cap_msec) {
+        rd->cap_msec = rd->cap_msec ? 2 * rd->cap_msec : 4096;
+        rd->msec = realloc(rd->msec, rd->cap_msec * sizeof *rd->msec);
+        CHECK(rd->msec != NULL);
+    }
+    rd->msec[rd->n_msec++] = m;
+    if (!(m >= from))
+        return;
+    rd->events++;
+    rd->hash = mix(mix(mix(rd->hash, t->index), (uint64_t)ts), size);
+}
+
+typedef struct tap_ctx {
+    reading *rd;
+    double from;
+} tap_ctx;
+
+static void on_tap(void *ctx, const gcs_tap_event *ev)
+{
+    tap_ctx *c = ctx;
+    note(c->rd, ev->type, ev->timestamp, ev->payload_size, ev->msec, c->from);
+}
+
+/* Taps the GC analysis' types (allocation ticks, suspensions). */
+static bool taps(void *ctx, const gcs_event_type *t)
+{
+    return gcs_gc_taps(ctx, t);
+}
+
+/* A read of the trace: from NAN, every event delivered and hashed; else
+ * hashing only those at or after `from` (a full read's view of a cut), or,
+ * with `cut`, the reader itself told to start there. */
+static void read_trace(const uint8_t *data, size_t size, bool (*want)(void *, const gcs_event_type *),
+                       bool tap, double from, bool cut, reading *rd)
+{
+    memset(rd, 0, sizeof *rd);
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_source *src = gcs_source_from_memory(data, size, &err);
+    CHECK(src != NULL);
+    tap_ctx tc = {rd, isnan(from) ? -INFINITY : from};
+    gcs_reader_options opts = {.want = want};
+    if (tap) {
+        opts.tap = taps;
+        opts.on_tap = on_tap;
+        opts.tap_ctx = &tc;
+    }
+    if (cut) {
+        opts.has_from_msec = true;
+        opts.from_msec = from;
+    }
+    gcs_reader *r = gcs_reader_new(src, &opts, &err);
+    CHECK(r != NULL);
+    const gcs_event *ev;
+    gcs_status st;
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+        note(rd, ev->type, ev->timestamp, ev->payload_size, ev->msec, tc.from);
+    rd->status = st;
+    rd->stats = *gcs_reader_get_stats(r);
+    const gcs_event_type *t;
+    for (uint32_t i = 0; i < 64 && (t = gcs_reader_event_type(r, i)) != NULL; i++)
+        rd->type_counts[i] = t->count;
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
+static void check_cut(const char *what, const reading *full, const reading *cut)
+{
+    int failed_before = check_failed_in_test;
+    CHECK_EQ_INT(full->status, cut->status);
+    CHECK_EQ_U64(full->events, cut->events);
+    CHECK_EQ_U64(full->hash, cut->hash);
+    CHECK_EQ_U64(full->stats.events, cut->stats.events);
+    CHECK_EQ_U64(full->stats.undecodable_events, cut->stats.undecodable_events);
+    CHECK_EQ_U64(full->stats.unknown_events, cut->stats.unknown_events);
+    CHECK_EQ_U64(full->stats.lost_events, cut->stats.lost_events);
+    CHECK_EQ_U64(full->stats.bytes_read, cut->stats.bytes_read);
+    CHECK_EQ_U64((uint64_t)full->stats.first_timestamp, (uint64_t)cut->stats.first_timestamp);
+    CHECK_EQ_U64((uint64_t)full->stats.last_timestamp, (uint64_t)cut->stats.last_timestamp);
+    for (int i = 0; i < 64; i++)
+        CHECK_EQ_U64(full->type_counts[i], cut->type_counts[i]);
+    if (check_failed_in_test != failed_before)
+        fprintf(stderr, "  ^ %s\n", what);
+}
+
+static bool want_gc(void *ctx, const gcs_event_type *t)
+{
+    return gcs_gc_wants(ctx, t);
+}
+
+/* The three cuts of one trace, in every mode; counts in *cut_some the
+ * traces a third of the way leaves events out of. */
+static void cut_one(size_t i, const unsigned char *data, size_t size, void *ctx)
+{
+    size_t *cut_some = ctx;
+    /* Where to cut: from the full read's own msec values. */
+    reading all;
+    read_trace(data, size, NULL, false, NAN, false, &all);
+    double cuts[3] = {-1.0, 0.0, 1e300};
+    if (all.n_msec > 0) {
+        cuts[0] = all.msec[0];
+        cuts[1] = all.msec[all.n_msec / 3];
+        cuts[2] = all.msec[all.n_msec - 1] + 1.0;
+    }
+    for (int k = 0; k < 3; k++) {
+        /* Every event, the GC analysis' filter, and its taps too. */
+        for (int mode = 0; mode < 3; mode++) {
+            bool (*want)(void *, const gcs_event_type *) = mode == 0 ? NULL : want_gc;
+            bool tap = mode == 2;
+            reading full, cut;
+            read_trace(data, size, want, tap, cuts[k], false, &full);
+            read_trace(data, size, want, tap, cuts[k], true, &cut);
+            char what[512];
+            snprintf(what, sizeof what, "%s, cut %d, mode %d", reader_traces[i], k, mode);
+            check_cut(what, &full, &cut);
+            *cut_some += mode == 0 && k == 1 && full.events < full.n_msec;
+            free(full.msec);
+            free(cut.msec);
+        }
+    }
+    free(all.msec);
+}
+
+static void test_from_delivers_the_full_reads_tail(void)
+{
+    size_t cut_some = 0;
+    size_t read = reader_traces_each(cut_one, &cut_some);
+    /* A third of the way in leaves events out of most traces. */
+    CHECK(cut_some * 2 > read);
+}
+
+int main(void)
+{
+    RUN(test_from_delivers_the_full_reads_tail);
+    return check_report("test_reader_from");
+}
