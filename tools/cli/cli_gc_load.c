@@ -1,6 +1,9 @@
 /* tools/cli/cli_gc_load.c - a trace through the GC analyzer (cli_gc_load.h). */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_gc_load.h"
 
@@ -109,7 +112,7 @@ gcs_gc_analyzer *cli_gc_load(const char *who, const char *path, const cli_gc_loa
             hooks->on_event(hooks->ctx, ev);
         gcs_status fs = gcs_gc_analyzer_feed(an, ev);
         if (fs < 0) {
-            fprintf(stderr, "%s: %s: the GC analysis stopped (%s)\n", who, path, gcs_status_name(fs));
+            fprintf(cli_messages(), "%s: %s: the GC analysis stopped (%s)\n", who, path, gcs_status_name(fs));
             st = fs;
             break;
         }
@@ -117,7 +120,7 @@ gcs_gc_analyzer *cli_gc_load(const char *who, const char *path, const cli_gc_loa
     if (st == GCS_END && gcs_gc_analyzer_status(an) < 0) {
         /* It stopped on a tapped event, after the last delivered one. */
         st = gcs_gc_analyzer_status(an);
-        fprintf(stderr, "%s: %s: the GC analysis stopped (%s)\n", who, path, gcs_status_name(st));
+        fprintf(cli_messages(), "%s: %s: the GC analysis stopped (%s)\n", who, path, gcs_status_name(st));
     }
     if (st < 0 && st != GCS_END) {
         /* Report what was read before the error, then fail. */
@@ -174,7 +177,7 @@ int cli_gc_load_named(const char *who, const char *path, bool filter_pid, uint32
     memset(out, 0, sizeof *out);
     out->processes = gcs_process_table_new();
     if (!out->processes) {
-        fprintf(stderr, "%s: out of memory\n", who);
+        fprintf(cli_messages(), "%s: out of memory\n", who);
         return CLI_FAILED;
     }
     cli_gc_load_hooks hooks = {.want = names_want, .on_event = names_feed, .ctx = out->processes};
@@ -186,9 +189,9 @@ int cli_gc_load_named(const char *who, const char *path, bool filter_pid, uint32
     out->n = n > CLI_GC_MAX_RUNTIMES ? CLI_GC_MAX_RUNTIMES : n;
     if (out->n == 0) {
         if (filter_pid)
-            fprintf(stderr, "%s: %s: no GC of process %u in this trace.\n", who, path, pid);
+            fprintf(cli_messages(), "%s: %s: no GC of process %u in this trace.\n", who, path, pid);
         else
-            fprintf(stderr, "%s: %s: %s\n", who, path, gcs_gc_report_no_gcs_line());
+            fprintf(cli_messages(), "%s: %s: %s\n", who, path, gcs_gc_report_no_gcs_line());
         return CLI_FAILED;
     }
     for (size_t i = 0; i < out->n; i++) {
@@ -196,6 +199,79 @@ int cli_gc_load_named(const char *who, const char *path, bool filter_pid, uint32
         out->name[i] = e && e->name[0] ? e->name : NULL;
     }
     return CLI_OK;
+}
+
+/* The second trace of a pair, read in its thread, its messages kept. */
+typedef struct pair_job {
+    const char *who, *path;
+    cli_gc_named_runtimes *out;
+    int rc;
+    FILE *messages;
+} pair_job;
+
+static void *load_second(void *arg)
+{
+    pair_job *j = arg;
+    cli_set_messages(j->messages);
+    j->rc = cli_gc_load_named(j->who, j->path, false, 0, j->out);
+    cli_set_messages(NULL);
+    return NULL;
+}
+
+/* A regular file that begins as an EventPipe trace (nettrace, netperf),
+ * read by our own reader alone. Other inputs stay one after the other:
+ * standard input and pipes are read once, in order, and an LTTng trace
+ * may need libbabeltrace2, which is not thread-safe. */
+static bool reads_alone(const char *path)
+{
+    /* nettrace: "Nettrace"; netperf: the length-prefixed serializer name. */
+    static const char nettrace[] = "Nettrace", netperf[] = "\x14\0\0\0!FastSerialization.1";
+    struct stat st;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    char head[sizeof netperf - 1];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return (got >= sizeof nettrace - 1 && memcmp(head, nettrace, sizeof nettrace - 1) == 0) ||
+           (got == sizeof head && memcmp(head, netperf, sizeof head) == 0);
+}
+
+int cli_gc_load_named_pair(const char *who, const char *first, bool filter_pid, uint32_t pid,
+                           const char *second, cli_gc_named_runtimes *first_out,
+                           cli_gc_named_runtimes *second_out)
+{
+    memset(second_out, 0, sizeof *second_out);
+    char *kept = NULL;
+    size_t kept_len = 0;
+    pair_job job = {who, second, second_out, CLI_FAILED, NULL};
+    pthread_t thread;
+    bool parallel = second && reads_alone(first) && reads_alone(second) &&
+                    (job.messages = open_memstream(&kept, &kept_len)) != NULL;
+    if (parallel && pthread_create(&thread, NULL, load_second, &job) != 0) {
+        fclose(job.messages);
+        free(kept);
+        kept = NULL;
+        parallel = false;
+    }
+    int rc = cli_gc_load_named(who, first, filter_pid, pid, first_out);
+    if (parallel) {
+        pthread_join(thread, NULL);
+        fclose(job.messages); /* kept, kept_len: what it said */
+        if (rc == CLI_OK) {
+            fwrite(kept, 1, kept_len, cli_messages());
+            rc = job.rc;
+        } else {
+            cli_gc_named_free(second_out); /* read one after the other, it would not be */
+        }
+        free(kept);
+        return rc;
+    }
+    if (rc == CLI_OK && second)
+        rc = cli_gc_load_named(who, second, false, 0, second_out);
+    return rc;
 }
 
 void cli_gc_named_free(cli_gc_named_runtimes *t)

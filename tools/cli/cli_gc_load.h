@@ -54,6 +54,19 @@ int cli_gc_load_named(const char *who, const char *path, bool filter_pid, uint32
                       cli_gc_named_runtimes *out);
 void cli_gc_named_free(cli_gc_named_runtimes *t);
 
+/*
+ * cli_gc_load_named of `first` (filter_pid, pid) then, when it succeeded
+ * and `second` is not NULL, of `second` (every runtime): what two calls
+ * in a row do, messages included, but with the second trace read in a
+ * thread of its own while the first is read when both are regular files
+ * (compare, check --baseline). Its messages wait for the first's outcome
+ * and are dropped, with its runtimes, when the first failed. *second_out
+ * is zeroed when it was not read. Free both with cli_gc_named_free.
+ */
+int cli_gc_load_named_pair(const char *who, const char *first, bool filter_pid, uint32_t pid,
+                           const char *second, cli_gc_named_runtimes *first_out,
+                           cli_gc_named_runtimes *second_out);
+
 /* The process of runtime i as "pid N" or "pid N, name" in buf. */
 const char *cli_gc_named_label(const cli_gc_named_runtimes *t, size_t i, char *buf, size_t cap);
 

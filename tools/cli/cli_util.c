@@ -265,13 +265,26 @@ bool cli_reject_directory(const char *who, const char *path)
 {
     struct stat st;
     if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "%s: %s: is a directory, not a trace\n", who, path);
+        fprintf(cli_messages(), "%s: %s: is a directory, not a trace\n", who, path);
         return true;
     }
     return false;
 }
 
 /* ---- traces ---- */
+
+/* The calling thread's stream for messages about a trace (NULL: stderr). */
+static _Thread_local FILE *message_stream;
+
+FILE *cli_messages(void)
+{
+    return message_stream ? message_stream : stderr;
+}
+
+void cli_set_messages(FILE *f)
+{
+    message_stream = f;
+}
 
 bool cli_open_trace(cli_trace *t, const char *path)
 {
@@ -290,12 +303,12 @@ bool cli_open_trace_with(cli_trace *t, const char *path, const gcs_reader_option
     else
         t->src = gcs_source_open_file(path, &err);
     if (!t->src) {
-        fprintf(stderr, "gcscope: %s\n", err.reason);
+        fprintf(cli_messages(), "gcscope: %s\n", err.reason);
         return false;
     }
     t->reader = gcs_reader_new(t->src, opts, &err);
     if (!t->reader) {
-        fprintf(stderr, "gcscope: %s: %s\n", path, err.reason);
+        fprintf(cli_messages(), "gcscope: %s: %s\n", path, err.reason);
         gcs_source_free(t->src);
         t->src = NULL;
         return false;
@@ -319,7 +332,7 @@ void cli_report_error(const char *path, const gcs_error *err)
     case GCS_ERR_IO:
     case GCS_ERR_NOMEM:
     case GCS_ERR_ARG:
-        fprintf(stderr, "gcscope: %s: %s\n", path, err->reason);
+        fprintf(cli_messages(), "gcscope: %s: %s\n", path, err->reason);
         break;
     default: {
         /* Reasons often start with the status name ("truncated: input
@@ -329,7 +342,7 @@ void cli_report_error(const char *path, const gcs_error *err)
         size_t len = strlen(name);
         if (!strncmp(reason, name, len) && reason[len] == ':' && reason[len + 1] == ' ')
             reason += len + 2;
-        fprintf(stderr, "gcscope: %s: %s at byte offset %llu: %s\n", path, name,
+        fprintf(cli_messages(), "gcscope: %s: %s at byte offset %llu: %s\n", path, name,
                 (unsigned long long)err->offset, reason);
         break;
     }

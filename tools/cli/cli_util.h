@@ -87,6 +87,14 @@ bool cli_parse_ms(const char *s, double *out);
  * path names a directory: reading one fails with a vaguer I/O error. */
 bool cli_reject_directory(const char *who, const char *path);
 
+/* Where the messages about reading a trace go (cli_reject_directory,
+ * cli_open_trace*, cli_report_error, the GC loads): stderr, or the stream
+ * the calling thread gave cli_set_messages (NULL: stderr again), so that a
+ * trace read in a thread of its own can keep them until it is known
+ * whether they are to be said (cli_gc_load_named_pair). */
+FILE *cli_messages(void);
+void cli_set_messages(FILE *f);
+
 /* An open trace: the source and the reader over it. */
 typedef struct cli_trace {
     const char *path;

@@ -163,10 +163,7 @@ static int run_check(int argc, char **argv)
         return usage("no limit given (--max-pause-ms, --max-p99-pause-ms, --max-gc-pct, --max-gen2, "
                      "--max-regression-pct)");
     cli_gc_named_runtimes tr, base_tr;
-    memset(&base_tr, 0, sizeof base_tr);
-    int rc = cli_gc_load_named("gcscope check", path, filter_pid, pid, &tr);
-    if (rc == CLI_OK && baseline)
-        rc = cli_gc_load_named("gcscope check", baseline, false, 0, &base_tr);
+    int rc = cli_gc_load_named_pair("gcscope check", path, filter_pid, pid, baseline, &tr, &base_tr);
     size_t n = tr.n;
     const gcs_gc_process *const *rt = tr.rt;
     long base_of[CLI_GC_MAX_RUNTIMES];

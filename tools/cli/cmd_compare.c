@@ -267,11 +267,7 @@ static int run_compare(int argc, char **argv)
         return a.exit_code;
     const char *paths[2] = {a.operand[0], a.operand[1]};
     cli_gc_named_runtimes t[2];
-    int rc = cli_gc_load_named("gcscope compare", paths[0], false, 0, &t[0]);
-    if (rc == CLI_OK)
-        rc = cli_gc_load_named("gcscope compare", paths[1], false, 0, &t[1]);
-    else
-        memset(&t[1], 0, sizeof t[1]);
+    int rc = cli_gc_load_named_pair("gcscope compare", paths[0], false, 0, paths[1], &t[0], &t[1]);
     if (rc == CLI_OK)
         rc = compare_pairs(paths, t, &co, fmt);
     cli_gc_named_free(&t[0]);

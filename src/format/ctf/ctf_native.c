@@ -400,11 +400,9 @@ static gcs_status read_at(native_container *c, ctf_file *f, uint64_t at, uint64_
  * memory used stays a packet's per file, as when reading into a buffer. */
 static void release_before(ctf_file *f, uint64_t at)
 {
-    static size_t page;
-    if (!page) {
-        long ps = sysconf(_SC_PAGESIZE);
-        page = ps > 0 ? (size_t)ps : 4096;
-    }
+    /* Asked each time (no static: two traces may be read in two threads). */
+    const long ps = sysconf(_SC_PAGESIZE);
+    const size_t page = ps > 0 ? (size_t)ps : 4096;
     size_t end = (size_t)(at < f->map_size ? at : f->map_size) / page * page;
     if (end > f->map_kept) {
         madvise((void *)(uintptr_t)(f->map + f->map_kept), end - f->map_kept, MADV_DONTNEED);
