@@ -33,6 +33,14 @@ typedef enum gcs_format {
 /* Name of a format ("nettrace", "netperf"). */
 const char *gcs_format_name(gcs_format format);
 
+/* The format a file's first n bytes announce: nettrace, netperf or ETL
+ * (GCS_FORMAT_UNKNOWN otherwise, or when n is too short to tell;
+ * GCS_FORMAT_SNIFF_BYTES always suffice), by the tests gcs_reader_new's
+ * reader makes, without opening anything. Folders (CTF) and archives are
+ * not recognised here. */
+#define GCS_FORMAT_SNIFF_BYTES 80
+gcs_format gcs_format_sniff(const void *head, size_t n);
+
 /* What the trace says about itself (its header). */
 typedef struct gcs_trace_info {
     gcs_format format;

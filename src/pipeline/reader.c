@@ -140,6 +140,11 @@ const char *gcs_format_name(gcs_format format)
                                                                           : "unknown";
 }
 
+gcs_format gcs_format_sniff(const void *head, size_t n)
+{
+    return head ? gcs_container_sniff(head, n) : GCS_FORMAT_UNKNOWN;
+}
+
 static gcs_event_type *type_find(const gcs_reader *r, uint32_t id)
 {
     if (!r->type_slots_cap)

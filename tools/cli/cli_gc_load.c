@@ -218,25 +218,25 @@ static void *load_second(void *arg)
     return NULL;
 }
 
-/* A regular file that begins as an EventPipe trace (nettrace, netperf),
- * read by our own reader alone. Other inputs stay one after the other:
- * standard input and pipes are read once, in order, and an LTTng trace
- * may need libbabeltrace2, which is not thread-safe. */
+/* A regular file of a format our own reader reads alone (nettrace,
+ * netperf, ETL). Other inputs stay one after the other: standard input
+ * and pipes are read once, in order; an LTTng trace may need
+ * libbabeltrace2, which is not thread-safe; an archive's member is only
+ * known once it is open. */
 static bool reads_alone(const char *path)
 {
-    /* nettrace: "Nettrace"; netperf: the length-prefixed serializer name. */
-    static const char nettrace[] = "Nettrace", netperf[] = "\x14\0\0\0!FastSerialization.1";
     struct stat st;
     if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return false;
-    char head[sizeof netperf - 1];
+    unsigned char head[GCS_FORMAT_SNIFF_BYTES];
     FILE *f = fopen(path, "rb");
     if (!f)
         return false;
     size_t got = fread(head, 1, sizeof head, f);
     fclose(f);
-    return (got >= sizeof nettrace - 1 && memcmp(head, nettrace, sizeof nettrace - 1) == 0) ||
-           (got == sizeof head && memcmp(head, netperf, sizeof head) == 0);
+    gcs_format format = gcs_format_sniff(head, got);
+    return format == GCS_FORMAT_NETTRACE || format == GCS_FORMAT_NETPERF ||
+           format == GCS_FORMAT_ETL;
 }
 
 int cli_gc_load_named_pair(const char *who, const char *first, bool filter_pid, uint32_t pid,

@@ -58,8 +58,8 @@ void cli_gc_named_free(cli_gc_named_runtimes *t);
  * cli_gc_load_named of `first` (filter_pid, pid) then, when it succeeded
  * and `second` is not NULL, of `second` (every runtime): what two calls
  * in a row do, messages included, but with the second trace read in a
- * thread of its own while the first is read when both are regular files
- * (compare, check --baseline). Its messages wait for the first's outcome
+ * thread of its own while the first is read when both are nettrace,
+ * netperf or ETL files (compare, check --baseline). Its messages wait for the first's outcome
  * and are dropped, with its runtimes, when the first failed. *second_out
  * is zeroed when it was not read. Free both with cli_gc_named_free.
  */
