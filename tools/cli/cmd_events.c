@@ -150,7 +150,8 @@ static int run_events(int argc, char **argv)
         }
         if (has_from && !(ev->msec >= from_ms))
             continue;
-        if (!type_matches(ev->type, provider, name))
+        /* The reader filtered already, unless --to-ms kept it from it. */
+        if (!ropts.want && !type_matches(ev->type, provider, name))
             continue;
         gcs_event_printer_put(printer, ev, NULL);
         printed++;
