@@ -296,12 +296,14 @@ static void resample_stats(const double *v, size_t n, const double *stats, size_
                            double *out)
 {
     double sum = 0;
+    const bool mean = n_pct < nstats; /* a mean asked too: sum the draws */
     if (n_pct > 0) {
         memset(counts, 0, n * sizeof *counts);
         for (size_t i = 0; i < n; i++) {
             const size_t at = next_random(rng) % n;
             counts[at]++;
-            sum += v[at];
+            if (mean)
+                sum += v[at];
         }
         percentiles_of(v, n, counts, stats, order, n_pct, out);
     } else {
