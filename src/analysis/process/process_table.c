@@ -69,10 +69,16 @@ static inline bool may_be_ours(const gcs_event_type *t)
     return t && t->name && (t->name[0] == 'P' || t->name[0] == 'R');
 }
 
+/* One of ours, by provider and name (may_be_ours said it could be). */
+static bool named_ours(const gcs_event_type *t)
+{
+    return is_kernel_process(t) || is(t, EVENTPIPE, "ProcessInfo") ||
+           is(t, RUNTIME, "Runtime/Start");
+}
+
 bool gcs_process_table_wants(const gcs_event_type *t)
 {
-    return may_be_ours(t) && (is_kernel_process(t) || is(t, EVENTPIPE, "ProcessInfo") ||
-                              is(t, RUNTIME, "Runtime/Start"));
+    return may_be_ours(t) && named_ours(t);
 }
 
 static entry *find(const gcs_process_table *pt, uint32_t pid)
@@ -189,7 +195,7 @@ void gcs_process_table_feed(gcs_process_table *pt, const gcs_event *ev)
     /* Most events are none of ours, turned away by their name's first
      * letter before any name compare (~140 instructions an event) and
      * before the frame of feed_ours and its buffer. */
-    if (may_be_ours(ev->type) && gcs_process_table_wants(ev->type))
+    if (may_be_ours(ev->type) && named_ours(ev->type))
         feed_ours(pt, ev);
 }
 
