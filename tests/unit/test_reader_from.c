@@ -11,16 +11,16 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "reader_digest.h"
 #include "trace_list.h"
 
 #include "gcscope.h"
 
 typedef struct reading {
-    gcs_status status;
-    uint64_t events, hash; /* delivered and tapped, in order */
-    double *msec;          /* each delivered or tapped event's (full reads) */
+    digest d;     /* how it ended, the counters; events and hash: delivered and
+                   * tapped ones at or after the cut, in order */
+    double *msec; /* each delivered or tapped event's */
     size_t n_msec, cap_msec;
-    gcs_reader_stats stats;
     uint64_t type_counts[64];
 } reading;
 
@@ -43,8 +43,8 @@ static void note(reading *rd, const gcs_event_type *t, int64_t ts, uint32_t size
     rd->msec[rd->n_msec++] = m;
     if (!(m >= from))
         return;
-    rd->events++;
-    rd->hash = mix(mix(mix(rd->hash, t->index), (uint64_t)ts), size);
+    rd->d.events++;
+    rd->d.hash = mix(mix(mix(rd->d.hash, t->index), (uint64_t)ts), size);
 }
 
 typedef struct tap_ctx {
@@ -92,8 +92,12 @@ static void read_trace(const uint8_t *data, size_t size, bool (*want)(void *, co
     gcs_status st;
     while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
         note(rd, ev->type, ev->timestamp, ev->payload_size, ev->msec, tc.from);
-    rd->status = st;
-    rd->stats = *gcs_reader_get_stats(r);
+    rd->d.status = st;
+    if (st != GCS_END) {
+        rd->d.err_offset = err.offset;
+        snprintf(rd->d.reason, sizeof rd->d.reason, "%s", err.reason);
+    }
+    rd->d.stats = *gcs_reader_get_stats(r);
     const gcs_event_type *t;
     for (uint32_t i = 0; i < 64 && (t = gcs_reader_event_type(r, i)) != NULL; i++)
         rd->type_counts[i] = t->count;
@@ -101,23 +105,13 @@ static void read_trace(const uint8_t *data, size_t size, bool (*want)(void *, co
     gcs_source_free(src);
 }
 
+/* The same ending, counters (reader_digest.h's check_same) and type
+ * counts; the same events from the cut on. */
 static void check_cut(const char *what, const reading *full, const reading *cut)
 {
-    int failed_before = check_failed_in_test;
-    CHECK_EQ_INT(full->status, cut->status);
-    CHECK_EQ_U64(full->events, cut->events);
-    CHECK_EQ_U64(full->hash, cut->hash);
-    CHECK_EQ_U64(full->stats.events, cut->stats.events);
-    CHECK_EQ_U64(full->stats.undecodable_events, cut->stats.undecodable_events);
-    CHECK_EQ_U64(full->stats.unknown_events, cut->stats.unknown_events);
-    CHECK_EQ_U64(full->stats.lost_events, cut->stats.lost_events);
-    CHECK_EQ_U64(full->stats.bytes_read, cut->stats.bytes_read);
-    CHECK_EQ_U64((uint64_t)full->stats.first_timestamp, (uint64_t)cut->stats.first_timestamp);
-    CHECK_EQ_U64((uint64_t)full->stats.last_timestamp, (uint64_t)cut->stats.last_timestamp);
+    check_same(&full->d, &cut->d, what, "full read, cut read");
     for (int i = 0; i < 64; i++)
         CHECK_EQ_U64(full->type_counts[i], cut->type_counts[i]);
-    if (check_failed_in_test != failed_before)
-        fprintf(stderr, "  ^ %s\n", what);
 }
 
 static bool want_gc(void *ctx, const gcs_event_type *t)
@@ -150,7 +144,7 @@ static void cut_one(size_t i, const unsigned char *data, size_t size, void *ctx)
             char what[512];
             snprintf(what, sizeof what, "%s, cut %d, mode %d", reader_traces[i], k, mode);
             check_cut(what, &full, &cut);
-            *cut_some += mode == 0 && k == 1 && full.events < full.n_msec;
+            *cut_some += mode == 0 && k == 1 && full.d.events < full.n_msec;
             free(full.msec);
             free(cut.msec);
         }
