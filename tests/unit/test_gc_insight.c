@@ -94,7 +94,9 @@ static void test_mmu_windows(void)
     CHECK_EQ_INT(gcs_gc_mmu_windows(1e9, ws, 4), 4);
 }
 
-/* ---- bootstrap: the former one-statistic computation, for reference ---- */
+/* ---- bootstrap: the former one-statistic computation, for reference ----
+ * (its generator copied from gc_metrics.c, not shared: the reference must
+ * not change with the code it checks) */
 
 static uint64_t ref_next(uint64_t *state)
 {
