@@ -8,7 +8,8 @@
  * objects_tracked says, every add accounted for (tracked, duplicate, or
  * dead through the callback), generations in range. Two trackers take
  * every operation: one with the settled objects apart (gcs_objtrack_split,
- * one settled object enough to move them) and one without; after each GC
+ * one settled object enough to move them) and unsorted until its first
+ * GC with ranges (gcs_objtrack_hashed), and one with neither; after each GC
  * their counters and their deaths so far (every field, in order) must be
  * the same, and their objects at each look.
  */
@@ -124,11 +125,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gcs_objtrack_options o = {.on_death = on_death, .ctx = &d[k], .max_objects = 2048,
                                   .max_ranges_per_gc = 64};
         gcs_objtrack_split = k == 1;
+        gcs_objtrack_hashed = k == 1;
         gcs_objtrack_settle_min = 1;
         t[k] = gcs_objtrack_new(&o, &err);
         FUZZ_REQUIRE(t[k] != NULL);
     }
     gcs_objtrack_split = true;
+    gcs_objtrack_hashed = true;
     gcs_objtrack_settle_min = 1024;
     op_reader r = {data, data + size};
     uint32_t gc_number = 0;

@@ -1,12 +1,17 @@
 /*
- * The object tracker with its settled objects kept apart (the "old" array,
- * gcs_objtrack_split) against the tracker without: random GCs of every
+ * The object tracker as it runs (settled objects kept apart in the "old"
+ * array, gcs_objtrack_split; objects unsorted behind a hash table until
+ * the first GC with ranges, gcs_objtrack_hashed) against the plain tracker
+ * without either: random GCs of every
  * kind (moves that keep address order, moves that break it, ranges that
  * collide, surviving ranges, GCs cut by the range limit, aborted GCs,
  * objects born during a GC), generation layouts, address reuse and pins,
  * applied to both; the deaths (every field, in order), the counters and
  * the objects must be the same. Objects move to the old array after a few
  * settle (gcs_objtrack_settle_min made small), so most steps cross it.
+ * Most scenarios begin with GCs without ranges, layouts or looks (a trace
+ * without movement events), long enough for the hashed mode to see
+ * address reuse, duplicates, pins and aborted GCs before it ends.
  */
 #include <stdlib.h>
 
@@ -48,7 +53,7 @@ static uint32_t rnd(void)
 }
 
 typedef struct pair {
-    gcs_objtrack *t[2]; /* [0] plain, [1] split */
+    gcs_objtrack *t[2]; /* [0] plain, [1] split and hashed */
     death_log log[2];
 } pair;
 
@@ -57,6 +62,7 @@ static void pair_new(pair *p, size_t max_ranges)
     memset(p, 0, sizeof *p);
     for (int k = 0; k < 2; k++) {
         gcs_objtrack_split = k == 1;
+        gcs_objtrack_hashed = k == 1;
         gcs_objtrack_options o = {0};
         o.on_death = on_death;
         o.ctx = &p->log[k];
@@ -66,6 +72,7 @@ static void pair_new(pair *p, size_t max_ranges)
         CHECK(p->t[k] != NULL);
     }
     gcs_objtrack_split = true;
+    gcs_objtrack_hashed = true;
 }
 
 static void pair_free(pair *p)
@@ -191,8 +198,10 @@ static void both_pin(pair *p)
     }
 }
 
-/* One scenario: `steps` random operations on both trackers. */
-static bool run_scenario(uint64_t seed, int steps, size_t settle_min, size_t max_ranges)
+/* One scenario: `steps` random operations on both trackers; before step
+ * `unsorted_steps`, no GC has ranges and no layout or look comes. */
+static bool run_scenario(uint64_t seed, int steps, int unsorted_steps, size_t settle_min,
+                         size_t max_ranges)
 {
     rng_state = seed;
     layout_n = 0;
@@ -203,6 +212,7 @@ static bool run_scenario(uint64_t seed, int steps, size_t settle_min, size_t max
     uint32_t tag = 1, gc = 0;
     bool ok = true;
     for (int s = 0; s < steps && ok; s++) {
+        const bool sorted = s >= unsorted_steps;
         uint32_t r = rnd() % 100;
         if (r < 55) {
             for (uint32_t i = 1 + rnd() % 30; i > 0; i--)
@@ -217,7 +227,7 @@ static bool run_scenario(uint64_t seed, int steps, size_t settle_min, size_t max
                 CHECK_EQ_INT(gcs_objtrack_begin_gc(p.t[k], gc, condemned, (int64_t)gc * 10, &err),
                              GCS_OK);
             }
-            if (rnd() % 6 != 0)
+            if (rnd() % 6 != 0 && sorted)
                 both_ranges(&p);
             if (rnd() % 5 == 0)
                 both_add(&p, &tag); /* born during the GC */
@@ -230,17 +240,20 @@ static bool run_scenario(uint64_t seed, int steps, size_t settle_min, size_t max
                     CHECK_EQ_INT(gcs_objtrack_end_gc(p.t[k], &err), GCS_OK);
             }
         } else if (r < 95) {
-            both_layout(&p);
+            if (sorted)
+                both_layout(&p);
         } else if (r < 99) {
             both_pin(&p);
-        } else {
+        } else if (sorted) {
             ok = pair_same(&p); /* the look merges old back */
         }
     }
     ok = ok && pair_same(&p);
     if (!ok)
-        fprintf(stderr, "split differs from plain: seed %llu, settle_min %zu, max_ranges %zu\n",
-                (unsigned long long)seed, settle_min, max_ranges);
+        fprintf(stderr,
+                "split and hashed differ from plain: seed %llu, unsorted steps %d, settle_min "
+                "%zu, max_ranges %zu\n",
+                (unsigned long long)seed, unsorted_steps, settle_min, max_ranges);
     pair_free(&p);
     return ok;
 }
@@ -254,8 +267,13 @@ static void test_split_against_plain(void)
     for (uint64_t seed = 1; seed <= seeds && failed < 3; seed++) {
         size_t settle_min = seed % 3 == 0 ? 1 : seed % 3 == 1 ? 8 : 64;
         size_t max_ranges = seed % 7 == 0 ? 12 : 0;
-        if (!run_scenario(seed, 400, settle_min, max_ranges))
+        int unsorted_steps = seed % 4 == 0 ? 0 : seed % 4 == 1 ? 200 : 400;
+        /* Some leave hashed mode through the heapsort kept for a
+         * shortage of memory. */
+        gcs_objtrack_heapsort_only = seed % 8 == 5;
+        if (!run_scenario(seed, 400, unsorted_steps, settle_min, max_ranges))
             failed++;
+        gcs_objtrack_heapsort_only = false;
     }
     CHECK_EQ_INT(failed, 0);
 }

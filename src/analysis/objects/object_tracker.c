@@ -23,6 +23,17 @@
  * a generation layout that makes one younger and the caller's look at
  * every object put them back (merge). On a service trace with movement
  * events, 99 % of the objects a GC walked were such gen-2 objects.
+ *
+ * Until the first GC with ranges (or generation layout, or look at every
+ * object), the objects are not sorted at all: the main array holds them
+ * in arrival order, found by address through a hash table of indexes
+ * ("hashed" mode). Without ranges nothing moves and nothing dies but by
+ * address reuse, so a sorted order buys nothing: a trace without the
+ * movement keyword costs a probe per new object, not a merge of the
+ * recent ones and a binary search of the main array. The pending objects
+ * are still sorted before they go in, so that deaths and duplicates come
+ * in the order of the sorted arrays. The first need of the sorted order
+ * sorts the main array once and drops the table for good.
  */
 #include <assert.h>
 #include <math.h>
@@ -36,6 +47,8 @@
 
 bool gcs_objtrack_split = true;
 size_t gcs_objtrack_settle_min = 1024;
+bool gcs_objtrack_hashed = true;
+bool gcs_objtrack_heapsort_only = false;
 
 /* Tracker-private flag bits (callers keep them clear). */
 #define OBJ_NEW 0x80u          /* added since the last GC ended */
@@ -51,6 +64,13 @@ typedef struct run {
     size_t start, len;
     uint64_t first; /* address of a[start] */
 } run;
+
+/* An entry of the hashed mode's table: index EMPTY_ENTRY when free. */
+typedef struct hash_entry {
+    uint32_t index;
+    uint32_t fingerprint;
+} hash_entry;
+#define EMPTY_ENTRY UINT32_MAX
 
 typedef struct range {
     uint64_t old_start;
@@ -104,6 +124,13 @@ struct gcs_objtrack {
     gcs_generation_range *old_layout;
     size_t old_layout_n, old_layout_cap;
     bool old_layout_valid;
+    /* Hashed mode (see the top): objs unsorted, and for each object an
+     * entry of the open-addressing table (linear probing, at most three
+     * quarters full): its index in objs and a fingerprint of its address. */
+    bool hashed;
+    hash_entry *table;
+    size_t table_cap; /* a power of two, or 0 */
+    unsigned table_shift; /* 64 - log2(table_cap): a hash's top bits are its slot */
     size_t *at; /* merge_pending: a chunk of pending objects' places in objs, then in old */
     gcs_objtrack_stats stats;
 };
@@ -255,6 +282,8 @@ gcs_objtrack *gcs_objtrack_new(const gcs_objtrack_options *opts, gcs_error *err)
         t->opts.max_ranges_per_gc = GCS_OBJTRACK_DEFAULT_MAX_RANGES;
     t->split = gcs_objtrack_split;
     t->settle_min = gcs_objtrack_settle_min;
+    /* The table's indexes are 32-bit, EMPTY_ENTRY excluded. */
+    t->hashed = gcs_objtrack_hashed && t->opts.max_objects < EMPTY_ENTRY;
     return t;
 }
 
@@ -273,6 +302,7 @@ void gcs_objtrack_free(gcs_objtrack *t)
     free(t->pre);
     free(t->old_layout);
     free(t->at);
+    free(t->table);
     free(t);
 }
 
@@ -553,6 +583,181 @@ static size_t join_threshold(const gcs_objtrack *t)
     return at < t->n / 8 ? at : t->n / 8;
 }
 
+/* ---- hashed mode ---- */
+
+/* Multiplicative hashing: the top bits pick the slot; the low 32 bits,
+ * a bijection of the address's low 32 bits, are the fingerprint. */
+static inline uint64_t hash_of(uint64_t address)
+{
+    return address * 0x9E3779B97F4A7C15ull;
+}
+
+/* The index in objs of the object at address, or EMPTY_ENTRY; *slot is
+ * its entry, or the free one where it would go. The table has room. */
+static inline uint32_t hashed_find(const gcs_objtrack *t, uint64_t address, size_t *slot)
+{
+    const uint64_t h = hash_of(address);
+    const uint32_t fingerprint = (uint32_t)h;
+    const size_t mask = t->table_cap - 1;
+    for (size_t i = (size_t)(h >> t->table_shift);; i = (i + 1) & mask) {
+        const hash_entry e = t->table[i];
+        if (e.index == EMPTY_ENTRY ||
+            (e.fingerprint == fingerprint && t->objs[e.index].address == address)) {
+            *slot = i;
+            return e.index;
+        }
+    }
+}
+
+/* A table at most three quarters full with n objects: grown (every
+ * object of objs entered again) when n passes that. Linear probing reads
+ * the entries after the first in the same cache line or the next (8 a
+ * line), so a fuller table costs few misses more, and 11-21 bytes an
+ * object instead of 16-32 at most half full. False when memory is short
+ * (nothing changed). */
+static bool hashed_reserve(gcs_objtrack *t, size_t n)
+{
+    if (t->table_cap > 0 && n <= t->table_cap / 4 * 3)
+        return true;
+    size_t cap = t->table_cap > 0 ? t->table_cap : 1024;
+    while (cap / 4 * 3 < n)
+        cap *= 2;
+    if (cap > SIZE_MAX / sizeof(hash_entry))
+        return false;
+    hash_entry *table = malloc(cap * sizeof *table);
+    if (!table)
+        return false;
+    memset(table, 0xff, cap * sizeof *table); /* every index EMPTY_ENTRY */
+    free(t->table);
+    t->table = table;
+    t->table_cap = cap;
+    t->table_shift = 64u - (unsigned)__builtin_ctzll((unsigned long long)cap);
+    for (size_t k = 0; k < t->n; k++) {
+        size_t slot;
+        uint32_t found = hashed_find(t, t->objs[k].address, &slot);
+        assert(found == EMPTY_ENTRY); /* unique addresses */
+        (void)found;
+        t->table[slot] = (hash_entry){(uint32_t)k, (uint32_t)hash_of(t->objs[k].address)};
+    }
+    return true;
+}
+
+/* merge_pending in hashed mode: the same deaths, duplicates and counters
+ * in the same order (pending sorted by address, each compared with the
+ * object at its address), without the recent array: a new address is
+ * appended to objs, a reused one replaced in place. Every object that may
+ * carry private flags is listed (or objs_flagged), as the sorted mode
+ * lists those of objs. */
+static gcs_status merge_pending_hashed(gcs_objtrack *t, gcs_error *err)
+{
+    assert(t->recent_n == 0 && t->old_n == 0);
+    if (!sort_objects(t->pending, t->pn))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory sorting new objects");
+    if (!hashed_reserve(t, t->n + t->pn) ||
+        !gcs_array_reserve((void **)&t->objs, &t->cap, t->n + t->pn, sizeof *t->objs, 1024))
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory merging new objects");
+    /* A probe costs two cache misses in large arrays: the table's entry,
+     * then the object it names. Both are asked for ahead, in two stages
+     * (the entry AHEAD objects ahead, its object half as far, once the
+     * entry is in), so that the misses of several objects overlap. */
+    enum { AHEAD = 16, OBJECT_AHEAD = AHEAD / 2 };
+    const size_t pn = t->pn;
+    for (size_t i = 0; i < pn && i < AHEAD; i++)
+        __builtin_prefetch(&t->table[hash_of(t->pending[i].address) >> t->table_shift]);
+    for (size_t i = 0; i < pn; i++) {
+        if (i + AHEAD < pn)
+            __builtin_prefetch(
+                &t->table[hash_of(t->pending[i + AHEAD].address) >> t->table_shift]);
+        if (i + OBJECT_AHEAD < pn) {
+            const hash_entry e =
+                t->table[hash_of(t->pending[i + OBJECT_AHEAD].address) >> t->table_shift];
+            if (e.index != EMPTY_ENTRY)
+                __builtin_prefetch(&t->objs[e.index]);
+        }
+        const gcs_tracked_object *x = &t->pending[i];
+        size_t slot;
+        uint32_t index = hashed_find(t, x->address, &slot);
+        if (index == EMPTY_ENTRY) {
+            index = (uint32_t)t->n++;
+            t->objs[index] = *x;
+            t->table[slot] = (hash_entry){index, (uint32_t)hash_of(x->address)};
+            if (!t->objs_flagged && !note_flagged(t, index))
+                t->objs_flagged = true;
+            continue;
+        }
+        /* One object a GC at an address (an earlier pending one, or one
+         * added since the last GC: both new): a duplicate. Else the one
+         * there died unseen. */
+        gcs_tracked_object *old = &t->objs[index];
+        t->stats.objects_tracked--;
+        if (old->flags & OBJ_NEW) {
+            t->stats.duplicate_adds++;
+            continue;
+        }
+        retire(t, old, GCS_DEATH_UNSEEN, t->last_gc_number, -1, t->gc_time);
+        if (!t->objs_flagged && !(old->flags & OBJ_PRIVATE) && !note_flagged(t, index))
+            t->objs_flagged = true;
+        *old = *x;
+    }
+    t->pn = 0;
+    if (t->pcap > PENDING_KEEP) { /* a burst of adds: give the memory back */
+        free(t->pending);
+        t->pending = NULL;
+        t->pcap = 0;
+    }
+    return GCS_OK;
+}
+
+/* Heapsort by address: the sort of last resort, in place, when there is
+ * no memory for the merge sort's buffer (the addresses are unique, so it
+ * needs no stability). */
+static void sift_down(gcs_tracked_object *a, size_t at, size_t n)
+{
+    for (;;) {
+        size_t child = 2 * at + 1;
+        if (child >= n)
+            return;
+        if (child + 1 < n && a[child].address < a[child + 1].address)
+            child++;
+        if (a[at].address >= a[child].address)
+            return;
+        gcs_tracked_object swap = a[at];
+        a[at] = a[child];
+        a[child] = swap;
+        at = child;
+    }
+}
+
+static void heap_sort_objects(gcs_tracked_object *a, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(a, i, n);
+    for (size_t end = n; end > 1; end--) {
+        gcs_tracked_object top = a[0];
+        a[0] = a[end - 1];
+        a[end - 1] = top;
+        sift_down(a, 0, end - 1);
+    }
+}
+
+/* Sorts objs and leaves hashed mode for good (nothing pending). Cannot
+ * fail: without memory for the merge sort, a heapsort in place. */
+static void leave_hashed(gcs_objtrack *t)
+{
+    if (!t->hashed)
+        return;
+    assert(t->pn == 0 && t->recent_n == 0 && t->old_n == 0);
+    /* The table first: the sort's buffer may take its memory. */
+    free(t->table);
+    t->table = NULL;
+    t->table_cap = 0;
+    t->hashed = false;
+    if (gcs_objtrack_heapsort_only || !sort_objects(t->objs, t->n))
+        heap_sort_objects(t->objs, t->n);
+    t->objs_flagged = true; /* objs' objects moved */
+    t->flagged_n = 0;
+}
+
 /*
  * Merges pending objects into the recent array: O(p log n + r) for p new
  * objects, r recent ones, n in all. At one address: a second object added
@@ -565,6 +770,8 @@ static gcs_status merge_pending(gcs_objtrack *t, gcs_error *err)
     if (t->pn == 0)
         return GCS_OK;
     t->adds_avg = (7 * t->adds_avg + t->pn) / 8;
+    if (t->hashed)
+        return merge_pending_hashed(t, err);
     if (!sort_objects(t->pending, t->pn))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory sorting new objects");
     uint64_t first = t->pending[0].address;
@@ -670,6 +877,7 @@ static gcs_status merge_all(gcs_objtrack *t, gcs_error *err)
     gcs_status st = merge_pending(t, err);
     if (st != GCS_OK)
         return st;
+    leave_hashed(t);
     return join_recent(t, false, err);
 }
 
@@ -929,6 +1137,7 @@ gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
         age_flags(t);
         return GCS_OK;
     }
+    leave_hashed(t);
     if ((st = join_recent(t, false, err)) != GCS_OK)
         return st;
     t->objs_flagged = true; /* moved objects are marked until the next GC */
@@ -1204,6 +1413,13 @@ gcs_tracked_object *gcs_objtrack_find(gcs_objtrack *t, uint64_t address)
         for (size_t i = 0; i < t->pn; i++) /* fall back to a scan */
             if (t->pending[i].address == address)
                 return &t->pending[i];
+    }
+    if (t->hashed) {
+        size_t slot;
+        /* The table holds every object of objs even when the merge of
+         * the pending ones failed (it changes nothing then). */
+        uint32_t index = t->table_cap > 0 ? hashed_find(t, address, &slot) : EMPTY_ENTRY;
+        return index == EMPTY_ENTRY ? NULL : &t->objs[index];
     }
     gcs_tracked_object *o = find_in(t->objs, t->n, address);
     if (!o)

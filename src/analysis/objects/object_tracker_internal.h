@@ -19,6 +19,15 @@ extern bool gcs_objtrack_split;
  * tests make it small to move objects often. */
 extern size_t gcs_objtrack_settle_min;
 
+/* Whether trackers created from now on start in hashed mode (objects
+ * unsorted, found through a hash table, until the first need of the
+ * sorted order; default true). Tests compare a tracker with it off. */
+extern bool gcs_objtrack_hashed;
+
+/* Leaving hashed mode sorts with the in-place heapsort it keeps for when
+ * memory is short (default false): tests take that path on purpose. */
+extern bool gcs_objtrack_heapsort_only;
+
 typedef struct gcs_objtrack gcs_objtrack;
 
 /* How many objects t keeps in its old array (for tests). */
