@@ -195,6 +195,12 @@ gcs_tracked_object *gcs_objtrack_find(gcs_objtrack *t, uint64_t address);
  * call that changes the tracker. */
 const gcs_tracked_object *gcs_objtrack_objects(gcs_objtrack *t, size_t *count);
 
+/* All tracked objects in no set order, for a pass whose result does not
+ * depend on it: before the first GC with ranges (a trace without movement
+ * events) they are not sorted, and this saves their sort. Valid until the
+ * next call that changes the tracker. */
+const gcs_tracked_object *gcs_objtrack_objects_any_order(gcs_objtrack *t, size_t *count);
+
 /* Counters so far. */
 const gcs_objtrack_stats *gcs_objtrack_get_stats(const gcs_objtrack *t);
 
@@ -297,7 +303,7 @@ typedef struct gcs_objects_summary {
                                       * (90 KB..110 KB small, ..2 MB large/pinned), as
                                       * PerfView does */
     uint64_t allocation_amounts_clamped; /* amounts changed by that clamp */
-    uint64_t byte_sums_saturated;  /* estimated byte sums stopped at 2^64-1 */
+    uint64_t byte_sums_saturated;  /* estimated byte sums stopped at 2^64-1 (each once) */
     /* gcs_objects_set_time_range: allocation events (AllocationTick,
      * AllocationSampled, SampledObjectAllocation) outside [from_ms, to_ms)
      * are counted here and nothing else; GCs are all followed. */

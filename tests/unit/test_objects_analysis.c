@@ -724,6 +724,29 @@ static void test_bad_amounts_and_no_ticks(void)
     gcs_objects_free(an);
 }
 
+/* Amounts near 2^63 (a hostile or broken runtime): the estimates stop at
+ * 2^64-1, and each sum that stops is counted once, however many amounts
+ * come after (the survivors' pass reads them in no set order). */
+static void test_saturated_sums_counted_once(void)
+{
+    gcs_error err;
+    an = gcs_objects_new(&err);
+    const uint64_t huge = 0x7000000000000000ull; /* three of them pass 2^64 - 1 */
+    for (uint64_t i = 0; i < 4; i++)
+        tick_v(4, 100000, huge, 0x1000 + 0x100 * i, 0xA0, "Huge", 24, 0);
+    CHECK_EQ_INT(gcs_objects_finish(an, &err), GCS_OK);
+    const gcs_object_type_stats *t = type_named("Huge");
+    CHECK(t != NULL);
+    if (t) {
+        CHECK_EQ_U64(t->estimated_bytes, UINT64_MAX);
+        CHECK_EQ_U64(t->alive_at_end, 4);
+        CHECK_EQ_U64(t->alive_at_end_estimated_bytes, UINT64_MAX);
+    }
+    /* The estimate and the survivors' estimate: two sums, not four adds. */
+    CHECK_EQ_U64(gcs_objects_get_summary(an)->byte_sums_saturated, 2);
+    gcs_objects_free(an);
+}
+
 /* Hostile payloads: random bytes and lengths for every event this
  * analysis decodes, both pointer sizes, versions 0..5. The sanitizers
  * catch any read outside the payload; nothing may fail. */
@@ -840,6 +863,7 @@ int main(void)
     RUN(test_bad_input);
     RUN(test_unknown_sizes_and_estimates);
     RUN(test_bad_amounts_and_no_ticks);
+    RUN(test_saturated_sums_counted_once);
     RUN(test_samples_in_slots);
     RUN(test_absurd_times);
     RUN(test_random_payloads);

@@ -190,11 +190,14 @@ static uint64_t name_hash(const char *s)
     return h ? h : 1;
 }
 
-/* a + b, stopping at UINT64_MAX (counted): amounts come from the trace. */
+/* sum + amount, stopping at UINT64_MAX: amounts come from the trace.
+ * Each sum is counted once, when it stops, so that the count does not
+ * depend on the order of the amounts (the survivors' pass reads them in
+ * no set order). */
 static uint64_t add_bytes(gcs_objects *a, uint64_t sum, uint64_t amount)
 {
     if (amount > UINT64_MAX - sum) {
-        a->sum.byte_sums_saturated++;
+        a->sum.byte_sums_saturated += sum != UINT64_MAX;
         return UINT64_MAX;
     }
     return sum + amount;
@@ -1008,7 +1011,8 @@ gcs_status gcs_objects_finish(gcs_objects *a, gcs_error *err)
     if (a->batch_deferred || a->nbatch)
         a->nbatch = 0;
     size_t n;
-    const gcs_tracked_object *objs = gcs_objtrack_objects(a->tracker, &n);
+    /* Sums and counts only: any order gives the same (add_bytes). */
+    const gcs_tracked_object *objs = gcs_objtrack_objects_any_order(a->tracker, &n);
     for (size_t i = 0; i < n; i++) {
         const gcs_tracked_object *o = &objs[i];
         sample_of so;

@@ -1428,6 +1428,18 @@ gcs_tracked_object *gcs_objtrack_find(gcs_objtrack *t, uint64_t address)
     return o ? o : find_in(t->old, t->old_n, address);
 }
 
+const gcs_tracked_object *gcs_objtrack_objects_any_order(gcs_objtrack *t, size_t *count)
+{
+    if (!t->hashed)
+        return gcs_objtrack_objects(t, count);
+    if (merge_pending(t, NULL) != GCS_OK) {
+        *count = 0;
+        return NULL;
+    }
+    *count = t->n; /* every object: no recent or old ones in hashed mode */
+    return t->objs;
+}
+
 const gcs_tracked_object *gcs_objtrack_objects(gcs_objtrack *t, size_t *count)
 {
     if (merge_all(t, NULL) != GCS_OK || old_into_objs(t, NULL) != GCS_OK) {
