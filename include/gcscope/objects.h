@@ -166,6 +166,12 @@ gcs_status gcs_objtrack_add_moved(gcs_objtrack *t, const gcs_moved_range *ranges
 gcs_status gcs_objtrack_add_surviving(gcs_objtrack *t, const gcs_surviving_range *ranges,
                                       size_t n, gcs_error *err);
 
+/* With no GC open (gcs_objtrack_in_gc false; a bug otherwise): counts n
+ * moved (moved true) or surviving ranges as the two calls above count
+ * them, for a caller that knows how many there are without reading them
+ * (a background GC's ranges, which no tracked GC takes). */
+void gcs_objtrack_count_ranges_outside_gc(gcs_objtrack *t, bool moved, size_t n);
+
 /* Applies the open GC: remaps, retires the dead (callback), promotes
  * survivors (gen0 -> gen1, gen1 -> gen2 when condemned). A GC that got
  * no range at all changes nothing (the runtime did not report it, e.g. a

@@ -362,6 +362,12 @@ static void test_bad_range_lists(void)
     CHECK_EQ_INT(gcs_objtrack_add_moved(t, &orphan, 1, &err), GCS_OK);
     CHECK_EQ_U64(where(t, 100), 100);
     CHECK_EQ_U64(gcs_objtrack_get_stats(t)->ranges_outside_gc, 1);
+    /* Counted without their values, as the calls above count them. */
+    gcs_objtrack_count_ranges_outside_gc(t, false, 5);
+    gcs_objtrack_count_ranges_outside_gc(t, true, 2);
+    CHECK_EQ_U64(gcs_objtrack_get_stats(t)->ranges_outside_gc, 8);
+    CHECK_EQ_U64(gcs_objtrack_get_stats(t)->moved_ranges, 3);
+    CHECK_EQ_U64(gcs_objtrack_get_stats(t)->surviving_ranges, 5);
     CHECK(gcs_objtrack_end_gc(t, &err) == GCS_ERR_ARG);
     gcs_objtrack_begin_gc(t, 1, 0, 0, &err);
     gcs_surviving_range r[] = {{100, 4}, {5000, 100}, {UINT64_MAX - 2, 100}};

@@ -968,6 +968,16 @@ gcs_status gcs_objtrack_add_moved(gcs_objtrack *t, const gcs_moved_range *ranges
     return GCS_OK;
 }
 
+void gcs_objtrack_count_ranges_outside_gc(gcs_objtrack *t, bool moved, size_t n)
+{
+    assert(!t->in_gc);
+    if (moved)
+        t->stats.moved_ranges += n;
+    else
+        t->stats.surviving_ranges += n;
+    t->stats.ranges_outside_gc += n;
+}
+
 gcs_status gcs_objtrack_add_surviving(gcs_objtrack *t, const gcs_surviving_range *ranges,
                                       size_t n, gcs_error *err)
 {
