@@ -155,6 +155,11 @@ fi
 record objects-movement "$RT:0x1680003:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" \
     objects
 
+# Objects that reach gen2 and the LOH and die in a background GC (its
+# surviving ranges, which come at its end), beside objects kept to the end.
+record objects-bgc "$RT:0x1680003:5" "DOTNET_gcConcurrent=1" \
+    objectsbgc
+
 # .NET 10 randomized allocation sampling (AllocationSampled, event 303).
 record objects-allocsampled "$RT:0x80000080003:5" "DOTNET_gcConcurrent=1" \
     objects
@@ -168,8 +173,10 @@ record gen0size-small "$RT:0x1:4" "DOTNET_gcConcurrent=0 DOTNET_GCgen0size=0x400
 # rows that change only the thread id, between AllocationTick rows
 # (test_reader_scan, test_reader_robust: the counting loops of
 # nettrace_v5.c against the general decoder).
-GCLOAD_BENCH_IDLE_THREADS=20 GCLOAD_BENCH_SECONDS=20 \
-    sh "$ROOT/scripts/record-bench-shape.sh" cpu "$DATA/cpu-sampled.nettrace" 1
+if wanted cpu-sampled; then
+    GCLOAD_BENCH_IDLE_THREADS=20 GCLOAD_BENCH_SECONDS=20 \
+        sh "$ROOT/scripts/record-bench-shape.sh" cpu "$DATA/cpu-sampled.nettrace" 1
+fi
 
 # Recording environment -> docs/fixtures.md
 if [ -f "$DOCS" ] && grep -q '<!-- recording-env:begin -->' "$DOCS"; then

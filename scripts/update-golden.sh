@@ -40,8 +40,9 @@ shared=$root/../shared/traces/perfview
 TEXT_TRACES="probe-net10.nettrace eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace"
 
 # Traces whose object reports are kept (the fixtures recorded for them;
-# cpu-sampled: sampled objects without movement events, GCs without ranges).
-OBJECTS_TRACES="objects-movement.nettrace objects-allocsampled.nettrace cpu-sampled.nettrace"
+# cpu-sampled: sampled objects without movement events, GCs without ranges;
+# objects-bgc: objects that die in a background GC).
+OBJECTS_TRACES="objects-movement.nettrace objects-allocsampled.nettrace cpu-sampled.nettrace objects-bgc.nettrace"
 
 # dump TRACE_DIR TRACE_FILE OUT_PREFIX
 dump() {

@@ -159,6 +159,17 @@ gcs_status gcs_objtrack_add(gcs_objtrack *t, const gcs_tracked_object *obj, gcs_
 gcs_status gcs_objtrack_begin_gc(gcs_objtrack *t, uint32_t gc_number, int condemned,
                                  int64_t time, gcs_error *err);
 
+/* Opens the sweep of background GC gc_number, for the surviving ranges
+ * the runtime reports at its end (every object of the heap still there
+ * then, in plugs). Applied by gcs_objtrack_end_gc, it condemns gen 2, LOH
+ * and POH objects only: one outside every range died in that GC (death
+ * callback: gc_number, condemned 2). It promotes nothing and leaves
+ * younger objects, and every object's newness (duplicates), as they were;
+ * objects added while it is open are spared. A GC still open is aborted
+ * first. */
+gcs_status gcs_objtrack_begin_background_gc(gcs_objtrack *t, uint32_t gc_number, int64_t time,
+                                            gcs_error *err);
+
 /* Adds ranges of the open GC; any order, any number of calls. Without an
  * open GC the ranges are counted (ranges_outside_gc) and ignored. */
 gcs_status gcs_objtrack_add_moved(gcs_objtrack *t, const gcs_moved_range *ranges, size_t n,
@@ -290,7 +301,10 @@ typedef struct gcs_objects_summary {
     uint64_t gcs;                  /* GC/Start events */
     uint64_t gcs_with_ranges;      /* GCs that reported moved/surviving ranges */
     uint64_t gcs_without_ranges;   /* foreground GCs with no range (nothing decided) */
-    uint64_t background_gcs;       /* not tracked: the runtime reports no ranges */
+    uint64_t background_gcs;       /* GC/Start with Type 1 */
+    uint64_t background_gcs_with_ranges; /* background GCs whose surviving ranges (reported
+                                      * at their end) were applied: gen-2, LOH and POH
+                                      * deaths */
     uint64_t gcs_without_generation_ranges; /* GCs with ranges but no GenerationRange */
     uint64_t gcs_without_depth;    /* GC/Start V0 or Depth > 2: not tracked */
     uint64_t gc_end_without_start;

@@ -160,6 +160,7 @@ static size_t counters(const gcs_objects_summary *s, counter *out)
         {"gcs_with_ranges", s->gcs_with_ranges},
         {"gcs_without_ranges", s->gcs_without_ranges},
         {"background_gcs", s->background_gcs},
+        {"background_gcs_with_ranges", s->background_gcs_with_ranges},
         {"gcs_without_generation_ranges", s->gcs_without_generation_ranges},
         {"gcs_without_depth", s->gcs_without_depth},
         {"gc_end_without_start", s->gc_end_without_start},

@@ -1,8 +1,9 @@
 #!/bin/sh
 # End to end: `gcscope objects` on tests/data/objects-movement.nettrace
 # (recorded with the movement keyword from the gcload "objects" workload)
-# must agree with what the workload says it did, in
-# tests/data/objects-movement.workload.txt:
+# and on tests/data/objects-bgc.nettrace (gcload "objectsbgc": objects
+# that die in a background GC) must agree with what the workload says it
+# did, in tests/data/NAME.workload.txt:
 #   kept_alive type=T ...          every sample of T is alive at the end,
 #                                  none died; heap=loh: all in the LOH
 #   died type=T dies=D [step=S]    every sample of T died in a reported GC
@@ -16,30 +17,30 @@
 #                                  and only they, are in gen0 at the end
 set -u
 GCSCOPE=${GCSCOPE:-build/asan/gcscope}
-TRACE=tests/data/objects-movement.nettrace
-WORKLOAD=tests/data/objects-movement.workload.txt
-if [ ! -f "$TRACE" ] || [ ! -f "$WORKLOAD" ]; then
-    echo "skipped: objects_e2e (fixture $TRACE absent)"
-    exit 0
-fi
 tmp=${TMPDIR:-/tmp}/gcscope-objects-e2e.$$
 trap 'rm -f "$tmp".csv "$tmp".err' EXIT
+status=0
+for name in objects-movement objects-bgc; do
+TRACE=tests/data/$name.nettrace
+WORKLOAD=tests/data/$name.workload.txt
+if [ ! -f "$TRACE" ] || [ ! -f "$WORKLOAD" ]; then
+    echo "skipped: objects_e2e $name (fixture $TRACE absent)"
+    continue
+fi
 if ! "$GCSCOPE" objects "$TRACE" --format csv >"$tmp.csv" 2>"$tmp.err"; then
-    if grep -q "not built yet" "$tmp.err"; then
-        echo "skipped: objects_e2e (this build has no nettrace reader yet)"
-        exit 0
-    fi
-    echo "objects_e2e: gcscope objects failed:"; cat "$tmp.err"
-    exit 1
+    echo "objects_e2e: gcscope objects $TRACE failed:"; cat "$tmp.err"
+    status=1
+    continue
 fi
 
-awk -F, -v csv="$tmp.csv" '
+awk -F, -v csv="$tmp.csv" -v trace_name="$name" -v min_checks="$([ "$name" = objects-bgc ] && echo 6 || echo 8)" '
 BEGIN {
     # CSV columns after the quoted name (names checked here have no comma).
     while ((getline line < csv) > 0) {
         # first the trace column: the file name, quoted
-        if (line !~ /^"objects-movement.nettrace","/) continue
-        line = substr(line, length("\"objects-movement.nettrace\",") + 1)
+        prefix = "\"" trace_name ".nettrace\","
+        if (index(line, prefix) != 1) continue
+        line = substr(line, length(prefix) + 1)
         name = substr(line, 2, index(substr(line, 2), "\"") - 1)
         rest = substr(line, length(name) + 4)
         n = split(rest, f, ",")
@@ -56,7 +57,7 @@ function kv(key,   i) {
         if (index($i, key "=") == 1) return substr($i, length(key) + 2)
     return ""
 }
-function fail(msg) { print "objects_e2e: " msg; failures++ }
+function fail(msg) { print "objects_e2e: " trace_name ": " msg; failures++ }
 function need_samples(t) {
     checks++
     if (!(t in samples) || samples[t] + 0 == 0) { fail(t ": no sampled object in the report"); return 0 }
@@ -106,8 +107,10 @@ END {
             checks++
             if (gen[t, 0] != pinned[t]) fail(t ": " pinned[t] " pinned samples but " gen[t, 0] " in gen0 at end")
         }
-    if (checks < 8) fail("only " checks " workload facts checked: workload file changed?")
+    if (checks < min_checks) fail("only " checks " workload facts checked: workload file changed?")
     if (failures) exit 1
-    print "objects_e2e: " checks " workload facts agree"
+    print "objects_e2e: " trace_name ": " checks " workload facts agree"
 }
-' "$WORKLOAD"
+' "$WORKLOAD" || status=1
+done
+exit $status

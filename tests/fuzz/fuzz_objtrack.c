@@ -2,11 +2,12 @@
  * Harness: the object tracker (gcs_objtrack_*) driven by an operation
  * stream decoded from the input: adds, GCs whose moved and surviving ranges
  * come in any order and any number of calls (overlapping, wrapping, empty),
- * aborts, generation layouts, finds. Addresses come from a small space so
- * that objects, ranges and collisions meet. After each step the cheap
- * invariants hold: objects in strictly ascending address order, as many as
- * objects_tracked says, every add accounted for (tracked, duplicate, or
- * dead through the callback), generations in range. Two trackers take
+ * background GCs' sweeps, aborts, generation layouts, finds. Addresses
+ * come from a small space so that objects, ranges and collisions meet.
+ * After each step the cheap invariants hold: objects in strictly ascending
+ * address order, as many as objects_tracked says, every add accounted
+ * for (tracked, duplicate, or dead through the callback), generations in
+ * range. Two trackers take
  * every operation: one with the settled objects apart (gcs_objtrack_split,
  * one settled object enough to move them) and unsorted until its first
  * GC with ranges (gcs_objtrack_hashed), and one with neither; after each GC
@@ -155,11 +156,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             break;
         }
-        case 3: { /* a GC opens: condemned -1..3, sometimes a number reused */
+        case 3: { /* a GC opens: condemned -1..2 (-1 refused), or 3: a background
+                   * GC's sweep; sometimes a number reused */
             int condemned = (int)(op >> 4) % 5 - 1;
             gc_number += (op & 0x80) ? 0 : 1;
             for (int k = 0; k < 2; k++)
-                (void)gcs_objtrack_begin_gc(t[k], gc_number, condemned, now, &err);
+                (void)(condemned == 3
+                           ? gcs_objtrack_begin_background_gc(t[k], gc_number, now, &err)
+                           : gcs_objtrack_begin_gc(t[k], gc_number, condemned, now, &err));
             break;
         }
         case 4: { /* moved ranges */

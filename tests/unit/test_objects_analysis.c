@@ -724,6 +724,83 @@ static void test_bad_amounts_and_no_ticks(void)
     gcs_objects_free(an);
 }
 
+/* A background GC: the surviving ranges that come with no foreground GC
+ * open during it are its survivors; its GC/Stop applies them (a LOH
+ * object outside them died in it, in gen 2), and the generation layout
+ * between waits for that. Another GC's start applies them first; ranges
+ * with no GC at all open are counted outside. */
+static void test_background_gc_survivors(void)
+{
+    gcs_error err;
+    an = gcs_objects_new(&err);
+    now_ms = 1;
+    tick(0xA000, 0xB1, "Big.Lives", 90000, 1); /* kind 1: LOH */
+    tick(0xB000, 0xB2, "Big.Dies", 90000, 1);
+    tick(0xC000, 0xB3, "Small.Young", 24, 0);  /* gen 0: not the sweep's */
+    now_ms = 2;
+    gc_start(5, 2, 1); /* background */
+    now_ms = 3;
+    gc_start(6, 0, 2); /* a foreground GC during it, reporting nothing */
+    gc_end(6, 0);
+    now_ms = 4;
+    const uint64_t live[][2] = {{0xA000, 0x100}};
+    surviving(0, live, 1);
+    generation_range(3, 0xA000, 0x2000); /* waits for the sweep */
+    now_ms = 5;
+    gc_end(5, 2);
+    now_ms = 6;
+    surviving(0, live, 1); /* no GC open */
+    CHECK_EQ_INT(gcs_objects_finish(an, &err), GCS_OK);
+    const gcs_object_type_stats *lives = type_named("Big.Lives");
+    const gcs_object_type_stats *dies = type_named("Big.Dies");
+    const gcs_object_type_stats *young = type_named("Small.Young");
+    CHECK(lives && dies && young);
+    if (lives && dies && young) {
+        CHECK_EQ_U64(lives->alive_at_end, 1);
+        CHECK_EQ_U64(lives->alive_at_end_gen[GCS_GEN_LOH], 1);
+        CHECK_EQ_U64(dies->alive_at_end, 0);
+        CHECK_EQ_U64(dies->died_in_gc[2], 1);
+        CHECK_EQ_U64(dies->died_gen2, 1);
+        CHECK_EQ_U64(dies->first_death_gc, 5);
+        CHECK_EQ_U64(young->alive_at_end, 1);
+    }
+    const gcs_objects_summary *s = gcs_objects_get_summary(an);
+    CHECK_EQ_U64(s->background_gcs_with_ranges, 1);
+    CHECK_EQ_U64(s->range_events_outside_gc, 1);
+    CHECK_EQ_U64(s->tracker.generation_layouts, 1);
+    gcs_objects_free(an);
+
+    /* The next GC's start applies a sweep whose GC/Stop has not come. */
+    an = gcs_objects_new(&err);
+    now_ms = 1;
+    tick(0xB000, 0xB2, "Big.Dies", 90000, 1);
+    gc_start(5, 2, 1);
+    surviving(0, live, 1);
+    now_ms = 2;
+    gc_start(6, 0, 0);
+    gc_end(6, 0);
+    CHECK_EQ_INT(gcs_objects_finish(an, &err), GCS_OK);
+    dies = type_named("Big.Dies");
+    CHECK(dies != NULL);
+    if (dies)
+        CHECK_EQ_U64(dies->died_in_gc[2], 1);
+    CHECK_EQ_U64(gcs_objects_get_summary(an)->background_gcs_with_ranges, 1);
+    gcs_objects_free(an);
+
+    /* A trace that ends before the background GC's GC/Stop: dropped. */
+    an = gcs_objects_new(&err);
+    tick(0xB000, 0xB2, "Big.Dies", 90000, 1);
+    gc_start(5, 2, 1);
+    surviving(0, live, 1);
+    CHECK_EQ_INT(gcs_objects_finish(an, &err), GCS_OK);
+    dies = type_named("Big.Dies");
+    CHECK(dies != NULL);
+    if (dies)
+        CHECK_EQ_U64(dies->alive_at_end, 1);
+    CHECK_EQ_U64(gcs_objects_get_summary(an)->background_gcs_with_ranges, 0);
+    gcs_objects_free(an);
+}
+
 /* Amounts near 2^63 (a hostile or broken runtime): the estimates stop at
  * 2^64-1, and each sum that stops is counted once, however many amounts
  * come after (the survivors' pass reads them in no set order). */
@@ -864,6 +941,7 @@ int main(void)
     RUN(test_unknown_sizes_and_estimates);
     RUN(test_bad_amounts_and_no_ticks);
     RUN(test_saturated_sums_counted_once);
+    RUN(test_background_gc_survivors);
     RUN(test_samples_in_slots);
     RUN(test_absurd_times);
     RUN(test_random_payloads);

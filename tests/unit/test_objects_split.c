@@ -5,7 +5,8 @@
  * without either: random GCs of every
  * kind (moves that keep address order, moves that break it, ranges that
  * collide, surviving ranges, GCs cut by the range limit, aborted GCs,
- * objects born during a GC), generation layouts, address reuse and pins,
+ * objects born during a GC, background GCs' sweeps), generation layouts,
+ * address reuse and pins,
  * applied to both; the deaths (every field, in order), the counters and
  * the objects must be the same. Objects move to the old array after a few
  * settle (gcs_objtrack_settle_min made small), so most steps cross it.
@@ -242,13 +243,18 @@ static bool run_scenario(uint64_t seed, int steps, int unsorted_steps, size_t se
             for (uint32_t i = 1 + rnd() % 30; i > 0; i--)
                 both_add(&p, &tag);
         } else if (r < 90) {
-            /* gen 2 rarely: it walks everything and empties old */
+            /* gen 2 rarely: it walks everything and empties old; now and
+             * then a background GC's sweep */
             uint32_t c = rnd() % 20;
             int condemned = c < 13 ? 0 : c < 19 ? 1 : 2;
+            bool background = rnd() % 8 == 0;
             gc++;
             for (int k = 0; k < 2; k++) {
                 gcs_error err;
-                CHECK_EQ_INT(gcs_objtrack_begin_gc(p.t[k], gc, condemned, (int64_t)gc * 10, &err),
+                CHECK_EQ_INT(background ? gcs_objtrack_begin_background_gc(p.t[k], gc,
+                                                                           (int64_t)gc * 10, &err)
+                                        : gcs_objtrack_begin_gc(p.t[k], gc, condemned,
+                                                                (int64_t)gc * 10, &err),
                              GCS_OK);
             }
             if (rnd() % 6 != 0 && sorted)

@@ -397,6 +397,74 @@ static void test_bad_range_lists(void)
     gcs_objtrack_free(t);
 }
 
+/* A background GC's sweep: its surviving ranges (the whole heap still
+ * there at its end) condemn gen 2, LOH and POH only; younger objects stay
+ * as they were (not promoted, not aged: a second add at a new object's
+ * address is still a duplicate); objects added during it are spared; the
+ * deaths carry its number and time, and the unseen deaths after it the
+ * last foreground GC's. */
+static void test_background_gc(void)
+{
+    deaths ds;
+    gcs_objtrack *t = new_tracker(&ds);
+    gcs_error err;
+    add(t, 100, GCS_GEN2);
+    add(t, 200, GCS_GEN2);
+    add(t, 300, GCS_GEN_LOH);
+    add(t, 400, GCS_GEN0);
+    add(t, 500, GCS_GEN1);
+    add(t, 600, GCS_GEN_POH);
+    CHECK_EQ_INT(gcs_objtrack_begin_gc(t, 7, 0, 70, &err), GCS_OK); /* no ranges: ages */
+    CHECK_EQ_INT(gcs_objtrack_end_gc(t, &err), GCS_OK);
+    add(t, 700, GCS_GEN0); /* new since GC 7 */
+    CHECK_EQ_INT(gcs_objtrack_begin_background_gc(t, 6, 90, &err), GCS_OK);
+    gcs_surviving_range live[] = {{100, 8}, {500, 8}, {600, 8}};
+    CHECK_EQ_INT(gcs_objtrack_add_surviving(t, live, 3, &err), GCS_OK);
+    add(t, 800, GCS_GEN_LOH); /* during the sweep: spared */
+    CHECK_EQ_INT(gcs_objtrack_end_gc(t, &err), GCS_OK);
+    CHECK_EQ_INT(ds.n, 2);
+    CHECK(died(&ds, 200) && died(&ds, 300));
+    for (int i = 0; i < ds.n; i++) {
+        CHECK_EQ_INT(ds.d[i].kind, GCS_DEATH_GC);
+        CHECK_EQ_INT((int)ds.d[i].gc, 6);
+        CHECK_EQ_INT(ds.d[i].condemned, 2);
+        CHECK_EQ_INT((int)ds.d[i].time, 90);
+    }
+    CHECK_EQ_INT(generation_of(t, 100), GCS_GEN2);
+    CHECK_EQ_INT(generation_of(t, 400), GCS_GEN0); /* outside every range: not condemned */
+    CHECK_EQ_INT(generation_of(t, 500), GCS_GEN1); /* not promoted */
+    CHECK_EQ_INT(generation_of(t, 600), GCS_GEN_POH);
+    CHECK_EQ_U64(where(t, 800), 800);
+    CHECK_EQ_U64(where(t, 700), 700);
+    /* 700 is still new: the same address again is a duplicate ... */
+    uint64_t dups = gcs_objtrack_get_stats(t)->duplicate_adds;
+    gcs_tracked_object again = {0};
+    again.address = 700;
+    again.tag = 7001;
+    CHECK_EQ_INT(gcs_objtrack_add(t, &again, &err), GCS_OK);
+    CHECK_EQ_U64(where(t, 7001), 0);
+    CHECK_EQ_U64(gcs_objtrack_get_stats(t)->duplicate_adds, dups + 1);
+    /* ... and 400, aged by GC 7, died unseen: GC 7's number and time. */
+    again.address = 400;
+    again.tag = 4001;
+    CHECK_EQ_INT(gcs_objtrack_add(t, &again, &err), GCS_OK);
+    CHECK_EQ_U64(where(t, 4001), 400);
+    CHECK_EQ_INT(ds.n, 3);
+    CHECK_EQ_INT(ds.d[2].kind, GCS_DEATH_UNSEEN);
+    CHECK_EQ_INT((int)ds.d[2].gc, 7);
+    CHECK_EQ_INT((int)ds.d[2].time, 70);
+    /* A background GC that reported nothing decides nothing, ages nothing. */
+    CHECK_EQ_INT(gcs_objtrack_begin_background_gc(t, 8, 95, &err), GCS_OK);
+    CHECK_EQ_INT(gcs_objtrack_end_gc(t, &err), GCS_OK);
+    CHECK_EQ_INT(ds.n, 3);
+    again.address = 700;
+    again.tag = 7002;
+    CHECK_EQ_INT(gcs_objtrack_add(t, &again, &err), GCS_OK);
+    CHECK_EQ_U64(where(t, 7002), 0);
+    CHECK_EQ_U64(gcs_objtrack_get_stats(t)->duplicate_adds, dups + 2);
+    gcs_objtrack_free(t);
+}
+
 /* Address reuse and duplicates. */
 static void test_adds(void)
 {
@@ -863,6 +931,7 @@ int main(void)
     RUN(test_overlapping_ranges);
     RUN(test_bad_range_lists);
     RUN(test_adds);
+    RUN(test_background_gc);
     RUN(test_generation_ranges);
     RUN(test_resort_interleaved);
     RUN(test_born_in_gc);

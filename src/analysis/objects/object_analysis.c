@@ -93,6 +93,9 @@ struct gcs_objects {
     uint32_t last_gc_begun;
     bool bgc_open;
     uint32_t bgc_count;
+    /* The background GC's surviving ranges are coming (its sweep is open
+     * in the tracker), to be applied at its end. */
+    bool bgc_sweep_open;
     bool have_range_index;
     uint32_t next_range_index;
     /* generation range batch */
@@ -408,7 +411,7 @@ static gcs_status close_batch(gcs_objects *a, gcs_error *err)
     if (!a->batch_open)
         return GCS_OK;
     a->batch_open = false;
-    if (a->batch_after_ranges && a->gc_open) {
+    if (a->batch_after_ranges && (a->gc_open || a->bgc_sweep_open)) {
         a->batch_deferred = true;
         return GCS_OK;
     }
@@ -435,6 +438,20 @@ static gcs_status end_open_gc(gcs_objects *a, gcs_error *err)
     return GCS_OK;
 }
 
+/* Applies the background GC's sweep (its surviving ranges came), then
+ * the generation layout that waited for it. */
+static gcs_status end_bgc_sweep(gcs_objects *a, gcs_error *err)
+{
+    gcs_status st = gcs_objtrack_end_gc(a->tracker, err);
+    if (st != GCS_OK)
+        return st;
+    a->bgc_sweep_open = false;
+    a->sum.background_gcs_with_ranges++;
+    if (a->batch_deferred)
+        return apply_batch(a, err);
+    return GCS_OK;
+}
+
 static gcs_status on_gc_start(gcs_objects *a, const gcs_event *ev, const gcs_gc_record *rec,
                               gcs_error *err)
 {
@@ -446,6 +463,14 @@ static gcs_status on_gc_start(gcs_objects *a, const gcs_event *ev, const gcs_gc_
     uint32_t count = rec->u.start.count, depth = rec->u.start.depth;
     bool has_depth_type = rec->u.start.has_depth_type;
     a->sum.gcs++;
+    if (a->bgc_sweep_open) {
+        /* The runtime reports a background GC's survivors with the
+         * execution engine suspended, at its very end: complete before any
+         * later GC. */
+        gcs_status st = end_bgc_sweep(a, err);
+        if (st != GCS_OK)
+            return st;
+    }
     a->last_gc_begun = count; /* GC numbers count every GC, background ones too */
     if (has_depth_type && rec->u.start.type == 1) {
         a->sum.background_gcs++;
@@ -488,7 +513,7 @@ static gcs_status on_gc_end(gcs_objects *a, const gcs_gc_record *rec, gcs_error 
         return end_open_gc(a, err);
     if (a->bgc_open && count == a->bgc_count) {
         a->bgc_open = false;
-        return GCS_OK;
+        return a->bgc_sweep_open ? end_bgc_sweep(a, err) : GCS_OK;
     }
     a->sum.gc_end_without_start++;
     return GCS_OK;
@@ -499,7 +524,8 @@ static gcs_status on_gc_end(gcs_objects *a, const gcs_gc_record *rec, gcs_error 
 /* rec: the decoded event, or NULL when its header was short. A Count
  * larger than the payload is counted as a short payload and the whole
  * ranges present are used. */
-static gcs_status on_ranges(gcs_objects *a, const gcs_gc_record *rec, bool moved, gcs_error *err)
+static gcs_status on_ranges(gcs_objects *a, const gcs_event *ev, const gcs_gc_record *rec,
+                            bool moved, gcs_error *err)
 {
     a->sum.range_events++;
     a->sum.movement_seen = true;
@@ -510,14 +536,26 @@ static gcs_status on_ranges(gcs_objects *a, const gcs_gc_record *rec, bool moved
     if (rec->u.bulk.values_truncated)
         a->sum.short_payloads++;
     uint32_t index = rec->u.bulk.index;
-    if (!a->gc_open) {
+    if (!a->gc_open && a->bgc_open && !a->bgc_sweep_open) {
+        /* No foreground GC open during a background GC: its survivors,
+         * which the runtime reports at its end (after its sweep, the
+         * execution engine suspended). */
+        gcs_status st = gcs_objtrack_begin_background_gc(a->tracker, a->bgc_count, event_us(ev),
+                                                         err);
+        if (st != GCS_OK)
+            return st;
+        a->bgc_sweep_open = true;
+        a->have_range_index = false;
+    }
+    if (!a->gc_open && !a->bgc_sweep_open) {
         a->sum.range_events_outside_gc++;
     } else {
         if (a->have_range_index && index != a->next_range_index && index != 0)
             a->sum.range_index_gaps++;
         a->have_range_index = true;
         a->next_range_index = index + 1;
-        a->gc_got_ranges = true;
+        if (a->gc_open)
+            a->gc_got_ranges = true;
     }
     const gcs_gc_array *values = &rec->u.bulk.values;
     if (!gcs_objtrack_in_gc(a->tracker, NULL)) {
@@ -578,7 +616,7 @@ static gcs_status on_generation_range(gcs_objects *a, const gcs_gc_record *rec, 
             a->batch_deferred = false;
         }
         a->batch_open = true;
-        a->batch_after_ranges = a->gc_open && a->gc_got_ranges;
+        a->batch_after_ranges = (a->gc_open && a->gc_got_ranges) || a->bgc_sweep_open;
     }
     if (a->gc_open)
         a->gc_got_generation_ranges = true;
@@ -890,8 +928,8 @@ gcs_status gcs_objects_feed(gcs_objects *a, const gcs_event *ev, gcs_error *err)
     case GCS_GCK_ALLOCATION_SAMPLED: st = on_allocation_tick(a, ev, r, true, err); break;
     case GCS_GCK_BULK_TYPE: st = on_bulk_type(a, r, err); break;
     case GCS_GCK_SAMPLED_OBJECT_ALLOCATION: st = on_sampled_alloc(a, ev, r, err); break;
-    case GCS_GCK_BULK_SURVIVING_OBJECT_RANGES: st = on_ranges(a, r, false, err); break;
-    case GCS_GCK_BULK_MOVED_OBJECT_RANGES: st = on_ranges(a, r, true, err); break;
+    case GCS_GCK_BULK_SURVIVING_OBJECT_RANGES: st = on_ranges(a, ev, r, false, err); break;
+    case GCS_GCK_BULK_MOVED_OBJECT_RANGES: st = on_ranges(a, ev, r, true, err); break;
     case GCS_GCK_GENERATION_RANGE: st = on_generation_range(a, r, err); break;
     case GCS_GCK_PIN_OBJECT_AT_GC_TIME: on_pin(a, r); break;
     default: assert(!"kind not used by the object analysis"); break;
@@ -1011,10 +1049,12 @@ gcs_status gcs_objects_finish(gcs_objects *a, gcs_error *err)
     gcs_status st = close_batch(a, err);
     if (st != GCS_OK)
         return st;
-    if (a->gc_open) {
-        /* The trace ended inside a GC: its ranges may be incomplete. */
+    if (a->gc_open || a->bgc_sweep_open) {
+        /* The trace ended inside a GC (or a background GC's report of its
+         * survivors): its ranges may be incomplete. */
         gcs_objtrack_abort_gc(a->tracker);
         a->gc_open = false;
+        a->bgc_sweep_open = false;
     }
     if (a->batch_deferred || a->nbatch)
         a->nbatch = 0;

@@ -103,6 +103,11 @@ struct gcs_objtrack {
     uint32_t gc_number;
     int condemned;
     int64_t gc_time;
+    /* The open GC is a background GC's sweep (begin_background_gc): it
+     * condemns gen 2, LOH and POH only, promotes nothing and ends no
+     * object's newness; gc_time_before is gc_time to restore after it. */
+    bool background;
+    int64_t gc_time_before;
     range *ranges;
     size_t rn, rcap;
     bool ranges_cut; /* some ranges of the open GC were dropped (limit) */
@@ -881,12 +886,11 @@ static gcs_status merge_all(gcs_objtrack *t, gcs_error *err)
     return join_recent(t, false, err);
 }
 
-gcs_status gcs_objtrack_begin_gc(gcs_objtrack *t, uint32_t gc_number, int condemned,
-                                 int64_t time, gcs_error *err)
+/* Opens a GC (a GC still open is aborted first). A background GC's sweep
+ * keeps the last GC begun and, for after it, that GC's time. */
+static gcs_status open_gc(gcs_objtrack *t, uint32_t gc_number, int condemned, bool background,
+                          int64_t time, gcs_error *err)
 {
-    if (condemned < 0 || condemned > 2)
-        return GCS_FAIL(err, GCS_ERR_ARG, 0, "condemned generation %d is not 0, 1 or 2",
-                        condemned);
     if (t->in_gc)
         gcs_objtrack_abort_gc(t);
     gcs_status st = merge_pending(t, err);
@@ -895,27 +899,61 @@ gcs_status gcs_objtrack_begin_gc(gcs_objtrack *t, uint32_t gc_number, int condem
     t->in_gc = true;
     t->gc_number = gc_number;
     t->condemned = condemned;
+    t->background = background;
+    t->gc_time_before = t->gc_time;
     t->gc_time = time;
     t->rn = 0;
     t->ranges_cut = false;
-    t->last_gc_number = gc_number;
+    if (!background)
+        t->last_gc_number = gc_number;
     return GCS_OK;
 }
 
-void gcs_objtrack_abort_gc(gcs_objtrack *t)
+gcs_status gcs_objtrack_begin_gc(gcs_objtrack *t, uint32_t gc_number, int condemned,
+                                 int64_t time, gcs_error *err)
 {
-    if (!t->in_gc)
-        return;
-    t->in_gc = false;
-    t->rn = 0;
-    t->stats.gcs_aborted++;
-    /* Objects born during the aborted GC are ordinary new objects now. */
+    if (condemned < 0 || condemned > 2)
+        return GCS_FAIL(err, GCS_ERR_ARG, 0, "condemned generation %d is not 0, 1 or 2",
+                        condemned);
+    return open_gc(t, gc_number, condemned, false, time, err);
+}
+
+gcs_status gcs_objtrack_begin_background_gc(gcs_objtrack *t, uint32_t gc_number, int64_t time,
+                                            gcs_error *err)
+{
+    return open_gc(t, gc_number, GCS_GEN2, true, time, err);
+}
+
+/* Objects born during a GC that decided nothing are ordinary new
+ * objects now. */
+static void clear_born_in_gc(gcs_objtrack *t)
+{
     for (size_t i = 0; i < t->n; i++)
         t->objs[i].flags &= (uint8_t)~OBJ_BORN_IN_GC;
     for (size_t i = 0; i < t->recent_n; i++)
         t->recent[i].flags &= (uint8_t)~OBJ_BORN_IN_GC;
     for (size_t i = 0; i < t->pn; i++)
         t->pending[i].flags &= (uint8_t)~OBJ_BORN_IN_GC;
+}
+
+/* The GC closes: a background GC gives the time back. */
+static void close_gc(gcs_objtrack *t)
+{
+    t->in_gc = false;
+    if (t->background) {
+        t->background = false;
+        t->gc_time = t->gc_time_before;
+    }
+}
+
+void gcs_objtrack_abort_gc(gcs_objtrack *t)
+{
+    if (!t->in_gc)
+        return;
+    close_gc(t);
+    t->rn = 0;
+    t->stats.gcs_aborted++;
+    clear_born_in_gc(t);
 }
 
 static gcs_status push_range(gcs_objtrack *t, uint64_t old_start, uint64_t new_start,
@@ -1015,7 +1053,15 @@ static int cmp_range(const void *pa, const void *pb)
  * lowest new start); a later range loses the part it shares with earlier
  * ones (its start and new start advance together, keeping its delta).
  */
-#define RANGE_LESS(x, y) (cmp_range((x), (y)) < 0)
+/* cmp_range(a, b) < 0, in line: starts differ in almost every compare
+ * (the merge sort's run scan compares each range with the one before). */
+static inline bool range_less(const range *a, const range *b)
+{
+    if (a->old_start != b->old_start)
+        return a->old_start < b->old_start;
+    return cmp_range(a, b) < 0;
+}
+#define RANGE_LESS(x, y) range_less((x), (y))
 DEFINE_NATURAL_SORT(merge_sort_ranges, range, RANGE_LESS)
 
 /*
@@ -1133,18 +1179,32 @@ static void age_flags(gcs_objtrack *t)
     t->flagged_n = kept;
 }
 
+static gcs_status end_gc_apply(gcs_objtrack *t, gcs_error *err);
+
 gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
 {
     if (!t->in_gc)
         return GCS_FAIL(err, GCS_ERR_ARG, 0, "end_gc without begin_gc");
+    gcs_status st = end_gc_apply(t, err);
+    close_gc(t); /* after the deaths, which carry the GC's time */
+    return st;
+}
+
+static gcs_status end_gc_apply(gcs_objtrack *t, gcs_error *err)
+{
     gcs_status st = merge_pending(t, err);
     if (st != GCS_OK)
         return st;
     t->stats.gcs_applied++;
+    const bool background = t->background;
     t->in_gc = false;
     if (t->rn == 0 && !t->ranges_cut) {
-        /* Not reported (e.g. a background GC): nothing can be decided. */
-        age_flags(t);
+        /* Not reported: nothing can be decided. A background GC's end
+         * ends no object's newness either. */
+        if (!background)
+            age_flags(t);
+        else
+            clear_born_in_gc(t);
         return GCS_OK;
     }
     leave_hashed(t);
@@ -1171,6 +1231,10 @@ gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
     range *ranges = t->ranges;
     const size_t rn = t->rn, n = t->n;
     const int condemned = t->condemned;
+    /* A background GC sweeps: it condemns gen 2, LOH and POH only (the
+     * younger generations' objects lie in its walk too, dead or not), and
+     * an object that survives keeps its generation and its flags. */
+    const uint8_t keep_flags = (uint8_t)~(OBJ_BORN_IN_GC | OBJ_MOVED_NOW);
     size_t j = 0, k = 0;
     uint64_t r_start = rn ? ranges[0].old_start : UINT64_MAX;
     uint64_t r_end = rn ? r_start + ranges[0].length : UINT64_MAX;
@@ -1183,7 +1247,7 @@ gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
         gcs_tracked_object o = objs[i];
         const uint64_t address_before = o.address;
         bool born_in_gc = o.flags & OBJ_BORN_IN_GC;
-        o.flags = flags_after_gc(o.flags);
+        o.flags = background ? (uint8_t)(o.flags & keep_flags) : flags_after_gc(o.flags);
         size_t key = SIZE_MAX; /* objects that stay put form blocks of their own */
         if (!born_in_gc) {
             while (j < rn && r_end <= o.address) {
@@ -1193,7 +1257,7 @@ gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
                 }
             }
             bool in = j < rn && r_start <= o.address;
-            if (!is_condemned(o.generation, condemned)) {
+            if (background ? o.generation < GCS_GEN2 : !is_condemned(o.generation, condemned)) {
                 uncondemned_in_range += in;
             } else if (!in) {
                 retire(t, &o, t->ranges_cut ? GCS_DEATH_INCOMPLETE : GCS_DEATH_GC, t->gc_number,

@@ -11,7 +11,7 @@
 //                       sampling (SampleProfiler) samples every managed thread, so
 //                       they make a stack-heavy trace
 //
-// Scenarios: gen0 gen1 gen2 loh poh handles finalizers induced pressure bgc objects noregion
+// Scenarios: gen0 gen1 gen2 loh poh handles finalizers induced pressure bgc objects objectsbgc noregion
 // "all" runs every scenario except bench, in the order listed above.
 //
 // Every machine-readable line on stdout starts with "gcload: ". Nothing else is
@@ -45,6 +45,10 @@ public sealed class DiesInGen2 { public int Id; public Pad512 Pad; }
 public sealed class LargeKept { public int Id; public Pad96K Pad; }
 public sealed class LargeDies { public int Id; public Pad96K Pad; }
 public sealed class WeaklyHeld { public int Id; public Pad512 Pad; }
+public sealed class BgcKept { public int Id; public Pad512 Pad; }
+public sealed class BgcDies { public int Id; public Pad512 Pad; }
+public sealed class BgcLargeKept { public int Id; public Pad96K Pad; }
+public sealed class BgcLargeDies { public int Id; public Pad96K Pad; }
 
 public sealed class FinalizedEarly
 {
@@ -174,6 +178,7 @@ public static class Program
                 "pressure" => Pressure,
                 "bgc" => Bgc,
                 "objects" => Objects,
+                "objectsbgc" => ObjectsBgc,
                 "noregion" => NoGcRegion,
                 "bench" => () => Bench(seconds, threads, maxTraceMb),
                 "service" => () => Service(seconds, threads, maxTraceMb),
@@ -601,6 +606,15 @@ public static class Program
         Out(F($"latency sustained_low_latency_done=1 restored={GCSettings.LatencyMode}"));
     }
 
+    // The live objects of arr by generation, as the objects scenarios print them.
+    static string GenOf<T>(T[] arr) where T : class
+    {
+        int[] g = new int[4];
+        int alive = 0;
+        foreach (var o in arr) if (o != null) { g[Math.Min(3, GC.GetGeneration(o))]++; alive++; }
+        return F($"alive={alive} in_gen0={g[0]} in_gen1={g[1]} in_gen2={g[2]} in_gen3plus={g[3]}");
+    }
+
     // -----------------------------------------------------------------------
     // objects: distinctive types with known fates, for object-tracking tests.
     // -----------------------------------------------------------------------
@@ -608,13 +622,6 @@ public static class Program
     {
         int keptN = 3000, youngN = 30000, gen1N = 3000, gen2N = 3000, largeKeptN = 8, largeDiesN = 8, weakN = 500, finN = 1000, pinN = 10;
 
-        string GenOf<T>(T[] arr) where T : class
-        {
-            int[] g = new int[4];
-            int alive = 0;
-            foreach (var o in arr) if (o != null) { g[Math.Min(3, GC.GetGeneration(o))]++; alive++; }
-            return F($"alive={alive} in_gen0={g[0]} in_gen1={g[1]} in_gen2={g[2]} in_gen3plus={g[3]}");
-        }
         void Gc(string step, Action a)
         {
             a();
@@ -696,6 +703,72 @@ public static class Program
         foreach (var h in pins) h.Free();
         GC.KeepAlive(kept);
         GC.KeepAlive(largeKept);
+    }
+
+    // -----------------------------------------------------------------------
+    // objectsbgc: objects that reach gen2 (and the LOH) and die in a
+    // background GC, beside objects kept to the end; nothing else collects
+    // gen2 (no blocking gen2 GC after the drop), so a tool that sees these
+    // deaths saw them in the background GC.
+    // -----------------------------------------------------------------------
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static T[] MakeArray<T>(int n, Func<int, T> make)
+    {
+        var a = new T[n];
+        for (int i = 0; i < n; i++) a[i] = make(i);
+        return a;
+    }
+
+    static void ObjectsBgc()
+    {
+        int keptN = 2000, diesN = 2000, largeN = 6;
+        // Allocated in methods of their own, so that no temporary of this
+        // frame keeps one alive after the drop.
+        var kept = MakeArray(keptN, i => new BgcKept { Id = i });
+        var dies = MakeArray(diesN, i => new BgcDies { Id = i });
+        var largeKept = MakeArray(largeN, i => new BgcLargeKept { Id = i });
+        var largeDies = MakeArray(largeN, i => new BgcLargeDies { Id = i });
+        // Ballast: the runtime runs a small gen2 blocking, whatever asked;
+        // 24 MB in few allocations (small-object heap, under the LOH size).
+        var ballast = MakeArray(400, _ => new byte[60_000]);
+        // Up to gen2 by gen1 GCs (as in `objects`), bounded.
+        for (int t = 0; t < 6 && (dies.Count(o => GC.GetGeneration(o) < 2) > diesN / 100 ||
+                                  kept.Count(o => GC.GetGeneration(o) < 2) > keptN / 100); t++)
+        {
+            GC.Collect(1);
+            Out(F($"objects gc step=promote_{t} gc_index={LastGcIndex()}"));
+        }
+        Out("objects where=before_drop type=GcLoad.BgcDies " + GenOf(dies));
+        Out("objects where=before_drop type=GcLoad.BgcKept " + GenOf(kept));
+        Array.Clear(dies);
+        Array.Clear(largeDies);
+        // A background GC, and its end awaited (bounded). The request is a
+        // wish: with nothing allocating the runtime may run it blocking, so
+        // young garbage is allocated meanwhile (it dies in gen0 GCs), and the
+        // request is made again until a background GC has run.
+        long bgcBefore = GC.GetGCMemoryInfo(GCKind.Background).Index;
+        var sw = Stopwatch.StartNew();
+        for (int attempt = 0; attempt < 5 && GC.GetGCMemoryInfo(GCKind.Background).Index == bgcBefore; attempt++)
+        {
+            GC.Collect(2, GCCollectionMode.Forced, blocking: false);
+            var wait = Stopwatch.StartNew();
+            while (GC.GetGCMemoryInfo(GCKind.Background).Index == bgcBefore && wait.ElapsedMilliseconds < 1000)
+            {
+                for (int k = 0; k < 2000; k++) Sink += new byte[64].Length;
+                Thread.Sleep(1);
+            }
+        }
+        long bgc = GC.GetGCMemoryInfo(GCKind.Background).Index;
+        Out(F($"objects gc step=background_gc gc_index={bgc} background={(bgc != bgcBefore ? 1 : 0)}"));
+        Out("objects where=end type=GcLoad.BgcKept " + GenOf(kept));
+        Out("objects where=end type=GcLoad.BgcLargeKept " + GenOf(largeKept));
+        Out(F($"kept_alive type=GcLoad.BgcKept count={keptN} allocated={keptN} dies=never"));
+        Out(F($"kept_alive type=GcLoad.BgcLargeKept count={largeN} allocated={largeN} dies=never heap=loh"));
+        Out(F($"died type=GcLoad.BgcDies count={diesN} allocated={diesN} dies=gen2 step=background_gc"));
+        Out(F($"died type=GcLoad.BgcLargeDies count={largeN} allocated={largeN} dies=loh step=background_gc"));
+        GC.KeepAlive(kept);
+        GC.KeepAlive(largeKept);
+        GC.KeepAlive(ballast);
     }
 
     // -----------------------------------------------------------------------
