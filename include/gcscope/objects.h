@@ -180,13 +180,13 @@ gcs_status gcs_objtrack_add_surviving(gcs_objtrack *t, const gcs_surviving_range
 /* With no GC open (gcs_objtrack_in_gc false; a bug otherwise): counts n
  * moved (moved true) or surviving ranges as the two calls above count
  * them, for a caller that knows how many there are without reading them
- * (a background GC's ranges, which no tracked GC takes). */
+ * (ranges that come when no GC, foreground or background, is open). */
 void gcs_objtrack_count_ranges_outside_gc(gcs_objtrack *t, bool moved, size_t n);
 
 /* Applies the open GC: remaps, retires the dead (callback), promotes
  * survivors (gen0 -> gen1, gen1 -> gen2 when condemned). A GC that got
- * no range at all changes nothing (the runtime did not report it, e.g. a
- * background GC). GCS_ERR_ARG if no GC is open. */
+ * no range at all changes nothing (the runtime did not report it: the
+ * movement keyword off). GCS_ERR_ARG if no GC is open. */
 gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err);
 
 /* Drops the open GC's ranges without applying them. */

@@ -559,10 +559,9 @@ static gcs_status on_ranges(gcs_objects *a, const gcs_event *ev, const gcs_gc_re
     }
     const gcs_gc_array *values = &rec->u.bulk.values;
     if (!gcs_objtrack_in_gc(a->tracker, NULL)) {
-        /* The tracker would only count them (a background GC's: on a
-         * service trace, more than half of all ranges): not read. The
-         * decoder sized the array to whole elements, so count is what
-         * the loop below would find. */
+        /* No GC open at all: the tracker would only count them, so they
+         * are not read. The decoder sized the array to whole elements, so
+         * count is what the loop below would find. */
         gcs_objtrack_count_ranges_outside_gc(a->tracker, moved, values->data ? values->count : 0);
         return GCS_OK;
     }
