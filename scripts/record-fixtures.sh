@@ -159,6 +159,9 @@ record objects-movement "$RT:0x1680003:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" \
 # surviving ranges, which come at its end), beside objects kept to the end.
 record objects-bgc "$RT:0x1680003:5" "DOTNET_gcConcurrent=1" \
     objectsbgc
+# The same with server GC on two heaps: each heap walks its own part.
+record objects-bgc-server "$RT:0x1680003:5" "DOTNET_gcServer=1 DOTNET_GCHeapCount=2 DOTNET_gcConcurrent=1" \
+    objectsbgc
 
 # .NET 10 randomized allocation sampling (AllocationSampled, event 303).
 record objects-allocsampled "$RT:0x80000080003:5" "DOTNET_gcConcurrent=1" \

@@ -41,8 +41,8 @@ TEXT_TRACES="probe-net10.nettrace eventpipe-dotnetcore5.0-win-x64-arraytypes.net
 
 # Traces whose object reports are kept (the fixtures recorded for them;
 # cpu-sampled: sampled objects without movement events, GCs without ranges;
-# objects-bgc: objects that die in a background GC).
-OBJECTS_TRACES="objects-movement.nettrace objects-allocsampled.nettrace cpu-sampled.nettrace objects-bgc.nettrace"
+# objects-bgc, objects-bgc-server: objects that die in a background GC).
+OBJECTS_TRACES="objects-movement.nettrace objects-allocsampled.nettrace cpu-sampled.nettrace objects-bgc.nettrace objects-bgc-server.nettrace"
 
 # dump TRACE_DIR TRACE_FILE OUT_PREFIX
 dump() {

@@ -1,8 +1,9 @@
 #!/bin/sh
 # End to end: `gcscope objects` on tests/data/objects-movement.nettrace
 # (recorded with the movement keyword from the gcload "objects" workload)
-# and on tests/data/objects-bgc.nettrace (gcload "objectsbgc": objects
-# that die in a background GC) must agree with what the workload says it
+# and on tests/data/objects-bgc.nettrace and objects-bgc-server.nettrace
+# (gcload "objectsbgc": objects that die in a background GC; workstation
+# GC, and server GC on two heaps) must agree with what the workload says it
 # did, in tests/data/NAME.workload.txt:
 #   kept_alive type=T ...          every sample of T is alive at the end,
 #                                  none died; heap=loh: all in the LOH
@@ -20,7 +21,7 @@ GCSCOPE=${GCSCOPE:-build/asan/gcscope}
 tmp=${TMPDIR:-/tmp}/gcscope-objects-e2e.$$
 trap 'rm -f "$tmp".csv "$tmp".err' EXIT
 status=0
-for name in objects-movement objects-bgc; do
+for name in objects-movement objects-bgc objects-bgc-server; do
 TRACE=tests/data/$name.nettrace
 WORKLOAD=tests/data/$name.workload.txt
 if [ ! -f "$TRACE" ] || [ ! -f "$WORKLOAD" ]; then
@@ -33,7 +34,7 @@ if ! "$GCSCOPE" objects "$TRACE" --format csv >"$tmp.csv" 2>"$tmp.err"; then
     continue
 fi
 
-awk -F, -v csv="$tmp.csv" -v trace_name="$name" -v min_checks="$([ "$name" = objects-bgc ] && echo 6 || echo 8)" '
+awk -F, -v csv="$tmp.csv" -v trace_name="$name" -v min_checks="$([ "$name" = objects-movement ] && echo 8 || echo 6)" '
 BEGIN {
     # CSV columns after the quoted name (names checked here have no comma).
     while ((getline line < csv) > 0) {

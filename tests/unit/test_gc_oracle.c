@@ -325,6 +325,7 @@ static void test_server(void) { compare_fixture("server"); }
 static void test_objects_movement(void) { compare_fixture("objects-movement"); }
 static void test_objects_allocsampled(void) { compare_fixture("objects-allocsampled"); }
 static void test_objects_bgc(void) { compare_fixture("objects-bgc"); }
+static void test_objects_bgc_server(void) { compare_fixture("objects-bgc-server"); }
 static void test_gen0size_small(void) { compare_fixture("gen0size-small"); }
 static void test_probe_net10(void) { compare_fixture("probe-net10"); }
 /* GCs 25 and 483 follow a foreground GC that got two one-heap histories
@@ -369,6 +370,7 @@ int main(void)
     RUN(test_server);
     RUN(test_objects_movement);
     RUN(test_objects_bgc);
+    RUN(test_objects_bgc_server);
     RUN(test_objects_allocsampled);
     RUN(test_gen0size_small);
     RUN(test_probe_net10);
