@@ -1045,6 +1045,24 @@ bool gcs_gc_moved_range_at(const gcs_gc_array *a, uint32_t i, gcs_gc_moved_range
            gcs_cur_ptr(&c, a->pointer_size, &out->new_base) && gcs_cur_u64(&c, &out->length);
 }
 
+size_t gcs_gc_moved_ranges_read(const gcs_gc_array *a, uint32_t from, gcs_gc_moved_range *out,
+                                size_t max)
+{
+    size_t k = 0;
+    while (k < max && gcs_gc_moved_range_at(a, from + (uint32_t)k, &out[k]))
+        k++;
+    return k;
+}
+
+size_t gcs_gc_surviving_ranges_read(const gcs_gc_array *a, uint32_t from,
+                                    gcs_gc_surviving_range *out, size_t max)
+{
+    size_t k = 0;
+    while (k < max && gcs_gc_surviving_range_at(a, from + (uint32_t)k, &out[k]))
+        k++;
+    return k;
+}
+
 void gcs_gc_bulk_type_begin(const gcs_gc_record *rec, gcs_gc_bulk_type_iter *it)
 {
     assert(rec->kind == GCS_GCK_BULK_TYPE);

@@ -318,6 +318,14 @@ bool gcs_gc_moved_range_at(const gcs_gc_array *a, uint32_t i, gcs_gc_moved_range
 typedef struct gcs_gc_surviving_range { uint64_t base, length; } gcs_gc_surviving_range;
 bool gcs_gc_surviving_range_at(const gcs_gc_array *a, uint32_t i, gcs_gc_surviving_range *out);
 
+/* Elements from..from+max-1 of a range array (fewer at its end) into out,
+ * as the accessors above read them one by one; returns how many. For the
+ * object analysis, which reads millions of them: one call a chunk. */
+size_t gcs_gc_moved_ranges_read(const gcs_gc_array *a, uint32_t from, gcs_gc_moved_range *out,
+                                size_t max);
+size_t gcs_gc_surviving_ranges_read(const gcs_gc_array *a, uint32_t from,
+                                    gcs_gc_surviving_range *out, size_t max);
+
 /* GCBulkNode (18). */
 typedef struct gcs_gc_bulk_node { uint64_t address, size, type_id, edge_count; } gcs_gc_bulk_node;
 bool gcs_gc_bulk_node_at(const gcs_gc_array *a, uint32_t i, gcs_gc_bulk_node *out);

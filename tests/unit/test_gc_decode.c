@@ -337,6 +337,39 @@ static void test_bulk_ranges(void)
     CHECK_EQ_U64(s.base, 0x9000);
     CHECK_EQ_U64(s.length, 40);
 
+    /* The chunk readers read what the accessors read, up to the end. */
+    for (uint32_t ps = 4; ps <= 8; ps += 4) {
+        p.n = 0;
+        put(&p, 0, 4);
+        put(&p, 5, 4);
+        put(&p, 1, 2);
+        for (uint64_t i = 0; i < 5; i++) {
+            put(&p, 0x1000 * (i + 1), (int)ps);
+            put(&p, 0x100000 + i, (int)ps);
+            put(&p, 8 * (i + 1), 8);
+        }
+        CHECK_EQ_INT(dec(GCS_GCK_BULK_MOVED_OBJECT_RANGES, 0, &p, ps, &r), GCS_OK);
+        gcs_gc_moved_range chunk[3];
+        size_t got = gcs_gc_moved_ranges_read(&r.u.bulk.values, 3, chunk, 3);
+        CHECK_EQ_U64(got, 2); /* elements 3 and 4: the array ends */
+        for (size_t k = 0; k < got; k++) {
+            CHECK(gcs_gc_moved_range_at(&r.u.bulk.values, 3 + (uint32_t)k, &m));
+            CHECK_EQ_U64(chunk[k].old_base, m.old_base);
+            CHECK_EQ_U64(chunk[k].new_base, m.new_base);
+            CHECK_EQ_U64(chunk[k].length, m.length);
+        }
+        CHECK_EQ_U64(chunk[1].old_base, 0x5000);
+        CHECK_EQ_U64(gcs_gc_moved_ranges_read(&r.u.bulk.values, 5, chunk, 3), 0);
+        CHECK_EQ_U64(gcs_gc_moved_ranges_read(&r.u.bulk.values, 0, chunk, 3), 3);
+        CHECK_EQ_U64(chunk[2].length, 24);
+    }
+    gcs_gc_surviving_range two[2];
+    CHECK_EQ_INT(dec(GCS_GCK_BULK_SURVIVING_OBJECT_RANGES, 0, &p, 8, &r), GCS_OK);
+    CHECK_EQ_U64(gcs_gc_surviving_ranges_read(&r.u.bulk.values, 0, two, 2), 2);
+    CHECK(gcs_gc_surviving_range_at(&r.u.bulk.values, 1, &s));
+    CHECK_EQ_U64(two[1].base, s.base);
+    CHECK_EQ_U64(two[1].length, s.length);
+
     /* GenerationRange */
     p.n = 0;
     put(&p, 3, 1);

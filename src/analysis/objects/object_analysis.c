@@ -565,40 +565,31 @@ static gcs_status on_ranges(gcs_objects *a, const gcs_event *ev, const gcs_gc_re
         gcs_objtrack_count_ranges_outside_gc(a->tracker, moved, values->data ? values->count : 0);
         return GCS_OK;
     }
-    gcs_moved_range mr[RANGE_CHUNK];
-    gcs_surviving_range sr[RANGE_CHUNK];
-    size_t n = 0;
-    for (uint32_t i = 0;; i++) {
-        bool more;
+    /* A chunk at a time: read in one call, then handed to the tracker. */
+    for (uint32_t i = 0;;) {
+        size_t n;
+        gcs_status st;
         if (moved) {
-            gcs_gc_moved_range m;
-            more = gcs_gc_moved_range_at(values, i, &m);
-            if (more) {
-                mr[n].old_start = m.old_base;
-                mr[n].new_start = m.new_base;
-                mr[n].length = m.length;
-                n++;
-            }
+            gcs_gc_moved_range m[RANGE_CHUNK];
+            gcs_moved_range mr[RANGE_CHUNK];
+            n = gcs_gc_moved_ranges_read(values, i, m, RANGE_CHUNK);
+            for (size_t k = 0; k < n; k++)
+                mr[k] = (gcs_moved_range){m[k].old_base, m[k].new_base, m[k].length};
+            st = n ? gcs_objtrack_add_moved(a->tracker, mr, n, err) : GCS_OK;
         } else {
-            gcs_gc_surviving_range r;
-            more = gcs_gc_surviving_range_at(values, i, &r);
-            if (more) {
-                sr[n].start = r.base;
-                sr[n].length = r.length;
-                n++;
-            }
+            gcs_gc_surviving_range r[RANGE_CHUNK];
+            gcs_surviving_range sr[RANGE_CHUNK];
+            n = gcs_gc_surviving_ranges_read(values, i, r, RANGE_CHUNK);
+            for (size_t k = 0; k < n; k++)
+                sr[k] = (gcs_surviving_range){r[k].base, r[k].length};
+            st = n ? gcs_objtrack_add_surviving(a->tracker, sr, n, err) : GCS_OK;
         }
-        if (n == RANGE_CHUNK || (!more && n)) {
-            gcs_status st = moved ? gcs_objtrack_add_moved(a->tracker, mr, n, err)
-                                  : gcs_objtrack_add_surviving(a->tracker, sr, n, err);
-            if (st != GCS_OK)
-                return st;
-            n = 0;
-        }
-        if (!more)
-            break;
+        if (st != GCS_OK)
+            return st;
+        if (n < RANGE_CHUNK)
+            return GCS_OK;
+        i += RANGE_CHUNK;
     }
-    return GCS_OK;
 }
 
 static gcs_status on_generation_range(gcs_objects *a, const gcs_gc_record *rec, gcs_error *err)
