@@ -370,6 +370,21 @@ static size_t lower_bound(const gcs_tracked_object *a, size_t n, uint64_t addres
     return lo;
 }
 
+/* lower_bound for an answer expected near the start: steps of 1, 2, 4 ...
+ * until an object at or above address, then halving in the last step. A
+ * walk of sorted keys over a sorted array (a GC's ranges over the old
+ * objects) pays the log of each distance, not of the whole array. */
+static size_t gallop_lower_bound(const gcs_tracked_object *a, size_t n, uint64_t address)
+{
+    size_t below = 0, step = 1; /* a[0..below) are all below address */
+    while (below + step <= n && a[below + step - 1].address < address) {
+        below += step;
+        step *= 2;
+    }
+    size_t end = below + step <= n ? below + step - 1 : n; /* a[end] >= address, if any */
+    return below + lower_bound(a + below, end - below, address);
+}
+
 /*
  * lower_bound for each of the m ascending keys at once, in lock step: at
  * each level the m searches' loads do not wait for one another, so their
@@ -1302,8 +1317,9 @@ static gcs_status end_gc_apply(gcs_objtrack *t, gcs_error *err)
         const gcs_tracked_object *old = t->old;
         const size_t old_n = t->old_n;
         for (size_t r = 0, at = 0; r < rn && at < old_n; r++) {
-            size_t lo = at + lower_bound(old + at, old_n - at, ranges[r].old_start);
-            at = lo + lower_bound(old + lo, old_n - lo, ranges[r].old_start + ranges[r].length);
+            size_t lo = at + gallop_lower_bound(old + at, old_n - at, ranges[r].old_start);
+            at = lo + gallop_lower_bound(old + lo, old_n - lo,
+                                         ranges[r].old_start + ranges[r].length);
             uncondemned_in_range += at - lo;
         }
         /* A moved object that passed an old one broke the address order of
