@@ -547,24 +547,21 @@ static gcs_status on_ranges(gcs_objects *a, const gcs_event *ev, const gcs_gc_re
         a->bgc_sweep_open = true;
         a->have_range_index = false;
     }
-    if (!a->gc_open && !a->bgc_sweep_open) {
-        a->sum.range_events_outside_gc++;
-    } else {
-        if (a->have_range_index && index != a->next_range_index && index != 0)
-            a->sum.range_index_gaps++;
-        a->have_range_index = true;
-        a->next_range_index = index + 1;
-        if (a->gc_open)
-            a->gc_got_ranges = true;
-    }
     const gcs_gc_array *values = &rec->u.bulk.values;
-    if (!gcs_objtrack_in_gc(a->tracker, NULL)) {
+    if (!a->gc_open && !a->bgc_sweep_open) {
         /* No GC open at all: the tracker would only count them, so they
          * are not read. The decoder sized the array to whole elements, so
-         * count is what the loop below would find. */
+         * count is what reading them would find. */
+        a->sum.range_events_outside_gc++;
         gcs_objtrack_count_ranges_outside_gc(a->tracker, moved, values->data ? values->count : 0);
         return GCS_OK;
     }
+    if (a->have_range_index && index != a->next_range_index && index != 0)
+        a->sum.range_index_gaps++;
+    a->have_range_index = true;
+    a->next_range_index = index + 1;
+    if (a->gc_open)
+        a->gc_got_ranges = true;
     /* A chunk at a time: read in one call, then handed to the tracker. */
     for (uint32_t i = 0;;) {
         size_t n;

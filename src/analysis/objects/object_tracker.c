@@ -1010,11 +1010,11 @@ push_range(gcs_objtrack *t, uint64_t old_start, uint64_t new_start, uint64_t len
 gcs_status gcs_objtrack_add_moved(gcs_objtrack *t, const gcs_moved_range *ranges, size_t n,
                                   gcs_error *err)
 {
-    t->stats.moved_ranges += n;
     if (!t->in_gc) {
-        t->stats.ranges_outside_gc += n;
+        gcs_objtrack_count_ranges_outside_gc(t, true, n);
         return GCS_OK;
     }
+    t->stats.moved_ranges += n;
     for (size_t i = 0; i < n; i++) {
         gcs_status st = push_range(t, ranges[i].old_start, ranges[i].new_start,
                                    ranges[i].length, err);
@@ -1037,11 +1037,11 @@ void gcs_objtrack_count_ranges_outside_gc(gcs_objtrack *t, bool moved, size_t n)
 gcs_status gcs_objtrack_add_surviving(gcs_objtrack *t, const gcs_surviving_range *ranges,
                                       size_t n, gcs_error *err)
 {
-    t->stats.surviving_ranges += n;
     if (!t->in_gc) {
-        t->stats.ranges_outside_gc += n;
+        gcs_objtrack_count_ranges_outside_gc(t, false, n);
         return GCS_OK;
     }
+    t->stats.surviving_ranges += n;
     for (size_t i = 0; i < n; i++) {
         gcs_status st = push_range(t, ranges[i].start, ranges[i].start, ranges[i].length, err);
         if (st != GCS_OK)
