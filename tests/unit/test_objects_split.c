@@ -1,10 +1,13 @@
 /*
  * The object tracker as it runs (settled objects kept apart in the "old"
  * array, gcs_objtrack_split; objects unsorted behind a hash table until
- * the first GC with ranges, gcs_objtrack_hashed) against the plain tracker
- * without either: random GCs of every
+ * the first GC with ranges, gcs_objtrack_hashed; GCs whose ranges stay in
+ * place and do not overlap applied without sorting them,
+ * gcs_objtrack_sweep_in_place) against the plain tracker without any of
+ * them: random GCs of every
  * kind (moves that keep address order, moves that break it, ranges that
- * collide, surviving ranges, GCs cut by the range limit, aborted GCs,
+ * collide, surviving ranges, a heap's plugs in interleaved runs as a
+ * background GC reports them, GCs cut by the range limit, aborted GCs,
  * objects born during a GC, background GCs' sweeps), generation layouts,
  * address reuse and pins,
  * applied to both; the deaths (every field, in order), the counters and
@@ -19,6 +22,10 @@
 #include "analysis/objects/object_tracker_internal.h"
 #include "check.h"
 #include "gcscope.h"
+
+#define SLOTS 3000u
+#define SLOT_BYTES 32u
+#define BASE 0x100000u
 
 typedef struct death_log {
     uint64_t *v; /* 7 words a death */
@@ -64,6 +71,8 @@ static void pair_new(pair *p, size_t max_ranges)
     for (int k = 0; k < 2; k++) {
         gcs_objtrack_split = k == 1;
         gcs_objtrack_hashed = k == 1;
+        gcs_objtrack_sweep_in_place = k == 1;
+        gcs_objtrack_in_place_gap = 16 * SLOT_BYTES; /* cuts a run at each "region" */
         gcs_objtrack_options o = {0};
         o.on_death = on_death;
         o.ctx = &p->log[k];
@@ -74,10 +83,17 @@ static void pair_new(pair *p, size_t max_ranges)
     }
     gcs_objtrack_split = true;
     gcs_objtrack_hashed = true;
+    gcs_objtrack_sweep_in_place = true;
+    gcs_objtrack_in_place_gap = (uint64_t)64 << 10;
 }
+
+/* GCs the trackers under test applied as in-place sweeps, all scenarios. */
+static uint64_t in_place_sweeps;
 
 static void pair_free(pair *p)
 {
+    CHECK_EQ_U64(gcs_objtrack_in_place_sweeps(p->t[0]), 0); /* the plain one: never */
+    in_place_sweeps += gcs_objtrack_in_place_sweeps(p->t[1]);
     for (int k = 0; k < 2; k++) {
         gcs_objtrack_free(p->t[k]);
         free(p->log[k].v);
@@ -122,10 +138,6 @@ static bool pair_same(pair *p)
     return same;
 }
 
-#define SLOTS 3000u
-#define SLOT_BYTES 32u
-#define BASE 0x100000u
-
 static uint8_t random_generation(void)
 {
     uint32_t r = rnd() % 20;
@@ -146,24 +158,68 @@ static void both_add(pair *p, uint32_t *tag)
     }
 }
 
+static void both_surviving(pair *p, uint64_t start, uint64_t len)
+{
+    gcs_surviving_range s = {start, len};
+    for (int k = 0; k < 2; k++) {
+        gcs_error err;
+        CHECK_EQ_INT(gcs_objtrack_add_surviving(p->t[k], &s, 1, &err), GCS_OK);
+    }
+}
+
+/* Surviving ranges as a background GC reports them: the heap's plugs (in
+ * place, disjoint), "region" after region, the regions of each of up to
+ * four runs in address order and the runs one after the other, so that
+ * they interleave. Now and then one range overlaps another, or one moves
+ * (the general path then). */
+#define REGION_SLOTS 150u
+static void both_plugs(pair *p)
+{
+    uint32_t runs = 1 + rnd() % 4, glitch = rnd() % 6;
+    for (uint32_t run = 0; run < runs; run++) {
+        for (uint32_t region = run; region * REGION_SLOTS < SLOTS; region += runs) {
+            uint32_t slot = region * REGION_SLOTS + rnd() % 4;
+            const uint32_t end = (region + 1) * REGION_SLOTS;
+            while (slot < end && rnd() % 16 != 0) {
+                uint32_t len = 1 + rnd() % 6;
+                if (slot + len > end)
+                    len = end - slot;
+                both_surviving(p, BASE + (uint64_t)slot * SLOT_BYTES, (uint64_t)len * SLOT_BYTES);
+                slot += len + rnd() % (rnd() % 4 == 0 ? 40 : 3);
+            }
+        }
+    }
+    uint64_t at = BASE + (uint64_t)(rnd() % SLOTS) * SLOT_BYTES;
+    if (glitch == 0) {
+        both_surviving(p, at, 3 * SLOT_BYTES);
+    } else if (glitch == 1) {
+        gcs_moved_range m = {at, at + SLOT_BYTES, SLOT_BYTES};
+        for (int k = 0; k < 2; k++) {
+            gcs_error err;
+            CHECK_EQ_INT(gcs_objtrack_add_moved(p->t[k], &m, 1, &err), GCS_OK);
+        }
+    }
+}
+
 /* A GC's ranges: mostly sliding compaction of random blocks (address
  * order kept), some moved far or backwards (order broken), some landing
- * on other blocks (collisions), some surviving in place. */
+ * on other blocks (collisions), some surviving in place, some a heap's
+ * plugs. */
 static void both_ranges(pair *p)
 {
     uint32_t nr = rnd() % 40;
     uint64_t dest = BASE;
-    uint32_t style = rnd() % 4;
+    uint32_t style = rnd() % 5;
+    if (style == 4) {
+        both_plugs(p);
+        return;
+    }
     for (uint32_t i = 0; i < nr; i++) {
         uint64_t start = BASE + (uint64_t)(rnd() % SLOTS) * SLOT_BYTES;
         uint64_t len = (uint64_t)(1 + rnd() % 40) * SLOT_BYTES;
         uint64_t to;
         if (style == 0 || rnd() % 8 == 0) {
-            gcs_surviving_range s = {start, len};
-            for (int k = 0; k < 2; k++) {
-                gcs_error err;
-                CHECK_EQ_INT(gcs_objtrack_add_surviving(p->t[k], &s, 1, &err), GCS_OK);
-            }
+            both_surviving(p, start, len);
             continue;
         }
         if (style == 1) /* slide down, in order */
@@ -306,6 +362,9 @@ static void test_split_against_plain(void)
         gcs_objtrack_heapsort_only = false;
     }
     CHECK_EQ_INT(failed, 0);
+    /* The plugs' GCs take the in-place path (many do not: an overlap, a
+     * move, a gen-0 GC with old objects kept apart). */
+    CHECK(in_place_sweeps > seeds);
 }
 
 /* The split is taken: gen-2 objects settle in the old array and stay

@@ -14,6 +14,8 @@
  * (n + r)) merge. Moves usually keep address order (sliding compaction);
  * when they do not, the moved blocks are reordered by their first address
  * (O(n + k log k)) or, if blocks interleave, merge-sorted (O(n log runs)).
+ * A GC whose ranges stay in place and do not overlap (a background GC's
+ * survivors) is applied without sorting them ("in-place sweeps", below).
  *
  * Settled objects (generation 2, LOH or POH, no private flag) gather in a
  * third sorted array, "old", once enough of them wait in the main one: a
@@ -48,6 +50,8 @@
 bool gcs_objtrack_split = true;
 size_t gcs_objtrack_settle_min = 1024;
 bool gcs_objtrack_hashed = true;
+bool gcs_objtrack_sweep_in_place = true;
+uint64_t gcs_objtrack_in_place_gap = (uint64_t)64 << 10;
 bool gcs_objtrack_heapsort_only = false;
 
 /* Tracker-private flag bits (callers keep them clear). */
@@ -122,6 +126,15 @@ struct gcs_objtrack {
     size_t old_n, old_cap;
     uint64_t *pre; /* end_gc with old objects: each output object's address before the GC */
     size_t pre_cap;
+    /* In-place sweeps (sweep_in_place): set at creation from
+     * gcs_objtrack_sweep_in_place; inside[i] says objs[i] lies in a range. */
+    bool in_place;
+    uint8_t *inside;
+    size_t inside_cap;
+    uint64_t in_place_gap; /* gcs_objtrack_in_place_gap at creation */
+    struct range_run *runs;
+    size_t runs_cap;
+    uint64_t in_place_sweeps; /* GCs applied so (for tests) */
     /* The last layout applied to old (ascending, disjoint), while every old
      * object has had it applied (none came since; leaving changes nothing):
      * a range of it the next layout repeats finds its old objects at their
@@ -286,6 +299,8 @@ gcs_objtrack *gcs_objtrack_new(const gcs_objtrack_options *opts, gcs_error *err)
     if (!t->opts.max_ranges_per_gc)
         t->opts.max_ranges_per_gc = GCS_OBJTRACK_DEFAULT_MAX_RANGES;
     t->split = gcs_objtrack_split;
+    t->in_place = gcs_objtrack_sweep_in_place;
+    t->in_place_gap = gcs_objtrack_in_place_gap;
     t->settle_min = gcs_objtrack_settle_min;
     /* The table's indexes are 32-bit, EMPTY_ENTRY excluded. */
     t->hashed = gcs_objtrack_hashed && t->opts.max_objects < EMPTY_ENTRY;
@@ -305,10 +320,17 @@ void gcs_objtrack_free(gcs_objtrack *t)
     free(t->blocks);
     free(t->old);
     free(t->pre);
+    free(t->inside);
+    free(t->runs);
     free(t->old_layout);
     free(t->at);
     free(t->table);
     free(t);
+}
+
+uint64_t gcs_objtrack_in_place_sweeps(const gcs_objtrack *t)
+{
+    return t->in_place_sweeps;
 }
 
 size_t gcs_objtrack_old_count(const gcs_objtrack *t)
@@ -1132,6 +1154,13 @@ static inline uint8_t promoted(uint8_t generation)
     return generation < GCS_GEN2 ? (uint8_t)(generation + 1) : generation;
 }
 
+/* Is o outside what the GC condemns? A background GC sweeps gen 2, LOH
+ * and POH only. */
+static inline bool uncondemned(const gcs_tracked_object *o, bool background, int condemned)
+{
+    return background ? o->generation < GCS_GEN2 : !is_condemned(o->generation, condemned);
+}
+
 /* Flags of an object once the GC being applied is over: objects added
  * before it are no longer new; those born during it still are. */
 static inline uint8_t flags_after_gc(uint8_t f)
@@ -1140,6 +1169,14 @@ static inline uint8_t flags_after_gc(uint8_t f)
     if (f & OBJ_BORN_IN_GC)
         return (uint8_t)(f & ~OBJ_BORN_IN_GC);
     return (uint8_t)(f & ~OBJ_NEW);
+}
+
+/* A condemned object in no range of the GC died in it. */
+static void gc_death(gcs_objtrack *t, const gcs_tracked_object *o)
+{
+    retire(t, o, t->ranges_cut ? GCS_DEATH_INCOMPLETE : GCS_DEATH_GC, t->gc_number, t->condemned,
+           t->gc_time);
+    t->stats.objects_tracked--;
 }
 
 /* After a sort: two objects on one address means bad ranges. The one this
@@ -1197,6 +1234,152 @@ static void age_flags(gcs_objtrack *t)
     t->flagged_n = kept;
 }
 
+/*
+ * In-place sweeps: a GC whose ranges all keep their objects where they
+ * are (surviving ranges: a non-compacting GC's, a background GC's
+ * survivors) and do not overlap. A background GC reports every plug of
+ * the heap that survived: ~200 k ranges against a few thousand tracked
+ * old objects on a service trace. The runtime walks region after region;
+ * each plug comes after the one before but for a few descents, and the
+ * ascending runs between them interleave (a run's regions are not
+ * adjacent: another run's lie between them). Merge-sorted, normalized
+ * and walked like moves, such ranges cost more than the rest of the
+ * trace's GCs together; here they are only scanned. Each run is cut at
+ * every gap of over 64 KiB (gcs_objtrack_in_place_gap) into stretches
+ * (a region's plugs, mostly), the stretches sorted by start and checked
+ * not to overlap;
+ * then the ranges of each stretch are walked over the objects from one
+ * binary search, most in one compare (nothing tracked inside).
+ * The result is the general path's: disjoint ranges are what
+ * normalize_ranges leaves unchanged (no overlap counted, none dropped),
+ * an object lies in at most one, and nothing moves, so neither the order
+ * of the ranges nor that of the walk matters. Anything else (a range
+ * that moves, two that overlap, stretches that overlap, more stretches
+ * than IN_PLACE_MAX_STRETCHES) takes the general path.
+ */
+/* Sorting more stretches than this (ranges / 8) would cost what it saves. */
+#define IN_PLACE_MAX_STRETCHES(rn) ((rn) / 8 + 64)
+
+/* Ascending ranges in arrival order, ranges[first..first+n), no gap of
+ * over t->in_place_gap between them: [start, end) holds them. */
+typedef struct range_run {
+    uint64_t start, end;
+    size_t first, n;
+} range_run;
+
+static int cmp_range_run(const void *pa, const void *pb)
+{
+    const range_run *a = pa, *b = pb;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+/* Cuts the ranges into stretches (t->runs, by start once sorted): false
+ * unless every range is in place and no two overlap (or when memory is
+ * short: the general path then). */
+static bool in_place_stretches(gcs_objtrack *t, size_t *nruns)
+{
+    const range *r = t->ranges;
+    const size_t rn = t->rn, max = IN_PLACE_MAX_STRETCHES(rn);
+    size_t k = 0;
+    for (size_t i = 0; i < rn; i++) {
+        if (r[i].new_start != r[i].old_start)
+            return false;
+        const uint64_t start = r[i].old_start, end = start + r[i].length; /* no wrap: clipped */
+        /* The last stretch ends with the range before; a range that
+         * overlaps it starts a stretch that the check below finds. */
+        if (k > 0 && start >= t->runs[k - 1].end && start - t->runs[k - 1].end <= t->in_place_gap) {
+            t->runs[k - 1].end = end;
+            t->runs[k - 1].n++;
+            continue;
+        }
+        if (k == max || !gcs_array_reserve((void **)&t->runs, &t->runs_cap, k + 1,
+                                           sizeof *t->runs, 64))
+            return false;
+        t->runs[k++] = (range_run){start, end, i, 1};
+    }
+    qsort(t->runs, k, sizeof *t->runs, cmp_range_run);
+    for (size_t i = 1; i < k; i++)
+        if (t->runs[i].start < t->runs[i - 1].end) /* stretches overlap */
+            return false;
+    *nruns = k;
+    return true;
+}
+
+/* Would the general walk condemn o (and so mark its range used)? */
+static inline bool sweep_condemns(const gcs_tracked_object *o, bool background, int condemned)
+{
+    return !(o->flags & OBJ_BORN_IN_GC) && !uncondemned(o, background, condemned);
+}
+
+/* Applies the open GC as an in-place sweep when it is one (see above) and
+ * every object is in objs (no pre-GC addresses to keep): true, done;
+ * false, nothing changed. */
+static bool sweep_in_place(gcs_objtrack *t)
+{
+    size_t nruns;
+    const size_t rn = t->rn, n = t->n;
+    if (!t->in_place || t->old_n > 0 || !in_place_stretches(t, &nruns) ||
+        !gcs_array_reserve((void **)&t->inside, &t->inside_cap, n + 1, 1, 1024))
+        return false;
+    const bool background = t->background;
+    const int condemned = t->condemned;
+    gcs_tracked_object *objs = t->objs;
+    const range *ranges = t->ranges;
+    const range_run *runs = t->runs;
+    uint8_t *inside = t->inside;
+    memset(inside, 0, n);
+    size_t used = 0;
+    for (size_t q = 0; q < nruns; q++) {
+        size_t at = lower_bound(objs, n, runs[q].start);
+        if (at == n || objs[at].address >= runs[q].end)
+            continue; /* nothing tracked in the stretch */
+        for (size_t i = runs[q].first; i < runs[q].first + runs[q].n && at < n; i++) {
+            const uint64_t start = ranges[i].old_start, end = start + ranges[i].length;
+            if (objs[at].address >= end)
+                continue; /* objs[at] is past it: nothing inside (most ranges) */
+            at += gallop_lower_bound(objs + at, n - at, start);
+            bool covers = false;
+            for (; at < n && objs[at].address < end; at++) {
+                inside[at] = 1;
+                covers = covers || sweep_condemns(&objs[at], background, condemned);
+            }
+            used += covers;
+        }
+    }
+    /* The general walk's object loop, nothing moving. */
+    const uint8_t keep_flags = (uint8_t)~(OBJ_BORN_IN_GC | OBJ_MOVED_NOW);
+    uint64_t survived = 0, uncondemned_in_range = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        gcs_tracked_object o = objs[i];
+        const bool born_in_gc = o.flags & OBJ_BORN_IN_GC;
+        o.flags = background ? (uint8_t)(o.flags & keep_flags) : flags_after_gc(o.flags);
+        if (!born_in_gc) {
+            const bool in = inside[i];
+            if (uncondemned(&o, background, condemned)) {
+                uncondemned_in_range += in;
+            } else if (!in) {
+                gc_death(t, &o);
+                continue;
+            } else {
+                survived++;
+                o.generation = promoted(o.generation);
+            }
+        }
+        objs[k++] = o;
+    }
+    t->n = k;
+    t->nblocks = 0;
+    t->stats.objects_survived += survived;
+    t->stats.uncondemned_in_range += uncondemned_in_range;
+    t->stats.ranges_covering_nothing += rn - used;
+    t->in_place_sweeps++;
+    t->rn = 0;
+    if (t->split)
+        settle_old(t);
+    return true;
+}
+
 static gcs_status end_gc_apply(gcs_objtrack *t, gcs_error *err);
 
 gcs_status gcs_objtrack_end_gc(gcs_objtrack *t, gcs_error *err)
@@ -1240,6 +1423,8 @@ static gcs_status end_gc_apply(gcs_objtrack *t, gcs_error *err)
             return st;
     }
     uint64_t *const pre = t->old_n > 0 ? t->pre : NULL; /* not NULL then: reserved above */
+    if (sweep_in_place(t))
+        return GCS_OK;
     normalize_ranges(t);
     /* One pass: objects and ranges both ascending by (old) address. The
      * pass also updates flags, checks that the result stays sorted and
@@ -1275,12 +1460,10 @@ static gcs_status end_gc_apply(gcs_objtrack *t, gcs_error *err)
                 }
             }
             bool in = j < rn && r_start <= o.address;
-            if (background ? o.generation < GCS_GEN2 : !is_condemned(o.generation, condemned)) {
+            if (uncondemned(&o, background, condemned)) {
                 uncondemned_in_range += in;
             } else if (!in) {
-                retire(t, &o, t->ranges_cut ? GCS_DEATH_INCOMPLETE : GCS_DEATH_GC, t->gc_number,
-                       condemned, t->gc_time);
-                t->stats.objects_tracked--;
+                gc_death(t, &o);
                 continue;
             } else {
                 ranges[j].used = 1;
