@@ -10,12 +10,11 @@
  * range. Two trackers take
  * every operation: one with the settled objects apart (gcs_objtrack_split,
  * one settled object enough to move them) and unsorted until its first
- * GC with ranges (gcs_objtrack_hashed), applying GCs whose ranges stay in
- * place and do not overlap without sorting them (gcs_objtrack_sweep_in_place,
- * stretches cut at gaps of over 64 bytes), and one with none of these;
- * after each GC
- * their counters and their deaths so far (every field, in order) must be
- * the same, and their objects at each look.
+ * GC with ranges (gcs_objtrack_hashed), applying GCs whose ranges do not
+ * overlap without sorting them (gcs_objtrack_stretches, stretches cut at
+ * gaps of over 64 bytes), and one with none of these; after each GC their
+ * counters and their deaths so far (every field, in order) must be the
+ * same, and their objects at each look.
  */
 #include "fuzz_common.h"
 
@@ -130,16 +129,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                   .max_ranges_per_gc = 64};
         gcs_objtrack_split = k == 1;
         gcs_objtrack_hashed = k == 1;
-        gcs_objtrack_sweep_in_place = k == 1;
-        gcs_objtrack_in_place_gap = 64;
+        gcs_objtrack_stretches = k == 1;
+        gcs_objtrack_stretch_gap = 64;
         gcs_objtrack_settle_min = 1;
         t[k] = gcs_objtrack_new(&o, &err);
         FUZZ_REQUIRE(t[k] != NULL);
     }
     gcs_objtrack_split = true;
     gcs_objtrack_hashed = true;
-    gcs_objtrack_sweep_in_place = true;
-    gcs_objtrack_in_place_gap = (uint64_t)64 << 10;
+    gcs_objtrack_stretches = true;
+    gcs_objtrack_stretch_gap = (uint64_t)64 << 10;
     gcs_objtrack_settle_min = 1024;
     op_reader r = {data, data + size};
     uint32_t gc_number = 0;

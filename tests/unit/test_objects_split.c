@@ -1,13 +1,13 @@
 /*
  * The object tracker as it runs (settled objects kept apart in the "old"
  * array, gcs_objtrack_split; objects unsorted behind a hash table until
- * the first GC with ranges, gcs_objtrack_hashed; GCs whose ranges stay in
- * place and do not overlap applied without sorting them,
- * gcs_objtrack_sweep_in_place) against the plain tracker without any of
- * them: random GCs of every
+ * the first GC with ranges, gcs_objtrack_hashed; GCs whose ranges do not
+ * overlap applied without sorting them, gcs_objtrack_stretches) against
+ * the plain tracker without any of them: random GCs of every
  * kind (moves that keep address order, moves that break it, ranges that
- * collide, surviving ranges, a heap's plugs in interleaved runs as a
- * background GC reports them, GCs cut by the range limit, aborted GCs,
+ * collide, surviving ranges, a heap's plugs in interleaved runs as the
+ * runtime reports them (surviving, or slid down their region), GCs cut by
+ * the range limit, aborted GCs,
  * objects born during a GC, background GCs' sweeps), generation layouts,
  * address reuse and pins,
  * applied to both; the deaths (every field, in order), the counters and
@@ -71,8 +71,8 @@ static void pair_new(pair *p, size_t max_ranges)
     for (int k = 0; k < 2; k++) {
         gcs_objtrack_split = k == 1;
         gcs_objtrack_hashed = k == 1;
-        gcs_objtrack_sweep_in_place = k == 1;
-        gcs_objtrack_in_place_gap = 16 * SLOT_BYTES; /* cuts a run at each "region" */
+        gcs_objtrack_stretches = k == 1;
+        gcs_objtrack_stretch_gap = 16 * SLOT_BYTES; /* cuts a run at each "region" */
         gcs_objtrack_options o = {0};
         o.on_death = on_death;
         o.ctx = &p->log[k];
@@ -83,17 +83,20 @@ static void pair_new(pair *p, size_t max_ranges)
     }
     gcs_objtrack_split = true;
     gcs_objtrack_hashed = true;
-    gcs_objtrack_sweep_in_place = true;
-    gcs_objtrack_in_place_gap = (uint64_t)64 << 10;
+    gcs_objtrack_stretches = true;
+    gcs_objtrack_stretch_gap = (uint64_t)64 << 10;
 }
 
-/* GCs the trackers under test applied as in-place sweeps, all scenarios. */
-static uint64_t in_place_sweeps;
+/* GCs the trackers under test applied as in-place sweeps and put in
+ * order by stretches, all scenarios. */
+static uint64_t in_place_sweeps, stretch_gcs;
 
 static void pair_free(pair *p)
 {
-    CHECK_EQ_U64(gcs_objtrack_in_place_sweeps(p->t[0]), 0); /* the plain one: never */
+    /* the plain one: never */
+    CHECK_EQ_U64(gcs_objtrack_in_place_sweeps(p->t[0]) + gcs_objtrack_stretch_gcs(p->t[0]), 0);
     in_place_sweeps += gcs_objtrack_in_place_sweeps(p->t[1]);
+    stretch_gcs += gcs_objtrack_stretch_gcs(p->t[1]);
     for (int k = 0; k < 2; k++) {
         gcs_objtrack_free(p->t[k]);
         free(p->log[k].v);
@@ -167,24 +170,40 @@ static void both_surviving(pair *p, uint64_t start, uint64_t len)
     }
 }
 
-/* Surviving ranges as a background GC reports them: the heap's plugs (in
- * place, disjoint), "region" after region, the regions of each of up to
- * four runs in address order and the runs one after the other, so that
- * they interleave. Now and then one range overlaps another, or one moves
- * (the general path then). */
+static void both_moved(pair *p, uint64_t start, uint64_t to, uint64_t len)
+{
+    gcs_moved_range m = {start, to, len};
+    for (int k = 0; k < 2; k++) {
+        gcs_error err;
+        CHECK_EQ_INT(gcs_objtrack_add_moved(p->t[k], &m, 1, &err), GCS_OK);
+    }
+}
+
+/* Ranges as the runtime reports them: the heap's plugs (disjoint),
+ * "region" after region, the regions of each of up to four runs in
+ * address order and the runs one after the other, so that they
+ * interleave; surviving in place (a background GC's survivors) or slid
+ * down their region (a compacting GC's). Now and then one range overlaps
+ * another, or (surviving) one moves. */
 #define REGION_SLOTS 150u
 static void both_plugs(pair *p)
 {
     uint32_t runs = 1 + rnd() % 4, glitch = rnd() % 6;
+    const bool slide = rnd() % 2;
     for (uint32_t run = 0; run < runs; run++) {
         for (uint32_t region = run; region * REGION_SLOTS < SLOTS; region += runs) {
-            uint32_t slot = region * REGION_SLOTS + rnd() % 4;
+            uint32_t slot = region * REGION_SLOTS + rnd() % 4, dest = region * REGION_SLOTS;
             const uint32_t end = (region + 1) * REGION_SLOTS;
             while (slot < end && rnd() % 16 != 0) {
                 uint32_t len = 1 + rnd() % 6;
                 if (slot + len > end)
                     len = end - slot;
-                both_surviving(p, BASE + (uint64_t)slot * SLOT_BYTES, (uint64_t)len * SLOT_BYTES);
+                const uint64_t at = BASE + (uint64_t)slot * SLOT_BYTES;
+                if (slide)
+                    both_moved(p, at, BASE + (uint64_t)dest * SLOT_BYTES, (uint64_t)len * SLOT_BYTES);
+                else
+                    both_surviving(p, at, (uint64_t)len * SLOT_BYTES);
+                dest += len;
                 slot += len + rnd() % (rnd() % 4 == 0 ? 40 : 3);
             }
         }
@@ -193,11 +212,7 @@ static void both_plugs(pair *p)
     if (glitch == 0) {
         both_surviving(p, at, 3 * SLOT_BYTES);
     } else if (glitch == 1) {
-        gcs_moved_range m = {at, at + SLOT_BYTES, SLOT_BYTES};
-        for (int k = 0; k < 2; k++) {
-            gcs_error err;
-            CHECK_EQ_INT(gcs_objtrack_add_moved(p->t[k], &m, 1, &err), GCS_OK);
-        }
+        both_moved(p, at, at + SLOT_BYTES, SLOT_BYTES);
     }
 }
 
@@ -362,9 +377,11 @@ static void test_split_against_plain(void)
         gcs_objtrack_heapsort_only = false;
     }
     CHECK_EQ_INT(failed, 0);
-    /* The plugs' GCs take the in-place path (many do not: an overlap, a
-     * move, a gen-0 GC with old objects kept apart). */
+    /* The plugs' GCs take the stretches (many do not: an overlap; and
+     * not the in-place sweep: a move, a gen-0 GC with old objects kept
+     * apart). */
     CHECK(in_place_sweeps > seeds);
+    CHECK(stretch_gcs > seeds);
 }
 
 /* The split is taken: gen-2 objects settle in the old array and stay

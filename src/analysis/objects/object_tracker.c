@@ -14,8 +14,8 @@
  * (n + r)) merge. Moves usually keep address order (sliding compaction);
  * when they do not, the moved blocks are reordered by their first address
  * (O(n + k log k)) or, if blocks interleave, merge-sorted (O(n log runs)).
- * A GC whose ranges stay in place and do not overlap (a background GC's
- * survivors) is applied without sorting them ("in-place sweeps", below).
+ * A GC whose ranges do not overlap is applied without sorting them
+ * ("Stretches", below).
  *
  * Settled objects (generation 2, LOH or POH, no private flag) gather in a
  * third sorted array, "old", once enough of them wait in the main one: a
@@ -50,8 +50,8 @@
 bool gcs_objtrack_split = true;
 size_t gcs_objtrack_settle_min = 1024;
 bool gcs_objtrack_hashed = true;
-bool gcs_objtrack_sweep_in_place = true;
-uint64_t gcs_objtrack_in_place_gap = (uint64_t)64 << 10;
+bool gcs_objtrack_stretches = true;
+uint64_t gcs_objtrack_stretch_gap = (uint64_t)64 << 10;
 bool gcs_objtrack_heapsort_only = false;
 
 /* Tracker-private flag bits (callers keep them clear). */
@@ -126,15 +126,18 @@ struct gcs_objtrack {
     size_t old_n, old_cap;
     uint64_t *pre; /* end_gc with old objects: each output object's address before the GC */
     size_t pre_cap;
-    /* In-place sweeps (sweep_in_place): set at creation from
-     * gcs_objtrack_sweep_in_place; inside[i] says objs[i] lies in a range. */
-    bool in_place;
-    uint8_t *inside;
-    size_t inside_cap;
-    uint64_t in_place_gap; /* gcs_objtrack_in_place_gap at creation */
+    /* Stretches (cut_stretches): gcs_objtrack_stretches and
+     * gcs_objtrack_stretch_gap at creation; inside[i] says objs[i] lies in
+     * a range (sweep_in_place); ranges_spare: order_by_stretches' copy. */
+    bool stretches;
+    uint64_t stretch_gap;
     struct range_run *runs;
     size_t runs_cap;
-    uint64_t in_place_sweeps; /* GCs applied so (for tests) */
+    uint8_t *inside;
+    size_t inside_cap;
+    range *ranges_spare;
+    size_t ranges_spare_cap;
+    uint64_t stretch_gcs, in_place_sweeps; /* GCs applied so (for tests) */
     /* The last layout applied to old (ascending, disjoint), while every old
      * object has had it applied (none came since; leaving changes nothing):
      * a range of it the next layout repeats finds its old objects at their
@@ -299,8 +302,8 @@ gcs_objtrack *gcs_objtrack_new(const gcs_objtrack_options *opts, gcs_error *err)
     if (!t->opts.max_ranges_per_gc)
         t->opts.max_ranges_per_gc = GCS_OBJTRACK_DEFAULT_MAX_RANGES;
     t->split = gcs_objtrack_split;
-    t->in_place = gcs_objtrack_sweep_in_place;
-    t->in_place_gap = gcs_objtrack_in_place_gap;
+    t->stretches = gcs_objtrack_stretches;
+    t->stretch_gap = gcs_objtrack_stretch_gap;
     t->settle_min = gcs_objtrack_settle_min;
     /* The table's indexes are 32-bit, EMPTY_ENTRY excluded. */
     t->hashed = gcs_objtrack_hashed && t->opts.max_objects < EMPTY_ENTRY;
@@ -322,6 +325,7 @@ void gcs_objtrack_free(gcs_objtrack *t)
     free(t->pre);
     free(t->inside);
     free(t->runs);
+    free(t->ranges_spare);
     free(t->old_layout);
     free(t->at);
     free(t->table);
@@ -331,6 +335,11 @@ void gcs_objtrack_free(gcs_objtrack *t)
 uint64_t gcs_objtrack_in_place_sweeps(const gcs_objtrack *t)
 {
     return t->in_place_sweeps;
+}
+
+uint64_t gcs_objtrack_stretch_gcs(const gcs_objtrack *t)
+{
+    return t->stretch_gcs;
 }
 
 size_t gcs_objtrack_old_count(const gcs_objtrack *t)
@@ -1235,33 +1244,37 @@ static void age_flags(gcs_objtrack *t)
 }
 
 /*
- * In-place sweeps: a GC whose ranges all keep their objects where they
- * are (surviving ranges: a non-compacting GC's, a background GC's
- * survivors) and do not overlap. A background GC reports every plug of
- * the heap that survived: ~200 k ranges against a few thousand tracked
- * old objects on a service trace. The runtime walks region after region;
- * each plug comes after the one before but for a few descents, and the
+ * Stretches: a GC's ranges taken as they come when no two overlap. The
+ * runtime reports them region after region: a background GC every plug
+ * of the heap that survived (~200 k ranges against a few thousand tracked
+ * old objects on a service trace), a compacting GC its plugs' moves (~2 k).
+ * Each comes after the one before but for a few descents, and the
  * ascending runs between them interleave (a run's regions are not
- * adjacent: another run's lie between them). Merge-sorted, normalized
- * and walked like moves, such ranges cost more than the rest of the
- * trace's GCs together; here they are only scanned. Each run is cut at
- * every gap of over 64 KiB (gcs_objtrack_in_place_gap) into stretches
- * (a region's plugs, mostly), the stretches sorted by start and checked
- * not to overlap;
- * then the ranges of each stretch are walked over the objects from one
- * binary search, most in one compare (nothing tracked inside).
- * The result is the general path's: disjoint ranges are what
- * normalize_ranges leaves unchanged (no overlap counted, none dropped),
- * an object lies in at most one, and nothing moves, so neither the order
- * of the ranges nor that of the walk matters. Anything else (a range
- * that moves, two that overlap, stretches that overlap, more stretches
- * than IN_PLACE_MAX_STRETCHES) takes the general path.
+ * adjacent: another run's lie between them), so the natural merge sort
+ * needed several passes over the 40-byte ranges, and normalize_ranges
+ * one more. Instead they are scanned once in arrival order and cut into
+ * stretches: ascending, disjoint ranges with no gap of over 64 KiB
+ * (gcs_objtrack_stretch_gap; less than a region) between two of them, cut
+ * at every descent and every wider gap. The stretches (a few hundred) are
+ * sorted by start and must not overlap; then every range is disjoint from
+ * every other, so the stretches in that order are the ranges sorted (by
+ * old start, unique: cmp_range's order) and what normalize_ranges leaves
+ * unchanged (no overlap counted, none dropped). Ranges in one stretch
+ * already (the usual foreground GC) need nothing more; others are copied
+ * once, stretch after stretch (order_by_stretches). A GC whose ranges
+ * all stay in place (a background GC's survivors, a sweeping GC's) and
+ * whose objects are all in objs is not even copied: each stretch is
+ * walked over the objects from one binary search, most ranges in one
+ * compare (sweep_in_place); an object lies in at most one range and
+ * nothing moves, so the order of the ranges does not matter. Two ranges
+ * that overlap, stretches that overlap or more than one stretch per eight
+ * ranges send the GC down the general path.
  */
 /* Sorting more stretches than this (ranges / 8) would cost what it saves. */
-#define IN_PLACE_MAX_STRETCHES(rn) ((rn) / 8 + 64)
+#define MAX_STRETCHES(rn) ((rn) / 8 + 64)
 
 /* Ascending ranges in arrival order, ranges[first..first+n), no gap of
- * over t->in_place_gap between them: [start, end) holds them. */
+ * over t->stretch_gap between them: [start, end) holds them. */
 typedef struct range_run {
     uint64_t start, end;
     size_t first, n;
@@ -1273,35 +1286,80 @@ static int cmp_range_run(const void *pa, const void *pb)
     return (a->start > b->start) - (a->start < b->start);
 }
 
+/* Appends a stretch to t->runs (*k of them): false past max or when
+ * memory is short. */
+static bool keep_stretch(gcs_objtrack *t, size_t *k, size_t max, const range_run *stretch)
+{
+    if (*k == max || !gcs_array_reserve((void **)&t->runs, &t->runs_cap, *k + 1, sizeof *t->runs, 64))
+        return false;
+    t->runs[(*k)++] = *stretch;
+    return true;
+}
+
 /* Cuts the ranges into stretches (t->runs, by start once sorted): false
- * unless every range is in place and no two overlap (or when memory is
- * short: the general path then). */
-static bool in_place_stretches(gcs_objtrack *t, size_t *nruns)
+ * when two overlap (or memory is short: the general path then);
+ * *in_place says whether every range stays in place. */
+static bool cut_stretches(gcs_objtrack *t, size_t *nruns, bool *in_place)
 {
     const range *r = t->ranges;
-    const size_t rn = t->rn, max = IN_PLACE_MAX_STRETCHES(rn);
+    const size_t rn = t->rn, max = MAX_STRETCHES(rn);
+    const uint64_t gap = t->stretch_gap;
+    uint64_t moved = 0; /* nonzero once a range moves */
+    range_run cur = {0, 0, 0, 0}; /* the open stretch (n 0: none), in registers */
     size_t k = 0;
     for (size_t i = 0; i < rn; i++) {
-        if (r[i].new_start != r[i].old_start)
-            return false;
+        moved |= r[i].new_start ^ r[i].old_start;
         const uint64_t start = r[i].old_start, end = start + r[i].length; /* no wrap: clipped */
-        /* The last stretch ends with the range before; a range that
+        /* The open stretch ends with the range before; a range that
          * overlaps it starts a stretch that the check below finds. */
-        if (k > 0 && start >= t->runs[k - 1].end && start - t->runs[k - 1].end <= t->in_place_gap) {
-            t->runs[k - 1].end = end;
-            t->runs[k - 1].n++;
+        if (cur.n > 0 && start >= cur.end && start - cur.end <= gap) {
+            cur.end = end;
+            cur.n++;
             continue;
         }
-        if (k == max || !gcs_array_reserve((void **)&t->runs, &t->runs_cap, k + 1,
-                                           sizeof *t->runs, 64))
+        if (cur.n > 0 && !keep_stretch(t, &k, max, &cur))
             return false;
-        t->runs[k++] = (range_run){start, end, i, 1};
+        cur = (range_run){start, end, i, 1};
     }
+    if (cur.n > 0 && !keep_stretch(t, &k, max, &cur))
+        return false;
     qsort(t->runs, k, sizeof *t->runs, cmp_range_run);
     for (size_t i = 1; i < k; i++)
         if (t->runs[i].start < t->runs[i - 1].end) /* stretches overlap */
             return false;
     *nruns = k;
+    *in_place = moved == 0;
+    return true;
+}
+
+/* Puts the ranges in the order of their stretches (sorted, disjoint):
+ * what sort_ranges and normalize_ranges would make of them. False when
+ * memory is short (nothing changed). */
+static bool order_by_stretches(gcs_objtrack *t, size_t nruns)
+{
+    const range_run *runs = t->runs;
+    size_t next = 0;
+    bool ordered = true;
+    for (size_t q = 0; q < nruns && ordered; q++) {
+        ordered = runs[q].first == next;
+        next += runs[q].n;
+    }
+    if (ordered)
+        return true;
+    if (!gcs_array_reserve((void **)&t->ranges_spare, &t->ranges_spare_cap, t->rn,
+                           sizeof *t->ranges, 1024))
+        return false;
+    range *to = t->ranges_spare;
+    for (size_t q = 0; q < nruns; q++) {
+        memcpy(to, t->ranges + runs[q].first, runs[q].n * sizeof *to);
+        to += runs[q].n;
+    }
+    range *old = t->ranges;
+    size_t old_cap = t->rcap;
+    t->ranges = t->ranges_spare;
+    t->rcap = t->ranges_spare_cap;
+    t->ranges_spare = old;
+    t->ranges_spare_cap = old_cap;
     return true;
 }
 
@@ -1311,15 +1369,13 @@ static inline bool sweep_condemns(const gcs_tracked_object *o, bool background, 
     return !(o->flags & OBJ_BORN_IN_GC) && !uncondemned(o, background, condemned);
 }
 
-/* Applies the open GC as an in-place sweep when it is one (see above) and
- * every object is in objs (no pre-GC addresses to keep): true, done;
- * false, nothing changed. */
-static bool sweep_in_place(gcs_objtrack *t)
+/* Applies the open GC, whose ranges stay in place and were cut into
+ * nruns stretches, every object in objs (no pre-GC addresses to keep):
+ * true, done; false when memory is short (nothing changed). */
+static bool sweep_in_place(gcs_objtrack *t, size_t nruns)
 {
-    size_t nruns;
     const size_t rn = t->rn, n = t->n;
-    if (!t->in_place || t->old_n > 0 || !in_place_stretches(t, &nruns) ||
-        !gcs_array_reserve((void **)&t->inside, &t->inside_cap, n + 1, 1, 1024))
+    if (!gcs_array_reserve((void **)&t->inside, &t->inside_cap, n + 1, 1, 1024))
         return false;
     const bool background = t->background;
     const int condemned = t->condemned;
@@ -1423,9 +1479,15 @@ static gcs_status end_gc_apply(gcs_objtrack *t, gcs_error *err)
             return st;
     }
     uint64_t *const pre = t->old_n > 0 ? t->pre : NULL; /* not NULL then: reserved above */
-    if (sweep_in_place(t))
+    size_t nruns = 0;
+    bool in_place = false;
+    const bool disjoint = t->stretches && cut_stretches(t, &nruns, &in_place);
+    if (disjoint && in_place && !pre && sweep_in_place(t, nruns))
         return GCS_OK;
-    normalize_ranges(t);
+    if (disjoint && order_by_stretches(t, nruns))
+        t->stretch_gcs++;
+    else
+        normalize_ranges(t);
     /* One pass: objects and ranges both ascending by (old) address. The
      * pass also updates flags, checks that the result stays sorted and
      * notes where each block (objects of one range, or objects that stay

@@ -29,20 +29,23 @@ extern bool gcs_objtrack_hashed;
  * memory is short (default false): tests take that path on purpose. */
 extern bool gcs_objtrack_heapsort_only;
 
-/* Whether trackers created from now on apply a GC whose ranges all stay
- * in place and do not overlap without sorting them (an in-place sweep;
- * default true). Tests compare a tracker with it off. */
-extern bool gcs_objtrack_sweep_in_place;
+/* Whether trackers created from now on take a GC's ranges by stretches
+ * when no two overlap (default true): put in order without a sort, and,
+ * when they all stay in place, applied without even that (an in-place
+ * sweep). Tests compare a tracker with it off. */
+extern bool gcs_objtrack_stretches;
 
-/* The widest gap between two ranges of one stretch of an in-place sweep
- * (bytes, read at creation; default 64 KiB, under a region): tests make it
- * small, so that their small heaps are cut as a real one is. */
-extern uint64_t gcs_objtrack_in_place_gap;
+/* The widest gap between two ranges of one stretch (bytes, read at
+ * creation; default 64 KiB, under a region): tests make it small, so that
+ * their small heaps are cut as a real one is. */
+extern uint64_t gcs_objtrack_stretch_gap;
 
 typedef struct gcs_objtrack gcs_objtrack;
 
-/* How many GCs t applied as in-place sweeps (for tests). */
+/* How many GCs t applied as in-place sweeps, and how many it put in
+ * order by stretches (for tests). */
 uint64_t gcs_objtrack_in_place_sweeps(const gcs_objtrack *t);
+uint64_t gcs_objtrack_stretch_gcs(const gcs_objtrack *t);
 
 /* How many objects t keeps in its old array (for tests). */
 size_t gcs_objtrack_old_count(const gcs_objtrack *t);
