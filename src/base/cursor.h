@@ -56,6 +56,24 @@ static inline bool gcs_cur_skip(gcs_cursor *c, size_t n)
     c->p += n;
     return true;
 }
+/* Little-endian loads from bytes the cursor has already handed out and
+ * checked (gcs_cur_bytes): a loop over fixed-size records checks their
+ * whole run once, not each field. */
+static inline uint32_t gcs_load_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+static inline uint64_t gcs_load_le64(const uint8_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+#else
+    return (uint64_t)gcs_load_le32(p) | ((uint64_t)gcs_load_le32(p + 4) << 32);
+#endif
+}
 /* Points *out at the next n bytes and steps over them. */
 static inline bool gcs_cur_bytes(gcs_cursor *c, size_t n, const uint8_t **out)
 {

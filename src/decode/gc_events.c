@@ -1045,22 +1045,54 @@ bool gcs_gc_moved_range_at(const gcs_gc_array *a, uint32_t i, gcs_gc_moved_range
            gcs_cur_ptr(&c, a->pointer_size, &out->new_base) && gcs_cur_u64(&c, &out->length);
 }
 
+/* Elements from..from+max-1 of a (fewer at its end) whose first `need`
+ * bytes hold the fields read: *p at the first, their bytes checked once;
+ * 0 when the elements are shorter (the accessors read none either). */
+static size_t array_chunk(const gcs_gc_array *a, uint32_t from, size_t max, uint32_t need,
+                          const uint8_t **p)
+{
+    if (!a->data || from >= a->count || a->stride < need)
+        return 0;
+    size_t n = a->count - from;
+    if (n > max)
+        n = max;
+    gcs_cursor c = gcs_cur_make(a->data + (size_t)from * a->stride, n * a->stride, 0);
+    return gcs_cur_bytes(&c, n * a->stride, p) ? n : 0;
+}
+
 size_t gcs_gc_moved_ranges_read(const gcs_gc_array *a, uint32_t from, gcs_gc_moved_range *out,
                                 size_t max)
 {
-    size_t k = 0;
-    while (k < max && gcs_gc_moved_range_at(a, from + (uint32_t)k, &out[k]))
-        k++;
-    return k;
+    const uint8_t *p;
+    const size_t stride = a->stride;
+    if (a->pointer_size == 4) {
+        const size_t n = array_chunk(a, from, max, 16, &p);
+        for (size_t k = 0; k < n; k++, p += stride)
+            out[k] = (gcs_gc_moved_range){gcs_load_le32(p), gcs_load_le32(p + 4),
+                                          gcs_load_le64(p + 8)};
+        return n;
+    }
+    const size_t n = array_chunk(a, from, max, 24, &p);
+    for (size_t k = 0; k < n; k++, p += stride)
+        out[k] = (gcs_gc_moved_range){gcs_load_le64(p), gcs_load_le64(p + 8), gcs_load_le64(p + 16)};
+    return n;
 }
 
 size_t gcs_gc_surviving_ranges_read(const gcs_gc_array *a, uint32_t from,
                                     gcs_gc_surviving_range *out, size_t max)
 {
-    size_t k = 0;
-    while (k < max && gcs_gc_surviving_range_at(a, from + (uint32_t)k, &out[k]))
-        k++;
-    return k;
+    const uint8_t *p;
+    const size_t stride = a->stride;
+    if (a->pointer_size == 4) {
+        const size_t n = array_chunk(a, from, max, 12, &p);
+        for (size_t k = 0; k < n; k++, p += stride)
+            out[k] = (gcs_gc_surviving_range){gcs_load_le32(p), gcs_load_le64(p + 4)};
+        return n;
+    }
+    const size_t n = array_chunk(a, from, max, 16, &p);
+    for (size_t k = 0; k < n; k++, p += stride)
+        out[k] = (gcs_gc_surviving_range){gcs_load_le64(p), gcs_load_le64(p + 8)};
+    return n;
 }
 
 void gcs_gc_bulk_type_begin(const gcs_gc_record *rec, gcs_gc_bulk_type_iter *it)

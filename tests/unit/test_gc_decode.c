@@ -363,12 +363,23 @@ static void test_bulk_ranges(void)
         CHECK_EQ_U64(gcs_gc_moved_ranges_read(&r.u.bulk.values, 0, chunk, 3), 3);
         CHECK_EQ_U64(chunk[2].length, 24);
     }
-    gcs_gc_surviving_range two[2];
-    CHECK_EQ_INT(dec(GCS_GCK_BULK_SURVIVING_OBJECT_RANGES, 0, &p, 8, &r), GCS_OK);
-    CHECK_EQ_U64(gcs_gc_surviving_ranges_read(&r.u.bulk.values, 0, two, 2), 2);
-    CHECK(gcs_gc_surviving_range_at(&r.u.bulk.values, 1, &s));
-    CHECK_EQ_U64(two[1].base, s.base);
-    CHECK_EQ_U64(two[1].length, s.length);
+    /* The last payload read as surviving ranges, both pointer sizes: one
+     * at the array's end, none past it. */
+    for (uint32_t ps = 4; ps <= 8; ps += 4) {
+        gcs_gc_surviving_range two[2];
+        CHECK_EQ_INT(dec(GCS_GCK_BULK_SURVIVING_OBJECT_RANGES, 0, &p, ps, &r), GCS_OK);
+        const uint32_t count = r.u.bulk.values.count;
+        CHECK(count >= 2);
+        CHECK_EQ_U64(gcs_gc_surviving_ranges_read(&r.u.bulk.values, 0, two, 2), 2);
+        CHECK(gcs_gc_surviving_range_at(&r.u.bulk.values, 1, &s));
+        CHECK_EQ_U64(two[1].base, s.base);
+        CHECK_EQ_U64(two[1].length, s.length);
+        CHECK_EQ_U64(gcs_gc_surviving_ranges_read(&r.u.bulk.values, count - 1, two, 2), 1);
+        CHECK(gcs_gc_surviving_range_at(&r.u.bulk.values, count - 1, &s));
+        CHECK_EQ_U64(two[0].base, s.base);
+        CHECK_EQ_U64(two[0].length, s.length);
+        CHECK_EQ_U64(gcs_gc_surviving_ranges_read(&r.u.bulk.values, count, two, 2), 0);
+    }
 
     /* GenerationRange */
     p.n = 0;

@@ -1002,39 +1002,49 @@ void gcs_objtrack_abort_gc(gcs_objtrack *t)
     clear_born_in_gc(t);
 }
 
-/* In line in the two calls that push ranges: a service trace pushes tens
- * of millions (a background GC's survivors, in plugs). */
+/* Appends a chunk of ranges to the open GC's: `moved` or, when NULL,
+ * `surviving` (new start = old start). Empty ranges are counted and
+ * dropped, ranges past 2^64 clipped, ranges past max_ranges_per_gc
+ * counted and dropped (the GC marked cut). The room for the chunk is
+ * reserved once and the loop keeps the count in a register: a service
+ * trace pushes tens of millions (a background GC's survivors, in plugs).
+ * In line in its two calls, `moved` a constant NULL or not in each. */
 static inline __attribute__((always_inline)) gcs_status
-push_range(gcs_objtrack *t, uint64_t old_start, uint64_t new_start, uint64_t length,
-           gcs_error *err)
+push_ranges(gcs_objtrack *t, const gcs_moved_range *moved, const gcs_surviving_range *surviving,
+            size_t n, gcs_error *err)
 {
-    if (length == 0) {
-        t->stats.empty_ranges++;
-        return GCS_OK;
-    }
-    /* Clip ranges that would run past the end of the address space. */
-    uint64_t room = UINT64_MAX - (old_start > new_start ? old_start : new_start);
-    if (length > room) {
-        t->stats.wrapping_ranges++;
-        length = room;
-        if (length == 0)
-            return GCS_OK;
-    }
-    if (t->rn >= t->opts.max_ranges_per_gc) {
-        t->stats.ranges_over_limit++;
-        t->ranges_cut = true;
-        return GCS_OK;
-    }
-    if (t->rn == t->rcap &&
-        !gcs_array_reserve((void **)&t->ranges, &t->rcap, t->rn + 1, sizeof *t->ranges, 1024))
+    const size_t max = t->opts.max_ranges_per_gc;
+    size_t rn = t->rn;
+    const size_t room = rn < max ? max - rn : 0, want = n < room ? n : room;
+    if (want > 0 && !gcs_array_reserve((void **)&t->ranges, &t->rcap, rn + want,
+                                       sizeof *t->ranges, 1024))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory storing GC ranges");
-    range *r = &t->ranges[t->rn];
-    r->old_start = old_start;
-    r->new_start = new_start;
-    r->length = length;
-    r->seq = (uint32_t)t->rn;
-    r->used = 0;
-    t->rn++;
+    range *const r = t->ranges;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t old_start = moved ? moved[i].old_start : surviving[i].start;
+        const uint64_t new_start = moved ? moved[i].new_start : old_start;
+        uint64_t length = moved ? moved[i].length : surviving[i].length;
+        if (length == 0) {
+            t->stats.empty_ranges++;
+            continue;
+        }
+        /* Clip ranges that would run past the end of the address space. */
+        const uint64_t left = UINT64_MAX - (old_start > new_start ? old_start : new_start);
+        if (length > left) {
+            t->stats.wrapping_ranges++;
+            length = left;
+            if (length == 0)
+                continue;
+        }
+        if (rn >= max) {
+            t->stats.ranges_over_limit++;
+            t->ranges_cut = true;
+            continue;
+        }
+        r[rn] = (range){old_start, new_start, length, (uint32_t)rn, 0};
+        rn++;
+    }
+    t->rn = rn;
     return GCS_OK;
 }
 
@@ -1046,13 +1056,7 @@ gcs_status gcs_objtrack_add_moved(gcs_objtrack *t, const gcs_moved_range *ranges
         return GCS_OK;
     }
     t->stats.moved_ranges += n;
-    for (size_t i = 0; i < n; i++) {
-        gcs_status st = push_range(t, ranges[i].old_start, ranges[i].new_start,
-                                   ranges[i].length, err);
-        if (st != GCS_OK)
-            return st;
-    }
-    return GCS_OK;
+    return push_ranges(t, ranges, NULL, n, err);
 }
 
 void gcs_objtrack_count_ranges_outside_gc(gcs_objtrack *t, bool moved, size_t n)
@@ -1073,12 +1077,7 @@ gcs_status gcs_objtrack_add_surviving(gcs_objtrack *t, const gcs_surviving_range
         return GCS_OK;
     }
     t->stats.surviving_ranges += n;
-    for (size_t i = 0; i < n; i++) {
-        gcs_status st = push_range(t, ranges[i].start, ranges[i].start, ranges[i].length, err);
-        if (st != GCS_OK)
-            return st;
-    }
-    return GCS_OK;
+    return push_ranges(t, NULL, ranges, n, err);
 }
 
 /* Order: old start ascending, then longer first, then new start, then
