@@ -84,6 +84,14 @@ typedef struct range {
     uint32_t used; /* covered at least one tracked condemned object */
 } range;
 
+/* A stretch ("Stretches", below): ascending ranges in arrival order,
+ * ranges[first..first+n), no gap of over t->stretch_gap between them;
+ * [start, end) holds them. */
+typedef struct range_run {
+    uint64_t start, end;
+    size_t first, n;
+} range_run;
+
 struct gcs_objtrack {
     gcs_objtrack_options opts;
     gcs_tracked_object *objs; /* sorted by address, unique addresses */
@@ -126,13 +134,19 @@ struct gcs_objtrack {
     size_t old_n, old_cap;
     uint64_t *pre; /* end_gc with old objects: each output object's address before the GC */
     size_t pre_cap;
-    /* Stretches (cut_stretches): gcs_objtrack_stretches and
-     * gcs_objtrack_stretch_gap at creation; inside[i] says objs[i] lies in
-     * a range (sweep_in_place); ranges_spare: order_by_stretches' copy. */
+    /* Stretches: gcs_objtrack_stretches and gcs_objtrack_stretch_gap at
+     * creation. The open GC's, cut as its ranges come (push_ranges):
+     * runs[0..nruns) closed, cut_open open (n 0: none), moved_bits nonzero
+     * once a range moves, cut_failed when there were too many or memory
+     * was short. inside[i] says objs[i] lies in a range (sweep_in_place);
+     * ranges_spare: order_by_stretches' copy. */
     bool stretches;
     uint64_t stretch_gap;
-    struct range_run *runs;
-    size_t runs_cap;
+    range_run *runs;
+    size_t runs_cap, nruns;
+    range_run cut_open;
+    uint64_t moved_bits;
+    bool cut_failed;
     uint8_t *inside;
     size_t inside_cap;
     range *ranges_spare;
@@ -932,6 +946,16 @@ static gcs_status merge_all(gcs_objtrack *t, gcs_error *err)
     return join_recent(t, false, err);
 }
 
+/* No range for the open GC (yet), nor stretch. */
+static void clear_ranges(gcs_objtrack *t)
+{
+    t->rn = 0;
+    t->nruns = 0;
+    t->cut_open = (range_run){0, 0, 0, 0};
+    t->moved_bits = 0;
+    t->cut_failed = false;
+}
+
 /* Opens a GC (a GC still open is aborted first). A background GC's sweep
  * keeps the last GC begun and, for after it, that GC's time. */
 static gcs_status open_gc(gcs_objtrack *t, uint32_t gc_number, int condemned, bool background,
@@ -948,7 +972,7 @@ static gcs_status open_gc(gcs_objtrack *t, uint32_t gc_number, int condemned, bo
     t->background = background;
     t->gc_time_before = t->gc_time;
     t->gc_time = time;
-    t->rn = 0;
+    clear_ranges(t);
     t->ranges_cut = false;
     if (!background)
         t->last_gc_number = gc_number;
@@ -997,9 +1021,81 @@ void gcs_objtrack_abort_gc(gcs_objtrack *t)
     if (!t->in_gc)
         return;
     close_gc(t);
-    t->rn = 0;
+    clear_ranges(t);
     t->stats.gcs_aborted++;
     clear_born_in_gc(t);
+}
+
+/*
+ * Stretches: a GC's ranges taken as they come when no two overlap. The
+ * runtime reports them region after region: a background GC every plug
+ * of the heap that survived (~200 k ranges against a few thousand tracked
+ * old objects on a service trace), a compacting GC its plugs' moves (~2 k).
+ * Each comes after the one before but for a few descents, and the
+ * ascending runs between them interleave (a run's regions are not
+ * adjacent: another run's lie between them), so the natural merge sort
+ * needed several passes over the 40-byte ranges, and normalize_ranges
+ * one more. Instead they are cut into stretches as they come
+ * (push_ranges): ascending, disjoint ranges with no gap of over 64 KiB
+ * (gcs_objtrack_stretch_gap; less than a region) between two of them, cut
+ * at every descent and every wider gap. The stretches (a few hundred) are
+ * sorted by start and must not overlap; then every range is disjoint from
+ * every other, so the stretches in that order are the ranges sorted (by
+ * old start, unique: cmp_range's order) and what normalize_ranges leaves
+ * unchanged (no overlap counted, none dropped). Ranges in one stretch
+ * already (the usual foreground GC) need nothing more; others are copied
+ * once, stretch after stretch (order_by_stretches). A GC whose ranges
+ * all stay in place (a background GC's survivors, a sweeping GC's) and
+ * whose objects are all in objs is not even copied: each stretch is
+ * walked over the objects from one binary search, most ranges in one
+ * compare (sweep_in_place); an object lies in at most one range and
+ * nothing moves, so the order of the ranges does not matter. Two ranges
+ * that overlap, stretches that overlap or more than one stretch per eight
+ * ranges send the GC down the general path.
+ */
+/* Sorting more stretches than this (ranges / 8) would cost what it saves. */
+#define MAX_STRETCHES(rn) ((rn) / 8 + 64)
+
+static int cmp_range_run(const void *pa, const void *pb)
+{
+    const range_run *a = pa, *b = pb;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+/* Closes a stretch of the open GC, rn ranges pushed so far: past
+ * MAX_STRETCHES or when memory is short, the GC gives up its stretches. */
+static void keep_stretch(gcs_objtrack *t, const range_run *stretch, size_t rn)
+{
+    if (t->cut_failed)
+        return;
+    if (t->nruns >= MAX_STRETCHES(rn) ||
+        !gcs_array_reserve((void **)&t->runs, &t->runs_cap, t->nruns + 1, sizeof *t->runs, 64)) {
+        t->cut_failed = true;
+        return;
+    }
+    t->runs[t->nruns++] = *stretch;
+}
+
+/* The open GC's stretches (t->runs, by start once sorted), cut as its
+ * ranges came: false when two ranges overlap (or there were too many
+ * stretches, or memory was short: the general path then); *in_place
+ * says whether every range stays in place. */
+static bool finish_stretches(gcs_objtrack *t, size_t *nruns, bool *in_place)
+{
+    if (t->cut_open.n > 0) {
+        keep_stretch(t, &t->cut_open, t->rn);
+        t->cut_open.n = 0;
+    }
+    if (t->cut_failed)
+        return false;
+    const size_t k = t->nruns;
+    qsort(t->runs, k, sizeof *t->runs, cmp_range_run);
+    for (size_t i = 1; i < k; i++)
+        if (t->runs[i].start < t->runs[i - 1].end) /* stretches overlap */
+            return false;
+    *nruns = k;
+    *in_place = t->moved_bits == 0;
+    return true;
 }
 
 /* Appends a chunk of ranges to the open GC's: `moved` or, when NULL,
@@ -1020,6 +1116,11 @@ push_ranges(gcs_objtrack *t, const gcs_moved_range *moved, const gcs_surviving_r
                                        sizeof *t->ranges, 1024))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory storing GC ranges");
     range *const r = t->ranges;
+    /* The stretch state in registers ("Stretches", above). */
+    const bool cutting = t->stretches;
+    const uint64_t gap = t->stretch_gap;
+    range_run open = t->cut_open;
+    uint64_t moved_bits = t->moved_bits;
     for (size_t i = 0; i < n; i++) {
         const uint64_t old_start = moved ? moved[i].old_start : surviving[i].start;
         const uint64_t new_start = moved ? moved[i].new_start : old_start;
@@ -1042,9 +1143,26 @@ push_ranges(gcs_objtrack *t, const gcs_moved_range *moved, const gcs_surviving_r
             continue;
         }
         r[rn] = (range){old_start, new_start, length, (uint32_t)rn, 0};
+        if (cutting) {
+            moved_bits |= old_start ^ new_start;
+            const uint64_t end = old_start + length;
+            /* The open stretch ends with the range before; a range that
+             * overlaps it starts a stretch that finish_stretches' check
+             * finds. */
+            if (open.n > 0 && old_start >= open.end && old_start - open.end <= gap) {
+                open.end = end;
+                open.n++;
+            } else {
+                if (open.n > 0)
+                    keep_stretch(t, &open, rn);
+                open = (range_run){old_start, end, rn, 1};
+            }
+        }
         rn++;
     }
     t->rn = rn;
+    t->cut_open = open;
+    t->moved_bits = moved_bits;
     return GCS_OK;
 }
 
@@ -1242,95 +1360,6 @@ static void age_flags(gcs_objtrack *t)
     t->flagged_n = kept;
 }
 
-/*
- * Stretches: a GC's ranges taken as they come when no two overlap. The
- * runtime reports them region after region: a background GC every plug
- * of the heap that survived (~200 k ranges against a few thousand tracked
- * old objects on a service trace), a compacting GC its plugs' moves (~2 k).
- * Each comes after the one before but for a few descents, and the
- * ascending runs between them interleave (a run's regions are not
- * adjacent: another run's lie between them), so the natural merge sort
- * needed several passes over the 40-byte ranges, and normalize_ranges
- * one more. Instead they are scanned once in arrival order and cut into
- * stretches: ascending, disjoint ranges with no gap of over 64 KiB
- * (gcs_objtrack_stretch_gap; less than a region) between two of them, cut
- * at every descent and every wider gap. The stretches (a few hundred) are
- * sorted by start and must not overlap; then every range is disjoint from
- * every other, so the stretches in that order are the ranges sorted (by
- * old start, unique: cmp_range's order) and what normalize_ranges leaves
- * unchanged (no overlap counted, none dropped). Ranges in one stretch
- * already (the usual foreground GC) need nothing more; others are copied
- * once, stretch after stretch (order_by_stretches). A GC whose ranges
- * all stay in place (a background GC's survivors, a sweeping GC's) and
- * whose objects are all in objs is not even copied: each stretch is
- * walked over the objects from one binary search, most ranges in one
- * compare (sweep_in_place); an object lies in at most one range and
- * nothing moves, so the order of the ranges does not matter. Two ranges
- * that overlap, stretches that overlap or more than one stretch per eight
- * ranges send the GC down the general path.
- */
-/* Sorting more stretches than this (ranges / 8) would cost what it saves. */
-#define MAX_STRETCHES(rn) ((rn) / 8 + 64)
-
-/* Ascending ranges in arrival order, ranges[first..first+n), no gap of
- * over t->stretch_gap between them: [start, end) holds them. */
-typedef struct range_run {
-    uint64_t start, end;
-    size_t first, n;
-} range_run;
-
-static int cmp_range_run(const void *pa, const void *pb)
-{
-    const range_run *a = pa, *b = pb;
-    return (a->start > b->start) - (a->start < b->start);
-}
-
-/* Appends a stretch to t->runs (*k of them): false past max or when
- * memory is short. */
-static bool keep_stretch(gcs_objtrack *t, size_t *k, size_t max, const range_run *stretch)
-{
-    if (*k == max || !gcs_array_reserve((void **)&t->runs, &t->runs_cap, *k + 1, sizeof *t->runs, 64))
-        return false;
-    t->runs[(*k)++] = *stretch;
-    return true;
-}
-
-/* Cuts the ranges into stretches (t->runs, by start once sorted): false
- * when two overlap (or memory is short: the general path then);
- * *in_place says whether every range stays in place. */
-static bool cut_stretches(gcs_objtrack *t, size_t *nruns, bool *in_place)
-{
-    const range *r = t->ranges;
-    const size_t rn = t->rn, max = MAX_STRETCHES(rn);
-    const uint64_t gap = t->stretch_gap;
-    uint64_t moved = 0; /* nonzero once a range moves */
-    range_run cur = {0, 0, 0, 0}; /* the open stretch (n 0: none), in registers */
-    size_t k = 0;
-    for (size_t i = 0; i < rn; i++) {
-        moved |= r[i].new_start ^ r[i].old_start;
-        const uint64_t start = r[i].old_start, end = start + r[i].length; /* no wrap: clipped */
-        /* The open stretch ends with the range before; a range that
-         * overlaps it starts a stretch that the check below finds. */
-        if (cur.n > 0 && start >= cur.end && start - cur.end <= gap) {
-            cur.end = end;
-            cur.n++;
-            continue;
-        }
-        if (cur.n > 0 && !keep_stretch(t, &k, max, &cur))
-            return false;
-        cur = (range_run){start, end, i, 1};
-    }
-    if (cur.n > 0 && !keep_stretch(t, &k, max, &cur))
-        return false;
-    qsort(t->runs, k, sizeof *t->runs, cmp_range_run);
-    for (size_t i = 1; i < k; i++)
-        if (t->runs[i].start < t->runs[i - 1].end) /* stretches overlap */
-            return false;
-    *nruns = k;
-    *in_place = moved == 0;
-    return true;
-}
-
 /* Puts the ranges in the order of their stretches (sorted, disjoint):
  * what sort_ranges and normalize_ranges would make of them. False when
  * memory is short (nothing changed). */
@@ -1429,7 +1458,7 @@ static bool sweep_in_place(gcs_objtrack *t, size_t nruns)
     t->stats.uncondemned_in_range += uncondemned_in_range;
     t->stats.ranges_covering_nothing += rn - used;
     t->in_place_sweeps++;
-    t->rn = 0;
+    clear_ranges(t);
     if (t->split)
         settle_old(t);
     return true;
@@ -1480,7 +1509,7 @@ static gcs_status end_gc_apply(gcs_objtrack *t, gcs_error *err)
     uint64_t *const pre = t->old_n > 0 ? t->pre : NULL; /* not NULL then: reserved above */
     size_t nruns = 0;
     bool in_place = false;
-    const bool disjoint = t->stretches && cut_stretches(t, &nruns, &in_place);
+    const bool disjoint = t->stretches && finish_stretches(t, &nruns, &in_place);
     if (disjoint && in_place && !pre && sweep_in_place(t, nruns))
         return GCS_OK;
     if (disjoint && order_by_stretches(t, nruns))
@@ -1591,7 +1620,7 @@ static gcs_status end_gc_apply(gcs_objtrack *t, gcs_error *err)
     for (size_t r = 0; r < rn; r++)
         if (!ranges[r].used)
             t->stats.ranges_covering_nothing++;
-    t->rn = 0;
+    clear_ranges(t);
     if (old_collision) {
         /* Rare (bad ranges): the exact order of the collisions' deaths is
          * that of the walk over every object, which is rebuilt. */
