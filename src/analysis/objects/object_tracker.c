@@ -1593,9 +1593,11 @@ static gcs_status end_gc_apply(gcs_objtrack *t, gcs_error *err)
         const gcs_tracked_object *old = t->old;
         const size_t old_n = t->old_n;
         for (size_t r = 0, at = 0; r < rn && at < old_n; r++) {
-            size_t lo = at + gallop_lower_bound(old + at, old_n - at, ranges[r].old_start);
-            at = lo + gallop_lower_bound(old + lo, old_n - lo,
-                                         ranges[r].old_start + ranges[r].length);
+            const uint64_t start = ranges[r].old_start, end = start + ranges[r].length;
+            if (old[at].address >= end)
+                continue; /* the next old object lies past it: none inside (most ranges) */
+            size_t lo = at + gallop_lower_bound(old + at, old_n - at, start);
+            at = lo + gallop_lower_bound(old + lo, old_n - lo, end);
             uncondemned_in_range += at - lo;
         }
         /* A moved object that passed an old one broke the address order of
@@ -1666,6 +1668,17 @@ static int cmp_generation_range(const void *pa, const void *pb)
     return (a->generation > b->generation) - (a->generation < b->generation);
 }
 
+/* Are they in cmp_generation_range's order already? The runtime mostly
+ * writes a layout so; no field the layout reads tells apart two ranges
+ * that compare equal, so leaving their order is what any sort gives. */
+static bool generation_ranges_sorted(const gcs_generation_range *g, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (cmp_generation_range(&g[i - 1], &g[i]) > 0)
+            return false;
+    return true;
+}
+
 /*
  * Gives the objects of the sorted objs[0..n) inside the ascending,
  * disjoint layout ranges g[0..gn) their range's generation, each range's
@@ -1679,8 +1692,11 @@ static size_t apply_layout(gcs_tracked_object *objs, size_t n_objs, const gcs_ge
 {
     size_t at = 0, younger = 0, kn = 0;
     for (size_t i = 0; i < gn && at < n_objs; i++) {
+        const uint64_t end = g[i].start + g[i].used_length;
+        if (objs[at].address >= end)
+            continue; /* the next object lies past it: none inside (kn catches up below) */
         size_t lo = at + lower_bound(objs + at, n_objs - at, g[i].start);
-        size_t hi = lo + lower_bound(objs + lo, n_objs - lo, g[i].start + g[i].used_length);
+        size_t hi = lo + lower_bound(objs + lo, n_objs - lo, end);
         *outside += lo - at;
         at = hi;
         /* A range of the known layout (both ascend): its objects have its
@@ -1722,7 +1738,7 @@ gcs_status gcs_objtrack_set_generation_ranges(gcs_objtrack *t, const gcs_generat
             r.used_length = UINT64_MAX - r.start;
         g[gn++] = r;
     }
-    if (gn > 1) /* g is NULL when n is 0 */
+    if (gn > 1 && !generation_ranges_sorted(g, gn)) /* g is NULL when n is 0 */
         qsort(g, gn, sizeof *g, cmp_generation_range);
     /* Same overlap rule as GC ranges: the lowest start owns an address. */
     size_t k = 0;
