@@ -1305,6 +1305,24 @@ static void gc_death(gcs_objtrack *t, const gcs_tracked_object *o)
     t->stats.objects_tracked--;
 }
 
+/* What the open GC makes of an object not born during it, `in` one of
+ * its ranges: spared (not condemned; counted when in a range), dead
+ * (retired here) or survived (the caller moves and promotes it). */
+typedef enum gc_fate { FATE_SPARED, FATE_DIED, FATE_SURVIVED } gc_fate;
+static inline gc_fate object_fate(gcs_objtrack *t, const gcs_tracked_object *o, bool in,
+                                  bool background, int condemned, uint64_t *uncondemned_in_range)
+{
+    if (uncondemned(o, background, condemned)) {
+        *uncondemned_in_range += in;
+        return FATE_SPARED;
+    }
+    if (!in) {
+        gc_death(t, o);
+        return FATE_DIED;
+    }
+    return FATE_SURVIVED;
+}
+
 /* After a sort: two objects on one address means bad ranges. The one this
  * GC moved there wins (the ranges are this GC's word); otherwise the first
  * (lower old order) is kept. */
@@ -1439,13 +1457,11 @@ static bool sweep_in_place(gcs_objtrack *t, size_t nruns)
         const bool born_in_gc = o.flags & OBJ_BORN_IN_GC;
         o.flags = background ? (uint8_t)(o.flags & keep_flags) : flags_after_gc(o.flags);
         if (!born_in_gc) {
-            const bool in = inside[i];
-            if (uncondemned(&o, background, condemned)) {
-                uncondemned_in_range += in;
-            } else if (!in) {
-                gc_death(t, &o);
+            const gc_fate fate =
+                object_fate(t, &o, inside[i], background, condemned, &uncondemned_in_range);
+            if (fate == FATE_DIED)
                 continue;
-            } else {
+            if (fate == FATE_SURVIVED) {
                 survived++;
                 o.generation = promoted(o.generation);
             }
@@ -1549,13 +1565,12 @@ static gcs_status end_gc_apply(gcs_objtrack *t, gcs_error *err)
                     r_end = r_start + ranges[j].length;
                 }
             }
-            bool in = j < rn && r_start <= o.address;
-            if (uncondemned(&o, background, condemned)) {
-                uncondemned_in_range += in;
-            } else if (!in) {
-                gc_death(t, &o);
+            const bool in = j < rn && r_start <= o.address;
+            const gc_fate fate =
+                object_fate(t, &o, in, background, condemned, &uncondemned_in_range);
+            if (fate == FATE_DIED)
                 continue;
-            } else {
+            if (fate == FATE_SURVIVED) {
                 ranges[j].used = 1;
                 survived++;
                 uint64_t moved_to = ranges[j].new_start + (o.address - r_start);
