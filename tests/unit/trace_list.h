@@ -18,6 +18,8 @@ static const char *const reader_traces[] = {
     "tests/data/wks-concurrent.nettrace",
     "tests/data/server.nettrace",
     "tests/data/objects-movement.nettrace",
+    "tests/data/objects-bgc.nettrace",        /* background GCs' surviving ranges */
+    "tests/data/objects-bgc-server.nettrace", /* the same, server GC */
     "tests/data/objects-allocsampled.nettrace",
     "tests/data/gen0size-small.nettrace",
     "tests/data/probe-net10.nettrace",
@@ -30,7 +32,7 @@ static const char *const reader_traces[] = {
 };
 
 /* Committed ones among them. */
-#define READER_TRACES_COMMITTED 10
+#define READER_TRACES_COMMITTED 12
 
 /* The bytes of reader_traces[i] (free them), or NULL when it is absent. */
 static inline unsigned char *reader_trace(size_t i, size_t *size)
