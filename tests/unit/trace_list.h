@@ -1,7 +1,9 @@
 /*
  * trace_list.h - the real traces the reader tests go over: every
- * committed nettrace fixture (V5 and V6, sample-profiler rows included)
- * and, when ../shared is there, PerfView's EventPipe and ETL traces. A
+ * committed nettrace fixture (V5 and V6, sample-profiler rows included;
+ * not server-attach-patched, server-attach with its header patched for
+ * test_gc_oracle) and, when ../shared is there, PerfView's EventPipe and
+ * ETL traces. A
  * test skips the files that are absent and checks it saw the committed
  * ones.
  */
@@ -20,6 +22,8 @@ static const char *const reader_traces[] = {
     "tests/data/objects-movement.nettrace",
     "tests/data/objects-bgc.nettrace",        /* background GCs' surviving ranges */
     "tests/data/objects-bgc-server.nettrace", /* the same, server GC */
+    "tests/data/wks-service.nettrace",
+    "tests/data/server-attach.nettrace", /* attached to a running process */
     "tests/data/objects-allocsampled.nettrace",
     "tests/data/gen0size-small.nettrace",
     "tests/data/probe-net10.nettrace",
@@ -32,7 +36,7 @@ static const char *const reader_traces[] = {
 };
 
 /* Committed ones among them. */
-#define READER_TRACES_COMMITTED 12
+#define READER_TRACES_COMMITTED 14
 
 /* The bytes of reader_traces[i] (free them), or NULL when it is absent. */
 static inline unsigned char *reader_trace(size_t i, size_t *size)
