@@ -1,11 +1,10 @@
 /*
  * trace_list.h - the real traces the reader tests go over: every
  * committed nettrace fixture (V5 and V6, sample-profiler rows included;
- * not server-attach-patched, server-attach with its header patched for
- * test_gc_oracle) and, when ../shared is there, PerfView's EventPipe and
- * ETL traces. A
- * test skips the files that are absent and checks it saw the committed
- * ones.
+ * not server-attach-patched, server-attach with two payload fields
+ * patched for test_gc_oracle) and, when ../shared is there, PerfView's
+ * EventPipe and ETL traces. A test skips the files that are absent and
+ * checks it saw the committed ones.
  */
 #ifndef GCS_TESTS_TRACE_LIST_H
 #define GCS_TESTS_TRACE_LIST_H
