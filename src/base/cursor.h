@@ -56,24 +56,6 @@ static inline bool gcs_cur_skip(gcs_cursor *c, size_t n)
     c->p += n;
     return true;
 }
-/* Little-endian loads from bytes the cursor has already handed out and
- * checked (gcs_cur_bytes): a loop over fixed-size records checks their
- * whole run once, not each field. */
-static inline uint32_t gcs_load_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
-}
-static inline uint64_t gcs_load_le64(const uint8_t *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-#else
-    return (uint64_t)gcs_load_le32(p) | ((uint64_t)gcs_load_le32(p + 4) << 32);
-#endif
-}
 /* Points *out at the next n bytes and steps over them. */
 static inline bool gcs_cur_bytes(gcs_cursor *c, size_t n, const uint8_t **out)
 {
@@ -107,12 +89,31 @@ static inline bool gcs_cur_u16(gcs_cursor *c, uint16_t *v)
     c->p += 2;
     return true;
 }
+/* Little-endian loads from bytes known to be there: the cursor's reads
+ * below, after their check, and loops over fixed-size records whose whole
+ * run was checked once (the range arrays of gc_events.c). */
+static inline uint32_t gcs_load_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+static inline uint64_t gcs_load_le64(const uint8_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* One load (GCC leaves a byte loop as a loop: 8 loads, 48
+     * instructions, for every 64-bit field of every decoder). */
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+#else
+    return (uint64_t)gcs_load_le32(p) | ((uint64_t)gcs_load_le32(p + 4) << 32);
+#endif
+}
 static inline bool gcs_cur_u32(gcs_cursor *c, uint32_t *v)
 {
     if (4 > c->end - c->p)
         return false;
-    *v = (uint32_t)c->p[0] | ((uint32_t)c->p[1] << 8) | ((uint32_t)c->p[2] << 16) |
-         ((uint32_t)c->p[3] << 24);
+    *v = gcs_load_le32(c->p);
     c->p += 4;
     return true;
 }
@@ -120,16 +121,7 @@ static inline bool gcs_cur_u64(gcs_cursor *c, uint64_t *v)
 {
     if (8 > c->end - c->p)
         return false;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* One load (GCC leaves the byte loop below as a loop: 8 loads, 48
-     * instructions, for every 64-bit field of every decoder). */
-    memcpy(v, c->p, 8);
-#else
-    uint64_t x = 0;
-    for (int i = 7; i >= 0; i--)
-        x = (x << 8) | c->p[i];
-    *v = x;
-#endif
+    *v = gcs_load_le64(c->p);
     c->p += 8;
     return true;
 }

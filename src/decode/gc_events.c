@@ -1046,18 +1046,18 @@ bool gcs_gc_moved_range_at(const gcs_gc_array *a, uint32_t i, gcs_gc_moved_range
 }
 
 /* Elements from..from+max-1 of a (fewer at its end) whose first `need`
- * bytes hold the fields read: *p at the first, their bytes checked once;
- * 0 when the elements are shorter (the accessors read none either). */
+ * bytes hold the fields read: *p at the first; 0 when the elements are
+ * shorter (the accessors read none either). The decoder checked that the
+ * array's count elements of stride bytes lie in the payload, as elem()
+ * relies on too. */
 static size_t array_chunk(const gcs_gc_array *a, uint32_t from, size_t max, uint32_t need,
                           const uint8_t **p)
 {
     if (!a->data || from >= a->count || a->stride < need)
         return 0;
-    size_t n = a->count - from;
-    if (n > max)
-        n = max;
-    gcs_cursor c = gcs_cur_make(a->data + (size_t)from * a->stride, n * a->stride, 0);
-    return gcs_cur_bytes(&c, n * a->stride, p) ? n : 0;
+    const size_t left = a->count - from;
+    *p = a->data + (size_t)from * a->stride;
+    return left < max ? left : max;
 }
 
 size_t gcs_gc_moved_ranges_read(const gcs_gc_array *a, uint32_t from, gcs_gc_moved_range *out,

@@ -431,6 +431,23 @@ static size_t gallop_lower_bound(const gcs_tracked_object *a, size_t n, uint64_t
 }
 
 /*
+ * The objects of the sorted a[at..n) inside [start, end), for ranges
+ * walked in ascending order (a[0..at) all below start): *lo is the
+ * first, the returned index past the last. Most ranges of a GC hold no
+ * tracked object: when a[at] lies past the range, one compare.
+ */
+static inline size_t objects_within(const gcs_tracked_object *a, size_t n, size_t at,
+                                    uint64_t start, uint64_t end, size_t *lo)
+{
+    if (at == n || a[at].address >= end) {
+        *lo = at;
+        return at;
+    }
+    *lo = at + gallop_lower_bound(a + at, n - at, start);
+    return *lo + gallop_lower_bound(a + *lo, n - *lo, end);
+}
+
+/*
  * lower_bound for each of the m ascending keys at once, in lock step: at
  * each level the m searches' loads do not wait for one another, so their
  * cache misses overlap. One search after the other waits for each miss in
@@ -1053,7 +1070,8 @@ void gcs_objtrack_abort_gc(gcs_objtrack *t)
  * that overlap, stretches that overlap or more than one stretch per eight
  * ranges send the GC down the general path.
  */
-/* Sorting more stretches than this (ranges / 8) would cost what it saves. */
+/* At most a stretch per eight ranges (and 64): ranges cut finer are far
+ * from sorted, and the general path's merge sort is the tool for them. */
 #define MAX_STRETCHES(rn) ((rn) / 8 + 64)
 
 static int cmp_range_run(const void *pa, const void *pb)
@@ -1076,11 +1094,10 @@ static void keep_stretch(gcs_objtrack *t, const range_run *stretch, size_t rn)
     t->runs[t->nruns++] = *stretch;
 }
 
-/* The open GC's stretches (t->runs, by start once sorted), cut as its
- * ranges came: false when two ranges overlap (or there were too many
- * stretches, or memory was short: the general path then); *in_place
- * says whether every range stays in place. */
-static bool finish_stretches(gcs_objtrack *t, size_t *nruns, bool *in_place)
+/* The open GC's stretches (t->runs[0..nruns), by start once sorted),
+ * cut as its ranges came: false when two ranges overlap (or there were
+ * too many stretches, or memory was short: the general path then). */
+static bool finish_stretches(gcs_objtrack *t)
 {
     if (t->cut_open.n > 0) {
         keep_stretch(t, &t->cut_open, t->rn);
@@ -1088,13 +1105,10 @@ static bool finish_stretches(gcs_objtrack *t, size_t *nruns, bool *in_place)
     }
     if (t->cut_failed)
         return false;
-    const size_t k = t->nruns;
-    qsort(t->runs, k, sizeof *t->runs, cmp_range_run);
-    for (size_t i = 1; i < k; i++)
+    qsort(t->runs, t->nruns, sizeof *t->runs, cmp_range_run);
+    for (size_t i = 1; i < t->nruns; i++)
         if (t->runs[i].start < t->runs[i - 1].end) /* stretches overlap */
             return false;
-    *nruns = k;
-    *in_place = t->moved_bits == 0;
     return true;
 }
 
@@ -1381,9 +1395,10 @@ static void age_flags(gcs_objtrack *t)
 /* Puts the ranges in the order of their stretches (sorted, disjoint):
  * what sort_ranges and normalize_ranges would make of them. False when
  * memory is short (nothing changed). */
-static bool order_by_stretches(gcs_objtrack *t, size_t nruns)
+static bool order_by_stretches(gcs_objtrack *t)
 {
     const range_run *runs = t->runs;
+    const size_t nruns = t->nruns;
     size_t next = 0;
     bool ordered = true;
     for (size_t q = 0; q < nruns && ordered; q++) {
@@ -1416,11 +1431,11 @@ static inline bool sweep_condemns(const gcs_tracked_object *o, bool background, 
 }
 
 /* Applies the open GC, whose ranges stay in place and were cut into
- * nruns stretches, every object in objs (no pre-GC addresses to keep):
- * true, done; false when memory is short (nothing changed). */
-static bool sweep_in_place(gcs_objtrack *t, size_t nruns)
+ * stretches, every object in objs (no pre-GC addresses to keep): true,
+ * done; false when memory is short (nothing changed). */
+static bool sweep_in_place(gcs_objtrack *t)
 {
-    const size_t rn = t->rn, n = t->n;
+    const size_t rn = t->rn, n = t->n, nruns = t->nruns;
     if (!gcs_array_reserve((void **)&t->inside, &t->inside_cap, n + 1, 1, 1024))
         return false;
     const bool background = t->background;
@@ -1436,14 +1451,13 @@ static bool sweep_in_place(gcs_objtrack *t, size_t nruns)
         if (at == n || objs[at].address >= runs[q].end)
             continue; /* nothing tracked in the stretch */
         for (size_t i = runs[q].first; i < runs[q].first + runs[q].n && at < n; i++) {
-            const uint64_t start = ranges[i].old_start, end = start + ranges[i].length;
-            if (objs[at].address >= end)
-                continue; /* objs[at] is past it: nothing inside (most ranges) */
-            at += gallop_lower_bound(objs + at, n - at, start);
+            const uint64_t start = ranges[i].old_start;
+            size_t lo;
+            at = objects_within(objs, n, at, start, start + ranges[i].length, &lo);
             bool covers = false;
-            for (; at < n && objs[at].address < end; at++) {
-                inside[at] = 1;
-                covers = covers || sweep_condemns(&objs[at], background, condemned);
+            for (size_t p = lo; p < at; p++) {
+                inside[p] = 1;
+                covers = covers || sweep_condemns(&objs[p], background, condemned);
             }
             used += covers;
         }
@@ -1523,12 +1537,10 @@ static gcs_status end_gc_apply(gcs_objtrack *t, gcs_error *err)
             return st;
     }
     uint64_t *const pre = t->old_n > 0 ? t->pre : NULL; /* not NULL then: reserved above */
-    size_t nruns = 0;
-    bool in_place = false;
-    const bool disjoint = t->stretches && finish_stretches(t, &nruns, &in_place);
-    if (disjoint && in_place && !pre && sweep_in_place(t, nruns))
+    const bool disjoint = t->stretches && finish_stretches(t);
+    if (disjoint && t->moved_bits == 0 && !pre && sweep_in_place(t))
         return GCS_OK;
-    if (disjoint && order_by_stretches(t, nruns))
+    if (disjoint && order_by_stretches(t))
         t->stretch_gcs++;
     else
         normalize_ranges(t);
@@ -1608,11 +1620,9 @@ static gcs_status end_gc_apply(gcs_objtrack *t, gcs_error *err)
         const gcs_tracked_object *old = t->old;
         const size_t old_n = t->old_n;
         for (size_t r = 0, at = 0; r < rn && at < old_n; r++) {
-            const uint64_t start = ranges[r].old_start, end = start + ranges[r].length;
-            if (old[at].address >= end)
-                continue; /* the next old object lies past it: none inside (most ranges) */
-            size_t lo = at + gallop_lower_bound(old + at, old_n - at, start);
-            at = lo + gallop_lower_bound(old + lo, old_n - lo, end);
+            size_t lo;
+            at = objects_within(old, old_n, at, ranges[r].old_start,
+                                ranges[r].old_start + ranges[r].length, &lo);
             uncondemned_in_range += at - lo;
         }
         /* A moved object that passed an old one broke the address order of
