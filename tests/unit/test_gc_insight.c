@@ -85,6 +85,120 @@ static void test_mmu(void)
     CHECK_NEAR(u[3], 2.0 / 3.0, 1e-12);
 }
 
+/* ---- MMU: the former computation (a binary search for each candidate
+ * window's ends), for reference; the walk that replaced it must give the
+ * same bits ---- */
+
+static uint64_t ref_next(uint64_t *state); /* the bootstrap's reference generator, below */
+
+typedef struct ref_iv {
+    double start, end;
+} ref_iv;
+
+static int ref_iv_cmp(const void *a, const void *b)
+{
+    const ref_iv *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start ? 1 : 0;
+}
+
+static double ref_paused_before(const ref_iv *iv, const double *prefix, size_t n, double t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (iv[mid].start < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    double s = prefix[lo];
+    if (lo > 0 && iv[lo - 1].end > t)
+        s -= iv[lo - 1].end - t;
+    return s;
+}
+
+static void ref_mmu(const gcs_gc_info *gcs, size_t n, double from_ms, double to_ms,
+                    const double *windows_ms, size_t n_windows, double *out)
+{
+    ref_iv *iv = malloc((n + 1) * sizeof *iv);
+    double *prefix = malloc((n + 1) * sizeof *prefix);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gcs_gc_info *gc = &gcs[i];
+        if (!gc->is_complete || !isfinite(gc->pause_ms) || !isfinite(gc->pause_start_ms) ||
+            gc->pause_ms <= 0)
+            continue;
+        double s = fmax(gc->pause_start_ms, from_ms), e = fmin(gc->pause_start_ms + gc->pause_ms, to_ms);
+        if (e > s)
+            iv[m++] = (ref_iv){s, e};
+    }
+    qsort(iv, m, sizeof *iv, ref_iv_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (k > 0 && iv[i].start <= iv[k - 1].end)
+            iv[k - 1].end = fmax(iv[k - 1].end, iv[i].end);
+        else
+            iv[k++] = iv[i];
+    }
+    prefix[0] = 0;
+    for (size_t i = 0; i < k; i++)
+        prefix[i + 1] = prefix[i] + (iv[i].end - iv[i].start);
+    for (size_t w = 0; w < n_windows; w++) {
+        double win = windows_ms[w];
+        if (!(win > 0) || !(win <= to_ms - from_ms)) {
+            out[w] = NAN;
+            continue;
+        }
+        double worst = 0, last_start = to_ms - win;
+        for (size_t i = 0; i < k; i++) {
+            double cand[2] = {iv[i].start, iv[i].end - win};
+            for (int c = 0; c < 2; c++) {
+                double t = fmin(fmax(cand[c], from_ms), last_start);
+                double paused = ref_paused_before(iv, prefix, k, t + win) -
+                                ref_paused_before(iv, prefix, k, t);
+                if (paused > worst)
+                    worst = paused;
+            }
+        }
+        double u = 1.0 - worst / win;
+        out[w] = u < 0 ? 0 : u;
+    }
+    free(iv);
+    free(prefix);
+}
+
+/* Random pause lists (some pauses overlapping, some GCs incomplete, the
+ * span cut inside pauses) give the reference's MMU bit for bit. */
+static void test_mmu_against_reference(void)
+{
+    enum { GCS = 3000, WINDOWS = 32 };
+    static gcs_gc_info g[GCS];
+    uint64_t rng = 0x2545F4914F6CDD1Dull;
+    for (int round = 0; round < 40; round++) {
+        size_t n = 1 + (size_t)(ref_next(&rng) % GCS);
+        double t = (double)(ref_next(&rng) % 1000) / 7.0;
+        for (size_t i = 0; i < n; i++) {
+            double pause = (double)(1 + ref_next(&rng) % 5000) / 97.0;
+            /* One in eight starts before the last one ends. */
+            double gap = ref_next(&rng) % 8 == 0 ? -pause / 2
+                                                  : (double)(ref_next(&rng) % 100000) / 13.0;
+            t = fmax(0, t + gap);
+            g[i] = make_gc((int32_t)i + 1, 0, 0, 0, t, pause, 1);
+            g[i].is_complete = ref_next(&rng) % 16 != 0;
+            t += pause;
+        }
+        double from = round % 3 == 0 ? g[0].pause_start_ms + 0.25 : 0;
+        double to = round % 2 == 0 ? t : t - (double)(ref_next(&rng) % 1000) / 3.0;
+        double w[WINDOWS], got[WINDOWS], want[WINDOWS];
+        size_t nw = gcs_gc_mmu_windows(to - from, w, WINDOWS);
+        w[nw++] = (to - from) / 3.0; /* a window no decade step gives */
+        CHECK(gcs_gc_mmu(g, n, from, to, w, nw, got));
+        ref_mmu(g, n, from, to, w, nw, want);
+        for (size_t i = 0; i < nw; i++)
+            CHECK(memcmp(&got[i], &want[i], sizeof got[i]) == 0);
+    }
+}
+
 static void test_mmu_windows(void)
 {
     double ws[32];
@@ -573,6 +687,7 @@ int main(void)
     RUN(test_percentiles);
     RUN(test_mmu);
     RUN(test_mmu_windows);
+    RUN(test_mmu_against_reference);
     RUN(test_mann_whitney);
     RUN(test_bootstrap_intervals);
     RUN(test_kpis);

@@ -103,19 +103,21 @@ static int cmp_interval(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start ? 1 : 0;
 }
 
-/* Paused time in [0, t) over merged sorted intervals, with prefix[i] the
- * paused time of intervals before i. */
-static double paused_before(const interval *iv, const double *prefix, size_t n, double t)
+/* Paused time in [0, t) over n merged sorted intervals, with prefix[i]
+ * the paused time of intervals before i. *at is where the last call
+ * with the same cursor stopped: the first interval starting at or after
+ * its t. Each window's candidate times ascend, so the walk from there is
+ * O(1) amortized; it steps back too, so any order gives the same sums (a
+ * function of that first interval alone, whichever way it is found). */
+static double paused_before(const interval *iv, const double *prefix, size_t n, double t,
+                            size_t *at)
 {
-    /* The first interval starting at or after t. */
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (iv[mid].start < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = *at;
+    while (lo < n && iv[lo].start < t)
+        lo++;
+    while (lo > 0 && !(iv[lo - 1].start < t))
+        lo--;
+    *at = lo;
     double s = prefix[lo];
     if (lo > 0 && iv[lo - 1].end > t) /* t falls inside interval lo-1 */
         s -= iv[lo - 1].end - t;
@@ -166,11 +168,17 @@ bool gcs_gc_mmu(const gcs_gc_info *gcs, size_t n, double from_ms, double to_ms,
          * where one ends (clamped to the span). */
         double worst = 0;
         double last_start = to_ms - win;
-        for (size_t i = 0; i < k; i++) {
-            double cand[2] = {iv[i].start, iv[i].end - win};
-            for (int c = 0; c < 2; c++) {
-                double t = fmin(fmax(cand[c], from_ms), last_start);
-                double paused = paused_before(iv, prefix, k, t + win) - paused_before(iv, prefix, k, t);
+        /* Windows starting where a pause starts, then windows ending where
+         * one ends: in each pass t and t + win ascend with i, and a cursor
+         * follows each (the largest paused time is the same in any
+         * order). */
+        for (int c = 0; c < 2; c++) {
+            size_t at_start = 0, at_end = 0;
+            for (size_t i = 0; i < k; i++) {
+                double cand = c == 0 ? iv[i].start : iv[i].end - win;
+                double t = fmin(fmax(cand, from_ms), last_start);
+                double paused = paused_before(iv, prefix, k, t + win, &at_end) -
+                                paused_before(iv, prefix, k, t, &at_start);
                 if (paused > worst)
                     worst = paused;
             }
