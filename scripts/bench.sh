@@ -31,6 +31,8 @@
 # event (callgrind on the shape's first 30 MB), which do not move with
 # the load of this shared machine as seconds do.
 #
+# Then every shape's `stats` against TraceEvent's numbers
+# (scripts/check-oracle.sh).
 # Targets (PASS/MISS): info >= 0.5x cat; stats >= 90% of info; events json
 # >= 10x TraceEvent's enumeration; stats >= 50x TraceEvent's GC analysis;
 # peak RSS <= 64 MB (objects: stated per tracked object instead).
@@ -238,6 +240,21 @@ done
 echo
 echo "== targets"
 sed 's/^/  /' "$SUMMARY"
+
+# The numbers, not only the speed: gcscope's stats against TraceEvent's
+# GC analysis of the same traces, every GC (scripts/check-oracle.sh).
+if $have_oracle; then
+    set --
+    for shape in $SHAPES; do
+        t=$(te_of "$shape")
+        [ -e "$t" ] && set -- "$@" "$t"
+    done
+    if [ $# -gt 0 ]; then
+        echo
+        echo "== gcscope stats against TraceEvent's GC analysis (every GC, 6 decimals)"
+        sh scripts/check-oracle.sh -g "$GCSCOPE" "$@" 2>&1 | sed 's/^/  /' || true
+    fi
+fi
 
 # Cold page cache (the file read from disk), where this user may drop it.
 first=$(file_of alloc)
