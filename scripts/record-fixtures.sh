@@ -78,7 +78,7 @@ record() {
     echo "recording $name: gcload $* [$envs] config=$config" >&2
     # shellcheck disable=SC2086
     env -u DOTNET_gcServer -u DOTNET_gcConcurrent -u DOTNET_GCHeapCount -u DOTNET_GCgen0size \
-        DOTNET_EnableEventPipe=1 \
+        -u DOTNET_GCName DOTNET_EnableEventPipe=1 \
         DOTNET_EventPipeOutputStreaming=1 \
         DOTNET_EventPipeCircularMB=256 \
         DOTNET_EventPipeOutputPath="$tmp" \
@@ -117,6 +117,12 @@ record wks-nonconcurrent "$RT:0x3:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=0" \
 
 # Workstation, concurrent: background GCs with foreground GCs during them.
 record wks-concurrent "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" \
+    gen0,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 3
+
+# Workstation, concurrent, on the segments GC (the standalone libclrgc.so
+# the runtime ships: the heap in segments as every runtime before .NET 7
+# kept it, not regions): background GCs with foreground GCs during them.
+record wks-segments "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1 DOTNET_GCName=libclrgc.so" \
     gen0,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 3
 
 # Server GC, two heaps (the machine has 2 cores), background GC on.

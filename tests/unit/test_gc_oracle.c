@@ -341,6 +341,10 @@ static void test_ctf(void)
 
 static void test_wks_nonconcurrent(void) { compare_fixture("wks-nonconcurrent"); }
 static void test_wks_concurrent(void) { compare_fixture("wks-concurrent"); }
+/* The segments GC (libclrgc.so): background GCs, foreground GCs in them. */
+static void test_wks_segments(void) { compare_fixture("wks-segments"); }
+/* The cpu bench shape in small: sample-profiler rows between the GC's. */
+static void test_cpu_sampled(void) { compare_fixture("cpu-sampled"); }
 static void test_server(void) { compare_fixture("server"); }
 static void test_objects_movement(void) { compare_fixture("objects-movement"); }
 static void test_objects_allocsampled(void) { compare_fixture("objects-allocsampled"); }
@@ -442,6 +446,8 @@ int main(int argc, char **argv)
     }
     RUN(test_wks_nonconcurrent);
     RUN(test_wks_concurrent);
+    RUN(test_wks_segments);
+    RUN(test_cpu_sampled);
     RUN(test_server);
     RUN(test_objects_movement);
     RUN(test_objects_bgc);

@@ -22,6 +22,7 @@ static const char *const reader_traces[] = {
     "tests/data/objects-bgc.nettrace",        /* background GCs' surviving ranges */
     "tests/data/objects-bgc-server.nettrace", /* the same, server GC */
     "tests/data/wks-service.nettrace",
+    "tests/data/wks-segments.nettrace", /* the segments GC (libclrgc.so), not regions */
     "tests/data/server-attach.nettrace", /* attached to a running process */
     "tests/data/objects-allocsampled.nettrace",
     "tests/data/gen0size-small.nettrace",
@@ -35,7 +36,7 @@ static const char *const reader_traces[] = {
 };
 
 /* Committed ones among them. */
-#define READER_TRACES_COMMITTED 14
+#define READER_TRACES_COMMITTED 15
 
 /* The bytes of reader_traces[i] (free them), or NULL when it is absent. */
 static inline unsigned char *reader_trace(size_t i, size_t *size)
