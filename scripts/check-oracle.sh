@@ -8,7 +8,13 @@
 # the summary likewise (the named deliberate differences aside:
 # tests/unit/test_gc_oracle.c).
 #
-#   sh scripts/check-oracle.sh [-g build/gcscope] [TRACE...]
+#   sh scripts/check-oracle.sh [-g build/gcscope] [--events] [TRACE...]
+#
+# --events: every event too, field by field, against TraceEvent's reading
+# (`oracle dump --all`, compared as test_te_agreement compares the
+# fixtures: same order, time, ids, every value, the named display rules
+# aside). Its text is ~200 bytes an event: for traces of up to a few
+# million events, not the bench corpus.
 #
 # Without TRACE: the bench corpus's traces that are present (bench/out;
 # the CTF shape's zip, which TraceEvent reads). One line a trace ("same"
@@ -18,10 +24,14 @@
 # minutes a trace (the ctf shape ~1 minute).
 set -eu
 GCSCOPE=build/gcscope
-if [ "${1:-}" = -g ]; then
-    GCSCOPE=$2
-    shift 2
-fi
+EVENTS=false
+while [ $# -gt 0 ]; do
+    case $1 in
+        -g) GCSCOPE=$2; shift 2 ;;
+        --events) EVENTS=true; shift ;;
+        *) break ;;
+    esac
+done
 ORACLE=build/oracle/bin/oracle/release/oracle.dll
 COMPARE=build/asan/tests/test_gc_oracle
 if ! command -v dotnet >/dev/null 2>&1; then
@@ -32,7 +42,9 @@ if [ ! -f "$ORACLE" ] || [ tools/oracle/Program.cs -nt "$ORACLE" ]; then
     DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build tools/oracle/oracle.csproj \
         -c Release --artifacts-path build/oracle -nologo -v q >/dev/null
 fi
+EVERY=build/asan/tests/test_te_agreement
 make -s "$COMPARE"
+$EVENTS && make -s "$EVERY"
 [ -x "$GCSCOPE" ] || make -s "$GCSCOPE"
 if [ $# -eq 0 ]; then
     for f in bench/out/bench.nettrace bench/out/service.nettrace bench/out/cpu.nettrace \
@@ -64,5 +76,17 @@ for trace in "$@"; do
         status=1
     fi
     sed "s|$ours|$trace|" "$TMP/out"
+    if $EVENTS; then
+        if ! dotnet "$ORACLE" dump --all "$trace" > "$TMP/all.txt" 2> "$TMP/err"; then
+            echo "FAIL $trace: TraceEvent could not list its events: $(tail -n 1 "$TMP/err")"
+            status=1
+        elif ! "$EVERY" "$trace" "$TMP/all.txt" > "$TMP/out" 2>&1; then
+            status=1
+            grep -v '^same ' "$TMP/out" | head -n 20
+        else
+            grep -E '^same |events compared' "$TMP/out"
+        fi
+        rm -f "$TMP/all.txt"
+    fi
 done
 exit $status

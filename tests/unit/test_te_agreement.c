@@ -1548,8 +1548,31 @@ static void print_totals(void)
         printf("first-event exception %-32s %llu\n", brules[r].name, brules[r].uses);
 }
 
-int main(void)
+/* test_te_agreement TRACE ORACLE-ALL [TRACE ORACLE-ALL ...]: comparison 3
+ * on any trace, against `oracle dump --all TRACE` saved beside it
+ * (scripts/check-oracle.sh --events). */
+static int compare_given(int argc, char **argv)
 {
+    int failed = 0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        check_failed_in_test = 0;
+        compare_all(argv[i], argv[i + 1], argv[i]);
+        failed += check_failed_in_test != 0;
+        printf("%s %s: every event against TraceEvent's\n",
+               check_failed_in_test ? "FAIL" : "same", argv[i]);
+    }
+    return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+        if (argc % 2 == 0) {
+            fprintf(stderr, "usage: test_te_agreement [TRACE ORACLE-ALL]...\n");
+            return 2;
+        }
+        return compare_given(argc, argv);
+    }
     RUN(test_shared_baselines);
     RUN(test_fixture_dumps);
     RUN(test_fixtures_every_event);
