@@ -111,6 +111,30 @@ record_attached() {
     save_fixture "$name" "$tmp"
 }
 
+# record_dotnet_trace NAME "DOTNET-TRACE OPTIONS" GCLOAD-ARGS...: gcload
+# launched by dotnet-trace (the tool most users record with; installed
+# into build/tools when absent, the version docs/fixtures.md names).
+record_dotnet_trace() {
+    local name=$1 opts=$2
+    shift 2
+    wanted "$name" || return 0
+    local tmp="$BUILD/$name.nettrace" tool
+    rm -f "$tmp"
+    tool=$(command -v dotnet-trace || true)
+    if [ -z "$tool" ]; then
+        tool="$ROOT/build/tools/dotnet-trace/dotnet-trace"
+        [ -x "$tool" ] || dotnet tool install --tool-path "$ROOT/build/tools/dotnet-trace" \
+            dotnet-trace --version 10.0.750501 >/dev/null
+    fi
+    echo "recording $name: dotnet-trace collect $opts -- gcload $*" >&2
+    # shellcheck disable=SC2086
+    env -u DOTNET_EnableEventPipe -u DOTNET_gcServer -u DOTNET_gcConcurrent -u DOTNET_GCHeapCount \
+        -u DOTNET_GCgen0size -u DOTNET_GCName \
+        "$tool" collect $opts -o "$tmp" --show-child-io -- dotnet "$GCLOAD" "$@" \
+        | grep '^gcload: ' > "$DATA/$name.workload.txt"
+    save_fixture "$name" "$tmp"
+}
+
 # Workstation, non-concurrent: every scenario, GC + GCHandle keywords, verbose.
 record wks-nonconcurrent "$RT:0x3:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=0" \
     all --scale 0.15 --bgc-nodes 300000 --bgc-rounds 1
@@ -156,6 +180,13 @@ if wanted server-attach-patched; then
         "$DATA/server-attach.nettrace" "$DATA/server-attach-patched.nettrace"
     cp "$DATA/server-attach.workload.txt" "$DATA/server-attach-patched.workload.txt"
 fi
+
+# dotnet-trace's default profile (CPU sampling, the runtime's
+# informational events, rundown) and its gc-verbose profile (GC, handles,
+# AllocationTick at verbose level), as users record.
+record_dotnet_trace dotnet-trace-default "" gen0,gen2,induced --scale 0.05
+record_dotnet_trace dotnet-trace-gc-verbose "--profile gc-verbose" \
+    gen0,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 2
 
 # Object tracking: survival/movement ranges, BulkType, sampled object allocations.
 record objects-movement "$RT:0x1680003:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" \

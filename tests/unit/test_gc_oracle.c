@@ -345,6 +345,12 @@ static void test_wks_concurrent(void) { compare_fixture("wks-concurrent"); }
 static void test_wks_segments(void) { compare_fixture("wks-segments"); }
 /* The cpu bench shape in small: sample-profiler rows between the GC's. */
 static void test_cpu_sampled(void) { compare_fixture("cpu-sampled"); }
+/* Recorded by dotnet-trace: its default profile, its gc-verbose profile. */
+static void test_dotnet_trace(void)
+{
+    compare_fixture("dotnet-trace-default");
+    compare_fixture("dotnet-trace-gc-verbose");
+}
 static void test_server(void) { compare_fixture("server"); }
 static void test_objects_movement(void) { compare_fixture("objects-movement"); }
 static void test_objects_allocsampled(void) { compare_fixture("objects-allocsampled"); }
@@ -448,6 +454,7 @@ int main(int argc, char **argv)
     RUN(test_wks_concurrent);
     RUN(test_wks_segments);
     RUN(test_cpu_sampled);
+    RUN(test_dotnet_trace);
     RUN(test_server);
     RUN(test_objects_movement);
     RUN(test_objects_bgc);

@@ -146,7 +146,8 @@ static rule rules[R_COUNT] = {
     [R_FIELD_NOT_LISTED] = {"field-not-listed",
                             "a payload field TraceEvent's template leaves out of PayloadNames "
                             "(Reserved1 of Loader module events, ClrInstanceID of "
-                            "ModuleDCStop v2, fields the current manifest adds that TraceEvent's "
+                            "their v2: ModuleLoad, ModuleUnload, ModuleDCStart, ModuleDCStop "
+                            "share one template), fields the current manifest adds that TraceEvent's "
                             "templates predate: ILVersionID of ILToNativeMap v1, GenNumber of "
                             "private BGCOverflow v1)"},
     [R_CHAR_ARRAY_AS_STRING] = {"char-array-as-string",
@@ -462,8 +463,8 @@ static int classify(const char *event, uint32_t version, const char *field, diff
              match_indexed("Values[].TypeParameters", field, idx, sizeof idx)))
             return R_ARRAY_NOT_LISTED;
         if ((strncmp(event, "Loader/", 7) == 0 && strcmp(field, "Reserved1") == 0) ||
-            ((strcmp(event, "Loader/ModuleDCStop") == 0 || strcmp(event, "Loader/ModuleLoad") == 0) &&
-             version == 2 && strcmp(field, "ClrInstanceID") == 0) ||
+            (strncmp(event, "Loader/Module", 13) == 0 && version == 2 &&
+             strcmp(field, "ClrInstanceID") == 0) ||
             is_newer_manifest_field(event, field))
             return R_FIELD_NOT_LISTED;
     }
@@ -818,6 +819,7 @@ static void compare_all(const char *trace_path, const char *oracle_path, const c
 static const char *fixtures[] = {
     "gen0size-small", "objects-allocsampled", "objects-movement",  "probe-net10",
     "server",         "wks-concurrent",       "wks-nonconcurrent", "wks-segments",
+    "dotnet-trace-default", "dotnet-trace-gc-verbose",
 };
 
 static const char *shared_traces[] = {
@@ -1150,7 +1152,13 @@ static bool is_derived_attr(const char *event, const char *name)
     };
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         if (strcmp(d[i].event, event) == 0 && strcmp(d[i].name, name) == 0) return true;
-    return false;
+    /* Every module event's template derives the file name; every
+     * verbose method event's (LoadVerbose, UnloadVerbose, DCStartVerbose,
+     * DCStopVerbose) the tier and, before version 2, a ReJITID of 0. */
+    size_t n = strlen(event);
+    return (strncmp(event, "Loader/Module", 13) == 0 && strcmp(name, "ModuleILFileName") == 0) ||
+           (strncmp(event, "Method/", 7) == 0 && n > 7 && strcmp(event + n - 7, "Verbose") == 0 &&
+            (strcmp(name, "OptimizationTier") == 0 || strcmp(name, "ReJITID") == 0));
 }
 
 /* Fields TraceEvent shows by an enum of its own where the manifest field
@@ -1191,16 +1199,16 @@ static bool is_unlisted_xml_field(const char *event, const char *name)
         {"GC/GlobalHeapHistory", "MemoryPressure"},
         {"GC/GlobalHeapHistory", "CondemnReasons0"},
         {"GC/GlobalHeapHistory", "CondemnReasons1"},
-        {"Loader/ModuleDCStop", "NativePdbSignature"},
-        {"Loader/ModuleDCStop", "NativePdbAge"},
-        {"Loader/ModuleDCStop", "NativePdbBuildPath"},
+
         /* TplEventSource's TaskScheduled has it since .NET Framework 4.5;
          * TraceEvent's TPL parser predates it. */
         {"TaskScheduled/Send", "appDomain"},
     };
     for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
         if (strcmp(u[i].event, event) == 0 && strcmp(u[i].name, name) == 0) return true;
-    return false;
+    /* The module events' one template (ModuleLoad, ModuleUnload,
+     * ModuleDCStart, ModuleDCStop) shows no native PDB fields. */
+    return strncmp(event, "Loader/Module", 13) == 0 && strncmp(name, "NativePdb", 9) == 0;
 }
 
 static bool is_rewritten_attr(const char *event, const char *name)
@@ -1314,7 +1322,8 @@ static void compare_first_event(const char *label, const gcs_event *ev, const be
         }
         const char *name = w.v[i].field->name;
         if (strcmp(name, "Reserved1") == 0 || is_unlisted_xml_field(event, name) ||
-            (strcmp(event, "Loader/ModuleDCStop") == 0 && strcmp(name, "ClrInstanceID") == 0) ||
+            (strncmp(event, "Loader/Module", 13) == 0 && strcmp(name, "ClrInstanceID") == 0) ||
+            (strcmp(event, "Thread/Sample") == 0 && strcmp(name, "Type") == 0) ||
             (strcmp(event, "Method/ILToNativeMapDCStop") == 0 && w.v[i].is_array) ||
             (strcmp(event, "Type/BulkType") == 0 && w.v[i].is_struct_array) ||
             (strcmp(event, "GC/PerHeapHistory") == 0 && w.v[i].is_struct_array) ||
@@ -1334,10 +1343,15 @@ static void compare_first_event(const char *label, const gcs_event *ev, const be
 }
 
 /* The baseline name of our event (TraceEvent's naming). */
-static void baseline_key(const gcs_event *ev, char *out, size_t cap)
+static void baseline_key(const gcs_event *ev, bool tracelog, char *out, size_t cap)
 {
     const struct name_mapping *nm = find_name_mapping(ev->type->provider, ev->type->event_id);
-    if (nm && strcmp(nm->our_name, ev->type->name) == 0)
+    /* EventPipeEventSource without the sample profiler's parser names the
+     * sample from its metadata (traceevent-parser-name); TraceLog as we
+     * do. */
+    if (!tracelog && strcmp(ev->type->name, "Thread/Sample") == 0 && is_parser_name(ev))
+        snprintf(out, cap, "%s/EventWriteString", ev->type->provider);
+    else if (nm && strcmp(nm->our_name, ev->type->name) == 0)
         snprintf(out, cap, "%s/%s", ev->type->provider, nm->traceevent_name);
     else
         snprintf(out, cap, "%s/%s", ev->type->provider, ev->type->name);
@@ -1382,7 +1396,7 @@ static void compare_dump(const char *trace_path, const char *dump_path, const ch
     unsigned long long events = 0;
     while ((st = gcs_reader_next(o.r, &ev, &err)) == GCS_OK) {
         char key[300];
-        baseline_key(ev, key, sizeof key);
+        baseline_key(ev, tracelog, key, sizeof key);
         events++;
         size_t i;
         for (i = 0; i < n; i++)

@@ -23,6 +23,8 @@ static const char *const reader_traces[] = {
     "tests/data/objects-bgc-server.nettrace", /* the same, server GC */
     "tests/data/wks-service.nettrace",
     "tests/data/wks-segments.nettrace", /* the segments GC (libclrgc.so), not regions */
+    "tests/data/dotnet-trace-default.nettrace",    /* dotnet-trace: CPU samples, rundown */
+    "tests/data/dotnet-trace-gc-verbose.nettrace", /* dotnet-trace --profile gc-verbose */
     "tests/data/server-attach.nettrace", /* attached to a running process */
     "tests/data/objects-allocsampled.nettrace",
     "tests/data/gen0size-small.nettrace",
@@ -36,7 +38,7 @@ static const char *const reader_traces[] = {
 };
 
 /* Committed ones among them. */
-#define READER_TRACES_COMMITTED 15
+#define READER_TRACES_COMMITTED 17
 
 /* The bytes of reader_traces[i] (free them), or NULL when it is absent. */
 static inline unsigned char *reader_trace(size_t i, size_t *size)
