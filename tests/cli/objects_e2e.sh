@@ -16,14 +16,20 @@
 #                                  (GC.GetGeneration counts LOH/POH as 2)
 #   kept_alive ... pinned=P with where=end in_gen0=P: the pinned samples,
 #                                  and only they, are in gen0 at the end
+#
+# OBJECTS_E2E_TRACES="DIR/NAME ..." checks other recordings of the same
+# workloads instead (DIR/NAME.nettrace beside DIR/NAME.workload.txt; a
+# NAME containing "objectsbgc" or "objects-bgc" is held to the objectsbgc
+# workload's 6 checks, the others to the objects workload's 8).
 set -u
 GCSCOPE=${GCSCOPE:-build/asan/gcscope}
 tmp=${TMPDIR:-/tmp}/gcscope-objects-e2e.$$
 trap 'rm -f "$tmp".csv "$tmp".err' EXIT
 status=0
-for name in objects-movement objects-bgc objects-bgc-server; do
-TRACE=tests/data/$name.nettrace
-WORKLOAD=tests/data/$name.workload.txt
+for path in ${OBJECTS_E2E_TRACES:-tests/data/objects-movement tests/data/objects-bgc tests/data/objects-bgc-server}; do
+name=${path##*/}
+TRACE=$path.nettrace
+WORKLOAD=$path.workload.txt
 if [ ! -f "$TRACE" ] || [ ! -f "$WORKLOAD" ]; then
     echo "skipped: objects_e2e $name (fixture $TRACE absent)"
     continue
@@ -34,7 +40,7 @@ if ! "$GCSCOPE" objects "$TRACE" --format csv >"$tmp.csv" 2>"$tmp.err"; then
     continue
 fi
 
-awk -F, -v csv="$tmp.csv" -v trace_name="$name" -v min_checks="$([ "$name" = objects-movement ] && echo 8 || echo 6)" '
+awk -F, -v csv="$tmp.csv" -v trace_name="$name" -v min_checks="$(case $name in *objectsbgc* | *objects-bgc*) echo 6 ;; *) echo 8 ;; esac)" '
 BEGIN {
     # CSV columns after the quoted name (names checked here have no comma).
     while ((getline line < csv) > 0) {
