@@ -78,10 +78,11 @@ for trace in "$@"; do
     # A trace without GCs makes gcscope say so and exit 1; its JSON is
     # still written.
     "$GCSCOPE" stats --format json "$trace" > "$ours" 2> "$TMP/err" || true
-    if ! "$COMPARE" "$theirs" "$ours" > "$TMP/out"; then
+    # its first differences (stderr) and its verdict, the trace named
+    if ! "$COMPARE" "$theirs" "$ours" > "$TMP/out" 2> "$TMP/diff"; then
         status=1
     fi
-    sed "s|$ours|$trace|" "$TMP/out"
+    sed "s|$ours|$trace|" "$TMP/diff" "$TMP/out"
     if $EVENTS; then
         if ! dotnet "$ORACLE" dump --all "$trace" > "$TMP/all.txt" 2> "$TMP/err"; then
             echo "FAIL $trace: TraceEvent could not list its events: $(tail -n 1 "$TMP/err")"
