@@ -1,8 +1,8 @@
 #!/bin/sh
 # The every-event comparison scripts/check-oracle.sh --events makes on any
 # trace (test_te_agreement given TRACE ORACLE-ALL pairs): a fixture against
-# its own `oracle dump --all` is the same, against another fixture's it
-# fails.
+# its own `oracle dump --all` is the same, against another fixture's or a
+# missing one it fails.
 BUILD=${BUILD:-build}
 EVERY="$BUILD/asan/tests/test_te_agreement"
 fail() { echo "events_oracle: $*"; exit 1; }
@@ -18,5 +18,8 @@ grep -q "1178 events compared" "$TMP/out" || fail "not every event compared: $(c
 "$EVERY" "$A.nettrace" "$B.oracle-all.txt" > "$TMP/out" 2>&1 &&
     fail "probe-net10 against gen0size-small's dump passed"
 grep -q "^FAIL $A.nettrace" "$TMP/out" || fail "no FAIL line: $(tail -n 5 "$TMP/out")"
+"$EVERY" "$A.nettrace" "$TMP/no-such-dump.txt" > "$TMP/out" 2>&1 &&
+    fail "a missing dump passed"
+grep -q "^FAIL $A.nettrace" "$TMP/out" || fail "a missing dump: no FAIL line: $(cat "$TMP/out")"
 "$EVERY" "$A.nettrace" > /dev/null 2>&1; [ $? -eq 2 ] || fail "an odd argument count: want exit 2"
 echo "events_oracle: ok"

@@ -130,6 +130,25 @@ static inline unsigned char *check_read_file(const char *path, size_t *size)
     return b;
 }
 
+/* A test binary given files on its command line (scripts/check-oracle.sh):
+ * same(a, b) on each pair argv[1..], which prints its own verdict line and
+ * says whether the pair agreed. Exit status 0 when every pair agreed, 1
+ * when one did not, 2 for an odd number of arguments. */
+static inline int check_run_pairs(int argc, char **argv, const char *usage,
+                                  int (*same)(const char *a, const char *b))
+{
+    if (argc % 2 == 0) {
+        fprintf(stderr, "usage: %s\n", usage);
+        return 2;
+    }
+    int failed = 0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        check_failed_in_test = 0;
+        failed += !same(argv[i], argv[i + 1]);
+    }
+    return failed ? 1 : 0;
+}
+
 /* Path of a test data file, relative to the repo root (tests run there). */
 #define TEST_DATA(name) ("tests/data/" name)
 #define SHARED_TRACES "../shared/traces/perfview/"

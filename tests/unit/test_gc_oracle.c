@@ -214,40 +214,26 @@ static void compare_rollup(const char *name, const char *row, const jm_node *o, 
     }
 }
 
-/* The trace at `trace` against the oracle's `oracle_base`.oracle-gcstats.json[.gz]. */
-static void compare_docs(const char *name, const jm_node *odoc, const jm_node *mdoc);
-
-static void compare_trace(const char *name, const char *trace, const char *oracle_base)
+/* A JSON file (gzipped when its name ends in .gz), parsed; NULL with
+ * *absent set when it cannot be read, NULL alone when it is not JSON. */
+static jm_node *read_json(const char *path, bool *absent)
 {
-    char oracle[300];
-    snprintf(oracle, sizeof oracle, "%s.oracle-gcstats.json", oracle_base);
-    size_t olen;
-    char *otext = (char *)check_read_file(oracle, &olen);
-    if (!otext) {
-        snprintf(oracle, sizeof oracle, "%s.oracle-gcstats.json.gz", oracle_base);
-        otext = read_gzipped(oracle, &olen);
-    }
-    if (!otext) {
-        printf("skipped: %s (no %s)\n", name, oracle);
-        return;
-    }
-    jm_node *odoc = jm_parse(otext, olen);
-    free(otext);
-    CHECK(odoc != NULL);
-    bool skip;
-    jm_node *mdoc = our_report(trace, &skip);
-    if (skip) {
-        printf("skipped: %s (this build has no reader for the trace format yet)\n", name);
-        jm_free(odoc);
-        return;
-    }
-    compare_docs(name, odoc, mdoc);
-    jm_free(odoc);
-    jm_free(mdoc);
+    size_t len, n = strlen(path);
+    char *text = n > 3 && strcmp(path + n - 3, ".gz") == 0 ? read_gzipped(path, &len)
+                                                           : (char *)check_read_file(path, &len);
+    *absent = text == NULL;
+    if (!text)
+        return NULL;
+    jm_node *doc = jm_parse(text, len);
+    free(text);
+    if (!doc)
+        fprintf(stderr, "%s: not JSON\n", path);
+    return doc;
 }
 
 /* TraceEvent's GC analysis (odoc, the oracle's gcstats) against our JSON
- * report (mdoc); NULL documents were checked by the caller. */
+ * report (mdoc); nothing to compare when either is NULL (the caller
+ * checked it). */
 static void compare_docs(const char *name, const jm_node *odoc, const jm_node *mdoc)
 {
     if (!odoc || !mdoc)
@@ -314,6 +300,34 @@ static void compare_docs(const char *name, const jm_node *odoc, const jm_node *m
         }
         CHECK_EQ_INT(jm_num(jm_get(op, "heap_count")), jm_num(jm_get(mp, "heap_count")));
     }
+}
+
+/* The trace at `trace` against the oracle's `oracle_base`.oracle-gcstats.json[.gz]. */
+static void compare_trace(const char *name, const char *trace, const char *oracle_base)
+{
+    char oracle[300];
+    bool absent;
+    snprintf(oracle, sizeof oracle, "%s.oracle-gcstats.json", oracle_base);
+    jm_node *odoc = read_json(oracle, &absent);
+    if (absent) {
+        snprintf(oracle, sizeof oracle, "%s.oracle-gcstats.json.gz", oracle_base);
+        odoc = read_json(oracle, &absent);
+    }
+    if (absent) {
+        printf("skipped: %s (no %s)\n", name, oracle);
+        return;
+    }
+    CHECK(odoc != NULL);
+    bool skip;
+    jm_node *mdoc = our_report(trace, &skip);
+    if (skip) {
+        printf("skipped: %s (this build has no reader for the trace format yet)\n", name);
+        jm_free(odoc);
+        return;
+    }
+    compare_docs(name, odoc, mdoc);
+    jm_free(odoc);
+    jm_free(mdoc);
 }
 
 static void compare_fixture(const char *name)
@@ -393,22 +407,6 @@ static void test_server_attach_patched(void)
     jm_free(doc);
 }
 
-/* Read a JSON file, parsed (NULL when it cannot be read or parsed). */
-static jm_node *parse_file(const char *path)
-{
-    size_t len;
-    char *text = (char *)check_read_file(path, &len);
-    if (!text) {
-        fprintf(stderr, "cannot read %s\n", path);
-        return NULL;
-    }
-    jm_node *doc = jm_parse(text, len);
-    free(text);
-    if (!doc)
-        fprintf(stderr, "%s: not JSON\n", path);
-    return doc;
-}
-
 /* GCs listed in a report's processes. */
 static size_t gc_count(const jm_node *doc)
 {
@@ -421,35 +419,28 @@ static size_t gc_count(const jm_node *doc)
     return n;
 }
 
-/* test_gc_oracle ORACLE.json OURS.json [ORACLE.json OURS.json ...]: the
- * same comparison on any trace (scripts/check-oracle.sh: the oracle's
- * `gcstats` and `gcscope stats --format json` of the bench traces). */
-static int compare_files(int argc, char **argv)
+/* test_gc_oracle ORACLE.json[.gz] OURS.json ...: the same comparison on
+ * any trace (scripts/check-oracle.sh: the oracle's `gcstats` and `gcscope
+ * stats --format json` of the bench traces; tests/cli/stats_oracle.sh). */
+static int compare_file_pair(const char *oracle, const char *ours)
 {
-    int failed = 0;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        jm_node *odoc = parse_file(argv[i]), *mdoc = parse_file(argv[i + 1]);
-        check_failed_in_test = odoc == NULL || mdoc == NULL;
-        failures_shown = 0;
-        compare_docs(argv[i + 1], odoc, mdoc);
-        printf("%s %s: %zu GCs (TraceEvent %zu)\n", check_failed_in_test ? "FAIL" : "same",
-               argv[i + 1], mdoc ? gc_count(mdoc) : 0, odoc ? gc_count(odoc) : 0);
-        failed += check_failed_in_test != 0;
-        jm_free(odoc);
-        jm_free(mdoc);
-    }
-    return failed ? 1 : 0;
+    bool absent;
+    jm_node *odoc = read_json(oracle, &absent), *mdoc = read_json(ours, &absent);
+    check_failed_in_test = odoc == NULL || mdoc == NULL;
+    failures_shown = 0;
+    compare_docs(ours, odoc, mdoc);
+    printf("%s %s: %zu GCs (TraceEvent %zu)\n", check_failed_in_test ? "FAIL" : "same", ours,
+           mdoc ? gc_count(mdoc) : 0, odoc ? gc_count(odoc) : 0);
+    jm_free(odoc);
+    jm_free(mdoc);
+    return !check_failed_in_test;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc > 1) {
-        if (argc % 2 == 0) {
-            fprintf(stderr, "usage: test_gc_oracle [ORACLE.json OURS.json]...\n");
-            return 2;
-        }
-        return compare_files(argc, argv);
-    }
+    if (argc > 1)
+        return check_run_pairs(argc, argv, "test_gc_oracle [ORACLE.json OURS.json]...",
+                               compare_file_pair);
     RUN(test_wks_nonconcurrent);
     RUN(test_wks_concurrent);
     RUN(test_wks_segments);

@@ -1199,7 +1199,6 @@ static bool is_unlisted_xml_field(const char *event, const char *name)
         {"GC/GlobalHeapHistory", "MemoryPressure"},
         {"GC/GlobalHeapHistory", "CondemnReasons0"},
         {"GC/GlobalHeapHistory", "CondemnReasons1"},
-
         /* TplEventSource's TaskScheduled has it since .NET Framework 4.5;
          * TraceEvent's TPL parser predates it. */
         {"TaskScheduled/Send", "appDomain"},
@@ -1562,31 +1561,28 @@ static void print_totals(void)
         printf("first-event exception %-32s %llu\n", brules[r].name, brules[r].uses);
 }
 
-/* test_te_agreement TRACE ORACLE-ALL [TRACE ORACLE-ALL ...]: comparison 3
- * on any trace, against `oracle dump --all TRACE` saved beside it
- * (scripts/check-oracle.sh --events). */
-static int compare_given(int argc, char **argv)
+/* test_te_agreement TRACE ORACLE-ALL ...: comparison 3 on any trace,
+ * against `oracle dump --all TRACE` saved in ORACLE-ALL
+ * (scripts/check-oracle.sh --events). A missing dump is a failure here,
+ * not a skip. */
+static int compare_given(const char *trace, const char *oracle_all)
 {
-    int failed = 0;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        check_failed_in_test = 0;
-        compare_all(argv[i], argv[i + 1], argv[i]);
-        failed += check_failed_in_test != 0;
-        printf("%s %s: every event against TraceEvent's\n",
-               check_failed_in_test ? "FAIL" : "same", argv[i]);
+    if (!file_exists(oracle_all)) {
+        fprintf(stderr, "cannot read %s\n", oracle_all);
+        check_failed_in_test = 1;
+    } else {
+        compare_all(trace, oracle_all, trace);
     }
-    return failed ? 1 : 0;
+    printf("%s %s: every event against TraceEvent's\n", check_failed_in_test ? "FAIL" : "same",
+           trace);
+    return !check_failed_in_test;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc > 1) {
-        if (argc % 2 == 0) {
-            fprintf(stderr, "usage: test_te_agreement [TRACE ORACLE-ALL]...\n");
-            return 2;
-        }
-        return compare_given(argc, argv);
-    }
+    if (argc > 1)
+        return check_run_pairs(argc, argv, "test_te_agreement [TRACE ORACLE-ALL]...",
+                               compare_given);
     RUN(test_shared_baselines);
     RUN(test_fixture_dumps);
     RUN(test_fixtures_every_event);
