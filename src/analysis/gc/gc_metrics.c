@@ -4,6 +4,7 @@
  * (gcscope/gc_insight.h). Pure functions of the GC records: the unit tests
  * feed them synthetic lists.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,17 +107,15 @@ static int cmp_interval(const void *a, const void *b)
 /* Paused time in [0, t) over n merged sorted intervals, with prefix[i]
  * the paused time of intervals before i. *at is where the last call
  * with the same cursor stopped: the first interval starting at or after
- * its t. Each window's candidate times ascend, so the walk from there is
- * O(1) amortized; it steps back too, so any order gives the same sums (a
- * function of that first interval alone, whichever way it is found). */
+ * its t, which may not be later than this t (a cursor follows ascending
+ * times), so the walk from there is O(1) amortized. */
 static double paused_before(const interval *iv, const double *prefix, size_t n, double t,
                             size_t *at)
 {
     size_t lo = *at;
+    assert(lo == 0 || iv[lo - 1].start < t); /* t did not go back */
     while (lo < n && iv[lo].start < t)
         lo++;
-    while (lo > 0 && !(iv[lo - 1].start < t))
-        lo--;
     *at = lo;
     double s = prefix[lo];
     if (lo > 0 && iv[lo - 1].end > t) /* t falls inside interval lo-1 */
@@ -169,9 +168,9 @@ bool gcs_gc_mmu(const gcs_gc_info *gcs, size_t n, double from_ms, double to_ms,
         double worst = 0;
         double last_start = to_ms - win;
         /* Windows starting where a pause starts, then windows ending where
-         * one ends: in each pass t and t + win ascend with i, and a cursor
-         * follows each (the largest paused time is the same in any
-         * order). */
+         * one ends: in each pass t and t + win ascend with i (fmin, fmax
+         * and + round monotonically), and a cursor follows each (the
+         * largest paused time is the same in any order). */
         for (int c = 0; c < 2; c++) {
             size_t at_start = 0, at_end = 0;
             for (size_t i = 0; i < k; i++) {
