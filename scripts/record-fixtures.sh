@@ -68,6 +68,9 @@ save_fixture() {
     echo "  $name.nettrace: $size bytes" >&2
 }
 
+# The GC settings a fixture names itself: none inherited from the caller.
+GC_SETTINGS_UNSET="-u DOTNET_gcServer -u DOTNET_gcConcurrent -u DOTNET_GCHeapCount -u DOTNET_GCgen0size -u DOTNET_GCName"
+
 # record NAME CONFIG "ENV=VAL ..." GCLOAD-ARGS...
 record() {
     local name=$1 config=$2 envs=$3
@@ -77,8 +80,7 @@ record() {
     rm -f "$tmp"
     echo "recording $name: gcload $* [$envs] config=$config" >&2
     # shellcheck disable=SC2086
-    env -u DOTNET_gcServer -u DOTNET_gcConcurrent -u DOTNET_GCHeapCount -u DOTNET_GCgen0size \
-        -u DOTNET_GCName DOTNET_EnableEventPipe=1 \
+    env $GC_SETTINGS_UNSET DOTNET_EnableEventPipe=1 \
         DOTNET_EventPipeOutputStreaming=1 \
         DOTNET_EventPipeCircularMB=256 \
         DOTNET_EventPipeOutputPath="$tmp" \
@@ -102,8 +104,8 @@ record_attached() {
     make -C "$ROOT" -s build/gcscope
     echo "recording $name by attaching: gcload $* [$envs] for $seconds s" >&2
     # shellcheck disable=SC2086
-    env -u DOTNET_EnableEventPipe -u DOTNET_gcServer -u DOTNET_gcConcurrent -u DOTNET_GCHeapCount \
-        -u DOTNET_GCgen0size $envs dotnet "$GCLOAD" "$@" > "$DATA/$name.workload.txt" &
+    env -u DOTNET_EnableEventPipe $GC_SETTINGS_UNSET $envs dotnet "$GCLOAD" "$@" \
+        > "$DATA/$name.workload.txt" &
     pid=$!
     sleep 2
     "$ROOT/build/gcscope" record "$pid" -o "$tmp" --duration "$seconds" --rundown >&2
@@ -128,8 +130,7 @@ record_dotnet_trace() {
     fi
     echo "recording $name: dotnet-trace collect $opts -- gcload $*" >&2
     # shellcheck disable=SC2086
-    env -u DOTNET_EnableEventPipe -u DOTNET_gcServer -u DOTNET_gcConcurrent -u DOTNET_GCHeapCount \
-        -u DOTNET_GCgen0size -u DOTNET_GCName \
+    env -u DOTNET_EnableEventPipe $GC_SETTINGS_UNSET \
         "$tool" collect $opts -o "$tmp" --show-child-io -- dotnet "$GCLOAD" "$@" \
         | grep '^gcload: ' > "$DATA/$name.workload.txt"
     save_fixture "$name" "$tmp"
