@@ -71,6 +71,10 @@ save_fixture() {
 # The GC settings a fixture names itself: none inherited from the caller.
 GC_SETTINGS_UNSET="-u DOTNET_gcServer -u DOTNET_gcConcurrent -u DOTNET_GCHeapCount -u DOTNET_GCgen0size -u DOTNET_GCName"
 
+# How record runs gcload: on the SDK's runtime, unless GCLOAD_RUN names
+# another build (gcload_on).
+GCLOAD_RUN="dotnet $GCLOAD"
+
 # record NAME CONFIG "ENV=VAL ..." GCLOAD-ARGS...
 record() {
     local name=$1 config=$2 envs=$3
@@ -78,7 +82,7 @@ record() {
     wanted "$name" || return 0
     local tmp="$BUILD/$name.nettrace"
     rm -f "$tmp"
-    echo "recording $name: gcload $* [$envs] config=$config" >&2
+    echo "recording $name: $GCLOAD_RUN $* [$envs] config=$config" >&2
     # shellcheck disable=SC2086
     env $GC_SETTINGS_UNSET DOTNET_EnableEventPipe=1 \
         DOTNET_EventPipeOutputStreaming=1 \
@@ -86,8 +90,44 @@ record() {
         DOTNET_EventPipeOutputPath="$tmp" \
         DOTNET_EventPipeConfig="$config" \
         $envs \
-        dotnet "$GCLOAD" "$@" > "$DATA/$name.workload.txt"
+        $GCLOAD_RUN "$@" > "$DATA/$name.workload.txt"
     save_fixture "$name" "$tmp"
+}
+
+# gcload_on TFM: gcload built for an older runtime (net8.0, net9.0),
+# self-contained from the runtime pack NuGet serves (the SDK runs .NET 10
+# only); prints the path of its executable.
+gcload_on() {
+    local out="$BUILD/$1"
+    dotnet build "$ROOT/tests/workloads/gcload/gcload.csproj" -c Release -p:GcloadTfm="$1" \
+        --artifacts-path "$out" -nologo -v q >/dev/null
+    echo "$out/bin/gcload/release_linux-x64/gcload"
+}
+
+# record_legacy NAME CONFIG "ENV=VAL ..." LEGACY-ARGS...: the legacy
+# workload (gcload's scenarios for .NET Core 3.1) on the 3.1.3 runtime.
+# 3.1 reads COMPlus_ settings only, and crashes when
+# COMPlus_EventPipeOutputPath is set (FastSerializer::WriteBuffer): it
+# writes legacy.PID.nettrace into its working directory instead.
+record_legacy() {
+    local name=$1 config=$2 envs=$3
+    shift 3
+    wanted "$name" || return 0
+    local dir="$BUILD/$name.run"
+    rm -rf "$dir" && mkdir -p "$dir"
+    dotnet build "$ROOT/tests/workloads/legacy/legacy.csproj" -c Release \
+        --artifacts-path "$BUILD/legacy" -nologo -v q >/dev/null
+    echo "recording $name: legacy $* [$envs] config=$config" >&2
+    # shellcheck disable=SC2086
+    (cd "$dir" && env $GC_SETTINGS_UNSET -u COMPlus_gcServer -u COMPlus_gcConcurrent \
+        -u COMPlus_GCHeapCount COMPlus_EnableEventPipe=1 \
+        COMPlus_EventPipeOutputStreaming=1 \
+        COMPlus_EventPipeCircularMB=256 \
+        COMPlus_EventPipeConfig="$config" \
+        $envs \
+        "$BUILD/legacy/bin/legacy/release_linux-x64/legacy" "$@") > "$DATA/$name.workload.txt"
+    save_fixture "$name" "$(ls "$dir"/legacy.*.nettrace)"
+    rm -rf "$dir"
 }
 
 # record_attached NAME SECONDS "ENV=VAL ..." GCLOAD-ARGS...: starts gcload
@@ -189,6 +229,32 @@ record_dotnet_trace dotnet-trace-default "" gen0,gen2,induced --scale 0.05
 record_dotnet_trace dotnet-trace-gc-verbose "--profile gc-verbose" \
     gen0,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 2
 
+# Older runtimes, whose GC events have older versions or other values.
+# .NET 8, server GC on two heaps: its aggressive induced GC names compact
+# reason 11, past TraceEvent's enum.
+if wanted net8-server; then
+    gcload8=$(gcload_on net8.0)
+    GCLOAD_RUN=$gcload8 record net8-server "$RT:0x1:5,$PRIV:0x1:5" \
+        "DOTNET_gcServer=1 DOTNET_GCHeapCount=2 DOTNET_gcConcurrent=1" \
+        gen0,gen1,gen2,loh,poh,handles,finalizers,induced,pressure,bgc --scale 0.1 \
+        --bgc-nodes 600000 --bgc-rounds 2
+fi
+# .NET 9, server GC as it comes: DATAS (dynamic heap count) on.
+if wanted net9-server-datas; then
+    gcload9=$(gcload_on net9.0)
+    GCLOAD_RUN=$gcload9 record net9-server-datas "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcServer=1" \
+        gen0,gen1,gen2,loh,induced,bgc --scale 0.05 --bgc-rounds 2
+fi
+# .NET Core 3.1, the heap in segments, the GC events' older versions
+# (AllocationTick V3 without the object's size, HeapStats V1 without the
+# POH...), concurrent workstation GC with movement events and type names;
+# and server GC on two heaps (its histories after GCEnd, which TraceEvent
+# leaves unattached without the rundown's startup flags, as gcscope does).
+record_legacy net31-concurrent "$RT:0x1680003:5,$PRIV:0x1:5" "COMPlus_gcConcurrent=1" \
+    all --scale 0.25
+record_legacy net31-server "$RT:0x3:5,$PRIV:0x1:5" \
+    "COMPlus_gcServer=1 COMPlus_GCHeapCount=2 COMPlus_gcConcurrent=1" all --scale 0.3
+
 # Object tracking: survival/movement ranges, BulkType, sampled object allocations.
 record objects-movement "$RT:0x1680003:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" \
     objects
@@ -229,6 +295,9 @@ if [ -f "$DOCS" ] && grep -q '<!-- recording-env:begin -->' "$DOCS"; then
         echo "dotnet --version: $(dotnet --version)"
         echo "runtimes:        $(dotnet --list-runtimes | grep Microsoft.NETCore.App | awk '{print $2}' | tr '\n' ' ')"
         echo "gcload runtime:  $(grep -m1 '^gcload: runtime' "$DATA/wks-nonconcurrent.workload.txt" 2>/dev/null | sed 's/^gcload: runtime //')"
+        echo "older runtimes:  $(for f in net8-server net9-server-datas net31-concurrent; do
+            grep -m1 -o 'runtime[ =]version=[0-9.]*\|runtime=[0-9.]*' "$DATA/$f.workload.txt" 2>/dev/null |
+                sed "s/.*=/$f /"; done | tr '\n' ' ')(runtime packs, self-contained)"
         echo "os:              $(uname -srm)"
         echo "cpus:            $(nproc)"
         echo '```'

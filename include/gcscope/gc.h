@@ -98,6 +98,10 @@ typedef struct gcs_gc_info {
     uint32_t condemned_reasons; /* bit g set: group g (GetCondemnedReasons) */
     bool has_heap_stats;
     bool has_global_history;
+    int32_t num_heaps;         /* NumHeaps of the GlobalHeapHistory TraceEvent attaches to
+                                  this GC, -1 without one. Unlike heap_count it follows the
+                                  heap count from GC to GC (server GC's dynamic adaptation,
+                                  DATAS, changes it) */
 } gcs_gc_info;
 
 /* A rollup (TraceEvent GCStats): all GCs or one generation. Complete GCs
@@ -150,6 +154,7 @@ typedef struct gcs_gc_process {
     bool gc_mode_inferred, concurrent_inferred;
     int32_t heap_count;        /* first GlobalHeapHistory NumHeaps, -1 if none */
     int32_t max_heap_count;    /* largest GlobalHeapHistory NumHeaps, -1 if none */
+    int32_t min_heap_count;    /* smallest GlobalHeapHistory NumHeaps, -1 if none */
     double first_event_ms, last_event_ms;
     gcs_gc_rollup all;
     gcs_gc_rollup gen[3];

@@ -537,6 +537,11 @@ static void json_gc(FILE *f, const gcs_gc_info *gc, bool last)
         OUT_LIT(&o, ", \"finalization_promoted_implausible\": true");
     OUT_LIT(&o, ", \"pinned_objects\": ");
     out_u64(&o, gc->pinned_objects);
+    OUT_LIT(&o, ", \"heaps\": ");
+    if (gc->num_heaps >= 0)
+        out_u64(&o, (uint64_t)gc->num_heaps);
+    else
+        OUT_LIT(&o, "null");
     OUT_LIT(&o, ", \"condemned_reasons\": [");
     bool first = true;
     for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
@@ -595,7 +600,8 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
     fprintf(f, ",\n      \"concurrent\": %s,\n      \"concurrent_inferred\": %s",
             p->concurrent < 0 ? "null" : p->concurrent ? "true" : "false",
             p->concurrent_inferred ? "true" : "false");
-    fprintf(f, ",\n      \"heap_count\": %d,\n", p->heap_count);
+    fprintf(f, ",\n      \"heap_count\": %d, \"min_heap_count\": %d, \"max_heap_count\": %d,\n",
+            p->heap_count, p->min_heap_count, p->max_heap_count);
 
     fputs("      \"summary\": {\"trace_duration_ms\": ", f);
     json_num(f, p->last_event_ms - p->first_event_ms);
@@ -729,7 +735,7 @@ static void csv_header(FILE *f)
     for (int g = 0; g < GCS_GEN_COUNT; g++)
         fprintf(f, ",%s_size_after_mb,%s_survival_pct,%s_fragmentation_pct", gens[g], gens[g],
                 gens[g]);
-    fputs(",finalization_promoted_mb,pinned_objects,condemned_reasons\n", f);
+    fputs(",finalization_promoted_mb,pinned_objects,heaps,condemned_reasons\n", f);
 }
 
 static void csv_gc(FILE *f, const char *trace, uint32_t pid, const gcs_gc_info *gc)
@@ -773,6 +779,9 @@ static void csv_gc(FILE *f, const char *trace, uint32_t pid, const gcs_gc_info *
     out_csv_num(&o, gc->finalization_promoted_implausible ? NAN : gc->finalization_promoted_mb);
     OUT_LIT(&o, ",");
     out_u64(&o, gc->pinned_objects);
+    OUT_LIT(&o, ",");
+    if (gc->num_heaps >= 0) /* empty without a GlobalHeapHistory */
+        out_u64(&o, (uint64_t)gc->num_heaps);
     OUT_LIT(&o, ",");
     bool first = true;
     for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
@@ -821,7 +830,7 @@ static void title(FILE *f, bool color, const char *text)
 typedef enum cell_kind {
     CELL_NUMBER, CELL_START, CELL_REASON, CELL_GEN, CELL_SUSPEND, CELL_PAUSE, CELL_PAUSE_PCT,
     CELL_GEN0_ALLOC, CELL_GEN0_RATE, CELL_PEAK, CELL_AFTER, CELL_RATIO, CELL_PROMOTED,
-    CELL_GEN_MB, CELL_GEN_SURV, CELL_GEN_FRAG, CELL_FIN_PROMOTED, CELL_PINNED,
+    CELL_GEN_MB, CELL_GEN_SURV, CELL_GEN_FRAG, CELL_FIN_PROMOTED, CELL_PINNED, CELL_HEAPS,
     CELL_CONDEMNED, CELL_NOTES
 } cell_kind;
 
@@ -866,6 +875,7 @@ static const gc_column columns[] = {
     {"poh_frag", "Frag%", 6, CELL_GEN_FRAG, 4, false},
     {"fin_promoted", "FinPrMB", 8, CELL_FIN_PROMOTED, 0, false},
     {"pinned", "Pinned", 7, CELL_PINNED, 0, false},
+    {"heaps", "Heaps", 5, CELL_HEAPS, 0, false},
     {"condemned", "Condemned", 0, CELL_CONDEMNED, 0, false},
     {"notes", "Notes", 0, CELL_NOTES, 0, true},
 };
@@ -1001,6 +1011,12 @@ static size_t cell_text(const gc_column *c, const gcs_gc_info *gc, char *buf, si
         }
         return tnum_len(buf, cap, gc->finalization_promoted_mb, 2);
     case CELL_PINNED: return (size_t)(gcs_put_u64(buf, gc->pinned_objects) - buf);
+    case CELL_HEAPS:
+        if (gc->num_heaps < 0) {
+            *text = "-";
+            return 1;
+        }
+        return (size_t)(gcs_put_u64(buf, (uint64_t)gc->num_heaps) - buf);
     case CELL_CONDEMNED: condemned_text(gc, buf, cap); return strlen(buf);
     case CELL_NOTES: notes_text(gc, buf, cap); return strlen(buf);
     }
@@ -1187,6 +1203,11 @@ static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
             p->concurrent_inferred ? " (inferred: background GCs seen)" : "");
     if (p->heap_count < 0)
         fputs("  Heap count           unknown (no GCGlobalHeapHistory)\n", f);
+    else if (p->min_heap_count != p->max_heap_count)
+        fprintf(f,
+                "  Heap count           %d at the first GC, %d to %d over the trace (DATAS; "
+                "each GC's: the heaps column)\n",
+                p->heap_count, p->min_heap_count, p->max_heap_count);
     else
         fprintf(f, "  Heap count           %d\n", p->heap_count);
     fprintf(f, "  Trace duration       %s ms\n",

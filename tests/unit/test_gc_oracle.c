@@ -151,6 +151,16 @@ static void compare_gc(const char *name, const jm_node *o, const jm_node *m)
     }
     bool complete = jm_num(jm_get(o, "is_complete")) == 1;
     CMP_NUM("is_complete", num, complete, jm_num(jm_get(m, "is_complete")), 0);
+    /* Our per-GC heap count (TraceEvent keeps the first GC's for all): the
+     * NumHeaps of the history TraceEvent attached to this GC, or none. */
+    const jm_node *ohist = jm_get(o, "global_heap_history"), *mheaps = jm_get(m, "heaps");
+    if (ohist && ohist->type == JM_OBJ)
+        CMP_NUM("heaps", num, jm_num(jm_get(ohist, "num_heaps")), jm_num(mheaps), 0);
+    else if (!mheaps || mheaps->type != JM_NULL) {
+        check_failed_in_test = 1;
+        fprintf(stderr, "%s: GC %d heaps: TraceEvent attached no history, ours is not null\n",
+                name, num);
+    }
     if (!complete)
         return; /* TraceEvent computes nothing more for it */
     static const char *const same_name[] = {
@@ -359,6 +369,17 @@ static void test_wks_concurrent(void) { compare_fixture("wks-concurrent"); }
 static void test_wks_segments(void) { compare_fixture("wks-segments"); }
 /* The cpu bench shape in small: sample-profiler rows between the GC's. */
 static void test_cpu_sampled(void) { compare_fixture("cpu-sampled"); }
+/* Older runtimes: .NET 8 server GC (compact reason 11 of its aggressive GC),
+ * .NET 9 server GC with DATAS (1 heap, then 2), .NET Core 3.1 (segments,
+ * the GC events' older versions, a GC number jump, server histories
+ * after their background GC). */
+static void test_older_runtimes(void)
+{
+    compare_fixture("net8-server");
+    compare_fixture("net9-server-datas");
+    compare_fixture("net31-concurrent");
+    compare_fixture("net31-server");
+}
 /* Recorded by dotnet-trace: its default profile, its gc-verbose profile. */
 static void test_dotnet_trace(void)
 {
@@ -446,6 +467,7 @@ int main(int argc, char **argv)
     RUN(test_wks_segments);
     RUN(test_cpu_sampled);
     RUN(test_dotnet_trace);
+    RUN(test_older_runtimes);
     RUN(test_server);
     RUN(test_objects_movement);
     RUN(test_objects_bgc);

@@ -45,7 +45,7 @@ static gcs_gc_runtime *runtime_new(uint32_t pid, uint16_t clr)
     rt->suspend_end_ms = -1;
     rt->current_bgc = -1;
     rt->last_completed_gc = -1;
-    rt->heap_count = rt->max_heap_count = -1;
+    rt->heap_count = rt->max_heap_count = rt->min_heap_count = -1;
     rt->concurrent = -1;
     rt->server_gc_setting = -1;
     return rt;
@@ -252,6 +252,7 @@ static gcs_status on_start(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs_gc
     gc->type = type;
     gc->reason = reason;
     gc->heap_count = rt->heap_count;
+    gc->num_heaps = -1;
     for (int k = 0; k < GCS_GEN_COUNT; k++)
         gc->survival_pct[k] = gc->fragmentation_pct[k] = NAN;
 
@@ -387,6 +388,8 @@ static void on_global_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs
         rt->heap_count = nh;
     if (nh > rt->max_heap_count)
         rt->max_heap_count = nh;
+    if (rt->min_heap_count == -1 || nh < rt->min_heap_count)
+        rt->min_heap_count = nh;
     int64_t g = last_gc(an, rt);
     if (g < 0) {
         rt->problems.orphan_events++;
@@ -396,6 +399,8 @@ static void on_global_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs
     gc->has_global_history = true;
     if (gc->heap_count == -1)
         gc->heap_count = nh;
+    if (gc->num_heaps == -1)
+        gc->num_heaps = nh;
 }
 
 /* Decodes a (Reasons, ReasonsEx) pair into TraceEvent's 30 groups. */

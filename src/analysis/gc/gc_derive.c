@@ -415,6 +415,7 @@ void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     gc_flavour(rt, p);
     p->heap_count = rt->heap_count;
     p->max_heap_count = rt->max_heap_count;
+    p->min_heap_count = rt->min_heap_count;
     p->first_event_ms = an->first_event_ms;
     p->last_event_ms = an->last_event_ms;
 

@@ -67,7 +67,7 @@ typedef struct gcs_gc_runtime {
     double last_restart_end_ms;             /* time of the last GCHeapStats */
     double alloc_tick_current_mb[3], alloc_tick_at_last_gc[3]; /* small, large, pinned */
     bool has_alloc_tick, seen_bad_alloc_tick;
-    int32_t heap_count, max_heap_count;
+    int32_t heap_count, max_heap_count, min_heap_count;
     bool any_bgc;
     char runtime_version[48];
     uint32_t startup_flags;
