@@ -44,6 +44,9 @@ static const struct name_mapping {
      "TraceEvent 4.0.0 has no template for IncreaseMemoryPressure (runtime manifest id 200)"},
     {RT, 201, "EventID(201)", "GC/DecreaseMemoryPressure",
      "TraceEvent 4.0.0 has no template for DecreaseMemoryPressure (runtime manifest id 201)"},
+    {RT, 191, "EventID(191)", "Method/TailCallFailed",
+     "TraceEvent 4.0.0 has no template for MethodJitTailCallFailed (runtime manifest id 191; "
+     ".NET Core 3.1 with the JIT tracing keyword)"},
     {RT_PRIVATE, 26, "EventID(26)", "GC/BGC1stSweepStop",
      "TraceEvent 4.0.0's private parser has no template for BGC1stSweepEnd (id 26)"},
     {RT, 270, "EventSourceEvent", "EventSource",
@@ -76,6 +79,7 @@ enum {
     R_FIELD_RENAMED,
     R_SIGNED_COUNT,
     R_METHOD_FLAGS_MASKED,
+    R_PAYLOAD_INDEX_SHIFTED,
     R_METHOD_TIER_DERIVED,
     R_REJITID_ABSENT_ZERO,
     R_DERIVED_VERIFIED,
@@ -115,8 +119,14 @@ static rule rules[R_COUNT] = {
                         "TraceEvent reads them as Int32, so 0xFFFFFFFF shows as -1 (checked: "
                         "same 32 bits)"},
     [R_METHOD_FLAGS_MASKED] = {"method-flags-masked",
-                               "TraceEvent's MethodFlags keeps the low 4 flag bits only (the "
-                               "tier bits 7..9 go to OptimizationTier; checked: ours & 0xF)"},
+                               "TraceEvent's MethodFlags drops the tier bits 7..9 (its "
+                               "OptimizationTier) and the extent bits 28..31 (checked: ours & "
+                               "0x0FFFFC7F; .NET 9 sets 0x40, ReadyToRunRejectedPrecompiledCode)"},
+    [R_PAYLOAD_INDEX_SHIFTED] = {"payload-index-shifted",
+                                 "TraceEvent's MethodDetails PayloadValue has no case 3: "
+                                 "TypeParameterCount shows null, LoaderModuleID our "
+                                 "TypeParameterCount, TypeParameters our LoaderModuleID "
+                                 "(checked; its typed properties read the right offsets)"},
     [R_METHOD_TIER_DERIVED] = {"method-tier-derived",
                                "OptimizationTier is not a payload field: TraceEvent takes it "
                                "from MethodFlags bits 7..9 when the Jitted bit (0x8) is set, "
@@ -145,7 +155,8 @@ static rule rules[R_COUNT] = {
                             "TypeParameters): only we list it"},
     [R_FIELD_NOT_LISTED] = {"field-not-listed",
                             "a payload field TraceEvent's template leaves out of PayloadNames "
-                            "(Reserved1 of Loader module events, ClrInstanceID of "
+                            "(Reserved1 of Loader module events, LoaderHeap/AllocRequest's "
+                            "Unused1 and Unused2, ClrInstanceID of "
                             "their v2: ModuleLoad, ModuleUnload, ModuleDCStart, ModuleDCStop "
                             "share one template), fields the current manifest adds that TraceEvent's "
                             "templates predate: ILVersionID of ILToNativeMap v1, GenNumber of "
@@ -201,6 +212,9 @@ static const struct field_rename {
     {"GC/PerHeapHistory", "GenData[].FreeListSpaceAfter", "Values[].FreeListAfter"},
     {"GC/PerHeapHistory", "GenData[].FreeObjSpaceAfter", "Values[].FreeObjAfter"},
     {"GC/PerHeapHistory", "GenData[].Budget", "Values[].NewAllocation"},
+    /* The heap dump's edges (GCHeapDump keyword): TraceEvent's names. */
+    {"GC/BulkEdge", "Values[].Target", "Values[].Value"},
+    {"GC/BulkEdge", "Values[].ReferencingField", "Values[].ReferencingFieldID"},
 };
 
 /* Matches name against pattern where "[]" stands for "[digits]"; the
@@ -393,12 +407,22 @@ static int classify(const char *event, uint32_t version, const char *field, diff
         u = strtoull(ours, &end, 10);
         return strtoll(theirs, NULL, 10) == (long long)(int32_t)(uint32_t)u ? R_SIGNED_COUNT : -1;
     }
+    if (kind == DIFF_VALUE && strcmp(event, "Method/MethodDetails") == 0) {
+        unsigned long long count, module;
+        if (strcmp(field, "TypeParameterCount") == 0)
+            return strcmp(theirs, "null") == 0 ? R_PAYLOAD_INDEX_SHIFTED : -1;
+        if (strcmp(field, "LoaderModuleID") == 0 &&
+            get_u64(all_ours, "TypeParameterCount", &count))
+            return text_is_u64(theirs, count) ? R_PAYLOAD_INDEX_SHIFTED : -1;
+        if (strcmp(field, "TypeParameters") == 0 && get_u64(all_ours, "LoaderModuleID", &module))
+            return text_is_u64(theirs, module) ? R_PAYLOAD_INDEX_SHIFTED : -1;
+    }
     if (strcmp(event, "Method/DCStopVerbose") == 0 || strcmp(event, "Method/LoadVerbose") == 0 ||
         strcmp(event, "Method/UnloadVerbose") == 0 || strcmp(event, "Method/DCStartVerbose") == 0) {
         unsigned long long flags;
         if (kind == DIFF_VALUE && strcmp(field, "MethodFlags") == 0 &&
             text_is_u64(ours, 0) == false && get_u64(all_ours, "MethodFlags", &flags))
-            return text_is_u64(theirs, flags & 0xF) ? R_METHOD_FLAGS_MASKED : -1;
+            return text_is_u64(theirs, flags & 0x0FFFFC7Full) ? R_METHOD_FLAGS_MASKED : -1;
         if (kind == DIFF_ORACLE_ONLY && strcmp(field, "OptimizationTier") == 0 &&
             get_u64(all_ours, "MethodFlags", &flags))
             return text_is_u64(theirs, (flags & 8) ? (flags >> 7) & 7 : 0)
@@ -462,12 +486,15 @@ static int classify(const char *event, uint32_t version, const char *field, diff
         char idx[16];
         if ((strcmp(event, "GC/GlobalHeapHistory") == 0 &&
              match_indexed("Values[].Time", field, idx, sizeof idx)) ||
-            (strcmp(event, "Method/ILToNativeMapDCStop") == 0 &&
+            ((strcmp(event, "Method/ILToNativeMapDCStop") == 0 ||
+              strcmp(event, "Method/ILToNativeMap") == 0) &&
              (strcmp(field, "ILOffsets") == 0 || strcmp(field, "NativeOffsets") == 0)) ||
             (strcmp(event, "Type/BulkType") == 0 &&
              match_indexed("Values[].TypeParameters", field, idx, sizeof idx)))
             return R_ARRAY_NOT_LISTED;
         if ((strncmp(event, "Loader/", 7) == 0 && strcmp(field, "Reserved1") == 0) ||
+            (strcmp(event, "LoaderHeap/AllocRequest") == 0 &&
+             (strcmp(field, "Unused1") == 0 || strcmp(field, "Unused2") == 0)) ||
             (strncmp(event, "Loader/Module", 13) == 0 && version == 2 &&
              strcmp(field, "ClrInstanceID") == 0) ||
             is_newer_manifest_field(event, field))
