@@ -71,9 +71,9 @@ save_fixture() {
 # The GC settings a fixture names itself: none inherited from the caller.
 GC_SETTINGS_UNSET="-u DOTNET_gcServer -u DOTNET_gcConcurrent -u DOTNET_GCHeapCount -u DOTNET_GCgen0size -u DOTNET_GCName"
 
-# How record runs gcload: on the SDK's runtime, unless GCLOAD_RUN names
-# another build (gcload_on).
-GCLOAD_RUN="dotnet $GCLOAD"
+# record runs gcload on the SDK's runtime, or GCLOAD_EXE when set (a
+# self-contained build for an older runtime: gcload_on).
+GCLOAD_EXE=
 
 # record NAME CONFIG "ENV=VAL ..." GCLOAD-ARGS...
 record() {
@@ -81,8 +81,10 @@ record() {
     shift 3
     wanted "$name" || return 0
     local tmp="$BUILD/$name.nettrace"
+    local -a run=(dotnet "$GCLOAD")
+    [ -n "$GCLOAD_EXE" ] && run=("$GCLOAD_EXE")
     rm -f "$tmp"
-    echo "recording $name: $GCLOAD_RUN $* [$envs] config=$config" >&2
+    echo "recording $name: ${run[*]} $* [$envs] config=$config" >&2
     # shellcheck disable=SC2086
     env $GC_SETTINGS_UNSET DOTNET_EnableEventPipe=1 \
         DOTNET_EventPipeOutputStreaming=1 \
@@ -90,7 +92,7 @@ record() {
         DOTNET_EventPipeOutputPath="$tmp" \
         DOTNET_EventPipeConfig="$config" \
         $envs \
-        $GCLOAD_RUN "$@" > "$DATA/$name.workload.txt"
+        "${run[@]}" "$@" > "$DATA/$name.workload.txt"
     save_fixture "$name" "$tmp"
 }
 
@@ -234,7 +236,7 @@ record_dotnet_trace dotnet-trace-gc-verbose "--profile gc-verbose" \
 # reason 11, past TraceEvent's enum.
 if wanted net8-server; then
     gcload8=$(gcload_on net8.0)
-    GCLOAD_RUN=$gcload8 record net8-server "$RT:0x1:5,$PRIV:0x1:5" \
+    GCLOAD_EXE=$gcload8 record net8-server "$RT:0x1:5,$PRIV:0x1:5" \
         "DOTNET_gcServer=1 DOTNET_GCHeapCount=2 DOTNET_gcConcurrent=1" \
         gen0,gen1,gen2,loh,poh,handles,finalizers,induced,pressure,bgc --scale 0.1 \
         --bgc-nodes 600000 --bgc-rounds 2
@@ -242,7 +244,7 @@ fi
 # .NET 9, server GC as it comes: DATAS (dynamic heap count) on.
 if wanted net9-server-datas; then
     gcload9=$(gcload_on net9.0)
-    GCLOAD_RUN=$gcload9 record net9-server-datas "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcServer=1" \
+    GCLOAD_EXE=$gcload9 record net9-server-datas "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcServer=1" \
         gen0,gen1,gen2,loh,induced,bgc --scale 0.05 --bgc-rounds 2
 fi
 # .NET Core 3.1, the heap in segments, the GC events' older versions
