@@ -637,6 +637,17 @@ static void data_json(FILE *f, const gcs_gc_process *p, const gcs_gc_kpis *k, co
     fputs("],\"r\":[", f);
     for (size_t i = 0; i < p->gc_count; i++)
         fprintf(f, "%s%u", i ? "," : "", p->gcs[i].reason);
+    /* h: each GC's heap count, only when it changed during the trace
+     * (DATAS); else the script shows "heaps" for every row. */
+    if (p->min_heap_count != p->max_heap_count) {
+        fputs("],\"h\":[", f);
+        for (size_t i = 0; i < p->gc_count; i++) {
+            if (p->gcs[i].num_heaps >= 0)
+                fprintf(f, "%s%d", i ? "," : "", (int)p->gcs[i].num_heaps);
+            else
+                fputs(i ? ",null" : "null", f);
+        }
+    }
     static const char *const size_keys[4] = {"b", "a", "o", "l"};
     for (int s = 0; s < 4; s++) {
         fprintf(f, "],\"%s\":[", size_keys[s]);
@@ -692,11 +703,15 @@ static void write_process(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_
     if (p->clr_instance_id)
         fprintf(f, " (runtime %u)", (unsigned)p->clr_instance_id);
     fputs("</h2>\n<p class=\"sub\">", f);
-    fprintf(f, ".NET %s &middot; %s GC%s%s &middot; concurrent %s &middot; heaps %d</p>\n",
+    fprintf(f, ".NET %s &middot; %s GC%s%s &middot; concurrent %s &middot; heaps ",
             p->runtime_version[0] ? p->runtime_version : "(version unknown)",
             p->gc_mode ? p->gc_mode : "unknown", p->gc_mode_inferred ? " (inferred)" : "",
-            "", p->concurrent < 0 ? "unknown" : p->concurrent ? "yes" : "no",
-            p->max_heap_count > p->heap_count ? p->max_heap_count : p->heap_count);
+            "", p->concurrent < 0 ? "unknown" : p->concurrent ? "yes" : "no");
+    if (p->min_heap_count != p->max_heap_count)
+        fprintf(f, "%d to %d (DATAS: each GC's in the table)</p>\n", p->min_heap_count,
+                p->max_heap_count);
+    else
+        fprintf(f, "%d</p>\n", p->max_heap_count > p->heap_count ? p->max_heap_count : p->heap_count);
     fputs("<div class=\"kpis\">\n", f);
     kpi(f, "GC throughput (time not paused)", k.throughput_pct, 2, " %");
     kpi(f, "p50 pause", k.p50_pause_ms, 3, " ms");
@@ -787,10 +802,10 @@ static const char JS[] =
     "(function(){var R=['AllocSmall','Induced','LowMemory','Empty','AllocLarge','OutOfSpaceSOH',"
     "'OutOfSpaceLOH','InducedNotForced','Stress','InducedLowMemory','InducedCompacting','LowMemoryHost',"
     "'PMFullGC','LowMemoryHostBlocking','BGCTuningSOH','BGCTuningLOH','BGCStepping','InducedAggressive'];"
-    "var H=['GC#','start ms','gen','reason','pause ms','peak MB','after MB','promoted MB','gen0 alloc MB'];"
+    "var H=['GC#','start ms','gen','reason','pause ms','peak MB','after MB','promoted MB','gen0 alloc MB','heaps'];"
     "var tip=document.getElementById('tip');"
     "function rows(d){var g=d.gcs,n=0,t=0,o=[];for(var i=0;i<g.n.length;i++){n+=g.n[i];t+=g.t[i];var c=g.c[i];"
-    "o.push([n,t/100,(c&3)+'NBF'[(c>>2)&3]+(c&16?'I':'')+(c&32?' incomplete':''),R[g.r[i]]||g.r[i],g.p[i],g.b[i],g.a[i],g.o[i],g.l[i]]);}return o;}"
+    "o.push([n,t/100,(c&3)+'NBF'[(c>>2)&3]+(c&16?'I':'')+(c&32?' incomplete':''),R[g.r[i]]||g.r[i],g.p[i],g.b[i],g.a[i],g.o[i],g.l[i],g.h?g.h[i]:d.heaps]);}return o;}"
     "function f(v){return v===null?'-':typeof v=='number'&&v%1?v.toFixed(3):v;}"
     "document.querySelectorAll('script.gcs-data').forEach(function(s){var d=JSON.parse(s.textContent),"
     "all=rows(d),id=s.id.replace('-data',''),box=document.getElementById(id+'-gcs'),key=0,dir=1,page=0;"

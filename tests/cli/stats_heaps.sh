@@ -6,6 +6,7 @@
 # and the header line says the range only when there is one. Each GC's
 # `heaps` is one of the trace's NumHeaps, and CSV and JSON agree on it.
 # (test_gc_oracle checks each GC's against the history TraceEvent attached.)
+# The HTML report shows the same.
 GCSCOPE=${GCSCOPE:-build/gcscope}
 fail() { echo "stats_heaps: $*"; exit 1; }
 
@@ -45,4 +46,19 @@ check tests/data/wks-concurrent.nettrace
 # the changing one changes
 "$GCSCOPE" stats --format json tests/data/net9-server-datas.nettrace |
     grep -q '"min_heap_count": 1, "max_heap_count": 2,' || fail "net9-server-datas: 1 to 2 heaps"
+
+# The HTML report: the range in the header and each GC's count in the
+# table's data (the "h" column, as stats gives them) when it changed; one
+# number and no column when it did not.
+html=${TMPDIR:-/tmp}/gcscope-heaps.$$.html
+trap 'rm -f "$html"' EXIT
+"$GCSCOPE" report -o "$html" tests/data/net9-server-datas.nettrace || fail "report"
+grep -q 'heaps 1 to 2 (DATAS' "$html" || fail "report: no heap range in the header"
+from_html=$(grep -o '"h":\[[^]]*\]' "$html" | sed 's/"h":\[//; s/\]//' | tr ',' '\n' | sed 's/null/-/')
+from_json=$("$GCSCOPE" stats --format json tests/data/net9-server-datas.nettrace |
+    grep -o '"heaps": [0-9a-z]*' | sed 's/"heaps": //; s/null/-/')
+[ -n "$from_html" ] && [ "$from_html" = "$from_json" ] || fail "report: heaps per GC differ from stats"
+"$GCSCOPE" report -o "$html" tests/data/server.nettrace || fail "report server"
+grep -q '"h":\[' "$html" && fail "report: a heaps column for a constant heap count"
+grep -q 'heaps 2</p>' "$html" || fail "report server: heaps 2"
 exit 0
