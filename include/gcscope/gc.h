@@ -45,6 +45,10 @@ const char *gcs_gc_type_name(uint32_t type);              /* "NonConcurrentGC", 
 const char *gcs_gc_suspend_reason_name(uint32_t reason);  /* "SuspendForGC", ... */
 const char *gcs_gc_alloc_kind_name(uint32_t kind);        /* "Small", "Large", "Pinned" */
 const char *gcs_gc_segment_type_name(uint32_t type);      /* "SmallObjectHeap", ... */
+/* Why a GC compacted: the runtime's gc_heap_compact_reason without its
+ * "compact_" prefix ("low_ephemeral", "induced_compacting", ...,
+ * "aggressive_compacting" = 11, .NET 7 on). */
+const char *gcs_gc_compact_reason_name(uint32_t reason);
 /* TraceEvent's CondemnedReasonGroup names ("Alloc_Exceeded", ...), 0..29. */
 const char *gcs_gc_condemned_group_name(uint32_t group);
 #define GCS_GC_CONDEMNED_GROUPS 30
@@ -102,6 +106,10 @@ typedef struct gcs_gc_info {
                                   this GC, -1 without one. Unlike heap_count it follows the
                                   heap count from GC to GC (server GC's dynamic adaptation,
                                   DATAS, changes it) */
+    int8_t compacting;         /* that history's GlobalMechanisms: 1 the GC compacted, 0 it
+                                  swept, -1 no history attached */
+    int8_t compact_reason;     /* why it compacted (gcs_gc_compact_reason_name): the first
+                                  per-heap history naming a reason, -1 none */
 } gcs_gc_info;
 
 /* A rollup (TraceEvent GCStats): all GCs or one generation. Complete GCs

@@ -195,6 +195,16 @@ static const char *reason_text(uint32_t reason, char *buf, size_t cap)
     return buf;
 }
 
+/* A reason later runtimes may add shows as "reason N". */
+static const char *compact_reason_text(int reason, char *buf, size_t cap)
+{
+    const char *n = gcs_gc_compact_reason_name((uint32_t)reason);
+    if (n)
+        return n;
+    snprintf(buf, cap, "reason %d", reason);
+    return buf;
+}
+
 static const char *type_text(uint32_t type, char *buf, size_t cap)
 {
     const char *n = gcs_gc_type_name(type);
@@ -542,6 +552,19 @@ static void json_gc(FILE *f, const gcs_gc_info *gc, bool last)
         out_u64(&o, (uint64_t)gc->num_heaps);
     else
         OUT_LIT(&o, "null");
+    if (gc->compacting < 0)
+        OUT_LIT(&o, ", \"compacting\": null");
+    else if (gc->compacting)
+        OUT_LIT(&o, ", \"compacting\": true");
+    else
+        OUT_LIT(&o, ", \"compacting\": false");
+    OUT_LIT(&o, ", \"compact_reason\": ");
+    if (gc->compact_reason >= 0) {
+        char rb[32];
+        out_json_str(&o, compact_reason_text(gc->compact_reason, rb, sizeof rb));
+    } else {
+        OUT_LIT(&o, "null");
+    }
     OUT_LIT(&o, ", \"condemned_reasons\": [");
     bool first = true;
     for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
@@ -735,7 +758,9 @@ static void csv_header(FILE *f)
     for (int g = 0; g < GCS_GEN_COUNT; g++)
         fprintf(f, ",%s_size_after_mb,%s_survival_pct,%s_fragmentation_pct", gens[g], gens[g],
                 gens[g]);
-    fputs(",finalization_promoted_mb,pinned_objects,heaps,condemned_reasons\n", f);
+    fputs(",finalization_promoted_mb,pinned_objects,heaps,compacting,compact_reason,"
+          "condemned_reasons\n",
+          f);
 }
 
 static void csv_gc(FILE *f, const char *trace, uint32_t pid, const gcs_gc_info *gc)
@@ -782,6 +807,14 @@ static void csv_gc(FILE *f, const char *trace, uint32_t pid, const gcs_gc_info *
     OUT_LIT(&o, ",");
     if (gc->num_heaps >= 0) /* empty without a GlobalHeapHistory */
         out_u64(&o, (uint64_t)gc->num_heaps);
+    OUT_LIT(&o, ",");
+    if (gc->compacting >= 0)
+        out_str(&o, gc->compacting ? "true" : "false");
+    OUT_LIT(&o, ",");
+    if (gc->compact_reason >= 0) {
+        char rb[32];
+        out_str(&o, compact_reason_text(gc->compact_reason, rb, sizeof rb));
+    }
     OUT_LIT(&o, ",");
     bool first = true;
     for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
@@ -830,7 +863,7 @@ static void title(FILE *f, bool color, const char *text)
 typedef enum cell_kind {
     CELL_NUMBER, CELL_START, CELL_REASON, CELL_GEN, CELL_SUSPEND, CELL_PAUSE, CELL_PAUSE_PCT,
     CELL_GEN0_ALLOC, CELL_GEN0_RATE, CELL_PEAK, CELL_AFTER, CELL_RATIO, CELL_PROMOTED,
-    CELL_GEN_MB, CELL_GEN_SURV, CELL_GEN_FRAG, CELL_FIN_PROMOTED, CELL_PINNED, CELL_HEAPS,
+    CELL_GEN_MB, CELL_GEN_SURV, CELL_GEN_FRAG, CELL_FIN_PROMOTED, CELL_PINNED, CELL_HEAPS, CELL_COMPACT,
     CELL_CONDEMNED, CELL_NOTES
 } cell_kind;
 
@@ -876,6 +909,7 @@ static const gc_column columns[] = {
     {"fin_promoted", "FinPrMB", 8, CELL_FIN_PROMOTED, 0, false},
     {"pinned", "Pinned", 7, CELL_PINNED, 0, false},
     {"heaps", "Heaps", 5, CELL_HEAPS, 0, false},
+    {"compact", "Compacted", -21, CELL_COMPACT, 0, false},
     {"condemned", "Condemned", 0, CELL_CONDEMNED, 0, false},
     {"notes", "Notes", 0, CELL_NOTES, 0, true},
 };
@@ -1017,6 +1051,17 @@ static size_t cell_text(const gc_column *c, const gcs_gc_info *gc, char *buf, si
             return 1;
         }
         return (size_t)(gcs_put_u64(buf, (uint64_t)gc->num_heaps) - buf);
+    case CELL_COMPACT:
+        /* the reason when it compacted, "swept", or "-" without a history */
+        if (gc->compacting < 0)
+            *text = "-";
+        else if (!gc->compacting)
+            *text = "swept";
+        else if (gc->compact_reason < 0)
+            *text = "yes";
+        else
+            *text = compact_reason_text(gc->compact_reason, buf, cap);
+        return strlen(*text);
     case CELL_CONDEMNED: condemned_text(gc, buf, cap); return strlen(buf);
     case CELL_NOTES: notes_text(gc, buf, cap); return strlen(buf);
     }

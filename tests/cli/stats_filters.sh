@@ -32,7 +32,7 @@ grep -q '^  Finalizers run       [0-9][0-9]* (GCFinalizersEnd)$' "$tmp/t" || fai
 grep -q '^  ALL       47      312.4       244.5     15366.346       3727.2        1509.1           0.405              -' "$tmp/t" \
     || fail "rollup AllocMB/MSecGC: 1509.1 MB / 3727.2 ms"
 # --wide: every column; --columns: the chosen ones
-"$GCSCOPE" stats --wide "$T" | grep -Eq '^ +GC# .* Gen0MB/s .* POHMB +Surv% +Frag% +FinPrMB +Pinned +Heaps  Condemned / Notes$' \
+"$GCSCOPE" stats --wide "$T" | grep -Eq '^ +GC# .* Gen0MB/s .* POHMB +Surv% +Frag% +FinPrMB +Pinned +Heaps +Compacted +Condemned / Notes$' \
     || fail "--wide header"
 "$GCSCOPE" stats --columns pause,number "$T" | grep -Eq '^ +Pause +GC#$' || fail "--columns order"
 "$GCSCOPE" stats --columns number,nope "$T" > "$tmp/o" 2> "$tmp/e"; rc=$?

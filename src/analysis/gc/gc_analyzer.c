@@ -253,6 +253,7 @@ static gcs_status on_start(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs_gc
     gc->reason = reason;
     gc->heap_count = rt->heap_count;
     gc->num_heaps = -1;
+    gc->compacting = gc->compact_reason = -1;
     for (int k = 0; k < GCS_GEN_COUNT; k++)
         gc->survival_pct[k] = gc->fragmentation_pct[k] = NAN;
 
@@ -399,8 +400,11 @@ static void on_global_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs
     gc->has_global_history = true;
     if (gc->heap_count == -1)
         gc->heap_count = nh;
-    if (gc->num_heaps == -1)
+    if (gc->num_heaps == -1) {
         gc->num_heaps = nh;
+        /* gc_global_mechanism_p: bit 1 is global_compaction. */
+        gc->compacting = (rec->u.global_heap_history.global_mechanisms & 0x2u) ? 1 : 0;
+    }
 }
 
 /* Decodes a (Reasons, ReasonsEx) pair into TraceEvent's 30 groups. */
@@ -479,6 +483,16 @@ static gcs_status on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
         if ((k == GCS_GEN_LOH || k == GCS_GEN_POH) && prev_obj == 0 && gc->generation < 1)
             prev_obj = gcs_gc_gen_obj_space_before(&gd, layout);
         ha->next_prev_obj[a] = prev_obj;
+    }
+    /* The runtime stores a per-heap mechanism as bit 31 (it applied) | 1 << reason. */
+    uint32_t cm = rec->u.per_heap_history.compact_mechanisms, why = cm & 0x7FFFFFFFu;
+    if (gc->compact_reason < 0 && (cm & 0x80000000u) && why && !(why & (why - 1))) {
+        int8_t k = 0;
+        while (!(why & 1u)) {
+            why >>= 1;
+            k++;
+        }
+        gc->compact_reason = k;
     }
     /* Condemned reasons: heap 0, and the first heap whose final generation
      * is the GC's (TraceEvent's FindFirstHighestCondemnedHeap). */

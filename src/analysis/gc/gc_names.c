@@ -47,6 +47,15 @@ const char *gcs_gc_segment_type_name(uint32_t type)
     return type < COUNT(names) ? names[type] : NULL;
 }
 
+const char *gcs_gc_compact_reason_name(uint32_t reason)
+{
+    static const char *const names[] = {
+        "low_ephemeral",  "high_frag",      "no_gaps",        "loh_forced",
+        "last_gc",        "induced_compacting", "fragmented_gen0", "high_mem_load",
+        "high_mem_frag",  "vhigh_mem_frag", "no_gc_mode",     "aggressive_compacting"};
+    return reason < COUNT(names) ? names[reason] : NULL;
+}
+
 const char *gcs_gc_condemned_group_name(uint32_t group)
 {
     static const char *const names[GCS_GC_CONDEMNED_GROUPS] = {
