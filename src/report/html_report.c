@@ -637,6 +637,20 @@ static void data_json(FILE *f, const gcs_gc_process *p, const gcs_gc_kpis *k, co
     fputs("],\"r\":[", f);
     for (size_t i = 0; i < p->gc_count; i++)
         fprintf(f, "%s%u", i ? "," : "", p->gcs[i].reason);
+    /* k: compaction, 0 no history, 1 swept, 2 compacted for no named
+     * reason, 3 + r for reason r, named by kn (gcs_gc_compact_reason_name). */
+    fputs("],\"k\":[", f);
+    for (size_t i = 0; i < p->gc_count; i++) {
+        const gcs_gc_info *gc = &p->gcs[i];
+        int code = gc->compacting < 0     ? 0
+                   : !gc->compacting        ? 1
+                   : gc->compact_reason < 0 ? 2
+                                            : 3 + gc->compact_reason;
+        fprintf(f, "%s%d", i ? "," : "", code);
+    }
+    fputs("],\"kn\":[", f);
+    for (uint32_t r = 0; gcs_gc_compact_reason_name(r); r++)
+        fprintf(f, "%s\"%s\"", r ? "," : "", gcs_gc_compact_reason_name(r));
     /* h: each GC's heap count, only when it changed during the trace
      * (DATAS); else the script shows "heaps" for every row. */
     if (p->min_heap_count != p->max_heap_count) {
@@ -802,10 +816,11 @@ static const char JS[] =
     "(function(){var R=['AllocSmall','Induced','LowMemory','Empty','AllocLarge','OutOfSpaceSOH',"
     "'OutOfSpaceLOH','InducedNotForced','Stress','InducedLowMemory','InducedCompacting','LowMemoryHost',"
     "'PMFullGC','LowMemoryHostBlocking','BGCTuningSOH','BGCTuningLOH','BGCStepping','InducedAggressive'];"
-    "var H=['GC#','start ms','gen','reason','pause ms','peak MB','after MB','promoted MB','gen0 alloc MB','heaps'];"
+    "var H=['GC#','start ms','gen','reason','pause ms','peak MB','after MB','promoted MB','gen0 alloc MB','heaps','compacted'];"
     "var tip=document.getElementById('tip');"
     "function rows(d){var g=d.gcs,n=0,t=0,o=[];for(var i=0;i<g.n.length;i++){n+=g.n[i];t+=g.t[i];var c=g.c[i];"
-    "o.push([n,t/100,(c&3)+'NBF'[(c>>2)&3]+(c&16?'I':'')+(c&32?' incomplete':''),R[g.r[i]]||g.r[i],g.p[i],g.b[i],g.a[i],g.o[i],g.l[i],g.h?g.h[i]:d.heaps]);}return o;}"
+    "o.push([n,t/100,(c&3)+'NBF'[(c>>2)&3]+(c&16?'I':'')+(c&32?' incomplete':''),R[g.r[i]]||g.r[i],g.p[i],g.b[i],g.a[i],g.o[i],g.l[i],g.h?g.h[i]:d.heaps,"
+    "(g.k[i]<3?[null,'swept','yes'][g.k[i]]:g.kn[g.k[i]-3]||'reason '+(g.k[i]-3))]);}return o;}"
     "function f(v){return v===null?'-':typeof v=='number'&&v%1?v.toFixed(3):v;}"
     "document.querySelectorAll('script.gcs-data').forEach(function(s){var d=JSON.parse(s.textContent),"
     "all=rows(d),id=s.id.replace('-data',''),box=document.getElementById(id+'-gcs'),key=0,dir=1,page=0;"

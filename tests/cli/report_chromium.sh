@@ -70,5 +70,23 @@ sys.exit(0 if len(set(raw)) > 64 else 1)
 PY
     [ -n "${SCREENSHOTS:-}" ] && cp "$tmp/$t.png" "$SCREENSHOTS/report-$t.png"
 done
+# The per-GC table as drawn: each GC's heap count (net9-server-datas: DATAS
+# changes it) and compaction, as `stats --format csv` gives them.
+for t in net9-server-datas net8-server; do
+    "$G" report "tests/data/$t.nettrace" -o "$tmp/$t.html" || { fail "report $t: exit $?"; continue; }
+    { cat "$tmp/$t.html"; printf '%s\n' '<script>window.addEventListener("load",function(){var o=[];' \
+        'document.querySelectorAll(".gctable tr").forEach(function(r){var c=r.children;' \
+        'if(c[0].tagName=="TD")o.push(c[0].textContent+" "+c[c.length-2].textContent+" "+c[c.length-1].textContent)});' \
+        'var p=document.createElement("pre");p.id="probe";p.textContent=o.join("\n");document.body.appendChild(p)});</script>'; } > "$tmp/$t.probe.html"
+    chrome --dump-dom "file://$tmp/$t.probe.html" > "$tmp/$t.dom"
+    sed -n '/<pre id="probe">/,/<\/pre>/p' "$tmp/$t.dom" | sed 's/<[^>]*>//g' | grep . > "$tmp/$t.rows"
+    "$G" stats --format csv "tests/data/$t.nettrace" | awk -F, -v constant="$([ $t = net8-server ] && echo 2)" '
+        NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+        { c = $h["compacting"]; k = c == "" ? "-" : c == "false" ? "swept" : $h["compact_reason"]
+          hp = constant != "" ? constant : $h["heaps"] == "" ? "-" : $h["heaps"]
+          print $h["number"] " " hp " " k }' > "$tmp/$t.want"
+    cmp -s "$tmp/$t.rows" "$tmp/$t.want" ||
+        fail "$t: the drawn table's heaps/compaction differ from stats: $(diff "$tmp/$t.want" "$tmp/$t.rows" | head -4 | tr '\n' ' ')"
+done
 [ $bad = 0 ] && echo "report_chromium: ok"
 exit $bad
