@@ -35,10 +35,11 @@ if [ "$RECORD" = 1 ]; then
     rm -f "$tmp"
     # GcScope-Names: all keywords, verbose. TplEventSource 0x7f: Tasks,
     # TaskTransfer, TaskStops, AsyncCausality*; not TasksFlowActivityIds.
-    # Runtime 0x1 (GC) at level 5 for Increase/DecreaseMemoryPressure.
+    # Runtime 0x1 (GC) at level 5 for Increase/DecreaseMemoryPressure,
+    # 0x40000000000 (WaitHandle, verbose) for WaitHandleWait/Start and /Stop.
     env DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputStreaming=1 \
         DOTNET_EventPipeOutputPath="$tmp" \
-        DOTNET_EventPipeConfig="GcScope-Names:0xffffffff:5,System.Threading.Tasks.TplEventSource:0x7f:5,Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x1:5" \
+        DOTNET_EventPipeConfig="GcScope-Names:0xffffffff:5,System.Threading.Tasks.TplEventSource:0x7f:5,Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x40000000001:5" \
         dotnet "$BUILD/bin/names/release/names.dll" --rounds 5 >/dev/null
     size=$(stat -c %s "$tmp")
     if [ "$size" -ge "$MAX_BYTES" ]; then

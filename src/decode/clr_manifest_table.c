@@ -11,6 +11,8 @@
  * Source: (722,837 chars, read page by page through the code index; not committed)
  * Source: supplement (--supplement, fill-only): AllocationSampled (303), which that
  * Source: version lacks, hand-transcribed from a newer dotnet/runtime into a partial manifest
+ * Source: supplement (--supplement, fill-only): src/decode/clr-manifest-supplement.man,
+ * Source: WaitHandleWaitStart/Stop (301, 302; .NET 9)
  */
 #include "decode/manifest.h"
 
@@ -296,6 +298,10 @@ static const gcs_map_entry map_TypeFlagsMap[] = {
     {0x1000u, "ArrayRankBit4"},
     {0x2000u, "ArrayRankBit5"},
 };
+static const gcs_map_entry map_WaitHandleWaitSourceMap[] = {
+    {0x0u, "Unknown"},
+    {0x1u, "MonitorWait"},
+};
 
 const gcs_builtin_map gcs_builtin_maps[] = {
     {"AppDomainFlagsMap", true, map_AppDomainFlagsMap, 3},
@@ -330,6 +336,7 @@ const gcs_builtin_map gcs_builtin_maps[] = {
     {"ThreadFlagsMap", true, map_ThreadFlagsMap, 3},
     {"TieredCompilationSettingsFlagsMap", true, map_TieredCompilationSettingsFlagsMap, 5},
     {"TypeFlagsMap", true, map_TypeFlagsMap, 10},
+    {"WaitHandleWaitSourceMap", false, map_WaitHandleWaitSourceMap, 2},
 };
 const size_t gcs_builtin_map_count = sizeof gcs_builtin_maps / sizeof gcs_builtin_maps[0];
 
@@ -1425,6 +1432,14 @@ static const gcs_field fields_p0_TypeLoadStop[] = {
     {"TypeID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
     {"TypeName", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
+static const gcs_field fields_p0_WaitHandleWaitStart[] = {
+    {"WaitSource", GCS_T_U8, GCS_REPEAT_ONE, 0, NULL, 0, "WaitHandleWaitSourceMap", false},
+    {"AssociatedObjectID", GCS_T_POINTER, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p0_WaitHandleWaitStop[] = {
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
 static const gcs_field fields_p0_YieldProcessorMeasurement[] = {
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"NsPerYield", GCS_T_F64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
@@ -2200,6 +2215,8 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {0, 298u, 0u, 0x10000000000u, 4u, 12u, "JitInstrumentationDataVerbose", "InstrumentationData", "JitInstrumentationDataVerbose/InstrumentationData", fields_p0_JitInstrumentationDataVerbose, 10},
     {0, 299u, 0u, 0x20000000000u, 4u, 11u, "Profiler", "ProfilerMessage", "Profiler/ProfilerMessage", fields_p0_ProfilerMessage, 2},
     {0, 300u, 0u, 0x20000000u, 4u, 11u, "ExecutionCheckpoint", "ExecutionCheckpoint", "ExecutionCheckpoint/ExecutionCheckpoint", fields_p0_ExecutionCheckpoint, 3},
+    {0, 301u, 0u, 0x40000000000u, 5u, 1u, "WaitHandleWait", "Start", "WaitHandleWait/Start", fields_p0_WaitHandleWaitStart, 3},
+    {0, 302u, 0u, 0x40000000000u, 5u, 2u, "WaitHandleWait", "Stop", "WaitHandleWait/Stop", fields_p0_WaitHandleWaitStop, 1},
     {0, 303u, 0u, 0x80000000000u, 4u, 0u, "AllocationSampling", "Info", "AllocationSampling", fields_p0_AllocationSampled, 7},
     {1, 0u, 0u, 0x40000000u, 0u, 82u, "ClrStack", "Walk", "ClrStack/Walk", fields_p1_ClrStackWalk, 5},
     {1, 10u, 0u, 0x0u, 4u, 10u, "GC", "SettingsRundown", "GC/SettingsRundown", fields_p1_GCSettingsRundown, 8},

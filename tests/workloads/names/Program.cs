@@ -2,8 +2,9 @@
 // EventSource events: its own EventSource with tasks and every kind of
 // opcode (Start/Stop, Send/Receive, custom, none, implied by the name),
 // and real work for System.Threading.Tasks.TplEventSource (tasks, waits,
-// awaits), for the sample profiler (busy threads) and two runtime events
-// TraceEvent does not know (Increase/DecreaseMemoryPressure).
+// awaits), for the sample profiler (busy threads), two runtime events
+// TraceEvent does not know (Increase/DecreaseMemoryPressure) and two newer
+// than gcscope's manifest (WaitHandleWait/Start and /Stop).
 //
 // Usage: names [--rounds N]
 // Prints "names: ..." lines on stdout only.
@@ -141,6 +142,14 @@ public static class Program
         // Runtime events TraceEvent has no template for (ids 200 and 201).
         GC.AddMemoryPressure(1600);
         GC.RemoveMemoryPressure(1600);
+        // WaitHandleWait/Start and /Stop (.NET 9, ids 301 and 302, newer than
+        // the manifest gcscope's table was generated from): a Monitor.Wait
+        // (WaitSource MonitorWait) and a wait on an unset event (Unknown).
+        var gate = new object();
+        lock (gate)
+            Monitor.Wait(gate, 2);
+        using (var unset = new ManualResetEventSlim(false))
+            unset.WaitHandle.WaitOne(2);
         // Busy threads for the sample profiler (it samples every ~1 ms).
         checksum += Spin(30_000_000);
         Console.WriteLine($"names: rounds {rounds} checksum {checksum}");
