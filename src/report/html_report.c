@@ -819,7 +819,7 @@ static const char JS[] =
     "var H=['GC#','start ms','gen','reason','pause ms','peak MB','after MB','promoted MB','gen0 alloc MB','heaps','compacted'];"
     "var tip=document.getElementById('tip');"
     "function rows(d){var g=d.gcs,n=0,t=0,o=[];for(var i=0;i<g.n.length;i++){n+=g.n[i];t+=g.t[i];var c=g.c[i];"
-    "o.push([n,t/100,(c&3)+'NBF'[(c>>2)&3]+(c&16?'I':'')+(c&32?' incomplete':''),R[g.r[i]]||g.r[i],g.p[i],g.b[i],g.a[i],g.o[i],g.l[i],g.h?g.h[i]:d.heaps,"
+    "o.push([n,t/100,(c&3)+'NBF'[(c>>2)&3]+(c&16?'I':'')+(c&32?' incomplete':''),R[g.r[i]]||g.r[i],g.p[i],g.b[i],g.a[i],g.o[i],g.l[i],g.h?g.h[i]:d.heaps<0?null:d.heaps,"
     "(g.k[i]<3?[null,'swept','yes'][g.k[i]]:g.kn[g.k[i]-3]||'reason '+(g.k[i]-3))]);}return o;}"
     "function f(v){return v===null?'-':typeof v=='number'&&v%1?v.toFixed(3):v;}"
     "document.querySelectorAll('script.gcs-data').forEach(function(s){var d=JSON.parse(s.textContent),"
