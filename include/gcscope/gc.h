@@ -151,6 +151,9 @@ typedef struct gcs_gc_process {
     uint32_t pid;
     uint16_t clr_instance_id;
     char runtime_version[48];  /* "major.minor.build.qfe", "" if unknown */
+    uint16_t runtime_sku;      /* RuntimeInformation Sku of that version: 1 DesktopClr
+                                  (.NET Framework), 2 CoreClr, 0 unknown. CoreCLR before
+                                  .NET 5 reports version 4.0.30319.0 */
     uint32_t startup_flags;    /* RuntimeInformation StartupFlags (0 unknown) */
     const char *gc_mode;       /* "workstation", "server", "unknown" */
     int concurrent;            /* 1 yes, 0 no, -1 unknown */

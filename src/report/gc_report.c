@@ -599,6 +599,8 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
         json_str(f, p->runtime_version);
     else
         fputs("null", f);
+    fputs(",\n      \"runtime_sku\": ", f);
+    fputs(p->runtime_sku == 1 ? "\"DesktopClr\"" : p->runtime_sku == 2 ? "\"CoreClr\"" : "null", f);
     const char *pname = fact_process_name(o, p->pid);
     if (pname) {
         /* Only when known (ETL kernel events): EventPipe reports keep
@@ -1236,7 +1238,13 @@ static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
     const char *cmdline = fact_command_line(o, p->pid);
     if (cmdline)
         fprintf(f, "  Command line         %s\n", cmdline);
-    fprintf(f, "  Runtime version      %s\n", p->runtime_version[0] ? p->runtime_version : "unknown");
+    /* What the version does not say: the runtime it is (RuntimeInformation's Sku). */
+    const char *which = p->runtime_sku == 1 ? " (.NET Framework)"
+                        : p->runtime_sku == 2 && strncmp(p->runtime_version, "4.0.30319.", 10) == 0
+                            ? " (.NET Core 3.1 or earlier: CoreCLR reported this version before .NET 5)"
+                            : "";
+    fprintf(f, "  Runtime version      %s%s\n", p->runtime_version[0] ? p->runtime_version : "unknown",
+            which);
     char mode_why[48] = "";
     if (p->gc_mode_inferred)
         snprintf(mode_why, sizeof mode_why, " (inferred: %d heap%s)", p->max_heap_count,

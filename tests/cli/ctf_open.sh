@@ -34,7 +34,7 @@ O=tests/data/shared/clr-only.trace.zip.oracle-gcstats.json
 for pid in 5747 5767; do
     want=$(grep -A2 "\"pid\": $pid," "$O" | sed -n 's/.*"name": "\(.*\)",/\1/p')
     [ "$want" = dotnet ] || fail "oracle: process $pid is not named dotnet: $want"
-    TMPDIR="$tmp/t" "$G" stats --format json "$ZIP" | grep -A3 "\"pid\": $pid," |
+    TMPDIR="$tmp/t" "$G" stats --format json "$ZIP" | grep -A6 "\"pid\": $pid," |
         grep -q "\"process_name\": \"$want\"" || fail "stats: process $pid not named $want"
 done
 TMPDIR="$tmp/t" "$G" stats --process DotNet --format json "$ZIP" > "$tmp/out.json" 2> "$tmp/err" ||

@@ -37,6 +37,20 @@ echo "$json" | grep -q '"pid": 15219' || fail "json: pid"
 echo "$json" | grep -q '{"number": 1, "generation": 0, "type": "NonConcurrentGC", "reason": "AllocSmall", "start_ms": 160.810520, "pause_start_ms": 160.655506, "pause_ms": 26.065079, ' \
     || fail "json: GC 1 as TraceEvent computes it"
 
+# The runtime's Sku (RuntimeInformation) as the decoder gives it, and what
+# the table adds to a version that says little: CoreCLR before .NET 5
+# (net31-concurrent, .NET Core 3.1.3) reports 4.0.30319.0.
+for t in net31-concurrent net8-server; do
+    sku=$("$GCSCOPE" events --event Runtime/Start "tests/data/$t.nettrace" | head -1 | sed -n 's/.* Sku=\([A-Za-z]*\) .*/\1/p')
+    [ -n "$sku" ] || fail "$t: no Runtime/Start Sku"
+    "$GCSCOPE" stats --format json "tests/data/$t.nettrace" | grep -q "\"runtime_sku\": \"$sku\"" ||
+        fail "$t: json runtime_sku is not $sku"
+done
+"$GCSCOPE" stats tests/data/net31-concurrent.nettrace |
+    grep -q '^  Runtime version      4.0.30319.0 (.NET Core 3.1 or earlier' || fail "net31: version note"
+"$GCSCOPE" stats tests/data/net8-server.nettrace | grep -q '^  Runtime version      8\.0\.[0-9.]*$' ||
+    fail "net8-server: a version with no note"
+
 # --process filters; an unknown pid gives an empty process list
 "$GCSCOPE" stats --format json --process 15219 "$TRACE" | grep -q '"pid": 15219' || fail "--process 15219"
 "$GCSCOPE" stats --format json --process 1 "$TRACE" 2>/dev/null | grep -q '"pid"' && fail "--process 1 must list nothing"

@@ -512,12 +512,14 @@ static gcs_status on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
 static void on_runtime_information(gcs_gc_runtime *rt, const gcs_gc_record *rec)
 {
     /* As TraceEvent: keep the first version unless a later one has a QFE. */
-    if (!rt->runtime_version[0] || rec->u.runtime_information.vm_qfe > 0)
+    if (!rt->runtime_version[0] || rec->u.runtime_information.vm_qfe > 0) {
         snprintf(rt->runtime_version, sizeof rt->runtime_version, "%u.%u.%u.%u",
                  (unsigned)rec->u.runtime_information.vm_major,
                  (unsigned)rec->u.runtime_information.vm_minor,
                  (unsigned)rec->u.runtime_information.vm_build,
                  (unsigned)rec->u.runtime_information.vm_qfe);
+        rt->runtime_sku = rec->u.runtime_information.sku;
+    }
     rt->startup_flags = rec->u.runtime_information.startup_flags;
     rt->has_startup_flags = true;
 }

@@ -70,6 +70,7 @@ typedef struct gcs_gc_runtime {
     int32_t heap_count, max_heap_count, min_heap_count;
     bool any_bgc;
     char runtime_version[48];
+    uint16_t runtime_sku;
     uint32_t startup_flags;
     bool has_startup_flags;
     int server_gc_setting; /* private GCSettings: 1 server, 0 not, -1/0 unknown */
