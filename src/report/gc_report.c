@@ -16,6 +16,7 @@
 #include "report/csv.h"
 #include "report/fast_number.h"
 #include "report/format_fixed.h"
+#include "report/runtime_note.h"
 
 #define DEC 6 /* decimals of ms, MB and % in JSON and CSV */
 
@@ -1238,13 +1239,8 @@ static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
     const char *cmdline = fact_command_line(o, p->pid);
     if (cmdline)
         fprintf(f, "  Command line         %s\n", cmdline);
-    /* What the version does not say: the runtime it is (RuntimeInformation's Sku). */
-    const char *which = p->runtime_sku == 1 ? " (.NET Framework)"
-                        : p->runtime_sku == 2 && strncmp(p->runtime_version, "4.0.30319.", 10) == 0
-                            ? " (.NET Core 3.1 or earlier: CoreCLR reported this version before .NET 5)"
-                            : "";
     fprintf(f, "  Runtime version      %s%s\n", p->runtime_version[0] ? p->runtime_version : "unknown",
-            which);
+            gcs_runtime_note(p));
     char mode_why[48] = "";
     if (p->gc_mode_inferred)
         snprintf(mode_why, sizeof mode_why, " (inferred: %d heap%s)", p->max_heap_count,

@@ -16,6 +16,7 @@
 
 #include "gcscope/gc_insight.h"
 #include "report/format_fixed.h"
+#include "report/runtime_note.h"
 
 enum { CHART_W = 900, CHART_H = 180, PAD_L = 56, PAD_B = 22, PAD_T = 8, N_CLASSES = 5 };
 
@@ -717,8 +718,8 @@ static void write_process(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_
     if (p->clr_instance_id)
         fprintf(f, " (runtime %u)", (unsigned)p->clr_instance_id);
     fputs("</h2>\n<p class=\"sub\">", f);
-    fprintf(f, ".NET %s &middot; %s GC%s%s &middot; concurrent %s &middot; heaps ",
-            p->runtime_version[0] ? p->runtime_version : "(version unknown)",
+    fprintf(f, ".NET %s%s &middot; %s GC%s%s &middot; concurrent %s &middot; heaps ",
+            p->runtime_version[0] ? p->runtime_version : "(version unknown)", gcs_runtime_note(p),
             p->gc_mode ? p->gc_mode : "unknown", p->gc_mode_inferred ? " (inferred)" : "",
             "", p->concurrent < 0 ? "unknown" : p->concurrent ? "yes" : "no");
     if (p->min_heap_count != p->max_heap_count)
