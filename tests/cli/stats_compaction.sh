@@ -7,7 +7,8 @@
 # - GC.Collect(..., compacting: true) (InducedCompacting) and the aggressive
 #   GC.Collect (InducedAggressive) always compact, for the reason the runtime
 #   sets for them (induced_compacting, aggressive_compacting) or a later one
-#   that overrides it (loh_forced: the workload asks to compact the LOH);
+#   that overrides it (loh_forced, set after it: the workload's CompactOnce,
+#   and the aggressive GC of .NET 9 and 10 itself);
 # - .NET 8's aggressive GC names aggressive_compacting (reason 11);
 # - the table's `compact` column shows the reason, "swept" or "-", as CSV.
 GCSCOPE=${GCSCOPE:-build/gcscope}
