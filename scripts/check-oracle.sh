@@ -89,7 +89,9 @@ for trace in "$@"; do
             status=1
         elif ! "$EVERY" "$trace" "$TMP/all.txt" > "$TMP/out" 2>&1; then
             status=1
-            grep -v '^same ' "$TMP/out" | head -n 20
+            # the first differences, then always the verdict
+            grep -v '^same \|^FAIL ' "$TMP/out" | head -n 20
+            grep '^FAIL ' "$TMP/out" || echo "FAIL $trace: every event against TraceEvent's"
         else
             grep -E '^same |events compared' "$TMP/out"
         fi

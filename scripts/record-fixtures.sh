@@ -33,14 +33,10 @@ for a in "$@"; do
 done
 
 mkdir -p "$DATA" "$BUILD"
-export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
-dotnet build "$ROOT/tests/workloads/gcload/gcload.csproj" -c Release \
-    --artifacts-path "$BUILD" -nologo -v q >/dev/null
-GCLOAD="$BUILD/bin/gcload/release/gcload.dll"
-test -f "$GCLOAD"
+# shellcheck source=scripts/record-lib.sh
+. "$ROOT/scripts/record-lib.sh"
+build_gcload
 
-RT=Microsoft-Windows-DotNETRuntime
-PRIV=Microsoft-Windows-DotNETRuntimePrivate
 # Runtime keywords (docs/gc-events.md section 3):
 #   0x1 GC, 0x2 GCHandle, 0x80000 Type (BulkType), 0x200000 GCSampledObjectAllocationHigh,
 #   0x400000 GCHeapSurvivalAndMovement, 0x1000000 GCHeapAndTypeNames,
@@ -68,91 +64,34 @@ save_fixture() {
     echo "  $name.nettrace: $size bytes" >&2
 }
 
-# The GC settings a fixture names itself: none inherited from the caller.
-GC_SETTINGS_UNSET="-u DOTNET_gcServer -u DOTNET_gcConcurrent -u DOTNET_GCHeapCount -u DOTNET_GCgen0size -u DOTNET_GCName"
-
-# record runs gcload on the SDK's runtime, or GCLOAD_EXE when set (a
-# self-contained build for an older runtime: gcload_on).
-GCLOAD_EXE=
-
-# record NAME CONFIG "ENV=VAL ..." GCLOAD-ARGS...
+# record NAME CONFIG "ENV=VAL ..." GCLOAD-ARGS... (GCLOAD_EXE: another build)
 record() {
-    local name=$1 config=$2 envs=$3
-    shift 3
+    local name=$1
     wanted "$name" || return 0
-    local tmp="$BUILD/$name.nettrace"
-    local -a run=(dotnet "$GCLOAD")
-    [ -n "$GCLOAD_EXE" ] && run=("$GCLOAD_EXE")
-    rm -f "$tmp"
-    echo "recording $name: ${run[*]} $* [$envs] config=$config" >&2
-    # shellcheck disable=SC2086
-    env $GC_SETTINGS_UNSET DOTNET_EnableEventPipe=1 \
-        DOTNET_EventPipeOutputStreaming=1 \
-        DOTNET_EventPipeCircularMB=256 \
-        DOTNET_EventPipeOutputPath="$tmp" \
-        DOTNET_EventPipeConfig="$config" \
-        $envs \
-        "${run[@]}" "$@" > "$DATA/$name.workload.txt"
-    save_fixture "$name" "$tmp"
+    shift
+    run_gcload "$BUILD/$name.nettrace" "$DATA/$name.workload.txt" "$@"
+    save_fixture "$name" "$BUILD/$name.nettrace"
 }
 
-# gcload_on TFM: gcload built for an older runtime (net8.0, net9.0),
-# self-contained from the runtime pack NuGet serves (the SDK runs .NET 10
-# only); prints the path of its executable.
-gcload_on() {
-    local out="$BUILD/$1"
-    dotnet build "$ROOT/tests/workloads/gcload/gcload.csproj" -c Release -p:GcloadTfm="$1" \
-        --artifacts-path "$out" -nologo -v q >/dev/null
-    echo "$out/bin/gcload/release_linux-x64/gcload"
-}
-
-# record_legacy NAME CONFIG "ENV=VAL ..." LEGACY-ARGS...: the legacy
-# workload (gcload's scenarios for .NET Core 3.1) on the 3.1.3 runtime.
-# 3.1 reads COMPlus_ settings only, and crashes when
-# COMPlus_EventPipeOutputPath is set (FastSerializer::WriteBuffer): it
-# writes legacy.PID.nettrace into its working directory instead.
+# record_legacy NAME CONFIG "ENV=VAL ..." LEGACY-ARGS...: on .NET Core 3.1.
 record_legacy() {
-    local name=$1 config=$2 envs=$3
-    shift 3
+    local name=$1
     wanted "$name" || return 0
-    local dir="$BUILD/$name.run"
-    rm -rf "$dir" && mkdir -p "$dir"
-    dotnet build "$ROOT/tests/workloads/legacy/legacy.csproj" -c Release \
-        --artifacts-path "$BUILD/legacy" -nologo -v q >/dev/null
-    echo "recording $name: legacy $* [$envs] config=$config" >&2
-    # shellcheck disable=SC2086
-    (cd "$dir" && env $GC_SETTINGS_UNSET -u COMPlus_gcServer -u COMPlus_gcConcurrent \
-        -u COMPlus_GCHeapCount COMPlus_EnableEventPipe=1 \
-        COMPlus_EventPipeOutputStreaming=1 \
-        COMPlus_EventPipeCircularMB=256 \
-        COMPlus_EventPipeConfig="$config" \
-        $envs \
-        "$BUILD/legacy/bin/legacy/release_linux-x64/legacy" "$@") > "$DATA/$name.workload.txt"
-    save_fixture "$name" "$(ls "$dir"/legacy.*.nettrace)"
-    rm -rf "$dir"
+    shift
+    run_legacy "$BUILD/$name.nettrace" "$DATA/$name.workload.txt" "$@"
+    save_fixture "$name" "$BUILD/$name.nettrace"
 }
 
-# record_attached NAME SECONDS "ENV=VAL ..." GCLOAD-ARGS...: starts gcload
-# without EventPipe, attaches after 2 s through the diagnostic port
-# (`gcscope record PID --rundown`) for SECONDS, as a user tracing a running
-# service would; the runtime's own rundown is then the only
-# RuntimeInformation in the trace.
+# record_attached NAME SECONDS "ENV=VAL ..." GCLOAD-ARGS...: gcload
+# attached after startup (run_attached); the runtime's own rundown is then
+# the only RuntimeInformation in the trace.
 record_attached() {
     local name=$1 seconds=$2 envs=$3
     shift 3
     wanted "$name" || return 0
-    local tmp="$BUILD/$name.nettrace" pid
-    rm -f "$tmp"
-    make -C "$ROOT" -s build/gcscope
-    echo "recording $name by attaching: gcload $* [$envs] for $seconds s" >&2
-    # shellcheck disable=SC2086
-    env -u DOTNET_EnableEventPipe $GC_SETTINGS_UNSET $envs dotnet "$GCLOAD" "$@" \
-        > "$DATA/$name.workload.txt" &
-    pid=$!
-    sleep 2
-    "$ROOT/build/gcscope" record "$pid" -o "$tmp" --duration "$seconds" --rundown >&2
-    wait "$pid"
-    save_fixture "$name" "$tmp"
+    run_attached "$BUILD/$name.nettrace" "$DATA/$name.workload.txt" "$seconds" "$envs" \
+        dotnet "$GCLOAD" "$@"
+    save_fixture "$name" "$BUILD/$name.nettrace"
 }
 
 # record_dotnet_trace NAME "DOTNET-TRACE OPTIONS" GCLOAD-ARGS...: gcload

@@ -486,14 +486,8 @@ static gcs_status on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
     }
     /* The runtime stores a per-heap mechanism as bit 31 (it applied) | 1 << reason. */
     uint32_t cm = rec->u.per_heap_history.compact_mechanisms, why = cm & 0x7FFFFFFFu;
-    if (gc->compact_reason < 0 && (cm & 0x80000000u) && why && !(why & (why - 1))) {
-        int8_t k = 0;
-        while (!(why & 1u)) {
-            why >>= 1;
-            k++;
-        }
-        gc->compact_reason = k;
-    }
+    if (gc->compact_reason < 0 && (cm & 0x80000000u) && why && !(why & (why - 1)))
+        gc->compact_reason = (int8_t)__builtin_ctz(why);
     /* Condemned reasons: heap 0, and the first heap whose final generation
      * is the GC's (TraceEvent's FindFirstHighestCondemnedHeap). */
     uint32_t version = layout;

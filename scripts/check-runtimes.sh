@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Records gcload (and, for .NET Core 3.1, tests/workloads/legacy) on the
+# older runtimes this machine's NuGet serves (.NET Core 3.1.3, 8.0, 9.0:
+# self-contained builds from their runtime packs) in many GC settings, and
+# checks every trace against TraceEvent: every GC and every event
+# (scripts/check-oracle.sh --events). The .NET 8 and 9 objects workloads
+# are also held to what they say they did (tests/cli/objects_e2e.sh).
+#
+#   scripts/check-runtimes.sh [--all-keywords] [--out DIR]
+#
+# --all-keywords adds one recording per runtime (.NET 10 too) with every
+# runtime keyword on (~70 MB each, 2 million events). DIR (default
+# build/runtimes) keeps the traces, the workloads' output and check.txt.
+# Prints, per runtime, the traces and GCs compared; exit 1 when a trace
+# differs from TraceEvent or a workload fact fails. Traces differ from run
+# to run (timing), so the GC counts do too; "all the same" should not.
+# Needs dotnet; says "skipped" without it.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD="$ROOT/build/workloads"
+OUT="$ROOT/build/runtimes"
+ALL=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --all-keywords) ALL=1; shift ;;
+        --out) OUT=$2; shift 2 ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        *) echo "usage: scripts/check-runtimes.sh [--all-keywords] [--out DIR]" >&2; exit 2 ;;
+    esac
+done
+if ! command -v dotnet >/dev/null 2>&1; then
+    echo "check-runtimes: skipped: no dotnet here to run the workloads"
+    exit 0
+fi
+case $OUT in /*) ;; *) OUT=$(pwd)/$OUT ;; esac
+mkdir -p "$OUT" "$BUILD"
+rm -f "$OUT"/*.nettrace "$OUT"/*.workload.txt
+# shellcheck source=scripts/record-lib.sh
+. "$ROOT/scripts/record-lib.sh"
+cd "$ROOT"
+build_gcload
+EVERY_KEYWORD="$RT:0xFFFFFFFFFFFF:5,$PRIV:0xFFFFFFFF:5,Microsoft-Windows-DotNETRuntimeRundown:0xFFFFFFFF:5"
+
+# gcload's GC settings on one runtime (GCLOAD_EXE set); traces OUT/P-NAME.
+gcload_matrix() {
+    local p=$1
+    run_gcload "$OUT/$p-wks-nonconcurrent.nettrace" "$OUT/$p-wks-nonconcurrent.workload.txt" \
+        "$RT:0x3:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=0" \
+        all --scale 0.15 --bgc-nodes 300000 --bgc-rounds 1
+    run_gcload "$OUT/$p-wks-concurrent.nettrace" "$OUT/$p-wks-concurrent.workload.txt" \
+        "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" \
+        gen0,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 3
+    run_gcload "$OUT/$p-server.nettrace" "$OUT/$p-server.workload.txt" \
+        "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcServer=1 DOTNET_GCHeapCount=2 DOTNET_gcConcurrent=1" \
+        gen0,gen1,gen2,loh,poh,handles,finalizers,induced,pressure,bgc --scale 0.1 \
+        --bgc-nodes 600000 --bgc-rounds 2
+    run_gcload "$OUT/$p-server-default.nettrace" "$OUT/$p-server-default.workload.txt" \
+        "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcServer=1" gen0,gen1,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 2
+    run_gcload "$OUT/$p-datas.nettrace" "$OUT/$p-datas.workload.txt" \
+        "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcServer=1 DOTNET_GCDynamicAdaptationMode=1" \
+        gen0,gen1,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 2
+    run_gcload "$OUT/$p-segments.nettrace" "$OUT/$p-segments.workload.txt" \
+        "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1 DOTNET_GCName=libclrgc.so" \
+        gen0,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 3
+    run_gcload "$OUT/$p-gen0small.nettrace" "$OUT/$p-gen0small.workload.txt" \
+        "$RT:0x1:4" "DOTNET_gcConcurrent=0 DOTNET_GCgen0size=0x40000" gen0,gen1 --scale 0.2
+    run_gcload "$OUT/$p-service.nettrace" "$OUT/$p-service.workload.txt" \
+        "$RT:0x1:4" "DOTNET_gcConcurrent=1" service --seconds 6 --threads 4
+    run_gcload "$OUT/$p-objects.nettrace" "$OUT/$p-objects.workload.txt" \
+        "$RT:0x1680003:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" objects
+    run_gcload "$OUT/$p-objectsbgc-server.nettrace" "$OUT/$p-objectsbgc-server.workload.txt" \
+        "$RT:0x1680003:5" "DOTNET_gcServer=1 DOTNET_GCHeapCount=2 DOTNET_gcConcurrent=1" objectsbgc
+    run_attached "$OUT/$p-attached.nettrace" "$OUT/$p-attached.workload.txt" 3 "" \
+        "$GCLOAD_EXE" service --seconds 6 --threads 2
+    if [ $ALL = 1 ]; then
+        run_gcload "$OUT/$p-every-keyword.nettrace" "$OUT/$p-every-keyword.workload.txt" \
+            "$EVERY_KEYWORD" "DOTNET_gcConcurrent=1" gen1,bgc,handles,finalizers --scale 0.05 --bgc-rounds 1
+    fi
+}
+
+GCLOAD_EXE=$(gcload_on net8.0)
+gcload_matrix net8
+GCLOAD_EXE=$(gcload_on net9.0)
+gcload_matrix net9
+GCLOAD_EXE=
+if [ $ALL = 1 ]; then
+    run_gcload "$OUT/net10-every-keyword.nettrace" "$OUT/net10-every-keyword.workload.txt" \
+        "$EVERY_KEYWORD" "DOTNET_gcConcurrent=1" gen1,bgc,handles,finalizers --scale 0.05 --bgc-rounds 1
+fi
+
+# .NET Core 3.1: the legacy workload.
+p=net31
+run_legacy "$OUT/$p-wks-concurrent.nettrace" "$OUT/$p-wks-concurrent.workload.txt" \
+    "$RT:0x1:5,$PRIV:0x1:5" "COMPlus_gcConcurrent=1" all --scale 1
+run_legacy "$OUT/$p-wks-nonconcurrent.nettrace" "$OUT/$p-wks-nonconcurrent.workload.txt" \
+    "$RT:0x3:5,$PRIV:0x1:5" "COMPlus_gcConcurrent=0" all --scale 1
+run_legacy "$OUT/$p-server.nettrace" "$OUT/$p-server.workload.txt" \
+    "$RT:0x1:5,$PRIV:0x1:5" "COMPlus_gcServer=1 COMPlus_GCHeapCount=2 COMPlus_gcConcurrent=1" all --scale 1
+run_legacy "$OUT/$p-server-nonconcurrent.nettrace" "$OUT/$p-server-nonconcurrent.workload.txt" \
+    "$RT:0x1:5,$PRIV:0x1:5" "COMPlus_gcServer=1 COMPlus_GCHeapCount=2 COMPlus_gcConcurrent=0" all --scale 0.3
+run_legacy "$OUT/$p-movement.nettrace" "$OUT/$p-movement.workload.txt" \
+    "$RT:0x1680003:5,$PRIV:0x1:5" "COMPlus_gcConcurrent=1" gen1,gen2,loh,bgc --scale 0.5
+run_legacy "$OUT/$p-informational.nettrace" "$OUT/$p-informational.workload.txt" \
+    "$RT:0x1:4" "COMPlus_gcConcurrent=1" all --scale 1
+run_legacy "$OUT/$p-gen0small.nettrace" "$OUT/$p-gen0small.workload.txt" \
+    "$RT:0x1:4" "COMPlus_gcConcurrent=0 COMPlus_GCgen0size=0x40000" gen0,gen1 --scale 0.5
+run_attached "$OUT/$p-attached.nettrace" "$OUT/$p-attached.workload.txt" 3 "" \
+    "$(legacy_exe)" gen0,gen1,loh,bgc,gen0,bgc --scale 6
+if [ $ALL = 1 ]; then
+    run_legacy "$OUT/$p-every-keyword.nettrace" "$OUT/$p-every-keyword.workload.txt" \
+        "$RT:0xFFFFFFFF:5,$PRIV:0xFFFFFFFF:5" "COMPlus_gcConcurrent=1" gen1,bgc,handles --scale 0.2
+fi
+
+# Every trace against TraceEvent, then the totals per runtime.
+status=0
+sh scripts/check-oracle.sh --events "$OUT"/*.nettrace > "$OUT/check.txt" 2>&1 || status=1
+for p in net31 net8 net9 net10; do
+    awk -v p="$p" '
+        function ours(path,   n, a) { n = split(path, a, "/"); return index(a[n], p "-") == 1 }
+        /^same .*: [0-9]+ GCs/ && ours($2) { traces++; gcs += $3 }
+        / events compared / && ours($1) { events += $2 }
+        /^FAIL / && ours($2) { fails++ }
+        END { if (traces || fails)
+                  printf "check-runtimes: %-5s %2d traces, %6d GCs and %8d events compared: %s\n", p,
+                         traces, gcs, events,
+                         fails ? fails " differ from TraceEvent" : "every one as TraceEvent gives them" }' \
+        "$OUT/check.txt"
+done
+if grep -q '^FAIL' "$OUT/check.txt"; then
+    grep '^FAIL' "$OUT/check.txt"
+    echo "check-runtimes: differences from TraceEvent: $OUT/check.txt"
+fi
+OBJECTS_E2E_TRACES="$OUT/net8-objects $OUT/net9-objects $OUT/net8-objectsbgc-server $OUT/net9-objectsbgc-server" \
+    sh tests/cli/objects_e2e.sh || status=1
+exit $status
