@@ -12,4 +12,5 @@
 #include "gcscope/live.h"
 #include "gcscope/process.h"
 #include "gcscope/gc_insight.h"
+#include "gcscope/symbols.h"
 #endif

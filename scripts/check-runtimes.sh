@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Records gcload (and, for .NET Core 3.1, tests/workloads/legacy) on the
 # older runtimes this machine's NuGet serves (.NET Core 3.1.3, 8.0, 9.0:
-# self-contained builds from their runtime packs) in many GC settings, and
-# checks every trace against TraceEvent: every GC and every event
-# (scripts/check-oracle.sh --events). The .NET 8 and 9 objects workloads
-# are also held to what they say they did (tests/cli/objects_e2e.sh).
+# self-contained builds from their runtime packs) and as a NativeAOT
+# executable of .NET 10 (its own runtime: no RuntimeInformation event,
+# version 3 module events, type names it leaves "NULL") in many GC
+# settings, and checks every trace against TraceEvent: every GC and every
+# event (scripts/check-oracle.sh --events). The .NET 8 and 9 objects
+# workloads are also held to what they say they did
+# (tests/cli/objects_e2e.sh), and the NativeAOT traces' type names as
+# gcscope reads them from the executable's symbols
+# (tests/cli/objects_aot_symbols.sh).
 #
 #   scripts/check-runtimes.sh [--all-keywords] [--out DIR]
 #
@@ -25,7 +30,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --all-keywords) ALL=1; shift ;;
         --out) OUT=$2; shift 2 ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "usage: scripts/check-runtimes.sh [--all-keywords] [--out DIR]" >&2; exit 2 ;;
     esac
 done
@@ -40,54 +45,76 @@ rm -f "$OUT"/*.nettrace "$OUT"/*.workload.txt
 . "$ROOT/scripts/record-lib.sh"
 cd "$ROOT"
 build_gcload
-EVERY_KEYWORD="$RT:0xFFFFFFFFFFFF:5,$PRIV:0xFFFFFFFF:5,Microsoft-Windows-DotNETRuntimeRundown:0xFFFFFFFF:5"
+RUNDOWN=Microsoft-Windows-DotNETRuntimeRundown
+EVERY_KEYWORD="$RT:0xFFFFFFFFFFFF:5,$PRIV:0xFFFFFFFF:5,$RUNDOWN:0xFFFFFFFF:5"
 
-# gcload's GC settings on one runtime (GCLOAD_EXE set); traces OUT/P-NAME.
+# gcload_matrix P WKS SERVER "SERVER-ENV": gcload's GC settings on one
+# runtime, traces OUT/P-NAME. WKS runs the workstation recordings, SERVER
+# the server ones with SERVER-ENV (CoreCLR: the same executable and
+# DOTNET_gcServer=1; NativeAOT links one GC flavour at publish: the server
+# executable, no setting). GCgen0size, the standalone segments GC (GCName)
+# and the movement events are CoreCLR's: not for P=aot. WKS empty: the
+# SDK's runtime (dotnet gcload.dll).
 gcload_matrix() {
-    local p=$1
+    local p=$1 wks=$2 server=$3 server_env=$4
+    GCLOAD_EXE=$wks
     run_gcload "$OUT/$p-wks-nonconcurrent.nettrace" "$OUT/$p-wks-nonconcurrent.workload.txt" \
         "$RT:0x3:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=0" \
         all --scale 0.15 --bgc-nodes 300000 --bgc-rounds 1
     run_gcload "$OUT/$p-wks-concurrent.nettrace" "$OUT/$p-wks-concurrent.workload.txt" \
         "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" \
         gen0,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 3
+    run_gcload "$OUT/$p-service.nettrace" "$OUT/$p-service.workload.txt" \
+        "$RT:0x1:4" "DOTNET_gcConcurrent=1" service --seconds 6 --threads 4
+    # The Loader keyword too: NativeAOT's ModuleLoad gives the image's address.
+    run_gcload "$OUT/$p-objects.nettrace" "$OUT/$p-objects.workload.txt" \
+        "$RT:0x168000B:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" objects
+    run_attached "$OUT/$p-attached.nettrace" "$OUT/$p-attached.workload.txt" 3 "" \
+        "$wks" service --seconds 6 --threads 2
+    if [ "$p" != aot ]; then
+        run_gcload "$OUT/$p-segments.nettrace" "$OUT/$p-segments.workload.txt" \
+            "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1 DOTNET_GCName=libclrgc.so" \
+            gen0,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 3
+        run_gcload "$OUT/$p-gen0small.nettrace" "$OUT/$p-gen0small.workload.txt" \
+            "$RT:0x1:4" "DOTNET_gcConcurrent=0 DOTNET_GCgen0size=0x40000" gen0,gen1 --scale 0.2
+    fi
+    if [ $ALL = 1 ]; then
+        # NativeAOT: every keyword but GCHeapDump (0x100000), with which its
+        # runtime dumps the heap (BulkNode/BulkEdge) at every GC (1.2 GB here).
+        local every=$EVERY_KEYWORD
+        [ "$p" = aot ] && every="$RT:0xFFFFFFEFFFFF:5,$PRIV:0xFFFFFFFF:5,$RUNDOWN:0xFFFFFFFF:5"
+        run_gcload "$OUT/$p-every-keyword.nettrace" "$OUT/$p-every-keyword.workload.txt" \
+            "$every" "DOTNET_gcConcurrent=1" gen1,bgc,handles,finalizers --scale 0.05 --bgc-rounds 1
+    fi
+    GCLOAD_EXE=$server
     run_gcload "$OUT/$p-server.nettrace" "$OUT/$p-server.workload.txt" \
-        "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcServer=1 DOTNET_GCHeapCount=2 DOTNET_gcConcurrent=1" \
+        "$RT:0x1:5,$PRIV:0x1:5" "$server_env DOTNET_GCHeapCount=2 DOTNET_gcConcurrent=1" \
         gen0,gen1,gen2,loh,poh,handles,finalizers,induced,pressure,bgc --scale 0.1 \
         --bgc-nodes 600000 --bgc-rounds 2
     run_gcload "$OUT/$p-server-default.nettrace" "$OUT/$p-server-default.workload.txt" \
-        "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcServer=1" gen0,gen1,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 2
+        "$RT:0x1:5,$PRIV:0x1:5" "$server_env" gen0,gen1,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 2
     run_gcload "$OUT/$p-datas.nettrace" "$OUT/$p-datas.workload.txt" \
-        "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcServer=1 DOTNET_GCDynamicAdaptationMode=1" \
+        "$RT:0x1:5,$PRIV:0x1:5" "$server_env DOTNET_GCDynamicAdaptationMode=1" \
         gen0,gen1,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 2
-    run_gcload "$OUT/$p-segments.nettrace" "$OUT/$p-segments.workload.txt" \
-        "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1 DOTNET_GCName=libclrgc.so" \
-        gen0,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 3
-    run_gcload "$OUT/$p-gen0small.nettrace" "$OUT/$p-gen0small.workload.txt" \
-        "$RT:0x1:4" "DOTNET_gcConcurrent=0 DOTNET_GCgen0size=0x40000" gen0,gen1 --scale 0.2
-    run_gcload "$OUT/$p-service.nettrace" "$OUT/$p-service.workload.txt" \
-        "$RT:0x1:4" "DOTNET_gcConcurrent=1" service --seconds 6 --threads 4
-    run_gcload "$OUT/$p-objects.nettrace" "$OUT/$p-objects.workload.txt" \
-        "$RT:0x1680003:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" objects
-    run_gcload "$OUT/$p-objectsbgc-server.nettrace" "$OUT/$p-objectsbgc-server.workload.txt" \
-        "$RT:0x1680003:5" "DOTNET_gcServer=1 DOTNET_GCHeapCount=2 DOTNET_gcConcurrent=1" objectsbgc
-    run_attached "$OUT/$p-attached.nettrace" "$OUT/$p-attached.workload.txt" 3 "" \
-        "$GCLOAD_EXE" service --seconds 6 --threads 2
-    if [ $ALL = 1 ]; then
-        run_gcload "$OUT/$p-every-keyword.nettrace" "$OUT/$p-every-keyword.workload.txt" \
-            "$EVERY_KEYWORD" "DOTNET_gcConcurrent=1" gen1,bgc,handles,finalizers --scale 0.05 --bgc-rounds 1
+    if [ "$p" != aot ]; then
+        run_gcload "$OUT/$p-objectsbgc-server.nettrace" "$OUT/$p-objectsbgc-server.workload.txt" \
+            "$RT:0x1680003:5" "$server_env DOTNET_GCHeapCount=2 DOTNET_gcConcurrent=1" objectsbgc
     fi
+    GCLOAD_EXE=
 }
 
-GCLOAD_EXE=$(gcload_on net8.0)
-gcload_matrix net8
-GCLOAD_EXE=$(gcload_on net9.0)
-gcload_matrix net9
-GCLOAD_EXE=
+net8=$(gcload_on net8.0)
+gcload_matrix net8 "$net8" "$net8" DOTNET_gcServer=1
+net9=$(gcload_on net9.0)
+gcload_matrix net9 "$net9" "$net9" DOTNET_gcServer=1
 if [ $ALL = 1 ]; then
     run_gcload "$OUT/net10-every-keyword.nettrace" "$OUT/net10-every-keyword.workload.txt" \
         "$EVERY_KEYWORD" "DOTNET_gcConcurrent=1" gen1,bgc,handles,finalizers --scale 0.05 --bgc-rounds 1
 fi
+# NativeAOT (.NET 10): a workstation and a server executable.
+aot_wks=$(gcload_aot wks)
+aot_server=$(gcload_aot server)
+gcload_matrix aot "$aot_wks" "$aot_server" ""
 
 # .NET Core 3.1: the legacy workload.
 p=net31
@@ -115,7 +142,7 @@ fi
 # Every trace against TraceEvent, then the totals per runtime.
 status=0
 sh scripts/check-oracle.sh --events "$OUT"/*.nettrace > "$OUT/check.txt" 2>&1 || status=1
-for p in net31 net8 net9 net10; do
+for p in net31 net8 net9 net10 aot; do
     awk -v p="$p" '
         function ours(path,   n, a) { n = split(path, a, "/"); return index(a[n], p "-") == 1 }
         /^same .*: [0-9]+ GCs/ && ours($2) { traces++; gcs += $3 }
@@ -133,4 +160,9 @@ if grep -q '^FAIL' "$OUT/check.txt"; then
 fi
 OBJECTS_E2E_TRACES="$OUT/net8-objects $OUT/net9-objects $OUT/net8-objectsbgc-server $OUT/net9-objectsbgc-server" \
     sh tests/cli/objects_e2e.sh || status=1
+# NativeAOT's type names from its symbols: the recordings with allocation
+# ticks and the Loader keyword or a rundown.
+OBJECTS_AOT_PAIRS="$OUT/aot-wks-nonconcurrent.nettrace:${aot_wks}.dbg $OUT/aot-objects.nettrace:${aot_wks}.dbg \
+$OUT/aot-server.nettrace:${aot_server}.dbg $OUT/aot-datas.nettrace:${aot_server}.dbg" \
+    sh tests/cli/objects_aot_symbols.sh || status=1
 exit $status

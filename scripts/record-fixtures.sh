@@ -196,6 +196,20 @@ record_legacy net31-concurrent "$RT:0x1680003:5,$PRIV:0x1:5" "COMPlus_gcConcurre
 record_legacy net31-server "$RT:0x3:5,$PRIV:0x1:5" \
     "COMPlus_gcServer=1 COMPlus_GCHeapCount=2 COMPlus_gcConcurrent=1" all --scale 0.3
 
+# NativeAOT (.NET 10): gcload compiled ahead of time, workstation
+# concurrent GC, the Loader keyword on (ModuleLoad version 3 with the
+# build ID). Its runtime sends no RuntimeInformation and names no type
+# ("NULL"); net10-aot.dbg keeps the executable's type symbols
+# (MethodTables: _ZTV* and __GCStaticEEType_*; objcopy, ~0.6 MB) for
+# `objects --symbols`.
+if wanted net10-aot; then
+    aot=$(gcload_aot wks)
+    GCLOAD_EXE=$aot record net10-aot "$RT:0x9:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" \
+        gen0,gen1,gen2,loh,handles,finalizers,induced,bgc --scale 0.1 --bgc-rounds 2
+    objcopy --strip-all -w -K '_ZTV*' -K '__GCStaticEEType_*' "$aot.dbg" "$DATA/net10-aot.dbg"
+    chmod 644 "$DATA/net10-aot.dbg"
+fi
+
 # Object tracking: survival/movement ranges, BulkType, sampled object allocations.
 record objects-movement "$RT:0x1680003:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" \
     objects

@@ -30,6 +30,21 @@ gcload_on() {
     echo "$out/bin/gcload/release_linux-x64/gcload"
 }
 
+# gcload_aot FLAVOUR: gcload published as a NativeAOT executable of the
+# SDK's .NET (ILCompiler from NuGet, linked with the machine's clang),
+# EventSource support on so that it has EventPipe. NativeAOT links one GC
+# flavour at publish (DOTNET_gcServer does nothing to it): FLAVOUR wks or
+# server. Prints the path of the executable; its symbols are beside it
+# (gcload.dbg).
+gcload_aot() {
+    local out="$BUILD/aot-$1" server=false
+    [ "$1" = server ] && server=true
+    dotnet publish "$ROOT/tests/workloads/gcload/gcload.csproj" -c Release -r linux-x64 \
+        -p:PublishAot=true -p:EventSourceSupport=true -p:ServerGarbageCollection=$server \
+        --artifacts-path "$out" -o "$out/exe" -nologo -v q >/dev/null
+    echo "$out/exe/gcload"
+}
+
 # The legacy workload (gcload's scenarios for .NET Core 3.1) on the 3.1.3
 # runtime pack: prints the path of its executable.
 legacy_exe() {

@@ -13,6 +13,8 @@
 #   tests/golden/NAME.objects.txt            gcscope objects (the 160-column table), and
 #   tests/golden/NAME.objects-wide.txt.gz    with --wide, and
 #   tests/golden/NAME.objects.csv.gz         --format csv, only for OBJECTS_TRACES
+#   tests/golden/net10-aot.objects-symbols.txt  gcscope objects --symbols net10-aot.dbg
+#                                            (NativeAOT types named from the symbols)
 #   tests/golden/shared/NAME.events.json.gz  the same for ../shared/traces/perfview
 #                                            (nettrace, netperf and plain .etl files)
 #   tests/golden/shared/NAME.info.txt
@@ -41,8 +43,9 @@ TEXT_TRACES="probe-net10.nettrace eventpipe-dotnetcore5.0-win-x64-arraytypes.net
 
 # Traces whose object reports are kept (the fixtures recorded for them;
 # cpu-sampled: sampled objects without movement events, GCs without ranges;
-# objects-bgc, objects-bgc-server: objects that die in a background GC).
-OBJECTS_TRACES="objects-movement.nettrace objects-allocsampled.nettrace cpu-sampled.nettrace objects-bgc.nettrace objects-bgc-server.nettrace"
+# objects-bgc, objects-bgc-server: objects that die in a background GC;
+# net10-aot: a NativeAOT trace's types, unnamed).
+OBJECTS_TRACES="objects-movement.nettrace objects-allocsampled.nettrace cpu-sampled.nettrace objects-bgc.nettrace objects-bgc-server.nettrace net10-aot.nettrace"
 
 # dump TRACE_DIR TRACE_FILE OUT_PREFIX
 dump() {
@@ -82,6 +85,9 @@ for t in "$root"/tests/data/*.nettrace; do
     stats_dump "$name" "$out/$name.stats.txt"
 done
 (cd "$root/tests/data" && "$GCSCOPE" report wks-concurrent.nettrace -o -) | gzip -9n > "$out/wks-concurrent.report.html.gz"
+(cd "$root/tests/data" && "$GCSCOPE" objects --symbols net10-aot.dbg net10-aot.nettrace) \
+    > "$out/net10-aot.objects-symbols.txt.tmp"
+mv "$out/net10-aot.objects-symbols.txt.tmp" "$out/net10-aot.objects-symbols.txt"
 # The table layouts and filters of gcscope stats, on a fixture with every
 # kind of GC (blocking, background, foreground, induced, pauses > 200 ms).
 stats_dump wks-concurrent "$out/wks-concurrent.stats-wide.txt" --wide

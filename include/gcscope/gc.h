@@ -155,6 +155,9 @@ typedef struct gcs_gc_process {
                                   (.NET Framework), 2 CoreClr, 0 unknown. CoreCLR before
                                   .NET 5 reports version 4.0.30319.0 */
     uint32_t startup_flags;    /* RuntimeInformation StartupFlags (0 unknown) */
+    bool native_aot;           /* a NativeAOT application: its module events name a native
+                                  image with no assembly (its runtime sends no
+                                  RuntimeInformation, so runtime_version stays "") */
     const char *gc_mode;       /* "workstation", "server", "unknown" */
     int concurrent;            /* 1 yes, 0 no, -1 unknown */
     /* When the runtime's StartupFlags name neither server nor concurrent GC

@@ -324,6 +324,10 @@ typedef struct gcs_objects_summary {
                                       * PerfView does */
     uint64_t allocation_amounts_clamped; /* amounts changed by that clamp */
     uint64_t byte_sums_saturated;  /* estimated byte sums stopped at 2^64-1 (each once) */
+    uint64_t types_without_name;   /* types with an id the trace never named (no
+                                    * BulkType; NativeAOT writes "NULL" as the
+                                    * name): before the symbols named them */
+    uint64_t types_named_from_symbols; /* of those, named by gcs_objects_set_symbols */
     /* gcs_objects_set_time_range: allocation events (AllocationTick,
      * AllocationSampled, SampledObjectAllocation) outside [from_ms, to_ms)
      * are counted here and nothing else; GCs are all followed. */
@@ -336,6 +340,26 @@ typedef struct gcs_objects_summary {
 } gcs_objects_summary;
 
 typedef struct gcs_objects gcs_objects;
+
+/* Where the load address of the image that the symbols describe came from. */
+typedef enum gcs_image_base_from {
+    GCS_IMAGE_BASE_UNKNOWN = 0,
+    GCS_IMAGE_BASE_FROM_MODULE_EVENT = 1, /* ModuleLoad / rundown ModuleDCStart/DCStop */
+    GCS_IMAGE_BASE_FROM_TYPE_IDS = 2      /* inferred: the base that puts the type
+                                           * ids on type symbols */
+} gcs_image_base_from;
+
+/* The native image of the trace (a module event without an assembly: a
+ * NativeAOT executable) and what the symbols made of it. */
+typedef struct gcs_objects_symbols_info {
+    bool used;                 /* gcs_objects_set_symbols was given symbols */
+    uint64_t image_base;       /* 0: unknown */
+    gcs_image_base_from base_from;
+    char image_path[256];      /* the module event's ModuleNativePath, or "" */
+    char trace_build_id[132];  /* its NativeBuildID (ModuleLoad V3+), or "" */
+    char file_build_id[132];   /* the symbols file's GNU build ID, or "" */
+    bool build_id_mismatch;    /* both known and different: no name was taken */
+} gcs_objects_symbols_info;
 
 /* Creates an analysis. NULL on failure. */
 gcs_objects *gcs_objects_new(gcs_error *err);
@@ -351,9 +375,24 @@ void gcs_objects_set_time_range(gcs_objects *a, bool has_from, double from_ms, b
                                 double to_ms);
 
 /*
+ * Names the types the trace leaves without a name (a NativeAOT
+ * application's) from its executable's symbols (gcscope/symbols.h), at
+ * gcs_objects_finish: name = the type symbol at type id - the image's load
+ * address (from the module events; inferred from the type ids when there
+ * are none). Symbols of another build (their GNU build ID is not the
+ * trace's NativeBuildID) name nothing. symbols must outlive the analysis'
+ * finish. Call before gcs_objects_finish.
+ */
+struct gcs_symbols;
+void gcs_objects_set_symbols(gcs_objects *a, const struct gcs_symbols *symbols);
+
+/* After gcs_objects_finish: the native image seen and the symbols' use. */
+const gcs_objects_symbols_info *gcs_objects_get_symbols_info(const gcs_objects *a);
+
+/*
  * The event types gcs_objects_feed uses: GC start and end, allocation
- * events, BulkType, moved and surviving ranges, GenerationRange and
- * PinObjectAtGCTime. Pass it as gcs_reader_options.want (ctx unused): the
+ * events, BulkType, moved and surviving ranges, GenerationRange,
+ * PinObjectAtGCTime and the module events (load addresses). Pass it as gcs_reader_options.want (ctx unused): the
  * reader then only counts the rest (in a trace of handle events, most of
  * it) instead of sorting and delivering them.
  */

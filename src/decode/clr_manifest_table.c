@@ -12,7 +12,8 @@
  * Source: supplement (--supplement, fill-only): AllocationSampled (303), which that
  * Source: version lacks, hand-transcribed from a newer dotnet/runtime into a partial manifest
  * Source: supplement (--supplement, fill-only): src/decode/clr-manifest-supplement.man,
- * Source: WaitHandleWaitStart/Stop (301, 302; .NET 9)
+ * Source: WaitHandleWaitStart/Stop (301, 302; .NET 9), ModuleLoad version 3 (152)
+ * Source: and the rundown's ModuleDCStart/ModuleDCStop version 3 (153, 154; .NET 10)
  */
 #include "decode/manifest.h"
 
@@ -1254,6 +1255,22 @@ static const gcs_field fields_p0_ModuleLoadUnload_V2[] = {
     {"NativePdbAge", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"NativePdbBuildPath", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
+static const gcs_field fields_p0_ModuleLoadUnload_V3[] = {
+    {"ModuleID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"AssemblyID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"ModuleFlags", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, "ModuleFlagsMap", false},
+    {"Reserved1", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ModuleILPath", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ModuleNativePath", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ManagedPdbSignature", GCS_T_GUID, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ManagedPdbAge", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ManagedPdbBuildPath", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"NativePdbSignature", GCS_T_GUID, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"NativePdbAge", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"NativePdbBuildPath", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"NativeBuildID", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
 static const gcs_field fields_p0_ModuleRange[] = {
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"ModuleID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
@@ -1628,6 +1645,22 @@ static const gcs_field fields_p1_ModuleLoadUnloadRundown_V2[] = {
     {"NativePdbSignature", GCS_T_GUID, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"NativePdbAge", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
     {"NativePdbBuildPath", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+};
+static const gcs_field fields_p1_ModuleLoadUnloadRundown_V3[] = {
+    {"ModuleID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"AssemblyID", GCS_T_U64, GCS_REPEAT_ONE, 0, NULL, 0, NULL, true},
+    {"ModuleFlags", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, "ModuleFlagsMap", false},
+    {"Reserved1", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ModuleILPath", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ModuleNativePath", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ManagedPdbSignature", GCS_T_GUID, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ManagedPdbAge", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"ManagedPdbBuildPath", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"NativePdbSignature", GCS_T_GUID, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"NativePdbAge", GCS_T_U32, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"NativePdbBuildPath", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
+    {"NativeBuildID", GCS_T_UTF16Z, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
 };
 static const gcs_field fields_p1_ModuleRangeRundown[] = {
     {"ClrInstanceID", GCS_T_U16, GCS_REPEAT_ONE, 0, NULL, 0, NULL, false},
@@ -2143,6 +2176,7 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {0, 152u, 0u, 0x8u, 4u, 33u, "Loader", "ModuleLoad", "Loader/ModuleLoad", fields_p0_ModuleLoadUnload, 6},
     {0, 152u, 1u, 0x20000008u, 4u, 33u, "Loader", "ModuleLoad", "Loader/ModuleLoad", fields_p0_ModuleLoadUnload_V1, 7},
     {0, 152u, 2u, 0x20000008u, 4u, 33u, "Loader", "ModuleLoad", "Loader/ModuleLoad", fields_p0_ModuleLoadUnload_V2, 13},
+    {0, 152u, 3u, 0x20000008u, 4u, 33u, "Loader", "ModuleLoad", "Loader/ModuleLoad", fields_p0_ModuleLoadUnload_V3, 14},
     {0, 153u, 0u, 0x8u, 4u, 34u, "Loader", "ModuleUnload", "Loader/ModuleUnload", fields_p0_ModuleLoadUnload, 6},
     {0, 153u, 1u, 0x20000008u, 4u, 34u, "Loader", "ModuleUnload", "Loader/ModuleUnload", fields_p0_ModuleLoadUnload_V1, 7},
     {0, 153u, 2u, 0x20000008u, 4u, 34u, "Loader", "ModuleUnload", "Loader/ModuleUnload", fields_p0_ModuleLoadUnload_V2, 13},
@@ -2251,9 +2285,11 @@ const gcs_builtin_event gcs_builtin_events[] = {
     {1, 153u, 0u, 0x8u, 4u, 35u, "Loader", "ModuleDCStart", "Loader/ModuleDCStart", fields_p1_ModuleLoadUnloadRundown, 6},
     {1, 153u, 1u, 0x20000008u, 4u, 35u, "Loader", "ModuleDCStart", "Loader/ModuleDCStart", fields_p1_ModuleLoadUnloadRundown_V1, 7},
     {1, 153u, 2u, 0x20000008u, 4u, 35u, "Loader", "ModuleDCStart", "Loader/ModuleDCStart", fields_p1_ModuleLoadUnloadRundown_V2, 13},
+    {1, 153u, 3u, 0x20000008u, 4u, 35u, "Loader", "ModuleDCStart", "Loader/ModuleDCStart", fields_p1_ModuleLoadUnloadRundown_V3, 14},
     {1, 154u, 0u, 0x8u, 4u, 36u, "Loader", "ModuleDCStop", "Loader/ModuleDCStop", fields_p1_ModuleLoadUnloadRundown, 6},
     {1, 154u, 1u, 0x20000008u, 4u, 36u, "Loader", "ModuleDCStop", "Loader/ModuleDCStop", fields_p1_ModuleLoadUnloadRundown_V1, 7},
     {1, 154u, 2u, 0x20000008u, 4u, 36u, "Loader", "ModuleDCStop", "Loader/ModuleDCStop", fields_p1_ModuleLoadUnloadRundown_V2, 13},
+    {1, 154u, 3u, 0x20000008u, 4u, 36u, "Loader", "ModuleDCStop", "Loader/ModuleDCStop", fields_p1_ModuleLoadUnloadRundown_V3, 14},
     {1, 155u, 0u, 0x8u, 4u, 39u, "Loader", "AssemblyDCStart", "Loader/AssemblyDCStart", fields_p1_AssemblyLoadUnloadRundown, 4},
     {1, 155u, 1u, 0x8u, 4u, 39u, "Loader", "AssemblyDCStart", "Loader/AssemblyDCStart", fields_p1_AssemblyLoadUnloadRundown_V1, 6},
     {1, 156u, 0u, 0x8u, 4u, 40u, "Loader", "AssemblyDCStop", "Loader/AssemblyDCStop", fields_p1_AssemblyLoadUnloadRundown, 4},

@@ -88,6 +88,7 @@ static const char *const kind_names[GCS_GCK_COUNT] = {
     [GCS_GCK_SETTINGS_RUNDOWN] = "GCSettingsRundown",
     [GCS_GCK_BULK_TYPE] = "BulkType",
     [GCS_GCK_ALLOCATION_SAMPLED] = "AllocationSampled",
+    [GCS_GCK_MODULE] = "Module",
 };
 
 const char *gcs_gc_kind_name(gcs_gc_kind kind)
@@ -116,6 +117,7 @@ static const uint8_t runtime_ids[256] = {
     [31] = GCS_GCK_DESTROY_GC_HANDLE, [32] = GCS_GCK_SAMPLED_OBJECT_ALLOCATION,
     [33] = GCS_GCK_PIN_OBJECT_AT_GC_TIME, [35] = GCS_GCK_TRIGGERED,
     [36] = GCS_GCK_BULK_ROOT_CCW, [37] = GCS_GCK_BULK_RCW, [38] = GCS_GCK_BULK_ROOT_STATIC_VAR,
+    [152] = GCS_GCK_MODULE, [153] = GCS_GCK_MODULE,
     [187] = GCS_GCK_RUNTIME_INFORMATION,
     [200] = GCS_GCK_INCREASE_MEMORY_PRESSURE, [201] = GCS_GCK_DECREASE_MEMORY_PRESSURE,
     [202] = GCS_GCK_MARK_WITH_TYPE, [203] = GCS_GCK_JOIN, [204] = GCS_GCK_PER_HEAP_HISTORY,
@@ -140,6 +142,7 @@ static const uint8_t private_ids[256] = {
 
 static const uint8_t rundown_ids[256] = {
     [10] = GCS_GCK_SETTINGS_RUNDOWN,
+    [153] = GCS_GCK_MODULE, [154] = GCS_GCK_MODULE,
     [187] = GCS_GCK_RUNTIME_INFORMATION,
 };
 
@@ -599,6 +602,40 @@ static gcs_status dec_runtime_info(dec *d)
     return GCS_OK;
 }
 
+/* ModuleLoadUnload(Rundown) V0-V3. The PDB fields between the
+ * ClrInstanceID and the build ID are stepped over. */
+static gcs_status dec_module(dec *d)
+{
+    gcs_gc_record *r = d->r;
+    uint32_t reserved;
+    U64(r->u.module.module_id, "ModuleID");
+    U64(r->u.module.assembly_id, "AssemblyID");
+    U32(r->u.module.flags, "ModuleFlags");
+    U32(reserved, "Reserved1");
+    STR16(r->u.module.il_path, "ModuleILPath");
+    STR16(r->u.module.native_path, "ModuleNativePath");
+    CLR_ID(1);
+    if (d->version < 3)
+        return GCS_OK;
+    const uint8_t *str;
+    size_t units;
+    uint32_t age;
+    if (!gcs_cur_skip(&d->c, 16))
+        return short_payload(d, "ManagedPdbSignature");
+    U32(age, "ManagedPdbAge");
+    if (!gcs_cur_utf16z(&d->c, &str, &units))
+        return short_payload(d, "ManagedPdbBuildPath");
+    if (!gcs_cur_skip(&d->c, 16))
+        return short_payload(d, "NativePdbSignature");
+    U32(age, "NativePdbAge");
+    if (!gcs_cur_utf16z(&d->c, &str, &units))
+        return short_payload(d, "NativePdbBuildPath");
+    STR16(r->u.module.native_build_id, "NativeBuildID");
+    (void)reserved;
+    (void)age;
+    return GCS_OK;
+}
+
 static gcs_status dec_memory_pressure(dec *d)
 {
     U64(d->r->u.memory_pressure.bytes, "Bytes");
@@ -933,6 +970,7 @@ static gcs_status decode_kind(dec *d, gcs_gc_kind kind, bool is_private, uint32_
     case GCS_GCK_BULK_RCW: return dec_ccw_rcw(d, 40);
     case GCS_GCK_BULK_ROOT_STATIC_VAR: return dec_static_var(d);
     case GCS_GCK_RUNTIME_INFORMATION: return dec_runtime_info(d);
+    case GCS_GCK_MODULE: return dec_module(d);
     case GCS_GCK_INCREASE_MEMORY_PRESSURE:
     case GCS_GCK_DECREASE_MEMORY_PRESSURE: return dec_memory_pressure(d);
     case GCS_GCK_MARK_WITH_TYPE: return dec_mark_with_type(d);

@@ -101,6 +101,11 @@ typedef enum gcs_gc_kind {
      * stay stable): type names and .NET 9+ randomized allocation sampling. */
     GCS_GCK_BULK_TYPE,                   /* 15 (Type/BulkType) */
     GCS_GCK_ALLOCATION_SAMPLED,          /* 303 */
+    /* A module's load address and files (runtime ModuleLoad 152 and
+     * ModuleUnload 153, rundown ModuleDCStart 153 and ModuleDCStop 154):
+     * not GC events, but what names a NativeAOT application's types
+     * (include/gcscope/symbols.h). */
+    GCS_GCK_MODULE,
     GCS_GCK_COUNT
 } gcs_gc_kind;
 
@@ -220,6 +225,13 @@ typedef struct gcs_gc_record {
             gcs_gc_utf16 command_line;
         } runtime_information;
         struct { uint64_t bytes; } memory_pressure;
+        struct {
+            uint64_t module_id;        /* the image's load address */
+            uint64_t assembly_id;      /* 0: no managed assembly (NativeAOT's image) */
+            uint32_t flags;            /* ModuleFlagsMap: 0x2 Native */
+            gcs_gc_utf16 il_path, native_path;
+            gcs_gc_utf16 native_build_id; /* V3+: the GNU build ID as hex */
+        } module;
         struct { uint32_t heap_num, type; uint64_t bytes; } mark_with_type;
         struct { uint32_t heap, join_time, join_type; int32_t join_id; bool has_join_id; } join;
         struct {

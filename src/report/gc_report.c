@@ -602,6 +602,8 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
         fputs("null", f);
     fputs(",\n      \"runtime_sku\": ", f);
     fputs(p->runtime_sku == 1 ? "\"DesktopClr\"" : p->runtime_sku == 2 ? "\"CoreClr\"" : "null", f);
+    if (p->native_aot) /* only then: other reports keep their keys */
+        fputs(",\n      \"native_aot\": true", f);
     const char *pname = fact_process_name(o, p->pid);
     if (pname) {
         /* Only when known (ETL kernel events): EventPipe reports keep

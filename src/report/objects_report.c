@@ -177,6 +177,8 @@ static size_t counters(const gcs_objects_summary *s, counter *out)
         {"bad_allocation_amounts", s->bad_allocation_amounts},
         {"allocation_amounts_clamped", s->allocation_amounts_clamped},
         {"byte_sums_saturated", s->byte_sums_saturated},
+        {"types_without_name", s->types_without_name},
+        {"types_named_from_symbols", s->types_named_from_symbols},
         {"objects_added", t->objects_added},
         {"objects_tracked_at_end", t->objects_tracked},
         {"duplicate_adds", t->duplicate_adds},
@@ -208,6 +210,44 @@ static size_t counters(const gcs_objects_summary *s, counter *out)
     return n;
 }
 #define MAX_COUNTERS 64
+
+/* ---- NativeAOT type names ------------------------------------------------------ */
+
+static const char *base_from_text(gcs_image_base_from from)
+{
+    return from == GCS_IMAGE_BASE_FROM_MODULE_EVENT ? "from the module events"
+           : from == GCS_IMAGE_BASE_FROM_TYPE_IDS   ? "inferred from the type ids"
+                                                    : "unknown";
+}
+
+/* What the symbols did, or, for a NativeAOT trace without them, how to
+ * name its types. Nothing for a trace of another runtime. */
+static void symbols_note(FILE *f, const gcs_objects_summary *s, const gcs_objects_symbols_info *si)
+{
+    if (si->used && si->build_id_mismatch) {
+        fprintf(f, "note: the symbols are of another build (build ID %s; the trace's %s): "
+                   "no type named from them\n", si->file_build_id, si->trace_build_id);
+    } else if (si->used && s->types_named_from_symbols) {
+        fprintf(f, "note: %" PRIu64 " of the %" PRIu64 " types the trace left unnamed named from "
+                   "the symbols (image at 0x%" PRIx64 ", %s%s)\n",
+                s->types_named_from_symbols, s->types_without_name, si->image_base,
+                base_from_text(si->base_from),
+                si->trace_build_id[0] && si->file_build_id[0] ? "; build ID the same" : "");
+    } else if (si->used && s->types_without_name) {
+        fprintf(f, "note: the symbols name none of the %" PRIu64 " types the trace left unnamed "
+                   "(%s)\n", s->types_without_name,
+                si->base_from == GCS_IMAGE_BASE_UNKNOWN
+                    ? "no module event, and the type ids agree on no load address"
+                    : "no type symbol at their offsets");
+    } else if (!si->used && s->types_without_name && si->image_base) {
+        fprintf(f, "note: %" PRIu64 " types have no name in the trace (a NativeAOT application "
+                   "writes none): --symbols %s.dbg names them from the executable's symbols%s\n",
+                s->types_without_name, si->image_path[0] ? si->image_path : "APP",
+                si->image_path[0] ? "" : " (APP: the application's executable)");
+    }
+}
+
+static void symbols_json(FILE *f, const gcs_objects_summary *s, const gcs_objects_symbols_info *si);
 
 /* ---- table --------------------------------------------------------------------- */
 
@@ -367,6 +407,7 @@ static void write_table(const gcs_objects *a, FILE *f, bool wide, size_t limit)
     if (!s->movement_seen)
         fprintf(f, "note: no GC/Bulk*ObjectRanges events: deaths cannot be known "
                    "(record with keyword 0x400000, GCHeapSurvivalAndMovement)\n");
+    symbols_note(f, s, gcs_objects_get_symbols_info(a));
     fprintf(f, "Bytes: sizes of the samples; EstBytes: bytes allocated as AllocationTick events "
                "estimate them (each stands for its AllocationAmount:\n"
                "PerfView's GC Heap Alloc Ignore Free (Coarse Sampling)); - unknown; N+ at least N;"
@@ -482,6 +523,7 @@ static void write_json(const gcs_objects *a, FILE *f, size_t limit)
     const gcs_objects_summary *s = gcs_objects_get_summary(a);
     size_t n = gcs_objects_type_count(a);
     fprintf(f, "{\"movement_seen\":%s,\n", s->movement_seen ? "true" : "false");
+    symbols_json(f, s, gcs_objects_get_symbols_info(a));
     /* Only when filtered: the unfiltered document keeps its shape. */
     if (time_filtered(s) || limit) {
         char num[40];
@@ -536,6 +578,35 @@ static void write_json(const gcs_objects *a, FILE *f, size_t limit)
     for (size_t i = 0; i < nc; i++)
         fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", c[i].name, c[i].value);
     fprintf(f, "}}\n");
+}
+
+/* Only for a NativeAOT trace (a native image seen) or when symbols were
+ * given: other documents keep their shape. */
+static void symbols_json(FILE *f, const gcs_objects_summary *s, const gcs_objects_symbols_info *si)
+{
+    if (!si->used && !si->image_base)
+        return;
+    fprintf(f, "\"native_image\":{\"path\":");
+    json_string(f, si->image_path);
+    fprintf(f, ",\"build_id\":");
+    json_string(f, si->trace_build_id);
+    if (si->image_base)
+        fprintf(f, ",\"base\":\"0x%" PRIx64 "\"", si->image_base);
+    else
+        fprintf(f, ",\"base\":null");
+    fprintf(f, ",\"base_from\":%s",
+            si->base_from == GCS_IMAGE_BASE_FROM_MODULE_EVENT ? "\"module_event\""
+            : si->base_from == GCS_IMAGE_BASE_FROM_TYPE_IDS   ? "\"type_ids\""
+                                                              : "null");
+    fprintf(f, ",\"symbols_used\":%s", si->used ? "true" : "false");
+    fprintf(f, ",\"symbols_build_id\":");
+    if (si->used)
+        json_string(f, si->file_build_id);
+    else
+        fprintf(f, "null");
+    fprintf(f, ",\"build_id_mismatch\":%s", si->build_id_mismatch ? "true" : "false");
+    fprintf(f, ",\"types_without_name\":%" PRIu64 ",\"types_named_from_symbols\":%" PRIu64 "},\n",
+            s->types_without_name, s->types_named_from_symbols);
 }
 
 /* ---- CSV --------------------------------------------------------------------------- */

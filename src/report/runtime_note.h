@@ -9,9 +9,12 @@
 
 #include "gcscope/gc.h"
 
-/* " (.NET Framework)", the note on CoreCLR's pre-.NET 5 version, or "". */
+/* " (.NET Framework)", the note on CoreCLR's pre-.NET 5 version, the
+ * NativeAOT note, or "". */
 static inline const char *gcs_runtime_note(const gcs_gc_process *p)
 {
+    if (p->native_aot)
+        return " (NativeAOT application: its runtime reports no version)";
     if (p->runtime_sku == 1)
         return " (.NET Framework)";
     if (p->runtime_sku == 2 && strncmp(p->runtime_version, "4.0.30319.", 10) == 0)

@@ -25,6 +25,8 @@
 #     (64 KiB of each, a first small whole packet) and four hand-made traces (tests/fuzz/ctf_seeds.py; needs
 #     python3, else skipped).
 #   - for `tap`, the same traces as for reader and scan;
+#   - for `symbols`, the NativeAOT fixture's symbols (tests/data/*.dbg) cut
+#     by objcopy to a few type symbols, and their first 64 KiB;
 # Usage: BUILD=build sh tests/fuzz/make-corpus.sh   (after make fuzz-build)
 set -e
 BUILD=${BUILD:-build}
@@ -176,6 +178,21 @@ if command -v python3 >/dev/null 2>&1; then
         $(find tests/data/ctf -name metadata 2>/dev/null | LC_ALL=C sort)
 fi
 
-for h in reader scan again objtrack diag archive profile ctf ctfread; do
+# symbols: the NativeAOT fixture's symbols cut to a few type symbols by
+# objcopy (a real linker's layout, 4 KiB; skipped without objcopy), its
+# first 64 KiB, and the hand-made files of tests/fuzz/regressions/symbols
+# (the fuzzer reads those too).
+mkdir -p "$OUT/symbols"
+for d in tests/data/*.dbg; do
+    [ -f "$d" ] || continue
+    b=$(basename "$d" .dbg)
+    head -c 65536 "$d" >"$OUT/symbols/$b-64k"
+    if command -v objcopy >/dev/null 2>&1; then
+        objcopy --strip-all -K _ZTV6String -K '_ZTV14__Array<UInt8>' \
+            -K '__GCStaticEEType_*' "$d" "$OUT/symbols/$b-few" 2>/dev/null || true
+    fi
+done
+
+for h in reader scan again objtrack diag archive profile ctf ctfread symbols; do
     echo "corpus $h: $(ls "$OUT/$h" | wc -l) files, $(du -sk "$OUT/$h" | cut -f1) KiB"
 done

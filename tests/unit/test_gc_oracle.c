@@ -389,6 +389,9 @@ static void test_older_runtimes(void)
     compare_fixture("net31-concurrent");
     compare_fixture("net31-server");
 }
+/* A NativeAOT executable of .NET 10: its own runtime writes the GC events
+ * (no RuntimeInformation; ModuleLoad version 3). */
+static void test_native_aot(void) { compare_fixture("net10-aot"); }
 /* Recorded by dotnet-trace: its default profile, its gc-verbose profile. */
 static void test_dotnet_trace(void)
 {
@@ -477,6 +480,7 @@ int main(int argc, char **argv)
     RUN(test_cpu_sampled);
     RUN(test_dotnet_trace);
     RUN(test_older_runtimes);
+    RUN(test_native_aot);
     RUN(test_server);
     RUN(test_objects_movement);
     RUN(test_objects_bgc);

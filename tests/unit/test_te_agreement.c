@@ -78,6 +78,7 @@ enum {
     R_MSEC_ROUNDING,
     R_FIELD_RENAMED,
     R_SIGNED_COUNT,
+    R_SIGNED_ID,
     R_METHOD_FLAGS_MASKED,
     R_PAYLOAD_INDEX_SHIFTED,
     R_METHOD_TIER_DERIVED,
@@ -118,6 +119,10 @@ static rule rules[R_COUNT] = {
                         "GC/SuspendEEStart Count and GC/Join ID are UInt32 in the manifest; "
                         "TraceEvent reads them as Int32, so 0xFFFFFFFF shows as -1 (checked: "
                         "same 32 bits)"},
+    [R_SIGNED_ID] = {"uint64-shown-signed",
+                     "GC/SetGCHandle AppDomainID is UInt64 in the manifest; TraceEvent reads "
+                     "it as Int64, so a NativeAOT runtime's 0xFFFFFFFFFFFFFFFF (it has no "
+                     "application domains) shows as -1 (checked: same 64 bits)"},
     [R_METHOD_FLAGS_MASKED] = {"method-flags-masked",
                                "TraceEvent's MethodFlags drops the tier bits 7..9 (its "
                                "OptimizationTier) and the extent bits 28..31 (checked: ours & "
@@ -157,10 +162,10 @@ static rule rules[R_COUNT] = {
                             "a payload field TraceEvent's template leaves out of PayloadNames "
                             "(Reserved1 of Loader module events, LoaderHeap/AllocRequest's "
                             "Unused1 and Unused2, ClrInstanceID of "
-                            "their v2: ModuleLoad, ModuleUnload, ModuleDCStart, ModuleDCStop "
+                            "their v2 and v3: ModuleLoad, ModuleUnload, ModuleDCStart, ModuleDCStop "
                             "share one template), fields the current manifest adds that TraceEvent's "
                             "templates predate: ILVersionID of ILToNativeMap v1, GenNumber of "
-                            "private BGCOverflow v1)"},
+                            "private BGCOverflow v1, NativeBuildID of the module events' v3)"},
     [R_CHAR_ARRAY_AS_STRING] = {"char-array-as-string",
                                 "an EventSource char[] argument: TraceEvent shows the UTF-16 "
                                 "units as one string, we as an array (checked: same characters)"},
@@ -392,7 +397,8 @@ static bool units_to_utf8(const char *arr, char *out, size_t cap)
 static bool is_newer_manifest_field(const char *event, const char *field)
 {
     return (strncmp(event, "Method/ILToNativeMap", 20) == 0 && strcmp(field, "ILVersionID") == 0) ||
-           (strcmp(event, "GC/BGCOverflow") == 0 && strcmp(field, "GenNumber") == 0);
+           (strcmp(event, "GC/BGCOverflow") == 0 && strcmp(field, "GenNumber") == 0) ||
+           (strncmp(event, "Loader/Module", 13) == 0 && strcmp(field, "NativeBuildID") == 0);
 }
 
 static int classify(const char *event, uint32_t version, const char *field, diff_kind kind,
@@ -406,6 +412,12 @@ static int classify(const char *event, uint32_t version, const char *field, diff
         char *end;
         u = strtoull(ours, &end, 10);
         return strtoll(theirs, NULL, 10) == (long long)(int32_t)(uint32_t)u ? R_SIGNED_COUNT : -1;
+    }
+    if (kind == DIFF_VALUE && strcmp(event, "GC/SetGCHandle") == 0 &&
+        strcmp(field, "AppDomainID") == 0) {
+        char *end;
+        u = strtoull(ours, &end, 10);
+        return *end == 0 && strtoll(theirs, NULL, 10) == (long long)u ? R_SIGNED_ID : -1;
     }
     if (kind == DIFF_VALUE && strcmp(event, "Method/MethodDetails") == 0) {
         unsigned long long count, module;
@@ -495,7 +507,7 @@ static int classify(const char *event, uint32_t version, const char *field, diff
         if ((strncmp(event, "Loader/", 7) == 0 && strcmp(field, "Reserved1") == 0) ||
             (strcmp(event, "LoaderHeap/AllocRequest") == 0 &&
              (strcmp(field, "Unused1") == 0 || strcmp(field, "Unused2") == 0)) ||
-            (strncmp(event, "Loader/Module", 13) == 0 && version == 2 &&
+            (strncmp(event, "Loader/Module", 13) == 0 && version >= 2 &&
              strcmp(field, "ClrInstanceID") == 0) ||
             is_newer_manifest_field(event, field))
             return R_FIELD_NOT_LISTED;
@@ -853,6 +865,7 @@ static const char *fixtures[] = {
     "server",         "wks-concurrent",       "wks-nonconcurrent", "wks-segments",
     "dotnet-trace-default", "dotnet-trace-gc-verbose",
     "net8-server",    "net9-server-datas",    "net31-concurrent",  "net31-server",
+    "net10-aot",
 };
 
 static const char *shared_traces[] = {
@@ -1265,6 +1278,18 @@ static void guid_text(const uint8_t *b, char *out, size_t cap, bool dashes)
              b[13], b[14], b[15]);
 }
 
+/* The module events' XML leaves out a managed PDB signature of zeros, an
+ * age of 0 and an empty build path (ModuleLoadUnloadTraceData.ToXml). */
+static bool module_pdb_field_left_out(const char *event, const char *name, const char *text)
+{
+    if (strncmp(event, "Loader/Module", 13) != 0 || !text)
+        return false;
+    return (strcmp(name, "ManagedPdbSignature") == 0 &&
+            strcmp(text, "00000000-0000-0000-0000-000000000000") == 0) ||
+           (strcmp(name, "ManagedPdbAge") == 0 && strcmp(text, "0") == 0) ||
+           (strcmp(name, "ManagedPdbBuildPath") == 0 && strcmp(text, "\"\"") == 0);
+}
+
 static void compare_first_event(const char *label, const gcs_event *ev, const bentry *b)
 {
     const char *event = ev->type->name;
@@ -1373,7 +1398,8 @@ static void compare_first_event(const char *label, const gcs_event *ev, const be
             (strcmp(event, "GC/PerHeapHistory") == 0 && w.v[i].is_struct_array) ||
             (strcmp(event, "GC/LOHCompact") == 0 && w.v[i].is_struct_array) ||
             (strcmp(event, "GC/FitBucketInfo") == 0 && w.v[i].is_struct_array) ||
-            (strncmp(event, "GC/Bulk", 7) == 0 && w.v[i].is_struct_array)) {
+            (strncmp(event, "GC/Bulk", 7) == 0 && w.v[i].is_struct_array) ||
+            module_pdb_field_left_out(event, name, w.v[i].text.p)) {
             brules[B_NOT_LISTED].uses++;
             continue;
         }

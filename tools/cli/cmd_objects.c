@@ -1,5 +1,6 @@
 /*
  * gcscope objects TRACE [--format table|json|csv] [--wide] [--process PID|NAME]
+ *                       [--symbols FILE]
  *
  * Follows the sampled objects of a trace across GCs (moved and surviving
  * ranges) and tells, per type, how many died young, in which GC, how long
@@ -13,7 +14,7 @@
 #include "cli_util.h"
 #include "commands.h"
 
-enum { OPT_FORMAT = 1, OPT_WIDE, OPT_FROM, OPT_TO, OPT_LIMIT, OPT_PROCESS, OPT_MEMBER };
+enum { OPT_FORMAT = 1, OPT_WIDE, OPT_FROM, OPT_TO, OPT_LIMIT, OPT_PROCESS, OPT_SYMBOLS, OPT_MEMBER };
 
 static const cli_option objects_options[] = {
     {OPT_FORMAT, "format", 0, "table|json|csv", "output format (default table)"},
@@ -22,6 +23,7 @@ static const cli_option objects_options[] = {
     {OPT_TO, "to-ms", 0, "T", "only objects allocated before T ms"},
     {OPT_LIMIT, "limit", 0, "N", "at most N type rows per list"},
     {OPT_PROCESS, "process", 0, "PID|NAME", "only the events of process PID, or of every process named NAME"},
+    {OPT_SYMBOLS, "symbols", 0, "FILE", "name a NativeAOT app's types from its symbols (APP.dbg, or APP unstripped)"},
     CLI_MEMBER_OPTION(OPT_MEMBER),
     {0},
 };
@@ -38,7 +40,9 @@ const cli_command cmd_objects = {
     .notes = "--from-ms/--to-ms count only the objects allocated in that time (every GC is\n"
              "still followed); --limit cuts each list; the report says it is filtered. The\n"
              "GC filters of stats (--gen, --kind, --induced, --min-pause-ms, --top) select\n"
-             "GCs, not objects: objects does not take them.\n" CLI_TRACE_NOTE,
+             "GCs, not objects: objects does not take them. A NativeAOT application writes no\n"
+             "type names; --symbols names them from the MethodTable symbols of its executable\n"
+             "(the APP.dbg that dotnet publish writes beside it), if of the same build.\n" CLI_TRACE_NOTE,
     .run = run_objects,
 };
 
@@ -75,6 +79,7 @@ static int run_objects(int argc, char **argv)
     size_t limit = 0;
     process_filter pf = {0};
     gcs_reader_options ropts = {0};
+    const char *symbols_path = NULL;
     cli_args a;
     cli_args_init(&a, &cmd_objects, argc, argv);
     int id;
@@ -106,6 +111,11 @@ static int run_objects(int argc, char **argv)
                 return cli_usage_error(&cmd_objects, "--process takes a process id or name");
             pf.spec = a.value;
             break;
+        case OPT_SYMBOLS:
+            if (!a.value[0])
+                return cli_usage_error(&cmd_objects, "--symbols takes a file");
+            symbols_path = a.value;
+            break;
         case OPT_MEMBER:
             ropts.archive_member = a.value;
             break;
@@ -119,6 +129,7 @@ static int run_objects(int argc, char **argv)
         .format = fmt, .wide = wide, .limit = limit,
         .has_from = has_from, .from_ms = from_ms, .has_to = has_to, .to_ms = to_ms,
         .process_spec = pf.spec, .archive_member = ropts.archive_member,
+        .symbols_path = symbols_path,
     };
     return cli_objects_report(a.operand[0], &v);
 }
@@ -141,6 +152,7 @@ typedef struct objects_by_process {
     uint64_t events_left_out; /* runtime events of processes past the cap */
     bool has_from, has_to;
     double from_ms, to_ms;
+    const gcs_symbols *symbols;
 } objects_by_process;
 
 static int by_pid(const void *a, const void *b)
@@ -177,6 +189,8 @@ static gcs_objects *objects_for(objects_by_process *op, const gcs_event *ev, gcs
     if (!an)
         return NULL;
     gcs_objects_set_time_range(an, op->has_from, op->from_ms, op->has_to, op->to_ms);
+    if (op->symbols)
+        gcs_objects_set_symbols(an, op->symbols);
     op->p[op->n] = (process_objects){ev->pid, an};
     op->last = op->n++;
     return an;
@@ -285,10 +299,22 @@ int cli_objects_report(const char *path, const cli_objects_view *v)
 
     gcs_error err;
     gcs_error_clear(&err);
+    gcs_symbols *symbols = NULL;
+    if (v->symbols_path) {
+        symbols = gcs_symbols_load(v->symbols_path, &err);
+        if (!symbols) {
+            fprintf(stderr, "gcscope objects: %s: %s (%s at byte %llu)\n", v->symbols_path,
+                    err.reason, gcs_status_name(err.status), (unsigned long long)err.offset);
+            free(op);
+            return CLI_FAILED;
+        }
+        op->symbols = symbols;
+    }
     pf.processes = gcs_process_table_new();
     cli_trace tr;
     if (!pf.processes || !cli_open_trace_with(&tr, path, &ropts)) {
         gcs_process_table_free(pf.processes);
+        gcs_symbols_free(symbols);
         free(op);
         return CLI_FAILED;
     }
@@ -327,6 +353,8 @@ int cli_objects_report(const char *path, const cli_objects_view *v)
             goto done;
         }
         gcs_objects_set_time_range(an, op->has_from, op->from_ms, op->has_to, op->to_ms);
+        if (symbols)
+            gcs_objects_set_symbols(an, symbols);
         op->p[op->n++] = (process_objects){0, an};
     }
     gcs_error_clear(&err);
@@ -376,5 +404,6 @@ done:
         gcs_objects_free(op->p[i].an);
     free(op);
     gcs_process_table_free(pf.processes);
+    gcs_symbols_free(symbols);
     return rc;
 }

@@ -32,6 +32,7 @@ typedef struct cli_objects_view {
     double from_ms, to_ms;
     const char *process_spec;   /* --process PID|NAME (NULL: every process) */
     const char *archive_member; /* --member (NULL: the first trace) */
+    const char *symbols_path;   /* --symbols FILE: a NativeAOT executable's symbols */
 } cli_objects_view;
 
 /* Reads path (trace or profile), follows its objects and prints the

@@ -544,6 +544,13 @@ gcs_status gcs_gc_analyzer_feed_record(gcs_gc_analyzer *an, const gcs_gc_event_c
     case GCS_GCK_GLOBAL_HEAP_HISTORY: on_global_history(an, rt, rec); break;
     case GCS_GCK_PER_HEAP_HISTORY: st = on_per_heap_history(an, rt, rec); break;
     case GCS_GCK_RUNTIME_INFORMATION: on_runtime_information(rt, rec); break;
+    case GCS_GCK_MODULE:
+        /* NativeAOT's executable: a native image (ModuleFlags 0x2) with no
+         * assembly and no IL file. CoreCLR's modules all have assemblies. */
+        if (rec->u.module.assembly_id == 0 && (rec->u.module.flags & 0x2) &&
+            rec->u.module.il_path.units == 0)
+            rt->native_aot = true;
+        break;
     case GCS_GCK_SETTINGS: rt->server_gc_setting = rec->u.settings.server_gc ? 1 : 0; break;
     case GCS_GCK_SETTINGS_RUNDOWN:
         rt->concurrent = (rec->u.settings_rundown.bit_settings & 1) ? 1 : 0;
@@ -592,7 +599,7 @@ static bool feeds_gcstats(gcs_gc_kind kind)
     case GCS_GCK_END: case GCS_GCK_HEAP_STATS: case GCS_GCK_RESTART_EE_END:
     case GCS_GCK_ALLOCATION_TICK: case GCS_GCK_GLOBAL_HEAP_HISTORY:
     case GCS_GCK_PER_HEAP_HISTORY: case GCS_GCK_RUNTIME_INFORMATION: case GCS_GCK_SETTINGS:
-    case GCS_GCK_SETTINGS_RUNDOWN:
+    case GCS_GCK_SETTINGS_RUNDOWN: case GCS_GCK_MODULE:
         return true;
     default:
         return false;

@@ -412,6 +412,7 @@ void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     p->clr_instance_id = rt->clr_instance_id;
     memcpy(p->runtime_version, rt->runtime_version, sizeof p->runtime_version);
     p->runtime_sku = rt->runtime_sku;
+    p->native_aot = rt->native_aot;
     p->startup_flags = rt->startup_flags;
     gc_flavour(rt, p);
     p->heap_count = rt->heap_count;

@@ -71,6 +71,7 @@ typedef struct gcs_gc_runtime {
     bool any_bgc;
     char runtime_version[48];
     uint16_t runtime_sku;
+    bool native_aot;
     uint32_t startup_flags;
     bool has_startup_flags;
     int server_gc_setting; /* private GCSettings: 1 server, 0 not, -1/0 unknown */

@@ -15,6 +15,11 @@
  *  - AllocationTick V3+, SampledObjectAllocation and AllocationSampled
  *    (id 303) add tracked objects;
  *    PinObjectAtGCTime marks them pinned; BulkType names type ids.
+ *  - A NativeAOT application names no type (its AllocationTick says
+ *    "NULL"): with gcs_objects_set_symbols, the types left without a name
+ *    are named from the executable's MethodTable symbols at the end
+ *    (name_from_symbols: type id - the image's load address, which the
+ *    module events give, or the type ids themselves when they are absent).
  *  - Every AllocationTick also counts for its type's estimated bytes
  *    (its AllocationAmount), tracked or not. A tracked object's tag is
  *    the index of its sample slot, which remembers its type and its
@@ -22,6 +27,7 @@
  */
 #include <assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +36,7 @@
 #include "base/sat_math.h"
 #include "decode/gc_events.h"
 #include "gcscope/objects.h"
+#include "gcscope/symbols.h"
 
 #define MAX_TYPES ((size_t)1 << 20)          /* beyond: one "(other types)" row */
 #define MAX_LIFETIMES ((size_t)1 << 24)      /* deaths kept for percentiles */
@@ -37,6 +44,8 @@
 #define MAX_GENERATION_BATCH ((size_t)1 << 22) /* generation ranges in one batch */
 #define LOH_THRESHOLD 85000u
 #define TYPE_NAME_MAX 512 /* bytes of a type name kept (UTF-8, truncated) */
+#define MAX_NATIVE_IMAGES 16 /* module events of native images remembered */
+#define IMAGE_PAGE 4096u     /* images load at page boundaries */
 
 /* A tracked sample: its type and the bytes its event stands for. Slots of
  * dead samples are reused (free list through `type`). */
@@ -104,6 +113,16 @@ struct gcs_objects {
     bool batch_open;
     bool batch_after_ranges; /* started inside a GC after its ranges */
     bool batch_deferred;     /* closed, waits for the GC's end */
+    /* Native images (module events without an assembly): their load
+     * addresses, for the symbols. */
+    struct native_image {
+        uint64_t base;
+        char path[256];
+        char build_id[132];
+    } images[MAX_NATIVE_IMAGES];
+    size_t nimages;
+    const gcs_symbols *symbols;
+    gcs_objects_symbols_info syms_info;
     /* results */
     bool finished;
     const gcs_object_type_stats **order; /* report order */
@@ -735,6 +754,10 @@ static gcs_status on_allocation_tick(gcs_objects *a, const gcs_event *ev,
     if (!type_id || !map_get(&a->by_type_id, type_id, &ti) || !*a->types[ti].s.name) {
         char name[TYPE_NAME_MAX];
         gcs_gc_utf16_to_utf8(type_name, name, sizeof name);
+        /* NativeAOT's runtime writes the text NULL where CoreCLR writes
+         * the type's name: no name. */
+        if (strcmp(name, "NULL") == 0)
+            name[0] = 0;
         gcs_status st = type_index(a, type_id, name, &ti, err);
         if (st != GCS_OK)
             return st;
@@ -823,10 +846,37 @@ static void on_pin(gcs_objects *a, const gcs_gc_record *rec)
     }
 }
 
+/* A module event: native images (no assembly: NativeAOT's executable)
+ * are remembered by load address, with their path and build ID. */
+static bool on_module(gcs_objects *a, const gcs_event *ev, const gcs_gc_record *rec)
+{
+    if (rec->u.module.assembly_id != 0 || rec->u.module.module_id == 0)
+        return false; /* a managed module (CoreCLR's): nothing to name */
+    struct native_image *im = NULL;
+    for (size_t i = 0; i < a->nimages && !im; i++)
+        if (a->images[i].base == rec->u.module.module_id)
+            im = &a->images[i];
+    if (!im) {
+        if (a->nimages == MAX_NATIVE_IMAGES)
+            return false;
+        im = &a->images[a->nimages++];
+        im->base = rec->u.module.module_id;
+    }
+    if (!im->build_id[0])
+        gcs_gc_utf16_to_utf8(rec->u.module.native_build_id, im->build_id, sizeof im->build_id);
+    /* The path from ModuleLoad/Unload only: a NativeAOT rundown writes a
+     * few more characters after it (seen: .NET 10's ModuleDCStop). */
+    bool rundown = ev->type && ev->type->provider && strstr(ev->type->provider, "Rundown");
+    if (!im->path[0] && !rundown)
+        gcs_gc_utf16_to_utf8(rec->u.module.native_path, im->path, sizeof im->path);
+    return true;
+}
+
 /* The GC event kinds this analysis handles. */
 static bool uses_kind(gcs_gc_kind kind)
 {
     switch (kind) {
+    case GCS_GCK_MODULE:
     case GCS_GCK_START: case GCS_GCK_END: case GCS_GCK_ALLOCATION_TICK:
     case GCS_GCK_ALLOCATION_SAMPLED: case GCS_GCK_BULK_TYPE:
     case GCS_GCK_SAMPLED_OBJECT_ALLOCATION: case GCS_GCK_BULK_SURVIVING_OBJECT_RANGES:
@@ -882,6 +932,15 @@ gcs_status gcs_objects_feed(gcs_objects *a, const gcs_event *ev, gcs_error *err)
     }
     if (!uses_kind(kind))
         return GCS_OK;
+    if (kind == GCS_GCK_MODULE) {
+        /* Not a GC event: no batch closes; used when it names a native image. */
+        gcs_gc_record mrec;
+        if (gcs_gc_decode(ev, kind, &mrec, NULL) != GCS_OK)
+            a->sum.short_payloads++;
+        else if (on_module(a, ev, &mrec))
+            a->sum.events_used++;
+        return GCS_OK;
+    }
     a->sum.events_used++;
     gcs_status st = GCS_OK;
     if (kind != GCS_GCK_GENERATION_RANGE) {
@@ -1030,6 +1089,144 @@ static int cmp_type_order(const void *pa, const void *pb)
     return (a->type_id > b->type_id) - (a->type_id < b->type_id);
 }
 
+void gcs_objects_set_symbols(gcs_objects *a, const gcs_symbols *symbols)
+{
+    assert(!a->finished);
+    a->symbols = symbols;
+}
+
+/* How many of the unnamed type ids name a type symbol with this base. */
+static size_t symbol_hits(const gcs_objects *a, uint64_t base)
+{
+    size_t hits = 0;
+    for (size_t i = 0; i < a->ntypes; i++) {
+        const type_entry *t = &a->types[i];
+        if (!*t->s.name && t->s.type_id && t->s.type_id >= base &&
+            gcs_symbols_type_name(a->symbols, t->s.type_id - base))
+            hits++;
+    }
+    return hits;
+}
+
+/* The load address the type ids imply when no module event gave it: for
+ * the first few unnamed ids, every page-aligned base that puts the id on a
+ * type symbol gets a vote; the base with most votes wins when more than
+ * one id voted for it and no other base got as many. */
+static bool infer_base(const gcs_objects *a, uint64_t *base)
+{
+    enum { IDS = 8, MAX_CANDIDATES = 4096 };
+    uint64_t cand[MAX_CANDIDATES];
+    uint32_t votes[MAX_CANDIDATES];
+    size_t nc = 0, ids = 0;
+    size_t nsym = gcs_symbols_type_count(a->symbols);
+    for (size_t i = 0; i < a->ntypes && ids < IDS; i++) {
+        uint64_t id = a->types[i].s.type_id;
+        if (*a->types[i].s.name || !id)
+            continue;
+        ids++;
+        for (size_t k = 0; k < nsym; k++) {
+            uint64_t s = gcs_symbols_type_address(a->symbols, k);
+            if (s > id || (id - s) % IMAGE_PAGE != 0)
+                continue;
+            uint64_t b = id - s;
+            size_t j = 0;
+            while (j < nc && cand[j] != b)
+                j++;
+            if (j == nc) {
+                if (nc == MAX_CANDIDATES)
+                    continue;
+                cand[nc] = b;
+                votes[nc++] = 0;
+            }
+            votes[j]++;
+        }
+    }
+    size_t best = SIZE_MAX;
+    bool tie = false;
+    for (size_t j = 0; j < nc; j++) {
+        if (best == SIZE_MAX || votes[j] > votes[best]) {
+            best = j;
+            tie = false;
+        } else if (votes[j] == votes[best]) {
+            tie = true;
+        }
+    }
+    if (best == SIZE_MAX || tie || votes[best] < 2)
+        return false;
+    *base = cand[best];
+    return true;
+}
+
+/* Names the types the trace left without a name from the symbols. */
+static gcs_status name_from_symbols(gcs_objects *a, gcs_error *err)
+{
+    gcs_objects_symbols_info *si = &a->syms_info;
+    for (size_t i = 0; i < a->ntypes; i++)
+        if (!*a->types[i].s.name && a->types[i].s.type_id)
+            a->sum.types_without_name++;
+    if (a->nimages) {
+        si->image_base = a->images[0].base;
+        snprintf(si->image_path, sizeof si->image_path, "%s", a->images[0].path);
+        snprintf(si->trace_build_id, sizeof si->trace_build_id, "%s", a->images[0].build_id);
+    }
+    if (!a->symbols)
+        return GCS_OK;
+    si->used = true;
+    snprintf(si->file_build_id, sizeof si->file_build_id, "%s",
+             gcs_symbols_build_id(a->symbols));
+    /* The image whose build ID is the file's, else the first. */
+    const struct native_image *im = a->nimages ? &a->images[0] : NULL;
+    for (size_t i = 0; i < a->nimages; i++)
+        if (si->file_build_id[0] && strcmp(a->images[i].build_id, si->file_build_id) == 0)
+            im = &a->images[i];
+    if (im) {
+        si->image_base = im->base;
+        snprintf(si->image_path, sizeof si->image_path, "%s", im->path);
+        snprintf(si->trace_build_id, sizeof si->trace_build_id, "%s", im->build_id);
+    }
+    if (si->trace_build_id[0] && si->file_build_id[0] &&
+        strcmp(si->trace_build_id, si->file_build_id) != 0) {
+        si->build_id_mismatch = true; /* another build: its offsets would lie */
+        return GCS_OK;
+    }
+    if (!a->sum.types_without_name)
+        return GCS_OK;
+    /* The module event's load address, unless it names nothing (an image
+     * not linked position-independent: its symbols are absolute) and the
+     * type ids agree on another. */
+    uint64_t base = 0, inferred;
+    if (im) {
+        base = im->base;
+        si->base_from = GCS_IMAGE_BASE_FROM_MODULE_EVENT;
+    }
+    if ((!im || symbol_hits(a, base) == 0) && infer_base(a, &inferred)) {
+        base = inferred;
+        si->image_base = inferred;
+        si->base_from = GCS_IMAGE_BASE_FROM_TYPE_IDS;
+    }
+    if (si->base_from == GCS_IMAGE_BASE_UNKNOWN)
+        return GCS_OK;
+    for (size_t i = 0; i < a->ntypes; i++) {
+        type_entry *t = &a->types[i];
+        if (*t->s.name || !t->s.type_id || t->s.type_id < base)
+            continue;
+        const char *name = gcs_symbols_type_name(a->symbols, t->s.type_id - base);
+        if (!name)
+            continue;
+        const char *stored = gcs_arena_strndup(&a->names, name, strlen(name));
+        if (!stored)
+            return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory naming types");
+        t->s.name = stored;
+        a->sum.types_named_from_symbols++;
+    }
+    return GCS_OK;
+}
+
+const gcs_objects_symbols_info *gcs_objects_get_symbols_info(const gcs_objects *a)
+{
+    return &a->syms_info;
+}
+
 gcs_status gcs_objects_finish(gcs_objects *a, gcs_error *err)
 {
     assert(!a->finished);
@@ -1078,6 +1275,9 @@ gcs_status gcs_objects_finish(gcs_objects *a, gcs_error *err)
         summarize_lifetimes(t);
         a->sum.samples_without_size += t->s.samples_without_size;
     }
+    st = name_from_symbols(a, err);
+    if (st != GCS_OK)
+        return st;
     a->order = malloc((a->ntypes ? a->ntypes : 1) * sizeof *a->order);
     if (!a->order)
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory ordering types");
