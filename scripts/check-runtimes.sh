@@ -164,5 +164,5 @@ OBJECTS_E2E_TRACES="$OUT/net8-objects $OUT/net9-objects $OUT/net8-objectsbgc-ser
 # ticks and the Loader keyword or a rundown.
 OBJECTS_AOT_PAIRS="$OUT/aot-wks-nonconcurrent.nettrace:${aot_wks}.dbg $OUT/aot-objects.nettrace:${aot_wks}.dbg \
 $OUT/aot-server.nettrace:${aot_server}.dbg $OUT/aot-datas.nettrace:${aot_server}.dbg" \
-    sh tests/cli/objects_aot_symbols.sh || status=1
+    AOT_EXECUTABLE=$aot_wks sh tests/cli/objects_aot_symbols.sh || status=1
 exit $status

@@ -24,6 +24,7 @@
 #ifndef GCSCOPE_SYMBOLS_H
 #define GCSCOPE_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,8 @@ typedef struct gcs_symbols_stats {
     uint64_t names_too_long; /* type symbols over GCS_SYMBOLS_MAX_NAME_BYTES */
     int elf_class;           /* 32 or 64 */
     int symbol_table;        /* 0 none, 1 .symtab, 2 .dynsym only */
+    bool native_aot;         /* a symbol DotNetRuntimeDebugHeader (NativeAOT's runtime
+                              * exports it for debuggers): a NativeAOT executable */
 } gcs_symbols_stats;
 
 /*

@@ -14,7 +14,11 @@
 #    ModuleID `gcscope events` decodes, the build ID the trace's;
 #  - the workload's own classes are among the names (gcload_GcLoad_*);
 #  - symbols of another build (the build-id note changed by one byte)
-#    name nothing, and say so; stats calls the runtime NativeAOT.
+#    name nothing, and say so; stats calls the runtime NativeAOT;
+#  - a file without type symbols (the symbols stripped by objcopy; with
+#    AOT_EXECUTABLE set, as check-runtimes does, the stripped executable
+#    itself) is an error that says where the symbols are, and `profile`
+#    says a NativeAOT executable cannot be profiled.
 GCSCOPE=${GCSCOPE:-build/gcscope}
 fail() { echo "objects_aot_symbols: $*"; exit 1; }
 TMP=${TMPDIR:-/tmp}/objects_aot_symbols.$$
@@ -92,6 +96,27 @@ for pair in $PAIRS; do
     grep -q 'gcload_GcLoad_' "$TMP/other.txt" && fail "$trace: names from another build"
     checked=$((checked + 1))
 done
+# Symbols stripped: exit 2, and why.
+if command -v objcopy >/dev/null 2>&1; then
+    first_syms=$(echo "$PAIRS" | tr ' ' '\n' | head -1 | cut -d: -f2)
+    objcopy --strip-all "$first_syms" "$TMP/stripped.dbg"
+    "$GCSCOPE" objects --symbols "$TMP/stripped.dbg" "$(echo "$PAIRS" | tr ' ' '\n' | head -1 | cut -d: -f1)" \
+        > /dev/null 2> "$TMP/err.txt"
+    [ $? -eq 2 ] || fail "stripped symbols: exit code"
+    grep -q 'no type symbols in it' "$TMP/err.txt" || fail "stripped symbols: no reason"
+else
+    echo "objects_aot_symbols: skipped: the stripped-symbols check (no objcopy here)"
+fi
+if [ -n "${AOT_EXECUTABLE:-}" ]; then
+    "$GCSCOPE" objects --symbols "$AOT_EXECUTABLE" "$(echo "$PAIRS" | tr ' ' '\n' | head -1 | cut -d: -f1)" \
+        > /dev/null 2> "$TMP/err.txt"
+    grep -q 'a stripped NativeAOT executable: its symbols are in the .dbg file' "$TMP/err.txt" ||
+        fail "the stripped executable as symbols: $(cat "$TMP/err.txt")"
+    "$GCSCOPE" profile -- "$AOT_EXECUTABLE" gen0 --scale 0.02 > /dev/null 2> "$TMP/err.txt"
+    [ $? -eq 2 ] || fail "profile of a NativeAOT executable: exit code"
+    grep -q 'is a NativeAOT executable: its runtime has no profiling API' "$TMP/err.txt" ||
+        fail "profile of a NativeAOT executable: $(tail -1 "$TMP/err.txt")"
+fi
 # A file that is not ELF: an error with the reason, exit 2.
 first=$(echo "$PAIRS" | tr ' ' '\n' | head -1 | cut -d: -f1)
 "$GCSCOPE" objects --symbols "$first" "$first" > /dev/null 2> "$TMP/err.txt"

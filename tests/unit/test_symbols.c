@@ -30,6 +30,7 @@ static const elf_sym SYMS[] = {
     {"_ZTV5Undef", 0x300200, 0},             /* undefined */
     {"RhpNewFast", 0x1000, 1},               /* code */
     {"_ZTV0", 0x300300, 5},                  /* no name */
+    {"DotNetRuntimeDebugHeader", 0x35cb38, 32}, /* NativeAOT's runtime exports it */
 };
 #define NSYMS (sizeof SYMS / sizeof SYMS[0])
 
@@ -51,6 +52,7 @@ static void check_table(gcs_symbols *s, int elf_class)
     CHECK_EQ_U64(st->type_symbols, 4);
     CHECK_EQ_U64(st->type_aliases, 1);
     CHECK_EQ_STR(gcs_symbols_build_id(s), BUILD_ID_HEX);
+    CHECK(st->native_aot);
     CHECK_EQ_STR(gcs_symbols_type_name(s, 0x3a01e8), "String");
     CHECK_EQ_STR(gcs_symbols_type_name(s, 0x3eff40), "__Array<UInt8>");
     CHECK_EQ_STR(gcs_symbols_type_name(s, 0x3b8120), "gcload_GcLoad_Node");
@@ -95,6 +97,12 @@ static void test_dynsym_and_no_note(void)
         return;
     CHECK_EQ_INT(gcs_symbols_get_stats(s)->symbol_table, 2);
     CHECK_EQ_STR(gcs_symbols_build_id(s), "");
+    CHECK(gcs_symbols_get_stats(s)->native_aot);
+    gcs_symbols_free(s);
+    /* Without the debug header: not NativeAOT's. */
+    spec.nsyms = NSYMS - 1;
+    s = build_and_parse(&spec, &b, &err);
+    CHECK(s && !gcs_symbols_get_stats(s)->native_aot);
     CHECK_EQ_STR(gcs_symbols_type_name(s, 0x3a01e8), "String");
     gcs_symbols_free(s);
 }

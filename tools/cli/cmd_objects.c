@@ -308,6 +308,17 @@ int cli_objects_report(const char *path, const cli_objects_view *v)
             free(op);
             return CLI_FAILED;
         }
+        if (gcs_symbols_type_count(symbols) == 0) {
+            const gcs_symbols_stats *ss = gcs_symbols_get_stats(symbols);
+            fprintf(stderr, "gcscope objects: %s: no type symbols in it (%s)\n", v->symbols_path,
+                    ss->native_aot ? "a stripped NativeAOT executable: its symbols are in the "
+                                     ".dbg file dotnet publish wrote beside it"
+                    : ss->symbol_table == 0 ? "no symbol table"
+                                            : "not a NativeAOT executable, or stripped");
+            gcs_symbols_free(symbols);
+            free(op);
+            return CLI_FAILED;
+        }
         op->symbols = symbols;
     }
     pf.processes = gcs_process_table_new();

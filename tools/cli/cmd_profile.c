@@ -59,6 +59,20 @@ static bool is_file(const char *p)
 /* The profiler library: $GCSCOPE_PROFILER, else beside the executable, in
  * its parent folder (build/asan/gcscope -> build/), or in ../lib (an
  * installed bin/gcscope). */
+/* program (a path: a name found on PATH is not looked at) is a NativeAOT
+ * executable, which cannot load a CLR profiler. */
+static bool is_native_aot(const char *program)
+{
+    if (!strchr(program, '/') || !is_file(program))
+        return false;
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_symbols *s = gcs_symbols_load(program, &err);
+    bool aot = s && gcs_symbols_get_stats(s)->native_aot;
+    gcs_symbols_free(s);
+    return aot;
+}
+
 static bool find_profiler(char *out, size_t cap)
 {
     const char *env = getenv("GCSCOPE_PROFILER");
@@ -182,8 +196,14 @@ static int run_profile(int argc, char **argv)
     struct stat st;
     int rc;
     if (stat(path, &st) != 0 || st.st_size == 0) {
-        fprintf(stderr, "gcscope profile: %s: no profile written (is %s a .NET program? "
-                        "the runtime says why on stderr)\n", path, argv[dd + 1]);
+        if (is_native_aot(argv[dd + 1]))
+            fprintf(stderr, "gcscope profile: %s is a NativeAOT executable: its runtime has no "
+                            "profiling API. Record its GC events instead (DOTNET_EnableEventPipe=1, "
+                            "docs/symbols.md) and name its types with gcscope objects --symbols "
+                            "%s.dbg\n", argv[dd + 1], argv[dd + 1]);
+        else
+            fprintf(stderr, "gcscope profile: %s: no profile written (is %s a .NET program? "
+                            "the runtime says why on stderr)\n", path, argv[dd + 1]);
         rc = CLI_FAILED;
     } else {
         cli_objects_view v = {.format = fmt};

@@ -311,8 +311,11 @@ static gcs_status read_symbols(const elf_file *f, const section *table, gcs_symb
         if (!nul)
             continue; /* a name running off the table: not a name */
         const char *name;
-        size_t len;
-        if (!type_symbol_name(sym, (size_t)((const char *)nul - sym), &name, &len))
+        size_t len, sym_len = (size_t)((const char *)nul - sym);
+        static const char debug_header[] = "DotNetRuntimeDebugHeader";
+        if (sym_len == sizeof debug_header - 1 && memcmp(sym, debug_header, sym_len) == 0)
+            s->stats.native_aot = true;
+        if (!type_symbol_name(sym, sym_len, &name, &len))
             continue;
         gcs_status st = add_type(s, value, name, len, err);
         if (st != GCS_OK)
@@ -375,6 +378,8 @@ gcs_symbols *gcs_symbols_parse(const void *data, size_t size, gcs_error *err)
     s->stats.elf_class = f.is64 ? 64 : 32;
     if ((st = read_sections(&f, err)) != GCS_OK || (st = read_build_id(&f, s, err)) != GCS_OK)
         goto fail;
+    /* The symbol table, else the dynamic one (a stripped executable's:
+     * no type symbols, but NativeAOT's debug header shows there). */
     int want = SHT_SYMTAB;
     for (size_t i = 0; i < f.nsections; i++)
         if (f.sections[i].type == SHT_SYMTAB)
