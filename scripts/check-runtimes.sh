@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Records gcload (and, for .NET Core 3.1, tests/workloads/legacy) on the
 # older runtimes this machine's NuGet serves (.NET Core 3.1.3, 8.0, 9.0:
-# self-contained builds from their runtime packs) and as a NativeAOT
-# executable of .NET 10 (its own runtime: no RuntimeInformation event,
-# version 3 module events, type names it leaves "NULL") in many GC
-# settings, and checks every trace against TraceEvent: every GC and every
+# self-contained builds from their runtime packs) and as NativeAOT
+# executables of .NET 10, 9 and 8 (their own runtime: no RuntimeInformation
+# event, type names it leaves "NULL", .NET 10's version 3 module events) in
+# many GC settings, and checks every trace against TraceEvent: every GC and every
 # event (scripts/check-oracle.sh --events). The .NET 8 and 9 objects
 # workloads are also held to what they say they did
 # (tests/cli/objects_e2e.sh), and the NativeAOT traces' type names as
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --all-keywords) ALL=1; shift ;;
         --out) OUT=$2; shift 2 ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
         *) echo "usage: scripts/check-runtimes.sh [--all-keywords] [--out DIR]" >&2; exit 2 ;;
     esac
 done
@@ -53,7 +53,7 @@ EVERY_KEYWORD="$RT:0xFFFFFFFFFFFF:5,$PRIV:0xFFFFFFFF:5,$RUNDOWN:0xFFFFFFFF:5"
 # the server ones with SERVER-ENV (CoreCLR: the same executable and
 # DOTNET_gcServer=1; NativeAOT links one GC flavour at publish: the server
 # executable, no setting). GCgen0size, the standalone segments GC (GCName)
-# and the movement events are CoreCLR's: not for P=aot. WKS empty: the
+# and the movement events are CoreCLR's: not for P=aot*. WKS empty: the
 # SDK's runtime (dotnet gcload.dll).
 gcload_matrix() {
     local p=$1 wks=$2 server=$3 server_env=$4
@@ -71,7 +71,7 @@ gcload_matrix() {
         "$RT:0x168000B:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" objects
     run_attached "$OUT/$p-attached.nettrace" "$OUT/$p-attached.workload.txt" 3 "" \
         "$wks" service --seconds 6 --threads 2
-    if [ "$p" != aot ]; then
+    if [ "${p#aot}" = "$p" ]; then
         run_gcload "$OUT/$p-segments.nettrace" "$OUT/$p-segments.workload.txt" \
             "$RT:0x1:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1 DOTNET_GCName=libclrgc.so" \
             gen0,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 3
@@ -82,7 +82,7 @@ gcload_matrix() {
         # NativeAOT: every keyword but GCHeapDump (0x100000), with which its
         # runtime dumps the heap (BulkNode/BulkEdge) at every GC (1.2 GB here).
         local every=$EVERY_KEYWORD
-        [ "$p" = aot ] && every="$RT:0xFFFFFFEFFFFF:5,$PRIV:0xFFFFFFFF:5,$RUNDOWN:0xFFFFFFFF:5"
+        [ "${p#aot}" != "$p" ] && every="$RT:0xFFFFFFEFFFFF:5,$PRIV:0xFFFFFFFF:5,$RUNDOWN:0xFFFFFFFF:5"
         run_gcload "$OUT/$p-every-keyword.nettrace" "$OUT/$p-every-keyword.workload.txt" \
             "$every" "DOTNET_gcConcurrent=1" gen1,bgc,handles,finalizers --scale 0.05 --bgc-rounds 1
     fi
@@ -96,7 +96,7 @@ gcload_matrix() {
     run_gcload "$OUT/$p-datas.nettrace" "$OUT/$p-datas.workload.txt" \
         "$RT:0x1:5,$PRIV:0x1:5" "$server_env DOTNET_GCDynamicAdaptationMode=1" \
         gen0,gen1,gen2,loh,induced,bgc --scale 0.1 --bgc-rounds 2
-    if [ "$p" != aot ]; then
+    if [ "${p#aot}" = "$p" ]; then
         run_gcload "$OUT/$p-objectsbgc-server.nettrace" "$OUT/$p-objectsbgc-server.workload.txt" \
             "$RT:0x1680003:5" "$server_env DOTNET_GCHeapCount=2 DOTNET_gcConcurrent=1" objectsbgc
     fi
@@ -111,10 +111,13 @@ if [ $ALL = 1 ]; then
     run_gcload "$OUT/net10-every-keyword.nettrace" "$OUT/net10-every-keyword.workload.txt" \
         "$EVERY_KEYWORD" "DOTNET_gcConcurrent=1" gen1,bgc,handles,finalizers --scale 0.05 --bgc-rounds 1
 fi
-# NativeAOT (.NET 10): a workstation and a server executable.
+# NativeAOT (.NET 10, 9, 8): a workstation and a server executable each.
 aot_wks=$(gcload_aot wks)
 aot_server=$(gcload_aot server)
 gcload_matrix aot "$aot_wks" "$aot_server" ""
+aot9_wks=$(gcload_aot wks net9.0)
+gcload_matrix aot9 "$aot9_wks" "$(gcload_aot server net9.0)" ""
+gcload_matrix aot8 "$(gcload_aot wks net8.0)" "$(gcload_aot server net8.0)" ""
 
 # .NET Core 3.1: the legacy workload.
 p=net31
@@ -142,7 +145,7 @@ fi
 # Every trace against TraceEvent, then the totals per runtime.
 status=0
 sh scripts/check-oracle.sh --events "$OUT"/*.nettrace > "$OUT/check.txt" 2>&1 || status=1
-for p in net31 net8 net9 net10 aot; do
+for p in net31 net8 net9 net10 aot aot9 aot8; do
     awk -v p="$p" '
         function ours(path,   n, a) { n = split(path, a, "/"); return index(a[n], p "-") == 1 }
         /^same .*: [0-9]+ GCs/ && ours($2) { traces++; gcs += $3 }
@@ -161,8 +164,10 @@ fi
 OBJECTS_E2E_TRACES="$OUT/net8-objects $OUT/net9-objects $OUT/net8-objectsbgc-server $OUT/net9-objectsbgc-server" \
     sh tests/cli/objects_e2e.sh || status=1
 # NativeAOT's type names from its symbols: the recordings with allocation
-# ticks and the Loader keyword or a rundown.
+# ticks (.NET 8's NativeAOT writes none), .NET 10's with module events,
+# .NET 9's without (its load address inferred from the type ids).
 OBJECTS_AOT_PAIRS="$OUT/aot-wks-nonconcurrent.nettrace:${aot_wks}.dbg $OUT/aot-objects.nettrace:${aot_wks}.dbg \
-$OUT/aot-server.nettrace:${aot_server}.dbg $OUT/aot-datas.nettrace:${aot_server}.dbg" \
+$OUT/aot-server.nettrace:${aot_server}.dbg $OUT/aot-datas.nettrace:${aot_server}.dbg \
+$OUT/aot9-wks-nonconcurrent.nettrace:${aot9_wks}.dbg $OUT/aot9-objects.nettrace:${aot9_wks}.dbg" \
     AOT_EXECUTABLE=$aot_wks sh tests/cli/objects_aot_symbols.sh || status=1
 exit $status

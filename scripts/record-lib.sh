@@ -30,16 +30,17 @@ gcload_on() {
     echo "$out/bin/gcload/release_linux-x64/gcload"
 }
 
-# gcload_aot FLAVOUR: gcload published as a NativeAOT executable of the
-# SDK's .NET (ILCompiler from NuGet, linked with the machine's clang),
-# EventSource support on so that it has EventPipe. NativeAOT links one GC
-# flavour at publish (DOTNET_gcServer does nothing to it): FLAVOUR wks or
-# server. Prints the path of the executable; its symbols are beside it
-# (gcload.dbg).
+# gcload_aot FLAVOUR [TFM]: gcload published as a NativeAOT executable
+# (ILCompiler from NuGet, linked with the machine's clang) of the SDK's
+# .NET, or of TFM (net8.0, net9.0), EventSource support on so that it has
+# EventPipe. NativeAOT links one GC flavour at publish (DOTNET_gcServer
+# does nothing to it): FLAVOUR wks or server. Prints the path of the
+# executable; its symbols are beside it (gcload.dbg).
 gcload_aot() {
-    local out="$BUILD/aot-$1" server=false
+    local tfm=${2:-} out="$BUILD/aot-$1${2:+-$2}" server=false
     [ "$1" = server ] && server=true
     dotnet publish "$ROOT/tests/workloads/gcload/gcload.csproj" -c Release -r linux-x64 \
+        ${tfm:+-p:GcloadTfm=$tfm} \
         -p:PublishAot=true -p:EventSourceSupport=true -p:ServerGarbageCollection=$server \
         --artifacts-path "$out" -o "$out/exe" -nologo -v q >/dev/null
     echo "$out/exe/gcload"

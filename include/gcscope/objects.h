@@ -328,6 +328,8 @@ typedef struct gcs_objects_summary {
                                     * BulkType; NativeAOT writes "NULL" as the
                                     * name): before the symbols named them */
     uint64_t types_named_from_symbols; /* of those, named by gcs_objects_set_symbols */
+    uint64_t null_type_names;      /* allocation events whose TypeName is the text NULL
+                                    * (a NativeAOT runtime's): no name */
     /* gcs_objects_set_time_range: allocation events (AllocationTick,
      * AllocationSampled, SampledObjectAllocation) outside [from_ms, to_ms)
      * are counted here and nothing else; GCs are all followed. */

@@ -179,6 +179,7 @@ static size_t counters(const gcs_objects_summary *s, counter *out)
         {"byte_sums_saturated", s->byte_sums_saturated},
         {"types_without_name", s->types_without_name},
         {"types_named_from_symbols", s->types_named_from_symbols},
+        {"null_type_names", s->null_type_names},
         {"objects_added", t->objects_added},
         {"objects_tracked_at_end", t->objects_tracked},
         {"duplicate_adds", t->duplicate_adds},
@@ -220,8 +221,9 @@ static const char *base_from_text(gcs_image_base_from from)
                                                     : "unknown";
 }
 
-/* What the symbols did, or, for a NativeAOT trace without them, how to
- * name its types. Nothing for a trace of another runtime. */
+/* What the symbols did, or, for a NativeAOT trace without them (a native
+ * image in the module events, or type names NULL), how to name its types.
+ * Nothing for a trace of another runtime. */
 static void symbols_note(FILE *f, const gcs_objects_summary *s, const gcs_objects_symbols_info *si)
 {
     if (si->used && si->build_id_mismatch) {
@@ -239,7 +241,7 @@ static void symbols_note(FILE *f, const gcs_objects_summary *s, const gcs_object
                 si->base_from == GCS_IMAGE_BASE_UNKNOWN
                     ? "no module event, and the type ids agree on no load address"
                     : "no type symbol at their offsets");
-    } else if (!si->used && s->types_without_name && si->image_base) {
+    } else if (!si->used && s->types_without_name && (si->image_base || s->null_type_names)) {
         fprintf(f, "note: %" PRIu64 " types have no name in the trace (a NativeAOT application "
                    "writes none): --symbols %s.dbg names them from the executable's symbols%s\n",
                 s->types_without_name, si->image_path[0] ? si->image_path : "APP",
@@ -580,11 +582,11 @@ static void write_json(const gcs_objects *a, FILE *f, size_t limit)
     fprintf(f, "}}\n");
 }
 
-/* Only for a NativeAOT trace (a native image seen) or when symbols were
- * given: other documents keep their shape. */
+/* Only for a NativeAOT trace (a native image seen, or type names NULL) or
+ * when symbols were given: other documents keep their shape. */
 static void symbols_json(FILE *f, const gcs_objects_summary *s, const gcs_objects_symbols_info *si)
 {
-    if (!si->used && !si->image_base)
+    if (!si->used && !si->image_base && !s->null_type_names)
         return;
     fprintf(f, "\"native_image\":{\"path\":");
     json_string(f, si->image_path);

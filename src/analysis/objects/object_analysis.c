@@ -756,8 +756,10 @@ static gcs_status on_allocation_tick(gcs_objects *a, const gcs_event *ev,
         gcs_gc_utf16_to_utf8(type_name, name, sizeof name);
         /* NativeAOT's runtime writes the text NULL where CoreCLR writes
          * the type's name: no name. */
-        if (strcmp(name, "NULL") == 0)
+        if (strcmp(name, "NULL") == 0) {
             name[0] = 0;
+            a->sum.null_type_names++;
+        }
         gcs_status st = type_index(a, type_id, name, &ti, err);
         if (st != GCS_OK)
             return st;
