@@ -209,6 +209,15 @@ if wanted net10-aot; then
     objcopy --strip-all -w -K '_ZTV*' -K '__GCStaticEEType_*' "$aot.dbg" "$DATA/net10-aot.dbg"
     chmod 644 "$DATA/net10-aot.dbg"
 fi
+# NativeAOT of .NET 9: no module event at all (objects --symbols infers the
+# image's load address from the type ids), server GC on two heaps.
+if wanted net9-aot; then
+    aot=$(gcload_aot server net9.0)
+    GCLOAD_EXE=$aot record net9-aot "$RT:0x9:5,$PRIV:0x1:5" "DOTNET_GCHeapCount=2 DOTNET_gcConcurrent=1" \
+        gen0,gen1,gen2,loh,handles,finalizers,induced,bgc --scale 0.1 --bgc-rounds 2
+    objcopy --strip-all -w -K '_ZTV*' -K '__GCStaticEEType_*' "$aot.dbg" "$DATA/net9-aot.dbg"
+    chmod 644 "$DATA/net9-aot.dbg"
+fi
 
 # Object tracking: survival/movement ranges, BulkType, sampled object allocations.
 record objects-movement "$RT:0x1680003:5,$PRIV:0x1:5" "DOTNET_gcConcurrent=1" \

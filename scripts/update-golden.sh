@@ -14,7 +14,8 @@
 #   tests/golden/NAME.objects-wide.txt.gz    with --wide, and
 #   tests/golden/NAME.objects.csv.gz         --format csv, only for OBJECTS_TRACES
 #   tests/golden/net10-aot.objects-symbols.txt  gcscope objects --symbols net10-aot.dbg
-#                                            (NativeAOT types named from the symbols)
+#                                            (NativeAOT types named from the symbols; the
+#                                            same for net9-aot, its load address inferred)
 #   tests/golden/shared/NAME.events.json.gz  the same for ../shared/traces/perfview
 #                                            (nettrace, netperf and plain .etl files)
 #   tests/golden/shared/NAME.info.txt
@@ -44,8 +45,8 @@ TEXT_TRACES="probe-net10.nettrace eventpipe-dotnetcore5.0-win-x64-arraytypes.net
 # Traces whose object reports are kept (the fixtures recorded for them;
 # cpu-sampled: sampled objects without movement events, GCs without ranges;
 # objects-bgc, objects-bgc-server: objects that die in a background GC;
-# net10-aot: a NativeAOT trace's types, unnamed).
-OBJECTS_TRACES="objects-movement.nettrace objects-allocsampled.nettrace cpu-sampled.nettrace objects-bgc.nettrace objects-bgc-server.nettrace net10-aot.nettrace"
+# net10-aot, net9-aot: a NativeAOT trace's types, unnamed).
+OBJECTS_TRACES="objects-movement.nettrace objects-allocsampled.nettrace cpu-sampled.nettrace objects-bgc.nettrace objects-bgc-server.nettrace net10-aot.nettrace net9-aot.nettrace"
 
 # dump TRACE_DIR TRACE_FILE OUT_PREFIX
 dump() {
@@ -88,6 +89,9 @@ done
 (cd "$root/tests/data" && "$GCSCOPE" objects --symbols net10-aot.dbg net10-aot.nettrace) \
     > "$out/net10-aot.objects-symbols.txt.tmp"
 mv "$out/net10-aot.objects-symbols.txt.tmp" "$out/net10-aot.objects-symbols.txt"
+(cd "$root/tests/data" && "$GCSCOPE" objects --symbols net9-aot.dbg net9-aot.nettrace) \
+    > "$out/net9-aot.objects-symbols.txt.tmp"
+mv "$out/net9-aot.objects-symbols.txt.tmp" "$out/net9-aot.objects-symbols.txt"
 # The table layouts and filters of gcscope stats, on a fixture with every
 # kind of GC (blocking, background, foreground, induced, pauses > 200 ms).
 stats_dump wks-concurrent "$out/wks-concurrent.stats-wide.txt" --wide

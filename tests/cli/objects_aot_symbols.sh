@@ -2,8 +2,9 @@
 # gcscope objects on NativeAOT traces: the trace names no type (its
 # AllocationTick TypeName is "NULL"); `objects --symbols APP.dbg` names
 # them from the executable's MethodTable symbols. Checked for each
-# TRACE:SYMBOLS pair (default: the committed fixture,
-# tests/data/net10-aot.nettrace with tests/data/net10-aot.dbg;
+# TRACE:SYMBOLS pair (default: the committed fixtures,
+# tests/data/net10-aot.nettrace with tests/data/net10-aot.dbg, and
+# net9-aot's, which has no module event;
 # scripts/check-runtimes.sh passes its NativeAOT recordings):
 #  - without --symbols every type row is an id, and the note names the
 #    option (with the executable's path when a ModuleLoad gave it);
@@ -27,7 +28,7 @@ TMP=${TMPDIR:-/tmp}/objects_aot_symbols.$$
 mkdir -p "$TMP"
 trap 'rm -rf "$TMP"' EXIT
 
-PAIRS=${OBJECTS_AOT_PAIRS:-tests/data/net10-aot.nettrace:tests/data/net10-aot.dbg}
+PAIRS=${OBJECTS_AOT_PAIRS:-tests/data/net10-aot.nettrace:tests/data/net10-aot.dbg tests/data/net9-aot.nettrace:tests/data/net9-aot.dbg}
 HAVE_READELF=0
 command -v readelf >/dev/null 2>&1 && HAVE_READELF=1
 [ $HAVE_READELF = 1 ] || echo "objects_aot_symbols: skipped: the readelf cross-check (no readelf here)"

@@ -389,9 +389,14 @@ static void test_older_runtimes(void)
     compare_fixture("net31-concurrent");
     compare_fixture("net31-server");
 }
-/* A NativeAOT executable of .NET 10: its own runtime writes the GC events
- * (no RuntimeInformation; ModuleLoad version 3). */
-static void test_native_aot(void) { compare_fixture("net10-aot"); }
+/* NativeAOT executables of .NET 10 and 9: their own runtime writes the GC
+ * events (no RuntimeInformation; .NET 10's ModuleLoad version 3; .NET 9's
+ * server GC, no module event). */
+static void test_native_aot(void)
+{
+    compare_fixture("net10-aot");
+    compare_fixture("net9-aot");
+}
 /* Recorded by dotnet-trace: its default profile, its gc-verbose profile. */
 static void test_dotnet_trace(void)
 {

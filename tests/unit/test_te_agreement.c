@@ -865,7 +865,7 @@ static const char *fixtures[] = {
     "server",         "wks-concurrent",       "wks-nonconcurrent", "wks-segments",
     "dotnet-trace-default", "dotnet-trace-gc-verbose",
     "net8-server",    "net9-server-datas",    "net31-concurrent",  "net31-server",
-    "net10-aot",
+    "net10-aot",      "net9-aot",
 };
 
 static const char *shared_traces[] = {

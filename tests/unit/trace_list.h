@@ -35,6 +35,7 @@ static const char *const reader_traces[] = {
     "tests/data/net31-concurrent.nettrace",  /* .NET Core 3.1: older event versions */
     "tests/data/net31-server.nettrace",
     "tests/data/net10-aot.nettrace", /* NativeAOT: ModuleLoad V3, no type names */
+    "tests/data/net9-aot.nettrace",  /* NativeAOT .NET 9: no module event, server GC */
     "tests/data/v6/synthetic.nettrace",              /* V6: thread table, label lists */
     "tests/data/v6/synthetic-uncompressed.nettrace", /* V6 uncompressed rows */
     "../shared/traces/perfview/eventpipe-dotnetcore2.1-linux-x64-objver3.netperf",
@@ -43,7 +44,7 @@ static const char *const reader_traces[] = {
 };
 
 /* Committed ones among them. */
-#define READER_TRACES_COMMITTED 22
+#define READER_TRACES_COMMITTED 23
 
 /* The bytes of reader_traces[i] (free them), or NULL when it is absent. */
 static inline unsigned char *reader_trace(size_t i, size_t *size)
