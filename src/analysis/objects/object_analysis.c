@@ -1113,50 +1113,57 @@ static size_t symbol_hits(const gcs_objects *a, uint64_t base)
 /* The load address the type ids imply when no module event gave it: for
  * the first few unnamed ids, every page-aligned base that puts the id on a
  * type symbol gets a vote; the base with most votes wins when more than
- * one id voted for it and no other base got as many. */
+ * one id voted for it and no other base got as many. The votes are sorted
+ * and counted in runs (an id votes for a base at most once: its symbols
+ * lie at different addresses), so a symbol table of any shape costs
+ * O(v log v) for v votes, at most MAX_VOTES kept. */
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
 static bool infer_base(const gcs_objects *a, uint64_t *base)
 {
-    enum { IDS = 8, MAX_CANDIDATES = 4096 };
-    uint64_t cand[MAX_CANDIDATES];
-    uint32_t votes[MAX_CANDIDATES];
-    size_t nc = 0, ids = 0;
-    size_t nsym = gcs_symbols_type_count(a->symbols);
+    enum { IDS = 8 };
+    const size_t MAX_VOTES = (size_t)1 << 20;
+    size_t nsym = gcs_symbols_type_count(a->symbols), nv = 0, ids = 0;
+    size_t cap = nsym < MAX_VOTES / IDS ? nsym * IDS : MAX_VOTES;
+    uint64_t *votes = malloc((cap ? cap : 1) * sizeof *votes);
+    if (!votes)
+        return false;
     for (size_t i = 0; i < a->ntypes && ids < IDS; i++) {
         uint64_t id = a->types[i].s.type_id;
         if (*a->types[i].s.name || !id)
             continue;
         ids++;
-        for (size_t k = 0; k < nsym; k++) {
-            uint64_t s = gcs_symbols_type_address(a->symbols, k);
-            if (s > id || (id - s) % IMAGE_PAGE != 0)
-                continue;
-            uint64_t b = id - s;
-            size_t j = 0;
-            while (j < nc && cand[j] != b)
-                j++;
-            if (j == nc) {
-                if (nc == MAX_CANDIDATES)
-                    continue;
-                cand[nc] = b;
-                votes[nc++] = 0;
-            }
-            votes[j]++;
+        for (size_t k = 0; k < nsym && nv < cap; k++) {
+            uint64_t sym = gcs_symbols_type_address(a->symbols, k);
+            if (sym <= id && (id - sym) % IMAGE_PAGE == 0)
+                votes[nv++] = id - sym;
         }
     }
-    size_t best = SIZE_MAX;
+    qsort(votes, nv, sizeof *votes, cmp_u64);
+    size_t best_run = 0, best_at = 0;
     bool tie = false;
-    for (size_t j = 0; j < nc; j++) {
-        if (best == SIZE_MAX || votes[j] > votes[best]) {
-            best = j;
+    for (size_t i = 0; i < nv;) {
+        size_t j = i;
+        while (j < nv && votes[j] == votes[i])
+            j++;
+        if (j - i > best_run) {
+            best_run = j - i;
+            best_at = i;
             tie = false;
-        } else if (votes[j] == votes[best]) {
+        } else if (j - i == best_run) {
             tie = true;
         }
+        i = j;
     }
-    if (best == SIZE_MAX || tie || votes[best] < 2)
-        return false;
-    *base = cand[best];
-    return true;
+    bool found = best_run >= 2 && !tie;
+    if (found)
+        *base = votes[best_at];
+    free(votes);
+    return found;
 }
 
 /* Names the types the trace left without a name from the symbols. */
