@@ -85,33 +85,27 @@ static bool file_range(const elf_file *f, uint64_t off, uint64_t len, gcs_cursor
     return true;
 }
 
+/* An address or offset: 8 bytes in ELF-64, 4 in ELF-32 (the cursor's
+ * pointer read). */
 static bool read_addr(gcs_cursor *c, bool is64, uint64_t *v)
 {
-    if (is64)
-        return gcs_cur_u64(c, v);
-    uint32_t v32;
-    if (!gcs_cur_u32(c, &v32))
-        return false;
-    *v = v32;
-    return true;
+    return gcs_cur_ptr(c, is64 ? 8 : 4, v);
 }
 
 static gcs_status read_section_header(const elf_file *f, gcs_cursor *c, section *s,
                                       gcs_error *err)
 {
+    /* sh_name, sh_type, then word-sized sh_flags, sh_addr, sh_offset,
+     * sh_size, then sh_link, sh_info, then word-sized sh_addralign,
+     * sh_entsize (a word: 8 bytes in ELF-64, 4 in ELF-32). */
     uint64_t at = gcs_cur_offset(c);
-    uint32_t name, flags32;
-    uint64_t flags, addr;
-    bool ok = gcs_cur_u32(c, &name) && gcs_cur_u32(c, &s->type);
-    if (f->is64)
-        ok = ok && gcs_cur_u64(c, &flags) && gcs_cur_u64(c, &addr);
-    else
-        ok = ok && gcs_cur_u32(c, &flags32) && read_addr(c, false, &addr);
-    uint32_t info;
-    uint64_t align;
-    ok = ok && read_addr(c, f->is64, &s->offset) && read_addr(c, f->is64, &s->size) &&
-         gcs_cur_u32(c, &s->link) && gcs_cur_u32(c, &info) && read_addr(c, f->is64, &align) &&
-         read_addr(c, f->is64, &s->entsize);
+    uint32_t name, info;
+    uint64_t flags, addr, align;
+    bool ok = gcs_cur_u32(c, &name) && gcs_cur_u32(c, &s->type) &&
+              read_addr(c, f->is64, &flags) && read_addr(c, f->is64, &addr) &&
+              read_addr(c, f->is64, &s->offset) && read_addr(c, f->is64, &s->size) &&
+              gcs_cur_u32(c, &s->link) && gcs_cur_u32(c, &info) &&
+              read_addr(c, f->is64, &align) && read_addr(c, f->is64, &s->entsize);
     if (!ok)
         return GCS_FAIL(err, GCS_ERR_TRUNCATED, at, "ELF section header cut short");
     return GCS_OK;
