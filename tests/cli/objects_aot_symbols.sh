@@ -110,20 +110,21 @@ for pair in $PAIRS; do
     grep -q 'note: the symbols are of another build' "$TMP/other.txt" || fail "$trace: another build not noticed"
     grep -q 'gcload_GcLoad_' "$TMP/other.txt" && fail "$trace: names from another build"
 done
+# The first pair's trace and symbols, for the error cases.
+first=$(echo "$PAIRS" | tr ' ' '\n' | head -1)
+first_trace=${first%%:*}
+first_syms=${first#*:}
 # Symbols stripped: exit 2, and why.
 if command -v objcopy >/dev/null 2>&1; then
-    first_syms=$(echo "$PAIRS" | tr ' ' '\n' | head -1 | cut -d: -f2)
     objcopy --strip-all "$first_syms" "$TMP/stripped.dbg"
-    "$GCSCOPE" objects --symbols "$TMP/stripped.dbg" "$(echo "$PAIRS" | tr ' ' '\n' | head -1 | cut -d: -f1)" \
-        > /dev/null 2> "$TMP/err.txt"
+    "$GCSCOPE" objects --symbols "$TMP/stripped.dbg" "$first_trace" > /dev/null 2> "$TMP/err.txt"
     [ $? -eq 2 ] || fail "stripped symbols: exit code"
     grep -q 'no type symbols in it' "$TMP/err.txt" || fail "stripped symbols: no reason"
 else
     echo "objects_aot_symbols: skipped: the stripped-symbols check (no objcopy here)"
 fi
 if [ -n "${AOT_EXECUTABLE:-}" ]; then
-    "$GCSCOPE" objects --symbols "$AOT_EXECUTABLE" "$(echo "$PAIRS" | tr ' ' '\n' | head -1 | cut -d: -f1)" \
-        > /dev/null 2> "$TMP/err.txt"
+    "$GCSCOPE" objects --symbols "$AOT_EXECUTABLE" "$first_trace" > /dev/null 2> "$TMP/err.txt"
     grep -q 'a stripped NativeAOT executable: its symbols are in the .dbg file' "$TMP/err.txt" ||
         fail "the stripped executable as symbols: $(cat "$TMP/err.txt")"
     "$GCSCOPE" profile -- "$AOT_EXECUTABLE" gen0 --scale 0.02 > /dev/null 2> "$TMP/err.txt"
@@ -132,8 +133,7 @@ if [ -n "${AOT_EXECUTABLE:-}" ]; then
         fail "profile of a NativeAOT executable: $(tail -1 "$TMP/err.txt")"
 fi
 # A file that is not ELF: an error with the reason, exit 2.
-first=$(echo "$PAIRS" | tr ' ' '\n' | head -1 | cut -d: -f1)
-"$GCSCOPE" objects --symbols "$first" "$first" > /dev/null 2> "$TMP/err.txt"
+"$GCSCOPE" objects --symbols "$first_trace" "$first_trace" > /dev/null 2> "$TMP/err.txt"
 [ $? -eq 2 ] || fail "a trace as symbols: exit code"
 grep -q 'not an ELF file' "$TMP/err.txt" || fail "a trace as symbols: no reason"
 echo "objects_aot_symbols: $checked NativeAOT trace(s) named from their symbols as readelf reads them"

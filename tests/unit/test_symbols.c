@@ -150,25 +150,8 @@ static void test_hostile_bytes(void)
 
 /* ---- the object analysis ---- */
 
-typedef struct pb {
-    uint8_t b[1024];
-    size_t n;
-} pb;
-
-static void put(pb *p, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; i++)
-        p->b[p->n++] = (uint8_t)(v >> (8 * i));
-}
-static void put_utf16z(pb *p, const char *s)
-{
-    for (; *s; s++)
-        put(p, (uint8_t)*s, 2);
-    put(p, 0, 2);
-}
-
 static void feed(gcs_objects *an, const char *provider, uint32_t id, uint32_t version,
-                 const pb *p, double ms)
+                 const bb *p, double ms)
 {
     static gcs_event_type types[4];
     gcs_event_type *t = &types[(strstr(provider, "Rundown") ? 2 : 0) + (id == 10)];
@@ -179,8 +162,8 @@ static void feed(gcs_objects *an, const char *provider, uint32_t id, uint32_t ve
     memset(&ev, 0, sizeof ev);
     ev.type = t;
     ev.msec = ms;
-    ev.payload = p->b;
-    ev.payload_size = (uint32_t)p->n;
+    ev.payload = p->data;
+    ev.payload_size = (uint32_t)p->len;
     ev.pointer_size = 8;
     gcs_error err;
     CHECK_EQ_INT(gcs_objects_feed(an, &ev, &err), GCS_OK);
@@ -193,34 +176,36 @@ static void feed(gcs_objects *an, const char *provider, uint32_t id, uint32_t ve
  * NativeAOT executable. */
 static void module(gcs_objects *an, bool rundown, uint64_t base, const char *build_id)
 {
-    pb p = {.n = 0};
-    put(&p, base, 8);
-    put(&p, 0, 8);          /* AssemblyID */
-    put(&p, 2, 4);          /* Native */
-    put(&p, 0, 4);
-    put_utf16z(&p, "");
-    put_utf16z(&p, "./out/app");
-    put(&p, 0, 2);          /* ClrInstanceID */
-    put(&p, 0, 8), put(&p, 0, 8), put(&p, 0, 4);
-    put_utf16z(&p, "NULL");
-    put(&p, 0, 8), put(&p, 0, 8), put(&p, 0, 4);
-    put_utf16z(&p, "");
-    put_utf16z(&p, build_id);
+    static bb p;
+    p.len = 0;
+    bb_u64(&p, base);
+    bb_u64(&p, 0);          /* AssemblyID */
+    bb_u32(&p, 2);          /* Native */
+    bb_u32(&p, 0);
+    bb_utf16z(&p, "");
+    bb_utf16z(&p, "./out/app");
+    bb_u16(&p, 0);          /* ClrInstanceID */
+    bb_zeros(&p, 16 + 4);   /* ManagedPdbSignature, ManagedPdbAge */
+    bb_utf16z(&p, "NULL");
+    bb_zeros(&p, 16 + 4);   /* NativePdbSignature, NativePdbAge */
+    bb_utf16z(&p, "");
+    bb_utf16z(&p, build_id);
     feed(an, rundown ? RUNDOWN : RUNTIME, rundown ? 154 : 152, 3, &p, 1);
 }
 
 static void tick(gcs_objects *an, uint64_t type_id, const char *name, uint64_t address)
 {
-    pb p = {.n = 0};
-    put(&p, 100000, 4);
-    put(&p, 0, 4);
-    put(&p, 0, 2);
-    put(&p, 100000, 8);
-    put(&p, type_id, 8);
-    put_utf16z(&p, name);
-    put(&p, 0, 4);
-    put(&p, address, 8);
-    put(&p, 48, 8);
+    static bb p;
+    p.len = 0;
+    bb_u32(&p, 100000);
+    bb_u32(&p, 0);
+    bb_u16(&p, 0);
+    bb_u64(&p, 100000);
+    bb_u64(&p, type_id);
+    bb_utf16z(&p, name);
+    bb_u32(&p, 0);
+    bb_u64(&p, address);
+    bb_u64(&p, 48);
     feed(an, RUNTIME, 10, 4, &p, 2);
 }
 
@@ -262,6 +247,7 @@ static gcs_objects *aot_run(uint64_t base, int module_event, const char *trace_b
     if (three_types) {
         tick(an, base + 0x3eff40, "NULL", 0x7f0000002000);
         tick(an, base + 0x3b8120, "NULL", 0x7f0000003000);
+        tick(an, base + 0x3a01e8, "NULL", 0x7f0000004000); /* String again */
     }
     if (module_event == MODULE_RUNDOWN)
         module(an, true, base, trace_build_id);
@@ -281,6 +267,7 @@ static void test_names_from_module_event(void)
         const gcs_objects_summary *s = gcs_objects_get_summary(an);
         CHECK_EQ_U64(s->types_without_name, 3);
         CHECK_EQ_U64(s->types_named_from_symbols, 3);
+        CHECK_EQ_U64(s->null_type_names, 4); /* every tick, the repeated type's too */
         const gcs_objects_symbols_info *si = gcs_objects_get_symbols_info(an);
         CHECK(si->used && !si->build_id_mismatch);
         CHECK_EQ_U64(si->image_base, base);
@@ -349,6 +336,7 @@ static void test_named_types_untouched(void)
     CHECK_EQ_STR(name_of(an, 0x3a01e8), "System.String");
     CHECK_EQ_U64(gcs_objects_get_summary(an)->types_without_name, 0);
     CHECK_EQ_U64(gcs_objects_get_summary(an)->types_named_from_symbols, 0);
+    CHECK_EQ_U64(gcs_objects_get_summary(an)->null_type_names, 0);
     gcs_objects_free(an);
     gcs_symbols_free(syms);
 }

@@ -303,8 +303,7 @@ int cli_objects_report(const char *path, const cli_objects_view *v)
     if (v->symbols_path) {
         symbols = gcs_symbols_load(v->symbols_path, &err);
         if (!symbols) {
-            fprintf(stderr, "gcscope objects: %s: %s (%s at byte %llu)\n", v->symbols_path,
-                    err.reason, gcs_status_name(err.status), (unsigned long long)err.offset);
+            cli_report_error(v->symbols_path, &err);
             free(op);
             return CLI_FAILED;
         }

@@ -64,6 +64,8 @@ typedef struct type_entry {
     uint32_t *life_gcs; /* GCs from allocation to death */
     double *life_ms;    /* ms from allocation to death, >= +0 */
     size_t nl, cl_gcs, cl_ms;
+    bool null_name;     /* its ticks name it NULL (a NativeAOT runtime's): no tick
+                         * will name it, its name is not converted again */
 } type_entry;
 
 /* Open-addressing map: 64-bit key -> 32-bit value. Key 0 is "empty", so
@@ -751,19 +753,22 @@ static gcs_status on_allocation_tick(gcs_objects *a, const gcs_event *ev,
     /* A type id already named keeps its first name (type_index): its
      * name is converted once, not at every allocation. */
     uint32_t ti = 0;
-    if (!type_id || !map_get(&a->by_type_id, type_id, &ti) || !*a->types[ti].s.name) {
+    if (!type_id || !map_get(&a->by_type_id, type_id, &ti) ||
+        (!*a->types[ti].s.name && !a->types[ti].null_name)) {
         char name[TYPE_NAME_MAX];
         gcs_gc_utf16_to_utf8(type_name, name, sizeof name);
         /* NativeAOT's runtime writes the text NULL where CoreCLR writes
          * the type's name: no name. */
-        if (strcmp(name, "NULL") == 0) {
+        bool null_name = strcmp(name, "NULL") == 0;
+        if (null_name)
             name[0] = 0;
-            a->sum.null_type_names++;
-        }
         gcs_status st = type_index(a, type_id, name, &ti, err);
         if (st != GCS_OK)
             return st;
+        if (null_name && !*a->types[ti].s.name)
+            a->types[ti].null_name = true;
     }
+    a->sum.null_type_names += a->types[ti].null_name;
     if (!sampled) {
         gcs_object_type_stats *s = &a->types[ti].s;
         s->allocation_ticks++;
@@ -1173,26 +1178,21 @@ static gcs_status name_from_symbols(gcs_objects *a, gcs_error *err)
     for (size_t i = 0; i < a->ntypes; i++)
         if (!*a->types[i].s.name && a->types[i].s.type_id)
             a->sum.types_without_name++;
-    if (a->nimages) {
-        si->image_base = a->images[0].base;
-        snprintf(si->image_path, sizeof si->image_path, "%s", a->images[0].path);
-        snprintf(si->trace_build_id, sizeof si->trace_build_id, "%s", a->images[0].build_id);
-    }
-    if (!a->symbols)
-        return GCS_OK;
-    si->used = true;
-    snprintf(si->file_build_id, sizeof si->file_build_id, "%s",
-             gcs_symbols_build_id(a->symbols));
-    /* The image whose build ID is the file's, else the first. */
+    /* The image whose build ID is the symbols' (when given), else the first. */
+    const char *file_id = a->symbols ? gcs_symbols_build_id(a->symbols) : "";
     const struct native_image *im = a->nimages ? &a->images[0] : NULL;
-    for (size_t i = 0; i < a->nimages; i++)
-        if (si->file_build_id[0] && strcmp(a->images[i].build_id, si->file_build_id) == 0)
+    for (size_t i = 0; i < a->nimages && file_id[0]; i++)
+        if (strcmp(a->images[i].build_id, file_id) == 0)
             im = &a->images[i];
     if (im) {
         si->image_base = im->base;
         snprintf(si->image_path, sizeof si->image_path, "%s", im->path);
         snprintf(si->trace_build_id, sizeof si->trace_build_id, "%s", im->build_id);
     }
+    if (!a->symbols)
+        return GCS_OK;
+    si->used = true;
+    snprintf(si->file_build_id, sizeof si->file_build_id, "%s", file_id);
     if (si->trace_build_id[0] && si->file_build_id[0] &&
         strcmp(si->trace_build_id, si->file_build_id) != 0) {
         si->build_id_mismatch = true; /* another build: its offsets would lie */

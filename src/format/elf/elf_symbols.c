@@ -192,11 +192,9 @@ static gcs_status read_build_id(const elf_file *f, gcs_symbols *s, gcs_error *er
                 return GCS_CORRUPT(err, at, "ELF note header cut short");
             size_t name_padded = ((size_t)namesz + 3) & ~(size_t)3;
             size_t desc_padded = ((size_t)descsz + 3) & ~(size_t)3;
-            if (namesz > gcs_cur_left(&c) || name_padded > gcs_cur_left(&c) ||
-                !gcs_cur_bytes(&c, name_padded, &name))
+            if (!gcs_cur_bytes(&c, name_padded, &name))
                 return GCS_CORRUPT(err, at, "ELF note name (%u bytes) beyond its section", namesz);
-            if (descsz > gcs_cur_left(&c) || desc_padded > gcs_cur_left(&c) ||
-                !gcs_cur_bytes(&c, desc_padded, &desc))
+            if (!gcs_cur_bytes(&c, desc_padded, &desc))
                 return GCS_CORRUPT(err, at, "ELF note (%u bytes) beyond its section", descsz);
             if (type == 3 && namesz == 4 && memcmp(name, "GNU", 4) == 0 && descsz > 0 &&
                 descsz <= (sizeof s->build_id - 1) / 2) {
