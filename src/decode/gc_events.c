@@ -136,6 +136,7 @@ static const uint8_t private_ids[256] = {
     [20] = GCS_GCK_BGC_DRAIN_MARK, [21] = GCS_GCK_BGC_REVISIT, [22] = GCS_GCK_BGC_OVERFLOW,
     [23] = GCS_GCK_BGC_ALLOC_WAIT_BEGIN, [24] = GCS_GCK_BGC_ALLOC_WAIT_END,
     [25] = GCS_GCK_FULL_NOTIFY, [26] = GCS_GCK_BGC_1ST_SWEEP_END,
+    [192] = GCS_GCK_FINALIZE_OBJECT,
     [194] = GCS_GCK_SET_GC_HANDLE, [195] = GCS_GCK_DESTROY_GC_HANDLE,
     [199] = GCS_GCK_PIN_PLUG_AT_GC_TIME,
 };
@@ -513,11 +514,13 @@ static gcs_status dec_mark(dec *d, uint32_t root_kind, bool is_private)
     return GCS_OK;
 }
 
-static gcs_status dec_finalize_object(dec *d)
+static gcs_status dec_finalize_object(dec *d, bool is_private)
 {
     PTR(d->r->u.finalize_object.type_id, "TypeID");
     PTR(d->r->u.finalize_object.object_id, "ObjectID");
     CLR_ID(0);
+    if (is_private)
+        STR16(d->r->u.finalize_object.type_name, "TypeName");
     return GCS_OK;
 }
 
@@ -961,7 +964,7 @@ static gcs_status decode_kind(dec *d, gcs_gc_kind kind, bool is_private, uint32_
     case GCS_GCK_MARK:
         /* public 25..28, private 7..10: stack, finalize queue, handles, older */
         return dec_mark(d, is_private ? event_id - 7 : event_id - 25, is_private);
-    case GCS_GCK_FINALIZE_OBJECT: return dec_finalize_object(d);
+    case GCS_GCK_FINALIZE_OBJECT: return dec_finalize_object(d, is_private);
     case GCS_GCK_SET_GC_HANDLE: return dec_set_handle(d);
     case GCS_GCK_DESTROY_GC_HANDLE: return dec_destroy_handle(d);
     case GCS_GCK_PIN_OBJECT_AT_GC_TIME: return dec_pin_object(d);
@@ -1018,6 +1021,7 @@ static bool kind_is_private_for(const gcs_gc_kind kind, uint32_t event_id)
     case GCS_GCK_JOIN: return event_id == 6;
     case GCS_GCK_PER_HEAP_HISTORY: return event_id == 4;
     case GCS_GCK_GLOBAL_HEAP_HISTORY: return event_id == 5;
+    case GCS_GCK_FINALIZE_OBJECT: return event_id == 192;
     default: return false;
     }
 }

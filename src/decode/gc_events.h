@@ -209,7 +209,9 @@ typedef struct gcs_gc_record {
         /* Public GCMark* (25-28) and private PrvGCMark* (7-10). root_kind:
          * 0 stack, 1 finalize queue, 2 handles, 3 older/cards. */
         struct { uint32_t heap_num; uint32_t root_kind; } mark;
-        struct { uint64_t type_id, object_id; } finalize_object;
+        /* Public FinalizeObject (29) and private PrvFinalizeObject (192);
+         * type_name only in the private event (units 0 in the public). */
+        struct { uint64_t type_id, object_id; gcs_gc_utf16 type_name; } finalize_object;
         struct { uint64_t handle_id, object_id; uint32_t kind, generation;
                  uint64_t app_domain_id; } set_gc_handle;
         struct { uint64_t handle_id; } destroy_gc_handle;
