@@ -13,4 +13,5 @@
 #include "gcscope/process.h"
 #include "gcscope/gc_insight.h"
 #include "gcscope/symbols.h"
+#include "gcscope/finalized.h"
 #endif

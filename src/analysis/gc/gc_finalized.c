@@ -1,0 +1,476 @@
+/*
+ * analysis/gc/gc_finalized.c - finalized objects by type
+ * (include/gcscope/finalized.h; docs/gc-stats.md, "Finalized objects").
+ *
+ * TraceEvent (TraceLoadedDotNetRuntime, 4.0.0) counts each public
+ * FinalizeObject event under FinalizeObjectTraceData.TypeName: the name
+ * its type-id map holds for (process, TypeID) when the event is
+ * dispatched, or "". The map is filled by every BulkType entry, the later
+ * entry for an id replacing the earlier (HistoryDictionary.Add at time 0),
+ * so the name is the last one a BulkType before the event gave. Its table
+ * is a Dictionary (rows in the order their key first came) that PerfView
+ * orders by count, descending, with a stable sort.
+ */
+#include "gcscope/finalized.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "decode/gc_events.h"
+
+#define NO_ROW UINT32_MAX
+
+/* A (process, type id) the events named. */
+typedef struct type_entry {
+    uint64_t type_id;
+    uint32_t pid;
+    bool used;
+    uint32_t row;              /* the row of bulk_name (NO_ROW: not looked up yet) */
+    const char *bulk_name;     /* the last BulkType's name so far; NULL none */
+    const char *private_name;  /* the last private FinalizeObject's TypeName; NULL none */
+    uint64_t unnamed_count;    /* objects counted under "" */
+    uint64_t unnamed_order;    /* the first of them (objects' sequence number) */
+    uint32_t proc;             /* its process (procs), set with unnamed_count */
+} type_entry;
+
+/* A row of TraceEvent's table (process, name). */
+typedef struct row {
+    uint32_t pid;
+    const char *name;
+    uint64_t count;
+    uint64_t order; /* the object that created it */
+    uint32_t proc;  /* its process (procs) */
+} row;
+
+typedef struct process_acc {
+    uint32_t pid;
+    uint64_t objects;
+} process_acc;
+
+struct gcs_finalized {
+    gcs_gc_kind_cache kinds;
+    type_entry *types; /* open addressing, types_cap a power of two */
+    size_t types_n, types_cap;
+    uint32_t *row_slots; /* (pid, name) -> row index + 1; rows_slots_cap a power of two */
+    size_t row_slots_cap;
+    row *rows;
+    size_t rows_n, rows_cap;
+    process_acc *procs;
+    size_t procs_n, procs_cap;
+    size_t last_proc;
+    uint64_t sequence;
+    gcs_arena names;
+    char *scratch; /* UTF-8 of a name being compared */
+    size_t scratch_cap;
+    gcs_finalized_stats stats;
+    bool finished;
+    /* Results (gcs_finalized_finish). */
+    gcs_finalized_process *results;
+    gcs_finalized_type *result_types;
+    gcs_finalized_unnamed *result_unnamed;
+};
+
+static const char EMPTY_NAME[] = "";
+
+gcs_finalized *gcs_finalized_new(void)
+{
+    gcs_finalized *fz = calloc(1, sizeof *fz);
+    if (!fz)
+        return NULL;
+    gcs_gc_kind_cache_init(&fz->kinds);
+    gcs_arena_init(&fz->names, GCS_FINALIZED_MAX_NAME_BYTES);
+    return fz;
+}
+
+void gcs_finalized_free(gcs_finalized *fz)
+{
+    if (!fz)
+        return;
+    free(fz->types);
+    free(fz->row_slots);
+    free(fz->rows);
+    free(fz->procs);
+    free(fz->scratch);
+    free(fz->results);
+    free(fz->result_types);
+    free(fz->result_unnamed);
+    gcs_arena_reset(&fz->names);
+    free(fz);
+}
+
+bool gcs_finalized_wants(void *ctx, const gcs_event_type *type)
+{
+    (void)ctx;
+    gcs_gc_kind k = gcs_gc_classify(type);
+    return k == GCS_GCK_FINALIZE_OBJECT || k == GCS_GCK_BULK_TYPE;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static uint64_t type_hash(uint32_t pid, uint64_t type_id)
+{
+    return mix(type_id ^ ((uint64_t)pid << 32 | pid) * 0x9e3779b97f4a7c15ull);
+}
+
+static bool types_grow(gcs_finalized *fz)
+{
+    size_t cap = fz->types_cap ? fz->types_cap * 2 : 256;
+    type_entry *t = calloc(cap, sizeof *t);
+    if (!t)
+        return false;
+    for (size_t i = 0; i < fz->types_cap; i++) {
+        const type_entry *e = &fz->types[i];
+        if (!e->used)
+            continue;
+        size_t k = type_hash(e->pid, e->type_id) & (cap - 1);
+        while (t[k].used)
+            k = (k + 1) & (cap - 1);
+        t[k] = *e;
+    }
+    free(fz->types);
+    fz->types = t;
+    fz->types_cap = cap;
+    return true;
+}
+
+/* The entry of (pid, type_id), added when absent; NULL when the table is
+ * at its limit (counted) or memory is short (*nomem). */
+static type_entry *type_of(gcs_finalized *fz, uint32_t pid, uint64_t type_id, bool *nomem)
+{
+    if (fz->types_cap) {
+        size_t k = type_hash(pid, type_id) & (fz->types_cap - 1);
+        for (; fz->types[k].used; k = (k + 1) & (fz->types_cap - 1))
+            if (fz->types[k].type_id == type_id && fz->types[k].pid == pid)
+                return &fz->types[k];
+    }
+    if (fz->types_n >= GCS_FINALIZED_MAX_TYPES) {
+        fz->stats.over_limit++;
+        return NULL;
+    }
+    if ((fz->types_n + 1) * 2 > fz->types_cap && !types_grow(fz)) {
+        *nomem = true;
+        return NULL;
+    }
+    size_t k = type_hash(pid, type_id) & (fz->types_cap - 1);
+    while (fz->types[k].used)
+        k = (k + 1) & (fz->types_cap - 1);
+    type_entry *e = &fz->types[k];
+    memset(e, 0, sizeof *e);
+    e->used = true;
+    e->pid = pid;
+    e->type_id = type_id;
+    e->row = NO_ROW;
+    fz->types_n++;
+    return e;
+}
+
+static uint64_t row_hash(uint32_t pid, const char *name)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ pid;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 0x100000001b3ull;
+    return mix(h);
+}
+
+static bool row_slots_grow(gcs_finalized *fz)
+{
+    size_t cap = fz->row_slots_cap ? fz->row_slots_cap * 2 : 64;
+    uint32_t *s = calloc(cap, sizeof *s);
+    if (!s)
+        return false;
+    for (size_t i = 0; i < fz->rows_n; i++) {
+        size_t k = row_hash(fz->rows[i].pid, fz->rows[i].name) & (cap - 1);
+        while (s[k])
+            k = (k + 1) & (cap - 1);
+        s[k] = (uint32_t)i + 1;
+    }
+    free(fz->row_slots);
+    fz->row_slots = s;
+    fz->row_slots_cap = cap;
+    return true;
+}
+
+/* The row of (pid, name), added (count 0) when absent; NO_ROW when memory
+ * is short. name must live as long as the tracker. Rows are at most one a
+ * type entry plus "" a process, below GCS_FINALIZED_MAX_TYPES * 2. */
+static uint32_t row_of(gcs_finalized *fz, uint32_t pid, uint32_t proc, const char *name)
+{
+    uint64_t h = row_hash(pid, name);
+    if (fz->row_slots_cap) {
+        for (size_t k = h & (fz->row_slots_cap - 1); fz->row_slots[k];
+             k = (k + 1) & (fz->row_slots_cap - 1)) {
+            const row *r = &fz->rows[fz->row_slots[k] - 1];
+            if (r->pid == pid && strcmp(r->name, name) == 0)
+                return fz->row_slots[k] - 1;
+        }
+    }
+    if (((fz->rows_n + 1) * 2 > fz->row_slots_cap && !row_slots_grow(fz)) ||
+        !gcs_array_reserve((void **)&fz->rows, &fz->rows_cap, fz->rows_n + 1, sizeof *fz->rows, 16))
+        return NO_ROW;
+    size_t k = h & (fz->row_slots_cap - 1);
+    while (fz->row_slots[k])
+        k = (k + 1) & (fz->row_slots_cap - 1);
+    fz->row_slots[k] = (uint32_t)fz->rows_n + 1;
+    fz->rows[fz->rows_n] = (row){pid, name, 0, fz->sequence, proc};
+    return (uint32_t)fz->rows_n++;
+}
+
+static process_acc *process_of(gcs_finalized *fz, uint32_t pid)
+{
+    if (fz->last_proc < fz->procs_n && fz->procs[fz->last_proc].pid == pid)
+        return &fz->procs[fz->last_proc];
+    for (size_t i = 0; i < fz->procs_n; i++)
+        if (fz->procs[i].pid == pid) {
+            fz->last_proc = i;
+            return &fz->procs[i];
+        }
+    if (!gcs_array_reserve((void **)&fz->procs, &fz->procs_cap, fz->procs_n + 1,
+                           sizeof *fz->procs, 4))
+        return NULL;
+    fz->last_proc = fz->procs_n;
+    fz->procs[fz->procs_n] = (process_acc){pid, 0};
+    return &fz->procs[fz->procs_n++];
+}
+
+/* s as UTF-8 in the scratch buffer; NULL when memory is short. */
+static const char *scratch_utf8(gcs_finalized *fz, gcs_gc_utf16 s)
+{
+    size_t need = (size_t)s.units * 3 + 1;
+    if (need > fz->scratch_cap) {
+        char *p = realloc(fz->scratch, need);
+        if (!p)
+            return NULL;
+        fz->scratch = p;
+        fz->scratch_cap = need;
+    }
+    gcs_utf16_to_utf8_buf(s.data, s.units, fz->scratch, fz->scratch_cap);
+    return fz->scratch;
+}
+
+/* *slot = s (kept in the arena) unless it already says so. False when the
+ * name cannot be kept (the arena's limit: counted; or memory). */
+static bool set_name(gcs_finalized *fz, const char **slot, gcs_gc_utf16 s)
+{
+    const char *utf8 = scratch_utf8(fz, s);
+    if (!utf8)
+        return false;
+    if (*slot && strcmp(*slot, utf8) == 0)
+        return true;
+    char *kept = gcs_arena_strndup(&fz->names, utf8, strlen(utf8));
+    if (!kept) {
+        fz->stats.over_limit++;
+        return false;
+    }
+    *slot = kept;
+    return true;
+}
+
+static gcs_status on_bulk_type(gcs_finalized *fz, uint32_t pid, const gcs_gc_record *rec)
+{
+    gcs_gc_bulk_type_iter it;
+    gcs_gc_bulk_type_begin(rec, &it);
+    gcs_gc_bulk_type_entry e;
+    while (gcs_gc_bulk_type_next(&it, &e)) {
+        fz->stats.bulk_type_entries++;
+        bool nomem = false;
+        type_entry *t = type_of(fz, pid, e.type_id, &nomem);
+        if (nomem)
+            return GCS_ERR_NOMEM;
+        if (!t)
+            continue;
+        const char *before = t->bulk_name;
+        set_name(fz, &t->bulk_name, e.name);
+        if (t->bulk_name != before)
+            t->row = NO_ROW; /* another name: another row */
+    }
+    return GCS_OK;
+}
+
+static gcs_status on_finalize(gcs_finalized *fz, uint32_t pid, const gcs_gc_record *rec)
+{
+    bool nomem = false;
+    type_entry *t = type_of(fz, pid, rec->u.finalize_object.type_id, &nomem);
+    if (nomem)
+        return GCS_ERR_NOMEM;
+    process_acc *p = process_of(fz, pid);
+    if (!p)
+        return GCS_ERR_NOMEM;
+    uint32_t proc = (uint32_t)(p - fz->procs);
+    const char *name = t && t->bulk_name ? t->bulk_name : EMPTY_NAME;
+    uint32_t r = t && t->bulk_name && t->row != NO_ROW ? t->row : row_of(fz, pid, proc, name);
+    if (r == NO_ROW)
+        return GCS_ERR_NOMEM;
+    if (t && t->bulk_name)
+        t->row = r;
+    fz->sequence++;
+    fz->rows[r].count++;
+    p->objects++;
+    fz->stats.finalize_events++;
+    /* TraceEvent's "" row: no BulkType yet, or one without a name (the
+     * runtime writes "" unless GCHeapAndTypeNames is on). */
+    if (t && !(t->bulk_name && t->bulk_name[0]) && t->unnamed_count++ == 0) {
+        t->unnamed_order = fz->sequence;
+        t->proc = proc;
+    }
+    return GCS_OK;
+}
+
+gcs_status gcs_finalized_feed(gcs_finalized *fz, const gcs_event *ev)
+{
+    assert(!fz->finished);
+    gcs_gc_kind k = gcs_gc_kind_cached(&fz->kinds, ev->type);
+    if (k != GCS_GCK_FINALIZE_OBJECT && k != GCS_GCK_BULK_TYPE)
+        return GCS_OK;
+    gcs_gc_record rec;
+    gcs_error err;
+    gcs_status st = gcs_gc_decode(ev, k, &rec, &err);
+    if (st != GCS_OK) {
+        fz->stats.undecodable_events++;
+        /* A BulkType cut short: the entries before its end are whole. */
+        if (!(k == GCS_GCK_BULK_TYPE && st == GCS_ERR_TRUNCATED && rec.u.bulk_type.values_truncated))
+            return GCS_OK;
+    }
+    if (k == GCS_GCK_BULK_TYPE)
+        return on_bulk_type(fz, ev->pid, &rec);
+    if (ev->type->event_id != 192)
+        return on_finalize(fz, ev->pid, &rec);
+    /* The private event: only its name is used (TraceEvent counts the
+     * public one). */
+    fz->stats.private_events++;
+    bool nomem = false;
+    type_entry *t = type_of(fz, ev->pid, rec.u.finalize_object.type_id, &nomem);
+    if (nomem)
+        return GCS_ERR_NOMEM;
+    if (t)
+        set_name(fz, &t->private_name, rec.u.finalize_object.type_name);
+    return GCS_OK;
+}
+
+/* ---------------------------------------------------------------- results */
+
+/* Process first (in the order processes came), then most objects first,
+ * then the first to come. */
+static int by_proc_count_order(uint32_t pa, uint64_t ca, uint64_t oa, uint32_t pb, uint64_t cb,
+                               uint64_t ob)
+{
+    if (pa != pb)
+        return pa < pb ? -1 : 1;
+    if (ca != cb)
+        return ca > cb ? -1 : 1;
+    return oa < ob ? -1 : oa > ob;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const row *x = *(const row *const *)a, *y = *(const row *const *)b;
+    return by_proc_count_order(x->proc, x->count, x->order, y->proc, y->count, y->order);
+}
+
+static int unnamed_cmp(const void *a, const void *b)
+{
+    const type_entry *x = *(const type_entry *const *)a, *y = *(const type_entry *const *)b;
+    return by_proc_count_order(x->proc, x->unnamed_count, x->unnamed_order, y->proc,
+                               y->unnamed_count, y->unnamed_order);
+}
+
+gcs_status gcs_finalized_finish(gcs_finalized *fz)
+{
+    assert(!fz->finished);
+    fz->finished = true;
+    size_t nr = 0, nu = 0;
+    for (size_t i = 0; i < fz->types_cap; i++)
+        nu += fz->types[i].used && fz->types[i].unnamed_count > 0;
+    const row **rs = malloc((fz->rows_n ? fz->rows_n : 1) * sizeof *rs);
+    const type_entry **us = malloc((nu ? nu : 1) * sizeof *us);
+    fz->results = calloc(fz->procs_n ? fz->procs_n : 1, sizeof *fz->results);
+    fz->result_types = calloc(fz->rows_n ? fz->rows_n : 1, sizeof *fz->result_types);
+    fz->result_unnamed = calloc(nu ? nu : 1, sizeof *fz->result_unnamed);
+    if (!rs || !us || !fz->results || !fz->result_types || !fz->result_unnamed) {
+        free(rs);
+        free(us);
+        free(fz->results);
+        fz->results = NULL; /* no results */
+        return GCS_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < fz->rows_n; i++)
+        if (fz->rows[i].count > 0) /* a row a failed feed left empty is none */
+            rs[nr++] = &fz->rows[i];
+    nu = 0;
+    for (size_t i = 0; i < fz->types_cap; i++)
+        if (fz->types[i].used && fz->types[i].unnamed_count > 0)
+            us[nu++] = &fz->types[i];
+    qsort(rs, nr, sizeof *rs, row_cmp);
+    qsort(us, nu, sizeof *us, unnamed_cmp);
+    for (size_t p = 0; p < fz->procs_n; p++)
+        fz->results[p] = (gcs_finalized_process){.pid = fz->procs[p].pid,
+                                                 .objects = fz->procs[p].objects,
+                                                 .types = fz->result_types,
+                                                 .unnamed = fz->result_unnamed};
+    /* Each process's rows are one stretch of the sorted arrays. */
+    for (size_t i = 0; i < nr; i++) {
+        gcs_finalized_process *out = &fz->results[rs[i]->proc];
+        if (out->type_count++ == 0)
+            out->types = &fz->result_types[i];
+        fz->result_types[i] = (gcs_finalized_type){rs[i]->name, rs[i]->count};
+    }
+    for (size_t i = 0; i < nu; i++) {
+        const type_entry *t = us[i];
+        gcs_finalized_process *out = &fz->results[t->proc];
+        if (out->unnamed_count++ == 0)
+            out->unnamed = &fz->result_unnamed[i];
+        gcs_finalized_unnamed *u = &fz->result_unnamed[i];
+        u->type_id = t->type_id;
+        u->count = t->unnamed_count;
+        /* The private event names the id as the runtime saw it then; a
+         * BulkType that came after the objects names it too. */
+        bool later = t->bulk_name && t->bulk_name[0];
+        u->name = t->private_name ? t->private_name : later ? t->bulk_name : NULL;
+        u->source = t->private_name ? GCS_FINALIZED_NAME_PRIVATE
+                    : later         ? GCS_FINALIZED_NAME_LATER_BULK_TYPE
+                                    : GCS_FINALIZED_NAME_NONE;
+    }
+    free(rs);
+    free(us);
+    return GCS_OK;
+}
+
+size_t gcs_finalized_process_count(const gcs_finalized *fz)
+{
+    return fz->finished && fz->results ? fz->procs_n : 0;
+}
+
+const gcs_finalized_process *gcs_finalized_process_at(const gcs_finalized *fz, size_t i)
+{
+    return i < gcs_finalized_process_count(fz) ? &fz->results[i] : NULL;
+}
+
+const gcs_finalized_process *gcs_finalized_find(const gcs_finalized *fz, uint32_t pid)
+{
+    for (size_t i = 0; i < gcs_finalized_process_count(fz); i++)
+        if (fz->results[i].pid == pid)
+            return &fz->results[i];
+    return NULL;
+}
+
+void gcs_finalized_get_stats(const gcs_finalized *fz, gcs_finalized_stats *out)
+{
+    *out = fz->stats;
+}
+
+const char *gcs_finalized_name_source_name(gcs_finalized_name_source s)
+{
+    switch (s) {
+    case GCS_FINALIZED_NAME_PRIVATE: return "private FinalizeObject";
+    case GCS_FINALIZED_NAME_LATER_BULK_TYPE: return "later BulkType";
+    default: return "none";
+    }
+}

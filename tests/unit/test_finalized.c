@@ -1,0 +1,243 @@
+/*
+ * test_finalized.c - finalized objects by type (gcscope/finalized.h) on
+ * hand-made events: TraceEvent's naming (the last BulkType before the
+ * object, per process, "" else), its row order, and the names gcscope
+ * finds for the "" row. The same counts against TraceEvent on real traces:
+ * test_gc_oracle.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "byte_builder.h"
+#include "check.h"
+#include "gcscope.h"
+
+#define RUNTIME "Microsoft-Windows-DotNETRuntime"
+#define PRIVATE "Microsoft-Windows-DotNETRuntimePrivate"
+
+static gcs_event_type t_bulk = {.provider = RUNTIME, .event_id = 15, .name = "Type/BulkType"};
+static gcs_event_type t_fin = {.provider = RUNTIME, .event_id = 29, .name = "GC/FinalizeObject"};
+static gcs_event_type t_prv = {.provider = PRIVATE, .event_id = 192, .name = "GC/FinalizeObject"};
+static gcs_event_type t_other = {.provider = RUNTIME, .event_id = 1, .name = "GC/Start"};
+
+static gcs_status feed(gcs_finalized *fz, gcs_event_type *t, uint32_t pid, const bb *p)
+{
+    gcs_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = t;
+    ev.pid = pid;
+    ev.payload = p->data;
+    ev.payload_size = (uint32_t)p->len;
+    ev.pointer_size = 8;
+    return gcs_finalized_feed(fz, &ev);
+}
+
+/* One BulkType entry (V0 layout: TypeID, ModuleID, TypeNameID, Flags,
+ * CorElementType, Name, TypeParameterCount, parameters). */
+static void bulk_entry(bb *p, uint64_t type_id, const char *name)
+{
+    bb_u64(p, type_id);
+    bb_u64(p, 0x7000);
+    bb_u32(p, 0);
+    bb_u32(p, 0);
+    bb_u8(p, 18);
+    bb_utf16z(p, name);
+    bb_u32(p, 1);
+    bb_u64(p, 0x1234); /* a type parameter, skipped */
+}
+
+static void bulk(gcs_finalized *fz, uint32_t pid, uint64_t type_id, const char *name)
+{
+    bb p = {.len = 0};
+    bb_u32(&p, 1);
+    bb_u16(&p, 0);
+    bulk_entry(&p, type_id, name);
+    CHECK_EQ_INT(feed(fz, &t_bulk, pid, &p), GCS_OK);
+}
+
+static void finalize(gcs_finalized *fz, uint32_t pid, uint64_t type_id)
+{
+    bb p = {.len = 0};
+    bb_u64(&p, type_id);
+    bb_u64(&p, 0x9000);
+    bb_u16(&p, 0);
+    CHECK_EQ_INT(feed(fz, &t_fin, pid, &p), GCS_OK);
+}
+
+static void private_finalize(gcs_finalized *fz, uint32_t pid, uint64_t type_id, const char *name)
+{
+    bb p = {.len = 0};
+    bb_u64(&p, type_id);
+    bb_u64(&p, 0x9000);
+    bb_u16(&p, 0);
+    bb_utf16z(&p, name);
+    CHECK_EQ_INT(feed(fz, &t_prv, pid, &p), GCS_OK);
+}
+
+static const gcs_finalized_type *row_named(const gcs_finalized_process *p, const char *name)
+{
+    for (size_t i = 0; p && i < p->type_count; i++)
+        if (strcmp(p->types[i].name, name) == 0)
+            return &p->types[i];
+    return NULL;
+}
+
+static const gcs_finalized_unnamed *unnamed_id(const gcs_finalized_process *p, uint64_t id)
+{
+    for (size_t i = 0; p && i < p->unnamed_count; i++)
+        if (p->unnamed[i].type_id == id)
+            return &p->unnamed[i];
+    return NULL;
+}
+
+static void test_wants(void)
+{
+    CHECK(gcs_finalized_wants(NULL, &t_bulk));
+    CHECK(gcs_finalized_wants(NULL, &t_fin));
+    CHECK(gcs_finalized_wants(NULL, &t_prv));
+    CHECK(!gcs_finalized_wants(NULL, &t_other));
+}
+
+/* TraceEvent's name is the last BulkType's before the object. */
+static void test_named_before(void)
+{
+    gcs_finalized *fz = gcs_finalized_new();
+    finalize(fz, 7, 0xA0);           /* before any BulkType: "" */
+    private_finalize(fz, 7, 0xA0, "Ns.Alpha");
+    bulk(fz, 7, 0xA0, "Alpha");
+    finalize(fz, 7, 0xA0);
+    finalize(fz, 7, 0xA0);
+    bulk(fz, 7, 0xA0, "Alpha2");     /* the id renamed: a later add wins */
+    finalize(fz, 7, 0xA0);
+    bulk(fz, 7, 0xB0, "");           /* a BulkType without a name */
+    finalize(fz, 7, 0xB0);
+    finalize(fz, 7, 0xB0);
+    finalize(fz, 7, 0xC0);           /* never named */
+    bulk(fz, 7, 0xB0, "Beta");       /* after its objects */
+    finalize(fz, 9, 0xA0);           /* another process: pid 7's names are not its */
+    feed(fz, &t_other, 7, &(bb){.len = 0});
+    CHECK_EQ_INT(gcs_finalized_finish(fz), GCS_OK);
+
+    CHECK_EQ_U64(gcs_finalized_process_count(fz), 2);
+    const gcs_finalized_process *p = gcs_finalized_find(fz, 7);
+    CHECK(p != NULL);
+    if (!p)
+        goto out;
+    CHECK_EQ_U64(p->objects, 7);
+    CHECK_EQ_U64(p->type_count, 3);
+    /* Most first; "" (4) before Alpha (2), Alpha2 (1). */
+    CHECK_EQ_STR(p->types[0].name, "");
+    CHECK_EQ_U64(p->types[0].count, 4);
+    CHECK_EQ_STR(p->types[1].name, "Alpha");
+    CHECK_EQ_U64(p->types[1].count, 2);
+    CHECK_EQ_STR(p->types[2].name, "Alpha2");
+    CHECK_EQ_U64(p->types[2].count, 1);
+    /* The "" row's ids: B (2, named later by BulkType), A (1, by the
+     * private event), C (1, nothing); A came before C. */
+    CHECK_EQ_U64(p->unnamed_count, 3);
+    CHECK_EQ_U64(p->unnamed[0].type_id, 0xB0);
+    CHECK_EQ_U64(p->unnamed[0].count, 2);
+    CHECK_EQ_STR(p->unnamed[0].name, "Beta");
+    CHECK_EQ_INT(p->unnamed[0].source, GCS_FINALIZED_NAME_LATER_BULK_TYPE);
+    CHECK_EQ_U64(p->unnamed[1].type_id, 0xA0);
+    CHECK_EQ_STR(p->unnamed[1].name, "Ns.Alpha");
+    CHECK_EQ_INT(p->unnamed[1].source, GCS_FINALIZED_NAME_PRIVATE);
+    CHECK_EQ_U64(p->unnamed[2].type_id, 0xC0);
+    CHECK(p->unnamed[2].name == NULL);
+    CHECK_EQ_INT(p->unnamed[2].source, GCS_FINALIZED_NAME_NONE);
+
+    const gcs_finalized_process *q = gcs_finalized_find(fz, 9);
+    CHECK(q != NULL && q->type_count == 1 && q->types[0].name[0] == 0 && q->objects == 1);
+    CHECK(unnamed_id(q, 0xA0) != NULL && unnamed_id(q, 0xA0)->source == GCS_FINALIZED_NAME_NONE);
+    CHECK(gcs_finalized_find(fz, 8) == NULL);
+
+    gcs_finalized_stats st;
+    gcs_finalized_get_stats(fz, &st);
+    CHECK_EQ_U64(st.finalize_events, 8);
+    CHECK_EQ_U64(st.private_events, 1);
+    CHECK_EQ_U64(st.bulk_type_entries, 4);
+    CHECK_EQ_U64(st.undecodable_events, 0);
+out:
+    gcs_finalized_free(fz);
+}
+
+/* Rows of equal count keep the order their names first came. */
+static void test_ties(void)
+{
+    gcs_finalized *fz = gcs_finalized_new();
+    static const char *const names[] = {"Zeta", "Alpha", "Mid"};
+    for (int i = 0; i < 3; i++)
+        bulk(fz, 1, 0x100 + (uint64_t)i, names[i]);
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < 3; i++)
+            finalize(fz, 1, 0x100 + (uint64_t)i);
+    finalize(fz, 1, 0x101);
+    CHECK_EQ_INT(gcs_finalized_finish(fz), GCS_OK);
+    const gcs_finalized_process *p = gcs_finalized_find(fz, 1);
+    CHECK(p != NULL && p->type_count == 3);
+    if (p && p->type_count == 3) {
+        CHECK_EQ_STR(p->types[0].name, "Alpha");
+        CHECK_EQ_STR(p->types[1].name, "Zeta");
+        CHECK_EQ_STR(p->types[2].name, "Mid");
+        CHECK_EQ_U64(p->unnamed_count, 0);
+    }
+    CHECK(row_named(p, "Mid") && row_named(p, "Mid")->count == 2);
+    gcs_finalized_free(fz);
+}
+
+/* Every cut of the payloads, and each byte set to 0xff: an answer, never
+ * a crash; a short FinalizeObject is not counted. */
+static void test_cut_payloads(void)
+{
+    bb b = {.len = 0};
+    bb_u32(&b, 2);
+    bb_u16(&b, 0);
+    bulk_entry(&b, 0xD0, "Delta");
+    bulk_entry(&b, 0xE0, "Epsilon");
+    bb f = {.len = 0};
+    bb_u64(&f, 0xD0);
+    bb_u64(&f, 0x9000);
+    bb_u16(&f, 0);
+    bb_utf16z(&f, "Ns.Delta");
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t cut = 0; cut <= b.len; cut++) {
+            gcs_finalized *fz = gcs_finalized_new();
+            bb c = b;
+            if (pass == 1 && cut < b.len)
+                c.data[cut] = 0xff;
+            else
+                c.len = cut;
+            feed(fz, &t_bulk, 1, &c);
+            bb fc = f;
+            fc.len = pass == 0 && cut < f.len ? cut : f.len;
+            feed(fz, &t_prv, 1, &fc);
+            fc.len = pass == 0 && cut < 18 ? cut : 18;
+            feed(fz, &t_fin, 1, &fc);
+            CHECK_EQ_INT(gcs_finalized_finish(fz), GCS_OK);
+            gcs_finalized_stats st;
+            gcs_finalized_get_stats(fz, &st);
+            const gcs_finalized_process *p = gcs_finalized_find(fz, 1);
+            if (pass == 0 && cut < 18) {
+                /* TypeID, ObjectID and ClrInstanceID needed */
+                CHECK(p == NULL);
+                CHECK(st.undecodable_events >= 1);
+            } else if (pass == 0) {
+                CHECK(p != NULL && p->objects == 1);
+            }
+            /* The first entry is whole once its parameters are: named. */
+            if (pass == 0 && cut >= 6 + 8 + 8 + 4 + 4 + 1 + 12 + 4 + 8)
+                CHECK(p && row_named(p, "Delta") && row_named(p, "Delta")->count == 1);
+            gcs_finalized_free(fz);
+        }
+    }
+}
+
+int main(void)
+{
+    RUN(test_wants);
+    RUN(test_named_before);
+    RUN(test_ties);
+    RUN(test_cut_payloads);
+    return check_report("test_finalized");
+}
