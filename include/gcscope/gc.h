@@ -329,6 +329,10 @@ typedef struct gcs_gc_report_options {
     bool (*select_process)(void *ctx, uint32_t pid);
     void *facts_ctx;
     bool summary_only;   /* table: leave out the per-GC list (the rest stays) */
+    /* Optional (NULL: no section): finalized objects by type, after
+     * gcs_finalized_finish (gcscope/finalized.h); a section per runtime in
+     * the table, "finalized_objects" in JSON. */
+    const struct gcs_finalized *finalized;
 } gcs_gc_report_options;
 
 /* The names --columns takes, comma-separated, in table order. */

@@ -235,6 +235,9 @@ typedef struct gcs_gc_html_options {
     bool filter_pid;         /* only the runtime(s) of process pid */
     uint32_t pid;
     double long_pause_ms;    /* threshold of the long pauses table and finding; 0: 200 */
+    /* Optional (NULL: no section): finalized objects by type, after
+     * gcs_finalized_finish (gcscope/finalized.h). */
+    const struct gcs_finalized *finalized;
 } gcs_gc_html_options;
 
 /* Writes the self-contained HTML report (inline SVG, CSS and a small

@@ -239,6 +239,10 @@ const gcs_watch_outcome *gcs_watch_get_outcome(const gcs_watch *w);
  * GCS_END; NULL before, or when the analysis stopped for lack of memory. */
 const gcs_gc_analyzer *gcs_watch_analyzer(const gcs_watch *w);
 
+/* The finalized objects by type of everything read (gcscope/finalized.h),
+ * finished, after GCS_END; NULL before, or when memory was short. */
+const struct gcs_finalized *gcs_watch_finalized(const gcs_watch *w);
+
 /* Frees everything (stops the session if still running). NULL allowed. */
 void gcs_watch_free(gcs_watch *w);
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "gcscope/finalized.h"
 #include "gcscope/gc.h"
 #include "gcscope/live.h"
 #include "gcscope/reader.h"
@@ -41,6 +42,7 @@ struct gcs_watch {
     gcs_tee *tee;
     gcs_reader *reader;
     gcs_gc_analyzer *an;
+    gcs_finalized *fz;    /* finalized objects by type (NULL: out of memory) */
     double started;
     bool analyzing;       /* reading events (else only saving, or over) */
     bool stop_sent, stop_answered, stop_again;
@@ -149,6 +151,7 @@ gcs_watch *gcs_watch_start(const gcs_watch_options *opts, gcs_error *err)
     w->an = gcs_gc_analyzer_new(NULL, err);
     if (!w->an)
         goto fail;
+    w->fz = gcs_finalized_new(); /* the report's table; the watch goes on without it */
     gcs_error rerr;
     gcs_error_clear(&rerr);
     w->reader = gcs_reader_new(src, NULL, &rerr);
@@ -168,6 +171,7 @@ gcs_watch *gcs_watch_start(const gcs_watch_options *opts, gcs_error *err)
 fail:
     watch_free_parts(w);
     gcs_gc_analyzer_free(w->an);
+    gcs_finalized_free(w->fz);
     free(w);
     return NULL;
 }
@@ -239,6 +243,10 @@ static void finish(gcs_watch *w)
         gcs_gc_analyzer_set_lost_events(w->an, rs ? rs->lost_events : 0);
         gcs_gc_analyzer_finish(w->an);
     }
+    if (w->fz && gcs_finalized_finish(w->fz) != GCS_OK) {
+        gcs_finalized_free(w->fz);
+        w->fz = NULL;
+    }
     if (w->tee) {
         gcs_error terr;
         gcs_error_clear(&terr);
@@ -288,6 +296,10 @@ static gcs_status step(gcs_watch *w, gcs_error *err)
                      "the GC analysis stopped (out of memory or beyond its limit)");
             GCS_FAIL(err, GCS_ERR_LIMIT, 0, "%s", w->out.analysis_error);
             return GCS_ERR_LIMIT;
+        }
+        if (w->fz && gcs_finalized_feed(w->fz, ev) != GCS_OK) {
+            gcs_finalized_free(w->fz); /* no table rather than a wrong one */
+            w->fz = NULL;
         }
         return GCS_OK;
     }
@@ -375,11 +387,17 @@ const gcs_gc_analyzer *gcs_watch_analyzer(const gcs_watch *w)
     return w->finished ? w->an : NULL;
 }
 
+const gcs_finalized *gcs_watch_finalized(const gcs_watch *w)
+{
+    return w->finished && w->an ? w->fz : NULL;
+}
+
 void gcs_watch_free(gcs_watch *w)
 {
     if (!w)
         return;
     watch_free_parts(w);
     gcs_gc_analyzer_free(w->an);
+    gcs_finalized_free(w->fz);
     free(w);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcscope/finalized.h"
 #include "gcscope/gc.h"
 #include "report/csv.h"
 #include "report/fast_number.h"
@@ -591,6 +592,41 @@ static void json_gc(FILE *f, const gcs_gc_info *gc, bool last)
     out_flush(&o);
 }
 
+/* Finalized objects by type (o->finalized; docs/gc-stats.md): TraceEvent's
+ * rows, the type ids behind its "" row with the names found elsewhere. */
+static void json_finalized(FILE *f, const gcs_gc_report_options *o, uint32_t pid)
+{
+    if (!o->finalized)
+        return;
+    const gcs_finalized_process *fp = gcs_finalized_find(o->finalized, pid);
+    fprintf(f, ",\n      \"finalized_objects\": {\"objects\": %llu, \"types\": [",
+            (unsigned long long)(fp ? fp->objects : 0));
+    for (size_t i = 0; fp && i < fp->type_count; i++) {
+        const gcs_finalized_type *t = &fp->types[i];
+        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+        json_str(f, t->name);
+        fprintf(f, ", \"count\": %llu", (unsigned long long)t->count);
+        if (!t->name[0]) {
+            fputs(", \"type_ids\": [", f);
+            for (size_t k = 0; k < fp->unnamed_count; k++) {
+                const gcs_finalized_unnamed *u = &fp->unnamed[k];
+                fprintf(f, "%s{\"type_id\": %llu, \"count\": %llu, \"name\": ", k ? ", " : "",
+                        (unsigned long long)u->type_id, (unsigned long long)u->count);
+                if (u->name)
+                    json_str(f, u->name);
+                else
+                    fputs("null", f);
+                fputs(", \"name_from\": ", f);
+                json_str(f, gcs_finalized_name_source_name(u->source));
+                fputc('}', f);
+            }
+            fputc(']', f);
+        }
+        fputc('}', f);
+    }
+    fputs("]}", f);
+}
+
 static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_options *o,
                          const size_t *sel, long n_sel, bool last)
 {
@@ -622,6 +658,7 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
         fprintf(f, ",\n      \"finalizers_run\": %lld", (long long)finalizers);
     else
         fputs(",\n      \"finalizers_run\": null", f);
+    json_finalized(f, o, p->pid);
     fputs(",\n      \"gc_mode\": ", f);
     json_str(f, p->gc_mode);
     fprintf(f, ",\n      \"gc_mode_inferred\": %s", p->gc_mode_inferred ? "true" : "false");
@@ -1228,6 +1265,65 @@ static void table_gc_list(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
     }
 }
 
+/* Rows the table shows of each list (PerfView shows 20); JSON has all. */
+#define FINALIZED_ROWS 20
+
+static void table_finalized(FILE *f, const gcs_gc_report_options *o, uint32_t pid)
+{
+    if (!o->finalized)
+        return;
+    const gcs_finalized_process *fp = gcs_finalized_find(o->finalized, pid);
+    fputc('\n', f);
+    if (!fp) {
+        title(f, o->color, "Finalized objects by type");
+        fputs("  none (no FinalizeObject event of the runtime provider: its GC keyword at verbose level\n  writes them)\n", f);
+        return;
+    }
+    char line[128];
+    snprintf(line, sizeof line, "Finalized objects by type (%llu FinalizeObject events)",
+             (unsigned long long)fp->objects);
+    title(f, o->color, line);
+    fprintf(f, "  %10s  %s\n", "Objects", "Type (as TraceEvent names it)");
+    bool private_named = false, later = false, nameless = false;
+    for (size_t i = 0; i < fp->type_count && i < FINALIZED_ROWS; i++) {
+        const gcs_finalized_type *t = &fp->types[i];
+        if (t->name[0]) {
+            fprintf(f, "  %10llu  %s\n", (unsigned long long)t->count, t->name);
+            continue;
+        }
+        fprintf(f, "  %10llu  \"\" (no BulkType name before the object), by type id:\n",
+                (unsigned long long)t->count);
+        for (size_t k = 0; k < fp->unnamed_count && k < FINALIZED_ROWS; k++) {
+            const gcs_finalized_unnamed *u = &fp->unnamed[k];
+            private_named |= u->source == GCS_FINALIZED_NAME_PRIVATE;
+            later |= u->source == GCS_FINALIZED_NAME_LATER_BULK_TYPE;
+            nameless |= u->source == GCS_FINALIZED_NAME_NONE;
+            if (u->name)
+                fprintf(f, "  %10llu    %s%s\n", (unsigned long long)u->count, u->name,
+                        u->source == GCS_FINALIZED_NAME_LATER_BULK_TYPE ? " *" : "");
+            else
+                fprintf(f, "  %10llu    (type 0x%llx: no name in the trace)\n",
+                        (unsigned long long)u->count, (unsigned long long)u->type_id);
+        }
+        if (fp->unnamed_count > FINALIZED_ROWS)
+            fprintf(f, "  %10s    ... %zu more type ids (JSON lists them all)\n", "",
+                    fp->unnamed_count - FINALIZED_ROWS);
+    }
+    if (fp->type_count > FINALIZED_ROWS)
+        fprintf(f, "  ... %zu more types (JSON lists them all)\n", fp->type_count - FINALIZED_ROWS);
+    if (fp->unnamed_count > 0)
+        fprintf(f, "  Indented: the type ids behind \"\"%s%s%s%s.\n",
+                private_named || later ? ", named by " : "",
+                private_named ? "the runtime's private FinalizeObject event" : "",
+                private_named && later ? " or " : "",
+                later ? "a BulkType after the objects (*)" : "");
+    if (nameless)
+        fputs("  Names: the private provider's GC keyword names the types "
+              "(Microsoft-Windows-DotNETRuntimePrivate:0x1:5);\n  TraceEvent names them only from "
+              "BulkType events, which need the keywords 0x80000 and 0x1000000.\n",
+              f);
+}
+
 static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_options *o,
                           const size_t *sel, long n_sel)
 {
@@ -1351,6 +1447,7 @@ static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
         fprintf(f, "  (of %u GCs with a GCGlobalHeapHistory)\n", with);
     }
 
+    table_finalized(f, o, p->pid);
     if (!o->summary_only)
         table_gc_list(f, p, o, sel, n_sel, threshold);
     const gcs_gc_problems *q = &p->problems;

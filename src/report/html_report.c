@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcscope/finalized.h"
 #include "gcscope/gc_insight.h"
 #include "report/format_fixed.h"
 #include "report/runtime_note.h"
@@ -577,6 +578,56 @@ static void table_condemned(FILE *f, const gcs_gc_process *p)
     fputs("</table>\n", f);
 }
 
+/* Finalized objects by type (docs/gc-stats.md): TraceEvent's rows, the
+ * type ids behind its "" row indented, at most 20 of each as PerfView. */
+static void table_finalized(FILE *f, const gcs_gc_html_options *o, uint32_t pid)
+{
+    if (!o->finalized)
+        return;
+    const gcs_finalized_process *fp = gcs_finalized_find(o->finalized, pid);
+    fputs("<h3>Finalized objects by type</h3>\n", f);
+    if (!fp) {
+        fputs("<p>No FinalizeObject event of the runtime provider (its GC keyword at verbose level writes them).</p>\n", f);
+        return;
+    }
+    fprintf(f, "<p>%llu objects queued for their finalizer, by the type name TraceEvent gives "
+               "them.</p>\n<table class=\"t\"><tr><th>objects</th><th>type</th></tr>\n",
+            (unsigned long long)fp->objects);
+    enum { ROWS = 20 };
+    for (size_t i = 0; i < fp->type_count && i < ROWS; i++) {
+        const gcs_finalized_type *t = &fp->types[i];
+        fprintf(f, "<tr><td>%llu</td><td>", (unsigned long long)t->count);
+        if (t->name[0]) {
+            gcs_html_escape(f, t->name);
+            fputs("</td></tr>\n", f);
+            continue;
+        }
+        fputs("&quot;&quot; (no BulkType named the type before the object)</td></tr>\n", f);
+        for (size_t k = 0; k < fp->unnamed_count && k < ROWS; k++) {
+            const gcs_finalized_unnamed *u = &fp->unnamed[k];
+            fprintf(f, "<tr><td>%llu</td><td>&nbsp;&nbsp;&nbsp;&nbsp;", (unsigned long long)u->count);
+            if (u->name) {
+                gcs_html_escape(f, u->name);
+                fputs(" <span class=\"sub\">(", f);
+                gcs_html_escape(f, gcs_finalized_name_source_name(u->source));
+                fputs(")</span>", f);
+            } else {
+                fprintf(f, "type 0x%llx <span class=\"sub\">(no name in the trace)</span>",
+                        (unsigned long long)u->type_id);
+            }
+            fputs("</td></tr>\n", f);
+        }
+        if (fp->unnamed_count > ROWS)
+            fprintf(f, "<tr><td></td><td>&nbsp;&nbsp;&nbsp;&nbsp;%zu more type ids "
+                       "(<code>gcscope stats --format json</code> lists them all)</td></tr>\n",
+                    fp->unnamed_count - ROWS);
+    }
+    fputs("</table>\n", f);
+    if (fp->type_count > ROWS)
+        fprintf(f, "<p>%zu more types: <code>gcscope stats --format json</code> lists them all.</p>\n",
+                fp->type_count - ROWS);
+}
+
 /* The per-GC columns, JSON arrays the script turns into the table. */
 static void data_json(FILE *f, const gcs_gc_process *p, const gcs_gc_kpis *k, const uint64_t *hist,
                       const double *win, const double *mmu, size_t nw)
@@ -782,6 +833,7 @@ static void write_process(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_
     fputs("</table>\n", f);
     table_long_pauses(f, p, threshold);
     table_condemned(f, p);
+    table_finalized(f, o, p->pid);
 
     fprintf(f, "<h3>Every GC (%zu)</h3>\n<div class=\"gctable\" id=\"p%d-gcs\"></div>\n"
                "<noscript>The per-GC table needs JavaScript; `gcscope stats` prints it.</noscript>\n",

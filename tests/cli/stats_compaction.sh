@@ -43,7 +43,8 @@ T=tests/data/wks-nonconcurrent.nettrace
 from_csv=$("$GCSCOPE" stats --format csv "$T" | awk -F, '
     NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
     { c = $h["compacting"]; print c == "" ? "-" : c == "false" ? "swept" : $h["compact_reason"] }')
-from_table=$("$GCSCOPE" stats --columns number,compact "$T" | awk '$1 ~ /^[0-9]+$/ && NF == 2 { print $2 }')
+from_table=$("$GCSCOPE" stats --columns number,compact "$T" |
+    awk '/GC#/ { rows = 1; next } rows && $1 ~ /^[0-9]+$/ && NF == 2 { print $2 }')
 [ -n "$from_csv" ] && [ "$from_csv" = "$from_table" ] || fail "compact column differs from CSV"
 "$GCSCOPE" stats --format json "$T" | grep -q '"compacting": true, "compact_reason": "induced_compacting"' ||
     fail "json: compacting and its reason"

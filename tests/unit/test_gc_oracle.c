@@ -112,10 +112,15 @@ static jm_node *our_report(const char *path, bool *skip)
         return NULL;
     gcs_reader *r = gcs_reader_new(src, NULL, &err);
     gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, &err);
+    gcs_finalized *fz = gcs_finalized_new();
+    CHECK(fz != NULL);
     const gcs_event *ev;
     gcs_status st;
-    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
         CHECK_EQ_INT(gcs_gc_analyzer_feed(an, ev), GCS_OK);
+        CHECK_EQ_INT(gcs_finalized_feed(fz, ev), GCS_OK);
+    }
+    CHECK_EQ_INT(gcs_finalized_finish(fz), GCS_OK);
     if (st == GCS_ERR_UNSUPPORTED && gcs_reader_get_stats(r)->events == 0)
         *skip = true;
     else
@@ -125,13 +130,15 @@ static jm_node *our_report(const char *path, bool *skip)
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
-    gcs_gc_report_options ro = {.format = GCS_GC_FORMAT_JSON, .trace_name = "trace"};
+    gcs_gc_report_options ro = {.format = GCS_GC_FORMAT_JSON, .trace_name = "trace",
+                                .finalized = fz};
     CHECK(gcs_gc_report_write(mem, an, &ro) >= 0);
     fclose(mem);
     jm_node *doc = *skip ? NULL : jm_parse(buf, len);
     if (!*skip)
         CHECK(doc != NULL);
     free(buf);
+    gcs_finalized_free(fz);
     gcs_gc_analyzer_free(an);
     gcs_reader_free(r);
     gcs_source_free(src);
@@ -253,6 +260,44 @@ static jm_node *read_json(const char *path, bool *absent)
 /* TraceEvent's GC analysis (odoc, the oracle's gcstats) against our JSON
  * report (mdoc); nothing to compare when either is NULL (the caller
  * checked it). */
+/* TraceEvent's FinalizedObjects (name -> count) against our rows: the same
+ * names with the same counts, ours most first; the "" row's type ids add
+ * up to it. */
+static void compare_finalized(const char *name, const jm_node *ofin, const jm_node *mfin)
+{
+    const jm_node *types = jm_get(mfin, "types");
+    size_t oc = ofin ? ofin->count : 0, mc = types ? types->count : 0;
+    if (oc != mc) {
+        check_failed_in_test = 1;
+        fprintf(stderr, "%s: finalized objects: TraceEvent %zu type names, ours %zu\n", name, oc, mc);
+        return;
+    }
+    double total = 0;
+    for (size_t i = 0; i < mc; i++) {
+        const jm_node *row = types->items[i];
+        const char *n = jm_get(row, "name") ? jm_get(row, "name")->str : NULL;
+        double count = jm_num(jm_get(row, "count"));
+        total += count;
+        CHECK(n != NULL);
+        if (i > 0)
+            CHECK(count <= jm_num(jm_get(types->items[i - 1], "count")));
+        const jm_node *theirs = n ? jm_get(ofin, n) : NULL;
+        if (!theirs || jm_num(theirs) != count) {
+            check_failed_in_test = 1;
+            fprintf(stderr, "%s: finalized \"%s\": TraceEvent %.0f, ours %.0f\n", name, n ? n : "?",
+                    theirs ? jm_num(theirs) : -1.0, count);
+        }
+        const jm_node *ids = jm_get(row, "type_ids");
+        if (n && !n[0]) {
+            double sum = 0;
+            for (size_t k = 0; ids && k < ids->count; k++)
+                sum += jm_num(jm_get(ids->items[k], "count"));
+            CHECK(sum == count);
+        }
+    }
+    CHECK(total == jm_num(jm_get(mfin, "objects")));
+}
+
 static void compare_docs(const char *name, const jm_node *odoc, const jm_node *mdoc)
 {
     if (!odoc || !mdoc)
@@ -318,6 +363,7 @@ static void compare_docs(const char *name, const jm_node *odoc, const jm_node *m
             compare_rollup(name, row, jm_at(ogens, g), jm_at(jm_get(mp, "generations"), g + 1));
         }
         CHECK_EQ_INT(jm_num(jm_get(op, "heap_count")), jm_num(jm_get(mp, "heap_count")));
+        compare_finalized(name, jm_get(os, "finalized_objects"), jm_get(mp, "finalized_objects"));
     }
 }
 

@@ -74,6 +74,8 @@ typedef struct stats_facts {
     size_t n;
     gcs_process_table *processes;
     const char *process_spec; /* --process NAME, or NULL */
+    gcs_finalized *finalized; /* finalized objects by type */
+    bool finalized_nomem;
 } stats_facts;
 
 static process_facts *facts_of(stats_facts *sf, uint32_t pid, bool add)
@@ -124,7 +126,8 @@ static const char RUNTIME[] = "Microsoft-Windows-DotNETRuntime";
 
 static bool is_fact_event(const gcs_event_type *t)
 {
-    return is_event(t, RUNTIME, "GC/FinalizersStop") || gcs_process_table_wants(t);
+    return is_event(t, RUNTIME, "GC/FinalizersStop") || gcs_process_table_wants(t) ||
+           gcs_finalized_wants(NULL, t);
 }
 
 /* The events facts_hook is given (cli_gc_load asks once per type). */
@@ -138,6 +141,11 @@ static bool facts_want(void *ctx, const gcs_event_type *t)
 static void facts_feed(stats_facts *sf, const gcs_event *ev)
 {
     const gcs_event_type *t = ev->type;
+    if (gcs_finalized_wants(NULL, t)) {
+        if (gcs_finalized_feed(sf->finalized, ev) != GCS_OK)
+            sf->finalized_nomem = true;
+        return;
+    }
     if (!is_event(t, RUNTIME, "GC/FinalizersStop")) {
         gcs_process_table_feed(sf->processes, ev);
         return;
@@ -158,6 +166,7 @@ static void facts_hook(void *ctx, const gcs_event *ev)
 static void facts_free(stats_facts *sf)
 {
     gcs_process_table_free(sf->processes);
+    gcs_finalized_free(sf->finalized);
 }
 
 /* True when a runtime with GCs runs in a process --process NAME selects. */
@@ -234,8 +243,11 @@ static int stats_one(const char *path, gcs_gc_report_options *ro, FILE *out, boo
     facts.n = 0;
     facts.process_spec = process_spec;
     facts.processes = gcs_process_table_new();
-    if (!facts.processes) {
+    facts.finalized = gcs_finalized_new();
+    facts.finalized_nomem = false;
+    if (!facts.processes || !facts.finalized) {
         fprintf(stderr, "gcscope stats: out of memory\n");
+        facts_free(&facts);
         return CLI_FAILED;
     }
     cli_gc_load_hooks hooks = {.want = facts_want, .on_event = facts_hook, .ctx = &facts,
@@ -246,6 +258,13 @@ static int stats_one(const char *path, gcs_gc_report_options *ro, FILE *out, boo
         facts_free(&facts);
         return rc;
     }
+    if (facts.finalized_nomem || gcs_finalized_finish(facts.finalized) != GCS_OK) {
+        fprintf(stderr, "gcscope stats: out of memory counting finalized objects\n");
+        facts_free(&facts);
+        gcs_gc_analyzer_free(an);
+        return CLI_FAILED;
+    }
+    ro->finalized = facts.finalized;
     ro->trace_name = cli_base_name(path);
     ro->command_line = facts_command_line;
     ro->finalizers_run = facts_finalizers;

@@ -419,6 +419,7 @@ int live_run(const live_opts *o)
         gcs_gc_html_options ho;
         memset(&ho, 0, sizeof ho);
         ho.trace_name = name;
+        ho.finalized = gcs_watch_finalized(w);
         char who[32];
         snprintf(who, sizeof who, "gcscope %s", o->cmd);
         report_failed = cli_write_html_report(who, gcs_watch_analyzer(w), o->report_path, &ho) != CLI_OK;
