@@ -2,8 +2,10 @@
  * Harness: the whole pipeline over one input. A memory source feeds
  * gcs_reader_next; every event goes through both event printers (text and
  * JSON), one event at a time and through gcs_event_printer (whose lines
- * must be the same bytes), the GC analyzer and the object analysis; then every report format
- * (GC table/JSON/CSV, objects table/JSON/CSV) is written, with report
+ * must be the same bytes), the GC analyzer, the finalized-objects counter
+ * and the object analysis; then every report format (GC table/JSON/CSV
+ * with the finalized objects, the HTML report, objects table/JSON/CSV) is
+ * written, with report
  * options (columns, filters, summary only, objects time range and limit)
  * chosen from the input's size so that every variant is reached. While
  * reading, the GCs the analyzer hands out as settled (what `gcscope live`
@@ -33,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gcs_reader *r = src ? gcs_reader_new(src, NULL, &err) : NULL;
     gcs_gc_analyzer *gc = gcs_gc_analyzer_new(NULL, &err);
     gcs_objects *objs = gcs_objects_new(&err);
-    FUZZ_REQUIRE(src && r && gc && objs);
+    gcs_finalized *fz = gcs_finalized_new();
+    FUZZ_REQUIRE(src && r && gc && objs && fz);
     unsigned variant = (unsigned)(size % 8);
     if (variant & 4)
         gcs_objects_set_time_range(objs, true, 1.0, variant & 1, 500.0);
@@ -67,6 +70,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 settled[n_settled++] = one;
         if (gcs_objects_feed(objs, ev, &perr) < 0)
             break;
+        FUZZ_REQUIRE(gcs_finalized_feed(fz, ev) == GCS_OK);
+    }
+    FUZZ_REQUIRE(gcs_finalized_finish(fz) == GCS_OK);
+    /* Each process's rows: most first, adding up to its objects; the ""
+     * row's type ids add up to it. */
+    for (size_t i = 0; i < gcs_finalized_process_count(fz); i++) {
+        const gcs_finalized_process *fp = gcs_finalized_process_at(fz, i);
+        uint64_t sum = 0;
+        for (size_t k = 0; k < fp->type_count; k++) {
+            FUZZ_REQUIRE(k == 0 || fp->types[k].count <= fp->types[k - 1].count);
+            sum += fp->types[k].count;
+            if (fp->types[k].name[0] == 0) {
+                uint64_t ids = 0;
+                for (size_t u = 0; u < fp->unnamed_count; u++)
+                    ids += fp->unnamed[u].count;
+                gcs_finalized_stats fs;
+                gcs_finalized_get_stats(fz, &fs);
+                FUZZ_REQUIRE(ids == fp->types[k].count || fs.over_limit > 0);
+            }
+        }
+        FUZZ_REQUIRE(sum == fp->objects && gcs_finalized_find(fz, fp->pid) == fp);
     }
     FUZZ_REQUIRE(st != GCS_AGAIN); /* a memory source never waits */
     for (int json = 0; json < 2; json++) {
@@ -114,7 +138,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const gcs_gc_format gc_formats[] = {GCS_GC_FORMAT_TABLE, GCS_GC_FORMAT_JSON,
                                                GCS_GC_FORMAT_CSV};
     for (size_t i = 0; i < sizeof gc_formats / sizeof gc_formats[0]; i++) {
-        gcs_gc_report_options ro = {.format = gc_formats[i], .trace_name = "fuzz"};
+        gcs_gc_report_options ro = {.format = gc_formats[i], .trace_name = "fuzz",
+                                    .finalized = variant == 0 ? NULL : fz};
         ro.wide = variant == 1;
         ro.columns = variant == 2 ? "number,reason,pause,peak,notes,condemned" : NULL;
         ro.summary_only = variant == 3;
@@ -131,6 +156,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         (void)gcs_gc_report_write(out, gc, &ro);
     }
+    gcs_gc_html_options ho = {.trace_name = "fuzz", .finalized = fz};
+    (void)gcs_gc_html_write(out, gc, &ho);
     gcs_error_clear(&err);
     if (gcs_objects_finish(objs, &err) == GCS_OK) {
         static const gcs_objects_format obj_formats[] = {GCS_OBJECTS_TABLE, GCS_OBJECTS_JSON,
@@ -144,6 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fflush(out);
     gcs_objects_free(objs);
+    gcs_finalized_free(fz);
     gcs_gc_analyzer_free(gc);
     gcs_reader_free(r);
     gcs_source_free(src);
