@@ -661,16 +661,19 @@ static void data_json(FILE *f, const gcs_gc_process *p, const gcs_gc_kpis *k, co
      * + 32 incomplete), r reason, b size before/peak, a after, o promoted,
      * l gen0 allocated (MB). */
     fputs("],\"gcs\":{\"n\":[", f);
-    int32_t prev_n = 0;
+    /* Deltas in 64 bits: a trace's GC numbers are any 32-bit values. */
+    int64_t prev_n = 0;
     for (size_t i = 0; i < p->gc_count; i++) {
-        fprintf(f, "%s%d", i ? "," : "", (int)(p->gcs[i].number - prev_n));
+        fprintf(f, "%s%lld", i ? "," : "", (long long)(p->gcs[i].number - prev_n));
         prev_n = p->gcs[i].number;
     }
     fputs("],\"t\":[", f);
     long long prev_t = 0;
     for (size_t i = 0; i < p->gc_count; i++) {
+        /* Clamped to +-1e15 (317 years in 0.01 ms), so that llround and
+         * the delta stay in range whatever a trace's timestamps say. */
         double t = gc_time(&p->gcs[i]);
-        long long tt = isfinite(t) ? llround(t * 100) : prev_t;
+        long long tt = isfinite(t) ? llround(fmax(-1e15, fmin(1e15, t * 100))) : prev_t;
         fprintf(f, "%s%lld", i ? "," : "", tt - prev_t);
         prev_t = tt;
     }
