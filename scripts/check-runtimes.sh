@@ -161,6 +161,36 @@ if grep -q '^FAIL' "$OUT/check.txt"; then
     grep '^FAIL' "$OUT/check.txt"
     echo "check-runtimes: differences from TraceEvent: $OUT/check.txt"
 fi
+# Finalized objects by type (the rows test_gc_oracle and check-oracle hold
+# to TraceEvent's): how many objects the recordings finalized, how many
+# TraceEvent names, and how many of its "" row gcscope names.
+for t in "$OUT"/*.nettrace; do
+    "$ROOT/build/gcscope" stats --format json "$t" 2>/dev/null || true
+done | python3 -c '
+import json, sys
+dec = json.JSONDecoder()
+text = sys.stdin.read()
+at, traces, objects, named, unnamed, ours = 0, 0, 0, 0, 0, 0
+while True:
+    while at < len(text) and text[at].isspace():
+        at += 1
+    if at >= len(text):
+        break
+    doc, at = dec.raw_decode(text, at)
+    seen = False
+    for p in doc["processes"]:
+        fo = p.get("finalized_objects") or {}
+        objects += fo.get("objects", 0)
+        seen |= fo.get("objects", 0) > 0
+        for row in fo.get("types", []):
+            if row["name"]:
+                named += row["count"]
+            else:
+                unnamed += row["count"]
+                ours += sum(u["count"] for u in row.get("type_ids", []) if u["name"])
+    traces += seen
+print("check-runtimes: finalized objects: %d in %d traces; TraceEvent names %d, gcscope names %d of the %d in TraceEvent\x27s \"\" row" % (objects, traces, named, ours, unnamed))
+' || status=1
 OBJECTS_E2E_TRACES="$OUT/net8-objects $OUT/net9-objects $OUT/net8-objectsbgc-server $OUT/net9-objectsbgc-server" \
     sh tests/cli/objects_e2e.sh || status=1
 # NativeAOT's type names from its symbols: the recordings with allocation

@@ -398,7 +398,11 @@ static size_t heap_values(const gcs_gc_analyzer *an, const gcs_gc_process *p, si
             if (n < cap) {
                 const gcs_gc_heap_alloc *ha = &rt->heap_allocs[h];
                 const int64_t *o = ha->obj_space_before;
-                out_mb[n] = (double)(after ? ha->obj_size_after : o[0] + o[1] + o[2]) / 1000000.0;
+                /* Summed as doubles: exact below 2^53 bytes, and no
+                 * overflow on the values a hostile trace gives. */
+                double bytes = after ? (double)ha->obj_size_after
+                                     : (double)o[0] + (double)o[1] + (double)o[2];
+                out_mb[n] = bytes / 1000000.0;
             }
             n++;
         }
