@@ -158,6 +158,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     gcs_gc_html_options ho = {.trace_name = "fuzz", .finalized = fz};
     (void)gcs_gc_html_write(out, gc, &ho);
+    /* compare and check on the trace's runtimes: each with itself (no
+     * change, no regression), the first against the last, paired as two
+     * traces would be. */
+    size_t np = gcs_gc_process_count(gc);
+    const gcs_gc_process *procs[8];
+    size_t nk = np < 8 ? np : 8;
+    for (size_t i = 0; i < nk; i++)
+        procs[i] = gcs_gc_process_at(gc, i);
+    long base_of[8];
+    if (nk > 0) {
+        (void)gcs_gc_pair_runtimes(procs, NULL, nk, procs, NULL, nk, base_of);
+        for (size_t i = 0; i < nk; i++)
+            FUZZ_REQUIRE(base_of[i] >= -1 && base_of[i] < (long)nk);
+    }
+    gcs_gc_limits lim = {.has_max_pause = true, .max_pause_ms = 10, .has_max_p99 = true,
+                         .max_p99_pause_ms = 5, .has_max_gc_pct = true, .max_gc_pct = 1,
+                         .has_max_gen2 = true, .max_gen2 = 1, .has_max_regression = true,
+                         .max_regression_pct = 0};
+    for (size_t i = 0; i < nk; i++) {
+        gcs_gc_compare_row rows[GCS_GC_COMPARE_ROWS];
+        int n = gcs_gc_compare(procs[i], procs[i], NULL, rows);
+        FUZZ_REQUIRE(n <= GCS_GC_COMPARE_ROWS);
+        for (int k = 0; k < n; k++)
+            FUZZ_REQUIRE(rows[k].verdict == GCS_VERDICT_SAME);
+        (void)gcs_gc_compare(procs[0], procs[i], NULL, rows);
+        gcs_gc_violation v[16];
+        int nv = gcs_gc_check(procs[i], procs[nk - 1 - i], &lim, v, 16);
+        nv = gcs_gc_check(procs[i], procs[i], &lim, v, 16);
+        for (int k = 0; k < nv && k < 16; k++) /* against itself nothing regressed */
+            FUZZ_REQUIRE(strstr(v[k].limit, "regression") == NULL);
+    }
     gcs_error_clear(&err);
     if (gcs_objects_finish(objs, &err) == GCS_OK) {
         static const gcs_objects_format obj_formats[] = {GCS_OBJECTS_TABLE, GCS_OBJECTS_JSON,
