@@ -1265,6 +1265,15 @@ static void table_gc_list(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
     }
 }
 
+/* Text from the trace (a type name, a command line) in a table line:
+ * control bytes show as '?', so that a hostile name can neither break the
+ * line nor send the terminal escape sequences. */
+static void put_trace_text(FILE *f, const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        fputc(*c < 0x20 || *c == 0x7F ? '?' : *c, f);
+}
+
 /* Rows the table shows of each list (PerfView shows 20); JSON has all. */
 #define FINALIZED_ROWS 20
 
@@ -1288,7 +1297,9 @@ static void table_finalized(FILE *f, const gcs_gc_report_options *o, uint32_t pi
     for (size_t i = 0; i < fp->type_count && i < FINALIZED_ROWS; i++) {
         const gcs_finalized_type *t = &fp->types[i];
         if (t->name[0]) {
-            fprintf(f, "  %10llu  %s\n", (unsigned long long)t->count, t->name);
+            fprintf(f, "  %10llu  ", (unsigned long long)t->count);
+            put_trace_text(f, t->name);
+            fputc('\n', f);
             continue;
         }
         fprintf(f, "  %10llu  \"\" (no BulkType name before the object), by type id:\n",
@@ -1298,10 +1309,11 @@ static void table_finalized(FILE *f, const gcs_gc_report_options *o, uint32_t pi
             private_named |= u->source == GCS_FINALIZED_NAME_PRIVATE;
             later |= u->source == GCS_FINALIZED_NAME_LATER_BULK_TYPE;
             nameless |= u->source == GCS_FINALIZED_NAME_NONE;
-            if (u->name)
-                fprintf(f, "  %10llu    %s%s\n", (unsigned long long)u->count, u->name,
-                        u->source == GCS_FINALIZED_NAME_LATER_BULK_TYPE ? " *" : "");
-            else
+            if (u->name) {
+                fprintf(f, "  %10llu    ", (unsigned long long)u->count);
+                put_trace_text(f, u->name);
+                fputs(u->source == GCS_FINALIZED_NAME_LATER_BULK_TYPE ? " *\n" : "\n", f);
+            } else
                 fprintf(f, "  %10llu    (type 0x%llx: no name in the trace)\n",
                         (unsigned long long)u->count, (unsigned long long)u->type_id);
         }
@@ -1331,12 +1343,16 @@ static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
     bool color = o->color;
     char a[32], b[32];
     const char *pname = fact_process_name(o, p->pid);
-    fprintf(f, "%sProcess %u%s%s (ClrInstanceID %u)%s%s%s\n", color ? C_BOLD : "", p->pid,
-            pname ? " " : "", pname ? pname : "", (unsigned)p->clr_instance_id,
-            trace ? " in " : "", trace ? trace : "", color ? C_OFF : "");
+    fprintf(f, "%sProcess %u%s", color ? C_BOLD : "", p->pid, pname ? " " : "");
+    put_trace_text(f, pname ? pname : "");
+    fprintf(f, " (ClrInstanceID %u)%s%s%s\n", (unsigned)p->clr_instance_id, trace ? " in " : "",
+            trace ? trace : "", color ? C_OFF : "");
     const char *cmdline = fact_command_line(o, p->pid);
-    if (cmdline)
-        fprintf(f, "  Command line         %s\n", cmdline);
+    if (cmdline) {
+        fputs("  Command line         ", f);
+        put_trace_text(f, cmdline);
+        fputc('\n', f);
+    }
     fprintf(f, "  Runtime version      %s%s\n", p->runtime_version[0] ? p->runtime_version : "unknown",
             gcs_runtime_note(p));
     char mode_why[48] = "";

@@ -12,6 +12,8 @@
 #include "byte_builder.h"
 #include "check.h"
 #include "gcscope.h"
+#include "unit/gc_synth.h"
+#include "unit/json_mini.h"
 
 #define RUNTIME "Microsoft-Windows-DotNETRuntime"
 #define PRIVATE "Microsoft-Windows-DotNETRuntimePrivate"
@@ -233,11 +235,110 @@ static void test_cut_payloads(void)
     }
 }
 
+/* One complete blocking GC of process pid, so that the reports list it. */
+static gcs_gc_analyzer *one_gc(uint32_t pid)
+{
+    gcs_gc_analyzer *an = gcs_gc_analyzer_new(NULL, NULL);
+    static const gcs_gc_kind seq[] = {GCS_GCK_SUSPEND_EE_BEGIN, GCS_GCK_SUSPEND_EE_END,
+                                      GCS_GCK_START, GCS_GCK_END, GCS_GCK_HEAP_STATS,
+                                      GCS_GCK_RESTART_EE_END};
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+        gcs_gc_record r = gc_synth_record(seq[i], seq[i] == GCS_GCK_START ? 2 : 1);
+        r.u.start.count = 1;
+        gcs_gc_event_ctx ctx = {pid, 1, 10.0 + (double)i};
+        CHECK_EQ_INT(gcs_gc_analyzer_feed_record(an, &ctx, &r), GCS_OK);
+    }
+    gcs_gc_analyzer_finish(an);
+    return an;
+}
+
+static char *written(const gcs_gc_analyzer *an, const gcs_finalized *fz, gcs_gc_format format,
+                     bool html)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (html) {
+        gcs_gc_html_options ho = {.trace_name = "t", .finalized = fz};
+        CHECK(gcs_gc_html_write(mem, an, &ho) >= 0);
+    } else {
+        gcs_gc_report_options ro = {.format = format, .trace_name = "t", .finalized = fz};
+        CHECK(gcs_gc_report_write(mem, an, &ro) >= 0);
+    }
+    fclose(mem);
+    return buf;
+}
+
+/* The reports' section: 20 rows in the table and the HTML, all in JSON;
+ * names from the trace cannot break a table line or the HTML. */
+static void test_report_sections(void)
+{
+    gcs_finalized *fz = gcs_finalized_new();
+    char name[32];
+    for (int i = 0; i < 25; i++) {
+        snprintf(name, sizeof name, "Type%02d", i);
+        bulk(fz, 7, 0x1000 + (uint64_t)i, i == 23 ? "Evil\x1b[31m\nName<b>" : name);
+        for (int k = 0; k <= i; k++)
+            finalize(fz, 7, 0x1000 + (uint64_t)i);
+    }
+    finalize(fz, 7, 0x9999); /* unnamed, no name anywhere */
+    CHECK_EQ_INT(gcs_finalized_finish(fz), GCS_OK);
+    gcs_gc_analyzer *an = one_gc(7);
+
+    char *table = written(an, fz, GCS_GC_FORMAT_TABLE, false);
+    CHECK(strstr(table, "Finalized objects by type (326 FinalizeObject events)") != NULL);
+    CHECK(strstr(table, "          25  Type24\n") != NULL);
+    CHECK(strstr(table, "Evil?[31m?Name<b>") != NULL);
+    CHECK(strstr(table, "\x1b") == NULL);
+    CHECK(strstr(table, "... 6 more types (JSON lists them all)") != NULL);
+    CHECK(strstr(table, "           6  Type05\n") != NULL); /* the 20th of 26 rows */
+    CHECK(strstr(table, "Type04") == NULL);
+    free(table);
+
+    char *json = written(an, fz, GCS_GC_FORMAT_JSON, false);
+    jm_node *doc = jm_parse(json, strlen(json));
+    CHECK(doc != NULL);
+    const jm_node *fo = jm_get(jm_at(jm_get(doc, "processes"), 0), "finalized_objects");
+    CHECK(jm_num(jm_get(fo, "objects")) == 326);
+    const jm_node *types = jm_get(fo, "types");
+    CHECK(types && types->count == 26);
+    if (types && types->count == 26) {
+        const jm_node *last = types->items[25];
+        const char *nm = jm_str(jm_get(last, "name"));
+        CHECK(nm && nm[0] == 0);
+        const jm_node *ids = jm_get(last, "type_ids");
+        CHECK(ids && ids->count == 1 && jm_num(jm_get(ids->items[0], "type_id")) == 0x9999);
+        CHECK(jm_get(ids->items[0], "name")->type == JM_NULL);
+    }
+    jm_free(doc);
+    free(json);
+
+    char *html = written(an, fz, GCS_GC_FORMAT_TABLE, true);
+    CHECK(strstr(html, "<h3>Finalized objects by type</h3>") != NULL);
+    CHECK(strstr(html, "Name&lt;b&gt;") != NULL);
+    CHECK(strstr(html, "Name<b>") == NULL);
+    CHECK(strstr(html, "type 0x9999") == NULL); /* the "" row is the 26th: not shown */
+    free(html);
+
+    /* No tracker: no section; a process without FinalizeObject: "none". */
+    char *none = written(an, NULL, GCS_GC_FORMAT_TABLE, false);
+    CHECK(strstr(none, "Finalized objects") == NULL);
+    free(none);
+    gcs_gc_analyzer_free(an);
+    an = one_gc(8);
+    char *other = written(an, fz, GCS_GC_FORMAT_TABLE, false);
+    CHECK(strstr(other, "  none (no FinalizeObject event of the runtime provider") != NULL);
+    free(other);
+    gcs_gc_analyzer_free(an);
+    gcs_finalized_free(fz);
+}
+
 int main(void)
 {
     RUN(test_wants);
     RUN(test_named_before);
     RUN(test_ties);
     RUN(test_cut_payloads);
+    RUN(test_report_sections);
     return check_report("test_finalized");
 }
