@@ -67,20 +67,28 @@ typedef struct gcs_finalized_unnamed {
  * One process's finalized objects. types: TraceEvent's rows, most objects
  * first, rows of equal count in the order their name first came (PerfView's
  * order). unnamed: the type ids of the "" row, in the same order.
+ * private_types: the private provider's FinalizeObject events by their
+ * TypeName, in the same order: the same objects when both providers were
+ * on, and all a trace says when only the private one was (`gcscope record`
+ * turns the runtime provider's GC keyword on at informational level, the
+ * private one's at verbose).
  */
 typedef struct gcs_finalized_process {
     uint32_t pid;
-    uint64_t objects; /* FinalizeObject events of the process */
+    uint64_t objects;         /* the runtime provider's FinalizeObject events */
+    uint64_t private_objects; /* the private provider's */
     const gcs_finalized_type *types;
     size_t type_count;
     const gcs_finalized_unnamed *unnamed;
     size_t unnamed_count;
+    const gcs_finalized_type *private_types;
+    size_t private_type_count;
 } gcs_finalized_process;
 
 /* What the tracker met (counted, never an error). */
 typedef struct gcs_finalized_stats {
     uint64_t finalize_events;    /* public FinalizeObject events counted */
-    uint64_t private_events;     /* private FinalizeObject events (names only) */
+    uint64_t private_events;     /* private FinalizeObject events */
     uint64_t bulk_type_entries;  /* BulkType entries read */
     uint64_t undecodable_events; /* payloads too short for their fields */
     uint64_t over_limit;         /* types or names not kept (the limits above) */
@@ -105,8 +113,9 @@ gcs_status gcs_finalized_feed(gcs_finalized *fz, const gcs_event *ev);
  * GCS_ERR_NOMEM. */
 gcs_status gcs_finalized_finish(gcs_finalized *fz);
 
-/* After gcs_finalized_finish: the processes with FinalizeObject events,
- * in the order they first came, and one of them by id (NULL: none). */
+/* After gcs_finalized_finish: the processes with FinalizeObject events
+ * (of either provider), in the order they first came, and one of them by
+ * id (NULL: none). */
 size_t gcs_finalized_process_count(const gcs_finalized *fz);
 const gcs_finalized_process *gcs_finalized_process_at(const gcs_finalized *fz, size_t i);
 const gcs_finalized_process *gcs_finalized_find(const gcs_finalized *fz, uint32_t pid);

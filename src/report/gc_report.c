@@ -599,8 +599,9 @@ static void json_finalized(FILE *f, const gcs_gc_report_options *o, uint32_t pid
     if (!o->finalized)
         return;
     const gcs_finalized_process *fp = gcs_finalized_find(o->finalized, pid);
-    fprintf(f, ",\n      \"finalized_objects\": {\"objects\": %llu, \"types\": [",
-            (unsigned long long)(fp ? fp->objects : 0));
+    fprintf(f, ",\n      \"finalized_objects\": {\"objects\": %llu, \"private_objects\": %llu, \"types\": [",
+            (unsigned long long)(fp ? fp->objects : 0),
+            (unsigned long long)(fp ? fp->private_objects : 0));
     for (size_t i = 0; fp && i < fp->type_count; i++) {
         const gcs_finalized_type *t = &fp->types[i];
         fputs(i ? ", {\"name\": " : "{\"name\": ", f);
@@ -623,6 +624,12 @@ static void json_finalized(FILE *f, const gcs_gc_report_options *o, uint32_t pid
             fputc(']', f);
         }
         fputc('}', f);
+    }
+    fputs("], \"private_types\": [", f);
+    for (size_t i = 0; fp && i < fp->private_type_count; i++) {
+        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+        json_str(f, fp->private_types[i].name);
+        fprintf(f, ", \"count\": %llu}", (unsigned long long)fp->private_types[i].count);
     }
     fputs("]}", f);
 }
@@ -1283,12 +1290,32 @@ static void table_finalized(FILE *f, const gcs_gc_report_options *o, uint32_t pi
         return;
     const gcs_finalized_process *fp = gcs_finalized_find(o->finalized, pid);
     fputc('\n', f);
+    char line[128];
+    if (fp && fp->objects == 0) {
+        /* Only the private provider's events (gcscope record's default). */
+        snprintf(line, sizeof line,
+                 "Finalized objects by type (%llu private FinalizeObject events)",
+                 (unsigned long long)fp->private_objects);
+        title(f, o->color, line);
+        fprintf(f, "  %10s  %s\n", "Objects", "Type (the runtime's name in the private event)");
+        for (size_t i = 0; i < fp->private_type_count && i < FINALIZED_ROWS; i++) {
+            fprintf(f, "  %10llu  ", (unsigned long long)fp->private_types[i].count);
+            put_trace_text(f, fp->private_types[i].name[0] ? fp->private_types[i].name : "\"\"");
+            fputc('\n', f);
+        }
+        if (fp->private_type_count > FINALIZED_ROWS)
+            fprintf(f, "  ... %zu more types (JSON lists them all)\n",
+                    fp->private_type_count - FINALIZED_ROWS);
+        fputs("  TraceEvent counts none: it reads the runtime provider's FinalizeObject (its GC\n"
+              "  keyword at verbose level), which this trace does not have.\n",
+              f);
+        return;
+    }
     if (!fp) {
         title(f, o->color, "Finalized objects by type");
         fputs("  none (no FinalizeObject event of the runtime provider: its GC keyword at verbose level\n  writes them)\n", f);
         return;
     }
-    char line[128];
     snprintf(line, sizeof line, "Finalized objects by type (%llu FinalizeObject events)",
              (unsigned long long)fp->objects);
     title(f, o->color, line);

@@ -590,6 +590,24 @@ static void table_finalized(FILE *f, const gcs_gc_html_options *o, uint32_t pid)
         fputs("<p>No FinalizeObject event of the runtime provider (its GC keyword at verbose level writes them).</p>\n", f);
         return;
     }
+    if (fp->objects == 0) {
+        /* Only the private provider's events (gcscope record's default). */
+        fprintf(f, "<p>%llu objects queued for their finalizer, by the type name of the runtime's "
+                   "private FinalizeObject event (TraceEvent counts none: it reads the runtime "
+                   "provider's, which this trace does not have).</p>\n"
+                   "<table class=\"t\"><tr><th>objects</th><th>type</th></tr>\n",
+                (unsigned long long)fp->private_objects);
+        for (size_t i = 0; i < fp->private_type_count && i < 20; i++) {
+            fprintf(f, "<tr><td>%llu</td><td>", (unsigned long long)fp->private_types[i].count);
+            gcs_html_escape(f, fp->private_types[i].name[0] ? fp->private_types[i].name : "\"\"");
+            fputs("</td></tr>\n", f);
+        }
+        fputs("</table>\n", f);
+        if (fp->private_type_count > 20)
+            fprintf(f, "<p>%zu more types: <code>gcscope stats --format json</code> lists them all.</p>\n",
+                    fp->private_type_count - 20);
+        return;
+    }
     fprintf(f, "<p>%llu objects queued for their finalizer, by the type name TraceEvent gives "
                "them.</p>\n<table class=\"t\"><tr><th>objects</th><th>type</th></tr>\n",
             (unsigned long long)fp->objects);

@@ -91,6 +91,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
         FUZZ_REQUIRE(sum == fp->objects && gcs_finalized_find(fz, fp->pid) == fp);
+        uint64_t private_sum = 0;
+        for (size_t k = 0; k < fp->private_type_count; k++)
+            private_sum += fp->private_types[k].count;
+        FUZZ_REQUIRE(private_sum == fp->private_objects);
     }
     FUZZ_REQUIRE(st != GCS_AGAIN); /* a memory source never waits */
     for (int json = 0; json < 2; json++) {

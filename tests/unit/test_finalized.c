@@ -77,6 +77,10 @@ static void private_finalize(gcs_finalized *fz, uint32_t pid, uint64_t type_id, 
     CHECK_EQ_INT(feed(fz, &t_prv, pid, &p), GCS_OK);
 }
 
+static gcs_gc_analyzer *one_gc(uint32_t pid);
+static char *written(const gcs_gc_analyzer *an, const gcs_finalized *fz, gcs_gc_format format,
+                     bool html);
+
 static const gcs_finalized_type *row_named(const gcs_finalized_process *p, const char *name)
 {
     for (size_t i = 0; p && i < p->type_count; i++)
@@ -149,6 +153,10 @@ static void test_named_before(void)
     CHECK(p->unnamed[2].name == NULL);
     CHECK_EQ_INT(p->unnamed[2].source, GCS_FINALIZED_NAME_NONE);
 
+    /* The private event's own count, by its name. */
+    CHECK_EQ_U64(p->private_objects, 1);
+    CHECK(p->private_type_count == 1 && strcmp(p->private_types[0].name, "Ns.Alpha") == 0);
+
     const gcs_finalized_process *q = gcs_finalized_find(fz, 9);
     CHECK(q != NULL && q->type_count == 1 && q->types[0].name[0] == 0 && q->objects == 1);
     CHECK(unnamed_id(q, 0xA0) != NULL && unnamed_id(q, 0xA0)->source == GCS_FINALIZED_NAME_NONE);
@@ -161,6 +169,36 @@ static void test_named_before(void)
     CHECK_EQ_U64(st.bulk_type_entries, 4);
     CHECK_EQ_U64(st.undecodable_events, 0);
 out:
+    gcs_finalized_free(fz);
+}
+
+/* A trace with only the private events (gcscope record's default):
+ * TraceEvent's table is empty, the private one counts them by name. */
+static void test_private_only(void)
+{
+    gcs_finalized *fz = gcs_finalized_new();
+    private_finalize(fz, 3, 0xA0, "Ns.Alpha");
+    private_finalize(fz, 3, 0xB0, "Ns.Beta");
+    private_finalize(fz, 3, 0xB0, "Ns.Beta");
+    CHECK_EQ_INT(gcs_finalized_finish(fz), GCS_OK);
+    const gcs_finalized_process *p = gcs_finalized_find(fz, 3);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_EQ_U64(p->objects, 0);
+        CHECK_EQ_U64(p->type_count, 0);
+        CHECK_EQ_U64(p->unnamed_count, 0);
+        CHECK_EQ_U64(p->private_objects, 3);
+        CHECK_EQ_U64(p->private_type_count, 2);
+        CHECK_EQ_STR(p->private_types[0].name, "Ns.Beta");
+        CHECK_EQ_U64(p->private_types[0].count, 2);
+    }
+    gcs_gc_analyzer *an = one_gc(3);
+    char *table = written(an, fz, GCS_GC_FORMAT_TABLE, false);
+    CHECK(strstr(table, "Finalized objects by type (3 private FinalizeObject events)") != NULL);
+    CHECK(strstr(table, "           2  Ns.Beta\n") != NULL);
+    CHECK(strstr(table, "TraceEvent counts none") != NULL);
+    free(table);
+    gcs_gc_analyzer_free(an);
     gcs_finalized_free(fz);
 }
 
@@ -338,6 +376,7 @@ int main(void)
     RUN(test_wants);
     RUN(test_named_before);
     RUN(test_ties);
+    RUN(test_private_only);
     RUN(test_cut_payloads);
     RUN(test_report_sections);
     return check_report("test_finalized");

@@ -35,18 +35,20 @@ typedef struct type_entry {
     uint32_t proc;             /* its process (procs), set with unnamed_count */
 } type_entry;
 
-/* A row of TraceEvent's table (process, name). */
+/* A row of TraceEvent's table (process, name), or (is_private) of the
+ * private events' names. */
 typedef struct row {
     uint32_t pid;
     const char *name;
     uint64_t count;
     uint64_t order; /* the object that created it */
     uint32_t proc;  /* its process (procs) */
+    bool is_private;
 } row;
 
 typedef struct process_acc {
     uint32_t pid;
-    uint64_t objects;
+    uint64_t objects, private_objects;
 } process_acc;
 
 struct gcs_finalized {
@@ -173,9 +175,9 @@ static type_entry *type_of(gcs_finalized *fz, uint32_t pid, uint64_t type_id, bo
     return e;
 }
 
-static uint64_t row_hash(uint32_t pid, const char *name)
+static uint64_t row_hash(uint32_t pid, bool is_private, const char *name)
 {
-    uint64_t h = 0xcbf29ce484222325ull ^ pid;
+    uint64_t h = (0xcbf29ce484222325ull ^ pid) + is_private;
     for (const unsigned char *c = (const unsigned char *)name; *c; c++)
         h = (h ^ *c) * 0x100000001b3ull;
     return mix(h);
@@ -188,7 +190,7 @@ static bool row_slots_grow(gcs_finalized *fz)
     if (!s)
         return false;
     for (size_t i = 0; i < fz->rows_n; i++) {
-        size_t k = row_hash(fz->rows[i].pid, fz->rows[i].name) & (cap - 1);
+        size_t k = row_hash(fz->rows[i].pid, fz->rows[i].is_private, fz->rows[i].name) & (cap - 1);
         while (s[k])
             k = (k + 1) & (cap - 1);
         s[k] = (uint32_t)i + 1;
@@ -202,14 +204,15 @@ static bool row_slots_grow(gcs_finalized *fz)
 /* The row of (pid, name), added (count 0) when absent; NO_ROW when memory
  * is short. name must live as long as the tracker. Rows are at most one a
  * type entry plus "" a process, below GCS_FINALIZED_MAX_TYPES * 2. */
-static uint32_t row_of(gcs_finalized *fz, uint32_t pid, uint32_t proc, const char *name)
+static uint32_t row_of(gcs_finalized *fz, uint32_t pid, uint32_t proc, bool is_private,
+                       const char *name)
 {
-    uint64_t h = row_hash(pid, name);
+    uint64_t h = row_hash(pid, is_private, name);
     if (fz->row_slots_cap) {
         for (size_t k = h & (fz->row_slots_cap - 1); fz->row_slots[k];
              k = (k + 1) & (fz->row_slots_cap - 1)) {
             const row *r = &fz->rows[fz->row_slots[k] - 1];
-            if (r->pid == pid && strcmp(r->name, name) == 0)
+            if (r->pid == pid && r->is_private == is_private && strcmp(r->name, name) == 0)
                 return fz->row_slots[k] - 1;
         }
     }
@@ -220,7 +223,7 @@ static uint32_t row_of(gcs_finalized *fz, uint32_t pid, uint32_t proc, const cha
     while (fz->row_slots[k])
         k = (k + 1) & (fz->row_slots_cap - 1);
     fz->row_slots[k] = (uint32_t)fz->rows_n + 1;
-    fz->rows[fz->rows_n] = (row){pid, name, 0, fz->sequence, proc};
+    fz->rows[fz->rows_n] = (row){pid, name, 0, fz->sequence, proc, is_private};
     return (uint32_t)fz->rows_n++;
 }
 
@@ -237,7 +240,7 @@ static process_acc *process_of(gcs_finalized *fz, uint32_t pid)
                            sizeof *fz->procs, 4))
         return NULL;
     fz->last_proc = fz->procs_n;
-    fz->procs[fz->procs_n] = (process_acc){pid, 0};
+    fz->procs[fz->procs_n] = (process_acc){pid, 0, 0};
     return &fz->procs[fz->procs_n++];
 }
 
@@ -295,18 +298,28 @@ static gcs_status on_bulk_type(gcs_finalized *fz, uint32_t pid, const gcs_gc_rec
     return GCS_OK;
 }
 
-static gcs_status on_finalize(gcs_finalized *fz, uint32_t pid, const gcs_gc_record *rec)
+/* The type entry (*t: NULL past the limit) and the process of a
+ * FinalizeObject event of either provider. */
+static gcs_status object_of(gcs_finalized *fz, uint32_t pid, const gcs_gc_record *rec,
+                           type_entry **t, process_acc **p)
 {
     bool nomem = false;
-    type_entry *t = type_of(fz, pid, rec->u.finalize_object.type_id, &nomem);
+    *t = type_of(fz, pid, rec->u.finalize_object.type_id, &nomem);
     if (nomem)
         return GCS_ERR_NOMEM;
-    process_acc *p = process_of(fz, pid);
-    if (!p)
+    *p = process_of(fz, pid);
+    return *p ? GCS_OK : GCS_ERR_NOMEM;
+}
+
+static gcs_status on_finalize(gcs_finalized *fz, uint32_t pid, const gcs_gc_record *rec)
+{
+    type_entry *t;
+    process_acc *p;
+    if (object_of(fz, pid, rec, &t, &p) != GCS_OK)
         return GCS_ERR_NOMEM;
     uint32_t proc = (uint32_t)(p - fz->procs);
     const char *name = t && t->bulk_name ? t->bulk_name : EMPTY_NAME;
-    uint32_t r = t && t->bulk_name && t->row != NO_ROW ? t->row : row_of(fz, pid, proc, name);
+    uint32_t r = t && t->bulk_name && t->row != NO_ROW ? t->row : row_of(fz, pid, proc, false, name);
     if (r == NO_ROW)
         return GCS_ERR_NOMEM;
     if (t && t->bulk_name)
@@ -321,6 +334,28 @@ static gcs_status on_finalize(gcs_finalized *fz, uint32_t pid, const gcs_gc_reco
         t->unnamed_order = fz->sequence;
         t->proc = proc;
     }
+    return GCS_OK;
+}
+
+/* The private event (the same object as a public one, when both
+ * providers are on): its name names the type id, and it is counted apart
+ * by that name (what a trace without the public event still says). */
+static gcs_status on_private_finalize(gcs_finalized *fz, uint32_t pid, const gcs_gc_record *rec)
+{
+    type_entry *t;
+    process_acc *p;
+    if (object_of(fz, pid, rec, &t, &p) != GCS_OK)
+        return GCS_ERR_NOMEM;
+    if (t)
+        set_name(fz, &t->private_name, rec->u.finalize_object.type_name);
+    const char *name = t && t->private_name ? t->private_name : EMPTY_NAME;
+    uint32_t r = row_of(fz, pid, (uint32_t)(p - fz->procs), true, name);
+    if (r == NO_ROW)
+        return GCS_ERR_NOMEM;
+    fz->sequence++;
+    fz->rows[r].count++;
+    p->private_objects++;
+    fz->stats.private_events++;
     return GCS_OK;
 }
 
@@ -343,16 +378,7 @@ gcs_status gcs_finalized_feed(gcs_finalized *fz, const gcs_event *ev)
         return on_bulk_type(fz, ev->pid, &rec);
     if (ev->type->event_id != 192)
         return on_finalize(fz, ev->pid, &rec);
-    /* The private event: only its name is used (TraceEvent counts the
-     * public one). */
-    fz->stats.private_events++;
-    bool nomem = false;
-    type_entry *t = type_of(fz, ev->pid, rec.u.finalize_object.type_id, &nomem);
-    if (nomem)
-        return GCS_ERR_NOMEM;
-    if (t)
-        set_name(fz, &t->private_name, rec.u.finalize_object.type_name);
-    return GCS_OK;
+    return on_private_finalize(fz, ev->pid, &rec);
 }
 
 /* ---------------------------------------------------------------- results */
@@ -372,6 +398,8 @@ static int by_proc_count_order(uint32_t pa, uint64_t ca, uint64_t oa, uint32_t p
 static int row_cmp(const void *a, const void *b)
 {
     const row *x = *(const row *const *)a, *y = *(const row *const *)b;
+    if (x->is_private != y->is_private) /* TraceEvent's rows first */
+        return x->is_private ? 1 : -1;
     return by_proc_count_order(x->proc, x->count, x->order, y->proc, y->count, y->order);
 }
 
@@ -413,13 +441,20 @@ gcs_status gcs_finalized_finish(gcs_finalized *fz)
     for (size_t p = 0; p < fz->procs_n; p++)
         fz->results[p] = (gcs_finalized_process){.pid = fz->procs[p].pid,
                                                  .objects = fz->procs[p].objects,
+                                                 .private_objects = fz->procs[p].private_objects,
                                                  .types = fz->result_types,
+                                                 .private_types = fz->result_types,
                                                  .unnamed = fz->result_unnamed};
-    /* Each process's rows are one stretch of the sorted arrays. */
+    /* Each process's rows are one stretch of the sorted array (its
+     * TraceEvent rows, its private rows in another stretch after all). */
     for (size_t i = 0; i < nr; i++) {
         gcs_finalized_process *out = &fz->results[rs[i]->proc];
-        if (out->type_count++ == 0)
+        if (rs[i]->is_private) {
+            if (out->private_type_count++ == 0)
+                out->private_types = &fz->result_types[i];
+        } else if (out->type_count++ == 0) {
             out->types = &fz->result_types[i];
+        }
         fz->result_types[i] = (gcs_finalized_type){rs[i]->name, rs[i]->count};
     }
     for (size_t i = 0; i < nu; i++) {
