@@ -167,10 +167,16 @@ static void compare_gc(const char *name, const jm_node *o, const jm_node *m)
     const jm_node *mcomp = jm_get(m, "compacting");
     if (ohist && ohist->type == JM_OBJ) {
         CMP_NUM("heaps", num, jm_num(jm_get(ohist, "num_heaps")), jm_num(mheaps), 0);
-        /* More per-heap histories than heaps: a background GC's histories
-         * landed on this GC too (wks-service GCs 24 and 482), and TraceEvent
-         * keeps the later global history, ours the GC's own (the first). */
-        if (jm_num(jm_get(o, "per_heap_history_count")) <= jm_num(jm_get(ohist, "num_heaps")))
+        /* A background GC's global history landed on this GC too, and
+         * TraceEvent keeps the later one, ours the GC's own (the first):
+         * seen by its per-heap histories coming too (more than heaps:
+         * wks-service GCs 24 and 482), or by the history condemning
+         * another generation than the GC (a NativeAOT .NET 8 recording: a
+         * foreground gen0 GC ending just before the BGC's history, its
+         * RestartEE after it, so that TraceEvent's current GC was still
+         * the foreground one). */
+        if (jm_num(jm_get(o, "per_heap_history_count")) <= jm_num(jm_get(ohist, "num_heaps")) &&
+            jm_num(jm_get(ohist, "condemned_generation")) == jm_num(jm_get(o, "generation")))
             CMP_NUM("compacting", num, jm_num(jm_get(o, "is_not_compacting")), jm_num(mcomp), 0);
     } else if (!mheaps || mheaps->type != JM_NULL || !mcomp || mcomp->type != JM_NULL) {
         check_failed_in_test = 1;
