@@ -63,6 +63,23 @@ for src in "$tmp"/src/*.c; do
             fail "$doc: pauses.c differs from gcscope stats --format csv"; }
         [ "$(wc -l < "$tmp/$name.out")" -eq 47 ] || fail "$doc: pauses.c: want the fixture's 47 GCs (TraceEvent counts 47)"
         ;;
+    finalized)
+        # The same rows as `gcscope stats --format json` (which reads every
+        # GC event as well): TraceEvent's, then the type ids behind "".
+        "$GCSCOPE" stats --format json "$TRACE" | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["processes"]:
+    fo = p["finalized_objects"]
+    for t in fo["types"]:
+        print("pid %d %d \"%s\"" % (p["pid"], t["count"], t["name"]))
+    for t in fo["types"]:
+        for u in t.get("type_ids", []):
+            print("pid %d   %d %s (%s)" % (p["pid"], u["count"], u["name"] or "?", u["name_from"]))
+' > "$tmp/cli.out" || fail "$doc: gcscope stats --format json did not parse"
+        cmp -s "$tmp/cli.out" "$tmp/$name.out" || { diff "$tmp/cli.out" "$tmp/$name.out" | head; \
+            fail "$doc: finalized.c differs from gcscope stats --format json"; }
+        grep -q "^pid [0-9]* 28 \"\"$" "$tmp/$name.out" || fail "$doc: finalized.c: want the fixture's 28 objects under \"\""
+        ;;
     *) fail "$doc: $name.c: no check for this example in tests/cli/doc_examples.sh" ;;
     esac
 done
