@@ -7,24 +7,28 @@
 
 #include "cli_gc_load.h"
 
-/* What the reader is asked per event type, and the hook's answers kept by
- * the type's index: the loop then calls the hook only for the events it
- * wants (a byte read per event, where asking the hook's filter per event
- * compared names). */
+/* What the reader is asked per event type, and which of the hooks'
+ * consumers (the callback, the finalized-objects tracker) take it, kept by
+ * the type's index: the loop then hands each event to those only (a byte
+ * read per event, where asking their filters per event compared names). */
 typedef struct load_want {
     const cli_gc_load_hooks *hooks;
-    uint8_t *hook_wants; /* by type index: HOOK_UNASKED, HOOK_YES, HOOK_NO */
+    uint8_t *hook_wants; /* by type index: HOOK_UNASKED, or HOOK_ASKED | HOOK_* bits */
     size_t n;
 } load_want;
 
-enum { HOOK_UNASKED = 0, HOOK_YES, HOOK_NO };
+enum { HOOK_UNASKED = 0, HOOK_ASKED = 1, HOOK_CALLBACK = 2, HOOK_FINALIZED = 4 };
 
-/* Asks the hook's filter about type t and keeps the answer (HOOK_YES or
- * HOOK_NO) by its index. Every event when the hook has no filter. */
+/* Asks the consumers about type t and keeps the answer by its index. The
+ * callback takes every event when it has no filter. */
 static __attribute__((noinline)) uint8_t hook_ask(load_want *w, const gcs_event_type *t)
 {
     const cli_gc_load_hooks *h = w->hooks;
-    uint8_t answer = !h->want || h->want(h->ctx, t) ? HOOK_YES : HOOK_NO;
+    uint8_t answer = HOOK_ASKED;
+    if (h->on_event && (!h->want || h->want(h->ctx, t)))
+        answer |= HOOK_CALLBACK;
+    if (h->finalized && gcs_finalized_wants(NULL, t))
+        answer |= HOOK_FINALIZED;
     uint32_t i = t->index;
     if (i >= w->n && i != UINT32_MAX) {
         size_t n = w->n ? w->n : 64;
@@ -42,33 +46,31 @@ static __attribute__((noinline)) uint8_t hook_ask(load_want *w, const gcs_event_
     return answer;
 }
 
-/* Does the hook see events of type t? Asked once per type. */
-static inline bool hook_wants(load_want *w, const gcs_event_type *t)
+/* Which consumers take events of type t (HOOK_* bits; 0 without hooks).
+ * Asked once per type. */
+static inline uint8_t hook_wants(load_want *w, const gcs_event_type *t)
 {
+    if (!w->hooks || (!w->hooks->on_event && !w->hooks->finalized))
+        return 0;
     uint32_t i = t->index;
     uint8_t answer = i < w->n ? w->hook_wants[i] : HOOK_UNASKED;
     if (__builtin_expect(answer == HOOK_UNASKED, 0))
         answer = hook_ask(w, t);
-    return answer == HOOK_YES;
+    return answer & (HOOK_CALLBACK | HOOK_FINALIZED);
 }
 
-/* Events GC analysis only sums (AllocationTick) are tapped, unless the
+/* Events GC analysis only sums (AllocationTick) are tapped, unless a
  * hook sees them. */
 static bool taps(void *ctx, const gcs_event_type *t)
 {
-    load_want *w = ctx;
-    bool hooked = w->hooks && w->hooks->on_event && hook_wants(w, t);
-    return !hooked && gcs_gc_taps(NULL, t);
+    return !hook_wants(ctx, t) && gcs_gc_taps(NULL, t);
 }
 
 static bool wants(void *ctx, const gcs_event_type *t)
 {
-    load_want *w = ctx;
-    bool gc = gcs_gc_wants(NULL, t);
-    if (!w->hooks || !w->hooks->on_event)
-        return gc;
     /* Asked even when GC analysis wants t: the answer is kept for the loop. */
-    return hook_wants(w, t) || gc;
+    bool hooked = hook_wants(ctx, t) != 0;
+    return hooked || gcs_gc_wants(NULL, t);
 }
 
 const char *cli_base_name(const char *path)
@@ -104,12 +106,17 @@ gcs_gc_analyzer *cli_gc_load(const char *who, const char *path, const cli_gc_loa
         *rc = CLI_FAILED;
         return NULL;
     }
-    bool hooked = hooks && hooks->on_event;
     const gcs_event *ev;
     gcs_status st;
     while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
-        if (hooked && hook_wants(&w, ev->type))
+        uint8_t hooked = hook_wants(&w, ev->type);
+        if (hooked & HOOK_CALLBACK)
             hooks->on_event(hooks->ctx, ev);
+        if ((hooked & HOOK_FINALIZED) && gcs_finalized_feed(hooks->finalized, ev) != GCS_OK) {
+            fprintf(cli_messages(), "%s: %s: out of memory counting finalized objects\n", who, path);
+            st = GCS_ERR_NOMEM;
+            break;
+        }
         gcs_status fs = gcs_gc_analyzer_feed(an, ev);
         if (fs < 0) {
             fprintf(cli_messages(), "%s: %s: the GC analysis stopped (%s)\n", who, path, gcs_status_name(fs));
@@ -135,6 +142,10 @@ gcs_gc_analyzer *cli_gc_load(const char *who, const char *path, const cli_gc_loa
         gcs_gc_analyzer_set_span(an, gcs_reader_msec(tr.reader, rs->first_timestamp),
                                  gcs_reader_msec(tr.reader, rs->last_timestamp));
     gcs_gc_analyzer_finish(an);
+    if (hooks && hooks->finalized && gcs_finalized_finish(hooks->finalized) != GCS_OK) {
+        fprintf(cli_messages(), "%s: %s: out of memory counting finalized objects\n", who, path);
+        *rc = CLI_FAILED;
+    }
     bool nothing_read = !rs || rs->events == 0;
     cli_close_trace(&tr);
     free(w.hook_wants);

@@ -8,11 +8,13 @@
 /* Extra events a command wants besides the GC ones, and a callback that
  * sees them before the analyzer: the delivered events of the types `want`
  * accepts (asked once per type), or every delivered event when want is
- * NULL. */
+ * NULL. finalized (NULL: none): a tracker fed the events it wants
+ * (gcs_finalized_wants), finished with the analyzer. */
 typedef struct cli_gc_load_hooks {
     bool (*want)(void *ctx, const gcs_event_type *type);
     void (*on_event)(void *ctx, const gcs_event *ev);
     void *ctx;
+    gcs_finalized *finalized;
     const char *archive_member; /* --member: a zip's or tar's member (NULL: the first trace) */
 } cli_gc_load_hooks;
 

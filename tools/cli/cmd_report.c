@@ -59,25 +59,6 @@ int cli_write_html_report(const char *who, const gcs_gc_analyzer *an, const char
     return CLI_OK;
 }
 
-/* Finalized objects by type, counted beside the GC analysis. */
-typedef struct finalized_hook {
-    gcs_finalized *fz;
-    bool nomem;
-} finalized_hook;
-
-static bool finalized_want(void *ctx, const gcs_event_type *t)
-{
-    (void)ctx;
-    return gcs_finalized_wants(NULL, t);
-}
-
-static void finalized_feed(void *ctx, const gcs_event *ev)
-{
-    finalized_hook *h = ctx;
-    if (gcs_finalized_feed(h->fz, ev) != GCS_OK)
-        h->nomem = true;
-}
-
 static int run_report(int argc, char **argv)
 {
     gcs_gc_html_options ho;
@@ -109,27 +90,22 @@ static int run_report(int argc, char **argv)
         return a.exit_code;
     const char *path = a.operand[0];
     int rc;
-    finalized_hook fh = {gcs_finalized_new(), false};
-    if (!fh.fz) {
+    /* Finalized objects by type, counted beside the GC analysis. */
+    gcs_finalized *fz = gcs_finalized_new();
+    if (!fz) {
         fprintf(stderr, "gcscope report: out of memory\n");
         return CLI_FAILED;
     }
-    cli_gc_load_hooks hooks = {.want = finalized_want, .on_event = finalized_feed, .ctx = &fh};
+    cli_gc_load_hooks hooks = {.finalized = fz};
     gcs_gc_analyzer *an = cli_gc_load("gcscope report", path, &hooks, &rc);
     if (!an) {
-        gcs_finalized_free(fh.fz);
+        gcs_finalized_free(fz);
         return rc;
     }
-    if (fh.nomem || gcs_finalized_finish(fh.fz) != GCS_OK) {
-        fprintf(stderr, "gcscope report: out of memory counting finalized objects\n");
-        gcs_finalized_free(fh.fz);
-        gcs_gc_analyzer_free(an);
-        return CLI_FAILED;
-    }
-    ho.finalized = fh.fz;
+    ho.finalized = fz;
     ho.trace_name = cli_base_name(path);
     int wrc = cli_write_html_report("gcscope report", an, out_path, &ho);
-    gcs_finalized_free(fh.fz);
+    gcs_finalized_free(fz);
     gcs_gc_analyzer_free(an);
     return rc != CLI_OK ? rc : wrc;
 }

@@ -74,8 +74,7 @@ typedef struct stats_facts {
     size_t n;
     gcs_process_table *processes;
     const char *process_spec; /* --process NAME, or NULL */
-    gcs_finalized *finalized; /* finalized objects by type */
-    bool finalized_nomem;
+    gcs_finalized *finalized; /* finalized objects by type (fed by cli_gc_load) */
 } stats_facts;
 
 static process_facts *facts_of(stats_facts *sf, uint32_t pid, bool add)
@@ -126,8 +125,7 @@ static const char RUNTIME[] = "Microsoft-Windows-DotNETRuntime";
 
 static bool is_fact_event(const gcs_event_type *t)
 {
-    return is_event(t, RUNTIME, "GC/FinalizersStop") || gcs_process_table_wants(t) ||
-           gcs_finalized_wants(NULL, t);
+    return is_event(t, RUNTIME, "GC/FinalizersStop") || gcs_process_table_wants(t);
 }
 
 /* The events facts_hook is given (cli_gc_load asks once per type). */
@@ -141,11 +139,6 @@ static bool facts_want(void *ctx, const gcs_event_type *t)
 static void facts_feed(stats_facts *sf, const gcs_event *ev)
 {
     const gcs_event_type *t = ev->type;
-    if (gcs_finalized_wants(NULL, t)) {
-        if (gcs_finalized_feed(sf->finalized, ev) != GCS_OK)
-            sf->finalized_nomem = true;
-        return;
-    }
     if (!is_event(t, RUNTIME, "GC/FinalizersStop")) {
         gcs_process_table_feed(sf->processes, ev);
         return;
@@ -244,25 +237,18 @@ static int stats_one(const char *path, gcs_gc_report_options *ro, FILE *out, boo
     facts.process_spec = process_spec;
     facts.processes = gcs_process_table_new();
     facts.finalized = gcs_finalized_new();
-    facts.finalized_nomem = false;
     if (!facts.processes || !facts.finalized) {
         fprintf(stderr, "gcscope stats: out of memory\n");
         facts_free(&facts);
         return CLI_FAILED;
     }
     cli_gc_load_hooks hooks = {.want = facts_want, .on_event = facts_hook, .ctx = &facts,
-                               .archive_member = member};
+                               .finalized = facts.finalized, .archive_member = member};
     int rc;
     gcs_gc_analyzer *an = cli_gc_load("gcscope stats", path, &hooks, &rc);
     if (!an) {
         facts_free(&facts);
         return rc;
-    }
-    if (facts.finalized_nomem || gcs_finalized_finish(facts.finalized) != GCS_OK) {
-        fprintf(stderr, "gcscope stats: out of memory counting finalized objects\n");
-        facts_free(&facts);
-        gcs_gc_analyzer_free(an);
-        return CLI_FAILED;
     }
     ro->finalized = facts.finalized;
     ro->trace_name = cli_base_name(path);
