@@ -582,6 +582,7 @@ static void table_condemned(FILE *f, const gcs_gc_process *p)
  * type ids behind its "" row indented, at most 20 of each as PerfView. */
 static void table_finalized(FILE *f, const gcs_gc_html_options *o, uint32_t pid)
 {
+    enum { ROWS = 20 };
     if (!o->finalized)
         return;
     const gcs_finalized_process *fp = gcs_finalized_find(o->finalized, pid);
@@ -597,21 +598,20 @@ static void table_finalized(FILE *f, const gcs_gc_html_options *o, uint32_t pid)
                    "provider's, which this trace does not have).</p>\n"
                    "<table class=\"t\"><tr><th>objects</th><th>type</th></tr>\n",
                 (unsigned long long)fp->private_objects);
-        for (size_t i = 0; i < fp->private_type_count && i < 20; i++) {
+        for (size_t i = 0; i < fp->private_type_count && i < ROWS; i++) {
             fprintf(f, "<tr><td>%llu</td><td>", (unsigned long long)fp->private_types[i].count);
             gcs_html_escape(f, fp->private_types[i].name[0] ? fp->private_types[i].name : "\"\"");
             fputs("</td></tr>\n", f);
         }
         fputs("</table>\n", f);
-        if (fp->private_type_count > 20)
+        if (fp->private_type_count > ROWS)
             fprintf(f, "<p>%zu more types: <code>gcscope stats --format json</code> lists them all.</p>\n",
-                    fp->private_type_count - 20);
+                    fp->private_type_count - ROWS);
         return;
     }
     fprintf(f, "<p>%llu objects queued for their finalizer, by the type name TraceEvent gives "
                "them.</p>\n<table class=\"t\"><tr><th>objects</th><th>type</th></tr>\n",
             (unsigned long long)fp->objects);
-    enum { ROWS = 20 };
     for (size_t i = 0; i < fp->type_count && i < ROWS; i++) {
         const gcs_finalized_type *t = &fp->types[i];
         fprintf(f, "<tr><td>%llu</td><td>", (unsigned long long)t->count);

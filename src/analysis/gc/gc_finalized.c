@@ -41,7 +41,6 @@ typedef struct row {
     uint32_t pid;
     const char *name;
     uint64_t count;
-    uint64_t order; /* the object that created it */
     uint32_t proc;  /* its process (procs) */
     bool is_private;
 } row;
@@ -62,7 +61,7 @@ struct gcs_finalized {
     process_acc *procs;
     size_t procs_n, procs_cap;
     size_t last_proc;
-    uint64_t sequence;
+    uint64_t sequence; /* runtime-provider objects so far (unnamed_order) */
     gcs_arena names;
     char *scratch; /* UTF-8 of a name being compared */
     size_t scratch_cap;
@@ -223,7 +222,7 @@ static uint32_t row_of(gcs_finalized *fz, uint32_t pid, uint32_t proc, bool is_p
     while (fz->row_slots[k])
         k = (k + 1) & (fz->row_slots_cap - 1);
     fz->row_slots[k] = (uint32_t)fz->rows_n + 1;
-    fz->rows[fz->rows_n] = (row){pid, name, 0, fz->sequence, proc, is_private};
+    fz->rows[fz->rows_n] = (row){pid, name, 0, proc, is_private};
     return (uint32_t)fz->rows_n++;
 }
 
@@ -352,7 +351,6 @@ static gcs_status on_private_finalize(gcs_finalized *fz, uint32_t pid, const gcs
     uint32_t r = row_of(fz, pid, (uint32_t)(p - fz->procs), true, name);
     if (r == NO_ROW)
         return GCS_ERR_NOMEM;
-    fz->sequence++;
     fz->rows[r].count++;
     p->private_objects++;
     fz->stats.private_events++;
@@ -400,7 +398,10 @@ static int row_cmp(const void *a, const void *b)
     const row *x = *(const row *const *)a, *y = *(const row *const *)b;
     if (x->is_private != y->is_private) /* TraceEvent's rows first */
         return x->is_private ? 1 : -1;
-    return by_proc_count_order(x->proc, x->count, x->order, y->proc, y->count, y->order);
+    /* rows[] holds the rows in the order they were made: their place in
+     * it is the order their names first came. */
+    int c = by_proc_count_order(x->proc, x->count, 0, y->proc, y->count, 0);
+    return c ? c : (x > y) - (x < y);
 }
 
 static int unnamed_cmp(const void *a, const void *b)
