@@ -14,4 +14,5 @@
 #include "gcscope/gc_insight.h"
 #include "gcscope/symbols.h"
 #include "gcscope/finalized.h"
+#include "gcscope/allocs.h"
 #endif

@@ -144,7 +144,10 @@ typedef struct gcs_event {
     uint64_t capture_tid;     /* thread that wrote the event */
     uint32_t processor;
     uint32_t sequence;        /* per capture thread, 0 if none */
-    uint32_t stack_id;        /* 0 = no stack */
+    uint32_t stack_id;        /* 0 = no stack; with gcs_reader_options.stacks, the
+                                 stack's id for gcs_reader_stack (else the id the
+                                 container gives, valid only between two of its
+                                 sequence points) */
     uint8_t activity_id[16];
     uint8_t related_activity_id[16];
     const uint8_t *payload;
@@ -168,7 +171,10 @@ typedef struct gcs_reader_stats {
     uint64_t unknown_events;      /* no name or schema known */
     uint64_t undecodable_events;  /* payload does not fit its schema */
     uint64_t sequence_points;
-    uint64_t stacks;
+    uint64_t stacks;              /* stacks read (StackBlock entries) */
+    uint64_t stacks_distinct;     /* with options.stacks: distinct stacks kept */
+    uint64_t stacks_dropped;      /* with options.stacks: events whose stack could
+                                     not be kept or was never given */
     uint64_t metadata;
     uint64_t sort_overflows;      /* sort window full: order not guaranteed */
     uint64_t idle_releases;       /* gcs_reader_release_pending calls that released */
@@ -234,6 +240,13 @@ typedef struct gcs_reader_options {
      * in the archive or its file name (NULL: the first member that is a
      * trace). The caller keeps the string alive as long as the reader. */
     const char *archive_member;
+    /* Keep call stacks: nettrace StackBlocks and netperf's stacks inside
+     * events (other containers give none), each distinct stack once. A
+     * delivered event's stack_id then names its stack for the whole read
+     * (gcs_reader_stack). Memory is that of the distinct stacks (capped;
+     * events past the cap get no stack, counted in stacks_dropped).
+     * Tapped events carry no stack. */
+    bool stacks;
 } gcs_reader_options;
 
 typedef struct gcs_reader gcs_reader;
@@ -241,6 +254,11 @@ typedef struct gcs_reader gcs_reader;
 /* Creates a reader over src (the reader does not own src). The header is
  * read lazily by the first gcs_reader_next. NULL on failure. */
 gcs_reader *gcs_reader_new(gcs_source *src, const gcs_reader_options *opts, gcs_error *err);
+
+/* The frames (instruction pointers, leaf first) of stack_id, an event's
+ * stack_id when options.stacks is set; valid until gcs_reader_free.
+ * False (nothing set) for 0 or an id the reader did not give. */
+bool gcs_reader_stack(const gcs_reader *r, uint32_t stack_id, const uint64_t **ips, size_t *n);
 
 /* Next event in timestamp order. GCS_OK: *ev is set. GCS_END: finished.
  * GCS_AGAIN: the source has no data yet. < 0: error in err; the reader

@@ -57,13 +57,17 @@ typedef struct gcs_raw_event {
     uint64_t tid;             /* OS thread id */
     uint64_t capture_tid;     /* thread whose sequence numbering this is */
     uint32_t processor;
-    uint32_t stack_id;
+    uint32_t stack_id;        /* a StackBlock's stack (0: none) */
     int64_t timestamp;        /* ticks */
     const uint8_t *activity_id;          /* 16 bytes, or NULL */
     const uint8_t *related_activity_id;  /* 16 bytes, or NULL */
     const uint8_t *payload;
     uint32_t payload_size;
     uint64_t offset;          /* input offset of the event row */
+    /* A stack written inside the event (netperf), bytes of the trace's
+     * pointer size each, leaf first; NULL/0 if none. */
+    const uint8_t *inline_stack;
+    uint32_t inline_stack_size;
 } gcs_raw_event;
 
 /*
@@ -257,9 +261,12 @@ typedef struct gcs_sink {
      * NULL/0 (netperf has none; end of stream). */
     gcs_status (*sequence_point)(void *ctx, int64_t timestamp, const gcs_seq_entry *entries,
                                  size_t n, gcs_error *err);
-    /* Counters: a block was read / a stack was stored. */
+    /* A block was read (counter). */
     void (*block)(void *ctx);
-    void (*stack)(void *ctx, uint32_t stack_id);
+    /* A StackBlock's stack: its id (valid up to the next sequence point)
+     * and its size bytes of instruction pointers (the trace's pointer
+     * size each, leaf first), valid during the call. */
+    void (*stack)(void *ctx, uint32_t stack_id, const uint8_t *ips, uint32_t size);
     /* Optional (may be NULL), for a sink that only counts events: a
      * container that can counts rows into it instead of calling `event`
      * (see gcs_tally). Their sequence numbers are then reported as runs:

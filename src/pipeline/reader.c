@@ -24,6 +24,7 @@
 #include "format/ctf/ctf.h"
 #include "io/archive.h"
 #include "gcscope/reader.h"
+#include "pipeline/stack_table.h"
 #include "sort/sorter.h"
 
 /* Distinct metadata rows kept; past this a trace is refused. */
@@ -124,6 +125,8 @@ struct gcs_reader {
      * metadata id (see gcs_tally); folded into types and stats by
      * fold_tally. */
     gcs_tally tally;
+    /* options.stacks: the distinct stacks, and the current span's ids. */
+    gcs_stack_table stacks;
 };
 
 /* Metadata ids below this may be counted by the container. */
@@ -291,9 +294,29 @@ static bool wanted(gcs_reader *r, type_entry *te)
 
 /* Sorts an event of type te (bound in file order, as it arrives: the type
  * its metadata id names at that point) with the type's index. */
+static __attribute__((noinline)) gcs_status add_event_with_stack(gcs_reader *r,
+                                                                 const type_entry *te,
+                                                                 const gcs_raw_event *ev,
+                                                                 gcs_error *err)
+{
+    gcs_raw_event e = *ev;
+    if (ev->inline_stack_size) {
+        unsigned ps = ev->pointer_size ? ev->pointer_size : r->info.pointer_size;
+        e.stack_id = gcs_stack_table_intern(&r->stacks, ev->inline_stack, ev->inline_stack_size,
+                                            ps == 4 ? 4 : 8);
+        if (e.stack_id == 0 && ev->inline_stack_size >= ps)
+            r->stacks.dropped++;
+    } else {
+        e.stack_id = gcs_stack_table_lookup(&r->stacks, ev->stack_id);
+    }
+    return gcs_sorter_add_keyed(r->sorter, &e, te->pub.index, err);
+}
+
 static inline gcs_status add_event(gcs_reader *r, const type_entry *te, const gcs_raw_event *ev,
                                    gcs_error *err)
 {
+    if (__builtin_expect(r->opts.stacks, 0) && (ev->stack_id || ev->inline_stack_size))
+        return add_event_with_stack(r, te, ev, err);
     if (gcs_sorter_add_fast(r->sorter, ev, te->pub.index))
         return GCS_OK;
     return gcs_sorter_add_keyed(r->sorter, ev, te->pub.index, err);
@@ -400,6 +423,8 @@ static gcs_status on_sequence_point(void *ctx, int64_t timestamp, const gcs_seq_
     gcs_reader *r = ctx;
     r->stats.sequence_points++;
     gcs_sorter_sequence_point(r->sorter, entries, n);
+    if (r->opts.stacks)
+        gcs_stack_table_reset_span(&r->stacks);
     return GCS_OK;
 }
 
@@ -470,10 +495,18 @@ static void on_process_name(void *ctx, uint32_t pid, const char *name)
     r->pid_names[r->pid_names_n++] = (struct pid_name){pid, copy};
 }
 
-static void on_stack(void *ctx, uint32_t stack_id)
+static void on_stack(void *ctx, uint32_t stack_id, const uint8_t *ips, uint32_t size)
 {
     gcs_reader *r = ctx;
     r->stats.stacks++;
+    if (r->opts.stacks)
+        gcs_stack_table_define(&r->stacks, stack_id, ips, size,
+                               r->info.pointer_size == 4 ? 4 : 8);
+}
+
+bool gcs_reader_stack(const gcs_reader *r, uint32_t stack_id, const uint64_t **ips, size_t *n)
+{
+    return r->opts.stacks && gcs_stack_table_get(&r->stacks, stack_id, ips, n);
 }
 
 static void on_view_moves(void *ctx);
@@ -552,6 +585,7 @@ void gcs_reader_free(gcs_reader *r)
     free(r->type_slots);
     free(r->types);
     free(r->tally.slots);
+    gcs_stack_table_free(&r->stacks);
     for (size_t i = 0; i < r->pid_names_n; i++)
         free(r->pid_names[i].name);
     free(r->pid_names);
@@ -835,6 +869,8 @@ static void sync_stats(gcs_reader *r)
     r->stats.bytes_read = gcs_stream_offset(&r->stream);
     r->stats.lost_events = gcs_sorter_lost_events(r->sorter) + r->container_lost;
     r->stats.sort_overflows = gcs_sorter_overflows(r->sorter);
+    r->stats.stacks_distinct = r->stacks.n;
+    r->stats.stacks_dropped = r->stacks.dropped;
 }
 
 /* The step's payloads that lie in the stream's view stay there until the

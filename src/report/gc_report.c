@@ -15,6 +15,7 @@
 #include "gcscope/finalized.h"
 #include "gcscope/gc.h"
 #include "report/csv.h"
+#include "report/json.h"
 #include "report/fast_number.h"
 #include "report/format_fixed.h"
 #include "report/runtime_note.h"
@@ -57,19 +58,6 @@ static void json_num(FILE *f, double v)
         fputs(fixed(b, sizeof b, v, DEC), f);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
 
 /* A record's text built in memory and written with one fwrite: a per-GC
  * JSON object or CSV row took ~40 stdio calls (fprintf among them), some
@@ -147,7 +135,7 @@ static void out_json_num(text_out *o, double v)
         out_fixed(o, v, DEC);
 }
 
-/* json_str. */
+/* gcs_json_string into the record buffer. */
 static void out_json_str(text_out *o, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
@@ -453,7 +441,7 @@ static bool wanted(const gcs_gc_process *p, const gcs_gc_report_options *o)
 static void json_rollup(FILE *f, const char *row, const gcs_gc_process *p, const gcs_gc_rollup *r)
 {
     fputs("        {\"generation\": ", f);
-    json_str(f, row);
+    gcs_json_string(f, row);
     fprintf(f, ", \"count\": %u, \"max_pause_ms\": ", r->count);
     json_num(f, r->max_pause_ms);
     fputs(", \"max_peak_mb\": ", f);
@@ -605,7 +593,7 @@ static void json_finalized(FILE *f, const gcs_gc_report_options *o, uint32_t pid
     for (size_t i = 0; fp && i < fp->type_count; i++) {
         const gcs_finalized_type *t = &fp->types[i];
         fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-        json_str(f, t->name);
+        gcs_json_string(f, t->name);
         fprintf(f, ", \"count\": %llu", (unsigned long long)t->count);
         if (!t->name[0]) {
             fputs(", \"type_ids\": [", f);
@@ -614,11 +602,11 @@ static void json_finalized(FILE *f, const gcs_gc_report_options *o, uint32_t pid
                 fprintf(f, "%s{\"type_id\": %llu, \"count\": %llu, \"name\": ", k ? ", " : "",
                         (unsigned long long)u->type_id, (unsigned long long)u->count);
                 if (u->name)
-                    json_str(f, u->name);
+                    gcs_json_string(f, u->name);
                 else
                     fputs("null", f);
                 fputs(", \"name_from\": ", f);
-                json_str(f, gcs_finalized_name_source_name(u->source));
+                gcs_json_string(f, gcs_finalized_name_source_name(u->source));
                 fputc('}', f);
             }
             fputc(']', f);
@@ -628,7 +616,7 @@ static void json_finalized(FILE *f, const gcs_gc_report_options *o, uint32_t pid
     fputs("], \"private_types\": [", f);
     for (size_t i = 0; fp && i < fp->private_type_count; i++) {
         fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-        json_str(f, fp->private_types[i].name);
+        gcs_json_string(f, fp->private_types[i].name);
         fprintf(f, ", \"count\": %llu}", (unsigned long long)fp->private_types[i].count);
     }
     fputs("]}", f);
@@ -640,7 +628,7 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
     fprintf(f, "    {\n      \"pid\": %u,\n      \"clr_instance_id\": %u,\n      \"runtime_version\": ",
             p->pid, (unsigned)p->clr_instance_id);
     if (p->runtime_version[0])
-        json_str(f, p->runtime_version);
+        gcs_json_string(f, p->runtime_version);
     else
         fputs("null", f);
     fputs(",\n      \"runtime_sku\": ", f);
@@ -652,12 +640,12 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
         /* Only when known (ETL kernel events): EventPipe reports keep
          * their keys. */
         fputs(",\n      \"process_name\": ", f);
-        json_str(f, pname);
+        gcs_json_string(f, pname);
     }
     fputs(",\n      \"command_line\": ", f);
     const char *cmdline = fact_command_line(o, p->pid);
     if (cmdline)
-        json_str(f, cmdline);
+        gcs_json_string(f, cmdline);
     else
         fputs("null", f);
     int64_t finalizers = fact_finalizers(o, p->pid);
@@ -667,7 +655,7 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
         fputs(",\n      \"finalizers_run\": null", f);
     json_finalized(f, o, p->pid);
     fputs(",\n      \"gc_mode\": ", f);
-    json_str(f, p->gc_mode);
+    gcs_json_string(f, p->gc_mode);
     fprintf(f, ",\n      \"gc_mode_inferred\": %s", p->gc_mode_inferred ? "true" : "false");
     fprintf(f, ",\n      \"concurrent\": %s,\n      \"concurrent_inferred\": %s",
             p->concurrent < 0 ? "null" : p->concurrent ? "true" : "false",
@@ -758,9 +746,9 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
         json_num(f, gc->pause_ms);
         char b[32];
         fputs(", \"gen_name\": ", f);
-        json_str(f, gen_text(gc, b, sizeof b));
+        gcs_json_string(f, gen_text(gc, b, sizeof b));
         fputs(", \"reason\": ", f);
-        json_str(f, reason_text(gc->reason, b, sizeof b));
+        gcs_json_string(f, reason_text(gc->reason, b, sizeof b));
         fputc('}', f);
     }
     fputs("]},\n", f);
@@ -773,7 +761,7 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
             continue;
         fputs(first ? "" : ", ", f);
         first = false;
-        json_str(f, gcs_gc_condemned_group_name(g));
+        gcs_json_string(f, gcs_gc_condemned_group_name(g));
         fprintf(f, ": %u", counts[g]);
     }
     fputs("}},\n", f);
@@ -1546,13 +1534,13 @@ int gcs_gc_report_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_report_
     if (opts->format == GCS_GC_FORMAT_JSON) {
         fputs("{\n  \"trace\": ", f);
         if (opts->trace_name)
-            json_str(f, opts->trace_name);
+            gcs_json_string(f, opts->trace_name);
         else
             fputs("null", f);
         fputs(",\n  \"filter\": ", f);
         if (filtered) {
             char ft[256];
-            json_str(f, filter_text(&opts->filter, ft, sizeof ft));
+            gcs_json_string(f, filter_text(&opts->filter, ft, sizeof ft));
         } else {
             fputs("null", f);
         }

@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "gcscope/objects.h"
 #include "report/csv.h"
+#include "report/json.h"
 #include "report/format_fixed.h"
 
 typedef const gcs_object_type_stats *row;
@@ -465,26 +466,12 @@ static void write_table(const gcs_objects *a, FILE *f, bool wide, size_t limit)
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
 
 static void json_type(FILE *f, const gcs_objects_summary *s, row r)
 {
     const gcs_lifetime_summary *l = &r->lifetime;
     fprintf(f, "{\"name\":");
-    json_string(f, r->name ? r->name : "");
+    gcs_json_string(f, r->name ? r->name : "");
     fprintf(f, ",\"type_id\":");
     write_type_id(f, r->type_id, "null");
     fprintf(f, ",\"samples\":%" PRIu64 ",\"bytes\":", r->samples);
@@ -549,7 +536,7 @@ static void write_json(const gcs_objects *a, FILE *f, size_t limit)
     fprintf(f, "],\n\"survivors_at_end\":[");
     for (size_t i = 0; rows && i < shown(k, limit); i++) {
         fprintf(f, "%s\n {\"name\":", i ? "," : "");
-        json_string(f, rows[i]->name ? rows[i]->name : "");
+        gcs_json_string(f, rows[i]->name ? rows[i]->name : "");
         row r = rows[i];
         fprintf(f, ",\"type_id\":");
         write_type_id(f, r->type_id, "null");
@@ -565,7 +552,7 @@ static void write_json(const gcs_objects *a, FILE *f, size_t limit)
     fprintf(f, "],\n\"gen2_deaths\":[");
     for (size_t i = 0; rows && i < shown(k, limit); i++) {
         fprintf(f, "%s\n {\"name\":", i ? "," : "");
-        json_string(f, rows[i]->name ? rows[i]->name : "");
+        gcs_json_string(f, rows[i]->name ? rows[i]->name : "");
         fprintf(f, ",\"type_id\":");
         write_type_id(f, rows[i]->type_id, "null");
         fprintf(f, ",\"objects\":%" PRIu64 ",\"bytes\":", rows[i]->died_gen2);
@@ -589,9 +576,9 @@ static void symbols_json(FILE *f, const gcs_objects_summary *s, const gcs_object
     if (!si->used && !si->image_base && !s->null_type_names)
         return;
     fprintf(f, "\"native_image\":{\"path\":");
-    json_string(f, si->image_path);
+    gcs_json_string(f, si->image_path);
     fprintf(f, ",\"build_id\":");
-    json_string(f, si->trace_build_id);
+    gcs_json_string(f, si->trace_build_id);
     if (si->image_base)
         fprintf(f, ",\"base\":\"0x%" PRIx64 "\"", si->image_base);
     else
@@ -603,7 +590,7 @@ static void symbols_json(FILE *f, const gcs_objects_summary *s, const gcs_object
     fprintf(f, ",\"symbols_used\":%s", si->used ? "true" : "false");
     fprintf(f, ",\"symbols_build_id\":");
     if (si->used)
-        json_string(f, si->file_build_id);
+        gcs_json_string(f, si->file_build_id);
     else
         fprintf(f, "null");
     fprintf(f, ",\"build_id_mismatch\":%s", si->build_id_mismatch ? "true" : "false");

@@ -31,7 +31,7 @@ run list help
 [ -s "$tmp/list.err" ] && fail "help: stderr: $(head -3 "$tmp/list.err")"
 cmds=$(awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }' "$tmp/list.out")
 n=$(echo "$cmds" | grep -c .)
-for known in info events stats objects ps live record help; do
+for known in info events stats objects allocs ps live record help; do
     echo "$cmds" | grep -qx "$known" || fail "help does not list $known (lists: $(echo $cmds))"
 done
 run bare

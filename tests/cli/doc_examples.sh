@@ -80,6 +80,17 @@ for p in json.load(sys.stdin)["processes"]:
             fail "$doc: finalized.c differs from gcscope stats --format json"; }
         grep -q "^pid [0-9]* 28 \"\"$" "$tmp/$name.out" || fail "$doc: finalized.c: want the fixture's 28 objects under \"\""
         ;;
+    allocs)
+        # The allocating methods of `gcscope allocs --format json`, in order.
+        "$GCSCOPE" allocs --format json "$TRACE" | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["exclusive"]:
+    print("%d %d %s" % (r["bytes"], r["samples"], r["method"]))
+' > "$tmp/cli.out" || fail "$doc: gcscope allocs --format json did not parse"
+        cmp -s "$tmp/cli.out" "$tmp/$name.out" || { diff "$tmp/cli.out" "$tmp/$name.out" | head; \
+            fail "$doc: allocs.c differs from gcscope allocs --format json"; }
+        [ "$(wc -l < "$tmp/$name.out")" -ge 5 ] || fail "$doc: allocs.c: want the fixture's allocating methods"
+        ;;
     *) fail "$doc: $name.c: no check for this example in tests/cli/doc_examples.sh" ;;
     esac
 done

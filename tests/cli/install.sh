@@ -198,7 +198,7 @@ EOF
     case " $ev_opts " in *" --format "*" --limit "*" --help "*) ;; *) fail "gcscope help events lists no options: $ev_opts";; esac
     cat > "$tmp/comp.want" <<EOF
 complete -F _gcscope gcscope
-: info events stats objects ps live record report compare check profile help
+: info events stats objects allocs ps live record report compare check profile help
 st: stats
 stats --format : table json csv
 info --format = j: json

@@ -2,10 +2,11 @@
  * Harness: the whole pipeline over one input. A memory source feeds
  * gcs_reader_next; every event goes through both event printers (text and
  * JSON), one event at a time and through gcs_event_printer (whose lines
- * must be the same bytes), the GC analyzer, the finalized-objects counter
- * and the object analysis; then every report format (GC table/JSON/CSV
- * with the finalized objects, the HTML report, objects table/JSON/CSV) is
- * written, with report
+ * must be the same bytes), the GC analyzer, the finalized-objects counter,
+ * the object analysis and the allocation samples by stack (the reader
+ * keeping stacks for inputs of even size); then every report format (GC
+ * table/JSON/CSV with the finalized objects, the HTML report, objects and
+ * allocs table/JSON/CSV) is written, with report
  * options (columns, filters, summary only, objects time range and limit)
  * chosen from the input's size so that every variant is reached. While
  * reading, the GCs the analyzer hands out as settled (what `gcscope live`
@@ -32,12 +33,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gcs_error err;
     gcs_error_clear(&err);
     gcs_source *src = gcs_source_from_memory(data, size, &err);
-    gcs_reader *r = src ? gcs_reader_new(src, NULL, &err) : NULL;
+    unsigned variant = (unsigned)(size % 8);
+    gcs_reader_options rd = {0};
+    rd.stacks = (variant & 1) == 0;
+    gcs_reader *r = src ? gcs_reader_new(src, &rd, &err) : NULL;
     gcs_gc_analyzer *gc = gcs_gc_analyzer_new(NULL, &err);
     gcs_objects *objs = gcs_objects_new(&err);
     gcs_finalized *fz = gcs_finalized_new();
-    FUZZ_REQUIRE(src && r && gc && objs && fz);
-    unsigned variant = (unsigned)(size % 8);
+    gcs_allocs *al = gcs_allocs_new();
+    FUZZ_REQUIRE(src && r && gc && objs && fz && al);
     if (variant & 4)
         gcs_objects_set_time_range(objs, true, 1.0, variant & 1, 500.0);
     /* Lines of gcs_event_print_text/_json (one) and of the printers
@@ -71,8 +75,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (gcs_objects_feed(objs, ev, &perr) < 0)
             break;
         FUZZ_REQUIRE(gcs_finalized_feed(fz, ev) == GCS_OK);
+        gcs_allocs_feed(al, r, ev);
     }
     FUZZ_REQUIRE(gcs_finalized_finish(fz) == GCS_OK);
+    /* Allocation samples: every sample once in the exclusive view, at
+     * least once in the inclusive one; frames named at most all. */
+    gcs_allocs_finish(al, r);
+    gcs_allocs_stats as;
+    gcs_allocs_get_stats(al, &as);
+    FUZZ_REQUIRE(as.ticks_with_stack <= as.ticks && as.frames_resolved <= as.frames);
+    FUZZ_REQUIRE(rd.stacks || as.ticks_with_stack == 0);
+    if (as.over_limit == 0) {
+        uint64_t bytes = 0, ticks = 0;
+        for (size_t i = 0; i < gcs_allocs_count(al, GCS_ALLOCS_EXCLUSIVE); i++) {
+            bytes += gcs_allocs_at(al, GCS_ALLOCS_EXCLUSIVE, i)->bytes;
+            ticks += gcs_allocs_at(al, GCS_ALLOCS_EXCLUSIVE, i)->ticks;
+        }
+        FUZZ_REQUIRE(bytes == as.bytes && ticks == as.ticks);
+        for (size_t i = 0; i < gcs_allocs_count(al, GCS_ALLOCS_INCLUSIVE); i++)
+            FUZZ_REQUIRE(gcs_allocs_at(al, GCS_ALLOCS_INCLUSIVE, i)->ticks <= as.ticks);
+    }
+    for (int f = 0; f < 3; f++) {
+        gcs_allocs_report_options ao = {.format = (gcs_allocs_format)f, .trace_name = "fuzz"};
+        ao.wide = variant & 2;
+        ao.limit = variant & 4 ? 2 : 0;
+        (void)gcs_allocs_report_write(al, out, &ao, &err);
+    }
     /* Each process's rows: most first, adding up to its objects; the ""
      * row's type ids add up to it. */
     for (size_t i = 0; i < gcs_finalized_process_count(fz); i++) {
@@ -207,6 +235,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fflush(out);
     gcs_objects_free(objs);
     gcs_finalized_free(fz);
+    gcs_allocs_free(al);
     gcs_gc_analyzer_free(gc);
     gcs_reader_free(r);
     gcs_source_free(src);

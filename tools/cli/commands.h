@@ -9,6 +9,7 @@ extern const cli_command cmd_info;
 extern const cli_command cmd_events;
 extern const cli_command cmd_stats;
 extern const cli_command cmd_objects;
+extern const cli_command cmd_allocs;
 extern const cli_command cmd_ps;
 extern const cli_command cmd_live;
 extern const cli_command cmd_record;

@@ -18,7 +18,7 @@ static const cli_command cmd_help = {
 
 /* Subcommands, in the order `gcscope help` lists them. */
 static const cli_command *const commands[] = {
-    &cmd_info, &cmd_events, &cmd_stats, &cmd_objects, &cmd_ps, &cmd_live, &cmd_record,
+    &cmd_info, &cmd_events, &cmd_stats, &cmd_objects, &cmd_allocs, &cmd_ps, &cmd_live, &cmd_record,
     &cmd_report, &cmd_compare, &cmd_check, &cmd_profile, &cmd_help,
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };

@@ -20,6 +20,8 @@
 //   oracle summary TRACE          one markdown table row for docs/fixtures.md: event count,
 //                                 GCs by type and generation, reasons, heap count; then one
 //                                 line per distinct provider/event/version ("version ...")
+//   oracle allocstacks TRACE      the call stacks TraceLog resolves for the runtime's GC
+//                                 AllocationTick events, aggregated (format at AllocStacks)
 //
 // Output is culture-invariant; floating-point numbers are written round-trip ("R").
 
@@ -86,9 +88,13 @@ public static class Program
             {
                 BenchGc(args[1], stdout);
             }
+            else if (args.Length == 2 && args[0] == "allocstacks")
+            {
+                AllocStacks(args[1], stdout);
+            }
             else
             {
-                Console.Error.WriteLine("usage: oracle dump [--all|--tracelog] TRACE | oracle gcstats TRACE | oracle summary TRACE");
+                Console.Error.WriteLine("usage: oracle dump [--all|--tracelog] TRACE | oracle gcstats TRACE | oracle summary TRACE | oracle allocstacks TRACE");
                 return 2;
             }
         }
@@ -696,6 +702,151 @@ public static class Program
         j.Prop("condemn_reasons0", g.HasCondemnReasons0 ? g.CondemnReasons0 : null);
         j.Prop("condemn_reasons1", g.HasCondemnReasons1 ? g.CondemnReasons1 : null);
         j.EndObject();
+    }
+
+    // ------------------------------------------------------------------
+    // allocstacks: TraceLog's call stacks of GC AllocationTick events
+    // ------------------------------------------------------------------
+
+    //   ticks<TAB>N<TAB>with_stack<TAB>M<TAB>frames<TAB>F<TAB>resolved<TAB>R
+    //   exclusive<TAB>BYTES<TAB>COUNT<TAB>NAME   NAME: FullMethodName of the first frame from
+    //                                            the leaf with a method, "?" if none has one,
+    //                                            "(no stack)" for a tick without a stack
+    //   inclusive<TAB>BYTES<TAB>COUNT<TAB>NAME   each distinct method name of a tick's stack
+    //                                            counted once for that tick (frames with no
+    //                                            method are not counted here)
+    //   sample<TAB>MSEC<TAB>AMOUNT<TAB>TYPENAME<TAB>frame|frame|...   the first 20 ticks with a
+    //                                            stack, leaf first; frame = FullMethodName or
+    //                                            "MODULE!?" ("?" with no module), then "@0x" + hex
+    // exclusive and inclusive lines sorted by NAME (ordinal). BYTES is AllocationAmount64
+    // (AllocationAmount for event versions < 2). How the addresses resolved goes to stderr.
+
+    const int AllocSampleCount = 20;
+
+    sealed class AllocAgg { public long Bytes; public long Count; }
+
+    static void AllocAdd(SortedDictionary<string, AllocAgg> d, string name, long bytes)
+    {
+        if (!d.TryGetValue(name, out var a)) d[name] = a = new AllocAgg();
+        a.Bytes += bytes;
+        a.Count++;
+    }
+
+    static void AllocStacks(string path, TextWriter w)
+    {
+        string etlx = Path.Combine(Path.GetTempPath(), "oracle-" + Environment.ProcessId + "-" + Guid.NewGuid().ToString("N") + ".etlx");
+        long ticks = 0, withStack = 0, frames = 0, resolved = 0;
+        long withModule = 0, withBoth = 0, withNeither = 0, moduleOnly = 0;
+        var exclusive = new SortedDictionary<string, AllocAgg>(StringComparer.Ordinal);
+        var inclusive = new SortedDictionary<string, AllocAgg>(StringComparer.Ordinal);
+        var samples = new List<string>();
+        var addresses = new HashSet<(int, ulong)>();
+        var unresolvedAddresses = new HashSet<(int, ulong)>();
+        var unresolvedByModule = new SortedDictionary<string, long>(StringComparer.Ordinal);
+        var resolvedByModule = new SortedDictionary<string, long>(StringComparer.Ordinal);
+        int maxDepth = 0, methodCount = 0, moduleFileCount = 0, codeAddressCount = 0;
+        try
+        {
+            Microsoft.Diagnostics.Tracing.Etlx.TraceLog.CreateFromEventPipeDataFile(path, etlx);
+            using var log = new Microsoft.Diagnostics.Tracing.Etlx.TraceLog(etlx);
+            methodCount = log.CodeAddresses.Methods.Count;
+            moduleFileCount = log.ModuleFiles.Count;
+            codeAddressCount = log.CodeAddresses.Count;
+            var names = new HashSet<string>(StringComparer.Ordinal);
+            var sb = new StringBuilder(1024);
+            foreach (TraceEvent ev in log.Events)
+            {
+                if (ev is not GCAllocationTickTraceData tick
+                    || ev.ProviderGuid != ClrTraceEventParser.ProviderGuid || (int)ev.ID != 10)
+                    continue;
+                ticks++;
+                long amount = tick.Version >= 2 ? tick.AllocationAmount64 : tick.AllocationAmount;
+                TraceCallStack? stack = tick.CallStack();
+                if (stack == null)
+                {
+                    AllocAdd(exclusive, "(no stack)", amount);
+                    continue;
+                }
+                withStack++;
+                bool sample = samples.Count < AllocSampleCount;
+                if (sample)
+                {
+                    sb.Clear();
+                    sb.Append("sample\t").Append(tick.TimeStampRelativeMSec.ToString("F6", Inv))
+                      .Append('\t').Append(amount.ToString(Inv))
+                      .Append('\t').Append(tick.TypeName).Append('\t');
+                }
+                names.Clear();
+                string? leafName = null;
+                int depth = 0;
+                for (TraceCallStack? f = stack; f != null; f = f.Caller)
+                {
+                    depth++;
+                    frames++;
+                    TraceCodeAddress ca = f.CodeAddress;
+                    TraceMethod? m = ca.Method;
+                    string module = ca.ModuleName ?? "";
+                    bool hasModule = ca.ModuleFile != null;
+                    var key = ((int)ca.CodeAddressIndex, (ulong)ca.Address);
+                    addresses.Add(key);
+                    if (hasModule) withModule++;
+                    if (m != null)
+                    {
+                        resolved++;
+                        if (hasModule) withBoth++;
+                        string name = m.FullMethodName;
+                        leafName ??= name;
+                        names.Add(name);
+                        resolvedByModule[module] = resolvedByModule.GetValueOrDefault(module) + 1;
+                    }
+                    else
+                    {
+                        if (hasModule) moduleOnly++; else withNeither++;
+                        unresolvedAddresses.Add(key);
+                        unresolvedByModule[module] = unresolvedByModule.GetValueOrDefault(module) + 1;
+                    }
+                    if (sample)
+                    {
+                        if (depth > 1) sb.Append('|');
+                        if (m != null) sb.Append(m.FullMethodName);
+                        else sb.Append(module.Length > 0 ? module : "?").Append("!?");
+                        sb.Append("@0x").Append(((ulong)ca.Address).ToString("x", Inv));
+                    }
+                }
+                if (depth > maxDepth) maxDepth = depth;
+                AllocAdd(exclusive, leafName ?? "?", amount);
+                foreach (string name in names) AllocAdd(inclusive, name, amount);
+                if (sample) samples.Add(sb.ToString());
+            }
+        }
+        finally
+        {
+            try { File.Delete(etlx); } catch (IOException) { }
+        }
+
+        w.WriteLine("ticks\t" + ticks.ToString(Inv) + "\twith_stack\t" + withStack.ToString(Inv)
+            + "\tframes\t" + frames.ToString(Inv) + "\tresolved\t" + resolved.ToString(Inv));
+        foreach (var kv in exclusive)
+            w.WriteLine("exclusive\t" + kv.Value.Bytes.ToString(Inv) + "\t" + kv.Value.Count.ToString(Inv) + "\t" + kv.Key);
+        foreach (var kv in inclusive)
+            w.WriteLine("inclusive\t" + kv.Value.Bytes.ToString(Inv) + "\t" + kv.Value.Count.ToString(Inv) + "\t" + kv.Key);
+        foreach (string s in samples)
+            w.WriteLine(s);
+
+        var e = Console.Error;
+        e.WriteLine("allocstacks: " + path);
+        e.WriteLine("  tracelog: methods " + methodCount.ToString(Inv) + ", module files " + moduleFileCount.ToString(Inv)
+            + ", code addresses " + codeAddressCount.ToString(Inv));
+        e.WriteLine("  frames " + frames.ToString(Inv) + " (max depth " + maxDepth.ToString(Inv) + "): with module file "
+            + withModule.ToString(Inv) + ", with method " + resolved.ToString(Inv) + " (of which with module file "
+            + withBoth.ToString(Inv) + "), module file but no method " + moduleOnly.ToString(Inv)
+            + ", neither " + withNeither.ToString(Inv));
+        e.WriteLine("  distinct code addresses on tick stacks " + addresses.Count.ToString(Inv)
+            + ", of which without method " + unresolvedAddresses.Count.ToString(Inv));
+        foreach (var kv in resolvedByModule)
+            e.WriteLine("  resolved frames in module '" + kv.Key + "': " + kv.Value.ToString(Inv));
+        foreach (var kv in unresolvedByModule)
+            e.WriteLine("  unresolved frames in module '" + kv.Key + "': " + kv.Value.ToString(Inv));
     }
 
     // ------------------------------------------------------------------

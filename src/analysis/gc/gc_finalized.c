@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/hash.h"
 #include "decode/gc_events.h"
 
 #define NO_ROW UINT32_MAX
@@ -108,18 +109,9 @@ bool gcs_finalized_wants(void *ctx, const gcs_event_type *type)
     return k == GCS_GCK_FINALIZE_OBJECT || k == GCS_GCK_BULK_TYPE;
 }
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 static uint64_t type_hash(uint32_t pid, uint64_t type_id)
 {
-    return mix(type_id ^ ((uint64_t)pid << 32 | pid) * 0x9e3779b97f4a7c15ull);
+    return gcs_hash_mix(type_id ^ ((uint64_t)pid << 32 | pid) * 0x9e3779b97f4a7c15ull);
 }
 
 static bool types_grow(gcs_finalized *fz)
@@ -176,10 +168,7 @@ static type_entry *type_of(gcs_finalized *fz, uint32_t pid, uint64_t type_id, bo
 
 static uint64_t row_hash(uint32_t pid, bool is_private, const char *name)
 {
-    uint64_t h = (0xcbf29ce484222325ull ^ pid) + is_private;
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-        h = (h ^ *c) * 0x100000001b3ull;
-    return mix(h);
+    return gcs_hash_mix(gcs_hash_bytes((GCS_HASH_SEED ^ pid) + is_private, name, strlen(name)));
 }
 
 static bool row_slots_grow(gcs_finalized *fz)

@@ -116,7 +116,9 @@ static gcs_status parse_event(gcs_fs_reader *r, gcs_cursor *c, gcs_error *err)
     if (stack_size > rest - 4 - payload_size)
         return GCS_CORRUPT(err, gcs_cur_offset(c) - 4, "netperf stack of %u bytes exceeds the event",
                            stack_size);
-    (void)gcs_cur_skip(c, rest - 4 - payload_size);
+    const uint8_t *stack = NULL;
+    (void)gcs_cur_bytes(c, stack_size, &stack);
+    (void)gcs_cur_skip(c, rest - 4 - payload_size - stack_size); /* padding */
 
     gcs_status st;
     if (metadata_id == 0) {
@@ -141,6 +143,10 @@ static gcs_status parse_event(gcs_fs_reader *r, gcs_cursor *c, gcs_error *err)
     ev.related_activity_id = e.related;
     ev.payload = payload;
     ev.payload_size = payload_size;
+    if (stack_size) {
+        ev.inline_stack = stack;
+        ev.inline_stack_size = stack_size;
+    }
     ev.offset = at;
     if (sink->event && (st = sink->event(sink->ctx, &ev, err)) < 0)
         return st;

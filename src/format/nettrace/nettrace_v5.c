@@ -894,11 +894,12 @@ static gcs_status parse_stacks(gcs_fs_reader *r, gcs_cursor *c, gcs_error *err)
                            gcs_cur_left(c));
     for (uint32_t i = 0; i < count; i++) {
         uint32_t size;
+        const uint8_t *ips;
         uint64_t at = gcs_cur_offset(c);
-        if (!gcs_cur_u32(c, &size) || !gcs_cur_skip(c, size))
+        if (!gcs_cur_u32(c, &size) || !gcs_cur_bytes(c, size, &ips))
             return GCS_CORRUPT(err, at, "stack %u overruns its block", first_id + i);
         if (sink->stack)
-            sink->stack(sink->ctx, first_id + i);
+            sink->stack(sink->ctx, first_id + i, ips, size);
     }
     return GCS_OK;
 }

@@ -555,12 +555,13 @@ static gcs_status parse_stack_block(v6_reader *r, gcs_cursor *c, gcs_error *err)
                            count, gcs_cur_left(c));
     for (uint32_t i = 0; i < count; i++) {
         uint32_t size;
+        const uint8_t *ips;
         uint64_t sat = gcs_cur_offset(c);
-        if (!gcs_cur_u32(c, &size) || !gcs_cur_skip(c, size))
+        if (!gcs_cur_u32(c, &size) || !gcs_cur_bytes(c, size, &ips))
             return GCS_CORRUPT(err, sat, "stack %u: size missing or beyond the %zu bytes left",
                                first + i, gcs_cur_left(c));
         if (r->base.sink->stack)
-            r->base.sink->stack(r->base.sink->ctx, first + i);
+            r->base.sink->stack(r->base.sink->ctx, first + i, ips, size);
     }
     return GCS_OK;
 }
@@ -747,6 +748,8 @@ static gcs_status parse_event_block(v6_reader *r, gcs_cursor *c, gcs_error *err)
         ev.related_activity_id = labels && labels->has_related ? labels->related : NULL;
         ev.payload = payload;
         ev.payload_size = h.payload_size;
+        ev.inline_stack = NULL; /* stacks come in Stack blocks */
+        ev.inline_stack_size = 0;
         ev.offset = row_at;
         if (sink->event) {
             st = sink->event(sink->ctx, &ev, err);

@@ -1,0 +1,759 @@
+/*
+ * analysis/alloc/alloc_stacks.c - allocation samples by call stack
+ * (gcscope/allocs.h; contract in docs/allocs.md).
+ *
+ * Feeding keeps two things, in any order: the methods' code ranges (per
+ * process) and the ticks summed per distinct (process, stack, type).
+ * finish sorts the ranges, resolves each distinct stack once, and folds
+ * the sums into the three views.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/cursor.h"
+#include "base/hash.h"
+#include "decode/gc_events.h"
+#include "gcscope/allocs.h"
+#include "gcscope/decode.h"
+#include "pipeline/stack_table.h"
+
+#define NO_ID UINT32_MAX
+
+/* Interned strings: id -> text, and an open-addressing index. */
+typedef struct strtab {
+    gcs_arena arena;
+    const char **text;
+    size_t n, cap;
+    uint32_t *slots; /* id + 1, 0 empty */
+    size_t slots_cap;
+    size_t bytes;
+} strtab;
+
+/*
+ * A method's code range. TraceEvent (TraceLog) names a frame's address
+ * with the first of these that covers it:
+ *   class A, MethodUnloadVerbose and the rundown's MethodDCStopVerbose:
+ *     in stream order, those after the event (they name the addresses
+ *     seen so far, and an address they named is looked up afresh when it
+ *     comes again);
+ *   class B, the JIT-compiled ones among MethodLoadVerbose and the
+ *     rundown's MethodDCStartVerbose: in stream order, after the whole
+ *     trace.
+ * seq is the range's place among its class's events.
+ */
+typedef struct method_range {
+    uint32_t pid;
+    uint32_t name; /* strtab id */
+    uint64_t start, size;
+    uint8_t cls;   /* CLASS_A, CLASS_B */
+    uint64_t seq;
+} method_range;
+
+enum { CLASS_A = 0, CLASS_B = 1 };
+
+/* Ticks of one (pid, stack, type, epoch); epoch: the class A events fed
+ * before them. */
+typedef struct tick_sum {
+    uint32_t pid;
+    uint32_t stack; /* the reader's stack id, 0 none */
+    uint32_t type;  /* strtab id of the type name */
+    bool used;
+    uint64_t epoch;
+    uint64_t bytes, ticks;
+} tick_sum;
+
+/* A view's accumulator: key -> bytes, ticks. */
+typedef struct view_sum {
+    uint32_t method, type; /* strtab ids (type NO_ID outside BY_TYPE) */
+    bool used;
+    uint64_t bytes, ticks;
+} view_sum;
+
+typedef struct view_table {
+    view_sum *slots;
+    size_t cap, n;
+    gcs_allocs_row *rows;
+    size_t rows_n;
+} view_table;
+
+/* What an event type is to this analysis (by type index). */
+enum { K_UNASKED = 0, K_NONE, K_TICK, K_WALK, K_METHOD_A, K_METHOD_LOAD };
+
+/* Stack ids of stack walk events (ETL) in tick_sum.stack: this bit and the
+ * id in gcs_allocs.walks; the reader's ids are below it. */
+#define WALK_STACK 0x80000000u
+
+/* A thread's last CLR event, when it is a tick still without a stack: an
+ * ETL trace writes the stack as a ClrStackWalk event just after it. */
+typedef struct thread_last {
+    bool used, pending;
+    uint64_t tid;
+    uint32_t pid, type;
+    uint64_t epoch, bytes;
+} thread_last;
+
+struct gcs_allocs {
+    strtab strings;
+    method_range *methods;
+    size_t methods_n, methods_cap;
+    tick_sum *sums;
+    size_t sums_n, sums_cap;
+    uint8_t *kinds;
+    size_t kinds_cap;
+    uint64_t seq[2]; /* class A, class B ranges read */
+    thread_last *threads;
+    size_t threads_n, threads_cap;
+    gcs_stack_table walks; /* the frames of ClrStackWalk events */
+    /* By (pid, start); ends_max[i]: the largest end of ranges [0, i] of
+     * the same pid, which bounds the search back for ranges covering an
+     * address. */
+    uint64_t *ends_max;
+    view_table views[3];
+    gcs_allocs_stats stats;
+    uint32_t no_method, no_stack;
+    bool finished;
+};
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+    return gcs_hash_mix(gcs_hash_bytes(GCS_HASH_SEED, s, n));
+}
+
+static bool strtab_grow(strtab *t)
+{
+    size_t cap = t->slots_cap ? t->slots_cap * 2 : 1024;
+    uint32_t *s = calloc(cap, sizeof *s);
+    if (!s)
+        return false;
+    for (size_t id = 0; id < t->n; id++) {
+        size_t k = str_hash(t->text[id], strlen(t->text[id])) & (cap - 1);
+        while (s[k])
+            k = (k + 1) & (cap - 1);
+        s[k] = (uint32_t)id + 1;
+    }
+    free(t->slots);
+    t->slots = s;
+    t->slots_cap = cap;
+    return true;
+}
+
+/* The id of s[0..n), added when new; NO_ID past the limits. */
+static uint32_t strtab_id(strtab *t, const char *s, size_t n)
+{
+    const uint64_t h = str_hash(s, n);
+    if (t->slots_cap)
+        for (size_t k = h & (t->slots_cap - 1); t->slots[k]; k = (k + 1) & (t->slots_cap - 1)) {
+            const char *x = t->text[t->slots[k] - 1];
+            if (strncmp(x, s, n) == 0 && x[n] == '\0')
+                return t->slots[k] - 1;
+        }
+    if (n + 1 > GCS_ALLOCS_MAX_NAME_BYTES - t->bytes || t->n >= UINT32_MAX - 1)
+        return NO_ID;
+    if ((t->n + 1) * 2 > t->slots_cap && !strtab_grow(t))
+        return NO_ID;
+    if (!gcs_array_reserve((void **)&t->text, &t->cap, t->n + 1, sizeof *t->text, 256))
+        return NO_ID;
+    char *copy = gcs_arena_strndup(&t->arena, s, n);
+    if (!copy)
+        return NO_ID;
+    size_t k = h & (t->slots_cap - 1);
+    while (t->slots[k])
+        k = (k + 1) & (t->slots_cap - 1);
+    t->text[t->n] = copy;
+    t->slots[k] = (uint32_t)++t->n;
+    t->bytes += n + 1;
+    return (uint32_t)t->n - 1;
+}
+
+static uint32_t strtab_cstr(strtab *t, const char *s)
+{
+    return strtab_id(t, s, strlen(s));
+}
+
+gcs_allocs *gcs_allocs_new(void)
+{
+    gcs_allocs *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    gcs_arena_init(&a->strings.arena, GCS_ALLOCS_MAX_NAME_BYTES + ((size_t)1 << 20));
+    gcs_stack_table_init(&a->walks);
+    a->no_method = strtab_cstr(&a->strings, GCS_ALLOCS_NO_METHOD);
+    a->no_stack = strtab_cstr(&a->strings, GCS_ALLOCS_NO_STACK);
+    if (a->no_method == NO_ID || a->no_stack == NO_ID) {
+        gcs_allocs_free(a);
+        return NULL;
+    }
+    return a;
+}
+
+void gcs_allocs_free(gcs_allocs *a)
+{
+    if (!a)
+        return;
+    gcs_arena_reset(&a->strings.arena);
+    free(a->strings.text);
+    free(a->strings.slots);
+    free(a->methods);
+    free(a->ends_max);
+    free(a->threads);
+    gcs_stack_table_free(&a->walks);
+    free(a->sums);
+    free(a->kinds);
+    for (int v = 0; v < 3; v++) {
+        free(a->views[v].slots);
+        free(a->views[v].rows);
+    }
+    free(a);
+}
+
+static const char RUNTIME[] = "Microsoft-Windows-DotNETRuntime";
+static const char RUNDOWN[] = "Microsoft-Windows-DotNETRuntimeRundown";
+
+/* The events with a method's range and names: MethodLoadVerbose and
+ * MethodUnloadVerbose (runtime 143, 144), MethodDCStartVerbose and
+ * MethodDCStopVerbose (rundown 143, 144). K_METHOD_A, K_METHOD_LOAD or
+ * K_NONE. */
+static int method_kind(const gcs_event_type *type)
+{
+    bool runtime = strcmp(type->provider, RUNTIME) == 0;
+    if (!runtime && strcmp(type->provider, RUNDOWN) != 0)
+        return K_NONE;
+    return type->event_id == 143 ? K_METHOD_LOAD : type->event_id == 144 ? K_METHOD_A : K_NONE;
+}
+
+static const char PRIVATE[] = "Microsoft-Windows-DotNETRuntimePrivate";
+
+/* ClrStackWalk: runtime 82, private 151 (the ones TraceLog reads). */
+static bool is_walk(const gcs_event_type *type)
+{
+    return (type->event_id == 82 && strcmp(type->provider, RUNTIME) == 0) ||
+           (type->event_id == 151 && strcmp(type->provider, PRIVATE) == 0);
+}
+
+bool gcs_allocs_wants(void *ctx, const gcs_event_type *type)
+{
+    (void)ctx;
+    return gcs_gc_classify(type) == GCS_GCK_ALLOCATION_TICK || is_walk(type) ||
+           method_kind(type) != K_NONE;
+}
+
+static int kind_of(gcs_allocs *a, const gcs_event_type *type)
+{
+    const uint32_t i = type->index;
+    if (i == UINT32_MAX)
+        return K_NONE;
+    if (i >= a->kinds_cap) {
+        size_t cap = a->kinds_cap;
+        if (!gcs_array_reserve((void **)&a->kinds, &cap, (size_t)i + 1, 1, 64))
+            return K_NONE;
+        memset(a->kinds + a->kinds_cap, K_UNASKED, cap - a->kinds_cap);
+        a->kinds_cap = cap;
+    }
+    if (a->kinds[i] == K_UNASKED)
+        a->kinds[i] = gcs_gc_classify(type) == GCS_GCK_ALLOCATION_TICK ? K_TICK
+                      : is_walk(type)                                  ? K_WALK
+                                                                       : method_kind(type);
+    return a->kinds[i];
+}
+
+/* The name TraceEvent gives a method: see method_name in docs/allocs.md. */
+static uint32_t method_name_id(gcs_allocs *a, const gcs_event *ev)
+{
+    char ns[1024], name[1024], sig[1024], full[3200];
+    if (!gcs_payload_find_str(ev, "MethodNamespace", ns, sizeof ns))
+        ns[0] = '\0';
+    if (!gcs_payload_find_str(ev, "MethodName", name, sizeof name))
+        name[0] = '\0';
+    if (!gcs_payload_find_str(ev, "MethodSignature", sig, sizeof sig))
+        sig[0] = '\0';
+    /* The signature from its first '(' (the return type and calling
+     * convention left out); none without one. */
+    const char *args = strchr(sig, '(');
+    int n = snprintf(full, sizeof full, "%s.%s%s", ns, name, args ? args : "");
+    if (n < 0)
+        return NO_ID;
+    return strtab_id(&a->strings, full, (size_t)n < sizeof full ? (size_t)n : sizeof full - 1);
+}
+
+/* MethodFlags' Jitted bit. */
+#define METHOD_FLAG_JITTED 0x8u
+
+static void feed_method(gcs_allocs *a, const gcs_event *ev, int kind)
+{
+    uint64_t start, size, flags;
+    if (!gcs_payload_find_u64(ev, "MethodStartAddress", &start) ||
+        !gcs_payload_find_u64(ev, "MethodSize", &size) || size == 0)
+        return;
+    const uint8_t cls = kind == K_METHOD_A ? CLASS_A : CLASS_B;
+    if (cls == CLASS_B &&
+        (!gcs_payload_find_u64(ev, "MethodFlags", &flags) || !(flags & METHOD_FLAG_JITTED)))
+        return; /* TraceEvent names no frame from a precompiled method's load */
+    if (a->methods_n >= GCS_ALLOCS_MAX_METHODS) {
+        a->stats.over_limit++;
+        return;
+    }
+    uint32_t name = method_name_id(a, ev);
+    if (name == NO_ID ||
+        !gcs_array_reserve((void **)&a->methods, &a->methods_cap, a->methods_n + 1,
+                           sizeof *a->methods, 256)) {
+        a->stats.over_limit++;
+        return;
+    }
+    a->methods[a->methods_n] = (method_range){ev->pid, name, start, size, cls, a->seq[cls]++};
+    a->methods_n++;
+}
+
+static uint64_t sum_hash(uint32_t pid, uint32_t stack, uint32_t type, uint64_t epoch)
+{
+    return gcs_hash_mix(((uint64_t)pid << 32 | stack) ^ ((uint64_t)type * 0x9e3779b97f4a7c15ull) ^
+               gcs_hash_mix(epoch));
+}
+
+static bool sums_grow(gcs_allocs *a)
+{
+    size_t cap = a->sums_cap ? a->sums_cap * 2 : 1024;
+    tick_sum *s = calloc(cap, sizeof *s);
+    if (!s)
+        return false;
+    for (size_t i = 0; i < a->sums_cap; i++) {
+        const tick_sum *e = &a->sums[i];
+        if (!e->used)
+            continue;
+        size_t k = sum_hash(e->pid, e->stack, e->type, e->epoch) & (cap - 1);
+        while (s[k].used)
+            k = (k + 1) & (cap - 1);
+        s[k] = *e;
+    }
+    free(a->sums);
+    a->sums = s;
+    a->sums_cap = cap;
+    return true;
+}
+
+/* Adds ticks to the sum of (pid, stack, type, epoch). */
+static void add_sum(gcs_allocs *a, uint32_t pid, uint32_t stack, uint32_t type, uint64_t epoch,
+                    uint64_t bytes)
+{
+    if (stack)
+        a->stats.ticks_with_stack++;
+    if (a->sums_cap) {
+        size_t k = sum_hash(pid, stack, type, epoch) & (a->sums_cap - 1);
+        for (; a->sums[k].used; k = (k + 1) & (a->sums_cap - 1)) {
+            tick_sum *e = &a->sums[k];
+            if (e->pid == pid && e->stack == stack && e->type == type && e->epoch == epoch) {
+                e->bytes += bytes;
+                e->ticks++;
+                return;
+            }
+        }
+    }
+    if (a->sums_n >= GCS_ALLOCS_MAX_ENTRIES ||
+        ((a->sums_n + 1) * 2 > a->sums_cap && !sums_grow(a))) {
+        a->stats.over_limit++;
+        return;
+    }
+    size_t k = sum_hash(pid, stack, type, epoch) & (a->sums_cap - 1);
+    while (a->sums[k].used)
+        k = (k + 1) & (a->sums_cap - 1);
+    a->sums[k] = (tick_sum){pid, stack, type, true, epoch, bytes, 1};
+    a->sums_n++;
+}
+
+/* The slot of thread tid (added when absent); NULL when memory is short. */
+static thread_last *thread_of(gcs_allocs *a, uint64_t tid)
+{
+    if (a->threads_cap) {
+        size_t k = gcs_hash_mix(tid) & (a->threads_cap - 1);
+        for (; a->threads[k].used; k = (k + 1) & (a->threads_cap - 1))
+            if (a->threads[k].tid == tid)
+                return &a->threads[k];
+    }
+    if ((a->threads_n + 1) * 2 > a->threads_cap) {
+        size_t cap = a->threads_cap ? a->threads_cap * 2 : 64;
+        thread_last *t = calloc(cap, sizeof *t);
+        if (!t)
+            return NULL;
+        for (size_t i = 0; i < a->threads_cap; i++)
+            if (a->threads[i].used) {
+                size_t k = gcs_hash_mix(a->threads[i].tid) & (cap - 1);
+                while (t[k].used)
+                    k = (k + 1) & (cap - 1);
+                t[k] = a->threads[i];
+            }
+        free(a->threads);
+        a->threads = t;
+        a->threads_cap = cap;
+    }
+    size_t k = gcs_hash_mix(tid) & (a->threads_cap - 1);
+    while (a->threads[k].used)
+        k = (k + 1) & (a->threads_cap - 1);
+    a->threads[k] = (thread_last){.used = true, .tid = tid};
+    a->threads_n++;
+    return &a->threads[k];
+}
+
+/* The thread's pending tick, if any, counted without a stack. */
+static void settle_pending(gcs_allocs *a, thread_last *t)
+{
+    if (t->pending) {
+        add_sum(a, t->pid, 0, t->type, t->epoch, t->bytes);
+        t->pending = false;
+    }
+}
+
+static void feed_tick(gcs_allocs *a, const gcs_reader *r, const gcs_event *ev)
+{
+    gcs_gc_record rec;
+    gcs_error err;
+    if (gcs_gc_decode(ev, GCS_GCK_ALLOCATION_TICK, &rec, &err) != GCS_OK)
+        return; /* counted by the reader as undecodable */
+    const uint64_t bytes = ev->type->version >= 2 ? rec.u.allocation_tick.allocation_amount64
+                                                  : rec.u.allocation_tick.allocation_amount;
+    char type_name[1024];
+    gcs_gc_utf16_to_utf8(rec.u.allocation_tick.type_name, type_name, sizeof type_name);
+    a->stats.ticks++;
+    a->stats.bytes += bytes;
+    const uint64_t *ips;
+    size_t n;
+    uint32_t stack = ev->stack_id;
+    if (stack && !gcs_reader_stack(r, stack, &ips, &n))
+        stack = 0;
+    const uint64_t epoch = a->seq[CLASS_A];
+    uint32_t type = strtab_cstr(&a->strings, type_name);
+    if (type == NO_ID) {
+        a->stats.over_limit++;
+        return;
+    }
+    /* The previous CLR event of the thread is this one now: a tick left
+     * waiting for its stack walk gets none. */
+    thread_last *t = thread_of(a, ev->tid);
+    if (t)
+        settle_pending(a, t);
+    if (stack || !t) {
+        add_sum(a, ev->pid, stack, type, epoch, bytes);
+        return;
+    }
+    /* No stack from the container: an ETL ClrStackWalk may follow. */
+    t->pending = true;
+    t->pid = ev->pid;
+    t->type = type;
+    t->epoch = epoch;
+    t->bytes = bytes;
+}
+
+/* ClrStackWalk: ClrInstanceID u16, two reserved bytes, FrameCount u32,
+ * then the frames (the event's pointer size each, leaf first). */
+#define WALK_FRAMES_AT 8u
+
+/* A CLR stack walk (ETL): the stack of the thread's previous CLR event, if
+ * that is a tick without one (TraceLog's rule). */
+static void feed_walk(gcs_allocs *a, const gcs_event *ev)
+{
+    thread_last *t = thread_of(a, ev->tid);
+    if (!t || !t->pending) {
+        a->stats.walks_unpaired++;
+        return;
+    }
+    const unsigned ps = ev->pointer_size == 4 ? 4 : 8;
+    gcs_cursor c = gcs_cur_make(ev->payload, ev->payload_size, 0);
+    uint32_t count = 0;
+    const uint8_t *frames = NULL;
+    size_t n = 0;
+    if (gcs_cur_skip(&c, 4) && gcs_cur_u32(&c, &count)) {
+        n = gcs_cur_left(&c) / ps;
+        if (count < n)
+            n = count;
+        (void)gcs_cur_bytes(&c, n * ps, &frames);
+    }
+    uint32_t id = n ? gcs_stack_table_intern(&a->walks, frames, n * ps, ps) : 0;
+    if (id == 0 || id >= WALK_STACK) {
+        if (n)
+            a->stats.over_limit++;
+        settle_pending(a, t);
+        return;
+    }
+    add_sum(a, t->pid, WALK_STACK | id, t->type, t->epoch, t->bytes);
+    t->pending = false;
+}
+
+void gcs_allocs_feed(gcs_allocs *a, const gcs_reader *r, const gcs_event *ev)
+{
+    assert(!a->finished);
+    const int kind = kind_of(a, ev->type);
+    switch (kind) {
+    case K_TICK:
+        feed_tick(a, r, ev);
+        break;
+    case K_WALK:
+        feed_walk(a, ev);
+        break;
+    case K_METHOD_A:
+    case K_METHOD_LOAD:
+        /* A runtime method event is the thread's previous CLR event now
+         * (the rundown's are not CLR events to TraceLog). */
+        if (strcmp(ev->type->provider, RUNTIME) == 0 && a->threads_n) {
+            thread_last *t = thread_of(a, ev->tid);
+            if (t)
+                settle_pending(a, t);
+        }
+        feed_method(a, ev, kind);
+        break;
+    default:
+        break;
+    }
+}
+
+static int cmp_method(const void *x, const void *y)
+{
+    const method_range *p = x, *q = y;
+    if (p->pid != q->pid)
+        return p->pid < q->pid ? -1 : 1;
+    if (p->start != q->start)
+        return p->start < q->start ? -1 : 1;
+    if (p->cls != q->cls)
+        return p->cls < q->cls ? -1 : 1;
+    return p->seq < q->seq ? -1 : p->seq > q->seq;
+}
+
+/* Ranges covering one address looked at, at most (overlapping ranges are
+ * rare: a crafted trace could make them many). */
+#define MAX_COVERING_RANGES 256u
+
+/* Is m, covering an address of a tick of this epoch, a better name for
+ * it than best (NULL: none yet)? Class A ranges read before the tick
+ * are not (see method_range). */
+static bool better_range(const method_range *m, const method_range *best, uint64_t epoch)
+{
+    if (m->cls == CLASS_A && m->seq < epoch)
+        return false;
+    if (!best)
+        return true;
+    if (m->cls != best->cls)
+        return m->cls < best->cls;
+    return m->seq < best->seq;
+}
+
+/* The name of the method TraceEvent gives address ip of process pid for
+ * a tick of this epoch, NO_ID for none. */
+static uint32_t method_at(gcs_allocs *a, uint32_t pid, uint64_t ip, uint64_t epoch)
+{
+    size_t lo = 0, hi = a->methods_n; /* first range after (pid, ip) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const method_range *m = &a->methods[mid];
+        if (m->pid < pid || (m->pid == pid && m->start <= ip))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const method_range *best = NULL;
+    unsigned looked = 0;
+    for (size_t i = lo; i-- > 0;) {
+        const method_range *m = &a->methods[i];
+        if (m->pid != pid || a->ends_max[i] <= ip)
+            break;
+        if (++looked > MAX_COVERING_RANGES) {
+            a->stats.over_limit++;
+            break;
+        }
+        if (ip - m->start < m->size && better_range(m, best, epoch))
+            best = m;
+    }
+    return best ? best->name : NO_ID;
+}
+
+static uint64_t view_hash(uint32_t method, uint32_t type)
+{
+    return gcs_hash_mix((uint64_t)method << 32 | type);
+}
+
+static bool view_add(view_table *v, uint32_t method, uint32_t type, uint64_t bytes, uint64_t ticks)
+{
+    if (v->cap) {
+        size_t k = view_hash(method, type) & (v->cap - 1);
+        for (; v->slots[k].used; k = (k + 1) & (v->cap - 1))
+            if (v->slots[k].method == method && v->slots[k].type == type) {
+                v->slots[k].bytes += bytes;
+                v->slots[k].ticks += ticks;
+                return true;
+            }
+    }
+    if ((v->n + 1) * 2 > v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 256;
+        view_sum *s = calloc(cap, sizeof *s);
+        if (!s)
+            return false;
+        for (size_t i = 0; i < v->cap; i++)
+            if (v->slots[i].used) {
+                size_t k = view_hash(v->slots[i].method, v->slots[i].type) & (cap - 1);
+                while (s[k].used)
+                    k = (k + 1) & (cap - 1);
+                s[k] = v->slots[i];
+            }
+        free(v->slots);
+        v->slots = s;
+        v->cap = cap;
+    }
+    size_t k = view_hash(method, type) & (v->cap - 1);
+    while (v->slots[k].used)
+        k = (k + 1) & (v->cap - 1);
+    v->slots[k] = (view_sum){method, type, true, bytes, ticks};
+    v->n++;
+    return true;
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+    const gcs_allocs_row *p = x, *q = y;
+    if (p->bytes != q->bytes)
+        return p->bytes > q->bytes ? -1 : 1;
+    if (p->ticks != q->ticks)
+        return p->ticks > q->ticks ? -1 : 1;
+    int c = strcmp(p->method, q->method);
+    if (c != 0 || !p->type)
+        return c;
+    return strcmp(p->type, q->type);
+}
+
+static bool build_rows(gcs_allocs *a, view_table *v, bool with_type)
+{
+    v->rows = calloc(v->n ? v->n : 1, sizeof *v->rows);
+    if (!v->rows)
+        return false;
+    for (size_t i = 0; i < v->cap; i++) {
+        const view_sum *s = &v->slots[i];
+        if (!s->used)
+            continue;
+        v->rows[v->rows_n++] = (gcs_allocs_row){a->strings.text[s->method],
+                                                with_type ? a->strings.text[s->type] : NULL,
+                                                s->bytes, s->ticks};
+    }
+    if (v->rows_n > 1)
+        qsort(v->rows, v->rows_n, sizeof *v->rows, cmp_row);
+    return true;
+}
+
+void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
+{
+    assert(!a->finished);
+    /* Ticks still waiting for a stack walk get none. */
+    for (size_t i = 0; i < a->threads_cap; i++)
+        if (a->threads[i].used)
+            settle_pending(a, &a->threads[i]);
+    a->finished = true;
+    if (a->methods_n > 1)
+        qsort(a->methods, a->methods_n, sizeof *a->methods, cmp_method);
+    a->stats.methods = a->methods_n;
+    a->ends_max = malloc((a->methods_n ? a->methods_n : 1) * sizeof *a->ends_max);
+    if (!a->ends_max) {
+        a->methods_n = 0; /* no frame named; said by over_limit */
+        a->stats.over_limit++;
+    }
+    for (size_t i = 0; i < a->methods_n; i++) {
+        const method_range *m = &a->methods[i];
+        uint64_t end = m->start + m->size < m->start ? UINT64_MAX : m->start + m->size;
+        if (i > 0 && a->methods[i - 1].pid == m->pid && a->ends_max[i - 1] > end)
+            end = a->ends_max[i - 1];
+        a->ends_max[i] = end;
+    }
+    /* Per distinct stack: its methods, deduplicated for the inclusive view. */
+    uint32_t *names = NULL;
+    size_t names_cap = 0;
+    uint64_t *seen = calloc(a->strings.n ? a->strings.n : 1, sizeof *seen);
+    uint64_t stamp = 0;
+    bool ok = seen != NULL;
+    for (size_t i = 0; ok && i < a->sums_cap; i++) {
+        const tick_sum *s = &a->sums[i];
+        if (!s->used)
+            continue;
+        const uint64_t *ips = NULL;
+        size_t n = 0;
+        const bool have = s->stack & WALK_STACK
+                              ? gcs_stack_table_get(&a->walks, s->stack & ~WALK_STACK, &ips, &n)
+                              : s->stack != 0 && gcs_reader_stack(r, s->stack, &ips, &n);
+        if (!have) {
+            ok = view_add(&a->views[GCS_ALLOCS_EXCLUSIVE], a->no_stack, NO_ID, s->bytes,
+                          s->ticks) &&
+                 view_add(&a->views[GCS_ALLOCS_INCLUSIVE], a->no_stack, NO_ID, s->bytes,
+                          s->ticks) &&
+                 view_add(&a->views[GCS_ALLOCS_BY_TYPE], a->no_stack, s->type, s->bytes,
+                          s->ticks);
+            continue;
+        }
+        if (!gcs_array_reserve((void **)&names, &names_cap, n ? n : 1, sizeof *names, 64)) {
+            ok = false;
+            break;
+        }
+        stamp++;
+        size_t k = 0;
+        uint32_t first = NO_ID;
+        for (size_t f = 0; f < n; f++) {
+            uint32_t m = method_at(a, s->pid, ips[f], s->epoch);
+            a->stats.frames += s->ticks;
+            if (m == NO_ID)
+                continue;
+            a->stats.frames_resolved += s->ticks;
+            if (first == NO_ID)
+                first = m;
+            if (seen[m] != stamp) {
+                seen[m] = stamp;
+                names[k++] = m;
+            }
+        }
+        if (first == NO_ID)
+            first = a->no_method;
+        ok = view_add(&a->views[GCS_ALLOCS_EXCLUSIVE], first, NO_ID, s->bytes, s->ticks) &&
+             view_add(&a->views[GCS_ALLOCS_BY_TYPE], first, s->type, s->bytes, s->ticks);
+        if (k == 0)
+            ok = ok && view_add(&a->views[GCS_ALLOCS_INCLUSIVE], a->no_method, NO_ID, s->bytes,
+                                s->ticks);
+        for (size_t j = 0; ok && j < k; j++)
+            ok = view_add(&a->views[GCS_ALLOCS_INCLUSIVE], names[j], NO_ID, s->bytes, s->ticks);
+    }
+    free(names);
+    free(seen);
+    /* Distinct stacks among the ticks: the reader's, and the walks'. */
+    for (int walks = 0; walks < 2; walks++) {
+        uint32_t max = 0;
+        for (size_t i = 0; i < a->sums_cap; i++)
+            if (a->sums[i].used && a->sums[i].stack && !(a->sums[i].stack & WALK_STACK) == !walks &&
+                (a->sums[i].stack & ~WALK_STACK) > max)
+                max = a->sums[i].stack & ~WALK_STACK;
+        uint8_t *mark = max ? calloc((size_t)max + 1, 1) : NULL;
+        if (!mark)
+            continue;
+        for (size_t i = 0; i < a->sums_cap; i++) {
+            const uint32_t st = a->sums[i].stack;
+            if (a->sums[i].used && st && !(st & WALK_STACK) == !walks &&
+                !mark[st & ~WALK_STACK]) {
+                mark[st & ~WALK_STACK] = 1;
+                a->stats.distinct_stacks++;
+            }
+        }
+        free(mark);
+    }
+    if (!ok)
+        a->stats.over_limit++;
+    for (int v = 0; v < 3; v++)
+        if (!build_rows(a, &a->views[v], v == GCS_ALLOCS_BY_TYPE))
+            a->stats.over_limit++;
+}
+
+size_t gcs_allocs_count(const gcs_allocs *a, gcs_allocs_view view)
+{
+    assert(a->finished && (unsigned)view < 3);
+    return a->views[view].rows_n;
+}
+
+const gcs_allocs_row *gcs_allocs_at(const gcs_allocs *a, gcs_allocs_view view, size_t i)
+{
+    assert(a->finished && (unsigned)view < 3);
+    return i < a->views[view].rows_n ? &a->views[view].rows[i] : NULL;
+}
+
+void gcs_allocs_get_stats(const gcs_allocs *a, gcs_allocs_stats *out)
+{
+    *out = a->stats;
+}

@@ -1,0 +1,187 @@
+/*
+ * report/allocs_report.c - the allocation samples by call stack as a
+ * table, JSON or CSV (gcscope/allocs.h; docs/allocs.md).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "gcscope/allocs.h"
+#include "report/csv.h"
+#include "report/json.h"
+
+#define TABLE_ROWS 20u
+#define NAME_CUT 100u
+
+static const char *const view_keys[3] = {"exclusive", "inclusive", "by_type"};
+
+static size_t shown(const gcs_allocs *a, gcs_allocs_view v, size_t limit)
+{
+    size_t n = gcs_allocs_count(a, v);
+    return limit && limit < n ? limit : n;
+}
+
+/* s, or its first NAME_CUT bytes (at a character boundary) and "...". */
+static void put_name(FILE *f, const char *s, bool wide)
+{
+    size_t n = strlen(s);
+    if (wide || n <= NAME_CUT) {
+        /* Control bytes of a hostile name would move the cursor. */
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+            fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+        return;
+    }
+    size_t cut = NAME_CUT - 3;
+    while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+        cut--;
+    for (size_t i = 0; i < cut; i++) {
+        unsigned char c = (unsigned char)s[i];
+        fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+    }
+    fputs("...", f);
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void table_view(FILE *f, const gcs_allocs *a, gcs_allocs_view v, const char *title,
+                       const gcs_allocs_stats *s, const gcs_allocs_report_options *o)
+{
+    const size_t limit = o->limit ? o->limit : TABLE_ROWS;
+    const size_t n = gcs_allocs_count(a, v), k = shown(a, v, limit);
+    fprintf(f, "\n%s\n", title);
+    fprintf(f, "%12s %6s %8s  %s\n", "MB", "%", "Samples",
+            v == GCS_ALLOCS_BY_TYPE ? "Type  <-  Method" : "Method");
+    for (size_t i = 0; i < k; i++) {
+        const gcs_allocs_row *r = gcs_allocs_at(a, v, i);
+        fprintf(f, "%12.3f %5.1f%% %8llu  ", (double)r->bytes / 1e6, pct(r->bytes, s->bytes),
+                (unsigned long long)r->ticks);
+        if (r->type) {
+            put_name(f, r->type, o->wide);
+            fputs("  <-  ", f);
+        }
+        put_name(f, r->method, o->wide);
+        fputc('\n', f);
+    }
+    if (k < n)
+        fprintf(f, "  (%zu more rows: --limit N or --format json)\n", n - k);
+}
+
+static void write_table(FILE *f, const gcs_allocs *a, const gcs_allocs_report_options *o)
+{
+    gcs_allocs_stats s;
+    gcs_allocs_get_stats(a, &s);
+    fprintf(f, "Allocations by call stack: %llu AllocationTick samples, %.3f MB\n",
+            (unsigned long long)s.ticks, (double)s.bytes / 1e6);
+    fputs("  (a sample stands for the bytes its thread allocated since its previous one: "
+          "PerfView's GC Heap Alloc Ignore Free (Coarse Sampling))\n",
+          f);
+    if (s.ticks == 0) {
+        fputs("note: no AllocationTick events: record the runtime provider's GC keyword (0x1) at "
+              "verbose level (5)\n",
+              f);
+        return;
+    }
+    fprintf(f, "Stacks: %llu of %llu samples have one (%llu distinct); %llu of %llu frames "
+               "(%.1f %%) are in one of the %llu methods the trace describes\n",
+            (unsigned long long)s.ticks_with_stack, (unsigned long long)s.ticks,
+            (unsigned long long)s.distinct_stacks, (unsigned long long)s.frames_resolved,
+            (unsigned long long)s.frames, pct(s.frames_resolved, s.frames),
+            (unsigned long long)s.methods);
+    if (s.ticks_with_stack == 0)
+        fputs("note: the samples carry no stack (nettrace, netperf and ETL traces give stacks "
+              "when the session collects them; NativeAOT and LTTng traces have none)\n",
+              f);
+    else if (s.methods == 0)
+        fputs("note: no method events, so no frame is named: record the rundown "
+              "(DOTNET_EventPipeRundown=1, the default) or the runtime provider's JIT keyword "
+              "(0x10) at verbose level\n",
+              f);
+    if (s.over_limit)
+        fprintf(f, "note: %llu samples or methods left out at a limit (docs/allocs.md)\n",
+                (unsigned long long)s.over_limit);
+    table_view(f, a, GCS_ALLOCS_EXCLUSIVE,
+               "Allocating methods (each sample under the first frame from the leaf that is a "
+               "method)",
+               &s, o);
+    table_view(f, a, GCS_ALLOCS_INCLUSIVE,
+               "Methods on the stacks (inclusive: each sample under every method of its stack)",
+               &s, o);
+    table_view(f, a, GCS_ALLOCS_BY_TYPE, "Types by allocating method", &s, o);
+}
+
+static void write_json(FILE *f, const gcs_allocs *a, const gcs_allocs_report_options *o)
+{
+    gcs_allocs_stats s;
+    gcs_allocs_get_stats(a, &s);
+    fprintf(f,
+            "{\"samples\":%llu,\"bytes\":%llu,\"samples_with_stack\":%llu,"
+            "\"distinct_stacks\":%llu,\"frames\":%llu,\"frames_in_methods\":%llu,"
+            "\"methods\":%llu,\"over_limit\":%llu,\"stack_walks_of_other_events\":%llu",
+            (unsigned long long)s.ticks, (unsigned long long)s.bytes,
+            (unsigned long long)s.ticks_with_stack, (unsigned long long)s.distinct_stacks,
+            (unsigned long long)s.frames, (unsigned long long)s.frames_resolved,
+            (unsigned long long)s.methods, (unsigned long long)s.over_limit,
+            (unsigned long long)s.walks_unpaired);
+    for (int v = 0; v < 3; v++) {
+        const size_t n = gcs_allocs_count(a, (gcs_allocs_view)v);
+        const size_t k = shown(a, (gcs_allocs_view)v, o->limit);
+        fprintf(f, ",\"%s\":[", view_keys[v]);
+        for (size_t i = 0; i < k; i++) {
+            const gcs_allocs_row *r = gcs_allocs_at(a, (gcs_allocs_view)v, i);
+            fputs(i ? ",{" : "{", f);
+            if (r->type) {
+                fputs("\"type\":", f);
+                gcs_json_string(f, r->type);
+                fputc(',', f);
+            }
+            fputs("\"method\":", f);
+            gcs_json_string(f, r->method);
+            fprintf(f, ",\"bytes\":%llu,\"samples\":%llu}", (unsigned long long)r->bytes,
+                    (unsigned long long)r->ticks);
+        }
+        fprintf(f, "],\"%s_left_out\":%zu", view_keys[v], n - k);
+    }
+    fputs("}\n", f);
+}
+
+static void write_csv(FILE *f, const gcs_allocs *a, const gcs_allocs_report_options *o)
+{
+    fputs("trace,view,type,method,bytes,samples\n", f);
+    for (int v = 0; v < 3; v++) {
+        const size_t k = shown(a, (gcs_allocs_view)v, o->limit);
+        for (size_t i = 0; i < k; i++) {
+            const gcs_allocs_row *r = gcs_allocs_at(a, (gcs_allocs_view)v, i);
+            gcs_csv_text(f, o->trace_name ? o->trace_name : "");
+            fprintf(f, ",%s,", view_keys[v]);
+            gcs_csv_text(f, r->type ? r->type : "");
+            fputc(',', f);
+            gcs_csv_text(f, r->method);
+            fprintf(f, ",%llu,%llu\n", (unsigned long long)r->bytes,
+                    (unsigned long long)r->ticks);
+        }
+    }
+}
+
+gcs_status gcs_allocs_report_write(const gcs_allocs *a, FILE *out,
+                                   const gcs_allocs_report_options *opts, gcs_error *err)
+{
+    static const gcs_allocs_report_options defaults = {0};
+    const gcs_allocs_report_options *o = opts ? opts : &defaults;
+    switch (o->format) {
+    case GCS_ALLOCS_FORMAT_JSON:
+        write_json(out, a, o);
+        break;
+    case GCS_ALLOCS_FORMAT_CSV:
+        write_csv(out, a, o);
+        break;
+    default:
+        write_table(out, a, o);
+        break;
+    }
+    if (ferror(out))
+        return GCS_FAIL(err, GCS_ERR_IO, 0, "writing the allocations report failed");
+    return GCS_OK;
+}

@@ -1,0 +1,129 @@
+/*
+ * gcscope allocs TRACE [--format table|json|csv] [--limit N] [--wide]
+ *                      [--process PID] [--member NAME]
+ *
+ * Who allocates: the runtime's allocation samples (AllocationTick) by the
+ * methods on their call stacks (docs/allocs.md).
+ */
+#include <string.h>
+
+#include "cli_gc_load.h"
+#include "cli_util.h"
+#include "commands.h"
+
+enum { OPT_FORMAT = 1, OPT_LIMIT, OPT_WIDE, OPT_PROCESS, OPT_MEMBER };
+
+static const cli_option allocs_options[] = {
+    {OPT_FORMAT, "format", 0, "table|json|csv", "output format (default table)"},
+    {OPT_LIMIT, "limit", 0, "N", "rows of each list (table default 20; json, csv: all)"},
+    {OPT_WIDE, "wide", 0, NULL, "table: method and type names in full"},
+    {OPT_PROCESS, "process", 0, "PID", "only the samples of process PID"},
+    CLI_MEMBER_OPTION(OPT_MEMBER),
+    {0},
+};
+
+static int run_allocs(int argc, char **argv);
+
+const cli_command cmd_allocs = {
+    .name = "allocs",
+    .operands = "TRACE",
+    .min_operands = 1,
+    .max_operands = 1,
+    .summary = "who allocates: allocation samples by method and call stack",
+    .options = allocs_options,
+    .notes = "Each AllocationTick sample (about one per 100 kB a thread allocates) counts the\n"
+             "bytes since the thread's previous one, under the first frame of its stack that\n"
+             "is a method (exclusive), under every method of its stack (inclusive), and by\n"
+             "type. Frames are named from the trace's method events (the rundown, or the JIT\n"
+             "keyword), as TraceEvent names them. Stacks come from nettrace, netperf and ETL\n"
+             "traces (NativeAOT and LTTng traces have none).\n" CLI_TRACE_NOTE,
+    .run = run_allocs,
+};
+
+/* --process: the samples of one process only (the methods of every one
+ * are read; each names the addresses of its own process only). */
+typedef struct pid_filter {
+    bool on;
+    uint32_t pid;
+} pid_filter;
+
+static int run_allocs(int argc, char **argv)
+{
+    gcs_reader_options ropts = {0};
+    gcs_allocs_report_options ro = {0};
+    cli_format fmt = CLI_FMT_TEXT;
+    pid_filter only = {false, 0};
+    cli_args a;
+    cli_args_init(&a, &cmd_allocs, argc, argv);
+    int id;
+    uint64_t v;
+    while ((id = cli_args_next(&a)) > 0) {
+        switch (id) {
+        case OPT_FORMAT:
+            if (!cli_parse_format(a.value, true, &fmt))
+                return cli_usage_error(&cmd_allocs, "--format takes table, json or csv");
+            break;
+        case OPT_LIMIT:
+            if (!cli_parse_count(a.value, &ro.limit) || ro.limit == 0)
+                return cli_usage_error(&cmd_allocs, "--limit takes a count above 0");
+            break;
+        case OPT_WIDE:
+            ro.wide = true;
+            break;
+        case OPT_PROCESS:
+            if (!cli_parse_uint(a.value, 0, UINT32_MAX, &v))
+                return cli_usage_error(&cmd_allocs, "--process takes a process id");
+            only.on = true;
+            only.pid = (uint32_t)v;
+            break;
+        case OPT_MEMBER:
+            ropts.archive_member = a.value;
+            break;
+        }
+    }
+    if (id == CLI_ARG_STOP)
+        return a.exit_code;
+    ro.format = fmt == CLI_FMT_JSON  ? GCS_ALLOCS_FORMAT_JSON
+                : fmt == CLI_FMT_CSV ? GCS_ALLOCS_FORMAT_CSV
+                                     : GCS_ALLOCS_FORMAT_TABLE;
+    const char *path = a.operand[0];
+    ro.trace_name = cli_base_name(path);
+    ropts.want = gcs_allocs_wants;
+    ropts.stacks = true;
+    gcs_allocs *al = gcs_allocs_new();
+    if (!al) {
+        fprintf(stderr, "gcscope allocs: out of memory\n");
+        return CLI_FAILED;
+    }
+    cli_trace tr;
+    if (!cli_open_trace_with(&tr, path, &ropts)) {
+        gcs_allocs_free(al);
+        return CLI_FAILED;
+    }
+    const gcs_event *ev;
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_status st;
+    bool seen_pid = false;
+    while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
+        if (only.on && ev->pid != only.pid)
+            continue;
+        seen_pid = true;
+        gcs_allocs_feed(al, tr.reader, ev);
+    }
+    int rc = CLI_OK;
+    if (st < 0) {
+        cli_report_error(path, &err);
+        rc = CLI_FAILED; /* the report still shows what came before */
+    }
+    gcs_allocs_finish(al, tr.reader);
+    if (only.on && !seen_pid)
+        fprintf(stderr, "gcscope allocs: %s: no event of process %u.\n", path, only.pid);
+    if (gcs_allocs_report_write(al, stdout, &ro, &err) != GCS_OK || fflush(stdout) != 0) {
+        fprintf(stderr, "gcscope allocs: writing failed\n");
+        rc = CLI_FAILED;
+    }
+    gcs_allocs_free(al);
+    cli_close_trace(&tr);
+    return rc;
+}
