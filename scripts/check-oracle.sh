@@ -8,13 +8,17 @@
 # the summary likewise (the named deliberate differences aside:
 # tests/unit/test_gc_oracle.c).
 #
-#   sh scripts/check-oracle.sh [-g build/gcscope] [--events] [TRACE...]
+#   sh scripts/check-oracle.sh [-g build/gcscope] [--events] [--allocs] [TRACE...]
 #
 # --events: every event too, field by field, against TraceEvent's reading
 # (`oracle dump --all`, compared as test_te_agreement compares the
 # fixtures: same order, time, ids, every value, the named display rules
 # aside). Its text is ~200 bytes an event: for traces of up to a few
 # million events, not the bench corpus.
+#
+# --allocs: the allocation samples by call stack too (`gcscope allocs`'s
+# lists against TraceLog's, `oracle allocstacks`, compared as test_allocs
+# compares the fixtures), on traces whose ticks have stacks.
 #
 # Without TRACE: the bench corpus's traces that are present (bench/out;
 # the CTF shape's zip, which TraceEvent reads). One line a trace ("same"
@@ -25,10 +29,12 @@
 set -eu
 GCSCOPE=build/gcscope
 EVENTS=false
+ALLOCS=false
 while [ $# -gt 0 ]; do
     case $1 in
         -g) GCSCOPE=$2; shift 2 ;;
         --events) EVENTS=true; shift ;;
+        --allocs) ALLOCS=true; shift ;;
         *) break ;;
     esac
 done
@@ -45,6 +51,8 @@ fi
 EVERY=build/asan/tests/test_te_agreement
 make -s "$COMPARE"
 $EVENTS && make -s "$EVERY"
+STACKS=build/asan/tests/test_allocs
+$ALLOCS && make -s "$STACKS"
 [ -x "$GCSCOPE" ] || make -s "$GCSCOPE"
 if [ $# -eq 0 ]; then
     for f in bench/out/bench.nettrace bench/out/service.nettrace bench/out/cpu.nettrace \
@@ -96,6 +104,20 @@ for trace in "$@"; do
             grep -E '^same |events compared' "$TMP/out"
         fi
         rm -f "$TMP/all.txt"
+    fi
+    if $ALLOCS; then
+        if ! dotnet "$ORACLE" allocstacks "$trace" > "$TMP/allocs.txt" 2> "$TMP/err"; then
+            echo "FAIL $trace: TraceLog could not resolve its stacks: $(tail -n 1 "$TMP/err")"
+            status=1
+        elif [ "$(head -1 "$TMP/allocs.txt" | cut -f4)" = 0 ]; then
+            : # no tick with a stack: nothing to compare
+        elif ! "$STACKS" "$trace" "$TMP/allocs.txt" > "$TMP/out" 2>&1; then
+            status=1
+            cat "$TMP/out"
+        else
+            cat "$TMP/out"
+        fi
+        rm -f "$TMP/allocs.txt"
     fi
 done
 exit $status

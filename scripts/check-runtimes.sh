@@ -7,7 +7,8 @@
 # many GC settings, and checks every trace against TraceEvent: every GC and every
 # event (scripts/check-oracle.sh --events). The .NET 8 and 9 objects
 # workloads are also held to what they say they did
-# (tests/cli/objects_e2e.sh), and the NativeAOT traces' type names as
+# (tests/cli/objects_e2e.sh), the allocation samples by call stack to
+# TraceLog's (check-oracle.sh --allocs), and the NativeAOT traces' type names as
 # gcscope reads them from the executable's symbols
 # (tests/cli/objects_aot_symbols.sh).
 #
@@ -144,7 +145,7 @@ fi
 
 # Every trace against TraceEvent, then the totals per runtime.
 status=0
-sh scripts/check-oracle.sh --events "$OUT"/*.nettrace > "$OUT/check.txt" 2>&1 || status=1
+sh scripts/check-oracle.sh --events --allocs "$OUT"/*.nettrace > "$OUT/check.txt" 2>&1 || status=1
 for p in net31 net8 net9 net10 aot aot9 aot8; do
     awk -v p="$p" '
         function ours(path,   n, a) { n = split(path, a, "/"); return index(a[n], p "-") == 1 }
@@ -157,6 +158,13 @@ for p in net31 net8 net9 net10 aot aot9 aot8; do
                          fails ? fails " differ from TraceEvent" : "every one as TraceEvent gives them" }' \
         "$OUT/check.txt"
 done
+# Allocation samples by call stack against TraceLog (the traces whose
+# ticks have stacks: NativeAOT's have none).
+awk '/^same .*: allocation samples by stack/ { traces++; n = $0; sub(/.*\(/, "", n); samples += n + 0 }
+     /^FAIL .*: allocation samples by stack/ { fails++ }
+     END { printf "check-runtimes: allocation samples by stack: %d traces, %d samples compared: %s\n",
+                  traces, samples, fails ? fails " differ from TraceLog" : "every list as TraceLog gives it" }' \
+    "$OUT/check.txt"
 if grep -q '^FAIL' "$OUT/check.txt"; then
     grep '^FAIL' "$OUT/check.txt"
     echo "check-runtimes: differences from TraceEvent: $OUT/check.txt"

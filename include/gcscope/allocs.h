@@ -9,12 +9,14 @@
  * estimate of the allocations near that stack. The frames are resolved
  * against the methods the trace describes (runtime MethodLoadVerbose, the
  * rundown's MethodDCStartVerbose / MethodDCStopVerbose: JIT-compiled and
- * ReadyToRun code), per process, once the whole trace is read, so the
- * events may come in any order. Three views:
+ * ReadyToRun code), per process, once the whole trace is read, as
+ * TraceEvent's TraceLog names them (docs/allocs.md). The views:
  *   - exclusive: each tick under the first frame from the leaf that is a
  *     method (the runtime's own native frames come first and name none);
  *   - inclusive: each tick under every distinct method of its stack;
- *   - by type: each tick under (type name, exclusive method).
+ *   - by type: each tick under (type name, exclusive method);
+ *   - call stacks: each tick with a stack under the sequence of its
+ *     frames that are methods (gcs_allocs_stack_at).
  *
  *     gcs_allocs *a = gcs_allocs_new();
  *     // reader options: want = gcs_allocs_wants, stacks = true
@@ -30,8 +32,9 @@
  *
  * Memory: an entry per distinct (process, stack, type) (at most
  * GCS_ALLOCS_MAX_ENTRIES), per method (GCS_ALLOCS_MAX_METHODS) and their
- * names (GCS_ALLOCS_MAX_NAME_BYTES); past a limit ticks or methods are
- * left out and `over_limit` says how many.
+ * names (GCS_ALLOCS_MAX_NAME_BYTES), per thread (GCS_ALLOCS_MAX_THREADS);
+ * past a limit ticks or methods are left out (a thread past it: its ticks
+ * wait for no stack walk) and `over_limit` says how many.
  */
 #ifndef GCSCOPE_ALLOCS_H
 #define GCSCOPE_ALLOCS_H
@@ -50,6 +53,7 @@ extern "C" {
 #define GCS_ALLOCS_MAX_ENTRIES (1u << 24)
 #define GCS_ALLOCS_MAX_METHODS (1u << 22)
 #define GCS_ALLOCS_MAX_NAME_BYTES (256u << 20)
+#define GCS_ALLOCS_MAX_THREADS (1u << 20) /* threads followed for ETL stack walks */
 
 typedef struct gcs_allocs gcs_allocs;
 
@@ -81,6 +85,7 @@ typedef struct gcs_allocs_stats {
     uint64_t methods;          /* method ranges read (distinct) */
     uint64_t distinct_stacks;  /* distinct stacks among the ticks */
     uint64_t over_limit;       /* ticks or methods left out (limits above) */
+    uint64_t outside_range;    /* ticks left out by gcs_allocs_set_time_range */
     uint64_t walks_unpaired;   /* ETL stack walks whose thread's previous CLR event
                                   read here was not a tick waiting for one (the
                                   walks of other events: GCs, exceptions, ...) */
@@ -88,6 +93,13 @@ typedef struct gcs_allocs_stats {
 
 gcs_allocs *gcs_allocs_new(void);
 void gcs_allocs_free(gcs_allocs *a);
+
+/* Counts only the ticks in [from_ms, to_ms) of the trace (ms as
+ * gcs_event.msec; a bound applies when its has_ flag is set); the others
+ * are counted in outside_range. The methods of the whole trace still name
+ * the frames. Call before the first feed. */
+void gcs_allocs_set_time_range(gcs_allocs *a, bool has_from, double from_ms, bool has_to,
+                               double to_ms);
 
 /* The events gcs_allocs_feed uses (a gcs_reader_options.want). */
 bool gcs_allocs_wants(void *ctx, const gcs_event_type *type);
@@ -107,6 +119,22 @@ size_t gcs_allocs_count(const gcs_allocs *a, gcs_allocs_view view);
 const gcs_allocs_row *gcs_allocs_at(const gcs_allocs *a, gcs_allocs_view view, size_t i);
 
 void gcs_allocs_get_stats(const gcs_allocs *a, gcs_allocs_stats *out);
+
+/* An allocating call stack: the frames of a stack that are methods (the
+ * others left out, recursion kept), leaf first; a stack whose frames name
+ * no method has the single frame "?". The samples without a stack are in
+ * no row. Valid until gcs_allocs_free. */
+typedef struct gcs_allocs_stack {
+    const char *const *frames;
+    size_t n_frames;
+    uint64_t bytes;
+    uint64_t ticks;
+} gcs_allocs_stack;
+
+/* The allocating call stacks, most bytes first (then samples, then the
+ * frames' names). After gcs_allocs_finish. */
+size_t gcs_allocs_stack_count(const gcs_allocs *a);
+const gcs_allocs_stack *gcs_allocs_stack_at(const gcs_allocs *a, size_t i);
 
 typedef enum gcs_allocs_format {
     GCS_ALLOCS_FORMAT_TABLE = 0,

@@ -309,6 +309,8 @@ static __attribute__((noinline)) gcs_status add_event_with_stack(gcs_reader *r,
     } else {
         e.stack_id = gcs_stack_table_lookup(&r->stacks, ev->stack_id);
     }
+    if (gcs_sorter_add_fast(r->sorter, &e, te->pub.index))
+        return GCS_OK;
     return gcs_sorter_add_keyed(r->sorter, &e, te->pub.index, err);
 }
 

@@ -3,6 +3,7 @@
  * table, JSON or CSV (gcscope/allocs.h; docs/allocs.md).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -11,6 +12,8 @@
 #include "report/json.h"
 
 #define TABLE_ROWS 20u
+#define TABLE_STACKS 5u   /* call stacks the table shows (--limit N: N) */
+#define TABLE_FRAMES 12u  /* frames of each (--wide: all) */
 #define NAME_CUT 100u
 
 static const char *const view_keys[3] = {"exclusive", "inclusive", "by_type"};
@@ -78,9 +81,13 @@ static void write_table(FILE *f, const gcs_allocs *a, const gcs_allocs_report_op
     fputs("  (a sample stands for the bytes its thread allocated since its previous one: "
           "PerfView's GC Heap Alloc Ignore Free (Coarse Sampling))\n",
           f);
+    if (s.outside_range)
+        fprintf(f, "Time range: %llu samples outside it left out\n",
+                (unsigned long long)s.outside_range);
     if (s.ticks == 0) {
-        fputs("note: no AllocationTick events: record the runtime provider's GC keyword (0x1) at "
-              "verbose level (5)\n",
+        fputs(s.outside_range ? "note: no AllocationTick sample in the time range\n"
+                              : "note: no AllocationTick events: record the runtime provider's "
+                                "GC keyword (0x1) at verbose level (5)\n",
               f);
         return;
     }
@@ -110,6 +117,26 @@ static void write_table(FILE *f, const gcs_allocs *a, const gcs_allocs_report_op
                "Methods on the stacks (inclusive: each sample under every method of its stack)",
                &s, o);
     table_view(f, a, GCS_ALLOCS_BY_TYPE, "Types by allocating method", &s, o);
+    const size_t n = gcs_allocs_stack_count(a);
+    const size_t k = o->limit ? (o->limit < n ? o->limit : n) : (n < TABLE_STACKS ? n : TABLE_STACKS);
+    fputs("\nAllocating call stacks (the frames that are methods, allocating frame first)\n", f);
+    fprintf(f, "%12s %6s %8s\n", "MB", "%", "Samples");
+    for (size_t i = 0; i < k; i++) {
+        const gcs_allocs_stack *st = gcs_allocs_stack_at(a, i);
+        fprintf(f, "%12.3f %5.1f%% %8llu\n", (double)st->bytes / 1e6, pct(st->bytes, s.bytes),
+                (unsigned long long)st->ticks);
+        const size_t shown_frames =
+            o->wide || st->n_frames <= TABLE_FRAMES ? st->n_frames : TABLE_FRAMES - 1;
+        for (size_t j = 0; j < shown_frames; j++) {
+            fputs("      at ", f);
+            put_name(f, st->frames[j], o->wide);
+            fputc('\n', f);
+        }
+        if (shown_frames < st->n_frames)
+            fprintf(f, "      ... %zu more frames (--wide: all)\n", st->n_frames - shown_frames);
+    }
+    if (k < n)
+        fprintf(f, "  (%zu more stacks: --limit N or --format json)\n", n - k);
 }
 
 static void write_json(FILE *f, const gcs_allocs *a, const gcs_allocs_report_options *o)
@@ -119,12 +146,13 @@ static void write_json(FILE *f, const gcs_allocs *a, const gcs_allocs_report_opt
     fprintf(f,
             "{\"samples\":%llu,\"bytes\":%llu,\"samples_with_stack\":%llu,"
             "\"distinct_stacks\":%llu,\"frames\":%llu,\"frames_in_methods\":%llu,"
-            "\"methods\":%llu,\"over_limit\":%llu,\"stack_walks_of_other_events\":%llu",
+            "\"methods\":%llu,\"over_limit\":%llu,\"stack_walks_of_other_events\":%llu,"
+            "\"outside_range\":%llu",
             (unsigned long long)s.ticks, (unsigned long long)s.bytes,
             (unsigned long long)s.ticks_with_stack, (unsigned long long)s.distinct_stacks,
             (unsigned long long)s.frames, (unsigned long long)s.frames_resolved,
             (unsigned long long)s.methods, (unsigned long long)s.over_limit,
-            (unsigned long long)s.walks_unpaired);
+            (unsigned long long)s.walks_unpaired, (unsigned long long)s.outside_range);
     for (int v = 0; v < 3; v++) {
         const size_t n = gcs_allocs_count(a, (gcs_allocs_view)v);
         const size_t k = shown(a, (gcs_allocs_view)v, o->limit);
@@ -144,7 +172,21 @@ static void write_json(FILE *f, const gcs_allocs *a, const gcs_allocs_report_opt
         }
         fprintf(f, "],\"%s_left_out\":%zu", view_keys[v], n - k);
     }
-    fputs("}\n", f);
+    const size_t n = gcs_allocs_stack_count(a);
+    const size_t k = o->limit && o->limit < n ? o->limit : n;
+    fputs(",\"stacks\":[", f);
+    for (size_t i = 0; i < k; i++) {
+        const gcs_allocs_stack *st = gcs_allocs_stack_at(a, i);
+        fprintf(f, "%s{\"bytes\":%llu,\"samples\":%llu,\"frames\":[", i ? "," : "",
+                (unsigned long long)st->bytes, (unsigned long long)st->ticks);
+        for (size_t j = 0; j < st->n_frames; j++) {
+            if (j)
+                fputc(',', f);
+            gcs_json_string(f, st->frames[j]);
+        }
+        fputs("]}", f);
+    }
+    fprintf(f, "],\"stacks_left_out\":%zu}\n", n - k);
 }
 
 static void write_csv(FILE *f, const gcs_allocs *a, const gcs_allocs_report_options *o)
@@ -162,6 +204,26 @@ static void write_csv(FILE *f, const gcs_allocs *a, const gcs_allocs_report_opti
             fprintf(f, ",%llu,%llu\n", (unsigned long long)r->bytes,
                     (unsigned long long)r->ticks);
         }
+    }
+    /* A stack's frames in the method cell, leaf first, joined by " <- ". */
+    const size_t n = gcs_allocs_stack_count(a);
+    const size_t k = o->limit && o->limit < n ? o->limit : n;
+    char *cell = NULL;
+    size_t cell_len = 0;
+    for (size_t i = 0; i < k; i++) {
+        const gcs_allocs_stack *st = gcs_allocs_stack_at(a, i);
+        FILE *m = open_memstream(&cell, &cell_len);
+        if (!m)
+            break;
+        for (size_t j = 0; j < st->n_frames; j++)
+            fprintf(m, "%s%s", j ? " <- " : "", st->frames[j]);
+        fclose(m);
+        gcs_csv_text(f, o->trace_name ? o->trace_name : "");
+        fputs(",stack,,", f);
+        gcs_csv_text(f, cell);
+        fprintf(f, ",%llu,%llu\n", (unsigned long long)st->bytes, (unsigned long long)st->ticks);
+        free(cell);
+        cell = NULL;
     }
 }
 

@@ -1,13 +1,16 @@
 #!/bin/sh
 # `gcscope allocs` on the fixtures (docs/allocs.md):
-#   - the table's first lines, its three lists and the rows --limit leaves out;
+#   - the table's first lines, its three lists, its heaviest call stacks and
+#     the rows --limit leaves out;
 #   - JSON: the exclusive list adds up to every sample and byte, each
 #     inclusive row holds at most every sample, the lists sorted by bytes;
 #   - CSV: a header and six cells a row (quoted where a name has a comma),
 #     the same rows as JSON;
 #   - --wide prints the names the table cuts; two runs print the same bytes;
 #   - the notes: no AllocationTick events, samples without stacks (NativeAOT);
-#   - --process with a pid that has no event says so on stderr (exit 0).
+#   - --from-ms/--to-ms windows split the samples;
+#   - --process with a pid that has no event says so on stderr (exit 0);
+#     --process NAME on an ETL trace of several processes.
 # The numbers themselves are TraceEvent's: test_allocs compares them.
 set -u
 G=${GCSCOPE:-build/asan/gcscope}
@@ -26,6 +29,14 @@ grep -q '^Stacks: 6173 of 6173 samples have one (22 distinct); 14511 of 14511 fr
 grep -q '^     491.074  74.3%     4606  GcLoad.Program+<>c__DisplayClass37_1.<Service>b__0()$' "$tmp/table" ||
     fail "top allocating method missing"
 grep -q '^  (20 more rows: --limit N or --format json)$' "$tmp/table" || fail "inclusive rows left out not said"
+# the heaviest stack: the lambda that allocates, called by the thread's start
+awk '/^Allocating call stacks/ { on = 1; next } on && n < 4 { print; n++ }' "$tmp/table" > "$tmp/stack1"
+printf '%s\n' '          MB      %  Samples' '     491.074  74.3%     4606' \
+    '      at GcLoad.Program+<>c__DisplayClass37_1.<Service>b__0()' \
+    '      at System.Threading.Thread.StartCallback()' | cmp -s - "$tmp/stack1" ||
+    fail "the heaviest call stack: $(cat "$tmp/stack1")"
+grep -q '^  ([0-9]* more stacks: --limit N or --format json)$' "$tmp/table" || fail "stacks left out not said"
+grep -q '^      \.\.\. 3 more frames (--wide: all)$' "$tmp/table" || fail "a deep stack not cut at 12 frames"
 "$G" allocs "$t" | cmp -s - "$tmp/table" || fail "two runs differ"
 "$G" allocs --limit 2 "$t" > "$tmp/limit2"
 [ "$(grep -c 'more rows: --limit N' "$tmp/limit2")" -eq 3 ] || fail "--limit 2: every list should say what it left out"
@@ -42,6 +53,11 @@ LC_ALL=C awk '
     {
         samples = num("samples", $0); bytes = num("bytes", $0)
         # the lists, each between its key and its _left_out
+        # every sample with a stack in exactly one call stack
+        at = index($0, "\"stacks\":["); body = substr($0, at)
+        m = split(body, rs, /"samples":/); st = 0
+        for (j = 2; j <= m; j++) st += rs[j] + 0
+        if (st != num("samples_with_stack", $0)) { print "stacks: " st " samples, want " num("samples_with_stack", $0); bad = 1 }
         for (k = 1; k <= 3; k++) {
             key = (k == 1 ? "exclusive" : k == 2 ? "inclusive" : "by_type")
             at = index($0, "\"" key "\":["); end = index($0, "\"" key "_left_out\"")
@@ -74,6 +90,24 @@ for view in exclusive:$ex inclusive:$inc by_type:$bt; do
     [ "$got" -eq "$n" ] || fail "csv $v rows $got, json $n"
 done
 
+# --from-ms/--to-ms: two windows that meet split the samples and bytes
+# the first "KEY":N of a JSON document (the summary's, before the lists)
+json_num() { awk -v k="\"$1\":" '{ i = index($0, k); print substr($0, i + length(k)) + 0; exit }' "$2"; }
+"$G" allocs --format json --to-ms 400 "$t" > "$tmp/early"
+"$G" allocs --format json --from-ms 400 "$t" > "$tmp/late"
+for key in samples bytes samples_with_stack; do
+    sum=$(( $(json_num $key "$tmp/early") + $(json_num $key "$tmp/late") ))
+    [ "$sum" -eq "$(json_num $key "$tmp/json")" ] || fail "--to-ms/--from-ms 400: $key adds to $sum"
+done
+[ "$(json_num samples "$tmp/early")" -gt 0 ] && [ "$(json_num samples "$tmp/late")" -gt 0 ] ||
+    fail "a window at 400 ms should leave samples on both sides"
+[ "$(json_num outside_range "$tmp/early")" -eq "$(json_num samples "$tmp/late")" ] ||
+    fail "outside_range is not the other window's samples"
+"$G" allocs --from-ms 5 --to-ms 5 "$t" > /dev/null 2>&1; rc=$?
+[ "$rc" -eq 1 ] || fail "--from-ms 5 --to-ms 5: exit $rc, want 1"
+"$G" allocs --from-ms 99999 "$t" | grep -q '^note: no AllocationTick sample in the time range$' ||
+    fail "an empty window is not said"
+
 "$G" allocs tests/data/gen0size-small.nettrace > "$tmp/noticks" || fail "no-ticks trace failed"
 grep -q '^note: no AllocationTick events: record the runtime provider' "$tmp/noticks" || fail "no-ticks note"
 "$G" allocs tests/data/net10-aot.nettrace > "$tmp/aot" || fail "aot trace failed"
@@ -82,7 +116,7 @@ grep -q '  (no stack)$' "$tmp/aot" || fail "no (no stack) row"
 
 "$G" allocs --process 1 "$t" > "$tmp/p.out" 2> "$tmp/p.err"; rc=$?
 [ "$rc" -eq 0 ] || fail "--process 1: exit $rc"
-grep -q 'no event of process 1' "$tmp/p.err" || fail "--process 1: stderr $(cat "$tmp/p.err")"
+grep -q 'no event of a process 1 in this trace' "$tmp/p.err" || fail "--process 1: stderr $(cat "$tmp/p.err")"
 pid=$("$G" info --format json "$t" | sed -n 's/.*"pid": *\([0-9][0-9]*\).*/\1/p')
 "$G" allocs --process "$pid" "$t" | cmp -s - "$tmp/table" || fail "--process $pid (the trace's) changes the table"
 
@@ -94,6 +128,14 @@ if [ -f "$etl" ]; then
     grep -q '^Stacks: 3196 of 3196 samples have one' "$tmp/etl" || fail "etl: $(grep '^Stacks' "$tmp/etl")"
     grep -q '^     248.091  72.7%     2323  System.TimeZoneInfo.GetDaylightTime(int32,class AdjustmentRule)$' "$tmp/etl" ||
         fail "etl: top allocating method"
+    # --process NAME (the kernel's image name): the test program's 3190
+    # samples and PerfView's own 6, which make the 3196
+    "$G" allocs --process Test.x86 "$etl" > "$tmp/test" || fail "etl: --process Test.x86 failed"
+    head -1 "$tmp/test" | grep -qx 'Allocations by call stack: 3190 AllocationTick samples, 340.681 MB' ||
+        fail "etl: --process Test.x86: $(head -1 "$tmp/test")"
+    "$G" allocs --process PerfView "$etl" > "$tmp/pv" || fail "etl: --process PerfView failed"
+    head -1 "$tmp/pv" | grep -qx 'Allocations by call stack: 6 AllocationTick samples, 0.660 MB' ||
+        fail "etl: --process PerfView: $(head -1 "$tmp/pv")"
 else
     echo "skipped: allocs_cli on an ETL trace (../shared absent)"
 fi

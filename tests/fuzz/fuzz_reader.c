@@ -94,6 +94,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_REQUIRE(bytes == as.bytes && ticks == as.ticks);
         for (size_t i = 0; i < gcs_allocs_count(al, GCS_ALLOCS_INCLUSIVE); i++)
             FUZZ_REQUIRE(gcs_allocs_at(al, GCS_ALLOCS_INCLUSIVE, i)->ticks <= as.ticks);
+        uint64_t stacked = 0;
+        for (size_t i = 0; i < gcs_allocs_stack_count(al); i++) {
+            const gcs_allocs_stack *st = gcs_allocs_stack_at(al, i);
+            FUZZ_REQUIRE(st->n_frames > 0);
+            stacked += st->ticks;
+        }
+        FUZZ_REQUIRE(stacked == as.ticks_with_stack);
     }
     for (int f = 0; f < 3; f++) {
         gcs_allocs_report_options ao = {.format = (gcs_allocs_format)f, .trace_name = "fuzz"};

@@ -357,6 +357,15 @@ static void synthetic_trace_names_frames_as_tracelog(void)
     CHECK_EQ_U64(find_row(a, GCS_ALLOCS_INCLUSIVE, "NS.T.M1(int32)", NULL)->ticks, 2);
     CHECK_EQ_U64(bytes_of(a, GCS_ALLOCS_INCLUSIVE, "NS.T.Old()"), 100);
     CHECK_EQ_U64(bytes_of(a, GCS_ALLOCS_INCLUSIVE, GCS_ALLOCS_NO_METHOD), 500);
+    /* Call stacks: the frames that are methods, leaf first. */
+    CHECK_EQ_U64(gcs_allocs_stack_count(a), 4);
+    const gcs_allocs_stack *st = gcs_allocs_stack_at(a, 0);
+    CHECK(st && st->bytes == 500 && st->n_frames == 1 &&
+          strcmp(st->frames[0], GCS_ALLOCS_NO_METHOD) == 0);
+    st = gcs_allocs_stack_at(a, 2);
+    CHECK(st && st->bytes == 200 && st->n_frames == 2 && strcmp(st->frames[0], "NS.T.R2R()") == 0 &&
+          strcmp(st->frames[1], "NS.T.M1(int32)") == 0);
+    CHECK(gcs_allocs_stack_at(a, 4) == NULL);
     /* Rows: most bytes first. */
     CHECK(strcmp(gcs_allocs_at(a, GCS_ALLOCS_EXCLUSIVE, 0)->method, GCS_ALLOCS_NO_STACK) == 0);
     CHECK(gcs_allocs_at(a, GCS_ALLOCS_EXCLUSIVE, 5) == NULL);
@@ -388,7 +397,8 @@ static void synthetic_trace_names_frames_as_tracelog(void)
     CHECK(strcmp(text, "trace,view,type,method,bytes,samples\n"
                        "\"t,1\",exclusive,,(no stack),1000,2\n"
                        "\"t,1\",inclusive,,(no stack),1000,2\n"
-                       "\"t,1\",by_type,F,(no stack),600,1\n") == 0);
+                       "\"t,1\",by_type,F,(no stack),600,1\n"
+                       "\"t,1\",stack,,?,500,1\n") == 0);
     free(text);
     f = open_memstream(&text, &len);
     ro = (gcs_allocs_report_options){.format = GCS_ALLOCS_FORMAT_TABLE, .limit = 2};
@@ -551,6 +561,16 @@ static int cmp_rows_by_name(const void *x, const void *y)
     return strcmp(p->method, q->method);
 }
 
+/* Lines by their text up to the first tab (strcmp: the oracle's ordinal
+ * order for names without characters beyond U+FFFF). */
+static int cmp_text(const void *x, const void *y)
+{
+    const char *p = *(char *const *)x, *q = *(char *const *)y;
+    size_t a = strcspn(p, "\t"), b = strcspn(q, "\t");
+    int c = strncmp(p, q, a < b ? a : b);
+    return c ? c : (a > b) - (a < b);
+}
+
 /* The oracle's lines (but its samples) as gcscope's views give them. */
 static char *our_lines(const gcs_allocs *a)
 {
@@ -579,6 +599,27 @@ static char *our_lines(const gcs_allocs *a)
         }
         free(rows);
     }
+    /* The call stacks: frames joined by '|', sorted by that text. */
+    size_t n = gcs_allocs_stack_count(a);
+    char **lines = calloc(n + 1, sizeof *lines);
+    for (size_t i = 0; i < n; i++) {
+        const gcs_allocs_stack *st = gcs_allocs_stack_at(a, i);
+        size_t line_len = 0;
+        FILE *m = open_memstream(&lines[i], &line_len);
+        for (size_t j = 0; j < st->n_frames; j++)
+            fprintf(m, "%s%s", j ? "|" : "", st->frames[j]);
+        fprintf(m, "\t%llu\t%llu", (unsigned long long)st->bytes, (unsigned long long)st->ticks);
+        fclose(m);
+    }
+    qsort(lines, n, sizeof *lines, cmp_text);
+    for (size_t i = 0; i < n; i++) {
+        /* "NAMES\tBYTES\tCOUNT" -> "stack\tBYTES\tCOUNT\tNAMES" */
+        char *tab = strchr(lines[i], '\t');
+        *tab = '\0';
+        fprintf(f, "stack\t%s\t%s\n", tab + 1, lines[i]);
+        free(lines[i]);
+    }
+    free(lines);
     fclose(f);
     return text;
 }
@@ -616,6 +657,30 @@ static void say_first_difference(const char *name, const char *a, const char *b)
             name, line, a, b);
 }
 
+/* Compares trace's views with TraceEvent's lines in oracle: 1 same, 0
+ * different (the first difference on stderr), -1 no oracle file. */
+static int compare_with_tracelog(const char *trace, const char *oracle, uint64_t *samples)
+{
+    char *theirs = oracle_lines(oracle);
+    if (!theirs)
+        return -1;
+    gcs_allocs *a = read_allocs(trace, NULL, 0, NULL);
+    int same = 0;
+    if (a) {
+        char *ours = our_lines(a);
+        same = strcmp(ours, theirs) == 0;
+        if (!same)
+            say_first_difference(trace, ours, theirs);
+        gcs_allocs_stats s;
+        gcs_allocs_get_stats(a, &s);
+        *samples = s.ticks;
+        free(ours);
+        gcs_allocs_free(a);
+    }
+    free(theirs);
+    return same;
+}
+
 static void fixtures_against_tracelog(void)
 {
     DIR *d = opendir("tests/data");
@@ -634,32 +699,23 @@ static void fixtures_against_tracelog(void)
         snprintf(trace, sizeof trace, "tests/data/%s", e->d_name);
         snprintf(oracle, sizeof oracle, "tests/data/%.*s.oracle-allocs.txt",
                  (int)(n - strlen(ext)), e->d_name);
-        gcs_allocs *a = read_allocs(trace, NULL, 0, NULL);
-        CHECK(a != NULL);
-        if (!a)
-            continue;
-        gcs_allocs_stats s;
-        gcs_allocs_get_stats(a, &s);
-        char *theirs = oracle_lines(oracle);
-        /* Every fixture whose samples have stacks has TraceEvent's answer. */
-        if (!theirs) {
-            if (s.ticks_with_stack > 0) {
-                fprintf(stderr, "%s: stacked samples but no %s\n", trace, oracle);
-                CHECK(theirs != NULL);
-            }
+        uint64_t samples = 0;
+        int same = compare_with_tracelog(trace, oracle, &samples);
+        if (same < 0) {
+            /* Every fixture whose samples have stacks has TraceEvent's answer. */
+            gcs_allocs *a = read_allocs(trace, NULL, 0, NULL);
+            gcs_allocs_stats s = {0};
+            if (a)
+                gcs_allocs_get_stats(a, &s);
             gcs_allocs_free(a);
+            if (s.ticks_with_stack > 0)
+                fprintf(stderr, "%s: stacked samples but no %s\n", trace, oracle);
+            CHECK(s.ticks_with_stack == 0);
             continue;
         }
-        char *ours = our_lines(a);
-        if (strcmp(ours, theirs) != 0) {
-            say_first_difference(trace, ours, theirs);
-            CHECK(strcmp(ours, theirs) == 0);
-        }
+        CHECK(same == 1);
         compared++;
-        ticks += s.ticks;
-        free(ours);
-        free(theirs);
-        gcs_allocs_free(a);
+        ticks += samples;
     }
     closedir(d);
     printf("allocation samples by stack compared with TraceLog on %d fixtures (%llu samples)\n",
@@ -667,8 +723,34 @@ static void fixtures_against_tracelog(void)
     CHECK(compared >= 10);
 }
 
-int main(void)
+/* test_allocs TRACE ORACLE.txt ...: the same comparison on any traces
+ * (scripts/check-oracle.sh --allocs); one line each, exit 1 if any differs. */
+static int compare_pairs(int argc, char **argv)
 {
+    if (argc % 2 != 1) {
+        fprintf(stderr, "usage: test_allocs [TRACE ORACLE.txt]...\n");
+        return 2;
+    }
+    int status = 0;
+    for (int i = 1; i < argc; i += 2) {
+        uint64_t samples = 0;
+        int same = compare_with_tracelog(argv[i], argv[i + 1], &samples);
+        if (same == 1)
+            printf("same %s: allocation samples by stack (%llu samples)\n", argv[i],
+                   (unsigned long long)samples);
+        else {
+            printf("FAIL %s: allocation samples by stack%s\n", argv[i],
+                   same < 0 ? ": no oracle file" : "");
+            status = 1;
+        }
+    }
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        return compare_pairs(argc, argv);
     RUN(stack_table_interns_across_spans);
     RUN(stack_table_many_stacks_and_deep_ones);
     RUN(synthetic_trace_names_frames_as_tracelog);

@@ -381,3 +381,35 @@ void cli_json_string(FILE *f, const char *s)
     }
     fputc('"', f);
 }
+
+bool cli_process_selected(cli_process_filter *pf, const gcs_event *ev)
+{
+    gcs_process_table_feed(pf->processes, ev);
+    if (!pf->spec)
+        return true;
+    if (!pf->have_last || pf->last_pid != ev->pid || gcs_process_table_wants(ev->type)) {
+        pf->have_last = true;
+        pf->last_pid = ev->pid;
+        pf->last_selected = gcs_process_matches(pf->processes, ev->pid, pf->spec);
+    }
+    pf->selected_events += pf->last_selected;
+    return pf->last_selected;
+}
+
+int cli_window_option(const cli_command *cmd, bool is_to, const char *value, cli_window *w)
+{
+    if (!cli_parse_ms(value, is_to ? &w->to_ms : &w->from_ms))
+        return cli_usage_error(cmd, "%s takes a number of ms", is_to ? "--to-ms" : "--from-ms");
+    if (is_to)
+        w->has_to = true;
+    else
+        w->has_from = true;
+    return CLI_OK;
+}
+
+int cli_window_check(const cli_command *cmd, const cli_window *w)
+{
+    if (w->has_from && w->has_to && !(w->from_ms < w->to_ms))
+        return cli_usage_error(cmd, "--from-ms must be below --to-ms");
+    return CLI_OK;
+}

@@ -112,6 +112,33 @@ void cli_close_trace(cli_trace *t);
  * the input is at fault). */
 void cli_report_error(const char *path, const gcs_error *err);
 
+/* --process PID|NAME (objects, allocs): whether an event's process is
+ * selected, from the process table the filter feeds (names from ETL's
+ * kernel Process events, ProcessInfo, LTTng's procname), the answer kept
+ * per run of one pid (events of one process come in runs). The caller
+ * creates `processes` and also asks the reader for
+ * gcs_process_table_wants types. */
+typedef struct cli_process_filter {
+    const char *spec; /* NULL: every process */
+    gcs_process_table *processes;
+    bool have_last, last_selected;
+    uint32_t last_pid;
+    uint64_t selected_events;
+} cli_process_filter;
+bool cli_process_selected(cli_process_filter *pf, const gcs_event *ev);
+
+/* --from-ms T / --to-ms T (events, objects, allocs): a window of the
+ * trace in ms since its start, [from, to), each bound optional. */
+typedef struct cli_window {
+    bool has_from, has_to;
+    double from_ms, to_ms;
+} cli_window;
+/* Sets the bound (is_to: --to-ms) from value: CLI_OK, or CLI_USAGE after
+ * the message and cmd's usage. */
+int cli_window_option(const cli_command *cmd, bool is_to, const char *value, cli_window *w);
+/* Both bounds set: from below to. CLI_OK or CLI_USAGE (said). */
+int cli_window_check(const cli_command *cmd, const cli_window *w);
+
 /* Output formats. */
 typedef enum cli_format { CLI_FMT_TEXT, CLI_FMT_JSON, CLI_FMT_CSV } cli_format;
 /* Parses a --format value; accepts "text"/"table", "json", and "csv" when allow_csv. */

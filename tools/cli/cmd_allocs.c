@@ -1,6 +1,6 @@
 /*
  * gcscope allocs TRACE [--format table|json|csv] [--limit N] [--wide]
- *                      [--process PID] [--member NAME]
+ *                      [--process PID|NAME] [--from-ms T] [--to-ms T] [--member NAME]
  *
  * Who allocates: the runtime's allocation samples (AllocationTick) by the
  * methods on their call stacks (docs/allocs.md).
@@ -11,13 +11,15 @@
 #include "cli_util.h"
 #include "commands.h"
 
-enum { OPT_FORMAT = 1, OPT_LIMIT, OPT_WIDE, OPT_PROCESS, OPT_MEMBER };
+enum { OPT_FORMAT = 1, OPT_LIMIT, OPT_WIDE, OPT_PROCESS, OPT_FROM, OPT_TO, OPT_MEMBER };
 
 static const cli_option allocs_options[] = {
     {OPT_FORMAT, "format", 0, "table|json|csv", "output format (default table)"},
     {OPT_LIMIT, "limit", 0, "N", "rows of each list (table default 20; json, csv: all)"},
     {OPT_WIDE, "wide", 0, NULL, "table: method and type names in full"},
-    {OPT_PROCESS, "process", 0, "PID", "only the samples of process PID"},
+    {OPT_PROCESS, "process", 0, "PID|NAME", "only the samples of process PID, or of processes named NAME"},
+    {OPT_FROM, "from-ms", 0, "T", "only the samples at or after T ms (since the trace start)"},
+    {OPT_TO, "to-ms", 0, "T", "only the samples before T ms"},
     CLI_MEMBER_OPTION(OPT_MEMBER),
     {0},
 };
@@ -40,23 +42,22 @@ const cli_command cmd_allocs = {
     .run = run_allocs,
 };
 
-/* --process: the samples of one process only (the methods of every one
- * are read; each names the addresses of its own process only). */
-typedef struct pid_filter {
-    bool on;
-    uint32_t pid;
-} pid_filter;
+/* The events allocs reads, and those naming processes (--process NAME). */
+static bool allocs_wants(void *ctx, const gcs_event_type *type)
+{
+    return gcs_allocs_wants(ctx, type) || gcs_process_table_wants(type);
+}
 
 static int run_allocs(int argc, char **argv)
 {
     gcs_reader_options ropts = {0};
     gcs_allocs_report_options ro = {0};
     cli_format fmt = CLI_FMT_TEXT;
-    pid_filter only = {false, 0};
+    cli_process_filter pf = {0};
+    cli_window win = {0};
     cli_args a;
     cli_args_init(&a, &cmd_allocs, argc, argv);
     int id;
-    uint64_t v;
     while ((id = cli_args_next(&a)) > 0) {
         switch (id) {
         case OPT_FORMAT:
@@ -71,10 +72,12 @@ static int run_allocs(int argc, char **argv)
             ro.wide = true;
             break;
         case OPT_PROCESS:
-            if (!cli_parse_uint(a.value, 0, UINT32_MAX, &v))
-                return cli_usage_error(&cmd_allocs, "--process takes a process id");
-            only.on = true;
-            only.pid = (uint32_t)v;
+            pf.spec = a.value;
+            break;
+        case OPT_FROM:
+        case OPT_TO:
+            if (cli_window_option(&cmd_allocs, id == OPT_TO, a.value, &win) != CLI_OK)
+                return CLI_USAGE;
             break;
         case OPT_MEMBER:
             ropts.archive_member = a.value;
@@ -83,47 +86,54 @@ static int run_allocs(int argc, char **argv)
     }
     if (id == CLI_ARG_STOP)
         return a.exit_code;
+    if (cli_window_check(&cmd_allocs, &win) != CLI_OK)
+        return CLI_USAGE;
     ro.format = fmt == CLI_FMT_JSON  ? GCS_ALLOCS_FORMAT_JSON
                 : fmt == CLI_FMT_CSV ? GCS_ALLOCS_FORMAT_CSV
                                      : GCS_ALLOCS_FORMAT_TABLE;
     const char *path = a.operand[0];
     ro.trace_name = cli_base_name(path);
-    ropts.want = gcs_allocs_wants;
+    ropts.want = allocs_wants;
     ropts.stacks = true;
     gcs_allocs *al = gcs_allocs_new();
-    if (!al) {
+    pf.processes = gcs_process_table_new();
+    if (!al || !pf.processes) {
         fprintf(stderr, "gcscope allocs: out of memory\n");
+        gcs_allocs_free(al);
+        gcs_process_table_free(pf.processes);
         return CLI_FAILED;
     }
+    /* The methods of the whole trace still name the frames: the reader
+     * delivers every event, the analysis leaves the ticks out. */
+    gcs_allocs_set_time_range(al, win.has_from, win.from_ms, win.has_to, win.to_ms);
     cli_trace tr;
     if (!cli_open_trace_with(&tr, path, &ropts)) {
         gcs_allocs_free(al);
+        gcs_process_table_free(pf.processes);
         return CLI_FAILED;
     }
     const gcs_event *ev;
     gcs_error err;
     gcs_error_clear(&err);
     gcs_status st;
-    bool seen_pid = false;
-    while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
-        if (only.on && ev->pid != only.pid)
-            continue;
-        seen_pid = true;
-        gcs_allocs_feed(al, tr.reader, ev);
-    }
+    while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK)
+        if (cli_process_selected(&pf, ev))
+            gcs_allocs_feed(al, tr.reader, ev);
     int rc = CLI_OK;
     if (st < 0) {
         cli_report_error(path, &err);
         rc = CLI_FAILED; /* the report still shows what came before */
     }
     gcs_allocs_finish(al, tr.reader);
-    if (only.on && !seen_pid)
-        fprintf(stderr, "gcscope allocs: %s: no event of process %u.\n", path, only.pid);
+    if (pf.spec && pf.selected_events == 0)
+        fprintf(stderr, "gcscope allocs: %s: no event of a process %s in this trace.\n",
+                ro.trace_name, pf.spec);
     if (gcs_allocs_report_write(al, stdout, &ro, &err) != GCS_OK || fflush(stdout) != 0) {
         fprintf(stderr, "gcscope allocs: writing failed\n");
         rc = CLI_FAILED;
     }
     gcs_allocs_free(al);
+    gcs_process_table_free(pf.processes);
     cli_close_trace(&tr);
     return rc;
 }

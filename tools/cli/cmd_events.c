@@ -75,8 +75,7 @@ static int run_events(int argc, char **argv)
     gcs_reader_options ropts = {0};
     cli_format fmt = CLI_FMT_TEXT;
     uint64_t limit = UINT64_MAX;
-    bool has_from = false, has_to = false;
-    double from_ms = 0, to_ms = 0;
+    cli_window win = {0};
     cli_args a;
     cli_args_init(&a, &cmd_events, argc, argv);
     int id;
@@ -97,14 +96,9 @@ static int run_events(int argc, char **argv)
                 return cli_usage_error(&cmd_events, "--limit takes a count");
             break;
         case OPT_FROM:
-            if (!cli_parse_ms(a.value, &from_ms))
-                return cli_usage_error(&cmd_events, "--from-ms takes a number of ms");
-            has_from = true;
-            break;
         case OPT_TO:
-            if (!cli_parse_ms(a.value, &to_ms))
-                return cli_usage_error(&cmd_events, "--to-ms takes a number of ms");
-            has_to = true;
+            if (cli_window_option(&cmd_events, id == OPT_TO, a.value, &win) != CLI_OK)
+                return CLI_USAGE;
             break;
         case OPT_MEMBER:
             ropts.archive_member = a.value;
@@ -113,20 +107,20 @@ static int run_events(int argc, char **argv)
     }
     if (id == CLI_ARG_STOP)
         return a.exit_code;
-    if (has_from && has_to && !(from_ms < to_ms))
-        return cli_usage_error(&cmd_events, "--from-ms must be below --to-ms");
+    if (cli_window_check(&cmd_events, &win) != CLI_OK)
+        return CLI_USAGE;
     const char *path = a.operand[0];
     /* Not with --to-ms: reading stops at the first event past it, of any
      * type; filtered, the reader would go on to the next matching one, and
      * report what lies between (a trace cut short at its end). */
     type_filter filter = {provider, name};
-    if ((provider || name) && !has_to) {
+    if ((provider || name) && !win.has_to) {
         ropts.want = filter_wants;
         ropts.want_ctx = &filter;
     }
     /* The events before --from-ms: counted by the reader, not sorted. */
-    ropts.has_from_msec = has_from;
-    ropts.from_msec = from_ms;
+    ropts.has_from_msec = win.has_from;
+    ropts.from_msec = win.from_ms;
     cli_trace tr;
     if (!cli_open_trace_with(&tr, path, &ropts))
         return CLI_FAILED;
@@ -144,11 +138,11 @@ static int run_events(int argc, char **argv)
     uint64_t printed = 0;
     while (printed < limit && (st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
         /* Events come in timestamp order: past --to-ms nothing more can match. */
-        if (has_to && !(ev->msec < to_ms)) {
+        if (win.has_to && !(ev->msec < win.to_ms)) {
             st = GCS_END;
             break;
         }
-        if (has_from && !(ev->msec >= from_ms))
+        if (win.has_from && !(ev->msec >= win.from_ms))
             continue;
         /* The reader filtered already, unless --to-ms kept it from it. */
         if (!ropts.want && !type_matches(ev->type, provider, name))
@@ -165,7 +159,7 @@ static int run_events(int argc, char **argv)
         fflush(stdout);
         cli_report_error(path, &err);
         rc = CLI_FAILED;
-    } else if (printed == 0 && (provider || name || has_from || has_to))
+    } else if (printed == 0 && (provider || name || win.has_from || win.has_to))
         fprintf(stderr, "gcscope events: %s: no event matches the filter.\n", path);
     cli_close_trace(&tr);
     return rc;

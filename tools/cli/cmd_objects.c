@@ -46,38 +46,13 @@ const cli_command cmd_objects = {
     .run = run_objects,
 };
 
-/* --process: whether ev's process is selected, the answer kept per pid
- * run (events of one process come in runs). */
-typedef struct process_filter {
-    const char *spec; /* NULL: every process */
-    gcs_process_table *processes;
-    bool have_last, last_selected;
-    uint32_t last_pid;
-    uint64_t selected_events;
-} process_filter;
-
-static bool process_selected(process_filter *pf, const gcs_event *ev)
-{
-    gcs_process_table_feed(pf->processes, ev);
-    if (!pf->spec)
-        return true;
-    if (!pf->have_last || pf->last_pid != ev->pid || gcs_process_table_wants(ev->type)) {
-        pf->have_last = true;
-        pf->last_pid = ev->pid;
-        pf->last_selected = gcs_process_matches(pf->processes, ev->pid, pf->spec);
-    }
-    pf->selected_events += pf->last_selected;
-    return pf->last_selected;
-}
-
 static int run_objects(int argc, char **argv)
 {
     cli_format fmt = CLI_FMT_TEXT;
     bool wide = false;
-    bool has_from = false, has_to = false;
-    double from_ms = 0, to_ms = 0;
+    cli_window win = {0};
     size_t limit = 0;
-    process_filter pf = {0};
+    cli_process_filter pf = {0};
     gcs_reader_options ropts = {0};
     const char *symbols_path = NULL;
     cli_args a;
@@ -93,14 +68,9 @@ static int run_objects(int argc, char **argv)
             wide = true;
             break;
         case OPT_FROM:
-            if (!cli_parse_ms(a.value, &from_ms))
-                return cli_usage_error(&cmd_objects, "--from-ms takes a number of ms");
-            has_from = true;
-            break;
         case OPT_TO:
-            if (!cli_parse_ms(a.value, &to_ms))
-                return cli_usage_error(&cmd_objects, "--to-ms takes a number of ms");
-            has_to = true;
+            if (cli_window_option(&cmd_objects, id == OPT_TO, a.value, &win) != CLI_OK)
+                return CLI_USAGE;
             break;
         case OPT_LIMIT:
             if (!cli_parse_count(a.value, &limit))
@@ -123,11 +93,11 @@ static int run_objects(int argc, char **argv)
     }
     if (id == CLI_ARG_STOP)
         return a.exit_code;
-    if (has_from && has_to && !(from_ms < to_ms))
-        return cli_usage_error(&cmd_objects, "--from-ms must be below --to-ms");
+    if (cli_window_check(&cmd_objects, &win) != CLI_OK)
+        return CLI_USAGE;
     cli_objects_view v = {
         .format = fmt, .wide = wide, .limit = limit,
-        .has_from = has_from, .from_ms = from_ms, .has_to = has_to, .to_ms = to_ms,
+        .has_from = win.has_from, .from_ms = win.from_ms, .has_to = win.has_to, .to_ms = win.to_ms,
         .process_spec = pf.spec, .archive_member = ropts.archive_member,
         .symbols_path = symbols_path,
     };
@@ -285,7 +255,7 @@ static bool objects_want(void *ctx, const gcs_event_type *type)
 int cli_objects_report(const char *path, const cli_objects_view *v)
 {
     cli_format fmt = v->format;
-    process_filter pf = {.spec = v->process_spec};
+    cli_process_filter pf = {.spec = v->process_spec};
     gcs_reader_options ropts = {.archive_member = v->archive_member, .want = objects_want};
     objects_by_process *op = calloc(1, sizeof *op);
     if (!op) {
@@ -331,7 +301,7 @@ int cli_objects_report(const char *path, const cli_objects_view *v)
     const gcs_event *ev;
     gcs_status st;
     while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
-        if (!process_selected(&pf, ev))
+        if (!cli_process_selected(&pf, ev))
             continue;
         gcs_objects *an = objects_for(op, ev, &err);
         if (!an) {

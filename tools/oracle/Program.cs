@@ -715,6 +715,9 @@ public static class Program
     //   inclusive<TAB>BYTES<TAB>COUNT<TAB>NAME   each distinct method name of a tick's stack
     //                                            counted once for that tick (frames with no
     //                                            method are not counted here)
+    //   stack<TAB>BYTES<TAB>COUNT<TAB>name|name|...  the ticks with a stack by the names of
+    //                                            their frames that have a method, leaf first
+    //                                            ("?" when none has one); sorted (ordinal)
     //   sample<TAB>MSEC<TAB>AMOUNT<TAB>TYPENAME<TAB>frame|frame|...   the first 20 ticks with a
     //                                            stack, leaf first; frame = FullMethodName or
     //                                            "MODULE!?" ("?" with no module), then "@0x" + hex
@@ -739,6 +742,8 @@ public static class Program
         long withModule = 0, withBoth = 0, withNeither = 0, moduleOnly = 0;
         var exclusive = new SortedDictionary<string, AllocAgg>(StringComparer.Ordinal);
         var inclusive = new SortedDictionary<string, AllocAgg>(StringComparer.Ordinal);
+        var paths = new SortedDictionary<string, AllocAgg>(StringComparer.Ordinal);
+        var framePath = new StringBuilder(1024);
         var samples = new List<string>();
         var addresses = new HashSet<(int, ulong)>();
         var unresolvedAddresses = new HashSet<(int, ulong)>();
@@ -777,6 +782,7 @@ public static class Program
                       .Append('\t').Append(tick.TypeName).Append('\t');
                 }
                 names.Clear();
+                framePath.Clear();
                 string? leafName = null;
                 int depth = 0;
                 for (TraceCallStack? f = stack; f != null; f = f.Caller)
@@ -797,6 +803,8 @@ public static class Program
                         string name = m.FullMethodName;
                         leafName ??= name;
                         names.Add(name);
+                        if (framePath.Length > 0) framePath.Append('|');
+                        framePath.Append(name);
                         resolvedByModule[module] = resolvedByModule.GetValueOrDefault(module) + 1;
                     }
                     else
@@ -816,6 +824,7 @@ public static class Program
                 if (depth > maxDepth) maxDepth = depth;
                 AllocAdd(exclusive, leafName ?? "?", amount);
                 foreach (string name in names) AllocAdd(inclusive, name, amount);
+                AllocAdd(paths, framePath.Length > 0 ? framePath.ToString() : "?", amount);
                 if (sample) samples.Add(sb.ToString());
             }
         }
@@ -830,6 +839,8 @@ public static class Program
             w.WriteLine("exclusive\t" + kv.Value.Bytes.ToString(Inv) + "\t" + kv.Value.Count.ToString(Inv) + "\t" + kv.Key);
         foreach (var kv in inclusive)
             w.WriteLine("inclusive\t" + kv.Value.Bytes.ToString(Inv) + "\t" + kv.Value.Count.ToString(Inv) + "\t" + kv.Key);
+        foreach (var kv in paths)
+            w.WriteLine("stack\t" + kv.Value.Bytes.ToString(Inv) + "\t" + kv.Value.Count.ToString(Inv) + "\t" + kv.Key);
         foreach (string s in samples)
             w.WriteLine(s);
 

@@ -2,10 +2,11 @@
  * analysis/alloc/alloc_stacks.c - allocation samples by call stack
  * (gcscope/allocs.h; contract in docs/allocs.md).
  *
- * Feeding keeps two things, in any order: the methods' code ranges (per
- * process) and the ticks summed per distinct (process, stack, type).
- * finish sorts the ranges, resolves each distinct stack once, and folds
- * the sums into the three views.
+ * Feeding, in the reader's order, keeps two things: the methods' code
+ * ranges (per process) and the ticks summed per distinct (process, stack,
+ * type, class A events before them). finish sorts the ranges, resolves
+ * each distinct stack once, and folds the sums into the three views. An
+ * ETL tick waits, per thread, for the ClrStackWalk event that follows it.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -57,7 +58,7 @@ enum { CLASS_A = 0, CLASS_B = 1 };
  * before them. */
 typedef struct tick_sum {
     uint32_t pid;
-    uint32_t stack; /* the reader's stack id, 0 none */
+    uint32_t stack; /* the reader's stack id, WALK_STACK | a walk's, 0 none */
     uint32_t type;  /* strtab id of the type name */
     bool used;
     uint64_t epoch;
@@ -71,6 +72,13 @@ typedef struct view_sum {
     uint64_t bytes, ticks;
 } view_sum;
 
+/* The allocating call stacks: distinct sequences of method names. A path
+ * is names[start .. start + n) of path_names; slots index paths + 1. */
+typedef struct path_entry {
+    size_t start, n;
+    uint64_t bytes, ticks;
+} path_entry;
+
 typedef struct view_table {
     view_sum *slots;
     size_t cap, n;
@@ -80,6 +88,10 @@ typedef struct view_table {
 
 /* What an event type is to this analysis (by type index). */
 enum { K_UNASKED = 0, K_NONE, K_TICK, K_WALK, K_METHOD_A, K_METHOD_LOAD };
+
+/* Type names cached by TypeID: entries, and UTF-16 bytes of a name. */
+#define TYPE_CACHE_SLOTS 1024u
+#define TYPE_CACHE_BYTES 240u
 
 /* Stack ids of stack walk events (ETL) in tick_sum.stack: this bit and the
  * id in gcs_allocs.walks; the reader's ids are below it. */
@@ -105,7 +117,23 @@ struct gcs_allocs {
     uint64_t seq[2]; /* class A, class B ranges read */
     thread_last *threads;
     size_t threads_n, threads_cap;
+    /* The type names of recent ticks by TypeID, as the payload spells
+     * them (UTF-16): most ticks skip the conversion and the lookup. */
+    struct type_cache {
+        uint64_t type_id;
+        uint32_t units; /* 0: empty */
+        uint32_t name;  /* strtab id */
+        uint8_t utf16[TYPE_CACHE_BYTES];
+    } *type_cache;
     gcs_stack_table walks; /* the frames of ClrStackWalk events */
+    path_entry *paths;
+    size_t paths_n, paths_cap;
+    uint32_t *path_slots;
+    size_t path_slots_cap;
+    uint32_t *path_names; /* strtab ids */
+    size_t path_names_n, path_names_cap;
+    gcs_allocs_stack *stack_rows; /* by bytes, built by finish */
+    const char **stack_frames;
     /* By (pid, start); ends_max[i]: the largest end of ranges [0, i] of
      * the same pid, which bounds the search back for ranges covering an
      * address. */
@@ -114,6 +142,8 @@ struct gcs_allocs {
     gcs_allocs_stats stats;
     uint32_t no_method, no_stack;
     bool finished;
+    bool has_from, has_to; /* gcs_allocs_set_time_range */
+    double from_ms, to_ms;
 };
 
 static uint64_t str_hash(const char *s, size_t n)
@@ -179,6 +209,7 @@ gcs_allocs *gcs_allocs_new(void)
         return NULL;
     gcs_arena_init(&a->strings.arena, GCS_ALLOCS_MAX_NAME_BYTES + ((size_t)1 << 20));
     gcs_stack_table_init(&a->walks);
+    a->type_cache = calloc(TYPE_CACHE_SLOTS, sizeof *a->type_cache); /* NULL: no cache */
     a->no_method = strtab_cstr(&a->strings, GCS_ALLOCS_NO_METHOD);
     a->no_stack = strtab_cstr(&a->strings, GCS_ALLOCS_NO_STACK);
     if (a->no_method == NO_ID || a->no_stack == NO_ID) {
@@ -198,6 +229,12 @@ void gcs_allocs_free(gcs_allocs *a)
     free(a->methods);
     free(a->ends_max);
     free(a->threads);
+    free(a->type_cache);
+    free(a->paths);
+    free(a->path_slots);
+    free(a->path_names);
+    free(a->stack_rows);
+    free(a->stack_frames);
     gcs_stack_table_free(&a->walks);
     free(a->sums);
     free(a->kinds);
@@ -361,7 +398,8 @@ static void add_sum(gcs_allocs *a, uint32_t pid, uint32_t stack, uint32_t type, 
     a->sums_n++;
 }
 
-/* The slot of thread tid (added when absent); NULL when memory is short. */
+/* The slot of thread tid (added when absent); NULL past
+ * GCS_ALLOCS_MAX_THREADS threads (counted) or when memory is short. */
 static thread_last *thread_of(gcs_allocs *a, uint64_t tid)
 {
     if (a->threads_cap) {
@@ -369,6 +407,10 @@ static thread_last *thread_of(gcs_allocs *a, uint64_t tid)
         for (; a->threads[k].used; k = (k + 1) & (a->threads_cap - 1))
             if (a->threads[k].tid == tid)
                 return &a->threads[k];
+    }
+    if (a->threads_n >= GCS_ALLOCS_MAX_THREADS) {
+        a->stats.over_limit++;
+        return NULL;
     }
     if ((a->threads_n + 1) * 2 > a->threads_cap) {
         size_t cap = a->threads_cap ? a->threads_cap * 2 : 64;
@@ -403,16 +445,56 @@ static void settle_pending(gcs_allocs *a, thread_last *t)
     }
 }
 
+/* The strtab id of a tick's TypeName (UTF-16 as in the payload); NO_ID
+ * past the limits. */
+static uint32_t type_name_id(gcs_allocs *a, uint64_t type_id, gcs_gc_utf16 name)
+{
+    const size_t bytes = (size_t)name.units * 2;
+    struct type_cache *c = NULL;
+    if (a->type_cache && name.units > 0 && bytes <= TYPE_CACHE_BYTES) {
+        c = &a->type_cache[gcs_hash_mix(type_id) & (TYPE_CACHE_SLOTS - 1)];
+        if (c->units == name.units && c->type_id == type_id &&
+            memcmp(c->utf16, name.data, bytes) == 0)
+            return c->name;
+    }
+    char text[1024];
+    gcs_gc_utf16_to_utf8(name, text, sizeof text);
+    uint32_t id = strtab_cstr(&a->strings, text);
+    if (c && id != NO_ID) {
+        c->type_id = type_id;
+        c->units = name.units;
+        c->name = id;
+        memcpy(c->utf16, name.data, bytes);
+    }
+    return id;
+}
+
+void gcs_allocs_set_time_range(gcs_allocs *a, bool has_from, double from_ms, bool has_to,
+                               double to_ms)
+{
+    assert(!a->finished && a->stats.ticks == 0);
+    a->has_from = has_from;
+    a->from_ms = from_ms;
+    a->has_to = has_to;
+    a->to_ms = to_ms;
+}
+
 static void feed_tick(gcs_allocs *a, const gcs_reader *r, const gcs_event *ev)
 {
+    if ((a->has_from && !(ev->msec >= a->from_ms)) || (a->has_to && !(ev->msec < a->to_ms))) {
+        /* Still the thread's previous CLR event: a walk after it is its. */
+        thread_last *t = a->threads_n ? thread_of(a, ev->tid) : NULL;
+        if (t)
+            settle_pending(a, t);
+        a->stats.outside_range++;
+        return;
+    }
     gcs_gc_record rec;
     gcs_error err;
     if (gcs_gc_decode(ev, GCS_GCK_ALLOCATION_TICK, &rec, &err) != GCS_OK)
         return; /* counted by the reader as undecodable */
     const uint64_t bytes = ev->type->version >= 2 ? rec.u.allocation_tick.allocation_amount64
                                                   : rec.u.allocation_tick.allocation_amount;
-    char type_name[1024];
-    gcs_gc_utf16_to_utf8(rec.u.allocation_tick.type_name, type_name, sizeof type_name);
     a->stats.ticks++;
     a->stats.bytes += bytes;
     const uint64_t *ips;
@@ -421,7 +503,8 @@ static void feed_tick(gcs_allocs *a, const gcs_reader *r, const gcs_event *ev)
     if (stack && !gcs_reader_stack(r, stack, &ips, &n))
         stack = 0;
     const uint64_t epoch = a->seq[CLASS_A];
-    uint32_t type = strtab_cstr(&a->strings, type_name);
+    uint32_t type = type_name_id(a, rec.u.allocation_tick.type_id,
+                                 rec.u.allocation_tick.type_name);
     if (type == NO_ID) {
         a->stats.over_limit++;
         return;
@@ -635,6 +718,98 @@ static bool build_rows(gcs_allocs *a, view_table *v, bool with_type)
     return true;
 }
 
+static uint64_t path_hash(const uint32_t *names, size_t n)
+{
+    return gcs_hash_mix(gcs_hash_bytes(GCS_HASH_SEED ^ n, names, n * sizeof *names));
+}
+
+static bool path_slots_grow(gcs_allocs *a)
+{
+    size_t cap = a->path_slots_cap ? a->path_slots_cap * 2 : 256;
+    uint32_t *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < a->paths_n; i++) {
+        const path_entry *p = &a->paths[i];
+        size_t k = path_hash(a->path_names + p->start, p->n) & (cap - 1);
+        while (slots[k])
+            k = (k + 1) & (cap - 1);
+        slots[k] = (uint32_t)i + 1;
+    }
+    free(a->path_slots);
+    a->path_slots = slots;
+    a->path_slots_cap = cap;
+    return true;
+}
+
+/* Adds ticks to the path of method names names[0 .. n). */
+static bool path_add(gcs_allocs *a, const uint32_t *names, size_t n, uint64_t bytes,
+                     uint64_t ticks)
+{
+    if (a->path_slots_cap) {
+        size_t k = path_hash(names, n) & (a->path_slots_cap - 1);
+        for (; a->path_slots[k]; k = (k + 1) & (a->path_slots_cap - 1)) {
+            path_entry *p = &a->paths[a->path_slots[k] - 1];
+            if (p->n == n && memcmp(a->path_names + p->start, names, n * sizeof *names) == 0) {
+                p->bytes += bytes;
+                p->ticks += ticks;
+                return true;
+            }
+        }
+    }
+    if (((a->paths_n + 1) * 2 > a->path_slots_cap && !path_slots_grow(a)) ||
+        !gcs_array_reserve((void **)&a->paths, &a->paths_cap, a->paths_n + 1, sizeof *a->paths,
+                           64) ||
+        !gcs_array_reserve((void **)&a->path_names, &a->path_names_cap, a->path_names_n + n,
+                           sizeof *a->path_names, 256))
+        return false;
+    memcpy(a->path_names + a->path_names_n, names, n * sizeof *names);
+    a->paths[a->paths_n] = (path_entry){a->path_names_n, n, bytes, ticks};
+    a->path_names_n += n;
+    size_t k = path_hash(names, n) & (a->path_slots_cap - 1);
+    while (a->path_slots[k])
+        k = (k + 1) & (a->path_slots_cap - 1);
+    a->path_slots[k] = (uint32_t)++a->paths_n;
+    return true;
+}
+
+static int cmp_stack(const void *x, const void *y)
+{
+    const gcs_allocs_stack *p = x, *q = y;
+    if (p->bytes != q->bytes)
+        return p->bytes > q->bytes ? -1 : 1;
+    if (p->ticks != q->ticks)
+        return p->ticks > q->ticks ? -1 : 1;
+    for (size_t i = 0; i < p->n_frames && i < q->n_frames; i++) {
+        int c = strcmp(p->frames[i], q->frames[i]);
+        if (c)
+            return c;
+    }
+    return p->n_frames < q->n_frames ? -1 : p->n_frames > q->n_frames;
+}
+
+/* The stack rows: every path with its names, most bytes first. */
+static bool build_stack_rows(gcs_allocs *a)
+{
+    a->stack_rows = calloc(a->paths_n ? a->paths_n : 1, sizeof *a->stack_rows);
+    a->stack_frames =
+        calloc(a->path_names_n ? a->path_names_n : 1, sizeof *a->stack_frames);
+    if (!a->stack_rows || !a->stack_frames) {
+        a->paths_n = 0;
+        return false;
+    }
+    for (size_t i = 0; i < a->path_names_n; i++)
+        a->stack_frames[i] = a->strings.text[a->path_names[i]];
+    for (size_t i = 0; i < a->paths_n; i++) {
+        const path_entry *p = &a->paths[i];
+        a->stack_rows[i] =
+            (gcs_allocs_stack){a->stack_frames + p->start, p->n, p->bytes, p->ticks};
+    }
+    if (a->paths_n > 1)
+        qsort(a->stack_rows, a->paths_n, sizeof *a->stack_rows, cmp_stack);
+    return true;
+}
+
 void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
 {
     assert(!a->finished);
@@ -658,9 +833,10 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
             end = a->ends_max[i - 1];
         a->ends_max[i] = end;
     }
-    /* Per distinct stack: its methods, deduplicated for the inclusive view. */
-    uint32_t *names = NULL;
-    size_t names_cap = 0;
+    /* Per distinct stack: its methods, deduplicated for the inclusive view,
+     * and in order (recursion kept) for the stacks view. */
+    uint32_t *names = NULL, *path = NULL;
+    size_t names_cap = 0, path_cap = 0;
     uint64_t *seen = calloc(a->strings.n ? a->strings.n : 1, sizeof *seen);
     uint64_t stamp = 0;
     bool ok = seen != NULL;
@@ -682,12 +858,13 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
                           s->ticks);
             continue;
         }
-        if (!gcs_array_reserve((void **)&names, &names_cap, n ? n : 1, sizeof *names, 64)) {
+        if (!gcs_array_reserve((void **)&names, &names_cap, n ? n : 1, sizeof *names, 64) ||
+            !gcs_array_reserve((void **)&path, &path_cap, n ? n : 1, sizeof *path, 64)) {
             ok = false;
             break;
         }
         stamp++;
-        size_t k = 0;
+        size_t k = 0, depth = 0;
         uint32_t first = NO_ID;
         for (size_t f = 0; f < n; f++) {
             uint32_t m = method_at(a, s->pid, ips[f], s->epoch);
@@ -695,6 +872,7 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
             if (m == NO_ID)
                 continue;
             a->stats.frames_resolved += s->ticks;
+            path[depth++] = m;
             if (first == NO_ID)
                 first = m;
             if (seen[m] != stamp) {
@@ -711,8 +889,12 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
                                 s->ticks);
         for (size_t j = 0; ok && j < k; j++)
             ok = view_add(&a->views[GCS_ALLOCS_INCLUSIVE], names[j], NO_ID, s->bytes, s->ticks);
+        if (depth == 0)
+            path[depth++] = a->no_method;
+        ok = ok && path_add(a, path, depth, s->bytes, s->ticks);
     }
     free(names);
+    free(path);
     free(seen);
     /* Distinct stacks among the ticks: the reader's, and the walks'. */
     for (int walks = 0; walks < 2; walks++) {
@@ -739,6 +921,8 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
     for (int v = 0; v < 3; v++)
         if (!build_rows(a, &a->views[v], v == GCS_ALLOCS_BY_TYPE))
             a->stats.over_limit++;
+    if (!build_stack_rows(a))
+        a->stats.over_limit++;
 }
 
 size_t gcs_allocs_count(const gcs_allocs *a, gcs_allocs_view view)
@@ -756,4 +940,16 @@ const gcs_allocs_row *gcs_allocs_at(const gcs_allocs *a, gcs_allocs_view view, s
 void gcs_allocs_get_stats(const gcs_allocs *a, gcs_allocs_stats *out)
 {
     *out = a->stats;
+}
+
+size_t gcs_allocs_stack_count(const gcs_allocs *a)
+{
+    assert(a->finished);
+    return a->paths_n;
+}
+
+const gcs_allocs_stack *gcs_allocs_stack_at(const gcs_allocs *a, size_t i)
+{
+    assert(a->finished);
+    return i < a->paths_n ? &a->stack_rows[i] : NULL;
 }
