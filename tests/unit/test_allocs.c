@@ -485,7 +485,8 @@ static void etl_walk(etlw *w, uint32_t cpu, int64_t ts, uint32_t tid, const uint
     CHECK(etlw_add(w, &e));
 }
 
-static void etl_method(etlw *w, int64_t ts, uint32_t tid, uint64_t start, const char *name)
+static void etl_method(etlw *w, int64_t ts, uint32_t tid, uint64_t start, const char *name,
+                       uint16_t id)
 {
     static uint8_t guid[16];
     etlw_provider_guid(RUNTIME, guid);
@@ -501,7 +502,7 @@ static void etl_method(etlw *w, int64_t ts, uint32_t tid, uint64_t start, const 
     bb_utf16z(&p, "void  ()");
     bb_u16(&p, 0);
     etlw_event e = {.cpu = 0, .timestamp = ts, .pid = 900, .tid = tid, .provider = guid,
-                    .id = 143, .version = 1, .level = 5, .keywords = 0x10,
+                    .id = id, .version = 1, .level = 5, .keywords = 0x10,
                     .payload = p.data, .payload_size = (uint32_t)p.len};
     CHECK(etlw_add(w, &e));
 }
@@ -515,14 +516,14 @@ static void synthetic_etl_walks(void)
     CHECK(etlw_begin(&w));
     const int64_t t0 = w.start_ticks;
     static const uint64_t f1[] = {0x7FF00050, 0x1010}, f4[] = {0x1020};
-    etl_method(&w, t0 + 10, 10, 0x1000, "M1");
+    etl_method(&w, t0 + 10, 10, 0x1000, "M1", 143);
     /* Thread 20: a tick, its walk in the other processor's buffer. */
     etl_tick(&w, 0, t0 + 100, 20, 1000, false);
     etl_walk(&w, 1, t0 + 101, 20, f1, 2, false);
     /* Thread 21: a tick, another CLR event, then a walk: the walk is the
      * other event's. */
     etl_tick(&w, 0, t0 + 200, 21, 2000, false);
-    etl_method(&w, t0 + 201, 21, 0x2000, "M2");
+    etl_method(&w, t0 + 201, 21, 0x2000, "M2", 143);
     etl_walk(&w, 0, t0 + 202, 21, f1, 2, false);
     /* Thread 22: a tick that no walk follows. */
     etl_tick(&w, 1, t0 + 300, 22, 4000, false);
@@ -531,6 +532,14 @@ static void synthetic_etl_walks(void)
     etl_walk(&w, 1, t0 + 401, 23, f4, 1, true);
     /* A second walk after thread 20's tick: it had its stack. */
     etl_walk(&w, 0, t0 + 500, 20, f1, 2, false);
+    /* Thread 24: an unload on another thread between its tick and its walk
+     * comes before TraceLog sees the frame: the later JIT-compiled load
+     * names it. */
+    static const uint64_t f5[] = {0x3010};
+    etl_tick(&w, 0, t0 + 600, 24, 16000, false);
+    etl_method(&w, t0 + 601, 10, 0x3000, "Old", 144);
+    etl_walk(&w, 1, t0 + 602, 24, f5, 1, false);
+    etl_method(&w, t0 + 700, 10, 0x3000, "New", 143);
     CHECK(etlw_end(&w));
     etlw_free(&w);
 
@@ -539,14 +548,15 @@ static void synthetic_etl_walks(void)
     if (a) {
         gcs_allocs_stats s;
         gcs_allocs_get_stats(a, &s);
-        CHECK_EQ_U64(s.ticks, 4);
-        CHECK_EQ_U64(s.ticks_with_stack, 2);
+        CHECK_EQ_U64(s.ticks, 5);
+        CHECK_EQ_U64(s.ticks_with_stack, 3);
         CHECK_EQ_U64(s.walks_unpaired, 2);
-        CHECK_EQ_U64(s.frames, 3);
-        CHECK_EQ_U64(s.frames_resolved, 2);
+        CHECK_EQ_U64(s.frames, 4);
+        CHECK_EQ_U64(s.frames_resolved, 3);
+        CHECK_EQ_U64(bytes_of(a, GCS_ALLOCS_EXCLUSIVE, "NS.T.New()"), 16000);
         CHECK_EQ_U64(bytes_of(a, GCS_ALLOCS_EXCLUSIVE, "NS.T.M1()"), 9000);
         CHECK_EQ_U64(bytes_of(a, GCS_ALLOCS_EXCLUSIVE, GCS_ALLOCS_NO_STACK), 6000);
-        CHECK_EQ_U64(gcs_allocs_count(a, GCS_ALLOCS_EXCLUSIVE), 2);
+        CHECK_EQ_U64(gcs_allocs_count(a, GCS_ALLOCS_EXCLUSIVE), 3);
         gcs_allocs_free(a);
     }
     free(m.data);

@@ -557,7 +557,9 @@ static void feed_walk(gcs_allocs *a, const gcs_event *ev)
         settle_pending(a, t);
         return;
     }
-    add_sum(a, t->pid, WALK_STACK | id, t->type, t->epoch, t->bytes);
+    /* TraceLog makes the frames' addresses when it reads the walk: the
+     * class A events before the walk are the ones that cannot name them. */
+    add_sum(a, t->pid, WALK_STACK | id, t->type, a->seq[CLASS_A], t->bytes);
     t->pending = false;
 }
 
