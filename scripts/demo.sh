@@ -10,3 +10,8 @@ if "$GCSCOPE" --help | grep -q '^  stats '; then
     echo "\$ gcscope stats $TRACE"
     "$GCSCOPE" stats "$TRACE" || exit $?
 fi
+if "$GCSCOPE" --help | grep -q '^  allocs '; then
+    echo
+    echo "\$ gcscope allocs --limit 5 $TRACE"
+    "$GCSCOPE" allocs --limit 5 "$TRACE" || exit $?
+fi
