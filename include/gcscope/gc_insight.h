@@ -238,6 +238,9 @@ typedef struct gcs_gc_html_options {
     /* Optional (NULL: no section): finalized objects by type, after
      * gcs_finalized_finish (gcscope/finalized.h). */
     const struct gcs_finalized *finalized;
+    /* Optional (NULL: no section): who allocates, after gcs_allocs_finish
+     * (gcscope/allocs.h); every process of the trace together. */
+    const struct gcs_allocs *allocs;
 } gcs_gc_html_options;
 
 /* Writes the self-contained HTML report (inline SVG, CSS and a small

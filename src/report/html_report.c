@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcscope/allocs.h"
 #include "gcscope/finalized.h"
 #include "gcscope/gc_insight.h"
 #include "report/format_fixed.h"
@@ -646,6 +647,63 @@ static void table_finalized(FILE *f, const gcs_gc_html_options *o, uint32_t pid)
                 fp->type_count - ROWS);
 }
 
+/* Who allocates (docs/allocs.md): the allocating methods and the heaviest
+ * call stacks, every process together; `gcscope allocs` has every list. */
+static void section_allocs(FILE *f, const gcs_gc_html_options *o)
+{
+    enum { METHODS = 15, STACKS = 5, FRAMES = 12 };
+    if (!o->allocs)
+        return;
+    gcs_allocs_stats s;
+    gcs_allocs_get_stats(o->allocs, &s);
+    if (s.ticks == 0)
+        return;
+    fprintf(f, "<section><h2>Who allocates</h2>\n<p>%llu AllocationTick samples (each the bytes "
+               "its thread allocated since its previous one), %.3f MB, every process of the "
+               "trace; %llu with a call stack, their frames named as TraceEvent's TraceLog names "
+               "them. <code>gcscope allocs</code> lists every method, type and stack.</p>\n",
+            (unsigned long long)s.ticks, (double)s.bytes / 1e6,
+            (unsigned long long)s.ticks_with_stack);
+    fputs("<h3>Allocating methods</h3>\n<table class=\"t\"><tr><th>MB</th><th>%</th>"
+          "<th>samples</th><th>method (the first frame that is a method)</th></tr>\n", f);
+    const size_t n = gcs_allocs_count(o->allocs, GCS_ALLOCS_EXCLUSIVE);
+    for (size_t i = 0; i < n && i < METHODS; i++) {
+        const gcs_allocs_row *r = gcs_allocs_at(o->allocs, GCS_ALLOCS_EXCLUSIVE, i);
+        fputs("<tr><td>", f);
+        put_text(f, (double)r->bytes / 1e6, 3);
+        fputs("</td><td>", f);
+        put_text(f, 100.0 * (double)r->bytes / (double)s.bytes, 1);
+        fprintf(f, "</td><td>%llu</td><td>", (unsigned long long)r->ticks);
+        gcs_html_escape(f, r->method);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+    const size_t ns = gcs_allocs_stack_count(o->allocs);
+    if (ns > 0) {
+        fputs("<h3>Allocating call stacks</h3>\n<table class=\"t\"><tr><th>MB</th><th>%</th>"
+              "<th>samples</th><th>frames that are methods, allocating frame first</th></tr>\n",
+              f);
+        for (size_t i = 0; i < ns && i < STACKS; i++) {
+            const gcs_allocs_stack *st = gcs_allocs_stack_at(o->allocs, i);
+            fputs("<tr><td>", f);
+            put_text(f, (double)st->bytes / 1e6, 3);
+            fputs("</td><td>", f);
+            put_text(f, 100.0 * (double)st->bytes / (double)s.bytes, 1);
+            fprintf(f, "</td><td>%llu</td><td>", (unsigned long long)st->ticks);
+            for (size_t j = 0; j < st->n_frames && j < FRAMES; j++) {
+                if (j)
+                    fputs("<br>", f);
+                gcs_html_escape(f, st->frames[j]);
+            }
+            if (st->n_frames > FRAMES)
+                fprintf(f, "<br>... %zu more frames", st->n_frames - FRAMES);
+            fputs("</td></tr>\n", f);
+        }
+        fputs("</table>\n", f);
+    }
+    fputs("</section>\n", f);
+}
+
 /* The per-GC columns, JSON arrays the script turns into the table. */
 static void data_json(FILE *f, const gcs_gc_process *p, const gcs_gc_kpis *k, const uint64_t *hist,
                       const double *win, const double *mmu, size_t nw)
@@ -942,6 +1000,7 @@ static int write_page(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_process *
     }
     if (!written)
         fputs("<p>No GC in this trace.</p>\n", f);
+    section_allocs(f, o);
     fprintf(f, "<p class=\"sub\">Made by gcscope %s. Times are ms since the trace start; sizes MB "
                "of 1,000,000 bytes. Findings: docs/findings.md.</p>\n",
             GCS_VERSION_STRING);

@@ -4,6 +4,7 @@
 #     and its embedded data equals `stats --format json` (check_report_html.py);
 #   - the golden report of wks-concurrent (tests/golden/wks-concurrent.report.html.gz);
 #   - live --replay --report writes the same HTML as report;
+#   - its Who allocates section lists the allocating methods of allocs;
 #   - compare: two runs of one workload (tests/data/compare) show no
 #     significant change in any pause metric; JSON and HTML formats;
 #   - check: exit 0 within limits, 1 over (a line per violation), 2 on bad
@@ -42,6 +43,26 @@ gzip -dc tests/golden/wks-concurrent.report.html.gz | cmp -s - "$tmp/golden.html
 [ "$(cat "$tmp/rc")" = 0 ] || fail "report --process 1: exit $(cat "$tmp/rc")"
 grep -q "no GC of process 1" "$tmp/err" || fail "report --process 1: stderr $(cat "$tmp/err")"
 [ -f "$tmp/report.html" ] || fail "report: no report.html by default"
+
+# Who allocates: the allocating methods of `gcscope allocs`, in its order,
+# and no section on a trace without AllocationTick events.
+"$G" report tests/data/wks-concurrent.nettrace -o "$tmp/alloc.html" 2>/dev/null
+"$G" allocs --format json tests/data/wks-concurrent.nettrace | python3 -c '
+import html, json, re, sys
+doc = json.load(sys.stdin)
+page = open(sys.argv[1]).read()
+sec = page[page.index("<section><h2>Who allocates</h2>"):]
+sec = sec[:sec.index("</section>")]
+rows = re.findall(r"<tr><td>([0-9.]+)</td><td>[0-9.]+</td><td>([0-9]+)</td><td>([^<]*)</td></tr>",
+                  sec[:sec.index("</table>")])
+want = [("%.3f" % (r["bytes"] / 1e6), str(r["samples"]), r["method"]) for r in doc["exclusive"][:15]]
+got = [(b, n, html.unescape(m)) for b, n, m in rows]
+sys.exit(0 if got == want and len(got) == min(15, len(doc["exclusive"])) else 1)
+' "$tmp/alloc.html" || fail "report: Who allocates differs from allocs --format json"
+"$G" report tests/data/gen0size-small.nettrace -o "$tmp/noalloc.html" 2>/dev/null
+grep -q 'Who allocates' "$tmp/noalloc.html" && fail "report: a Who allocates section without samples"
+"$G" report --no-allocs tests/data/wks-concurrent.nettrace -o "$tmp/na.html" 2>/dev/null
+grep -q 'Who allocates' "$tmp/na.html" && fail "report --no-allocs: a Who allocates section"
 
 # live --report: the same report at the end of a (replayed) session.
 "$G" live --replay tests/data/wks-concurrent.nettrace --report "$tmp/live.html" > /dev/null 2>&1 || fail "live --report: exit $?"

@@ -5,7 +5,8 @@
  * must be the same bytes), the GC analyzer, the finalized-objects counter,
  * the object analysis and the allocation samples by stack (the reader
  * keeping stacks for inputs of even size); then every report format (GC
- * table/JSON/CSV with the finalized objects, the HTML report, objects and
+ * table/JSON/CSV with the finalized objects, the HTML report with them and
+ * the allocations, objects and
  * allocs table/JSON/CSV) is written, with report
  * options (columns, filters, summary only, objects time range and limit)
  * chosen from the input's size so that every variant is reached. While
@@ -96,9 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_REQUIRE(gcs_allocs_at(al, GCS_ALLOCS_INCLUSIVE, i)->ticks <= as.ticks);
         uint64_t stacked = 0;
         for (size_t i = 0; i < gcs_allocs_stack_count(al); i++) {
-            const gcs_allocs_stack *st = gcs_allocs_stack_at(al, i);
-            FUZZ_REQUIRE(st->n_frames > 0);
-            stacked += st->ticks;
+            const gcs_allocs_stack *stk = gcs_allocs_stack_at(al, i);
+            FUZZ_REQUIRE(stk->n_frames > 0);
+            stacked += stk->ticks;
         }
         FUZZ_REQUIRE(stacked == as.ticks_with_stack);
     }
@@ -195,7 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         (void)gcs_gc_report_write(out, gc, &ro);
     }
-    gcs_gc_html_options ho = {.trace_name = "fuzz", .finalized = fz};
+    gcs_gc_html_options ho = {.trace_name = "fuzz", .finalized = fz, .allocs = al};
     (void)gcs_gc_html_write(out, gc, &ho);
     /* compare and check on the trace's runtimes: each with itself (no
      * change, no regression), the first against the last, paired as two

@@ -48,12 +48,61 @@ static bool allocs_wants(void *ctx, const gcs_event_type *type)
     return gcs_allocs_wants(ctx, type) || gcs_process_table_wants(type);
 }
 
+gcs_allocs *cli_allocs_read(const char *who, const char *path, const gcs_reader_options *base,
+                            const char *process_spec, const cli_window *win, int *rc)
+{
+    gcs_reader_options ropts = base ? *base : (gcs_reader_options){0};
+    ropts.want = allocs_wants;
+    ropts.want_ctx = NULL;
+    ropts.stacks = true;
+    cli_process_filter pf = {.spec = process_spec};
+    gcs_allocs *al = gcs_allocs_new();
+    pf.processes = gcs_process_table_new();
+    if (!al || !pf.processes) {
+        fprintf(stderr, "%s: out of memory\n", who);
+        gcs_allocs_free(al);
+        gcs_process_table_free(pf.processes);
+        *rc = CLI_FAILED;
+        return NULL;
+    }
+    /* The methods of the whole trace still name the frames: the reader
+     * delivers every event, the analysis leaves the ticks out. */
+    if (win)
+        gcs_allocs_set_time_range(al, win->has_from, win->from_ms, win->has_to, win->to_ms);
+    cli_trace tr;
+    if (!cli_open_trace_with(&tr, path, &ropts)) {
+        gcs_allocs_free(al);
+        gcs_process_table_free(pf.processes);
+        *rc = CLI_FAILED;
+        return NULL;
+    }
+    const gcs_event *ev;
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_status st;
+    while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK)
+        if (cli_process_selected(&pf, ev))
+            gcs_allocs_feed(al, tr.reader, ev);
+    *rc = CLI_OK;
+    if (st < 0) {
+        cli_report_error(path, &err);
+        *rc = CLI_FAILED; /* the lists still hold what came before */
+    }
+    gcs_allocs_finish(al, tr.reader);
+    if (pf.spec && pf.selected_events == 0)
+        fprintf(stderr, "%s: %s: no event of a process %s in this trace.\n", who,
+                cli_base_name(path), pf.spec);
+    gcs_process_table_free(pf.processes);
+    cli_close_trace(&tr);
+    return al;
+}
+
 static int run_allocs(int argc, char **argv)
 {
     gcs_reader_options ropts = {0};
     gcs_allocs_report_options ro = {0};
     cli_format fmt = CLI_FMT_TEXT;
-    cli_process_filter pf = {0};
+    const char *process_spec = NULL;
     cli_window win = {0};
     cli_args a;
     cli_args_init(&a, &cmd_allocs, argc, argv);
@@ -72,7 +121,7 @@ static int run_allocs(int argc, char **argv)
             ro.wide = true;
             break;
         case OPT_PROCESS:
-            pf.spec = a.value;
+            process_spec = a.value;
             break;
         case OPT_FROM:
         case OPT_TO:
@@ -93,47 +142,15 @@ static int run_allocs(int argc, char **argv)
                                      : GCS_ALLOCS_FORMAT_TABLE;
     const char *path = a.operand[0];
     ro.trace_name = cli_base_name(path);
-    ropts.want = allocs_wants;
-    ropts.stacks = true;
-    gcs_allocs *al = gcs_allocs_new();
-    pf.processes = gcs_process_table_new();
-    if (!al || !pf.processes) {
-        fprintf(stderr, "gcscope allocs: out of memory\n");
-        gcs_allocs_free(al);
-        gcs_process_table_free(pf.processes);
-        return CLI_FAILED;
-    }
-    /* The methods of the whole trace still name the frames: the reader
-     * delivers every event, the analysis leaves the ticks out. */
-    gcs_allocs_set_time_range(al, win.has_from, win.from_ms, win.has_to, win.to_ms);
-    cli_trace tr;
-    if (!cli_open_trace_with(&tr, path, &ropts)) {
-        gcs_allocs_free(al);
-        gcs_process_table_free(pf.processes);
-        return CLI_FAILED;
-    }
-    const gcs_event *ev;
+    int rc;
+    gcs_allocs *al = cli_allocs_read("gcscope allocs", path, &ropts, process_spec, &win, &rc);
+    if (!al)
+        return rc;
     gcs_error err;
-    gcs_error_clear(&err);
-    gcs_status st;
-    while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK)
-        if (cli_process_selected(&pf, ev))
-            gcs_allocs_feed(al, tr.reader, ev);
-    int rc = CLI_OK;
-    if (st < 0) {
-        cli_report_error(path, &err);
-        rc = CLI_FAILED; /* the report still shows what came before */
-    }
-    gcs_allocs_finish(al, tr.reader);
-    if (pf.spec && pf.selected_events == 0)
-        fprintf(stderr, "gcscope allocs: %s: no event of a process %s in this trace.\n",
-                ro.trace_name, pf.spec);
     if (gcs_allocs_report_write(al, stdout, &ro, &err) != GCS_OK || fflush(stdout) != 0) {
         fprintf(stderr, "gcscope allocs: writing failed\n");
         rc = CLI_FAILED;
     }
     gcs_allocs_free(al);
-    gcs_process_table_free(pf.processes);
-    cli_close_trace(&tr);
     return rc;
 }

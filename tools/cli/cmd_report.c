@@ -1,5 +1,5 @@
 /*
- * gcscope report TRACE [-o FILE] [--process PID] [--long-pause-ms X]
+ * gcscope report TRACE [-o FILE] [--process PID] [--long-pause-ms X] [--no-allocs]
  *
  * One self-contained HTML file: headline numbers, findings, charts and
  * tables per runtime (docs/report.md).
@@ -10,12 +10,13 @@
 #include "cli_gc_load.h"
 #include "commands.h"
 
-enum { OPT_OUTPUT = 1, OPT_PROCESS, OPT_LONG_PAUSE };
+enum { OPT_OUTPUT = 1, OPT_PROCESS, OPT_LONG_PAUSE, OPT_NO_ALLOCS };
 
 static const cli_option report_options[] = {
     {OPT_OUTPUT, "output", 'o', "PATH", "write the HTML there (default report.html; - for stdout)"},
     {OPT_PROCESS, "process", 0, "PID", "only the runtime(s) of process PID"},
     {OPT_LONG_PAUSE, "long-pause-ms", 0, "X", "threshold of the long pauses table and finding (default 200)"},
+    {OPT_NO_ALLOCS, "no-allocs", 0, NULL, "no Who allocates section (it reads the trace a second time)"},
     {0},
 };
 
@@ -64,6 +65,7 @@ static int run_report(int argc, char **argv)
     gcs_gc_html_options ho;
     memset(&ho, 0, sizeof ho);
     const char *out_path = "report.html";
+    bool allocs = true;
     cli_args a;
     cli_args_init(&a, &cmd_report, argc, argv);
     int id;
@@ -79,6 +81,9 @@ static int run_report(int argc, char **argv)
                 return cli_usage_error(&cmd_report, "--process takes a process id");
             ho.filter_pid = true;
             ho.pid = (uint32_t)pid;
+            break;
+        case OPT_NO_ALLOCS:
+            allocs = false;
             break;
         case OPT_LONG_PAUSE:
             if (!cli_parse_ms(v, &ho.long_pause_ms) || !(ho.long_pause_ms > 0))
@@ -104,7 +109,19 @@ static int run_report(int argc, char **argv)
     }
     ho.finalized = fz;
     ho.trace_name = cli_base_name(path);
+    /* Who allocates: a second read, with stacks (a file can be read again;
+     * standard input cannot; a trace that broke off was said once). */
+    gcs_allocs *al = NULL;
+    if (allocs && strcmp(path, "-") != 0 && rc == CLI_OK) {
+        char pid_text[16];
+        snprintf(pid_text, sizeof pid_text, "%u", ho.pid);
+        int arc;
+        al = cli_allocs_read("gcscope report", path, NULL, ho.filter_pid ? pid_text : NULL, NULL,
+                             &arc);
+        ho.allocs = al;
+    }
     int wrc = cli_write_html_report("gcscope report", an, out_path, &ho);
+    gcs_allocs_free(al);
     gcs_finalized_free(fz);
     gcs_gc_analyzer_free(an);
     return rc != CLI_OK ? rc : wrc;

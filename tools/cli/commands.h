@@ -41,6 +41,15 @@ typedef struct cli_objects_view {
  * `objects` and `profile`. */
 int cli_objects_report(const char *path, const cli_objects_view *v);
 
+/* Reads path for `allocs` (base: the reader options, e.g. its archive
+ * member; want and stacks are set here), the samples of the processes
+ * process_spec names (NULL: all) in win (NULL: all), and finishes the
+ * lists. NULL with *rc set when nothing could be read; else *rc is
+ * CLI_FAILED when the trace broke off (said on stderr), CLI_OK otherwise.
+ * In cmd_allocs.c; `report` uses it for its "Who allocates" section. */
+gcs_allocs *cli_allocs_read(const char *who, const char *path, const gcs_reader_options *base,
+                            const char *process_spec, const cli_window *win, int *rc);
+
 /* The note on TRACE shared by the commands that read one. */
 #define CLI_TRACE_NOTE                                                                    \
     "TRACE is a .nettrace, .netperf or .etl file, or - for standard input; zipped or\n"   \

@@ -422,7 +422,21 @@ int live_run(const live_opts *o)
         ho.finalized = gcs_watch_finalized(w);
         char who[32];
         snprintf(who, sizeof who, "gcscope %s", o->cmd);
+        /* Who allocates, as `report` has it: the replayed or saved stream
+         * read again with stacks, when it ended whole. */
+        const char *file = o->watch.replay_path ? o->watch.replay_path
+                           : o->watch.out_path && outcome->saved &&
+                                   strcmp(o->watch.out_path, "-") != 0
+                               ? o->watch.out_path
+                               : NULL;
+        gcs_allocs *al = NULL;
+        if (file && outcome->ended_clean && !outcome->analysis_error[0]) {
+            int arc;
+            al = cli_allocs_read(who, file, NULL, NULL, NULL, &arc);
+            ho.allocs = al;
+        }
         report_failed = cli_write_html_report(who, gcs_watch_analyzer(w), o->report_path, &ho) != CLI_OK;
+        gcs_allocs_free(al);
     }
     if (o->filtered && rows.print_rows) {
         /* The summary counts every GC; the rows were the filter's. */
