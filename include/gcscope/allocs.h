@@ -32,7 +32,8 @@
  *
  * Memory: an entry per distinct (process, stack, type) (at most
  * GCS_ALLOCS_MAX_ENTRIES), per method (GCS_ALLOCS_MAX_METHODS) and their
- * names (GCS_ALLOCS_MAX_NAME_BYTES), per thread (GCS_ALLOCS_MAX_THREADS);
+ * names (GCS_ALLOCS_MAX_NAME_BYTES), per thread (GCS_ALLOCS_MAX_THREADS),
+ * the call stacks' frames (GCS_ALLOCS_MAX_STACK_NAMES);
  * past a limit ticks or methods are left out (a thread past it: its ticks
  * wait for no stack walk) and `over_limit` says how many.
  */
@@ -54,6 +55,7 @@ extern "C" {
 #define GCS_ALLOCS_MAX_METHODS (1u << 22)
 #define GCS_ALLOCS_MAX_NAME_BYTES (256u << 20)
 #define GCS_ALLOCS_MAX_THREADS (1u << 20) /* threads followed for ETL stack walks */
+#define GCS_ALLOCS_MAX_STACK_NAMES (1u << 25) /* frames of the call stacks list, all together */
 
 typedef struct gcs_allocs gcs_allocs;
 

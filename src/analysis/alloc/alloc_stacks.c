@@ -759,7 +759,8 @@ static bool path_add(gcs_allocs *a, const uint32_t *names, size_t n, uint64_t by
             }
         }
     }
-    if (((a->paths_n + 1) * 2 > a->path_slots_cap && !path_slots_grow(a)) ||
+    if (n > GCS_ALLOCS_MAX_STACK_NAMES - a->path_names_n ||
+        ((a->paths_n + 1) * 2 > a->path_slots_cap && !path_slots_grow(a)) ||
         !gcs_array_reserve((void **)&a->paths, &a->paths_cap, a->paths_n + 1, sizeof *a->paths,
                            64) ||
         !gcs_array_reserve((void **)&a->path_names, &a->path_names_cap, a->path_names_n + n,
@@ -893,7 +894,8 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
             ok = view_add(&a->views[GCS_ALLOCS_INCLUSIVE], names[j], NO_ID, s->bytes, s->ticks);
         if (depth == 0)
             path[depth++] = a->no_method;
-        ok = ok && path_add(a, path, depth, s->bytes, s->ticks);
+        if (ok && !path_add(a, path, depth, s->bytes, s->ticks))
+            a->stats.over_limit++; /* the stacks list leaves it out; the others go on */
     }
     free(names);
     free(path);
