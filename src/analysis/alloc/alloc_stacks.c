@@ -103,7 +103,7 @@ typedef struct thread_last {
     bool used, pending;
     uint64_t tid;
     uint32_t pid, type;
-    uint64_t epoch, bytes;
+    uint64_t bytes;
 } thread_last;
 
 struct gcs_allocs {
@@ -369,10 +369,13 @@ static bool sums_grow(gcs_allocs *a)
     return true;
 }
 
-/* Adds ticks to the sum of (pid, stack, type, epoch). */
+/* Adds ticks to the sum of (pid, stack, type, epoch); the epoch only
+ * matters to name frames: ticks without a stack share epoch 0. */
 static void add_sum(gcs_allocs *a, uint32_t pid, uint32_t stack, uint32_t type, uint64_t epoch,
                     uint64_t bytes)
 {
+    if (stack == 0)
+        epoch = 0;
     if (stack)
         a->stats.ticks_with_stack++;
     if (a->sums_cap) {
@@ -440,7 +443,7 @@ static thread_last *thread_of(gcs_allocs *a, uint64_t tid)
 static void settle_pending(gcs_allocs *a, thread_last *t)
 {
     if (t->pending) {
-        add_sum(a, t->pid, 0, t->type, t->epoch, t->bytes);
+        add_sum(a, t->pid, 0, t->type, 0, t->bytes);
         t->pending = false;
     }
 }
@@ -502,7 +505,6 @@ static void feed_tick(gcs_allocs *a, const gcs_reader *r, const gcs_event *ev)
     uint32_t stack = ev->stack_id;
     if (stack && !gcs_reader_stack(r, stack, &ips, &n))
         stack = 0;
-    const uint64_t epoch = a->seq[CLASS_A];
     uint32_t type = type_name_id(a, rec.u.allocation_tick.type_id,
                                  rec.u.allocation_tick.type_name);
     if (type == NO_ID) {
@@ -510,19 +512,19 @@ static void feed_tick(gcs_allocs *a, const gcs_reader *r, const gcs_event *ev)
         return;
     }
     /* The previous CLR event of the thread is this one now: a tick left
-     * waiting for its stack walk gets none. */
-    thread_last *t = thread_of(a, ev->tid);
+     * waiting for its stack walk gets none. (Threads are followed once a
+     * tick came without a stack: never on a trace whose ticks have them.) */
+    thread_last *t = stack == 0 || a->threads_n ? thread_of(a, ev->tid) : NULL;
     if (t)
         settle_pending(a, t);
     if (stack || !t) {
-        add_sum(a, ev->pid, stack, type, epoch, bytes);
+        add_sum(a, ev->pid, stack, type, a->seq[CLASS_A], bytes);
         return;
     }
     /* No stack from the container: an ETL ClrStackWalk may follow. */
     t->pending = true;
     t->pid = ev->pid;
     t->type = type;
-    t->epoch = epoch;
     t->bytes = bytes;
 }
 
