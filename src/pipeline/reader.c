@@ -292,8 +292,8 @@ static bool wanted(gcs_reader *r, type_entry *te)
     return te->want == WANT_YES;
 }
 
-/* Sorts an event of type te (bound in file order, as it arrives: the type
- * its metadata id names at that point) with the type's index. */
+/* add_event's case with options.stacks: the event's stack id (valid in
+ * its container's span) or inline stack becomes the interned stack's. */
 static __attribute__((noinline)) gcs_status add_event_with_stack(gcs_reader *r,
                                                                  const type_entry *te,
                                                                  const gcs_raw_event *ev,
@@ -314,6 +314,8 @@ static __attribute__((noinline)) gcs_status add_event_with_stack(gcs_reader *r,
     return gcs_sorter_add_keyed(r->sorter, &e, te->pub.index, err);
 }
 
+/* Sorts an event of type te (bound in file order, as it arrives: the type
+ * its metadata id names at that point) with the type's index. */
 static inline gcs_status add_event(gcs_reader *r, const type_entry *te, const gcs_raw_event *ev,
                                    gcs_error *err)
 {
