@@ -160,10 +160,11 @@ for p in net31 net8 net9 net10 aot aot9 aot8; do
 done
 # Allocation samples by call stack against TraceLog (the traces whose
 # ticks have stacks: NativeAOT's have none).
-awk '/^same .*: allocation samples by stack/ { traces++; n = $0; sub(/.*\(/, "", n); samples += n + 0 }
+awk '/^same .*: allocation samples by stack/ { traces++; n = $0; sub(/.*\(/, "", n); samples += n + 0
+                                                 sub(/^[0-9]* samples, /, "", n); triggers += n + 0 }
      /^FAIL .*: allocation samples by stack/ { fails++ }
-     END { printf "check-runtimes: allocation samples by stack: %d traces, %d samples compared: %s\n",
-                  traces, samples, fails ? fails " differ from TraceLog" : "every list as TraceLog gives it" }' \
+     END { printf "check-runtimes: allocation samples and GC triggers by stack: %d traces, %d samples and %d GCTriggered events compared: %s\n",
+                  traces, samples, triggers, fails ? fails " differ from TraceLog" : "every list as TraceLog gives it" }' \
     "$OUT/check.txt"
 if grep -q '^FAIL' "$OUT/check.txt"; then
     grep '^FAIL' "$OUT/check.txt"

@@ -16,7 +16,10 @@
  *   - inclusive: each tick under every distinct method of its stack;
  *   - by type: each tick under (type name, exclusive method);
  *   - call stacks: each tick with a stack under the sequence of its
- *     frames that are methods (gcs_allocs_stack_at).
+ *     frames that are methods (gcs_allocs_stack_at);
+ *   - GC triggers: each GCTriggered event (a GC, on the thread whose
+ *     allocation or GC.Collect call triggered it) under its reason and the
+ *     frames of its stack that are methods (gcs_allocs_trigger_at).
  *
  *     gcs_allocs *a = gcs_allocs_new();
  *     // reader options: want = gcs_allocs_wants, stacks = true
@@ -64,6 +67,7 @@ typedef enum gcs_allocs_view {
     GCS_ALLOCS_INCLUSIVE = 1,
     GCS_ALLOCS_BY_TYPE = 2
 } gcs_allocs_view;
+#define GCS_ALLOCS_VIEWS 3
 
 /* The name of the row of ticks whose stack names no method, and of the
  * ticks that came without a stack. */
@@ -88,6 +92,8 @@ typedef struct gcs_allocs_stats {
     uint64_t distinct_stacks;  /* distinct stacks among the ticks */
     uint64_t over_limit;       /* ticks or methods left out (limits above) */
     uint64_t outside_range;    /* ticks left out by gcs_allocs_set_time_range */
+    uint64_t triggers;         /* GCTriggered events fed */
+    uint64_t triggers_with_stack;
     uint64_t walks_unpaired;   /* ETL stack walks whose thread's previous CLR event
                                   read here was not a tick waiting for one (the
                                   walks of other events: GCs, exceptions, ...) */
@@ -137,6 +143,21 @@ typedef struct gcs_allocs_stack {
  * frames' names). After gcs_allocs_finish. */
 size_t gcs_allocs_stack_count(const gcs_allocs *a);
 const gcs_allocs_stack *gcs_allocs_stack_at(const gcs_allocs *a, size_t i);
+
+/* GCs by what triggered them: GCTriggered events with the same reason
+ * (TraceEvent's GCReason name: "AllocSmall", "Induced", ... or the number)
+ * and the same frames that are methods (as gcs_allocs_stack's; "?" when
+ * none is, "(no stack)" without a stack). Valid until gcs_allocs_free. */
+typedef struct gcs_allocs_trigger {
+    const char *reason;
+    const char *const *frames;
+    size_t n_frames;
+    uint64_t gcs;
+} gcs_allocs_trigger;
+
+/* Most GCs first (then reason and frames). After gcs_allocs_finish. */
+size_t gcs_allocs_trigger_count(const gcs_allocs *a);
+const gcs_allocs_trigger *gcs_allocs_trigger_at(const gcs_allocs *a, size_t i);
 
 typedef enum gcs_allocs_format {
     GCS_ALLOCS_FORMAT_TABLE = 0,

@@ -14,6 +14,7 @@
 #define TABLE_ROWS 20u
 #define TABLE_STACKS 5u   /* call stacks the table shows (--limit N: N) */
 #define TABLE_FRAMES 12u  /* frames of each (--wide: all) */
+#define TABLE_TRIGGERS 10u /* GC trigger rows the table shows (--limit N: N) */
 #define NAME_CUT 100u
 
 static const char *const view_keys[3] = {"exclusive", "inclusive", "by_type"};
@@ -72,6 +73,37 @@ static void table_view(FILE *f, const gcs_allocs *a, gcs_allocs_view v, const ch
         fprintf(f, "  (%zu more rows: --limit N or --format json)\n", n - k);
 }
 
+/* GCs by what triggered them: reason and frames, as the stacks are. */
+static void write_table_triggers(FILE *f, const gcs_allocs *a, const gcs_allocs_report_options *o,
+                                 const gcs_allocs_stats *s)
+{
+    const size_t n = gcs_allocs_trigger_count(a);
+    if (n == 0)
+        return;
+    const size_t k = o->limit ? (o->limit < n ? o->limit : n) : (n < TABLE_TRIGGERS ? n : TABLE_TRIGGERS);
+    fprintf(f, "\nGCs by what triggered them (%llu GCTriggered events, %llu with a stack: the "
+               "reason, then the frames that are methods)\n",
+            (unsigned long long)s->triggers, (unsigned long long)s->triggers_with_stack);
+    fprintf(f, "%8s  %s\n", "GCs", "Reason");
+    for (size_t i = 0; i < k; i++) {
+        const gcs_allocs_trigger *t = gcs_allocs_trigger_at(a, i);
+        fprintf(f, "%8llu  ", (unsigned long long)t->gcs);
+        put_name(f, t->reason, o->wide);
+        fputc('\n', f);
+        const size_t shown_frames =
+            o->wide || t->n_frames <= TABLE_FRAMES ? t->n_frames : TABLE_FRAMES - 1;
+        for (size_t j = 0; j < shown_frames; j++) {
+            fputs("      at ", f);
+            put_name(f, t->frames[j], o->wide);
+            fputc('\n', f);
+        }
+        if (shown_frames < t->n_frames)
+            fprintf(f, "      ... %zu more frames (--wide: all)\n", t->n_frames - shown_frames);
+    }
+    if (k < n)
+        fprintf(f, "  (%zu more: --limit N or --format json)\n", n - k);
+}
+
 static void write_table(FILE *f, const gcs_allocs *a, const gcs_allocs_report_options *o)
 {
     gcs_allocs_stats s;
@@ -89,6 +121,7 @@ static void write_table(FILE *f, const gcs_allocs *a, const gcs_allocs_report_op
                               : "note: no AllocationTick events: record the runtime provider's "
                                 "GC keyword (0x1) at verbose level (5)\n",
               f);
+        write_table_triggers(f, a, o, &s);
         return;
     }
     fprintf(f, "Stacks: %llu of %llu samples have one (%llu distinct); %llu of %llu frames "
@@ -137,6 +170,7 @@ static void write_table(FILE *f, const gcs_allocs *a, const gcs_allocs_report_op
     }
     if (k < n)
         fprintf(f, "  (%zu more stacks: --limit N or --format json)\n", n - k);
+    write_table_triggers(f, a, o, &s);
 }
 
 static void write_json(FILE *f, const gcs_allocs *a, const gcs_allocs_report_options *o)
@@ -186,7 +220,24 @@ static void write_json(FILE *f, const gcs_allocs *a, const gcs_allocs_report_opt
         }
         fputs("]}", f);
     }
-    fprintf(f, "],\"stacks_left_out\":%zu}\n", n - k);
+    fprintf(f, "],\"stacks_left_out\":%zu", n - k);
+    const size_t nt = gcs_allocs_trigger_count(a);
+    const size_t kt = o->limit && o->limit < nt ? o->limit : nt;
+    fprintf(f, ",\"gc_triggers\":%llu,\"gc_triggers_with_stack\":%llu,\"gc_trigger_stacks\":[",
+            (unsigned long long)s.triggers, (unsigned long long)s.triggers_with_stack);
+    for (size_t i = 0; i < kt; i++) {
+        const gcs_allocs_trigger *t = gcs_allocs_trigger_at(a, i);
+        fprintf(f, "%s{\"gcs\":%llu,\"reason\":", i ? "," : "", (unsigned long long)t->gcs);
+        gcs_json_string(f, t->reason);
+        fputs(",\"frames\":[", f);
+        for (size_t j = 0; j < t->n_frames; j++) {
+            if (j)
+                fputc(',', f);
+            gcs_json_string(f, t->frames[j]);
+        }
+        fputs("]}", f);
+    }
+    fprintf(f, "],\"gc_trigger_stacks_left_out\":%zu}\n", nt - kt);
 }
 
 static void write_csv(FILE *f, const gcs_allocs *a, const gcs_allocs_report_options *o)
@@ -222,6 +273,27 @@ static void write_csv(FILE *f, const gcs_allocs *a, const gcs_allocs_report_opti
         fputs(",stack,,", f);
         gcs_csv_text(f, cell);
         fprintf(f, ",%llu,%llu\n", (unsigned long long)st->bytes, (unsigned long long)st->ticks);
+        free(cell);
+        cell = NULL;
+    }
+    /* GC triggers: view gc_trigger, the reason in the type cell, samples
+     * the GCs, bytes 0. */
+    const size_t nt = gcs_allocs_trigger_count(a);
+    const size_t kt = o->limit && o->limit < nt ? o->limit : nt;
+    for (size_t i = 0; i < kt; i++) {
+        const gcs_allocs_trigger *t = gcs_allocs_trigger_at(a, i);
+        FILE *m = open_memstream(&cell, &cell_len);
+        if (!m)
+            break;
+        for (size_t j = 0; j < t->n_frames; j++)
+            fprintf(m, "%s%s", j ? " <- " : "", t->frames[j]);
+        fclose(m);
+        gcs_csv_text(f, o->trace_name ? o->trace_name : "");
+        fputs(",gc_trigger,", f);
+        gcs_csv_text(f, t->reason);
+        fputc(',', f);
+        gcs_csv_text(f, cell);
+        fprintf(f, ",0,%llu\n", (unsigned long long)t->gcs);
         free(cell);
         cell = NULL;
     }

@@ -647,6 +647,41 @@ static void table_finalized(FILE *f, const gcs_gc_html_options *o, uint32_t pid)
                 fp->type_count - ROWS);
 }
 
+/* GCs by what triggered them (docs/allocs.md): reason and call stack,
+ * every process together; who calls GC.Collect shows here. */
+static void section_triggers(FILE *f, const gcs_allocs *al)
+{
+    enum { ROWS = 10, FRAMES = 12 };
+    const size_t n = gcs_allocs_trigger_count(al);
+    if (n == 0)
+        return;
+    gcs_allocs_stats s;
+    gcs_allocs_get_stats(al, &s);
+    fprintf(f, "<section><h2>What triggers the GCs</h2>\n<p>%llu GCTriggered events (one per GC, "
+               "on the thread whose allocation or GC.Collect call started it), %llu with a call "
+               "stack; every process of the trace.</p>\n<table class=\"t\"><tr><th>GCs</th>"
+               "<th>reason</th><th>frames that are methods, innermost first</th></tr>\n",
+            (unsigned long long)s.triggers, (unsigned long long)s.triggers_with_stack);
+    for (size_t i = 0; i < n && i < ROWS; i++) {
+        const gcs_allocs_trigger *t = gcs_allocs_trigger_at(al, i);
+        fprintf(f, "<tr><td>%llu</td><td>", (unsigned long long)t->gcs);
+        gcs_html_escape(f, t->reason);
+        fputs("</td><td>", f);
+        for (size_t j = 0; j < t->n_frames && j < FRAMES; j++) {
+            if (j)
+                fputs("<br>", f);
+            gcs_html_escape(f, t->frames[j]);
+        }
+        if (t->n_frames > FRAMES)
+            fprintf(f, "<br>... %zu more frames", t->n_frames - FRAMES);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+    if (n > ROWS)
+        fprintf(f, "<p>%zu more: <code>gcscope allocs</code> lists them all.</p>\n", n - ROWS);
+    fputs("</section>\n", f);
+}
+
 /* Who allocates (docs/allocs.md): the allocating methods and the heaviest
  * call stacks, every process together; `gcscope allocs` has every list. */
 static void section_allocs(FILE *f, const gcs_gc_html_options *o)
@@ -656,8 +691,10 @@ static void section_allocs(FILE *f, const gcs_gc_html_options *o)
         return;
     gcs_allocs_stats s;
     gcs_allocs_get_stats(o->allocs, &s);
-    if (s.ticks == 0)
+    if (s.ticks == 0) {
+        section_triggers(f, o->allocs);
         return;
+    }
     fprintf(f, "<section><h2>Who allocates</h2>\n<p>%llu AllocationTick samples (each the bytes "
                "its thread allocated since its previous one), %.3f MB, every process of the "
                "trace; %llu with a call stack, their frames named as TraceEvent's TraceLog names "
@@ -702,6 +739,7 @@ static void section_allocs(FILE *f, const gcs_gc_html_options *o)
         fputs("</table>\n", f);
     }
     fputs("</section>\n", f);
+    section_triggers(f, o->allocs);
 }
 
 /* The per-GC columns, JSON arrays the script turns into the table. */

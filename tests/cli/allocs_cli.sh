@@ -18,6 +18,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0
 fail() { echo "FAIL: allocs_cli: $*"; status=1; }
+# the first "KEY":N of a JSON document (the summary's, before the lists)
+json_num() { awk -v k="\"$1\":" '{ i = index($0, k); print substr($0, i + length(k)) + 0; exit }' "$2"; }
 
 t=tests/data/cpu-sampled.nettrace
 "$G" allocs "$t" > "$tmp/table" || fail "allocs failed"
@@ -79,6 +81,17 @@ LC_ALL=C awk '
         print rows_of["exclusive"], rows_of["inclusive"], rows_of["by_type"] > "/dev/stderr"
         exit bad
     }' "$tmp/json" 2> "$tmp/json.rows" || fail "json: $(cat "$tmp/json.rows")"
+# GC triggers: as many as the trace's GC/Triggered events, each in one row
+trig=$("$G" info "$t" | awk '$2 == "Microsoft-Windows-DotNETRuntime/GC/Triggered" { print $1 }')
+[ "$(json_num gc_triggers "$tmp/json")" -eq "$trig" ] || fail "gc_triggers $(json_num gc_triggers "$tmp/json"), info counts $trig"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if sum(t["gcs"] for t in d["gc_trigger_stacks"]) == d["gc_triggers"] and
+         all(t["frames"] and t["reason"] for t in d["gc_trigger_stacks"]) else 1)' "$tmp/json" ||
+    fail "gc_trigger_stacks do not add up to gc_triggers"
+grep -q "^GCs by what triggered them ($trig GCTriggered events, $trig with a stack" "$tmp/table" ||
+    fail "the table's GC triggers header"
 head -1 "$tmp/csv" | grep -qx 'trace,view,type,method,bytes,samples' || fail "csv header"
 # cells outside quotes: every row six
 LC_ALL=C awk -F'"' 'NR > 1 { s = ""; for (i = 1; i <= NF; i += 2) s = s $i; n = gsub(/,/, ",", s); if (n != 5) { print "row " NR ": " n + 1 " cells"; bad = 1 } } END { exit bad }' "$tmp/csv" ||
@@ -91,8 +104,6 @@ for view in exclusive:$ex inclusive:$inc by_type:$bt; do
 done
 
 # --from-ms/--to-ms: two windows that meet split the samples and bytes
-# the first "KEY":N of a JSON document (the summary's, before the lists)
-json_num() { awk -v k="\"$1\":" '{ i = index($0, k); print substr($0, i + length(k)) + 0; exit }' "$2"; }
 "$G" allocs --format json --to-ms 400 "$t" > "$tmp/early"
 "$G" allocs --format json --from-ms 400 "$t" > "$tmp/late"
 for key in samples bytes samples_with_stack; do

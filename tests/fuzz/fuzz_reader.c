@@ -102,6 +102,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             stacked += stk->ticks;
         }
         FUZZ_REQUIRE(stacked == as.ticks_with_stack);
+        uint64_t gcs = 0;
+        for (size_t i = 0; i < gcs_allocs_trigger_count(al); i++)
+            gcs += gcs_allocs_trigger_at(al, i)->gcs;
+        FUZZ_REQUIRE(gcs == as.triggers);
     }
     for (int f = 0; f < 3; f++) {
         gcs_allocs_report_options ao = {.format = (gcs_allocs_format)f, .trace_name = "fuzz"};

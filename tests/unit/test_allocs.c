@@ -138,7 +138,7 @@ static bool mem_write(void *ctx, const void *p, size_t n)
     return true;
 }
 
-enum { M_TICK = 1, M_LOAD, M_UNLOAD, M_DCSTOP };
+enum { M_TICK = 1, M_LOAD, M_UNLOAD, M_DCSTOP, M_TRIGGER };
 
 static void tick(v6w *w, uint64_t ts, uint32_t stack_id, uint64_t amount, const char *type)
 {
@@ -239,8 +239,10 @@ static membuf synthetic_trace(void)
     meta(&w, M_LOAD, RUNTIME, 143, 1, "Method/LoadVerbose");
     meta(&w, M_UNLOAD, RUNTIME, 144, 1, "Method/UnloadVerbose");
     meta(&w, M_DCSTOP, RUNDOWN, 144, 1, "Method/DCStopVerbose");
+    meta(&w, M_TRIGGER, RUNTIME, 35, 0, "GC/Triggered");
     v6w_thread(&w, 1, 77, 100, NULL);
     v6w_thread(&w, 2, 77, 200, NULL);
+    v6w_thread(&w, 3, 77, 300, NULL);
 
     method(&w, M_LOAD, 1 * MS, 0x1000, 0x100, JITTED, "NS.T", "M1", "void  (int32)");
     method(&w, M_LOAD, 2 * MS, 0x2000, 0x100, 0, "NS.T", "R2RLoad", "void  ()");
@@ -252,6 +254,12 @@ static membuf synthetic_trace(void)
     stacks(&w, 1, span1, n1, 2);
     tick(&w, 10 * MS, 1, 100, "A");
     tick(&w, 11 * MS, 2, 200, "B");
+    /* A GC that B's code induced (Reason 1, Induced), on B's stack. */
+    static const uint8_t induced[6] = {1, 0, 0, 0, 0, 0};
+    v6w_event g = {.metadata_id = M_TRIGGER, .sorted = true, .sequence = 1, .thread_index = 3,
+                   .capture_index = 3, .stack_id = 2, .timestamp = 11 * MS + 5,
+                   .payload = induced, .payload_size = sizeof induced};
+    v6w_event_add(&w, &g);
     v6w_flush(&w);
     uint64_t idx[2] = {1, 2};
     uint32_t seq[2] = {2, 3};
@@ -366,6 +374,13 @@ static void synthetic_trace_names_frames_as_tracelog(void)
     CHECK(st && st->bytes == 200 && st->n_frames == 2 && strcmp(st->frames[0], "NS.T.R2R()") == 0 &&
           strcmp(st->frames[1], "NS.T.M1(int32)") == 0);
     CHECK(gcs_allocs_stack_at(a, 4) == NULL);
+    /* The GC trigger: its reason and B's frames. */
+    CHECK_EQ_U64(s.triggers, 1);
+    CHECK_EQ_U64(s.triggers_with_stack, 1);
+    CHECK_EQ_U64(gcs_allocs_trigger_count(a), 1);
+    const gcs_allocs_trigger *tr = gcs_allocs_trigger_at(a, 0);
+    CHECK(tr && tr->gcs == 1 && strcmp(tr->reason, "Induced") == 0 && tr->n_frames == 2 &&
+          strcmp(tr->frames[0], "NS.T.R2R()") == 0);
     /* Rows: most bytes first. */
     CHECK(strcmp(gcs_allocs_at(a, GCS_ALLOCS_EXCLUSIVE, 0)->method, GCS_ALLOCS_NO_STACK) == 0);
     CHECK(gcs_allocs_at(a, GCS_ALLOCS_EXCLUSIVE, 5) == NULL);
@@ -398,7 +413,8 @@ static void synthetic_trace_names_frames_as_tracelog(void)
                        "\"t,1\",exclusive,,(no stack),1000,2\n"
                        "\"t,1\",inclusive,,(no stack),1000,2\n"
                        "\"t,1\",by_type,F,(no stack),600,1\n"
-                       "\"t,1\",stack,,?,500,1\n") == 0);
+                       "\"t,1\",stack,,?,500,1\n"
+                       "\"t,1\",gc_trigger,Induced,NS.T.R2R() <- NS.T.M1(int32),0,1\n") == 0);
     free(text);
     f = open_memstream(&text, &len);
     ro = (gcs_allocs_report_options){.format = GCS_ALLOCS_FORMAT_TABLE, .limit = 2};
@@ -630,6 +646,27 @@ static char *our_lines(const gcs_allocs *a)
         free(lines[i]);
     }
     free(lines);
+    /* GC triggers: "reason|frame|..." with their count, sorted by that text. */
+    n = gcs_allocs_trigger_count(a);
+    lines = calloc(n + 1, sizeof *lines);
+    for (size_t i = 0; i < n; i++) {
+        const gcs_allocs_trigger *t = gcs_allocs_trigger_at(a, i);
+        size_t line_len = 0;
+        FILE *m = open_memstream(&lines[i], &line_len);
+        fputs(t->reason, m);
+        for (size_t j = 0; j < t->n_frames; j++)
+            fprintf(m, "|%s", t->frames[j]);
+        fprintf(m, "\t%llu", (unsigned long long)t->gcs);
+        fclose(m);
+    }
+    qsort(lines, n, sizeof *lines, cmp_text);
+    for (size_t i = 0; i < n; i++) {
+        char *tab = strchr(lines[i], '\t');
+        *tab = '\0';
+        fprintf(f, "trigger\t%s\t%s\n", tab + 1, lines[i]);
+        free(lines[i]);
+    }
+    free(lines);
     fclose(f);
     return text;
 }
@@ -669,7 +706,8 @@ static void say_first_difference(const char *name, const char *a, const char *b)
 
 /* Compares trace's views with TraceEvent's lines in oracle: 1 same, 0
  * different (the first difference on stderr), -1 no oracle file. */
-static int compare_with_tracelog(const char *trace, const char *oracle, uint64_t *samples)
+static int compare_with_tracelog(const char *trace, const char *oracle, uint64_t *samples,
+                                 uint64_t *triggers)
 {
     char *theirs = oracle_lines(oracle);
     if (!theirs)
@@ -684,6 +722,7 @@ static int compare_with_tracelog(const char *trace, const char *oracle, uint64_t
         gcs_allocs_stats s;
         gcs_allocs_get_stats(a, &s);
         *samples = s.ticks;
+        *triggers = s.triggers;
         free(ours);
         gcs_allocs_free(a);
     }
@@ -699,7 +738,7 @@ static void fixtures_against_tracelog(void)
         return;
     struct dirent *e;
     int compared = 0;
-    uint64_t ticks = 0;
+    uint64_t ticks = 0, triggers = 0;
     while ((e = readdir(d)) != NULL) {
         size_t n = strlen(e->d_name);
         const char *ext = ".nettrace";
@@ -709,8 +748,8 @@ static void fixtures_against_tracelog(void)
         snprintf(trace, sizeof trace, "tests/data/%s", e->d_name);
         snprintf(oracle, sizeof oracle, "tests/data/%.*s.oracle-allocs.txt",
                  (int)(n - strlen(ext)), e->d_name);
-        uint64_t samples = 0;
-        int same = compare_with_tracelog(trace, oracle, &samples);
+        uint64_t samples = 0, fixture_triggers = 0;
+        int same = compare_with_tracelog(trace, oracle, &samples, &fixture_triggers);
         if (same < 0) {
             /* Every fixture whose samples have stacks has TraceEvent's answer. */
             gcs_allocs *a = read_allocs(trace, NULL, 0, NULL);
@@ -718,18 +757,20 @@ static void fixtures_against_tracelog(void)
             if (a)
                 gcs_allocs_get_stats(a, &s);
             gcs_allocs_free(a);
-            if (s.ticks_with_stack > 0)
-                fprintf(stderr, "%s: stacked samples but no %s\n", trace, oracle);
-            CHECK(s.ticks_with_stack == 0);
+            if (s.ticks > 0 || s.triggers > 0)
+                fprintf(stderr, "%s: samples or GC triggers but no %s\n", trace, oracle);
+            CHECK(s.ticks == 0 && s.triggers == 0);
             continue;
         }
         CHECK(same == 1);
         compared++;
         ticks += samples;
+        triggers += fixture_triggers;
     }
     closedir(d);
-    printf("allocation samples by stack compared with TraceLog on %d fixtures (%llu samples)\n",
-           compared, (unsigned long long)ticks);
+    printf("allocation samples and GC triggers by stack compared with TraceLog on %d fixtures "
+           "(%llu samples, %llu GCTriggered events)\n",
+           compared, (unsigned long long)ticks, (unsigned long long)triggers);
     CHECK(compared >= 10);
 }
 
@@ -743,11 +784,11 @@ static int compare_pairs(int argc, char **argv)
     }
     int status = 0;
     for (int i = 1; i < argc; i += 2) {
-        uint64_t samples = 0;
-        int same = compare_with_tracelog(argv[i], argv[i + 1], &samples);
+        uint64_t samples = 0, triggers = 0;
+        int same = compare_with_tracelog(argv[i], argv[i + 1], &samples, &triggers);
         if (same == 1)
-            printf("same %s: allocation samples by stack (%llu samples)\n", argv[i],
-                   (unsigned long long)samples);
+            printf("same %s: allocation samples by stack (%llu samples, %llu GC triggers)\n",
+                   argv[i], (unsigned long long)samples, (unsigned long long)triggers);
         else {
             printf("FAIL %s: allocation samples by stack%s\n", argv[i],
                    same < 0 ? ": no oracle file" : "");

@@ -36,7 +36,8 @@ const cli_command cmd_allocs = {
     .notes = "Each AllocationTick sample (about one per 100 kB a thread allocates) counts the\n"
              "bytes since the thread's previous one, under the first frame of its stack that\n"
              "is a method (exclusive), under every method of its stack (inclusive), and by\n"
-             "type. Frames are named from the trace's method events (the rundown, or the JIT\n"
+             "type; then the GCs by what triggered them (GCTriggered: reason and stack).\n"
+             "Frames are named from the trace's method events (the rundown, or the JIT\n"
              "keyword), as TraceEvent names them. Stacks come from nettrace, netperf and ETL\n"
              "traces (NativeAOT and LTTng traces have none).\n" CLI_TRACE_NOTE,
     .run = run_allocs,

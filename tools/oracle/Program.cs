@@ -718,6 +718,9 @@ public static class Program
     //   stack<TAB>BYTES<TAB>COUNT<TAB>name|name|...  the ticks with a stack by the names of
     //                                            their frames that have a method, leaf first
     //                                            ("?" when none has one); sorted (ordinal)
+    //   trigger<TAB>COUNT<TAB>reason|name|name...  GCTriggered events (id 35) by their reason
+    //                                            (GCReason's name) and the names of their frames
+    //                                            that have a method ("?" none, "(no stack)")
     //   sample<TAB>MSEC<TAB>AMOUNT<TAB>TYPENAME<TAB>frame|frame|...   the first 20 ticks with a
     //                                            stack, leaf first; frame = FullMethodName or
     //                                            "MODULE!?" ("?" with no module), then "@0x" + hex
@@ -743,6 +746,7 @@ public static class Program
         var exclusive = new SortedDictionary<string, AllocAgg>(StringComparer.Ordinal);
         var inclusive = new SortedDictionary<string, AllocAgg>(StringComparer.Ordinal);
         var paths = new SortedDictionary<string, AllocAgg>(StringComparer.Ordinal);
+        var triggers = new SortedDictionary<string, AllocAgg>(StringComparer.Ordinal);
         var framePath = new StringBuilder(1024);
         var samples = new List<string>();
         var addresses = new HashSet<(int, ulong)>();
@@ -761,6 +765,24 @@ public static class Program
             var sb = new StringBuilder(1024);
             foreach (TraceEvent ev in log.Events)
             {
+                if (ev is GCTriggeredTraceData trig && ev.ProviderGuid == ClrTraceEventParser.ProviderGuid
+                    && (int)ev.ID == 35)
+                {
+                    // GCs by what triggered them: the reason, then the frames with a method.
+                    var key = new StringBuilder(trig.Reason.ToString());
+                    TraceCallStack? ts = trig.CallStack();
+                    int named = 0;
+                    for (TraceCallStack? f = ts; f != null; f = f.Caller)
+                        if (f.CodeAddress.Method != null)
+                        {
+                            key.Append('|').Append(f.CodeAddress.Method.FullMethodName);
+                            named++;
+                        }
+                    if (named == 0)
+                        key.Append('|').Append(ts == null ? "(no stack)" : "?");
+                    AllocAdd(triggers, key.ToString(), 0);
+                    continue;
+                }
                 if (ev is not GCAllocationTickTraceData tick
                     || ev.ProviderGuid != ClrTraceEventParser.ProviderGuid || (int)ev.ID != 10)
                     continue;
@@ -841,6 +863,8 @@ public static class Program
             w.WriteLine("inclusive\t" + kv.Value.Bytes.ToString(Inv) + "\t" + kv.Value.Count.ToString(Inv) + "\t" + kv.Key);
         foreach (var kv in paths)
             w.WriteLine("stack\t" + kv.Value.Bytes.ToString(Inv) + "\t" + kv.Value.Count.ToString(Inv) + "\t" + kv.Key);
+        foreach (var kv in triggers)
+            w.WriteLine("trigger\t" + kv.Value.Count.ToString(Inv) + "\t" + kv.Key);
         foreach (string s in samples)
             w.WriteLine(s);
 

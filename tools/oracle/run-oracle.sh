@@ -4,8 +4,8 @@
 #   tests/data/NAME.oracle-all.txt       oracle dump --all  (every event; if under 2 MB,
 #                                        else NAME.oracle-all.txt.gz if that is under 2 MB)
 #   tests/data/NAME.oracle-gcstats.json  oracle gcstats (.json.gz if over 2 MB)
-#   tests/data/NAME.oracle-allocs.txt    oracle allocstacks (fixtures whose AllocationTick
-#                                        events have stacks: test_allocs compares them)
+#   tests/data/NAME.oracle-allocs.txt    oracle allocstacks (fixtures with AllocationTick or
+#                                        GCTriggered events: test_allocs compares them)
 #   tests/data/shared/TRACE.oracle-all.txt[.gz]  oracle dump --all of /work/shared/traces/perfview
 # and the generated fixture table in docs/fixtures.md (between the
 # "fixture-table" markers) from `oracle summary`.
@@ -65,8 +65,9 @@ for trace in "$DATA"/*.nettrace; do
     write_all "$trace" "$DATA/$name"
     rm -f "$DATA/$name.oracle-allocs.txt"
     allocs=$("${ORACLE[@]}" allocstacks "$trace" 2>/dev/null)
-    # only when some tick has a stack (the first line: ticks N with_stack M ...)
-    if [ "$(echo "$allocs" | head -1 | cut -f4)" != "0" ]; then
+    # when the trace has AllocationTick or GCTriggered events (lines after
+    # the first: ticks N with_stack M ...)
+    if [ "$(echo "$allocs" | wc -l)" -gt 1 ]; then
         echo "$allocs" > "$DATA/$name.oracle-allocs.txt"
     fi
     summary=$("${ORACLE[@]}" summary "$trace")

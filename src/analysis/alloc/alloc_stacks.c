@@ -9,6 +9,7 @@
  * ETL tick waits, per thread, for the ClrStackWalk event that follows it.
  */
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +60,7 @@ enum { CLASS_A = 0, CLASS_B = 1 };
 typedef struct tick_sum {
     uint32_t pid;
     uint32_t stack; /* the reader's stack id, WALK_STACK | a walk's, 0 none */
-    uint32_t type;  /* strtab id of the type name */
+    uint32_t type;  /* strtab id of the type name; a trigger's reason: TRIGGER_TYPE | id */
     bool used;
     uint64_t epoch;
     uint64_t bytes, ticks;
@@ -79,6 +80,17 @@ typedef struct path_entry {
     uint64_t bytes, ticks;
 } path_entry;
 
+typedef struct path_table {
+    path_entry *paths;
+    size_t n, cap;
+    uint32_t *slots;
+    size_t slots_cap;
+    uint32_t *names; /* strtab ids */
+    size_t names_n, names_cap;
+    gcs_allocs_stack *rows; /* by bytes, then samples, built by finish */
+    const char **frames;
+} path_table;
+
 typedef struct view_table {
     view_sum *slots;
     size_t cap, n;
@@ -87,7 +99,7 @@ typedef struct view_table {
 } view_table;
 
 /* What an event type is to this analysis (by type index). */
-enum { K_UNASKED = 0, K_NONE, K_TICK, K_WALK, K_METHOD_A, K_METHOD_LOAD };
+enum { K_UNASKED = 0, K_NONE, K_TICK, K_TRIGGER, K_WALK, K_METHOD_A, K_METHOD_LOAD };
 
 /* Type names cached by TypeID: entries, and UTF-16 bytes of a name. */
 #define TYPE_CACHE_SLOTS 1024u
@@ -126,19 +138,14 @@ struct gcs_allocs {
         uint8_t utf16[TYPE_CACHE_BYTES];
     } *type_cache;
     gcs_stack_table walks; /* the frames of ClrStackWalk events */
-    path_entry *paths;
-    size_t paths_n, paths_cap;
-    uint32_t *path_slots;
-    size_t path_slots_cap;
-    uint32_t *path_names; /* strtab ids */
-    size_t path_names_n, path_names_cap;
-    gcs_allocs_stack *stack_rows; /* by bytes, built by finish */
-    const char **stack_frames;
+    path_table stacks;   /* the ticks' call stacks */
+    path_table triggers; /* the GC triggers': the reason, then the frames */
+    gcs_allocs_trigger *trigger_rows;
     /* By (pid, start); ends_max[i]: the largest end of ranges [0, i] of
      * the same pid, which bounds the search back for ranges covering an
      * address. */
     uint64_t *ends_max;
-    view_table views[3];
+    view_table views[GCS_ALLOCS_VIEWS];
     gcs_allocs_stats stats;
     uint32_t no_method, no_stack;
     bool finished;
@@ -202,6 +209,15 @@ static uint32_t strtab_cstr(strtab *t, const char *s)
     return strtab_id(t, s, strlen(s));
 }
 
+static void path_table_free(path_table *pt)
+{
+    free(pt->paths);
+    free(pt->slots);
+    free(pt->names);
+    free(pt->rows);
+    free(pt->frames);
+}
+
 gcs_allocs *gcs_allocs_new(void)
 {
     gcs_allocs *a = calloc(1, sizeof *a);
@@ -230,15 +246,13 @@ void gcs_allocs_free(gcs_allocs *a)
     free(a->ends_max);
     free(a->threads);
     free(a->type_cache);
-    free(a->paths);
-    free(a->path_slots);
-    free(a->path_names);
-    free(a->stack_rows);
-    free(a->stack_frames);
+    path_table_free(&a->stacks);
+    path_table_free(&a->triggers);
+    free(a->trigger_rows);
     gcs_stack_table_free(&a->walks);
     free(a->sums);
     free(a->kinds);
-    for (int v = 0; v < 3; v++) {
+    for (int v = 0; v < GCS_ALLOCS_VIEWS; v++) {
         free(a->views[v].slots);
         free(a->views[v].rows);
     }
@@ -272,7 +286,8 @@ static bool is_walk(const gcs_event_type *type)
 bool gcs_allocs_wants(void *ctx, const gcs_event_type *type)
 {
     (void)ctx;
-    return gcs_gc_classify(type) == GCS_GCK_ALLOCATION_TICK || is_walk(type) ||
+    const gcs_gc_kind k = gcs_gc_classify(type);
+    return k == GCS_GCK_ALLOCATION_TICK || k == GCS_GCK_TRIGGERED || is_walk(type) ||
            method_kind(type) != K_NONE;
 }
 
@@ -290,6 +305,7 @@ static int kind_of(gcs_allocs *a, const gcs_event_type *type)
     }
     if (a->kinds[i] == K_UNASKED)
         a->kinds[i] = gcs_gc_classify(type) == GCS_GCK_ALLOCATION_TICK ? K_TICK
+                      : gcs_gc_classify(type) == GCS_GCK_TRIGGERED     ? K_TRIGGER
                       : is_walk(type)                                  ? K_WALK
                                                                        : method_kind(type);
     return a->kinds[i];
@@ -348,6 +364,10 @@ static uint64_t sum_hash(uint32_t pid, uint32_t stack, uint32_t type, uint64_t e
                gcs_hash_mix(epoch));
 }
 
+/* A sum's type field: a type's id for ticks, a reason's with the top bit
+ * for triggers (so the two never share a sum). */
+#define TRIGGER_TYPE 0x80000000u
+
 static bool sums_grow(gcs_allocs *a)
 {
     size_t cap = a->sums_cap ? a->sums_cap * 2 : 1024;
@@ -376,7 +396,9 @@ static void add_sum(gcs_allocs *a, uint32_t pid, uint32_t stack, uint32_t type, 
 {
     if (stack == 0)
         epoch = 0;
-    if (stack)
+    else if (type & TRIGGER_TYPE)
+        a->stats.triggers_with_stack++;
+    else
         a->stats.ticks_with_stack++;
     if (a->sums_cap) {
         size_t k = sum_hash(pid, stack, type, epoch) & (a->sums_cap - 1);
@@ -528,6 +550,44 @@ static void feed_tick(gcs_allocs *a, const gcs_reader *r, const gcs_event *ev)
     t->bytes = bytes;
 }
 
+/* A GCTriggered event: a GC, on the thread that triggered it, by reason;
+ * its stack (or ETL walk) says what code triggered it. */
+static void feed_trigger(gcs_allocs *a, const gcs_reader *r, const gcs_event *ev)
+{
+    gcs_gc_record rec;
+    gcs_error err;
+    if (gcs_gc_decode(ev, GCS_GCK_TRIGGERED, &rec, &err) != GCS_OK)
+        return; /* counted by the reader as undecodable */
+    char buf[64];
+    const char *reason = gcs_map_lookup("GCReasonMap", rec.u.triggered.reason, buf, sizeof buf);
+    if (!reason) { /* a reason newer than the manifest: its number, as TraceEvent shows it */
+        snprintf(buf, sizeof buf, "%u", rec.u.triggered.reason);
+        reason = buf;
+    }
+    uint32_t id = strtab_cstr(&a->strings, reason);
+    a->stats.triggers++;
+    if (id == NO_ID || id >= TRIGGER_TYPE) {
+        a->stats.over_limit++;
+        return;
+    }
+    const uint64_t *ips;
+    size_t n;
+    uint32_t stack = ev->stack_id;
+    if (stack && !gcs_reader_stack(r, stack, &ips, &n))
+        stack = 0;
+    thread_last *t = stack == 0 || a->threads_n ? thread_of(a, ev->tid) : NULL;
+    if (t)
+        settle_pending(a, t);
+    if (stack || !t) {
+        add_sum(a, ev->pid, stack, TRIGGER_TYPE | id, a->seq[CLASS_A], 0);
+        return;
+    }
+    t->pending = true;
+    t->pid = ev->pid;
+    t->type = TRIGGER_TYPE | id;
+    t->bytes = 0;
+}
+
 /* ClrStackWalk: ClrInstanceID u16, two reserved bytes, FrameCount u32,
  * then the frames (the event's pointer size each, leaf first). */
 #define WALK_FRAMES_AT 8u
@@ -572,6 +632,9 @@ void gcs_allocs_feed(gcs_allocs *a, const gcs_reader *r, const gcs_event *ev)
     switch (kind) {
     case K_TICK:
         feed_tick(a, r, ev);
+        break;
+    case K_TRIGGER:
+        feed_trigger(a, r, ev);
         break;
     case K_WALK:
         feed_walk(a, ev);
@@ -727,54 +790,54 @@ static uint64_t path_hash(const uint32_t *names, size_t n)
     return gcs_hash_mix(gcs_hash_bytes(GCS_HASH_SEED ^ n, names, n * sizeof *names));
 }
 
-static bool path_slots_grow(gcs_allocs *a)
+static bool path_slots_grow(path_table *pt)
 {
-    size_t cap = a->path_slots_cap ? a->path_slots_cap * 2 : 256;
+    size_t cap = pt->slots_cap ? pt->slots_cap * 2 : 256;
     uint32_t *slots = calloc(cap, sizeof *slots);
     if (!slots)
         return false;
-    for (size_t i = 0; i < a->paths_n; i++) {
-        const path_entry *p = &a->paths[i];
-        size_t k = path_hash(a->path_names + p->start, p->n) & (cap - 1);
+    for (size_t i = 0; i < pt->n; i++) {
+        const path_entry *p = &pt->paths[i];
+        size_t k = path_hash(pt->names + p->start, p->n) & (cap - 1);
         while (slots[k])
             k = (k + 1) & (cap - 1);
         slots[k] = (uint32_t)i + 1;
     }
-    free(a->path_slots);
-    a->path_slots = slots;
-    a->path_slots_cap = cap;
+    free(pt->slots);
+    pt->slots = slots;
+    pt->slots_cap = cap;
     return true;
 }
 
-/* Adds ticks to the path of method names names[0 .. n). */
-static bool path_add(gcs_allocs *a, const uint32_t *names, size_t n, uint64_t bytes,
+/* Adds ticks to the path of names[0 .. n); false past the limit or when
+ * memory is short. */
+static bool path_add(path_table *pt, const uint32_t *names, size_t n, uint64_t bytes,
                      uint64_t ticks)
 {
-    if (a->path_slots_cap) {
-        size_t k = path_hash(names, n) & (a->path_slots_cap - 1);
-        for (; a->path_slots[k]; k = (k + 1) & (a->path_slots_cap - 1)) {
-            path_entry *p = &a->paths[a->path_slots[k] - 1];
-            if (p->n == n && memcmp(a->path_names + p->start, names, n * sizeof *names) == 0) {
+    if (pt->slots_cap) {
+        size_t k = path_hash(names, n) & (pt->slots_cap - 1);
+        for (; pt->slots[k]; k = (k + 1) & (pt->slots_cap - 1)) {
+            path_entry *p = &pt->paths[pt->slots[k] - 1];
+            if (p->n == n && memcmp(pt->names + p->start, names, n * sizeof *names) == 0) {
                 p->bytes += bytes;
                 p->ticks += ticks;
                 return true;
             }
         }
     }
-    if (n > GCS_ALLOCS_MAX_STACK_NAMES - a->path_names_n ||
-        ((a->paths_n + 1) * 2 > a->path_slots_cap && !path_slots_grow(a)) ||
-        !gcs_array_reserve((void **)&a->paths, &a->paths_cap, a->paths_n + 1, sizeof *a->paths,
-                           64) ||
-        !gcs_array_reserve((void **)&a->path_names, &a->path_names_cap, a->path_names_n + n,
-                           sizeof *a->path_names, 256))
+    if (n > GCS_ALLOCS_MAX_STACK_NAMES - pt->names_n ||
+        ((pt->n + 1) * 2 > pt->slots_cap && !path_slots_grow(pt)) ||
+        !gcs_array_reserve((void **)&pt->paths, &pt->cap, pt->n + 1, sizeof *pt->paths, 64) ||
+        !gcs_array_reserve((void **)&pt->names, &pt->names_cap, pt->names_n + n,
+                           sizeof *pt->names, 256))
         return false;
-    memcpy(a->path_names + a->path_names_n, names, n * sizeof *names);
-    a->paths[a->paths_n] = (path_entry){a->path_names_n, n, bytes, ticks};
-    a->path_names_n += n;
-    size_t k = path_hash(names, n) & (a->path_slots_cap - 1);
-    while (a->path_slots[k])
-        k = (k + 1) & (a->path_slots_cap - 1);
-    a->path_slots[k] = (uint32_t)++a->paths_n;
+    memcpy(pt->names + pt->names_n, names, n * sizeof *names);
+    pt->paths[pt->n] = (path_entry){pt->names_n, n, bytes, ticks};
+    pt->names_n += n;
+    size_t k = path_hash(names, n) & (pt->slots_cap - 1);
+    while (pt->slots[k])
+        k = (k + 1) & (pt->slots_cap - 1);
+    pt->slots[k] = (uint32_t)++pt->n;
     return true;
 }
 
@@ -793,25 +856,24 @@ static int cmp_stack(const void *x, const void *y)
     return p->n_frames < q->n_frames ? -1 : p->n_frames > q->n_frames;
 }
 
-/* The stack rows: every path with its names, most bytes first. */
-static bool build_stack_rows(gcs_allocs *a)
+/* The rows of a path table: every path with its names, most bytes (then
+ * samples) first. */
+static bool build_path_rows(gcs_allocs *a, path_table *pt)
 {
-    a->stack_rows = calloc(a->paths_n ? a->paths_n : 1, sizeof *a->stack_rows);
-    a->stack_frames =
-        calloc(a->path_names_n ? a->path_names_n : 1, sizeof *a->stack_frames);
-    if (!a->stack_rows || !a->stack_frames) {
-        a->paths_n = 0;
+    pt->rows = calloc(pt->n ? pt->n : 1, sizeof *pt->rows);
+    pt->frames = calloc(pt->names_n ? pt->names_n : 1, sizeof *pt->frames);
+    if (!pt->rows || !pt->frames) {
+        pt->n = 0;
         return false;
     }
-    for (size_t i = 0; i < a->path_names_n; i++)
-        a->stack_frames[i] = a->strings.text[a->path_names[i]];
-    for (size_t i = 0; i < a->paths_n; i++) {
-        const path_entry *p = &a->paths[i];
-        a->stack_rows[i] =
-            (gcs_allocs_stack){a->stack_frames + p->start, p->n, p->bytes, p->ticks};
+    for (size_t i = 0; i < pt->names_n; i++)
+        pt->frames[i] = a->strings.text[pt->names[i]];
+    for (size_t i = 0; i < pt->n; i++) {
+        const path_entry *p = &pt->paths[i];
+        pt->rows[i] = (gcs_allocs_stack){pt->frames + p->start, p->n, p->bytes, p->ticks};
     }
-    if (a->paths_n > 1)
-        qsort(a->stack_rows, a->paths_n, sizeof *a->stack_rows, cmp_stack);
+    if (pt->n > 1)
+        qsort(pt->rows, pt->n, sizeof *pt->rows, cmp_stack);
     return true;
 }
 
@@ -854,6 +916,25 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
         const bool have = s->stack & WALK_STACK
                               ? gcs_stack_table_get(&a->walks, s->stack & ~WALK_STACK, &ips, &n)
                               : s->stack != 0 && gcs_reader_stack(r, s->stack, &ips, &n);
+        if (s->type & TRIGGER_TYPE) {
+            /* A GC trigger: its reason, then its frames that are methods. */
+            if (!gcs_array_reserve((void **)&path, &path_cap, n + 1, sizeof *path, 64)) {
+                ok = false;
+                break;
+            }
+            size_t depth = 0;
+            path[depth++] = s->type & ~TRIGGER_TYPE;
+            for (size_t f = 0; have && f < n; f++) {
+                uint32_t m = method_at(a, s->pid, ips[f], s->epoch);
+                if (m != NO_ID)
+                    path[depth++] = m;
+            }
+            if (depth == 1)
+                path[depth++] = have ? a->no_method : a->no_stack;
+            if (!path_add(&a->triggers, path, depth, 0, s->ticks))
+                a->stats.over_limit++;
+            continue;
+        }
         if (!have) {
             ok = view_add(&a->views[GCS_ALLOCS_EXCLUSIVE], a->no_stack, NO_ID, s->bytes,
                           s->ticks) &&
@@ -896,7 +977,7 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
             ok = view_add(&a->views[GCS_ALLOCS_INCLUSIVE], names[j], NO_ID, s->bytes, s->ticks);
         if (depth == 0)
             path[depth++] = a->no_method;
-        if (ok && !path_add(a, path, depth, s->bytes, s->ticks))
+        if (ok && !path_add(&a->stacks, path, depth, s->bytes, s->ticks))
             a->stats.over_limit++; /* the stacks list leaves it out; the others go on */
     }
     free(names);
@@ -906,7 +987,8 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
     for (int walks = 0; walks < 2; walks++) {
         uint32_t max = 0;
         for (size_t i = 0; i < a->sums_cap; i++)
-            if (a->sums[i].used && a->sums[i].stack && !(a->sums[i].stack & WALK_STACK) == !walks &&
+            if (a->sums[i].used && !(a->sums[i].type & TRIGGER_TYPE) && a->sums[i].stack &&
+                !(a->sums[i].stack & WALK_STACK) == !walks &&
                 (a->sums[i].stack & ~WALK_STACK) > max)
                 max = a->sums[i].stack & ~WALK_STACK;
         uint8_t *mark = max ? calloc((size_t)max + 1, 1) : NULL;
@@ -914,8 +996,8 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
             continue;
         for (size_t i = 0; i < a->sums_cap; i++) {
             const uint32_t st = a->sums[i].stack;
-            if (a->sums[i].used && st && !(st & WALK_STACK) == !walks &&
-                !mark[st & ~WALK_STACK]) {
+            if (a->sums[i].used && !(a->sums[i].type & TRIGGER_TYPE) && st &&
+                !(st & WALK_STACK) == !walks && !mark[st & ~WALK_STACK]) {
                 mark[st & ~WALK_STACK] = 1;
                 a->stats.distinct_stacks++;
             }
@@ -924,22 +1006,31 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
     }
     if (!ok)
         a->stats.over_limit++;
-    for (int v = 0; v < 3; v++)
+    for (int v = 0; v < GCS_ALLOCS_VIEWS; v++)
         if (!build_rows(a, &a->views[v], v == GCS_ALLOCS_BY_TYPE))
             a->stats.over_limit++;
-    if (!build_stack_rows(a))
+    if (!build_path_rows(a, &a->stacks) || !build_path_rows(a, &a->triggers))
         a->stats.over_limit++;
+    /* The trigger rows: the reason apart from the frames. */
+    a->trigger_rows = calloc(a->triggers.n ? a->triggers.n : 1, sizeof *a->trigger_rows);
+    if (!a->trigger_rows)
+        a->triggers.n = 0;
+    for (size_t i = 0; i < a->triggers.n; i++) {
+        const gcs_allocs_stack *row = &a->triggers.rows[i];
+        a->trigger_rows[i] = (gcs_allocs_trigger){row->frames[0], row->frames + 1,
+                                                  row->n_frames - 1, row->ticks};
+    }
 }
 
 size_t gcs_allocs_count(const gcs_allocs *a, gcs_allocs_view view)
 {
-    assert(a->finished && (unsigned)view < 3);
+    assert(a->finished && (unsigned)view < GCS_ALLOCS_VIEWS);
     return a->views[view].rows_n;
 }
 
 const gcs_allocs_row *gcs_allocs_at(const gcs_allocs *a, gcs_allocs_view view, size_t i)
 {
-    assert(a->finished && (unsigned)view < 3);
+    assert(a->finished && (unsigned)view < GCS_ALLOCS_VIEWS);
     return i < a->views[view].rows_n ? &a->views[view].rows[i] : NULL;
 }
 
@@ -951,11 +1042,23 @@ void gcs_allocs_get_stats(const gcs_allocs *a, gcs_allocs_stats *out)
 size_t gcs_allocs_stack_count(const gcs_allocs *a)
 {
     assert(a->finished);
-    return a->paths_n;
+    return a->stacks.n;
 }
 
 const gcs_allocs_stack *gcs_allocs_stack_at(const gcs_allocs *a, size_t i)
 {
     assert(a->finished);
-    return i < a->paths_n ? &a->stack_rows[i] : NULL;
+    return i < a->stacks.n ? &a->stacks.rows[i] : NULL;
+}
+
+size_t gcs_allocs_trigger_count(const gcs_allocs *a)
+{
+    assert(a->finished);
+    return a->triggers.n;
+}
+
+const gcs_allocs_trigger *gcs_allocs_trigger_at(const gcs_allocs *a, size_t i)
+{
+    assert(a->finished);
+    return i < a->triggers.n ? &a->trigger_rows[i] : NULL;
 }
