@@ -45,6 +45,19 @@ static void put_name(FILE *f, const char *s, bool wide)
     fputs("...", f);
 }
 
+/* A stack's frames, a line each: TABLE_FRAMES at most (--wide: all). */
+static void put_frames(FILE *f, const char *const *frames, size_t n, bool wide)
+{
+    const size_t shown = wide || n <= TABLE_FRAMES ? n : TABLE_FRAMES - 1;
+    for (size_t j = 0; j < shown; j++) {
+        fputs("      at ", f);
+        put_name(f, frames[j], wide);
+        fputc('\n', f);
+    }
+    if (shown < n)
+        fprintf(f, "      ... %zu more frames (--wide: all)\n", n - shown);
+}
+
 static double pct(uint64_t part, uint64_t whole)
 {
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
@@ -90,15 +103,7 @@ static void write_table_triggers(FILE *f, const gcs_allocs *a, const gcs_allocs_
         fprintf(f, "%8llu  ", (unsigned long long)t->gcs);
         put_name(f, t->reason, o->wide);
         fputc('\n', f);
-        const size_t shown_frames =
-            o->wide || t->n_frames <= TABLE_FRAMES ? t->n_frames : TABLE_FRAMES - 1;
-        for (size_t j = 0; j < shown_frames; j++) {
-            fputs("      at ", f);
-            put_name(f, t->frames[j], o->wide);
-            fputc('\n', f);
-        }
-        if (shown_frames < t->n_frames)
-            fprintf(f, "      ... %zu more frames (--wide: all)\n", t->n_frames - shown_frames);
+        put_frames(f, t->frames, t->n_frames, o->wide);
     }
     if (k < n)
         fprintf(f, "  (%zu more: --limit N or --format json)\n", n - k);
@@ -158,15 +163,7 @@ static void write_table(FILE *f, const gcs_allocs *a, const gcs_allocs_report_op
         const gcs_allocs_stack *st = gcs_allocs_stack_at(a, i);
         fprintf(f, "%12.3f %5.1f%% %8llu\n", (double)st->bytes / 1e6, pct(st->bytes, s.bytes),
                 (unsigned long long)st->ticks);
-        const size_t shown_frames =
-            o->wide || st->n_frames <= TABLE_FRAMES ? st->n_frames : TABLE_FRAMES - 1;
-        for (size_t j = 0; j < shown_frames; j++) {
-            fputs("      at ", f);
-            put_name(f, st->frames[j], o->wide);
-            fputc('\n', f);
-        }
-        if (shown_frames < st->n_frames)
-            fprintf(f, "      ... %zu more frames (--wide: all)\n", st->n_frames - shown_frames);
+        put_frames(f, st->frames, st->n_frames, o->wide);
     }
     if (k < n)
         fprintf(f, "  (%zu more stacks: --limit N or --format json)\n", n - k);

@@ -647,11 +647,24 @@ static void table_finalized(FILE *f, const gcs_gc_html_options *o, uint32_t pid)
                 fp->type_count - ROWS);
 }
 
+/* A stack's frames in a table cell, a line each, the first 12. */
+static void html_frames(FILE *f, const char *const *frames, size_t n)
+{
+    enum { FRAMES = 12 };
+    for (size_t j = 0; j < n && j < FRAMES; j++) {
+        if (j)
+            fputs("<br>", f);
+        gcs_html_escape(f, frames[j]);
+    }
+    if (n > FRAMES)
+        fprintf(f, "<br>... %zu more frames", n - (size_t)FRAMES);
+}
+
 /* GCs by what triggered them (docs/allocs.md): reason and call stack,
  * every process together; who calls GC.Collect shows here. */
 static void section_triggers(FILE *f, const gcs_allocs *al)
 {
-    enum { ROWS = 10, FRAMES = 12 };
+    enum { ROWS = 10 };
     const size_t n = gcs_allocs_trigger_count(al);
     if (n == 0)
         return;
@@ -667,13 +680,7 @@ static void section_triggers(FILE *f, const gcs_allocs *al)
         fprintf(f, "<tr><td>%llu</td><td>", (unsigned long long)t->gcs);
         gcs_html_escape(f, t->reason);
         fputs("</td><td>", f);
-        for (size_t j = 0; j < t->n_frames && j < FRAMES; j++) {
-            if (j)
-                fputs("<br>", f);
-            gcs_html_escape(f, t->frames[j]);
-        }
-        if (t->n_frames > FRAMES)
-            fprintf(f, "<br>... %zu more frames", t->n_frames - FRAMES);
+        html_frames(f, t->frames, t->n_frames);
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);
@@ -686,7 +693,7 @@ static void section_triggers(FILE *f, const gcs_allocs *al)
  * call stacks, every process together; `gcscope allocs` has every list. */
 static void section_allocs(FILE *f, const gcs_gc_html_options *o)
 {
-    enum { METHODS = 15, STACKS = 5, FRAMES = 12 };
+    enum { METHODS = 15, STACKS = 5 };
     if (!o->allocs)
         return;
     gcs_allocs_stats s;
@@ -727,13 +734,7 @@ static void section_allocs(FILE *f, const gcs_gc_html_options *o)
             fputs("</td><td>", f);
             put_text(f, 100.0 * (double)st->bytes / (double)s.bytes, 1);
             fprintf(f, "</td><td>%llu</td><td>", (unsigned long long)st->ticks);
-            for (size_t j = 0; j < st->n_frames && j < FRAMES; j++) {
-                if (j)
-                    fputs("<br>", f);
-                gcs_html_escape(f, st->frames[j]);
-            }
-            if (st->n_frames > FRAMES)
-                fprintf(f, "<br>... %zu more frames", st->n_frames - FRAMES);
+            html_frames(f, st->frames, st->n_frames);
             fputs("</td></tr>\n", f);
         }
         fputs("</table>\n", f);

@@ -17,6 +17,7 @@
  *   processor buffers, 4-byte frames from a 32-bit process.
  */
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -597,6 +598,40 @@ static int cmp_text(const void *x, const void *y)
     return c ? c : (a > b) - (a < b);
 }
 
+/* "[FIRST|]FRAME|FRAME...\tCOUNTS": a path as the oracle joins it, then
+ * the counts (fmt). */
+static char *path_line(const char *first, const char *const *frames, size_t n, const char *fmt,
+                       ...)
+{
+    char *line = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&line, &len);
+    if (first)
+        fputs(first, m);
+    for (size_t j = 0; j < n; j++)
+        fprintf(m, "%s%s", first || j ? "|" : "", frames[j]);
+    fputc('\t', m);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(m, fmt, ap);
+    va_end(ap);
+    fclose(m);
+    return line;
+}
+
+/* The lines sorted by their path, written "LABEL\tCOUNTS\tPATH"; frees them. */
+static void put_sorted(FILE *f, const char *label, char **lines, size_t n)
+{
+    qsort(lines, n, sizeof *lines, cmp_text);
+    for (size_t i = 0; i < n; i++) {
+        char *tab = strchr(lines[i], '\t');
+        *tab = '\0';
+        fprintf(f, "%s\t%s\t%s\n", label, tab + 1, lines[i]);
+        free(lines[i]);
+    }
+    free(lines);
+}
+
 /* The oracle's lines (but its samples) as gcscope's views give them. */
 static char *our_lines(const gcs_allocs *a)
 {
@@ -625,48 +660,22 @@ static char *our_lines(const gcs_allocs *a)
         }
         free(rows);
     }
-    /* The call stacks: frames joined by '|', sorted by that text. */
+    /* The call stacks, and the GC triggers with their reason first. */
     size_t n = gcs_allocs_stack_count(a);
     char **lines = calloc(n + 1, sizeof *lines);
     for (size_t i = 0; i < n; i++) {
         const gcs_allocs_stack *st = gcs_allocs_stack_at(a, i);
-        size_t line_len = 0;
-        FILE *m = open_memstream(&lines[i], &line_len);
-        for (size_t j = 0; j < st->n_frames; j++)
-            fprintf(m, "%s%s", j ? "|" : "", st->frames[j]);
-        fprintf(m, "\t%llu\t%llu", (unsigned long long)st->bytes, (unsigned long long)st->ticks);
-        fclose(m);
+        lines[i] = path_line(NULL, st->frames, st->n_frames, "%llu\t%llu",
+                             (unsigned long long)st->bytes, (unsigned long long)st->ticks);
     }
-    qsort(lines, n, sizeof *lines, cmp_text);
-    for (size_t i = 0; i < n; i++) {
-        /* "NAMES\tBYTES\tCOUNT" -> "stack\tBYTES\tCOUNT\tNAMES" */
-        char *tab = strchr(lines[i], '\t');
-        *tab = '\0';
-        fprintf(f, "stack\t%s\t%s\n", tab + 1, lines[i]);
-        free(lines[i]);
-    }
-    free(lines);
-    /* GC triggers: "reason|frame|..." with their count, sorted by that text. */
+    put_sorted(f, "stack", lines, n);
     n = gcs_allocs_trigger_count(a);
     lines = calloc(n + 1, sizeof *lines);
     for (size_t i = 0; i < n; i++) {
         const gcs_allocs_trigger *t = gcs_allocs_trigger_at(a, i);
-        size_t line_len = 0;
-        FILE *m = open_memstream(&lines[i], &line_len);
-        fputs(t->reason, m);
-        for (size_t j = 0; j < t->n_frames; j++)
-            fprintf(m, "|%s", t->frames[j]);
-        fprintf(m, "\t%llu", (unsigned long long)t->gcs);
-        fclose(m);
+        lines[i] = path_line(t->reason, t->frames, t->n_frames, "%llu", (unsigned long long)t->gcs);
     }
-    qsort(lines, n, sizeof *lines, cmp_text);
-    for (size_t i = 0; i < n; i++) {
-        char *tab = strchr(lines[i], '\t');
-        *tab = '\0';
-        fprintf(f, "trigger\t%s\t%s\n", tab + 1, lines[i]);
-        free(lines[i]);
-    }
-    free(lines);
+    put_sorted(f, "trigger", lines, n);
     fclose(f);
     return text;
 }
