@@ -120,12 +120,14 @@ static rule rules[R_COUNT] = {
                         "TraceEvent reads them as Int32, so 0xFFFFFFFF shows as -1 (checked: "
                         "same 32 bits)"},
     [R_SIGNED_ID] = {"uint64-shown-signed",
-                     "GC/SetGCHandle AppDomainID and the GC/HeapStats sizes and counts are "
-                     "unsigned in the manifest; TraceEvent reads them as Int64 (HeapStats' "
-                     "32-bit counts as Int32), so a NativeAOT runtime's 0xFFFFFFFFFFFFFFFF "
-                     "AppDomainID (it has no application domains) shows as -1, and a "
-                     "runtime's garbage FinalizationPromotedSize (0xbaadbaad...) as a negative "
-                     "number (checked: same 64 or 32 bits)"},
+                     "GC/SetGCHandle AppDomainID, the GC/HeapStats sizes and counts and the "
+                     "GC/PerHeapHistory sizes are unsigned in the manifest; TraceEvent reads "
+                     "them as Int64 (HeapStats' 32-bit counts as Int32), so a NativeAOT "
+                     "runtime's 0xFFFFFFFFFFFFFFFF AppDomainID (it has no application "
+                     "domains) shows as -1, a runtime's garbage FinalizationPromotedSize "
+                     "(0xbaadbaad...) as a negative number, and .NET Core 3.1's server GC a "
+                     "PinnedAllocatedAdvance that went below 0 as one (checked: same 64 or "
+                     "32 bits)"},
     [R_METHOD_FLAGS_MASKED] = {"method-flags-masked",
                                "TraceEvent's MethodFlags drops the tier bits 7..9 (its "
                                "OptimizationTier) and the extent bits 28..31 (checked: ours & "
@@ -428,6 +430,14 @@ static int classify(const char *event, uint32_t version, const char *field, diff
         long long t = strtoll(theirs, &tend, 10);
         bool same_bits = t == (long long)u || (u <= UINT32_MAX && t == (long long)(int32_t)(uint32_t)u);
         return *end == 0 && *tend == 0 && same_bits ? R_SIGNED_ID : -1;
+    }
+    if (kind == DIFF_VALUE && strcmp(event, "GC/PerHeapHistory") == 0) {
+        /* Its 64-bit sizes (other differences: the rules below). */
+        char *end, *tend;
+        u = strtoull(ours, &end, 10);
+        long long t = strtoll(theirs, &tend, 10);
+        if (*end == 0 && *tend == 0 && t < 0 && t == (long long)u)
+            return R_SIGNED_ID;
     }
     if (kind == DIFF_VALUE && strcmp(event, "Method/MethodDetails") == 0) {
         unsigned long long count, module;
