@@ -182,6 +182,15 @@ typedef struct gcs_allocs_report_options {
 gcs_status gcs_allocs_report_write(const gcs_allocs *a, FILE *out,
                                    const gcs_allocs_report_options *opts, gcs_error *err);
 
+/* The allocating methods of two runs side by side (`allocs --baseline`):
+ * every method of either's exclusive list with its bytes and samples in
+ * base and in a, and the difference, the largest differences (either
+ * way) first. opts as for gcs_allocs_report_write (trace_name: a's;
+ * limit: rows). docs/allocs.md, "Against a baseline". */
+gcs_status gcs_allocs_diff_write(const gcs_allocs *base, const gcs_allocs *a, FILE *out,
+                                 const gcs_allocs_report_options *opts, const char *base_name,
+                                 gcs_error *err);
+
 #ifdef __cplusplus
 }
 #endif

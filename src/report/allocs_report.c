@@ -316,3 +316,140 @@ gcs_status gcs_allocs_report_write(const gcs_allocs *a, FILE *out,
         return GCS_FAIL(err, GCS_ERR_IO, 0, "writing the allocations report failed");
     return GCS_OK;
 }
+
+/* ---- against a baseline ---------------------------------------------- */
+
+typedef struct diff_row {
+    const char *method;
+    uint64_t base_bytes, base_ticks, bytes, ticks;
+} diff_row;
+
+static int cmp_by_method(const void *x, const void *y)
+{
+    return strcmp((*(const gcs_allocs_row *const *)x)->method,
+                  (*(const gcs_allocs_row *const *)y)->method);
+}
+
+static double delta_of(const diff_row *d)
+{
+    return (double)d->bytes - (double)d->base_bytes;
+}
+
+/* Largest difference either way first, then by name. */
+static int cmp_diff(const void *x, const void *y)
+{
+    const diff_row *p = x, *q = y;
+    double a = delta_of(p), b = delta_of(q);
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    if (a != b)
+        return a > b ? -1 : 1;
+    return strcmp(p->method, q->method);
+}
+
+/* The exclusive rows of a, sorted by method name (NULL when short of memory). */
+static const gcs_allocs_row **rows_by_method(const gcs_allocs *a, size_t *n)
+{
+    *n = gcs_allocs_count(a, GCS_ALLOCS_EXCLUSIVE);
+    const gcs_allocs_row **r = calloc(*n ? *n : 1, sizeof *r);
+    if (!r)
+        return NULL;
+    for (size_t i = 0; i < *n; i++)
+        r[i] = gcs_allocs_at(a, GCS_ALLOCS_EXCLUSIVE, i);
+    if (*n > 1)
+        qsort(r, *n, sizeof *r, cmp_by_method);
+    return r;
+}
+
+gcs_status gcs_allocs_diff_write(const gcs_allocs *base, const gcs_allocs *a, FILE *f,
+                                 const gcs_allocs_report_options *opts, const char *base_name,
+                                 gcs_error *err)
+{
+    static const gcs_allocs_report_options defaults = {0};
+    const gcs_allocs_report_options *o = opts ? opts : &defaults;
+    size_t nb, na;
+    const gcs_allocs_row **rb = rows_by_method(base, &nb), **ra = rows_by_method(a, &na);
+    diff_row *d = calloc(nb + na + 1, sizeof *d);
+    if (!rb || !ra || !d) {
+        free(rb);
+        free(ra);
+        free(d);
+        return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory comparing allocations");
+    }
+    /* Merge the two name-sorted lists. */
+    size_t n = 0, i = 0, j = 0;
+    while (i < nb || j < na) {
+        int c = i == nb ? 1 : j == na ? -1 : strcmp(rb[i]->method, ra[j]->method);
+        diff_row *r = &d[n++];
+        r->method = c <= 0 ? rb[i]->method : ra[j]->method;
+        if (c <= 0) {
+            r->base_bytes = rb[i]->bytes;
+            r->base_ticks = rb[i++]->ticks;
+        }
+        if (c >= 0) {
+            r->bytes = ra[j]->bytes;
+            r->ticks = ra[j++]->ticks;
+        }
+    }
+    if (n > 1)
+        qsort(d, n, sizeof *d, cmp_diff);
+    gcs_allocs_stats sb, sa;
+    gcs_allocs_get_stats(base, &sb);
+    gcs_allocs_get_stats(a, &sa);
+    const size_t limit = o->limit ? o->limit : o->format == GCS_ALLOCS_FORMAT_TABLE ? TABLE_ROWS : 0;
+    const size_t k = limit && limit < n ? limit : n;
+    const char *name = o->trace_name ? o->trace_name : "";
+    if (o->format == GCS_ALLOCS_FORMAT_JSON) {
+        fputs("{\"base\":", f);
+        gcs_json_string(f, base_name ? base_name : "");
+        fputs(",\"trace\":", f);
+        gcs_json_string(f, name);
+        fprintf(f, ",\"base_samples\":%llu,\"base_bytes\":%llu,\"samples\":%llu,\"bytes\":%llu,"
+                   "\"methods\":[",
+                (unsigned long long)sb.ticks, (unsigned long long)sb.bytes,
+                (unsigned long long)sa.ticks, (unsigned long long)sa.bytes);
+        for (size_t x = 0; x < k; x++) {
+            fputs(x ? ",{\"method\":" : "{\"method\":", f);
+            gcs_json_string(f, d[x].method);
+            fprintf(f, ",\"base_bytes\":%llu,\"base_samples\":%llu,\"bytes\":%llu,\"samples\":%llu}",
+                    (unsigned long long)d[x].base_bytes, (unsigned long long)d[x].base_ticks,
+                    (unsigned long long)d[x].bytes, (unsigned long long)d[x].ticks);
+        }
+        fprintf(f, "],\"methods_left_out\":%zu}\n", n - k);
+    } else if (o->format == GCS_ALLOCS_FORMAT_CSV) {
+        fputs("trace,base,method,base_bytes,base_samples,bytes,samples\n", f);
+        for (size_t x = 0; x < k; x++) {
+            gcs_csv_text(f, name);
+            fputc(',', f);
+            gcs_csv_text(f, base_name ? base_name : "");
+            fputc(',', f);
+            gcs_csv_text(f, d[x].method);
+            fprintf(f, ",%llu,%llu,%llu,%llu\n", (unsigned long long)d[x].base_bytes,
+                    (unsigned long long)d[x].base_ticks, (unsigned long long)d[x].bytes,
+                    (unsigned long long)d[x].ticks);
+        }
+    } else {
+        fprintf(f, "Allocating methods against a baseline: %llu samples, %.3f MB (base: %llu, "
+                   "%.3f MB)\n",
+                (unsigned long long)sa.ticks, (double)sa.bytes / 1e6,
+                (unsigned long long)sb.ticks, (double)sb.bytes / 1e6);
+        fputs("  (each sample under the first frame of its stack that is a method; the largest "
+              "differences first; runs of other lengths differ in total too)\n",
+              f);
+        fprintf(f, "%12s %12s %12s  %s\n", "BaseMB", "MB", "DeltaMB", "Method");
+        for (size_t x = 0; x < k; x++) {
+            fprintf(f, "%12.3f %12.3f %+12.3f  ", (double)d[x].base_bytes / 1e6,
+                    (double)d[x].bytes / 1e6, delta_of(&d[x]) / 1e6);
+            put_name(f, d[x].method, o->wide);
+            fputc('\n', f);
+        }
+        if (k < n)
+            fprintf(f, "  (%zu more methods: --limit N or --format json)\n", n - k);
+    }
+    free(rb);
+    free(ra);
+    free(d);
+    if (ferror(f))
+        return GCS_FAIL(err, GCS_ERR_IO, 0, "writing the allocations comparison failed");
+    return GCS_OK;
+}

@@ -8,7 +8,7 @@
 #     the same rows as JSON;
 #   - --wide prints the names the table cuts; two runs print the same bytes;
 #   - the notes: no AllocationTick events, samples without stacks (NativeAOT);
-#   - --from-ms/--to-ms windows split the samples;
+#   - --from-ms/--to-ms windows split the samples; --baseline compares two runs;
 #   - --process with a pid that has no event says so on stderr (exit 0);
 #     --process NAME on an ETL trace of several processes.
 # The numbers themselves are TraceEvent's: test_allocs compares them.
@@ -130,6 +130,25 @@ grep -q '  (no stack)$' "$tmp/aot" || fail "no (no stack) row"
 grep -q 'no event of a process 1 in this trace' "$tmp/p.err" || fail "--process 1: stderr $(cat "$tmp/p.err")"
 pid=$("$G" info --format json "$t" | sed -n 's/.*"pid": *\([0-9][0-9]*\).*/\1/p')
 "$G" allocs --process "$pid" "$t" | cmp -s - "$tmp/table" || fail "--process $pid (the trace's) changes the table"
+
+# --baseline: a trace against itself differs nowhere and lists every
+# allocating method; two runs' methods add up to each run's bytes, the
+# largest difference first; a missing baseline is an input error (exit 2).
+"$G" allocs --baseline "$t" --format csv "$t" > "$tmp/self.csv" || fail "--baseline itself failed"
+awk -F, 'NR > 1 { n++; if ($(NF-3) != $(NF-1) || $(NF-2) != $NF) bad = 1 } END { print n; exit bad }' \
+    "$tmp/self.csv" > "$tmp/self.n" || fail "--baseline itself: a row differs"
+[ "$(cat "$tmp/self.n")" -eq "$ex" ] || fail "--baseline itself: $(cat "$tmp/self.n") rows, $ex methods"
+"$G" allocs --baseline tests/data/wks-nonconcurrent.nettrace --format json tests/data/wks-concurrent.nettrace |
+    python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+m = d["methods"]
+deltas = [abs(r["bytes"] - r["base_bytes"]) for r in m]
+ok = (sum(r["bytes"] for r in m) == d["bytes"] and sum(r["base_bytes"] for r in m) == d["base_bytes"]
+      and deltas == sorted(deltas, reverse=True) and d["methods_left_out"] == 0 and d["samples"] > 0)
+sys.exit(0 if ok else 1)' || fail "--baseline: the methods do not add up or are not ordered"
+"$G" allocs --baseline /nonexistent.nettrace "$t" > /dev/null 2>&1; rc=$?
+[ "$rc" -eq 2 ] || fail "--baseline of a missing file: exit $rc, want 2"
 
 # An ETL trace from ../shared (.NET Framework 4.5.2, a 32-bit process): the
 # stacks come as ClrStackWalk events after the ticks.

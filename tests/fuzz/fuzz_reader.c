@@ -112,6 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ao.wide = variant & 2;
         ao.limit = variant & 4 ? 2 : 0;
         (void)gcs_allocs_report_write(al, out, &ao, &err);
+        (void)gcs_allocs_diff_write(al, al, out, &ao, "base", &err);
     }
     /* Each process's rows: most first, adding up to its objects; the ""
      * row's type ids add up to it. */

@@ -1,6 +1,7 @@
 /*
  * gcscope allocs TRACE [--format table|json|csv] [--limit N] [--wide]
- *                      [--process PID|NAME] [--from-ms T] [--to-ms T] [--member NAME]
+ *                      [--process PID|NAME] [--from-ms T] [--to-ms T] [--baseline BASE]
+ *                      [--member NAME]
  *
  * Who allocates: the runtime's allocation samples (AllocationTick) by the
  * methods on their call stacks (docs/allocs.md).
@@ -11,7 +12,8 @@
 #include "cli_util.h"
 #include "commands.h"
 
-enum { OPT_FORMAT = 1, OPT_LIMIT, OPT_WIDE, OPT_PROCESS, OPT_FROM, OPT_TO, OPT_MEMBER };
+enum { OPT_FORMAT = 1, OPT_LIMIT, OPT_WIDE, OPT_PROCESS, OPT_FROM, OPT_TO, OPT_BASELINE,
+       OPT_MEMBER };
 
 static const cli_option allocs_options[] = {
     {OPT_FORMAT, "format", 0, "table|json|csv", "output format (default table)"},
@@ -20,6 +22,7 @@ static const cli_option allocs_options[] = {
     {OPT_PROCESS, "process", 0, "PID|NAME", "only the samples of process PID, or of processes named NAME"},
     {OPT_FROM, "from-ms", 0, "T", "only the samples at or after T ms (since the trace start)"},
     {OPT_TO, "to-ms", 0, "T", "only the samples before T ms"},
+    {OPT_BASELINE, "baseline", 0, "BASE", "the allocating methods against those of trace BASE"},
     CLI_MEMBER_OPTION(OPT_MEMBER),
     {0},
 };
@@ -103,7 +106,7 @@ static int run_allocs(int argc, char **argv)
     gcs_reader_options ropts = {0};
     gcs_allocs_report_options ro = {0};
     cli_format fmt = CLI_FMT_TEXT;
-    const char *process_spec = NULL;
+    const char *process_spec = NULL, *baseline = NULL;
     cli_window win = {0};
     cli_args a;
     cli_args_init(&a, &cmd_allocs, argc, argv);
@@ -129,6 +132,9 @@ static int run_allocs(int argc, char **argv)
             if (cli_window_option(&cmd_allocs, id == OPT_TO, a.value, &win) != CLI_OK)
                 return CLI_USAGE;
             break;
+        case OPT_BASELINE:
+            baseline = a.value;
+            break;
         case OPT_MEMBER:
             ropts.archive_member = a.value;
             break;
@@ -148,6 +154,27 @@ static int run_allocs(int argc, char **argv)
     if (!al)
         return rc;
     gcs_error err;
+    if (baseline) {
+        /* The same selection of the baseline; --member applies to both. */
+        int brc;
+        gcs_allocs *base =
+            cli_allocs_read("gcscope allocs", baseline, &ropts, process_spec, &win, &brc);
+        if (!base) {
+            gcs_allocs_free(al);
+            return brc;
+        }
+        if (brc != CLI_OK)
+            rc = brc;
+        if (gcs_allocs_diff_write(base, al, stdout, &ro, cli_base_name(baseline), &err) !=
+                GCS_OK ||
+            fflush(stdout) != 0) {
+            fprintf(stderr, "gcscope allocs: writing failed\n");
+            rc = CLI_FAILED;
+        }
+        gcs_allocs_free(base);
+        gcs_allocs_free(al);
+        return rc;
+    }
     if (gcs_allocs_report_write(al, stdout, &ro, &err) != GCS_OK || fflush(stdout) != 0) {
         fprintf(stderr, "gcscope allocs: writing failed\n");
         rc = CLI_FAILED;
