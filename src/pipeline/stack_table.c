@@ -9,6 +9,7 @@
 
 #include "base/buf.h"
 #include "base/cursor.h"
+#include "base/hash.h"
 
 void gcs_stack_table_init(gcs_stack_table *t)
 {
@@ -19,7 +20,7 @@ void gcs_stack_table_free(gcs_stack_table *t)
 {
     free(t->ips);
     free(t->starts);
-    free(t->slots);
+    gcs_index_free(&t->index);
     free(t->span);
     memset(t, 0, sizeof *t);
 }
@@ -41,24 +42,12 @@ static bool same_stack(const gcs_stack_table *t, uint32_t id, const uint64_t *ip
     return end - start == n && memcmp(t->ips + start, ips, n * sizeof *ips) == 0;
 }
 
-/* Doubles the slots (load <= 1/2), placing every interned stack again. */
-static bool grow_slots(gcs_stack_table *t)
+/* The hash of interned stack id + 1 (the index holds ids from 0). */
+static uint64_t stack_hash_of(const void *ctx, uint32_t index_id)
 {
-    size_t cap = t->slots_cap ? 2 * t->slots_cap : 1024;
-    uint32_t *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return false;
-    for (uint32_t id = 1; id <= t->n; id++) {
-        const size_t start = (size_t)t->starts[id - 1];
-        size_t h = (size_t)hash_ips(t->ips + start, (size_t)t->starts[id] - start) & (cap - 1);
-        while (slots[h])
-            h = (h + 1) & (cap - 1);
-        slots[h] = id;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->slots_cap = cap;
-    return true;
+    const gcs_stack_table *t = ctx;
+    const size_t start = (size_t)t->starts[index_id];
+    return hash_ips(t->ips + start, (size_t)t->starts[index_id + 1] - start);
 }
 
 uint32_t gcs_stack_table_intern(gcs_stack_table *t, const uint8_t *bytes, size_t size,
@@ -81,7 +70,7 @@ uint32_t gcs_stack_table_intern(gcs_stack_table *t, const uint8_t *bytes, size_t
     if (!gcs_array_reserve((void **)&t->ips, &t->ips_cap, t->ips_n + n, sizeof *t->ips, 4096) ||
         !gcs_array_reserve((void **)&t->starts, &t->starts_cap, t->n + 2, sizeof *t->starts,
                            1024) ||
-        ((t->n + 1) * 2 > t->slots_cap && !grow_slots(t)))
+        !gcs_index_room(&t->index, t->n, stack_hash_of, t))
         return 0;
     uint64_t *ips = t->ips + t->ips_n;
     gcs_cursor c = gcs_cur_make(bytes, n * pointer_size, 0);
@@ -93,16 +82,17 @@ uint32_t gcs_stack_table_intern(gcs_stack_table *t, const uint8_t *bytes, size_t
         if (pointer_size == 4)
             ips[i] = v32;
     }
-    const size_t mask = t->slots_cap - 1;
-    size_t h = (size_t)hash_ips(ips, n) & mask;
-    for (; t->slots[h]; h = (h + 1) & mask)
-        if (same_stack(t, t->slots[h], ips, n))
-            return t->slots[h];
+    const uint64_t h = hash_ips(ips, n);
+    uint32_t index_id;
+    for (size_t k = gcs_index_first(&t->index, h); gcs_index_id(&t->index, k, &index_id);
+         k = gcs_index_next(&t->index, k))
+        if (same_stack(t, index_id + 1, ips, n))
+            return index_id + 1;
     if (t->n == 0)
         t->starts[0] = 0;
     t->ips_n += n;
+    gcs_index_put(&t->index, h, (uint32_t)t->n);
     t->starts[++t->n] = t->ips_n;
-    t->slots[h] = (uint32_t)t->n;
     return (uint32_t)t->n;
 }
 

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hash.h"
+
 /* Distinct instruction pointers kept, all stacks together (256 MiB). */
 #define GCS_MAX_STACK_IPS ((size_t)1 << 25)
 /* A span's stack ids above this are not kept (a writer counts from 1). */
@@ -32,9 +34,8 @@ typedef struct gcs_stack_table {
     size_t ips_n, ips_cap;
     uint64_t *starts; /* starts[0] = 0, starts[k] = end of stack k */
     size_t n, starts_cap;
-    /* Open addressing over interned ids (0 = empty), by hash of the ips. */
-    uint32_t *slots;
-    size_t slots_cap;
+    /* Interned id - 1 by hash of the ips. */
+    gcs_index index;
     /* The current span: its stack id -> interned id (0: not given). */
     uint32_t *span;
     size_t span_cap;

@@ -28,8 +28,7 @@ typedef struct strtab {
     gcs_arena arena;
     const char **text;
     size_t n, cap;
-    uint32_t *slots; /* id + 1, 0 empty */
-    size_t slots_cap;
+    gcs_index index;
     size_t bytes;
 } strtab;
 
@@ -61,7 +60,6 @@ typedef struct tick_sum {
     uint32_t pid;
     uint32_t stack; /* the reader's stack id, WALK_STACK | a walk's, 0 none */
     uint32_t type;  /* strtab id of the type name; a trigger's reason: TRIGGER_TYPE | id */
-    bool used;
     uint64_t epoch;
     uint64_t bytes, ticks;
 } tick_sum;
@@ -69,12 +67,11 @@ typedef struct tick_sum {
 /* A view's accumulator: key -> bytes, ticks. */
 typedef struct view_sum {
     uint32_t method, type; /* strtab ids (type NO_ID outside BY_TYPE) */
-    bool used;
     uint64_t bytes, ticks;
 } view_sum;
 
 /* The allocating call stacks: distinct sequences of method names. A path
- * is names[start .. start + n) of path_names; slots index paths + 1. */
+ * is names[start .. start + n). */
 typedef struct path_entry {
     size_t start, n;
     uint64_t bytes, ticks;
@@ -83,8 +80,7 @@ typedef struct path_entry {
 typedef struct path_table {
     path_entry *paths;
     size_t n, cap;
-    uint32_t *slots;
-    size_t slots_cap;
+    gcs_index index;
     uint32_t *names; /* strtab ids */
     size_t names_n, names_cap;
     gcs_allocs_stack *rows; /* by bytes, then samples, built by finish */
@@ -92,8 +88,9 @@ typedef struct path_table {
 } path_table;
 
 typedef struct view_table {
-    view_sum *slots;
-    size_t cap, n;
+    view_sum *sums;
+    size_t n, cap;
+    gcs_index index;
     gcs_allocs_row *rows;
     size_t rows_n;
 } view_table;
@@ -112,7 +109,7 @@ enum { K_UNASKED = 0, K_NONE, K_TICK, K_TRIGGER, K_WALK, K_METHOD_A, K_METHOD_LO
 /* A thread's last CLR event, when it is a tick still without a stack: an
  * ETL trace writes the stack as a ClrStackWalk event just after it. */
 typedef struct thread_last {
-    bool used, pending;
+    bool pending;
     uint64_t tid;
     uint32_t pid, type;
     uint64_t bytes;
@@ -124,11 +121,13 @@ struct gcs_allocs {
     size_t methods_n, methods_cap;
     tick_sum *sums;
     size_t sums_n, sums_cap;
+    gcs_index sums_index;
     uint8_t *kinds;
     size_t kinds_cap;
     uint64_t seq[2]; /* class A, class B ranges read */
     thread_last *threads;
     size_t threads_n, threads_cap;
+    gcs_index threads_index;
     /* The type names of recent ticks by TypeID, as the payload spells
      * them (UTF-16): most ticks skip the conversion and the lookup. */
     struct type_cache {
@@ -158,50 +157,32 @@ static uint64_t str_hash(const char *s, size_t n)
     return gcs_hash_mix(gcs_hash_bytes(GCS_HASH_SEED, s, n));
 }
 
-static bool strtab_grow(strtab *t)
+static uint64_t strtab_hash_of(const void *ctx, uint32_t id)
 {
-    size_t cap = t->slots_cap ? t->slots_cap * 2 : 1024;
-    uint32_t *s = calloc(cap, sizeof *s);
-    if (!s)
-        return false;
-    for (size_t id = 0; id < t->n; id++) {
-        size_t k = str_hash(t->text[id], strlen(t->text[id])) & (cap - 1);
-        while (s[k])
-            k = (k + 1) & (cap - 1);
-        s[k] = (uint32_t)id + 1;
-    }
-    free(t->slots);
-    t->slots = s;
-    t->slots_cap = cap;
-    return true;
+    const char *text = ((const strtab *)ctx)->text[id];
+    return str_hash(text, strlen(text));
 }
 
 /* The id of s[0..n), added when new; NO_ID past the limits. */
 static uint32_t strtab_id(strtab *t, const char *s, size_t n)
 {
     const uint64_t h = str_hash(s, n);
-    if (t->slots_cap)
-        for (size_t k = h & (t->slots_cap - 1); t->slots[k]; k = (k + 1) & (t->slots_cap - 1)) {
-            const char *x = t->text[t->slots[k] - 1];
-            if (strncmp(x, s, n) == 0 && x[n] == '\0')
-                return t->slots[k] - 1;
-        }
-    if (n + 1 > GCS_ALLOCS_MAX_NAME_BYTES - t->bytes || t->n >= UINT32_MAX - 1)
-        return NO_ID;
-    if ((t->n + 1) * 2 > t->slots_cap && !strtab_grow(t))
-        return NO_ID;
-    if (!gcs_array_reserve((void **)&t->text, &t->cap, t->n + 1, sizeof *t->text, 256))
+    uint32_t id;
+    for (size_t k = gcs_index_first(&t->index, h); gcs_index_id(&t->index, k, &id);
+         k = gcs_index_next(&t->index, k))
+        if (strncmp(t->text[id], s, n) == 0 && t->text[id][n] == '\0')
+            return id;
+    if (n + 1 > GCS_ALLOCS_MAX_NAME_BYTES - t->bytes || t->n >= UINT32_MAX - 1 ||
+        !gcs_index_room(&t->index, t->n, strtab_hash_of, t) ||
+        !gcs_array_reserve((void **)&t->text, &t->cap, t->n + 1, sizeof *t->text, 256))
         return NO_ID;
     char *copy = gcs_arena_strndup(&t->arena, s, n);
     if (!copy)
         return NO_ID;
-    size_t k = h & (t->slots_cap - 1);
-    while (t->slots[k])
-        k = (k + 1) & (t->slots_cap - 1);
     t->text[t->n] = copy;
-    t->slots[k] = (uint32_t)++t->n;
+    gcs_index_put(&t->index, h, (uint32_t)t->n);
     t->bytes += n + 1;
-    return (uint32_t)t->n - 1;
+    return (uint32_t)t->n++;
 }
 
 static uint32_t strtab_cstr(strtab *t, const char *s)
@@ -212,7 +193,7 @@ static uint32_t strtab_cstr(strtab *t, const char *s)
 static void path_table_free(path_table *pt)
 {
     free(pt->paths);
-    free(pt->slots);
+    gcs_index_free(&pt->index);
     free(pt->names);
     free(pt->rows);
     free(pt->frames);
@@ -241,19 +222,22 @@ void gcs_allocs_free(gcs_allocs *a)
         return;
     gcs_arena_reset(&a->strings.arena);
     free(a->strings.text);
-    free(a->strings.slots);
+    gcs_index_free(&a->strings.index);
     free(a->methods);
     free(a->ends_max);
     free(a->threads);
+    gcs_index_free(&a->threads_index);
     free(a->type_cache);
     path_table_free(&a->stacks);
     path_table_free(&a->triggers);
     free(a->trigger_rows);
     gcs_stack_table_free(&a->walks);
     free(a->sums);
+    gcs_index_free(&a->sums_index);
     free(a->kinds);
     for (int v = 0; v < GCS_ALLOCS_VIEWS; v++) {
-        free(a->views[v].slots);
+        free(a->views[v].sums);
+        gcs_index_free(&a->views[v].index);
         free(a->views[v].rows);
     }
     free(a);
@@ -368,25 +352,10 @@ static uint64_t sum_hash(uint32_t pid, uint32_t stack, uint32_t type, uint64_t e
  * for triggers (so the two never share a sum). */
 #define TRIGGER_TYPE 0x80000000u
 
-static bool sums_grow(gcs_allocs *a)
+static uint64_t sum_hash_of(const void *ctx, uint32_t id)
 {
-    size_t cap = a->sums_cap ? a->sums_cap * 2 : 1024;
-    tick_sum *s = calloc(cap, sizeof *s);
-    if (!s)
-        return false;
-    for (size_t i = 0; i < a->sums_cap; i++) {
-        const tick_sum *e = &a->sums[i];
-        if (!e->used)
-            continue;
-        size_t k = sum_hash(e->pid, e->stack, e->type, e->epoch) & (cap - 1);
-        while (s[k].used)
-            k = (k + 1) & (cap - 1);
-        s[k] = *e;
-    }
-    free(a->sums);
-    a->sums = s;
-    a->sums_cap = cap;
-    return true;
+    const tick_sum *e = &((const tick_sum *)ctx)[id];
+    return sum_hash(e->pid, e->stack, e->type, e->epoch);
 }
 
 /* Adds ticks to the sum of (pid, stack, type, epoch); the epoch only
@@ -400,65 +369,54 @@ static void add_sum(gcs_allocs *a, uint32_t pid, uint32_t stack, uint32_t type, 
         a->stats.triggers_with_stack++;
     else
         a->stats.ticks_with_stack++;
-    if (a->sums_cap) {
-        size_t k = sum_hash(pid, stack, type, epoch) & (a->sums_cap - 1);
-        for (; a->sums[k].used; k = (k + 1) & (a->sums_cap - 1)) {
-            tick_sum *e = &a->sums[k];
-            if (e->pid == pid && e->stack == stack && e->type == type && e->epoch == epoch) {
-                e->bytes += bytes;
-                e->ticks++;
-                return;
-            }
+    const uint64_t h = sum_hash(pid, stack, type, epoch);
+    uint32_t id;
+    for (size_t k = gcs_index_first(&a->sums_index, h); gcs_index_id(&a->sums_index, k, &id);
+         k = gcs_index_next(&a->sums_index, k)) {
+        tick_sum *e = &a->sums[id];
+        if (e->pid == pid && e->stack == stack && e->type == type && e->epoch == epoch) {
+            e->bytes += bytes;
+            e->ticks++;
+            return;
         }
     }
     if (a->sums_n >= GCS_ALLOCS_MAX_ENTRIES ||
-        ((a->sums_n + 1) * 2 > a->sums_cap && !sums_grow(a))) {
+        !gcs_index_room(&a->sums_index, a->sums_n, sum_hash_of, a->sums) ||
+        !gcs_array_reserve((void **)&a->sums, &a->sums_cap, a->sums_n + 1, sizeof *a->sums,
+                           1024)) {
         a->stats.over_limit++;
         return;
     }
-    size_t k = sum_hash(pid, stack, type, epoch) & (a->sums_cap - 1);
-    while (a->sums[k].used)
-        k = (k + 1) & (a->sums_cap - 1);
-    a->sums[k] = (tick_sum){pid, stack, type, true, epoch, bytes, 1};
-    a->sums_n++;
+    a->sums[a->sums_n] = (tick_sum){pid, stack, type, epoch, bytes, 1};
+    gcs_index_put(&a->sums_index, h, (uint32_t)a->sums_n++);
 }
 
 /* The slot of thread tid (added when absent); NULL past
  * GCS_ALLOCS_MAX_THREADS threads (counted) or when memory is short. */
+static uint64_t thread_hash_of(const void *ctx, uint32_t id)
+{
+    return gcs_hash_mix(((const thread_last *)ctx)[id].tid);
+}
+
 static thread_last *thread_of(gcs_allocs *a, uint64_t tid)
 {
-    if (a->threads_cap) {
-        size_t k = gcs_hash_mix(tid) & (a->threads_cap - 1);
-        for (; a->threads[k].used; k = (k + 1) & (a->threads_cap - 1))
-            if (a->threads[k].tid == tid)
-                return &a->threads[k];
-    }
+    const uint64_t h = gcs_hash_mix(tid);
+    uint32_t id;
+    for (size_t k = gcs_index_first(&a->threads_index, h); gcs_index_id(&a->threads_index, k, &id);
+         k = gcs_index_next(&a->threads_index, k))
+        if (a->threads[id].tid == tid)
+            return &a->threads[id];
     if (a->threads_n >= GCS_ALLOCS_MAX_THREADS) {
         a->stats.over_limit++;
         return NULL;
     }
-    if ((a->threads_n + 1) * 2 > a->threads_cap) {
-        size_t cap = a->threads_cap ? a->threads_cap * 2 : 64;
-        thread_last *t = calloc(cap, sizeof *t);
-        if (!t)
-            return NULL;
-        for (size_t i = 0; i < a->threads_cap; i++)
-            if (a->threads[i].used) {
-                size_t k = gcs_hash_mix(a->threads[i].tid) & (cap - 1);
-                while (t[k].used)
-                    k = (k + 1) & (cap - 1);
-                t[k] = a->threads[i];
-            }
-        free(a->threads);
-        a->threads = t;
-        a->threads_cap = cap;
-    }
-    size_t k = gcs_hash_mix(tid) & (a->threads_cap - 1);
-    while (a->threads[k].used)
-        k = (k + 1) & (a->threads_cap - 1);
-    a->threads[k] = (thread_last){.used = true, .tid = tid};
-    a->threads_n++;
-    return &a->threads[k];
+    if (!gcs_index_room(&a->threads_index, a->threads_n, thread_hash_of, a->threads) ||
+        !gcs_array_reserve((void **)&a->threads, &a->threads_cap, a->threads_n + 1,
+                           sizeof *a->threads, 64))
+        return NULL;
+    a->threads[a->threads_n] = (thread_last){.tid = tid};
+    gcs_index_put(&a->threads_index, h, (uint32_t)a->threads_n);
+    return &a->threads[a->threads_n++];
 }
 
 /* The thread's pending tick, if any, counted without a stack. */
@@ -719,38 +677,28 @@ static uint64_t view_hash(uint32_t method, uint32_t type)
     return gcs_hash_mix((uint64_t)method << 32 | type);
 }
 
+static uint64_t view_hash_of(const void *ctx, uint32_t id)
+{
+    const view_sum *e = &((const view_sum *)ctx)[id];
+    return view_hash(e->method, e->type);
+}
+
 static bool view_add(view_table *v, uint32_t method, uint32_t type, uint64_t bytes, uint64_t ticks)
 {
-    if (v->cap) {
-        size_t k = view_hash(method, type) & (v->cap - 1);
-        for (; v->slots[k].used; k = (k + 1) & (v->cap - 1))
-            if (v->slots[k].method == method && v->slots[k].type == type) {
-                v->slots[k].bytes += bytes;
-                v->slots[k].ticks += ticks;
-                return true;
-            }
-    }
-    if ((v->n + 1) * 2 > v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 256;
-        view_sum *s = calloc(cap, sizeof *s);
-        if (!s)
-            return false;
-        for (size_t i = 0; i < v->cap; i++)
-            if (v->slots[i].used) {
-                size_t k = view_hash(v->slots[i].method, v->slots[i].type) & (cap - 1);
-                while (s[k].used)
-                    k = (k + 1) & (cap - 1);
-                s[k] = v->slots[i];
-            }
-        free(v->slots);
-        v->slots = s;
-        v->cap = cap;
-    }
-    size_t k = view_hash(method, type) & (v->cap - 1);
-    while (v->slots[k].used)
-        k = (k + 1) & (v->cap - 1);
-    v->slots[k] = (view_sum){method, type, true, bytes, ticks};
-    v->n++;
+    const uint64_t h = view_hash(method, type);
+    uint32_t id;
+    for (size_t k = gcs_index_first(&v->index, h); gcs_index_id(&v->index, k, &id);
+         k = gcs_index_next(&v->index, k))
+        if (v->sums[id].method == method && v->sums[id].type == type) {
+            v->sums[id].bytes += bytes;
+            v->sums[id].ticks += ticks;
+            return true;
+        }
+    if (!gcs_index_room(&v->index, v->n, view_hash_of, v->sums) ||
+        !gcs_array_reserve((void **)&v->sums, &v->cap, v->n + 1, sizeof *v->sums, 256))
+        return false;
+    v->sums[v->n] = (view_sum){method, type, bytes, ticks};
+    gcs_index_put(&v->index, h, (uint32_t)v->n++);
     return true;
 }
 
@@ -772,10 +720,8 @@ static bool build_rows(gcs_allocs *a, view_table *v, bool with_type)
     v->rows = calloc(v->n ? v->n : 1, sizeof *v->rows);
     if (!v->rows)
         return false;
-    for (size_t i = 0; i < v->cap; i++) {
-        const view_sum *s = &v->slots[i];
-        if (!s->used)
-            continue;
+    for (size_t i = 0; i < v->n; i++) {
+        const view_sum *s = &v->sums[i];
         v->rows[v->rows_n++] = (gcs_allocs_row){a->strings.text[s->method],
                                                 with_type ? a->strings.text[s->type] : NULL,
                                                 s->bytes, s->ticks};
@@ -790,23 +736,10 @@ static uint64_t path_hash(const uint32_t *names, size_t n)
     return gcs_hash_mix(gcs_hash_bytes(GCS_HASH_SEED ^ n, names, n * sizeof *names));
 }
 
-static bool path_slots_grow(path_table *pt)
+static uint64_t path_hash_of(const void *ctx, uint32_t id)
 {
-    size_t cap = pt->slots_cap ? pt->slots_cap * 2 : 256;
-    uint32_t *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return false;
-    for (size_t i = 0; i < pt->n; i++) {
-        const path_entry *p = &pt->paths[i];
-        size_t k = path_hash(pt->names + p->start, p->n) & (cap - 1);
-        while (slots[k])
-            k = (k + 1) & (cap - 1);
-        slots[k] = (uint32_t)i + 1;
-    }
-    free(pt->slots);
-    pt->slots = slots;
-    pt->slots_cap = cap;
-    return true;
+    const path_table *pt = ctx;
+    return path_hash(pt->names + pt->paths[id].start, pt->paths[id].n);
 }
 
 /* Adds ticks to the path of names[0 .. n); false past the limit or when
@@ -814,19 +747,19 @@ static bool path_slots_grow(path_table *pt)
 static bool path_add(path_table *pt, const uint32_t *names, size_t n, uint64_t bytes,
                      uint64_t ticks)
 {
-    if (pt->slots_cap) {
-        size_t k = path_hash(names, n) & (pt->slots_cap - 1);
-        for (; pt->slots[k]; k = (k + 1) & (pt->slots_cap - 1)) {
-            path_entry *p = &pt->paths[pt->slots[k] - 1];
-            if (p->n == n && memcmp(pt->names + p->start, names, n * sizeof *names) == 0) {
-                p->bytes += bytes;
-                p->ticks += ticks;
-                return true;
-            }
+    const uint64_t h = path_hash(names, n);
+    uint32_t id;
+    for (size_t k = gcs_index_first(&pt->index, h); gcs_index_id(&pt->index, k, &id);
+         k = gcs_index_next(&pt->index, k)) {
+        path_entry *p = &pt->paths[id];
+        if (p->n == n && memcmp(pt->names + p->start, names, n * sizeof *names) == 0) {
+            p->bytes += bytes;
+            p->ticks += ticks;
+            return true;
         }
     }
     if (n > GCS_ALLOCS_MAX_STACK_NAMES - pt->names_n ||
-        ((pt->n + 1) * 2 > pt->slots_cap && !path_slots_grow(pt)) ||
+        !gcs_index_room(&pt->index, pt->n, path_hash_of, pt) ||
         !gcs_array_reserve((void **)&pt->paths, &pt->cap, pt->n + 1, sizeof *pt->paths, 64) ||
         !gcs_array_reserve((void **)&pt->names, &pt->names_cap, pt->names_n + n,
                            sizeof *pt->names, 256))
@@ -834,10 +767,7 @@ static bool path_add(path_table *pt, const uint32_t *names, size_t n, uint64_t b
     memcpy(pt->names + pt->names_n, names, n * sizeof *names);
     pt->paths[pt->n] = (path_entry){pt->names_n, n, bytes, ticks};
     pt->names_n += n;
-    size_t k = path_hash(names, n) & (pt->slots_cap - 1);
-    while (pt->slots[k])
-        k = (k + 1) & (pt->slots_cap - 1);
-    pt->slots[k] = (uint32_t)++pt->n;
+    gcs_index_put(&pt->index, h, (uint32_t)pt->n++);
     return true;
 }
 
@@ -881,9 +811,8 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
 {
     assert(!a->finished);
     /* Ticks still waiting for a stack walk get none. */
-    for (size_t i = 0; i < a->threads_cap; i++)
-        if (a->threads[i].used)
-            settle_pending(a, &a->threads[i]);
+    for (size_t i = 0; i < a->threads_n; i++)
+        settle_pending(a, &a->threads[i]);
     a->finished = true;
     if (a->methods_n > 1)
         qsort(a->methods, a->methods_n, sizeof *a->methods, cmp_method);
@@ -907,10 +836,8 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
     uint64_t *seen = calloc(a->strings.n ? a->strings.n : 1, sizeof *seen);
     uint64_t stamp = 0;
     bool ok = seen != NULL;
-    for (size_t i = 0; ok && i < a->sums_cap; i++) {
+    for (size_t i = 0; ok && i < a->sums_n; i++) {
         const tick_sum *s = &a->sums[i];
-        if (!s->used)
-            continue;
         const uint64_t *ips = NULL;
         size_t n = 0;
         const bool have = s->stack & WALK_STACK
@@ -986,17 +913,17 @@ void gcs_allocs_finish(gcs_allocs *a, const gcs_reader *r)
     /* Distinct stacks among the ticks: the reader's, and the walks'. */
     for (int walks = 0; walks < 2; walks++) {
         uint32_t max = 0;
-        for (size_t i = 0; i < a->sums_cap; i++)
-            if (a->sums[i].used && !(a->sums[i].type & TRIGGER_TYPE) && a->sums[i].stack &&
+        for (size_t i = 0; i < a->sums_n; i++)
+            if (!(a->sums[i].type & TRIGGER_TYPE) && a->sums[i].stack &&
                 !(a->sums[i].stack & WALK_STACK) == !walks &&
                 (a->sums[i].stack & ~WALK_STACK) > max)
                 max = a->sums[i].stack & ~WALK_STACK;
         uint8_t *mark = max ? calloc((size_t)max + 1, 1) : NULL;
         if (!mark)
             continue;
-        for (size_t i = 0; i < a->sums_cap; i++) {
+        for (size_t i = 0; i < a->sums_n; i++) {
             const uint32_t st = a->sums[i].stack;
-            if (a->sums[i].used && !(a->sums[i].type & TRIGGER_TYPE) && st &&
+            if (!(a->sums[i].type & TRIGGER_TYPE) && st &&
                 !(st & WALK_STACK) == !walks && !mark[st & ~WALK_STACK]) {
                 mark[st & ~WALK_STACK] = 1;
                 a->stats.distinct_stacks++;

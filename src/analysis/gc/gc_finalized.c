@@ -55,8 +55,7 @@ struct gcs_finalized {
     gcs_gc_kind_cache kinds;
     type_entry *types; /* open addressing, types_cap a power of two */
     size_t types_n, types_cap;
-    uint32_t *row_slots; /* (pid, name) -> row index + 1; rows_slots_cap a power of two */
-    size_t row_slots_cap;
+    gcs_index row_index; /* (pid, private, name) -> row */
     row *rows;
     size_t rows_n, rows_cap;
     process_acc *procs;
@@ -91,7 +90,7 @@ void gcs_finalized_free(gcs_finalized *fz)
     if (!fz)
         return;
     free(fz->types);
-    free(fz->row_slots);
+    gcs_index_free(&fz->row_index);
     free(fz->rows);
     free(fz->procs);
     free(fz->scratch);
@@ -171,22 +170,10 @@ static uint64_t row_hash(uint32_t pid, bool is_private, const char *name)
     return gcs_hash_mix(gcs_hash_bytes((GCS_HASH_SEED ^ pid) + is_private, name, strlen(name)));
 }
 
-static bool row_slots_grow(gcs_finalized *fz)
+static uint64_t row_hash_of(const void *ctx, uint32_t id)
 {
-    size_t cap = fz->row_slots_cap ? fz->row_slots_cap * 2 : 64;
-    uint32_t *s = calloc(cap, sizeof *s);
-    if (!s)
-        return false;
-    for (size_t i = 0; i < fz->rows_n; i++) {
-        size_t k = row_hash(fz->rows[i].pid, fz->rows[i].is_private, fz->rows[i].name) & (cap - 1);
-        while (s[k])
-            k = (k + 1) & (cap - 1);
-        s[k] = (uint32_t)i + 1;
-    }
-    free(fz->row_slots);
-    fz->row_slots = s;
-    fz->row_slots_cap = cap;
-    return true;
+    const row *r = &((const row *)ctx)[id];
+    return row_hash(r->pid, r->is_private, r->name);
 }
 
 /* The row of (pid, name), added (count 0) when absent; NO_ROW when memory
@@ -195,22 +182,18 @@ static bool row_slots_grow(gcs_finalized *fz)
 static uint32_t row_of(gcs_finalized *fz, uint32_t pid, uint32_t proc, bool is_private,
                        const char *name)
 {
-    uint64_t h = row_hash(pid, is_private, name);
-    if (fz->row_slots_cap) {
-        for (size_t k = h & (fz->row_slots_cap - 1); fz->row_slots[k];
-             k = (k + 1) & (fz->row_slots_cap - 1)) {
-            const row *r = &fz->rows[fz->row_slots[k] - 1];
-            if (r->pid == pid && r->is_private == is_private && strcmp(r->name, name) == 0)
-                return fz->row_slots[k] - 1;
-        }
+    const uint64_t h = row_hash(pid, is_private, name);
+    uint32_t id;
+    for (size_t k = gcs_index_first(&fz->row_index, h); gcs_index_id(&fz->row_index, k, &id);
+         k = gcs_index_next(&fz->row_index, k)) {
+        const row *r = &fz->rows[id];
+        if (r->pid == pid && r->is_private == is_private && strcmp(r->name, name) == 0)
+            return id;
     }
-    if (((fz->rows_n + 1) * 2 > fz->row_slots_cap && !row_slots_grow(fz)) ||
+    if (!gcs_index_room(&fz->row_index, fz->rows_n, row_hash_of, fz->rows) ||
         !gcs_array_reserve((void **)&fz->rows, &fz->rows_cap, fz->rows_n + 1, sizeof *fz->rows, 16))
         return NO_ROW;
-    size_t k = h & (fz->row_slots_cap - 1);
-    while (fz->row_slots[k])
-        k = (k + 1) & (fz->row_slots_cap - 1);
-    fz->row_slots[k] = (uint32_t)fz->rows_n + 1;
+    gcs_index_put(&fz->row_index, h, (uint32_t)fz->rows_n);
     fz->rows[fz->rows_n] = (row){pid, name, 0, proc, is_private};
     return (uint32_t)fz->rows_n++;
 }
