@@ -1,8 +1,8 @@
 /*
  * bench/touch_floor.c - the least time any reader needs to look at every
- * event of a trace once: the files are mapped in 16 MiB windows (as
- * gcscope maps them) and one byte is loaded every STRIDE bytes, STRIDE
- * being the trace's bytes per event. A reader that finds each event's
+ * event of a trace once: the files are read into a 256 KiB buffer (as
+ * gcscope reads them, GCS_STREAM_READ_CHUNK) and one byte is loaded every
+ * STRIDE bytes, STRIDE being the trace's bytes per event. A reader that finds each event's
  * header must at least touch memory that often; whatever it then does
  * with the event costs more. A program that prints a figure, not a test.
  *
@@ -16,8 +16,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,31 +28,29 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+#define CHUNK ((size_t)256 << 10)
+
 /* Loads one byte every stride bytes of the file; false if it cannot be read. */
 static bool touch_file(const char *path, size_t stride, uint64_t *sum)
 {
+    static uint8_t buf[CHUNK];
     int fd = open(path, O_RDONLY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        if (fd >= 0)
-            close(fd);
+    if (fd < 0)
         return false;
-    }
-    size_t size = (size_t)st.st_size;
-    /* Window starts are multiples of WINDOW (page aligned); the stride
-     * runs on across windows. */
-    size_t next = 0;
-    for (size_t off = 0; off < size; off += WINDOW) {
-        size_t len = size - off < WINDOW ? size - off : WINDOW;
-        const volatile uint8_t *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, (off_t)off);
-        if (m == MAP_FAILED) {
+    /* The stride runs on across reads. */
+    uint64_t at = 0, next = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0) {
             close(fd);
             return false;
         }
-        (void)madvise((void *)m, len, MADV_SEQUENTIAL);
-        for (; next < off + len; next += stride)
-            *sum += m[next - off];
-        munmap((void *)m, len);
+        if (n == 0)
+            break;
+        const volatile uint8_t *m = buf;
+        for (; next < at + (uint64_t)n; next += stride)
+            *sum += m[next - at];
+        at += (uint64_t)n;
     }
     close(fd);
     return true;

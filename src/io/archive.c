@@ -2,8 +2,8 @@
  * io/archive.c - the member of an archive as a medium (see archive.h).
  *
  * Flow: outer gcs_stream -> outer_read (libarchive's read callback, which
- * lends the stream's current view: a mapped window or the read buffer,
- * no copy) -> libarchive (zip/tar reading, gzip/xz/zstd/bzip2 filters)
+ * lends the stream's current view: the read buffer or the memory, no
+ * copy) -> libarchive (zip/tar reading, gzip/xz/zstd/bzip2 filters)
  * -> archive_read_data into the inner stream's buffer (member_read).
  *
  * Only filters libarchive has built in are enabled: one it would run as an
@@ -67,8 +67,8 @@ const char *gcs_archive_kind_name(gcs_archive_kind kind)
 
 /*
  * libarchive's read callback: the outer stream's bytes up to the next
- * multiple of GCS_ARCHIVE_LEND_BYTES of the input, in place (a mapped
- * window, the read buffer, memory: no copy). The piece lent last time is
+ * multiple of GCS_ARCHIVE_LEND_BYTES of the input, in place (the read
+ * buffer or memory: no copy). The piece lent last time is
  * consumed first (libarchive is done with it). Pieces at fixed offsets,
  * whatever the medium gives a read: libarchive inflates what it is lent
  * in one go and drops that output when the data fails, so the bytes of a

@@ -16,11 +16,12 @@
 
 /* Largest unit a container may ask to have buffered at once. */
 #define GCS_STREAM_MAX_UNIT ((size_t)64 << 20)
-/* Bytes read from the medium per call (read path). */
-#define GCS_STREAM_READ_CHUNK ((size_t)1 << 20)
-/* Bytes of a regular file mapped at once (mapped path); a unit larger than
- * this gets a window of its own size. */
-#define GCS_STREAM_MAP_WINDOW ((size_t)16 << 20)
+/* Bytes asked of the medium per read() at least. Small enough that the
+ * buffer stays in the core's L2 cache between the copy and the parse:
+ * measured on the bench traces (docs/performance.md, "Twentieth
+ * landing"), 64-256 KiB read fastest, 1 MiB 5-10 % slower, 16 MiB 1.5-3x
+ * slower. A unit larger than this grows the buffer to its size. */
+#define GCS_STREAM_READ_CHUNK ((size_t)256 << 10)
 
 /* The path a source was opened from (gcs_source_open_file), or NULL: the
  * CTF container reads a trace's files by path (format/ctf). */
@@ -33,34 +34,25 @@ bool gcs_source_is_dir(const gcs_source *src);
 gcs_status gcs_source_read(gcs_source *src, void *buf, size_t cap, size_t *got);
 
 /*
- * Test seam: gcs_source_open_file with windows of window_bytes (rounded up
- * to whole pages, at most GCS_STREAM_MAX_UNIT) instead of
- * GCS_STREAM_MAP_WINDOW, so tests can end windows inside units.
+ * Test seam: gcs_source_open_file whose every read() asks for at most
+ * max_read bytes (0: no cap), so tests can end reads inside units.
  */
-gcs_source *gcs_source_open_file_window(const char *path, size_t window_bytes, gcs_error *err);
+gcs_source *gcs_source_open_file_reads(const char *path, size_t max_read, gcs_error *err);
 
 /*
- * Zero copy: media that can be viewed in place are not copied. A regular
- * file opened by gcs_source_open_file is mapped (read-only, private) in
- * windows of GCS_STREAM_MAP_WINDOW bytes, each unmapped when the next is
- * mapped, so resident memory stays about one window whatever the file
- * size; when the position reaches the size last seen, the file is checked
- * again and, if it grew (a trace still being written), more is mapped.
- * If mapping fails the stream falls back to read() for that source. A
- * memory source is viewed whole, with no copy at all. Other media (fd,
- * custom read functions, live sockets) are read into a growable buffer.
+ * Copies: a memory source is viewed whole, in place, with no copy at all.
+ * Every other medium (a file by path, a descriptor, a live socket, custom
+ * read functions) is read into one growable buffer, GCS_STREAM_READ_CHUNK
+ * bytes a read at least, its consumed bytes dropped before each read.
  *
- * Caveat of mapping: if another process truncates the file while it is
- * mapped, touching the lost pages raises SIGBUS. That is a concurrent
- * writer destroying the file under the reader, not hostile bytes: any
- * content of the file, however malformed, is still handled by the length
- * checks of the containers.
+ * Regular files are read, not mapped: on the machines measured a mapped
+ * file cost a page fault per 16-64 KiB of trace, which took `info` 1.7-2.3x
+ * longer than reading the same file into a buffer the cache keeps
+ * (docs/performance.md, "Twentieth landing"). Reading also leaves no
+ * SIGBUS to fear when another process truncates the file, and a file
+ * still being written is read to the end it has when the reader gets
+ * there.
  */
-typedef enum gcs_stream_mode {
-    GCS_STREAM_READ, /* read() into buf (memory sources: a view with eof set) */
-    GCS_STREAM_MAP   /* windows of a mapped regular file */
-} gcs_stream_mode;
-
 /* Told before the view moves (see gcs_stream_set_on_move). */
 typedef void (*gcs_stream_move_fn)(void *ctx);
 
@@ -70,17 +62,8 @@ typedef struct gcs_stream {
     size_t pos;
     uint64_t base;       /* input offset of data[0] */
     gcs_source *src;
-    gcs_stream_mode mode;
     bool eof;            /* the medium said GCS_END */
-    gcs_buf buf;         /* read path: the bytes read (data == buf.data) */
-    /* mapped path */
-    int fd;
-    void *map;           /* the window mapped, map_len bytes */
-    size_t map_len;
-    size_t window;       /* default window length (whole pages) */
-    size_t page;
-    uint64_t file_start; /* file offset of input offset 0 */
-    uint64_t file_size;  /* as last seen by fstat */
+    gcs_buf buf;         /* the bytes read (data == buf.data; unused for memory) */
     gcs_stream_move_fn on_move; /* before the view moves; NULL: nobody asked */
     void *on_move_ctx;
 } gcs_stream;
@@ -97,17 +80,18 @@ void gcs_stream_init_ended(gcs_stream *s, gcs_source *src);
  * (medium has no data yet), GCS_END (input ended with fewer than n bytes
  * left: gcs_stream_avail tells how many), GCS_ERR_LIMIT (n beyond
  * GCS_STREAM_MAX_UNIT), or the medium's error. Pointers obtained from the
- * stream before a call may be invalid after it (the buffer moves, the
- * window is unmapped): keep copies of what must outlive a step.
+ * stream before a call may be invalid after it (the buffer is compacted
+ * or grown): keep copies of what must outlive a step.
  */
 gcs_status gcs_stream_need(gcs_stream *s, size_t n, gcs_error *err);
 
 /*
  * Asks to be told (fn(ctx)) right before bytes peeked earlier become
- * invalid: a window about to be unmapped, the read buffer about to be
- * compacted or grown. Until then every byte peeked stays where it is, so
- * a reader may keep pointing into the view across units (a mapped file
- * moves once a window, a memory source never). Set after gcs_stream_init.
+ * invalid: the read buffer about to be compacted or grown. Until then
+ * every byte peeked stays where it is, so a reader may keep pointing into
+ * the view across units (the buffer moves about once a
+ * GCS_STREAM_READ_CHUNK, a memory source never). Set after
+ * gcs_stream_init.
  */
 void gcs_stream_set_on_move(gcs_stream *s, gcs_stream_move_fn fn, void *ctx);
 

@@ -3,10 +3,11 @@
  * reader of the traces LTTng writes (docs/format-ctf.md, "Our own reader").
  *
  * Each trace folder's metadata is parsed by ctf_tsdl.c; each stream file
- * (every regular file of the folder but "metadata" and dot files) is
- * mapped whole and read one packet at a time in place, the pages of the
- * packets read given back as it goes (where it cannot be mapped, each
- * packet is read with pread into a buffer of that packet's size):
+ * (every regular file of the folder but "metadata" and dot files) is read
+ * one packet at a time with pread into a buffer of that packet's content
+ * (files are not mapped: a mapped stream file took twice as long to read,
+ * one page fault per few pages; docs/performance.md, "Twentieth
+ * landing"):
  *
  *   packet   := trace.packet.header  stream.packet.context  event*
  *   event    := stream.event.header  stream.event.context  event.context  event.fields
@@ -27,8 +28,7 @@
  * layout, pid/tid from vpid/vtid, processor from cpu_id, procname names.
  * Memory: one packet per stream file (LTTng's sub-buffers, 512 KiB to a few
  * MiB), not the trace. A stream file cut by another process while it is
- * mapped ends the process with SIGBUS when a page past its new end is
- * read (a cut seen when the file is opened is read as always).
+ * read is a read error at the packet that is gone.
  */
 #include <assert.h>
 #include <dirent.h>
@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -159,12 +158,10 @@ typedef struct ctf_file {
     int fd;
     uint64_t size;
     uint64_t packet_at, packet_bytes; /* the packet in data, in the file */
-    const uint8_t *data; /* the bytes read_at made available: in map, or buf */
-    const uint8_t *map;  /* the whole file mapped (NULL: read into buf) */
-    size_t map_size;
-    size_t map_kept;     /* the mapping's pages before it are released */
+    const uint8_t *data; /* the bytes read_at made available (buf) */
     uint8_t *buf;
     size_t buf_cap;
+    uint64_t buf_at, buf_len; /* buf holds file bytes [buf_at, buf_at + buf_len) */
     ctf_decoder d;
     uint64_t *regs;
     const ctf_stream_class *sc;
@@ -364,25 +361,22 @@ static gcs_status file_error(native_container *c, ctf_file *f, gcs_status status
                     what, (unsigned long long)at);
 }
 
-/* Makes f->data point at file bytes [at, at + n): in the mapping, or
- * read into buf. */
+/* Makes f->data point at file bytes [at, at + n), read into buf; bytes
+ * from `at` already there (a packet's probe) are kept, the rest read. */
 static gcs_status read_at(native_container *c, ctf_file *f, uint64_t at, uint64_t n,
                           gcs_error *err)
 {
-    if (f->map && at <= f->map_size && n <= f->map_size - at) {
-        f->data = f->map + at;
-        return GCS_OK;
-    }
-    f->data = f->buf;
+    uint64_t got = f->buf_at == at && f->buf_len <= n ? f->buf_len : 0;
     if (n > f->buf_cap) {
         uint8_t *b = realloc(f->buf, (size_t)n);
         if (!b)
             return GCS_FAIL(err, GCS_ERR_NOMEM, at, "out of memory");
         f->buf = b;
         f->buf_cap = (size_t)n;
-        f->data = f->buf;
     }
-    uint64_t got = 0;
+    f->data = f->buf;
+    f->buf_at = at;
+    f->buf_len = got;
     while (got < n) {
         ssize_t r = pread(f->fd, f->buf + got, (size_t)(n - got), (off_t)(at + got));
         if (r < 0 && errno == EINTR)
@@ -391,23 +385,9 @@ static gcs_status read_at(native_container *c, ctf_file *f, uint64_t at, uint64_
             return GCS_FAIL(err, GCS_ERR_IO, at + got, "cannot read stream file %s: %s",
                             shown_path(c, f->path), r < 0 ? strerror(errno) : "it shrank");
         got += (uint64_t)r;
+        f->buf_len = got;
     }
     return GCS_OK;
-}
-
-/* Gives the mapping's pages before file byte `at` back (the packets
- * before it are read and no event points into them any more), so that the
- * memory used stays a packet's per file, as when reading into a buffer. */
-static void release_before(ctf_file *f, uint64_t at)
-{
-    /* Asked each time (no static: two traces may be read in two threads). */
-    const long ps = sysconf(_SC_PAGESIZE);
-    const size_t page = ps > 0 ? (size_t)ps : 4096;
-    size_t end = (size_t)(at < f->map_size ? at : f->map_size) / page * page;
-    if (end > f->map_kept) {
-        madvise((void *)(uintptr_t)(f->map + f->map_kept), end - f->map_kept, MADV_DONTNEED);
-        f->map_kept = end;
-    }
 }
 
 /* Whether struct t has an integer member `name` mapped to a clock. */
@@ -478,8 +458,6 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
         f->d.clock = f->regs[CTF_ROLE_TIMESTAMP_END];
     f->in_packet = false;
     uint64_t at = f->packet_at + f->packet_bytes;
-    if (f->map)
-        release_before(f, at);
     if (at >= f->size) {
         f->done = true;
         return GCS_OK;
@@ -522,7 +500,9 @@ static gcs_status next_packet(native_container *c, ctf_file *f, gcs_error *err)
         goto cut;
     f->packet_bytes = packet_bits / 8;
     uint64_t header_bits = f->d.pos;
-    if (f->packet_bytes > probe && (st = read_at(c, f, at, f->packet_bytes, err)) != GCS_OK)
+    /* The content, not the padding after it (no event reaches there). */
+    uint64_t content_bytes = (content_bits + 7) / 8;
+    if (content_bytes > probe && (st = read_at(c, f, at, content_bytes, err)) != GCS_OK)
         return st;
     f->d.data = f->data;
     f->d.pos = header_bits;
@@ -1671,8 +1651,6 @@ static void native_destroy(gcs_container *base)
             close(f->fd);
         free(f->path);
         free(f->buf);
-        if (f->map)
-            munmap((void *)(uintptr_t)f->map, f->map_size);
         free(f->regs);
         gcs_buf_free(&f->payload);
     }
@@ -1723,15 +1701,6 @@ static gcs_status open_files(native_container *c, gcs_error *err)
             return GCS_FAIL(err, GCS_ERR_IO, 0, "cannot open stream file %s: %s",
                             shown_path(c, f->path), strerror(errno));
         f->size = (uint64_t)sb.st_size;
-        /* The whole file mapped, its packets read in place (no copy);
-         * where it cannot be, each packet is read into a buffer. */
-        if (f->size > 0 && f->size <= SIZE_MAX) {
-            void *m = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, f->fd, 0);
-            if (m != MAP_FAILED) {
-                f->map = m;
-                f->map_size = (size_t)f->size;
-            }
-        }
         f->regs = calloc(f->trace->meta.n_regs, sizeof *f->regs);
         if (!f->regs)
             return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory");
