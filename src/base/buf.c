@@ -1,8 +1,14 @@
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* mremap */
+#endif
 #include "base/buf.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -71,6 +77,96 @@ bool gcs_array_reserve(void **arr, size_t *cap, size_t need, size_t elem_size, s
     *cap = ncap;
     return true;
 }
+
+#if defined(__linux__) && defined(MREMAP_MAYMOVE) && defined(MREMAP_FIXED) && \
+    defined(MADV_HUGEPAGE)
+#define BIG_HUGE ((size_t)2 << 20)
+
+static size_t big_round(size_t bytes) { return (bytes + BIG_HUGE - 1) & ~(BIG_HUGE - 1); }
+
+/* A fresh mapping of len bytes (a multiple of BIG_HUGE) at a BIG_HUGE
+ * boundary: mapped BIG_HUGE longer, the ends trimmed. */
+static void *big_map(size_t len)
+{
+    if (len > SIZE_MAX - BIG_HUGE)
+        return NULL;
+    uint8_t *m = mmap(NULL, len + BIG_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                      -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    uint8_t *a = (uint8_t *)(((uintptr_t)m + BIG_HUGE - 1) & ~(uintptr_t)(BIG_HUGE - 1));
+    if (a > m)
+        munmap(m, (size_t)(a - m));
+    size_t tail = (size_t)(m + len + BIG_HUGE - (a + len));
+    if (tail)
+        munmap(a + len, tail);
+    (void)madvise(a, len, MADV_HUGEPAGE);
+    return a;
+}
+
+void *gcs_big_resize(void *p, size_t old_bytes, size_t bytes)
+{
+    bool was_big = p && old_bytes >= GCS_BIG_BYTES;
+    if (bytes < GCS_BIG_BYTES) {
+        if (!was_big)
+            return realloc(p, bytes ? bytes : 1);
+        void *n = malloc(bytes ? bytes : 1);
+        if (!n)
+            return NULL;
+        memcpy(n, p, bytes);
+        munmap(p, big_round(old_bytes));
+        return n;
+    }
+    size_t len = big_round(bytes);
+    if (!was_big) {
+        void *n = big_map(len);
+        if (n && p)
+            memcpy(n, p, old_bytes < bytes ? old_bytes : bytes);
+        if (n)
+            free(p);
+        return n;
+    }
+    size_t old_len = big_round(old_bytes);
+    if (len == old_len)
+        return p;
+    /* In place when the addresses after it are free, else the pages move
+     * (page tables, not bytes) to a fresh aligned mapping. */
+    void *n = mremap(p, old_len, len, 0);
+    if (n != MAP_FAILED)
+        return n;
+    if (len < old_len)
+        return p; /* shrinking in place cannot fail on Linux; keep it whole */
+    uint8_t *dst = big_map(len);
+    if (!dst)
+        return NULL;
+    n = mremap(p, old_len, old_len, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+    if (n == MAP_FAILED) {
+        munmap(dst, len);
+        return NULL;
+    }
+    return n;
+}
+
+void gcs_big_free(void *p, size_t bytes)
+{
+    if (p && bytes >= GCS_BIG_BYTES)
+        munmap(p, big_round(bytes));
+    else
+        free(p);
+}
+#else
+void *gcs_big_resize(void *p, size_t old_bytes, size_t bytes)
+{
+    (void)old_bytes;
+    return realloc(p, bytes ? bytes : 1);
+}
+
+void gcs_big_free(void *p, size_t bytes)
+{
+    (void)bytes;
+    free(p);
+}
+#endif
 
 struct gcs_arena_chunk {
     gcs_arena_chunk *next;

@@ -34,6 +34,22 @@ gcs_status gcs_buf_append(gcs_buf *b, const void *data, size_t n);
  */
 bool gcs_array_reserve(void **arr, size_t *cap, size_t need, size_t elem_size, size_t min_cap);
 
+/*
+ * Arrays that may grow large (one record per GC): gcs_big_resize gives
+ * `bytes` bytes keeping the first min(old_bytes, bytes) of p; gcs_big_free
+ * frees what it gave. Callers pass the size they asked for last (old_bytes,
+ * bytes): below GCS_BIG_BYTES the memory is malloc's; from it on (Linux)
+ * it is a mapping of its own aligned to 2 MiB, offered to the kernel for
+ * transparent huge pages, grown with mremap, which moves pages instead of
+ * copying them. A page fault per 4 KiB of a fresh array cost more than the
+ * analysis that fills it on the machines measured (docs/performance.md,
+ * "Twentieth landing"); a huge page faults once per 2 MiB. NULL when out
+ * of memory (p then unchanged). Elsewhere: realloc and free.
+ */
+#define GCS_BIG_BYTES ((size_t)4 << 20)
+void *gcs_big_resize(void *p, size_t old_bytes, size_t bytes);
+void gcs_big_free(void *p, size_t bytes);
+
 /* Bump allocator: many small objects freed together. */
 typedef struct gcs_arena_chunk gcs_arena_chunk;
 typedef struct gcs_arena {

@@ -176,6 +176,46 @@ static void test_array_reserve(void)
     free(a);
 }
 
+/* A big array keeps its bytes through every growth and shrink, across
+ * the line between malloc's memory and a mapping of its own (a block
+ * placed after the first mapping makes growing in place fail, so the
+ * pages move), and is freed by the size it was last given. */
+static void test_big_resize(void)
+{
+    static const size_t sizes[] = {1000,        GCS_BIG_BYTES - 8,     GCS_BIG_BYTES,
+                                   3 * GCS_BIG_BYTES + 12345, 9 * GCS_BIG_BYTES, 5000,
+                                   2 * GCS_BIG_BYTES, 24 * GCS_BIG_BYTES};
+    uint32_t *a = NULL;
+    size_t have = 0; /* bytes of a holding the pattern */
+    size_t bytes = 0;
+    void *blocker = NULL;
+    bool all_kept = true;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        uint32_t *n = gcs_big_resize(a, bytes, sizes[k]);
+        CHECK(n != NULL);
+        if (!n)
+            break;
+        a = n;
+        size_t keep = have < sizes[k] ? have : sizes[k];
+        for (size_t i = 0; i < keep / 4; i++)
+            if (a[i] != (uint32_t)(i * 2654435761u))
+                all_kept = false;
+        bytes = sizes[k];
+        for (size_t i = 0; i < bytes / 4; i++)
+            a[i] = (uint32_t)(i * 2654435761u);
+        have = bytes / 4 * 4;
+        if (!blocker && bytes >= GCS_BIG_BYTES)
+            blocker = gcs_big_resize(NULL, 0, GCS_BIG_BYTES); /* likely right after a */
+    }
+    CHECK(all_kept);
+    gcs_big_free(a, bytes);
+    gcs_big_free(blocker, GCS_BIG_BYTES);
+    /* Small and empty: malloc's. */
+    void *s = gcs_big_resize(NULL, 0, 0);
+    CHECK(s != NULL);
+    gcs_big_free(s, 0);
+}
+
 static void test_error_line(void)
 {
     gcs_error e;
@@ -194,6 +234,7 @@ int main(void)
     RUN(test_utf16z_scan);
     RUN(test_buf_cap);
     RUN(test_array_reserve);
+    RUN(test_big_resize);
     RUN(test_error_line);
     return check_report("test_base");
 }

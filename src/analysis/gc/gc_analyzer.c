@@ -18,6 +18,7 @@
 
 #include "analysis/gc/gc_internal.h"
 #include "analysis/gc/gc_survival.h"
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/sat_math.h"
 
@@ -107,14 +108,19 @@ static gcs_status gc_append(gcs_gc_analyzer *an, gcs_gc_runtime *rt, int64_t *in
         size_t cap = rt->cap ? rt->cap * 2 : 64;
         if (cap > an->max_gcs)
             cap = an->max_gcs;
-        gcs_gc_info *info = realloc(rt->info, cap * sizeof *info);
+        /* priv first: its own cap says what it holds when info fails. */
+        if (rt->priv_cap < cap) {
+            gcs_gc_priv *priv = gcs_big_resize(rt->priv, rt->priv_cap * sizeof *priv,
+                                               cap * sizeof *priv);
+            if (!priv)
+                return GCS_ERR_NOMEM;
+            rt->priv = priv;
+            rt->priv_cap = cap;
+        }
+        gcs_gc_info *info = gcs_big_resize(rt->info, rt->cap * sizeof *info, cap * sizeof *info);
         if (!info)
             return GCS_ERR_NOMEM;
         rt->info = info;
-        gcs_gc_priv *priv = realloc(rt->priv, cap * sizeof *priv);
-        if (!priv)
-            return GCS_ERR_NOMEM;
-        rt->priv = priv;
         rt->cap = cap;
     }
     size_t i = rt->n++;
@@ -931,8 +937,8 @@ void gcs_gc_analyzer_free(gcs_gc_analyzer *an)
     if (!an)
         return;
     for (size_t i = 0; i < an->runtime_count; i++) {
-        free(an->runtimes[i]->info);
-        free(an->runtimes[i]->priv);
+        gcs_big_free(an->runtimes[i]->info, an->runtimes[i]->cap * sizeof(gcs_gc_info));
+        gcs_big_free(an->runtimes[i]->priv, an->runtimes[i]->priv_cap * sizeof(gcs_gc_priv));
         free(an->runtimes[i]->heap_allocs);
         free(an->runtimes[i]);
     }

@@ -56,8 +56,9 @@ typedef struct gcs_gc_runtime {
     uint32_t pid;
     uint16_t clr_instance_id;
     gcs_gc_info *info;  /* parallel arrays, index = list position */
-    gcs_gc_priv *priv;
-    size_t n, cap;
+    gcs_gc_priv *priv;  /* (gcs_big_resize: one mapping each once large) */
+    size_t n, cap;      /* cap: of both; priv_cap differs after a failed growth */
+    size_t priv_cap;
     gcs_gc_heap_alloc *heap_allocs; /* every per-heap history's allocation data */
     size_t heap_alloc_n, heap_alloc_cap;
     int64_t suspend_tid_gc, suspend_tid_bgc, suspend_tid_other; /* -1: none */
