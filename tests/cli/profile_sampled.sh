@@ -6,10 +6,15 @@
 # profiled with `gcscope profile`:
 #   - EventPipe's estimated bytes (sum of AllocationAmount) are within 2 %
 #     of the exact bytes;
-#   - the fractions of samples that died in a gen-0 GC, in a gen-1 GC, and
-#     that were alive at the end are each within 4 standard errors
+#   - the fractions of samples that died young (in a gen-0 or a gen-1 GC)
+#     and that were alive at the end are each within 4 standard errors
 #     (sqrt(p(1-p)/samples)) plus 3 points (the two runs' GCs fall at
 #     slightly different moments) of the exact fractions.
+# Gen 0 and gen 1 apart would compare the two runs' GC schedules, not the
+# views: on one machine (2026-11-28) the EventPipe run made 9 gen-0 GCs and
+# 1 gen-1 GC, the profiled run as many gen-1 GCs as it took for half the
+# items to die in one (sampled 0.667 died in gen 0, exact 0.472), while
+# the items that died young were 0.907 and 0.957.
 set -u
 GCSCOPE=${GCSCOPE:-build/asan/gcscope}
 . tests/cli/profile_lib.inc
@@ -45,12 +50,14 @@ BEGIN { getline sl < sfile; split(sl, s, ",") }
     if (n < 100) { print "sampled: only " n " samples"; exit 1 }
     est = s[31]; bytes = $3
     if (est < bytes * 0.98 || est > bytes * 1.02) { print "estimated bytes " est " vs exact " bytes; exit 1 }
-    split("4 5 12", cols, " "); split("died_gen0 died_gen1 alive_end", names, " ")
-    for (i = 1; i <= 3; i++) {
-        c = cols[i]; p = $c / en; q = s[c] / n
+    printf "died in a gen-0 GC: sampled %.3f, exact %.3f; in a gen-1 GC: sampled %.3f, exact %.3f (not compared)\n", s[4] / n, $4 / en, s[5] / n, $5 / en
+    split("died_young alive_end", names, " ")
+    sv[1] = s[4] + s[5]; ev[1] = $4 + $5; sv[2] = s[12]; ev[2] = $12
+    for (i = 1; i <= 2; i++) {
+        p = ev[i] / en; q = sv[i] / n
         se = sqrt(p * (1 - p) / n)
         d = q - p; if (d < 0) d = -d
-        printf "%s: sampled %.3f (%d of %d), exact %.3f (%d of %d), se %.3f\n", names[i], q, s[c], n, p, $c, en, se
+        printf "%s: sampled %.3f (%d of %d), exact %.3f (%d of %d), se %.3f\n", names[i], q, sv[i], n, p, ev[i], en, se
         if (d > 4 * se + 0.03) { print names[i] ": outside the sampling error"; exit 1 }
     }
     printf "estimated bytes %d, exact %d\n", est, bytes
