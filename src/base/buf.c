@@ -168,6 +168,24 @@ void gcs_big_free(void *p, size_t bytes)
 }
 #endif
 
+bool gcs_big_reserve(void **arr, size_t *cap, size_t need, size_t elem_size, size_t min_cap)
+{
+    assert(elem_size > 0);
+    if (need <= *cap)
+        return true;
+    size_t ncap = *cap ? *cap : (min_cap ? min_cap : 1);
+    while (ncap < need)
+        ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
+    if (ncap > SIZE_MAX / elem_size)
+        return false;
+    void *p = gcs_big_resize(*arr, *cap * elem_size, ncap * elem_size);
+    if (!p)
+        return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
 struct gcs_arena_chunk {
     gcs_arena_chunk *next;
     size_t used, size;

@@ -46,9 +46,12 @@ bool gcs_array_reserve(void **arr, size_t *cap, size_t need, size_t elem_size, s
  * "Twentieth landing"); a huge page faults once per 2 MiB. NULL when out
  * of memory (p then unchanged). Elsewhere: realloc and free.
  */
-#define GCS_BIG_BYTES ((size_t)4 << 20)
+#define GCS_BIG_BYTES ((size_t)2 << 20)
 void *gcs_big_resize(void *p, size_t old_bytes, size_t bytes);
 void gcs_big_free(void *p, size_t bytes);
+/* gcs_array_reserve for such an array (free it with gcs_big_free(*arr,
+ * *cap * elem_size)). */
+bool gcs_big_reserve(void **arr, size_t *cap, size_t need, size_t elem_size, size_t min_cap);
 
 /* Bump allocator: many small objects freed together. */
 typedef struct gcs_arena_chunk gcs_arena_chunk;

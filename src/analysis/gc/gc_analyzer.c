@@ -134,14 +134,9 @@ static gcs_status gc_append(gcs_gc_analyzer *an, gcs_gc_runtime *rt, int64_t *in
 /* A new per-heap allocation record chained at the end of GC g's list. */
 static gcs_gc_heap_alloc *heap_alloc_append(gcs_gc_runtime *rt, int64_t g)
 {
-    if (rt->heap_alloc_n == rt->heap_alloc_cap) {
-        size_t cap = rt->heap_alloc_cap ? rt->heap_alloc_cap * 2 : 64;
-        gcs_gc_heap_alloc *p = realloc(rt->heap_allocs, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        rt->heap_allocs = p;
-        rt->heap_alloc_cap = cap;
-    }
+    if (!gcs_big_reserve((void **)&rt->heap_allocs, &rt->heap_alloc_cap, rt->heap_alloc_n + 1,
+                         sizeof *rt->heap_allocs, 64))
+        return NULL;
     int64_t k = (int64_t)rt->heap_alloc_n++;
     gcs_gc_heap_alloc *ha = &rt->heap_allocs[k];
     memset(ha, 0, sizeof *ha);
@@ -939,7 +934,8 @@ void gcs_gc_analyzer_free(gcs_gc_analyzer *an)
     for (size_t i = 0; i < an->runtime_count; i++) {
         gcs_big_free(an->runtimes[i]->info, an->runtimes[i]->cap * sizeof(gcs_gc_info));
         gcs_big_free(an->runtimes[i]->priv, an->runtimes[i]->priv_cap * sizeof(gcs_gc_priv));
-        free(an->runtimes[i]->heap_allocs);
+        gcs_big_free(an->runtimes[i]->heap_allocs,
+                     an->runtimes[i]->heap_alloc_cap * sizeof(gcs_gc_heap_alloc));
         free(an->runtimes[i]);
     }
     free(an->runtimes);

@@ -184,10 +184,10 @@ static bool spare_at_least(gcs_tracked_object **spare, size_t *spare_cap, size_t
 {
     if (*spare_cap >= n)
         return true;
-    gcs_tracked_object *grown = malloc(n * sizeof *grown);
+    gcs_tracked_object *grown = gcs_big_resize(NULL, 0, n * sizeof *grown);
     if (!grown)
         return false;
-    free(*spare);
+    gcs_big_free(*spare, *spare_cap * sizeof **spare);
     *spare = grown;
     *spare_cap = n;
     return true;
@@ -328,8 +328,8 @@ void gcs_objtrack_free(gcs_objtrack *t)
 {
     if (!t)
         return;
-    free(t->objs);
-    free(t->spare);
+    gcs_big_free(t->objs, t->cap * sizeof *t->objs);
+    gcs_big_free(t->spare, t->spare_cap * sizeof *t->spare);
     free(t->recent);
     free(t->flagged);
     free(t->pending);
@@ -342,7 +342,7 @@ void gcs_objtrack_free(gcs_objtrack *t)
     free(t->ranges_spare);
     free(t->old_layout);
     free(t->at);
-    free(t->table);
+    gcs_big_free(t->table, t->table_cap * sizeof *t->table);
     free(t);
 }
 
@@ -505,7 +505,7 @@ static gcs_tracked_object *find_in(gcs_tracked_object *a, size_t n, uint64_t add
 static bool merge_into(gcs_tracked_object **a, size_t *n, size_t *cap, const gcs_tracked_object *b,
                        size_t bn)
 {
-    if (!gcs_array_reserve((void **)a, cap, *n + bn, sizeof **a, 1024))
+    if (!gcs_big_reserve((void **)a, cap, *n + bn, sizeof **a, 1024))
         return false;
     gcs_tracked_object *x = *a;
     size_t i = *n, j = bn, out = *n + bn;
@@ -706,11 +706,11 @@ static bool hashed_reserve(gcs_objtrack *t, size_t n)
         cap *= 2;
     if (cap > SIZE_MAX / sizeof(hash_entry))
         return false;
-    hash_entry *table = malloc(cap * sizeof *table);
+    hash_entry *table = gcs_big_resize(NULL, 0, cap * sizeof *table);
     if (!table)
         return false;
     memset(table, 0xff, cap * sizeof *table); /* every index EMPTY_ENTRY */
-    free(t->table);
+    gcs_big_free(t->table, t->table_cap * sizeof *t->table);
     t->table = table;
     t->table_cap = cap;
     t->table_shift = 64u - (unsigned)__builtin_ctzll((unsigned long long)cap);
@@ -736,7 +736,7 @@ static gcs_status merge_pending_hashed(gcs_objtrack *t, gcs_error *err)
     if (!sort_objects(t->pending, t->pn))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory sorting new objects");
     if (!hashed_reserve(t, t->n + t->pn) ||
-        !gcs_array_reserve((void **)&t->objs, &t->cap, t->n + t->pn, sizeof *t->objs, 1024))
+        !gcs_big_reserve((void **)&t->objs, &t->cap, t->n + t->pn, sizeof *t->objs, 1024))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory merging new objects");
     /* A probe costs two cache misses in large arrays: the table's entry,
      * then the object it names. Both are asked for ahead, in two stages
@@ -830,7 +830,7 @@ static void leave_hashed(gcs_objtrack *t)
         return;
     assert(t->pn == 0 && t->recent_n == 0 && t->old_n == 0);
     /* The table first: the sort's buffer may take its memory. */
-    free(t->table);
+    gcs_big_free(t->table, t->table_cap * sizeof *t->table);
     t->table = NULL;
     t->table_cap = 0;
     t->hashed = false;
