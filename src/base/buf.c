@@ -60,17 +60,23 @@ gcs_status gcs_buf_append(gcs_buf *b, const void *data, size_t n)
     return GCS_OK;
 }
 
-bool gcs_array_reserve(void **arr, size_t *cap, size_t need, size_t elem_size, size_t min_cap)
+/* The capacity an array of cap elements grows to for need (> cap):
+ * doubled from cap, or min_cap when empty; 0 when the bytes overflow. */
+static size_t grown_cap(size_t cap, size_t need, size_t elem_size, size_t min_cap)
 {
-    assert(elem_size > 0);
-    if (need <= *cap)
-        return true;
-    size_t ncap = *cap ? *cap : (min_cap ? min_cap : 1);
+    assert(elem_size > 0 && need > cap);
+    size_t ncap = cap ? cap : (min_cap ? min_cap : 1);
     while (ncap < need)
         ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
-    if (ncap > SIZE_MAX / elem_size)
-        return false;
-    void *p = realloc(*arr, ncap * elem_size);
+    return ncap > SIZE_MAX / elem_size ? 0 : ncap;
+}
+
+bool gcs_array_reserve(void **arr, size_t *cap, size_t need, size_t elem_size, size_t min_cap)
+{
+    if (need <= *cap)
+        return true;
+    size_t ncap = grown_cap(*cap, need, elem_size, min_cap);
+    void *p = ncap ? realloc(*arr, ncap * elem_size) : NULL;
     if (!p)
         return false;
     *arr = p;
@@ -170,15 +176,10 @@ void gcs_big_free(void *p, size_t bytes)
 
 bool gcs_big_reserve(void **arr, size_t *cap, size_t need, size_t elem_size, size_t min_cap)
 {
-    assert(elem_size > 0);
     if (need <= *cap)
         return true;
-    size_t ncap = *cap ? *cap : (min_cap ? min_cap : 1);
-    while (ncap < need)
-        ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
-    if (ncap > SIZE_MAX / elem_size)
-        return false;
-    void *p = gcs_big_resize(*arr, *cap * elem_size, ncap * elem_size);
+    size_t ncap = grown_cap(*cap, need, elem_size, min_cap);
+    void *p = ncap ? gcs_big_resize(*arr, *cap * elem_size, ncap * elem_size) : NULL;
     if (!p)
         return false;
     *arr = p;
