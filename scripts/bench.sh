@@ -35,7 +35,8 @@
 # (scripts/check-oracle.sh).
 # Targets (PASS/MISS): info >= 0.5x cat; stats >= 90% of info; events json
 # >= 10x TraceEvent's enumeration; stats >= 50x TraceEvent's GC analysis;
-# peak RSS <= 64 MB (objects: stated per tracked object instead).
+# peak RSS <= 64 MB (objects: stated per tracked object instead; stats
+# also stated per GC, as it keeps a record of each).
 set -eu
 GCSCOPE=${1:-build/gcscope}
 OUT=bench/out
@@ -167,6 +168,8 @@ for shape in $SHAPES; do
     json_bytes=$("$GCSCOPE" events --format json "$trace" 2>/dev/null | wc -c)
     tracked=$("$GCSCOPE" objects --format json "$trace" 2>/dev/null |
               grep -o '"samples":[0-9]*' | awk -F: '{ s += $2 } END { print s + 0 }')
+    # GCs (complete and not) of every process: stats keeps a record of each.
+    gcs=$("$GCSCOPE" stats "$trace" 2>/dev/null | awk '$1 == "GCs" { n += $2 + $4 } END { print n + 0 }')
     echo
     echo "== $shape: $trace, $mb MB, $events events; one core (${pin:-no taskset}), best of $ROUNDS interleaved rounds$([ "$te_rounds" = "$ROUNDS" ] || echo "; TraceEvent one round, on $te_trace")"
     row() { # name seconds rss_kb note
@@ -177,7 +180,7 @@ for shape in $SHAPES; do
             printf "  %s\n", note }'
     }
     row "cat" "$t_cat" "" ""
-    [ -n "$t_floor" ] && row "floor: a load per event" "$t_floor" "" "one byte every $stride bytes, mapped (bench/touch_floor.c)"
+    [ -n "$t_floor" ] && row "floor: a load per event" "$t_floor" "" "one byte every $stride bytes, read as gcscope reads (bench/touch_floor.c)"
     row "gcscope info" "$t_info" "$m_info" "$(awk -v a="$t_cat" -v b="$t_info" 'BEGIN { printf "%.2fx cat", a / b }')"
     row "gcscope stats" "$t_stats" "$m_stats" "$(awk -v a="$t_info" -v b="$t_stats" 'BEGIN { printf "%.1f%% of info", 100 * a / b }')"
     row "gcscope events --format json" "$t_events" "$m_events" ""
@@ -235,6 +238,9 @@ for shape in $SHAPES; do
             if (n > 0) printf "%s objects: %.1f MB peak RSS, %.0f bytes per tracked object above stats (%d objects)\n",
                                s, o / 1024, (o - b) * 1024 / n, n
             else printf "%s objects: %.1f MB peak RSS, no tracked object\n", s, o / 1024 }'
+        awk -v s="$shape" -v t="$m_stats" -v i="$m_info" -v n="$gcs" 'BEGIN {
+            if (n > 0) printf "%s stats: %.1f MB peak RSS, %.0f bytes per GC above info (%d GCs)\n",
+                               s, t / 1024, (t - i) * 1024 / n, n }'
     } >> "$SUMMARY"
 done
 echo

@@ -22,7 +22,7 @@ typedef struct jm_node {
     char *str;              /* JM_STR value */
     struct jm_node **items; /* JM_ARR elements / JM_OBJ values */
     char **keys;            /* JM_OBJ keys */
-    size_t count;
+    size_t count, cap;      /* cap: room in items (and keys) */
 } jm_node;
 
 typedef struct jm_parser {
@@ -91,9 +91,14 @@ static jm_node *jm_new(jm_type t)
 
 static void jm_push(jm_node *n, char *key, jm_node *v)
 {
-    n->items = realloc(n->items, (n->count + 1) * sizeof *n->items);
-    if (n->type == JM_OBJ)
-        n->keys = realloc(n->keys, (n->count + 1) * sizeof *n->keys);
+    /* Doubling: an array of 179,454 GCs grown one element a time took
+     * hours under ASan (every realloc a copy). */
+    if (n->count == n->cap) {
+        n->cap = n->cap ? 2 * n->cap : 8;
+        n->items = realloc(n->items, n->cap * sizeof *n->items);
+        if (n->type == JM_OBJ)
+            n->keys = realloc(n->keys, n->cap * sizeof *n->keys);
+    }
     n->items[n->count] = v;
     if (n->type == JM_OBJ)
         n->keys[n->count] = key;

@@ -330,12 +330,12 @@ void gcs_objtrack_free(gcs_objtrack *t)
         return;
     gcs_big_free(t->objs, t->cap * sizeof *t->objs);
     gcs_big_free(t->spare, t->spare_cap * sizeof *t->spare);
-    free(t->recent);
+    gcs_big_free(t->recent, t->recent_cap * sizeof *t->recent);
     free(t->flagged);
     free(t->pending);
     free(t->ranges);
     free(t->blocks);
-    free(t->old);
+    gcs_big_free(t->old, t->old_cap * sizeof *t->old);
     free(t->pre);
     free(t->inside);
     free(t->runs);
@@ -541,7 +541,7 @@ static gcs_status join_recent(gcs_objtrack *t, bool list_flagged, gcs_error *err
             break;
         }
     if (t->recent_cap > PENDING_KEEP) {
-        free(t->recent);
+        gcs_big_free(t->recent, t->recent_cap * sizeof *t->recent);
         t->recent = NULL;
         t->recent_cap = 0;
     }
@@ -588,7 +588,7 @@ static gcs_status old_into_objs(gcs_objtrack *t, gcs_error *err)
     t->flagged_n = 0;
     /* Its objects are all in objs now: the memory goes back (a gen-2 GC
      * of millions of objects would keep a copy's worth otherwise). */
-    free(t->old);
+    gcs_big_free(t->old, t->old_cap * sizeof *t->old);
     t->old = NULL;
     t->old_cap = 0;
     return GCS_OK;
@@ -610,8 +610,7 @@ static void settle_old(gcs_objtrack *t)
     if (waiting == 0 || waiting < t->settle_min || waiting < t->old_n / 8)
         return;
     if (!spare_at_least(&t->spare, &t->spare_cap, waiting) ||
-        !gcs_array_reserve((void **)&t->old, &t->old_cap, t->old_n + waiting, sizeof *t->old,
-                           1024))
+        !gcs_big_reserve((void **)&t->old, &t->old_cap, t->old_n + waiting, sizeof *t->old, 1024))
         return;
     size_t m = move_settled(t->objs, &t->n, t->spare, true);
     bool merged = merge_into(&t->old, &t->old_n, &t->old_cap, t->spare, m); /* reserved above */
