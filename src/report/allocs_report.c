@@ -237,6 +237,23 @@ static void write_json(FILE *f, const gcs_allocs *a, const gcs_allocs_report_opt
     fprintf(f, "],\"gc_trigger_stacks_left_out\":%zu}\n", nt - kt);
 }
 
+/* One CSV cell of a stack's frames, leaf first, joined by " <- ";
+ * false (nothing written) when memory for the cell is short. */
+static bool csv_frames(FILE *f, const char *const *frames, size_t n)
+{
+    char *cell = NULL;
+    size_t cell_len = 0;
+    FILE *m = open_memstream(&cell, &cell_len);
+    if (!m)
+        return false;
+    for (size_t j = 0; j < n; j++)
+        fprintf(m, "%s%s", j ? " <- " : "", frames[j]);
+    fclose(m);
+    gcs_csv_text(f, cell);
+    free(cell);
+    return true;
+}
+
 static void write_csv(FILE *f, const gcs_allocs *a, const gcs_allocs_report_options *o)
 {
     fputs("trace,view,type,method,bytes,samples\n", f);
@@ -253,25 +270,16 @@ static void write_csv(FILE *f, const gcs_allocs *a, const gcs_allocs_report_opti
                     (unsigned long long)r->ticks);
         }
     }
-    /* A stack's frames in the method cell, leaf first, joined by " <- ". */
+    /* A stack's frames in the method cell. */
     const size_t n = gcs_allocs_stack_count(a);
     const size_t k = o->limit && o->limit < n ? o->limit : n;
-    char *cell = NULL;
-    size_t cell_len = 0;
     for (size_t i = 0; i < k; i++) {
         const gcs_allocs_stack *st = gcs_allocs_stack_at(a, i);
-        FILE *m = open_memstream(&cell, &cell_len);
-        if (!m)
-            break;
-        for (size_t j = 0; j < st->n_frames; j++)
-            fprintf(m, "%s%s", j ? " <- " : "", st->frames[j]);
-        fclose(m);
         gcs_csv_text(f, o->trace_name ? o->trace_name : "");
         fputs(",stack,,", f);
-        gcs_csv_text(f, cell);
+        if (!csv_frames(f, st->frames, st->n_frames))
+            break;
         fprintf(f, ",%llu,%llu\n", (unsigned long long)st->bytes, (unsigned long long)st->ticks);
-        free(cell);
-        cell = NULL;
     }
     /* GC triggers: view gc_trigger, the reason in the type cell, samples
      * the GCs, bytes 0. */
@@ -279,20 +287,13 @@ static void write_csv(FILE *f, const gcs_allocs *a, const gcs_allocs_report_opti
     const size_t kt = o->limit && o->limit < nt ? o->limit : nt;
     for (size_t i = 0; i < kt; i++) {
         const gcs_allocs_trigger *t = gcs_allocs_trigger_at(a, i);
-        FILE *m = open_memstream(&cell, &cell_len);
-        if (!m)
-            break;
-        for (size_t j = 0; j < t->n_frames; j++)
-            fprintf(m, "%s%s", j ? " <- " : "", t->frames[j]);
-        fclose(m);
         gcs_csv_text(f, o->trace_name ? o->trace_name : "");
         fputs(",gc_trigger,", f);
         gcs_csv_text(f, t->reason);
         fputc(',', f);
-        gcs_csv_text(f, cell);
+        if (!csv_frames(f, t->frames, t->n_frames))
+            break;
         fprintf(f, ",0,%llu\n", (unsigned long long)t->gcs);
-        free(cell);
-        cell = NULL;
     }
 }
 
