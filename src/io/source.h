@@ -45,10 +45,11 @@ gcs_source *gcs_source_open_file_reads(const char *path, size_t max_read, gcs_er
  * read functions) is read into one growable buffer, GCS_STREAM_READ_CHUNK
  * bytes a read at least, its consumed bytes dropped before each read.
  *
- * Regular files are read, not mapped: on the machines measured a mapped
- * file cost a page fault per 16-64 KiB of trace, which took `info` 1.7-2.3x
+ * Regular files are read, not mapped: on the machine measured a mapped
+ * file cost a page fault per 16-64 KiB of trace, which took `info` 1.7-4.6x
  * longer than reading the same file into a buffer the cache keeps
- * (docs/performance.md, "Twentieth landing"). Reading also leaves no
+ * (docs/performance.md, "Twentieth landing"; bench/fault_cost.c measures
+ * a machine's own ratio). Reading also leaves no
  * SIGBUS to fear when another process truncates the file, and a file
  * still being written is read to the end it has when the reader gets
  * there.
