@@ -185,7 +185,8 @@ typedef struct gcs_gc_process {
     uint64_t histogram[GCS_GC_HIST_BUCKETS];
     gcs_gc_problems problems;
     size_t gc_count;
-    const gcs_gc_info *gcs;     /* in GCStart order, incomplete ones included */
+    const gcs_gc_info *gcs;     /* in GCStart order, incomplete ones included;
+                                   NULL when spilled (gcs_gc_options.spill_gcs) */
 } gcs_gc_process;
 
 typedef struct gcs_gc_analyzer gcs_gc_analyzer;
@@ -195,11 +196,21 @@ typedef struct gcs_gc_options {
      * reach a completed BGC). Default false: raw TraceEvent semantics, as
      * TraceEvent on an EventPipe file gives. */
     bool server_gc_known;
-    /* Upper bound on GC records kept per runtime (0: 10,000,000). */
+    /* Upper bound on GC records per runtime (0: 10,000,000). */
     size_t max_gcs;
+    /* Keep the GC records in a temporary file, not in memory: each GC is
+     * written there once final (as gcs_gc_analyzer_next_settled would hand
+     * it out), and memory holds only the GCs still in flight, whatever the
+     * trace's length. gcs_gc_process.gcs is then NULL: read the records
+     * with gcs_gc_process_gcs. The summary (rollups, percentiles at 10
+     * bytes a GC, histogram, problems) is the same; next_settled hands out
+     * nothing, and the per-heap values of gc_insight.h are not kept. The
+     * file is made in $TMPDIR (else /tmp) and removed at once. */
+    bool spill_gcs;
 } gcs_gc_options;
 
-/* A new analyzer (opts may be NULL). NULL on out-of-memory. */
+/* A new analyzer (opts may be NULL). NULL on out-of-memory, or (err:
+ * GCS_ERR_IO) when spill_gcs asks for a temporary file that cannot be made. */
 gcs_gc_analyzer *gcs_gc_analyzer_new(const gcs_gc_options *opts, gcs_error *err);
 
 /* Feeds one event in timestamp order. Non-GC events are ignored cheaply.
@@ -269,6 +280,14 @@ bool gcs_gc_analyzer_next_settled(gcs_gc_analyzer *an, gcs_gc_settled *out);
 /* Runtimes seen, ordered by pid then ClrInstanceID (valid after finish). */
 size_t gcs_gc_process_count(const gcs_gc_analyzer *an);
 const gcs_gc_process *gcs_gc_process_at(const gcs_gc_analyzer *an, size_t index);
+
+/*
+ * Copies the records of p's GCs first .. first + n - 1 to out, whether
+ * they are in memory or spilled; returns how many it copied (fewer past
+ * the last GC; 0 also when the spill file cannot be read).
+ */
+size_t gcs_gc_process_gcs(const gcs_gc_analyzer *an, const gcs_gc_process *p, size_t first,
+                          gcs_gc_info *out, size_t n);
 
 void gcs_gc_analyzer_free(gcs_gc_analyzer *an);
 

@@ -263,9 +263,53 @@ bool gcs_gc_filter_match(const gcs_gc_filter *f, const gcs_gc_info *gc)
     return true;
 }
 
+/* The GCs of one runtime as the report reads them: p->gcs, or when the
+ * analyzer spilled them (gcs_gc_options.spill_gcs) a chunk at a time from
+ * its file, 512 at a time; each section reads them in order, so a chunk
+ * is read once a pass. A record that cannot be read back reads as zeros and the report
+ * fails (gcs_gc_report_write returns -1). */
+enum { GC_LIST_CHUNK = 512 }; /* 250 KB: the analyzer's largest chunk */
+typedef struct gc_list {
+    const gcs_gc_analyzer *an;
+    const gcs_gc_process *p;
+    size_t first, n; /* chunk holds GCs first .. first + n - 1 */
+    bool failed;
+    gcs_gc_info chunk[GC_LIST_CHUNK];
+} gc_list;
+
+static void gc_list_begin(gc_list *l, const gcs_gc_analyzer *an, const gcs_gc_process *p)
+{
+    l->an = an;
+    l->p = p;
+    l->first = l->n = 0;
+}
+
+/* GC i of the runtime (i < p->gc_count); valid until the next call. */
+static const gcs_gc_info *gc_at(gc_list *l, size_t i)
+{
+    if (l->p->gcs)
+        return &l->p->gcs[i];
+    if (i < l->first || i - l->first >= l->n) {
+        /* In order (the next chunks, or the first): a chunk; a jump (the
+         * rows of --top, longest first): that GC alone. */
+        bool forward = l->n == 0 ? i < GC_LIST_CHUNK
+                                 : i >= l->first && i - l->first < 2 * GC_LIST_CHUNK;
+        l->first = forward ? i - i % GC_LIST_CHUNK : i;
+        l->n = gcs_gc_process_gcs(l->an, l->p, l->first, l->chunk, forward ? GC_LIST_CHUNK : 1);
+        if (i - l->first >= l->n) {
+            static const gcs_gc_info unread;
+            l->failed = true;
+            l->n = 0;
+            return &unread;
+        }
+    }
+    return &l->chunk[i - l->first];
+}
+
 typedef struct ranked_gc {
     double pause_ms;
     size_t index;
+    int reason_len; /* of its reason text: the table's column width */
 } ranked_gc;
 
 /* Longest pause first; equal pauses in GC order. */
@@ -281,11 +325,15 @@ static int by_pause_desc(const void *a, const void *b)
  * The GCs of p the filter selects, as indexes into p->gcs in the order they
  * are shown (GC order; with top, longest pause first). Returns how many
  * (then *out is malloc'ed, or NULL with none or with no filter: all of
- * them, in order), or -1 on out-of-memory.
+ * them, in order), or -1 on out-of-memory. *reason_width: the longest
+ * reason text of those selected (0 with no filter: the scan's), so that
+ * the table needs no second read of the rows --top ranks out of order.
  */
-static long select_gcs(const gcs_gc_process *p, const gcs_gc_filter *f, size_t **out)
+static long select_gcs(gc_list *gl, const gcs_gc_filter *f, size_t **out, int *reason_width)
 {
+    const gcs_gc_process *p = gl->p;
     *out = NULL;
+    *reason_width = 0;
     if (p->gc_count == 0)
         return 0;
     /* No filter: every GC in order, which callers take from a NULL list. */
@@ -296,14 +344,16 @@ static long select_gcs(const gcs_gc_process *p, const gcs_gc_filter *f, size_t *
         return -1;
     size_t n = 0;
     for (size_t i = 0; i < p->gc_count; i++) {
-        const gcs_gc_info *gc = &p->gcs[i];
+        const gcs_gc_info *gc = gc_at(gl, i);
         if (!gcs_gc_filter_match(f, gc))
             continue;
         /* Top ranks the pauses that are known. */
         if (f->top && !(gc->is_complete && isfinite(gc->pause_ms)))
             continue;
+        char rb[32];
         r[n].pause_ms = gc->pause_ms;
         r[n].index = i;
+        r[n].reason_len = (int)strlen(reason_text(gc->reason, rb, sizeof rb));
         n++;
     }
     if (f->top) {
@@ -322,8 +372,11 @@ static long select_gcs(const gcs_gc_process *p, const gcs_gc_filter *f, size_t *
         free(r);
         return -1;
     }
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n; k++) {
         idx[k] = r[k].index;
+        if (r[k].reason_len > *reason_width)
+            *reason_width = r[k].reason_len;
+    }
     free(r);
     *out = idx;
     return (long)n;
@@ -388,22 +441,48 @@ static bool is_long_pause(const gcs_gc_info *gc, double threshold_ms)
     return gc->is_complete && isfinite(gc->pause_ms) && gc->pause_ms > threshold_ms;
 }
 
-/* How many GCs carry condemned reasons (a GCGlobalHeapHistory), and per
- * group how many of them name it. */
-static uint32_t condemned_counts(const gcs_gc_process *p, uint32_t counts[GCS_GC_CONDEMNED_GROUPS])
+/* What the sections before the per-GC list read of every GC, in one pass
+ * over them (spilled GCs are read back once for it): how many GCs carry
+ * condemned reasons (a GCGlobalHeapHistory) and per group how many of
+ * them name it, the long pauses, and the longest reason text. */
+typedef struct gc_scan {
+    uint32_t counts[GCS_GC_CONDEMNED_GROUPS];
+    uint32_t with;
+    size_t *long_gcs; /* indexes of the long pauses, in order (malloc'ed) */
+    size_t n_long, cap_long;
+    int reason_width;     /* the longest reason text of all GCs */
+    int sel_reason_width; /* of the GCs a filter selects (select_gcs) */
+} gc_scan;
+
+/* False on out-of-memory. */
+static bool scan_gcs(gc_list *gl, double threshold, gc_scan *sc)
 {
-    uint32_t with = 0;
-    memset(counts, 0, GCS_GC_CONDEMNED_GROUPS * sizeof counts[0]);
-    for (size_t i = 0; i < p->gc_count; i++) {
-        const gcs_gc_info *gc = &p->gcs[i];
+    memset(sc, 0, sizeof *sc);
+    for (size_t i = 0; i < gl->p->gc_count; i++) {
+        const gcs_gc_info *gc = gc_at(gl, i);
+        char rb[32];
+        int len = (int)strlen(reason_text(gc->reason, rb, sizeof rb));
+        if (len > sc->reason_width)
+            sc->reason_width = len;
+        if (is_long_pause(gc, threshold)) {
+            if (sc->n_long == sc->cap_long) {
+                size_t cap = sc->cap_long ? 2 * sc->cap_long : 16;
+                size_t *grown = realloc(sc->long_gcs, cap * sizeof *grown);
+                if (!grown)
+                    return false; /* the caller frees long_gcs */
+                sc->long_gcs = grown;
+                sc->cap_long = cap;
+            }
+            sc->long_gcs[sc->n_long++] = i;
+        }
         if (!gc->has_global_history)
             continue;
-        with++;
+        sc->with++;
         for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++)
             if (gc->condemned_reasons & (1u << g))
-                counts[g]++;
+                sc->counts[g]++;
     }
-    return with;
+    return true;
 }
 
 /* PerfView's "Alloc MB/MSec GC": the runtime's total allocation over the
@@ -622,9 +701,10 @@ static void json_finalized(FILE *f, const gcs_gc_report_options *o, uint32_t pid
     fputs("]}", f);
 }
 
-static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_options *o,
+static void json_process(FILE *f, gc_list *gl, const gc_scan *sc, const gcs_gc_report_options *o,
                          const size_t *sel, long n_sel, bool last)
 {
+    const gcs_gc_process *p = gl->p;
     fprintf(f, "    {\n      \"pid\": %u,\n      \"clr_instance_id\": %u,\n      \"runtime_version\": ",
             p->pid, (unsigned)p->clr_instance_id);
     if (p->runtime_version[0])
@@ -735,10 +815,8 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
     json_num(f, threshold);
     fputs(", \"gcs\": [", f);
     bool first = true;
-    for (size_t i = 0; i < p->gc_count; i++) {
-        const gcs_gc_info *gc = &p->gcs[i];
-        if (!is_long_pause(gc, threshold))
-            continue;
+    for (size_t k = 0; k < sc->n_long; k++) {
+        const gcs_gc_info *gc = gc_at(gl, sc->long_gcs[k]);
         fprintf(f, "%s{\"number\": %d, \"pause_start_ms\": ", first ? "" : ", ", gc->number);
         first = false;
         json_num(f, gc->pause_start_ms);
@@ -752,9 +830,8 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
         fputc('}', f);
     }
     fputs("]},\n", f);
-    uint32_t counts[GCS_GC_CONDEMNED_GROUPS];
-    uint32_t with = condemned_counts(p, counts);
-    fprintf(f, "      \"condemned_reasons\": {\"gcs_with_reasons\": %u, \"counts\": {", with);
+    const uint32_t *counts = sc->counts;
+    fprintf(f, "      \"condemned_reasons\": {\"gcs_with_reasons\": %u, \"counts\": {", sc->with);
     first = true;
     for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
         if (!counts[g])
@@ -768,7 +845,7 @@ static void json_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_o
     fprintf(f, "      \"gcs_total\": %zu,\n      \"gcs_shown\": %ld,\n", p->gc_count, n_sel);
     fputs("      \"gcs\": [\n", f);
     for (long k = 0; k < n_sel; k++)
-        json_gc(f, &p->gcs[sel ? sel[k] : (size_t)k], k + 1 == n_sel);
+        json_gc(f, gc_at(gl, sel ? sel[k] : (size_t)k), k + 1 == n_sel);
     fprintf(f, "      ]\n    }%s\n", last ? "" : ",");
 }
 
@@ -1218,9 +1295,10 @@ static const char *threshold_text(char *buf, size_t cap, double ms)
 
 /* The per-GC list of the table: title, legend, filter note, header, one
  * row per selected GC (long pauses and incomplete GCs in color). */
-static void table_gc_list(FILE *f, const gcs_gc_process *p, const gcs_gc_report_options *o,
+static void table_gc_list(FILE *f, gc_list *gl, const gc_scan *sc, const gcs_gc_report_options *o,
                           const size_t *sel, long n_sel, double threshold)
 {
+    const gcs_gc_process *p = gl->p;
     bool color = o->color;
     const gc_column *cols[N_COLUMNS];
     size_t n_cols = table_columns(o, cols);
@@ -1241,17 +1319,12 @@ static void table_gc_list(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
         if (cols[i]->kind != CELL_REASON)
             continue;
         int w = (int)strlen(cols[i]->header);
-        for (long k = 0; k < n_sel; k++) {
-            char rb[32];
-            int len = (int)strlen(reason_text(p->gcs[sel ? sel[k] : (size_t)k].reason, rb, sizeof rb));
-            if (len > w)
-                w = len;
-        }
-        widths[i] = -w;
+        int longest = filter_active(&o->filter) ? sc->sel_reason_width : sc->reason_width;
+        widths[i] = -(longest > w ? longest : w);
     }
     table_line(f, cols, widths, n_cols, NULL, "", "\n");
     for (long k = 0; k < n_sel; k++) {
-        const gcs_gc_info *gc = &p->gcs[sel ? sel[k] : (size_t)k];
+        const gcs_gc_info *gc = gc_at(gl, sel ? sel[k] : (size_t)k);
         const char *on = !color                            ? ""
                          : is_long_pause(gc, threshold)    ? C_LONG
                          : !gc->is_complete                ? C_WARN
@@ -1351,9 +1424,10 @@ static void table_finalized(FILE *f, const gcs_gc_report_options *o, uint32_t pi
               f);
 }
 
-static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_options *o,
+static void table_process(FILE *f, gc_list *gl, const gc_scan *sc, const gcs_gc_report_options *o,
                           const size_t *sel, long n_sel)
 {
+    const gcs_gc_process *p = gl->p;
     const char *trace = o->trace_name;
     bool color = o->color;
     char a[32], b[32];
@@ -1446,23 +1520,20 @@ static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
     snprintf(line, sizeof line, "Pauses over %s ms", threshold_text(t, sizeof t, threshold));
     fputc('\n', f);
     title(f, color, line);
-    size_t n_long = 0;
-    for (size_t i = 0; i < p->gc_count; i++) {
-        const gcs_gc_info *gc = &p->gcs[i];
-        if (!is_long_pause(gc, threshold))
-            continue;
+    for (size_t k = 0; k < sc->n_long; k++) {
+        const gcs_gc_info *gc = gc_at(gl, sc->long_gcs[k]);
         char c[4][32];
-        if (n_long++ == 0)
+        if (k == 0)
             fprintf(f, "  %6s %12s %-16s %-5s %9s\n", "GC#", "PauseStart", "Reason", "Gen", "Pause");
         fprintf(f, "  %s%6d %12s %-16s %-5s %9s%s\n", color ? C_LONG : "", gc->number,
                 tnum(c[0], 32, gc->pause_start_ms, 3), reason_text(gc->reason, c[1], 32),
                 gen_text(gc, c[2], 32), tnum(c[3], 32, gc->pause_ms, 3), color ? C_OFF : "");
     }
-    if (n_long == 0)
+    if (sc->n_long == 0)
         fputs("  none\n", f);
 
-    uint32_t counts[GCS_GC_CONDEMNED_GROUPS];
-    uint32_t with = condemned_counts(p, counts);
+    const uint32_t *counts = sc->counts;
+    uint32_t with = sc->with;
     fputc('\n', f);
     title(f, color, "Condemned reasons (GCs naming each reason group)");
     if (with == 0) {
@@ -1480,7 +1551,7 @@ static void table_process(FILE *f, const gcs_gc_process *p, const gcs_gc_report_
 
     table_finalized(f, o, p->pid);
     if (!o->summary_only)
-        table_gc_list(f, p, o, sel, n_sel, threshold);
+        table_gc_list(f, gl, sc, o, sel, n_sel, threshold);
     const gcs_gc_problems *q = &p->problems;
     fprintf(f,
             "\nProblems: %llu incomplete GCs (%llu with impossible times), %llu GCStart without "
@@ -1504,17 +1575,25 @@ const char *gcs_gc_report_no_gcs_line(void)
 long gcs_gc_report_selected(const gcs_gc_analyzer *an, const gcs_gc_report_options *opts)
 {
     long total = 0;
+    gc_list *gl = malloc(sizeof *gl);
+    if (!gl)
+        return -1;
     for (size_t i = 0; i < gcs_gc_process_count(an); i++) {
         const gcs_gc_process *p = gcs_gc_process_at(an, i);
         if (!wanted(p, opts))
             continue;
+        gc_list_begin(gl, an, p);
         size_t *sel;
-        long n = select_gcs(p, &opts->filter, &sel);
+        int width;
+        long n = select_gcs(gl, &opts->filter, &sel, &width);
         free(sel);
-        if (n < 0)
+        if (n < 0) {
+            free(gl);
             return -1;
+        }
         total += n;
     }
+    free(gl);
     return total;
 }
 
@@ -1548,24 +1627,45 @@ int gcs_gc_report_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_report_
     } else if (opts->format == GCS_GC_FORMAT_CSV) {
         csv_header(f);
     }
+    gc_list *gl = malloc(sizeof *gl);
+    if (!gl)
+        return -1;
+    bool unread = false;
     for (size_t i = 0; i < n; i++) {
         const gcs_gc_process *p = gcs_gc_process_at(an, i);
         if (!wanted(p, opts))
             continue;
+        gc_list_begin(gl, an, p);
+        gl->failed = false;
         size_t *sel;
-        long n_sel = select_gcs(p, &opts->filter, &sel);
-        if (n_sel < 0)
+        int sel_reason_width;
+        long n_sel = select_gcs(gl, &opts->filter, &sel, &sel_reason_width);
+        if (n_sel < 0) {
+            free(gl);
             return -1;
+        }
+        gc_scan sc;
+        memset(&sc, 0, sizeof sc);
+        if (opts->format != GCS_GC_FORMAT_CSV && !scan_gcs(gl, long_pause_ms(opts), &sc)) {
+            free(sc.long_gcs);
+            free(sel);
+            free(gl);
+            return -1;
+        }
+        sc.sel_reason_width = sel_reason_width;
         written++;
         if (opts->format == GCS_GC_FORMAT_JSON)
-            json_process(f, p, opts, sel, n_sel, (size_t)written == total);
+            json_process(f, gl, &sc, opts, sel, n_sel, (size_t)written == total);
         else if (opts->format == GCS_GC_FORMAT_CSV)
             for (long k = 0; k < n_sel; k++)
-                csv_gc(f, opts->trace_name, p->pid, &p->gcs[sel ? sel[k] : (size_t)k]);
+                csv_gc(f, opts->trace_name, p->pid, gc_at(gl, sel ? sel[k] : (size_t)k));
         else
-            table_process(f, p, opts, sel, n_sel);
+            table_process(f, gl, &sc, opts, sel, n_sel);
+        free(sc.long_gcs);
         free(sel);
+        unread |= gl->failed;
     }
+    free(gl);
     if (opts->format == GCS_GC_FORMAT_JSON) {
         fputs("  ]\n}\n", f);
     } else if (opts->format == GCS_GC_FORMAT_TABLE && written == 0) {
@@ -1574,5 +1674,5 @@ int gcs_gc_report_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_report_
         else
             fprintf(f, "%s\n", gcs_gc_report_no_gcs_line());
     }
-    return ferror(f) ? -1 : written;
+    return ferror(f) || unread ? -1 : written;
 }

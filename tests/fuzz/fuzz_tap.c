@@ -2,10 +2,13 @@
  * Harness: taps against delivery, differentially. One input is read
  * twice for GC analysis (options.want = gcs_gc_wants): once with every
  * wanted event delivered, once with the allocation ticks tapped
- * (gcs_gc_taps, gcs_gc_analyzer_tap). Both must end with the same
- * status, the same reader counters and the same GC report (JSON, every
- * figure printed), whatever the bytes: the tap rows are released and
- * handed out where delivery would have put them (docs/reader.md). Inputs
+ * (gcs_gc_taps, gcs_gc_analyzer_tap) into an analyzer that spills its
+ * GC records to a file (gcs_gc_options.spill_gcs), as `gcscope stats`
+ * reads. Both must end with the same status, the same reader counters
+ * and the same GC report (JSON, every figure printed), whatever the
+ * bytes: the tap rows are released and handed out where delivery would
+ * have put them (docs/reader.md), and a spilled GC is the GC the
+ * analysis in memory finishes with (docs/gc-stats.md). Inputs
  * of odd size are read through a source that copies at most 1000 bytes
  * a read and says GCS_AGAIN before every other read (both reads alike:
  * the reader releases what it may when the source waits).
@@ -29,7 +32,8 @@ static void read_once(const uint8_t *data, size_t size, bool tap, reading *out)
 {
     gcs_error err;
     gcs_error_clear(&err);
-    gcs_gc_analyzer *gc = gcs_gc_analyzer_new(NULL, &err);
+    gcs_gc_options gopts = {.spill_gcs = tap};
+    gcs_gc_analyzer *gc = gcs_gc_analyzer_new(&gopts, &err);
     FUZZ_REQUIRE(gc);
     copy_src slow = {.data = data, .size = size, .max_chunk = 1000, .at_end = GCS_END,
                      .again_every_other = true};
@@ -58,7 +62,7 @@ static void read_once(const uint8_t *data, size_t size, bool tap, reading *out)
     FILE *f = open_memstream(&out->report, &out->report_len);
     FUZZ_REQUIRE(f);
     gcs_gc_report_options ro = {.format = GCS_GC_FORMAT_JSON, .trace_name = "fuzz"};
-    (void)gcs_gc_report_write(f, gc, &ro);
+    FUZZ_REQUIRE(gcs_gc_report_write(f, gc, &ro) >= 0);
     fclose(f);
     gcs_reader_free(r);
     gcs_source_free(src);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "analysis/gc/gc_analyzer.h"
+#include "analysis/gc/gc_internal.h"
 #include "gcscope.h"
 #include "unit/check.h"
 #include "unit/gc_synth.h"
@@ -84,8 +85,81 @@ static void take_settled(gcs_gc_analyzer *an, settled_list *l, bool finished)
     }
 }
 
+/* Reads path into an analyzer that spills its GC records
+ * (gcs_gc_options.spill_gcs), finished; NULL when there is no reader. */
+static gcs_gc_analyzer *spilled_analysis(const char *path)
+{
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_source *src = gcs_source_open_file(path, &err);
+    gcs_reader *r = src ? gcs_reader_new(src, NULL, &err) : NULL;
+    gcs_gc_options o = {.spill_gcs = true};
+    gcs_gc_analyzer *an = r ? gcs_gc_analyzer_new(&o, &err) : NULL;
+    if (an) {
+        const gcs_event *ev;
+        while (gcs_reader_next(r, &ev, &err) == GCS_OK)
+            CHECK_EQ_INT(gcs_gc_analyzer_feed(an, ev), GCS_OK);
+        gcs_gc_analyzer_set_lost_events(an, gcs_reader_get_stats(r)->lost_events);
+        gcs_gc_analyzer_finish(an);
+        CHECK_EQ_INT(gcs_gc_analyzer_status(an), GCS_OK);
+        gcs_gc_settled none;
+        CHECK(!gcs_gc_analyzer_next_settled(an, &none)); /* spilled instead */
+    }
+    gcs_reader_free(r);
+    gcs_source_free(src);
+    return an;
+}
+
+static size_t spilled_gcs_seen, spilled_gcs_dropped;
+
+/* The spilled analysis of path against the one in memory (mem): the same
+ * runtimes, summaries (rollups, percentiles, histogram, problems) and GC
+ * records, read back with gcs_gc_process_gcs in pieces of every size. */
+static void check_spilled_against(const gcs_gc_analyzer *sp, const gcs_gc_analyzer *mem,
+                                  const char *path)
+{
+    CHECK_EQ_U64(gcs_gc_process_count(sp), gcs_gc_process_count(mem));
+    for (size_t p = 0; p < gcs_gc_process_count(sp) && p < gcs_gc_process_count(mem); p++) {
+        gcs_gc_process a = *gcs_gc_process_at(mem, p), b = *gcs_gc_process_at(sp, p);
+        CHECK(a.gcs != NULL || a.gc_count == 0);
+        CHECK(b.gcs == NULL);
+        const gcs_gc_info *records = a.gcs;
+        a.gcs = b.gcs = NULL;
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+        /* Read back in pieces of 1, 7, 64 and 1000 GCs. */
+        static const size_t piece[] = {1, 7, 64, 1000};
+        gcs_gc_info *buf = malloc(1000 * sizeof *buf);
+        CHECK(buf != NULL);
+        for (size_t s = 0; buf && s < sizeof piece / sizeof piece[0]; s++) {
+            size_t at = 0, got;
+            while ((got = gcs_gc_process_gcs(sp, gcs_gc_process_at(sp, p), at, buf, piece[s])) > 0) {
+                for (size_t k = 0; k < got && at + k < a.gc_count; k++)
+                    CHECK(same_gc(path, &buf[k], &records[at + k]));
+                at += got;
+            }
+            CHECK_EQ_U64(at, a.gc_count);
+        }
+        free(buf);
+        /* The records the spilled analyzer dropped from memory. */
+        const gcs_gc_runtime *rt = sp->runtimes[p];
+        spilled_gcs_seen += rt->n;
+        spilled_gcs_dropped += rt->base;
+    }
+}
+
+static void check_spilled(const char *path, const gcs_gc_analyzer *mem)
+{
+    gcs_gc_analyzer *sp = spilled_analysis(path);
+    CHECK(sp != NULL);
+    if (!sp)
+        return;
+    check_spilled_against(sp, mem, path);
+    gcs_gc_analyzer_free(sp);
+}
+
 /* Reads path pulling settled GCs after every event; compares them with the
- * finished analysis. Returns the GC count (-1: no reader for it). */
+ * finished analysis, and with the analysis that spills its records.
+ * Returns the GC count (-1: no reader for it). */
 static long check_trace(const char *path, size_t *early_out, settled_list *out)
 {
     gcs_error err;
@@ -130,6 +204,7 @@ static long check_trace(const char *path, size_t *early_out, settled_list *out)
     CHECK_EQ_U64(l.n, total);
     CHECK_EQ_U64(at, total);
     *early_out = l.early;
+    check_spilled(path, an);
     gcs_gc_analyzer_free(an);
     gcs_reader_free(r);
     gcs_source_free(src);
@@ -180,6 +255,11 @@ static void test_every_fixture(void)
     check_folder("tests/data/v6", endings, &traces, &gcs, &early);
     check_folder(SHARED_TRACES, endings, &traces, &gcs, &early);
     printf("settled: %zu traces, %zu GCs, %zu handed out before the end\n", traces, gcs, early);
+    printf("spilled: %zu GCs, %zu of them dropped from memory before the end\n", spilled_gcs_seen,
+           spilled_gcs_dropped);
+    CHECK_EQ_U64(spilled_gcs_seen, gcs);
+    /* wks-service alone has 586 GCs: most are dropped long before the end. */
+    CHECK(spilled_gcs_dropped >= 512);
     CHECK(traces >= 8);
     CHECK(gcs >= 250);
     /* Most GCs settle while the stream is read (only the last few wait). */
@@ -523,10 +603,174 @@ static void test_bgc_waits_for_gcs_paused_inside(void)
     gcs_gc_analyzer_free(syn);
 }
 
+/* ---- spilling on a synthetic stream ------------------------------------
+ *
+ * What real fixtures rarely show: a stretch of GCs whose heap stats were
+ * lost, longer than the GCs kept in memory (the derivation then looks back
+ * to a dropped GC's sizes), and server GCs with several per-heap histories
+ * whose chains are moved when the dropped GCs' are freed; background GCs
+ * with foreground GCs inside. Fed to an analyzer in memory and to one that
+ * spills: the same summary and records. */
+typedef struct synth {
+    gcs_gc_analyzer *an[2];
+    double ms;
+    uint64_t rng;
+    int32_t number;
+    uint8_t gen_data[5 * 10 * 8];
+} synth;
+
+static uint64_t synth_next(synth *s)
+{
+    s->rng = s->rng * 6364136223846793005ull + 1442695040888963407ull;
+    return s->rng >> 33;
+}
+
+static void synth_feed(synth *s, gcs_gc_record *r, uint64_t tid)
+{
+    gcs_gc_event_ctx ctx = {4242, tid, s->ms};
+    s->ms += 0.125 + (double)(synth_next(s) % 100) / 64.0;
+    for (int k = 0; k < 2; k++)
+        CHECK_EQ_INT(gcs_gc_analyzer_feed_record(s->an[k], &ctx, r), GCS_OK);
+}
+
+static void synth_suspend(synth *s, uint32_t reason, uint64_t tid)
+{
+    gcs_gc_record r = gc_synth_record(GCS_GCK_SUSPEND_EE_BEGIN, 1);
+    r.u.suspend_ee_begin.reason = reason;
+    synth_feed(s, &r, tid);
+    r = gc_synth_record(GCS_GCK_SUSPEND_EE_END, 1);
+    synth_feed(s, &r, tid);
+}
+
+static void synth_restart(synth *s, uint64_t tid)
+{
+    gcs_gc_record r = gc_synth_record(GCS_GCK_RESTART_EE_END, 1);
+    synth_feed(s, &r, tid);
+}
+
+static void synth_start(synth *s, uint32_t type, uint32_t depth, uint64_t tid)
+{
+    gcs_gc_record r = gc_synth_record(GCS_GCK_START, 2);
+    r.u.start.count = (uint32_t)++s->number;
+    r.u.start.depth = depth;
+    r.u.start.type = type;
+    r.u.start.reason = (uint32_t)(synth_next(s) % 4);
+    r.u.start.has_depth_type = true;
+    synth_feed(s, &r, tid);
+}
+
+/* heaps per-heap histories (0: none) and a global history. */
+static void synth_histories(synth *s, int heaps, uint64_t tid)
+{
+    if (heaps == 0)
+        return;
+    gcs_gc_record g = gc_synth_record(GCS_GCK_GLOBAL_HEAP_HISTORY, 2);
+    g.u.global_heap_history.num_heaps = heaps;
+    g.u.global_heap_history.global_mechanisms = (uint32_t)(synth_next(s) % 4);
+    synth_feed(s, &g, tid);
+    for (int h = 0; h < heaps; h++) {
+        for (size_t i = 0; i < sizeof s->gen_data; i += 8) {
+            uint64_t v = synth_next(s) % 50000000;
+            memcpy(s->gen_data + i, &v, 8);
+        }
+        gcs_gc_record r = gc_synth_record(GCS_GCK_PER_HEAP_HISTORY, 3);
+        r.payload_size = 30 + 7 * 8 + 50 * 8;
+        r.u.per_heap_history.layout = 3;
+        r.u.per_heap_history.gen_count = 5;
+        r.u.per_heap_history.gen_data = s->gen_data;
+        r.u.per_heap_history.condemn_reasons0 = (uint32_t)synth_next(s);
+        r.u.per_heap_history.condemn_reasons1 = (uint32_t)synth_next(s);
+        r.u.per_heap_history.has_condemn_reasons1 = true;
+        synth_feed(s, &r, tid);
+    }
+}
+
+static void synth_end(synth *s, bool heap_stats, uint64_t tid)
+{
+    gcs_gc_record r = gc_synth_record(GCS_GCK_END, 1);
+    synth_feed(s, &r, tid);
+    if (!heap_stats)
+        return;
+    r = gc_synth_record(GCS_GCK_HEAP_STATS, 2);
+    for (int k = 0; k < 5; k++) {
+        r.u.heap_stats.generation_size[k] = synth_next(s) % 400000000;
+        r.u.heap_stats.total_promoted_size[k] = synth_next(s) % 40000000;
+    }
+    synth_feed(s, &r, tid);
+}
+
+/* One blocking GC (heap stats lost when !heap_stats). */
+static void synth_blocking(synth *s, uint32_t type, int heaps, bool heap_stats)
+{
+    synth_suspend(s, 1, 7);
+    synth_start(s, type, (uint32_t)(synth_next(s) % 3 == 0), 7);
+    synth_histories(s, heaps, 7);
+    synth_end(s, heap_stats, 7);
+    synth_restart(s, 7);
+}
+
+/* A background GC with `inside` foreground GCs during it. */
+static void synth_background(synth *s, int heaps, int inside)
+{
+    synth_suspend(s, 6, 9);
+    synth_start(s, GCS_GC_BACKGROUND, 2, 9);
+    synth_restart(s, 9);
+    for (int k = 0; k < inside; k++)
+        synth_blocking(s, GCS_GC_FOREGROUND, heaps, true);
+    synth_histories(s, heaps, 9);
+    synth_end(s, true, 9);
+    synth_suspend(s, 6, 9);
+    synth_restart(s, 9);
+}
+
+static void test_spill_synthetic(void)
+{
+    synth s;
+    memset(&s, 0, sizeof s);
+    s.rng = 20261128;
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_gc_options spill = {.spill_gcs = true};
+    s.an[0] = gcs_gc_analyzer_new(NULL, &err);
+    s.an[1] = gcs_gc_analyzer_new(&spill, &err);
+    CHECK(s.an[0] && s.an[1]);
+    if (!s.an[0] || !s.an[1])
+        return;
+    /* Without histories: 20 GCs, 300 whose heap stats are lost, 20 more
+     * (their sizes before look back 300 GCs). Then server GCs of 4 heaps,
+     * with background GCs holding up to 150 foreground GCs. */
+    for (int i = 0; i < 20; i++)
+        synth_blocking(&s, GCS_GC_NONCONCURRENT, 0, true);
+    for (int i = 0; i < 300; i++)
+        synth_blocking(&s, GCS_GC_NONCONCURRENT, 0, false);
+    for (int i = 0; i < 20; i++)
+        synth_blocking(&s, GCS_GC_NONCONCURRENT, 0, true);
+    for (int i = 0; i < 3000; i++) {
+        if (i % 200 == 100)
+            synth_background(&s, 4, (int)(synth_next(&s) % 150));
+        else
+            synth_blocking(&s, GCS_GC_NONCONCURRENT, 4, synth_next(&s) % 50 != 0);
+    }
+    for (int k = 0; k < 2; k++)
+        gcs_gc_analyzer_finish(s.an[k]);
+    const gcs_gc_runtime *rt = s.an[1]->runtimes[0];
+    printf("synthetic: %zu GCs, %zu dropped from memory, %zu per-heap records kept\n", rt->n,
+           rt->base, rt->heap_alloc_n);
+    CHECK(rt->n > 3300);
+    CHECK(rt->base > 3000);
+    CHECK(rt->heap_alloc_n < 4 * 400);
+    /* The lookback really reached a dropped GC's heap stats. */
+    CHECK(rt->dropped_hs_index > 0);
+    check_spilled_against(s.an[1], s.an[0], "synthetic");
+    for (int k = 0; k < 2; k++)
+        gcs_gc_analyzer_free(s.an[k]);
+}
+
 int main(void)
 {
     RUN(test_bgc_waits_for_gcs_paused_inside);
     RUN(test_every_fixture);
+    RUN(test_spill_synthetic);
     RUN(test_wks_concurrent_bgc);
     RUN(test_watch_replay_fixtures);
     RUN(test_watch_pause_and_save);

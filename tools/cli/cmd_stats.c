@@ -242,8 +242,11 @@ static int stats_one(const char *path, gcs_gc_report_options *ro, FILE *out, boo
         facts_free(&facts);
         return CLI_FAILED;
     }
+    /* The report reads the GCs back from a temporary file: memory holds
+     * the GCs in flight, not the trace's (docs/performance.md). */
     cli_gc_load_hooks hooks = {.want = facts_want, .on_event = facts_hook, .ctx = &facts,
-                               .finalized = facts.finalized, .archive_member = member};
+                               .finalized = facts.finalized, .archive_member = member,
+                               .spill_gcs = true};
     int rc;
     gcs_gc_analyzer *an = cli_gc_load("gcscope stats", path, &hooks, &rc);
     if (!an) {

@@ -11,10 +11,12 @@
  */
 #include "analysis/gc/gc_analyzer.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/gc/gc_internal.h"
 #include "analysis/gc/gc_survival.h"
@@ -32,6 +34,9 @@ double gcs_gc_cs_max(double a, double b)
     return a > b ? a : b;
 }
 
+static gcs_status settle_spilled(gcs_gc_analyzer *an, gcs_gc_runtime *rt);
+static int spill_open(void);
+
 /* ------------------------------------------------------------ runtimes */
 
 static gcs_gc_runtime *runtime_new(uint32_t pid, uint16_t clr)
@@ -46,6 +51,7 @@ static gcs_gc_runtime *runtime_new(uint32_t pid, uint16_t clr)
     rt->suspend_end_ms = -1;
     rt->current_bgc = -1;
     rt->last_completed_gc = -1;
+    rt->dropped_hs_index = -1;
     rt->heap_count = rt->max_heap_count = rt->min_heap_count = -1;
     rt->concurrent = -1;
     rt->server_gc_setting = -1;
@@ -104,7 +110,7 @@ static gcs_status gc_append(gcs_gc_analyzer *an, gcs_gc_runtime *rt, int64_t *in
 {
     if (rt->n >= an->max_gcs)
         return GCS_ERR_LIMIT;
-    if (rt->n == rt->cap) {
+    if (rt->n - rt->base == rt->cap) {
         size_t cap = rt->cap ? rt->cap * 2 : 64;
         if (cap > an->max_gcs)
             cap = an->max_gcs;
@@ -124,9 +130,9 @@ static gcs_status gc_append(gcs_gc_analyzer *an, gcs_gc_runtime *rt, int64_t *in
         rt->cap = cap;
     }
     size_t i = rt->n++;
-    memset(&rt->info[i], 0, sizeof rt->info[i]);
-    memset(&rt->priv[i], 0, sizeof rt->priv[i]);
-    rt->priv[i].ph_first = rt->priv[i].ph_last = -1;
+    memset(&RT_INFO(rt, i), 0, sizeof RT_INFO(rt, i));
+    memset(&RT_PRIV(rt, i), 0, sizeof RT_PRIV(rt, i));
+    RT_PRIV(rt, i).ph_first = RT_PRIV(rt, i).ph_last = -1;
     *index = (int64_t)i;
     return GCS_OK;
 }
@@ -141,7 +147,7 @@ static gcs_gc_heap_alloc *heap_alloc_append(gcs_gc_runtime *rt, int64_t g)
     gcs_gc_heap_alloc *ha = &rt->heap_allocs[k];
     memset(ha, 0, sizeof *ha);
     ha->next = -1;
-    gcs_gc_priv *pv = &rt->priv[g];
+    gcs_gc_priv *pv = &RT_PRIV(rt, g);
     if (pv->ph_last >= 0)
         rt->heap_allocs[pv->ph_last].next = k;
     else
@@ -156,7 +162,7 @@ static int64_t current_gc(const gcs_gc_runtime *rt)
 {
     if (rt->n == 0)
         return -1;
-    if (!rt->info[rt->n - 1].is_complete)
+    if (!RT_INFO(rt, rt->n - 1).is_complete)
         return (int64_t)rt->n - 1;
     return rt->current_bgc;
 }
@@ -173,13 +179,13 @@ static int64_t last_gc(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt)
 
 static void complete(gcs_gc_runtime *rt, int64_t g)
 {
-    rt->info[g].is_complete = true;
+    RT_INFO(rt, g).is_complete = true;
 }
 
 /* GCStats.AddConcurrentPauseTime. */
 static void add_concurrent_pause(gcs_gc_runtime *rt, int64_t g, double restart_ms)
 {
-    gcs_gc_info *gc = &rt->info[g];
+    gcs_gc_info *gc = &RT_INFO(rt, g);
     if (rt->suspend_tid_bgc > 0) {
         double pause = restart_ms - rt->suspend_start_ms;
         gc->pause_ms += pause;
@@ -213,7 +219,7 @@ static void on_suspend_end(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx)
     if (tid != rt->suspend_tid_bgc && tid != rt->suspend_tid_gc)
         return;
     if (rt->suspend_tid_bgc > 0 && rt->current_bgc >= 0)
-        rt->info[rt->current_bgc].suspend_ms += ctx->msec - rt->suspend_start_ms;
+        RT_INFO(rt, rt->current_bgc).suspend_ms += ctx->msec - rt->suspend_start_ms;
     rt->suspend_end_ms = ctx->msec;
 }
 
@@ -225,18 +231,18 @@ static gcs_status on_start(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs_gc
         rt->problems.starts_without_suspension++;
         return GCS_OK;
     }
-    if (rt->n > 0 && rt->info[rt->n - 1].number == number) {
+    if (rt->n > 0 && RT_INFO(rt, rt->n - 1).number == number) {
         rt->problems.duplicate_starts++;
         return GCS_OK;
     }
-    if (rt->n > 0 && (int64_t)number != (int64_t)rt->info[rt->n - 1].number + 1)
+    if (rt->n > 0 && (int64_t)number != (int64_t)RT_INFO(rt, rt->n - 1).number + 1)
         rt->problems.number_jumps++;
 
     uint32_t type = rec->u.start.type;
     uint32_t reason = rec->u.start.reason;
     bool ephemeral_at_bgc_start = false;
     if (rt->n > 0) {
-        const gcs_gc_info *last = &rt->info[rt->n - 1];
+        const gcs_gc_info *last = &RT_INFO(rt, rt->n - 1);
         ephemeral_at_bgc_start = last->type == GCS_GC_BACKGROUND && !last->is_complete &&
                                  type == GCS_GC_NONCONCURRENT;
     }
@@ -247,7 +253,7 @@ static gcs_status on_start(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs_gc
     gcs_status st = gc_append(an, rt, &g);
     if (st != GCS_OK)
         return st;
-    gcs_gc_info *gc = &rt->info[g];
+    gcs_gc_info *gc = &RT_INFO(rt, g);
     gc->number = number;
     gc->generation = rec->u.start.depth;
     gc->type = type;
@@ -270,8 +276,8 @@ static gcs_status on_start(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs_gc
     }
     gc->start_ms = ctx->msec;
     if (type == GCS_GC_BACKGROUND) {
-        if (rt->current_bgc >= 0 && !rt->info[rt->current_bgc].is_complete)
-            rt->priv[rt->current_bgc].superseded = true;
+        if (rt->current_bgc >= 0 && !RT_INFO(rt, rt->current_bgc).is_complete)
+            RT_PRIV(rt, rt->current_bgc).superseded = true;
         rt->current_bgc = g;
         gc->pause_ms = gc->suspend_ms;
         rt->any_bgc = true;
@@ -286,7 +292,7 @@ static void on_end(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx)
         rt->problems.orphan_events++;
         return;
     }
-    rt->info[g].duration_ms = ctx->msec - rt->info[g].start_ms;
+    RT_INFO(rt, g).duration_ms = ctx->msec - RT_INFO(rt, g).start_ms;
 }
 
 static void on_heap_stats(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx,
@@ -294,8 +300,8 @@ static void on_heap_stats(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx,
 {
     int64_t g = current_gc(rt);
     if (g >= 0) {
-        gcs_gc_info *gc = &rt->info[g];
-        gcs_gc_priv *pv = &rt->priv[g];
+        gcs_gc_info *gc = &RT_INFO(rt, g);
+        gcs_gc_priv *pv = &RT_PRIV(rt, g);
         for (int k = 0; k < GCS_GEN_COUNT; k++) {
             pv->gen_size[k] = rec->u.heap_stats.generation_size[k];
             pv->promoted[k] = rec->u.heap_stats.total_promoted_size[k];
@@ -339,12 +345,12 @@ static void on_restart_end(gcs_gc_runtime *rt, const gcs_gc_event_ctx *ctx)
         return;
     int64_t g = current_gc(rt);
     if (g >= 0) {
-        gcs_gc_info *gc = &rt->info[g];
+        gcs_gc_info *gc = &RT_INFO(rt, g);
         if (gc->type == GCS_GC_BACKGROUND) {
             add_concurrent_pause(rt, g, ctx->msec);
         } else if (gc->duration_ms == 0) {
             /* No GCEnd yet: TraceEvent treats it as a .NET 2.0 concurrent GC. */
-            rt->priv[g].is_concurrent_gc = true;
+            RT_PRIV(rt, g).is_concurrent_gc = true;
             add_concurrent_pause(rt, g, ctx->msec);
         } else {
             gc->pause_ms = ctx->msec - gc->pause_start_ms;
@@ -397,7 +403,7 @@ static void on_global_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt, const gcs
         rt->problems.orphan_events++;
         return;
     }
-    gcs_gc_info *gc = &rt->info[g];
+    gcs_gc_info *gc = &RT_INFO(rt, g);
     gc->has_global_history = true;
     if (gc->heap_count == -1)
         gc->heap_count = nh;
@@ -454,8 +460,8 @@ static gcs_status on_per_heap_history(gcs_gc_analyzer *an, gcs_gc_runtime *rt,
     gcs_gc_heap_alloc *ha = heap_alloc_append(rt, g);
     if (!ha)
         return GCS_ERR_NOMEM;
-    gcs_gc_info *gc = &rt->info[g];
-    gcs_gc_priv *pv = &rt->priv[g];
+    gcs_gc_info *gc = &RT_INFO(rt, g);
+    gcs_gc_priv *pv = &RT_PRIV(rt, g);
     uint32_t heap = pv->ph_count;
     if (heap == 0) {
         pv->ph_gen_count = rec->u.per_heap_history.gen_count;
@@ -563,6 +569,9 @@ gcs_status gcs_gc_analyzer_feed_record(gcs_gc_analyzer *an, const gcs_gc_event_c
     }
     if (st < 0)
         an->failed = st;
+    else if (rec->kind == GCS_GCK_START || rec->kind == GCS_GCK_HEAP_STATS ||
+             rec->kind == GCS_GCK_RESTART_EE_END)
+        st = settle_spilled(an, rt);
     return st;
 }
 
@@ -584,6 +593,13 @@ gcs_gc_analyzer *gcs_gc_analyzer_new(const gcs_gc_options *opts, gcs_error *err)
     if (opts)
         an->opts = *opts;
     an->max_gcs = an->opts.max_gcs ? an->opts.max_gcs : DEFAULT_MAX_GCS;
+    an->spill_fd = -1;
+    if (an->opts.spill_gcs && (an->spill_fd = spill_open()) < 0) {
+        GCS_FAIL(err, GCS_ERR_IO, 0, "cannot make a temporary file for the GC records (%s)",
+                 strerror(errno));
+        free(an);
+        return NULL;
+    }
     gcs_gc_kind_cache_init(&an->kinds);
     an->first_event_ms = NAN;
     an->last_event_ms = NAN;
@@ -698,8 +714,10 @@ static gcs_status feed_suspension(gcs_gc_analyzer *an, const gcs_event *ev, gcs_
         on_suspend_begin(rt, &ctx, reason);
     else if (kind == GCS_GCK_SUSPEND_EE_END)
         on_suspend_end(rt, &ctx);
-    else
+    else {
         on_restart_end(rt, &ctx);
+        return settle_spilled(an, rt);
+    }
     return GCS_OK;
 }
 
@@ -841,7 +859,7 @@ void gcs_gc_analyzer_set_lost_events(gcs_gc_analyzer *an, uint64_t lost)
  * late histories still reach (current_gc, last_gc, on_suspend_end). */
 static bool gc_frozen(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt, size_t j)
 {
-    if (j + 1 == rt->n && !rt->info[j].is_complete)
+    if (j + 1 == rt->n && !RT_INFO(rt, j).is_complete)
         return false;
     if ((int64_t)j == rt->current_bgc)
         return false;
@@ -867,15 +885,221 @@ static bool gc_settled(const gcs_gc_analyzer *an, gcs_gc_runtime *rt, size_t i)
     return true;
 }
 
+/* ------------------------------------------------------------ spilling
+ *
+ * With opts.spill_gcs each GC, once settled (gc_settled), is made final
+ * (gcs_gc_derive_settle), folded into the runtime's summary and written
+ * to the spill file, GCS_GC_SPILL_CHUNK records at a time; the GCs before
+ * the last one handed out are then dropped (the derivation of GC i reads
+ * GC i - 1 and the last GC with heap stats before it, kept apart), so
+ * memory holds the GCs in flight, not the trace's. */
+
+/* A temporary file in $TMPDIR (else /tmp), already removed; -1 if none. */
+static int spill_open(void)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !dir[0])
+        dir = "/tmp";
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/gcscope-gcs-XXXXXX", dir) >= (int)sizeof path)
+        return -1;
+    int fd = mkstemp(path);
+    if (fd >= 0)
+        unlink(path);
+    return fd;
+}
+
+/* Writes the runtime's waiting final GCs to the spill file as one chunk. */
+static gcs_status spill_flush(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
+{
+    if (rt->spill_buf_n == 0)
+        return GCS_OK;
+    if (!gcs_array_reserve((void **)&rt->spill_chunks, &rt->spill_chunk_cap, rt->spill_chunk_n + 1,
+                           sizeof *rt->spill_chunks, 16))
+        return GCS_ERR_NOMEM;
+    const char *bytes = (const char *)rt->spill_buf;
+    size_t len = rt->spill_buf_n * sizeof *rt->spill_buf, done = 0;
+    while (done < len) {
+        ssize_t w = pwrite(an->spill_fd, bytes + done, len - done, (off_t)(an->spill_end + done));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return GCS_ERR_IO;
+        done += (size_t)w;
+    }
+    rt->spill_chunks[rt->spill_chunk_n++] =
+        (gcs_gc_spill_chunk){an->spill_end, rt->settled - rt->spill_buf_n, rt->spill_buf_n};
+    an->spill_end += len;
+    rt->spill_buf_n = 0;
+    /* The next chunk twice as large, up to GCS_GC_SPILL_MAX. */
+    if (rt->spill_buf_cap < GCS_GC_SPILL_MAX) {
+        size_t cap = 2 * rt->spill_buf_cap;
+        gcs_gc_info *grown = realloc(rt->spill_buf, cap * sizeof *grown);
+        if (grown) {
+            rt->spill_buf = grown;
+            rt->spill_buf_cap = cap;
+        }
+    }
+    return GCS_OK;
+}
+
+/* Moves the per-heap records of the GCs in memory to a fresh array (in
+ * list order), dropping those of dropped GCs; when they are half of it. */
+static void compact_heap_allocs(gcs_gc_runtime *rt)
+{
+    if (rt->heap_alloc_n < rt->heap_compact_at)
+        return;
+    size_t live = 0;
+    for (size_t i = rt->base; i < rt->n; i++)
+        for (int64_t h = RT_PRIV(rt, i).ph_first; h >= 0; h = rt->heap_allocs[h].next)
+            live++;
+    size_t cap = live < 64 ? 64 : live;
+    gcs_gc_heap_alloc *fresh = gcs_big_resize(NULL, 0, cap * sizeof *fresh);
+    if (!fresh)
+        return; /* kept as it is: only memory is lost */
+    size_t k = 0;
+    for (size_t i = rt->base; i < rt->n; i++) {
+        gcs_gc_priv *pv = &RT_PRIV(rt, i);
+        int64_t h = pv->ph_first;
+        pv->ph_first = pv->ph_last = -1;
+        for (; h >= 0; h = rt->heap_allocs[h].next) {
+            fresh[k] = rt->heap_allocs[h];
+            fresh[k].next = -1;
+            if (pv->ph_last >= 0)
+                fresh[pv->ph_last].next = (int64_t)k;
+            else
+                pv->ph_first = (int64_t)k;
+            pv->ph_last = (int64_t)k;
+            k++;
+        }
+    }
+    gcs_big_free(rt->heap_allocs, rt->heap_alloc_cap * sizeof *rt->heap_allocs);
+    rt->heap_allocs = fresh;
+    rt->heap_alloc_n = k;
+    rt->heap_alloc_cap = cap;
+    rt->heap_compact_at = 2 * k > 1024 ? 2 * k : 1024;
+}
+
+/* Drops the GCs before keep (all handed out; no later GC's derivation
+ * reads them but through dropped_hs_*), a block at a time: once they are
+ * 64 and as many as the GCs kept, so each GC is moved O(1) times. */
+static void drop_before(gcs_gc_runtime *rt, size_t keep)
+{
+    size_t gap = keep - rt->base, live = rt->n - keep;
+    if (gap < 64 || gap < live)
+        return;
+    for (size_t j = keep; j-- > rt->base;) {
+        if (RT_INFO(rt, j).has_heap_stats) {
+            rt->dropped_hs_index = (int64_t)j;
+            memcpy(rt->dropped_hs_gen_size, RT_PRIV(rt, j).gen_size,
+                   sizeof rt->dropped_hs_gen_size);
+            break;
+        }
+    }
+    memmove(rt->info, rt->info + gap, live * sizeof *rt->info);
+    memmove(rt->priv, rt->priv + gap, live * sizeof *rt->priv);
+    rt->base = keep;
+    compact_heap_allocs(rt);
+}
+
+/* Spilling: hands out the GCs of rt that have settled (all: every one
+ * left, at the end), each made final, folded and written. */
+static gcs_status spill_settled(gcs_gc_analyzer *an, gcs_gc_runtime *rt, bool all)
+{
+    while (rt->settled < rt->n && (all || gc_settled(an, rt, rt->settled))) {
+        size_t i = rt->settled;
+        if (!rt->spill_buf) {
+            if (!(rt->spill_buf = malloc(GCS_GC_SPILL_FIRST * sizeof *rt->spill_buf)))
+                return GCS_ERR_NOMEM;
+            rt->spill_buf_cap = GCS_GC_SPILL_FIRST;
+        }
+        gcs_gc_info *out = &rt->spill_buf[rt->spill_buf_n++];
+        gcs_gc_derive_settle(rt, i, out);
+        gcs_gc_fold_add(&rt->fold, out);
+        rt->settled = i + 1;
+        rt->settle_scan = rt->settle_frozen = 0;
+        if (rt->spill_buf_n == rt->spill_buf_cap) {
+            gcs_status st = spill_flush(an, rt);
+            if (st != GCS_OK)
+                return st;
+        }
+        drop_before(rt, i);
+    }
+    return GCS_OK;
+}
+
+/* After an event that can settle a GC (a GC started, completed, or
+ * stopped being the current one): spills what settled. */
+static gcs_status settle_spilled(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
+{
+    if (an->spill_fd < 0)
+        return GCS_OK;
+    gcs_status st = spill_settled(an, rt, false);
+    if (st != GCS_OK)
+        an->failed = st;
+    return st;
+}
+
+size_t gcs_gc_process_gcs(const gcs_gc_analyzer *an, const gcs_gc_process *p, size_t first,
+                          gcs_gc_info *out, size_t n)
+{
+    const gcs_gc_runtime *rt = NULL;
+    for (size_t r = 0; r < an->runtime_count && !rt; r++)
+        if (&an->runtimes[r]->pub == p)
+            rt = an->runtimes[r];
+    if (!rt || !an->finished || first >= rt->n)
+        return 0;
+    if (n > rt->n - first)
+        n = rt->n - first;
+    if (an->spill_fd < 0) {
+        memcpy(out, &RT_INFO(rt, first), n * sizeof *out);
+        return n;
+    }
+    /* The chunk holding GC first: the last whose first GC is not after it. */
+    size_t lo = 0, hi = rt->spill_chunk_n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rt->spill_chunks[mid].first <= first)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    size_t done = 0;
+    for (size_t chunk = lo; done < n && chunk < rt->spill_chunk_n; chunk++) {
+        const gcs_gc_spill_chunk *ck = &rt->spill_chunks[chunk];
+        size_t end = ck->first + ck->n, i = first + done, at = i - ck->first;
+        if (i < ck->first || i >= end)
+            return done; /* a chunk that could not be written */
+        size_t take = end - i;
+        if (take > n - done)
+            take = n - done;
+        char *dst = (char *)(out + done);
+        size_t len = take * sizeof *out, got = 0;
+        uint64_t off = ck->offset + at * sizeof *out;
+        while (got < len) {
+            ssize_t r = pread(an->spill_fd, dst + got, len - got, (off_t)(off + got));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                return done;
+            got += (size_t)r;
+        }
+        done += take;
+    }
+    return done;
+}
+
 bool gcs_gc_analyzer_next_settled(gcs_gc_analyzer *an, gcs_gc_settled *out)
 {
+    if (an->spill_fd >= 0)
+        return false; /* handed to the spill file instead */
     for (size_t r = 0; r < an->runtime_count; r++) {
         gcs_gc_runtime *rt = an->runtimes[r];
         size_t i = rt->settled;
         if (i >= rt->n)
             continue;
         if (an->finished)
-            out->info = rt->info[i];
+            out->info = RT_INFO(rt, i);
         else if (gc_settled(an, rt, i))
             gcs_gc_derive_copy(rt, i, &out->info);
         else
@@ -909,6 +1133,13 @@ void gcs_gc_analyzer_finish(gcs_gc_analyzer *an)
         qsort(an->runtimes, an->runtime_count, sizeof *an->runtimes, runtime_order);
     for (size_t i = 0; i < an->runtime_count; i++) {
         gcs_gc_runtime *rt = an->runtimes[i];
+        if (an->spill_fd >= 0 && !an->failed) {
+            gcs_status st = spill_settled(an, rt, true);
+            if (st == GCS_OK)
+                st = spill_flush(an, rt);
+            if (st != GCS_OK)
+                an->failed = st; /* the records read back stop there */
+        }
         gcs_gc_derive(an, rt);
     }
     /* Problems that are not per runtime go to the first one. */
@@ -936,8 +1167,13 @@ void gcs_gc_analyzer_free(gcs_gc_analyzer *an)
         gcs_big_free(an->runtimes[i]->priv, an->runtimes[i]->priv_cap * sizeof(gcs_gc_priv));
         gcs_big_free(an->runtimes[i]->heap_allocs,
                      an->runtimes[i]->heap_alloc_cap * sizeof(gcs_gc_heap_alloc));
+        gcs_gc_fold_free(&an->runtimes[i]->fold);
+        free(an->runtimes[i]->spill_buf);
+        free(an->runtimes[i]->spill_chunks);
         free(an->runtimes[i]);
     }
     free(an->runtimes);
+    if (an->spill_fd >= 0)
+        close(an->spill_fd);
     free(an);
 }

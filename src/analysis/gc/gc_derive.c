@@ -28,28 +28,36 @@ static bool valid_gen(const gcs_gc_priv *pv, uint32_t g)
 /* TraceGC.GetGenSizeBeforeMB. */
 static double gen_size_before_mb(const gcs_gc_runtime *rt, size_t i, uint32_t g)
 {
-    const gcs_gc_info *gc = &rt->info[i];
-    const gcs_gc_priv *pv = &rt->priv[i];
+    const gcs_gc_info *gc = &RT_INFO(rt, i);
+    const gcs_gc_priv *pv = &RT_PRIV(rt, i);
     if (valid_gen(pv, g))
         return pv->ph_size_before_mb[g];
     double gen0_before = g == 0 ? gc->alloc_tick_mb[0] : 0;
     if (i == 0)
         return g == 0 ? gen0_before : 0;
-    /* The previous GC with heap stats; TraceEvent never looks at list[0]. */
-    size_t j = i - 1;
-    for (;; j--) {
+    /* The previous GC with heap stats; TraceEvent never looks at list[0].
+     * Below base (dropped GCs of a spilling analyzer): the last of them. */
+    const uint64_t *hs = NULL;
+    for (size_t j = i - 1;; j--) {
         if (j == 0)
             return 0;
-        if (rt->info[j].has_heap_stats)
+        if (j < rt->base) {
+            if (rt->dropped_hs_index <= 0)
+                return 0;
+            hs = rt->dropped_hs_gen_size;
             break;
+        }
+        if (RT_INFO(rt, j).has_heap_stats) {
+            hs = RT_PRIV(rt, j).gen_size;
+            break;
+        }
     }
-    const gcs_gc_priv *hs = &rt->priv[j];
     switch (g) {
-    case 0: return gcs_gc_cs_max((double)hs->gen_size[0] / MB, gen0_before);
-    case 1: return (double)hs->gen_size[1] / MB;
-    case 2: return (double)hs->gen_size[2] / MB;
+    case 0: return gcs_gc_cs_max((double)hs[0] / MB, gen0_before);
+    case 1: return (double)hs[1] / MB;
+    case 2: return (double)hs[2] / MB;
     default: {
-        uint64_t v = hs->gen_size[g];
+        uint64_t v = hs[g];
         if (gc->has_heap_stats && pv->gen_size[g] > v)
             v = pv->gen_size[g];
         return (double)v / MB;
@@ -71,16 +79,16 @@ static double heap_size_before_mb(const gcs_gc_runtime *rt, size_t i)
  * TraceEvent does. A difference that does not fit 64 bits is unknown (NaN). */
 static double user_allocated_mb(const gcs_gc_runtime *rt, size_t i, uint32_t g)
 {
-    const gcs_gc_info *gc = &rt->info[i];
-    const gcs_gc_priv *pv = &rt->priv[i];
+    const gcs_gc_info *gc = &RT_INFO(rt, i);
+    const gcs_gc_priv *pv = &RT_PRIV(rt, i);
     if (gc->type == GCS_GC_BACKGROUND && g == 0)
         return gc->alloc_tick_mb[0];
-    if (pv->ph_count > 0 && i > 0 && rt->priv[i - 1].ph_count > 0) {
+    if (pv->ph_count > 0 && i > 0 && RT_PRIV(rt, i - 1).ph_count > 0) {
         if (!valid_gen(pv, g))
             return 0;
         if (pv->ph_layout == 0)
             return 0; /* .NET 4.0 layout: see docs/gc-stats.md */
-        const gcs_gc_priv *pp = &rt->priv[i - 1];
+        const gcs_gc_priv *pp = &RT_PRIV(rt, i - 1);
         bool prev_has_gen = pp->ph_gen_count > g;
         int a = g == 0 ? 0 : g == GCS_GEN_LOH ? 1 : 2;
         double total = 0;
@@ -107,7 +115,7 @@ static bool is_induced(uint32_t reason) { return reason == 1 || reason == 7; }
  * we refuse (docs/gc-stats.md). */
 static void check_times(gcs_gc_runtime *rt, size_t i)
 {
-    gcs_gc_info *gc = &rt->info[i];
+    gcs_gc_info *gc = &RT_INFO(rt, i);
     if (!gc->is_complete)
         return;
     double t[3] = {gc->pause_ms, gc->suspend_ms, gc->duration_ms};
@@ -124,8 +132,8 @@ static void check_times(gcs_gc_runtime *rt, size_t i)
 
 static void incomplete_reason(gcs_gc_runtime *rt, size_t i)
 {
-    gcs_gc_info *gc = &rt->info[i];
-    const gcs_gc_priv *pv = &rt->priv[i];
+    gcs_gc_info *gc = &RT_INFO(rt, i);
+    const gcs_gc_priv *pv = &RT_PRIV(rt, i);
     if (gc->is_complete || gc->incomplete_reason != GCS_GC_INC_NONE)
         return;
     if (gc->type == GCS_GC_BACKGROUND)
@@ -145,8 +153,8 @@ static void incomplete_reason(gcs_gc_runtime *rt, size_t i)
  * that are negative (missing pieces) become NaN too. */
 static void blank_incomplete(gcs_gc_runtime *rt, size_t i)
 {
-    gcs_gc_info *gc = &rt->info[i];
-    const gcs_gc_priv *pv = &rt->priv[i];
+    gcs_gc_info *gc = &RT_INFO(rt, i);
+    const gcs_gc_priv *pv = &RT_PRIV(rt, i);
     double *times[] = {&gc->pause_ms, &gc->suspend_ms, &gc->duration_ms, &gc->pause_start_ms,
                        &gc->duration_since_last_restart_ms};
     for (size_t k = 0; k < sizeof times / sizeof times[0]; k++)
@@ -166,8 +174,8 @@ static void blank_incomplete(gcs_gc_runtime *rt, size_t i)
 /* TraceGC.OnEnd for a complete GC. */
 static void derive_one(gcs_gc_runtime *rt, size_t i)
 {
-    gcs_gc_info *gc = &rt->info[i];
-    const gcs_gc_priv *pv = &rt->priv[i];
+    gcs_gc_info *gc = &RT_INFO(rt, i);
+    const gcs_gc_priv *pv = &RT_PRIV(rt, i);
     size_t n = rt->n;
 
     if (gc->has_heap_stats) {
@@ -221,7 +229,7 @@ static void derive_one(gcs_gc_runtime *rt, size_t i)
     if (gc->type == GCS_GC_BACKGROUND) {
         double ended = gc->pause_start_ms + gc->duration_ms;
         for (size_t k = i + 1; k < n; k++) {
-            if (ended < rt->info[k].pause_start_ms)
+            if (ended < RT_INFO(rt, k).pause_start_ms)
                 break;
             peak = gcs_gc_cs_max(peak, heap_size_before_mb(rt, k));
         }
@@ -230,8 +238,8 @@ static void derive_one(gcs_gc_runtime *rt, size_t i)
     gc->ratio_peak_after = gc->heap_size_after_mb == 0 ? 0 : peak / gc->heap_size_after_mb;
 
     if (gc->type == GCS_GC_BACKGROUND) {
-        double prev_stop = i >= 1 ? rt->info[i - 1].start_ms + rt->info[i - 1].duration_ms
-                                  : rt->info[0].start_ms;
+        double prev_stop = i >= 1 ? RT_INFO(rt, i - 1).start_ms + RT_INFO(rt, i - 1).duration_ms
+                                  : RT_INFO(rt, 0).start_ms;
         double total = (gc->start_ms + gc->duration_ms) - prev_stop;
         gc->pause_time_pct = gc->pause_ms * 100 / total;
     } else {
@@ -291,25 +299,18 @@ static void rollup_means(gcs_gc_rollup *r)
     r->mean_size_after_mb = r->total_size_after_mb / n;
 }
 
-/* The pauses of complete GCs, with what the percentile groups select by. */
-typedef struct pause_list {
-    double *pause_ms;
-    uint32_t *generation, *type;
-    size_t n;
-} pause_list;
-
-/* Percentiles of the pauses of pl selected by (by: 0 all, 1 generation,
- * 2 type; key), scratch holding pl->n doubles. */
-static void percentiles(const pause_list *pl, int by, uint32_t key, double *scratch,
+/* Percentiles of the folded pauses selected by (by: 0 all, 1 generation,
+ * 2 type; key), scratch holding f->pause_n doubles. */
+static void percentiles(const gcs_gc_fold *f, int by, uint32_t key, double *scratch,
                         gcs_gc_percentiles *out)
 {
     size_t m = 0;
-    for (size_t i = 0; i < pl->n; i++) {
-        if (by == 1 && pl->generation[i] != key)
+    for (size_t i = 0; i < f->pause_n; i++) {
+        if (by == 1 && f->pause_gen[i] != key)
             continue;
-        if (by == 2 && pl->type[i] != key)
+        if (by == 2 && f->pause_type[i] != key)
             continue;
-        scratch[m++] = pl->pause_ms[i];
+        scratch[m++] = f->pause_ms[i];
     }
     memset(out, 0, sizeof *out);
     out->count = (uint32_t)m;
@@ -320,38 +321,70 @@ static void percentiles(const pause_list *pl, int by, uint32_t key, double *scra
     gcs_nearest_p50_p90_p99(scratch, m, &out->p50, &out->p90, &out->p99, &out->max);
 }
 
-/* All seven percentile groups; false when out of memory. The GC records
- * are read once into a compact list, which the groups then filter. */
-static bool all_percentiles(const gcs_gc_runtime *rt, gcs_gc_process *p)
+/* All seven percentile groups; false when out of memory. */
+static bool all_percentiles(const gcs_gc_fold *f, gcs_gc_process *p)
 {
-    size_t n = rt->n;
-    /* One more than needed: malloc(0) may say NULL. */
-    double *doubles = malloc((2 * n + 1) * sizeof *doubles);
-    uint32_t *keys = malloc((2 * n + 1) * sizeof *keys);
-    if (!doubles || !keys) {
-        free(doubles);
-        free(keys);
+    if (f->pause_failed)
         return false;
-    }
-    pause_list pl = {doubles, keys, keys + n, 0};
-    for (size_t i = 0; i < n; i++) {
-        const gcs_gc_info *gc = &rt->info[i];
-        if (!gc->is_complete)
-            continue;
-        pl.pause_ms[pl.n] = gc->pause_ms;
-        pl.generation[pl.n] = gc->generation;
-        pl.type[pl.n] = gc->type;
-        pl.n++;
-    }
-    double *scratch = doubles + n;
-    percentiles(&pl, 0, 0, scratch, &p->pct_all);
+    /* One more than needed: malloc(0) may say NULL. */
+    double *scratch = malloc((f->pause_n + 1) * sizeof *scratch);
+    if (!scratch)
+        return false;
+    percentiles(f, 0, 0, scratch, &p->pct_all);
     for (uint32_t g = 0; g < 3; g++)
-        percentiles(&pl, 1, g, scratch, &p->pct_gen[g]);
+        percentiles(f, 1, g, scratch, &p->pct_gen[g]);
     for (uint32_t k = 0; k < 3; k++)
-        percentiles(&pl, 2, k, scratch, &p->pct_kind[k]);
-    free(doubles);
-    free(keys);
+        percentiles(f, 2, k, scratch, &p->pct_kind[k]);
+    free(scratch);
     return true;
+}
+
+void gcs_gc_fold_add(gcs_gc_fold *f, const gcs_gc_info *gc)
+{
+    if (!gc->is_complete)
+        return;
+    if (!f->first_found) {
+        f->first_found = true;
+        f->first_pause_start = gc->pause_start_ms;
+    }
+    rollup_add(&f->all, gc);
+    if (gc->generation <= 2)
+        rollup_add(&f->gen[gc->generation], gc);
+    size_t b = 0;
+    while (b < GCS_GC_HIST_BUCKETS - 1 && gc->pause_ms >= gcs_gc_hist_bounds_ms[b])
+        b++;
+    f->histogram[b]++;
+    if (f->pause_failed)
+        return;
+    if (f->pause_n == f->pause_cap) {
+        size_t cap = f->pause_cap ? f->pause_cap * 2 : 256;
+        double *ms = realloc(f->pause_ms, cap * sizeof *ms);
+        if (ms)
+            f->pause_ms = ms;
+        uint8_t *gen = ms ? realloc(f->pause_gen, cap) : NULL;
+        if (gen)
+            f->pause_gen = gen;
+        uint8_t *type = gen ? realloc(f->pause_type, cap) : NULL;
+        if (type)
+            f->pause_type = type;
+        if (!type) {
+            f->pause_failed = true;
+            return;
+        }
+        f->pause_cap = cap;
+    }
+    f->pause_ms[f->pause_n] = gc->pause_ms;
+    f->pause_gen[f->pause_n] = (uint8_t)(gc->generation < 255 ? gc->generation : 255);
+    f->pause_type[f->pause_n] = (uint8_t)(gc->type < 255 ? gc->type : 255);
+    f->pause_n++;
+}
+
+void gcs_gc_fold_free(gcs_gc_fold *f)
+{
+    free(f->pause_ms);
+    free(f->pause_gen);
+    free(f->pause_type);
+    memset(f, 0, sizeof *f);
 }
 
 /* RuntimeInformation StartupFlags bits. */
@@ -392,19 +425,23 @@ static void gc_flavour(const gcs_gc_runtime *rt, gcs_gc_process *p)
 void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
 {
     size_t n = rt->n;
-    for (size_t i = 0; i < n; i++)
-        check_times(rt, i);
-    for (size_t i = 0; i < n; i++) {
-        if (rt->info[i].is_complete)
-            derive_one(rt, i);
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (!rt->info[i].is_complete) {
-            incomplete_reason(rt, i);
-            blank_incomplete(rt, i);
-            rt->problems.incomplete_gcs++;
+    if (an->spill_fd < 0) {
+        for (size_t i = 0; i < n; i++)
+            check_times(rt, i);
+        for (size_t i = 0; i < n; i++) {
+            if (RT_INFO(rt, i).is_complete)
+                derive_one(rt, i);
         }
-    }
+        for (size_t i = 0; i < n; i++) {
+            if (!RT_INFO(rt, i).is_complete) {
+                incomplete_reason(rt, i);
+                blank_incomplete(rt, i);
+                rt->problems.incomplete_gcs++;
+            }
+        }
+        for (size_t i = 0; i < n; i++)
+            gcs_gc_fold_add(&rt->fold, &RT_INFO(rt, i));
+    } /* else: each GC was folded as it was spilled (gc_analyzer.c) */
 
     gcs_gc_process *p = &rt->pub;
     memset(p, 0, sizeof *p);
@@ -421,24 +458,12 @@ void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     p->first_event_ms = an->first_event_ms;
     p->last_event_ms = an->last_event_ms;
 
-    double first_pause_start = 0.0;
-    bool first_found = false;
-    for (size_t i = 0; i < n; i++) {
-        const gcs_gc_info *gc = &rt->info[i];
-        if (!gc->is_complete)
-            continue;
-        if (!first_found) {
-            first_found = true;
-            first_pause_start = gc->pause_start_ms;
-        }
-        rollup_add(&p->all, gc);
-        if (gc->generation <= 2)
-            rollup_add(&p->gen[gc->generation], gc);
-        size_t b = 0;
-        while (b < GCS_GC_HIST_BUCKETS - 1 && gc->pause_ms >= gcs_gc_hist_bounds_ms[b])
-            b++;
-        p->histogram[b]++;
-    }
+    const gcs_gc_fold *f = &rt->fold;
+    p->all = f->all;
+    for (int g = 0; g < 3; g++)
+        p->gen[g] = f->gen[g];
+    memcpy(p->histogram, f->histogram, sizeof p->histogram);
+    double first_pause_start = f->first_found ? f->first_pause_start : 0.0;
     rollup_means(&p->all);
     for (int g = 0; g < 3; g++)
         rollup_means(&p->gen[g]);
@@ -450,43 +475,49 @@ void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     double trace_ms = p->last_event_ms - p->first_event_ms;
     p->pause_time_pct_of_trace = trace_ms > 0 ? p->all.total_pause_ms * 100 / trace_ms : NAN;
 
-    if (!all_percentiles(rt, p)) {
+    if (!all_percentiles(f, p)) {
         /* No memory for percentiles: report them as unknown. */
         p->pct_all.p50 = p->pct_all.p90 = p->pct_all.p99 = p->pct_all.max = NAN;
     }
     p->problems = rt->problems;
     p->gc_count = n;
-    p->gcs = rt->info;
+    p->gcs = an->spill_fd < 0 ? rt->info : NULL;
 }
 
 size_t gcs_gc_derive_first_unread(const gcs_gc_runtime *rt, size_t i, size_t *scan)
 {
-    const gcs_gc_info *gc = &rt->info[i];
+    const gcs_gc_info *gc = &RT_INFO(rt, i);
     if (gc->type != GCS_GC_BACKGROUND)
         return i + 1;
     /* derive_one's peak loop: it stops at the first GC paused after the end. */
     double ended = gc->pause_start_ms + gc->duration_ms;
     for (size_t k = *scan > i ? *scan : i + 1; k < rt->n; k++)
-        if (ended < rt->info[k].pause_start_ms)
+        if (ended < RT_INFO(rt, k).pause_start_ms)
             return k;
     *scan = rt->n;
     return 0;
+}
+
+void gcs_gc_derive_settle(gcs_gc_runtime *rt, size_t i, gcs_gc_info *out)
+{
+    gcs_gc_info saved = RT_INFO(rt, i);
+    check_times(rt, i);
+    if (RT_INFO(rt, i).is_complete) {
+        derive_one(rt, i);
+    } else {
+        incomplete_reason(rt, i);
+        blank_incomplete(rt, i);
+        rt->problems.incomplete_gcs++;
+    }
+    *out = RT_INFO(rt, i);
+    RT_INFO(rt, i) = saved;
 }
 
 /* derive_one(i) reads only recorded (not derived) values of the other
  * GCs, so GC i can be derived alone, early, with the final pass's result. */
 void gcs_gc_derive_copy(gcs_gc_runtime *rt, size_t i, gcs_gc_info *out)
 {
-    gcs_gc_info saved = rt->info[i];
     gcs_gc_problems problems = rt->problems;
-    check_times(rt, i);
-    if (rt->info[i].is_complete) {
-        derive_one(rt, i);
-    } else {
-        incomplete_reason(rt, i);
-        blank_incomplete(rt, i);
-    }
-    *out = rt->info[i];
-    rt->info[i] = saved;
+    gcs_gc_derive_settle(rt, i, out);
     rt->problems = problems;
 }

@@ -5,6 +5,8 @@
 #ifndef GCS_ANALYSIS_GC_INTERNAL_H
 #define GCS_ANALYSIS_GC_INTERNAL_H
 
+#include <assert.h>
+
 #include "analysis/gc/gc_analyzer.h"
 
 /* Slots of the analyzer's direct-mapped kind cache (a power of two). */
@@ -51,14 +53,55 @@ typedef struct gcs_gc_heap_alloc {
     int64_t next;                                /* next history of the same GC, -1: none */
 } gcs_gc_heap_alloc;
 
+/* What the report's summary needs of the GCs, summed as each GC is final
+ * (in list order: the rollups' sums are those of TraceEvent's final pass,
+ * added in the same order), so that a spilled runtime needs no GC kept. */
+typedef struct gcs_gc_fold {
+    gcs_gc_rollup all, gen[3];
+    uint64_t histogram[GCS_GC_HIST_BUCKETS];
+    bool first_found;
+    double first_pause_start;
+    /* The pauses of complete GCs, for the percentiles: 10 bytes a GC. */
+    double *pause_ms;
+    uint8_t *pause_gen, *pause_type; /* generation, gcs_gc_type (255: another value) */
+    size_t pause_n, pause_cap;
+    bool pause_failed;               /* out of memory: percentiles unknown */
+} gcs_gc_fold;
+
+/* GCs a spilling runtime writes to the spill file at a time: 64 at
+ * first, twice as many each time up to 512 (250 KB), so that a runtime
+ * of a few GCs holds a small buffer and a long one makes few writes. */
+#define GCS_GC_SPILL_FIRST 64
+#define GCS_GC_SPILL_MAX 512
+
+/* A chunk of a runtime's GCs in the spill file. */
+typedef struct gcs_gc_spill_chunk {
+    uint64_t offset; /* in the file */
+    size_t first, n; /* list position of its first GC, and its GCs */
+} gcs_gc_spill_chunk;
+
 /* One runtime (process, ClrInstanceID): TraceEvent's GCStats state. */
 typedef struct gcs_gc_runtime {
     uint32_t pid;
     uint16_t clr_instance_id;
-    gcs_gc_info *info;  /* parallel arrays, index = list position */
-    gcs_gc_priv *priv;  /* (gcs_big_resize: one mapping each once large) */
-    size_t n, cap;      /* cap: of both; priv_cap differs after a failed growth */
+    /* The GCs of list positions [base, n): parallel arrays, GC i at i - base
+     * (RT_INFO, RT_PRIV). base stays 0 unless the analyzer spills: then the
+     * GCs before the last one handed out are dropped, a block at a time. */
+    gcs_gc_info *info;  /* (gcs_big_resize: one mapping each once large) */
+    gcs_gc_priv *priv;
+    size_t base, n, cap; /* cap: of both; priv_cap differs after a failed growth */
     size_t priv_cap;
+    /* Of the dropped GCs, the last with heap stats (gen_size_before_mb
+     * looks back to it): its list position (-1: none) and sizes. */
+    int64_t dropped_hs_index;
+    uint64_t dropped_hs_gen_size[GCS_GEN_COUNT];
+    gcs_gc_fold fold;
+    /* Spilling: final GCs waiting to be written (spill_buf_cap of them
+     * make a chunk), and where each written chunk is. */
+    gcs_gc_info *spill_buf;
+    size_t spill_buf_n, spill_buf_cap;
+    gcs_gc_spill_chunk *spill_chunks;
+    size_t spill_chunk_n, spill_chunk_cap;
     gcs_gc_heap_alloc *heap_allocs; /* every per-heap history's allocation data */
     size_t heap_alloc_n, heap_alloc_cap;
     int64_t suspend_tid_gc, suspend_tid_bgc, suspend_tid_other; /* -1: none */
@@ -83,8 +126,25 @@ typedef struct gcs_gc_runtime {
      * it ended, those below settle_frozen are frozen (both only grow, so a
      * GC waiting for long costs nothing per event); 0: not scanned yet. */
     size_t settle_scan, settle_frozen;
+    size_t heap_compact_at; /* spilling: heap_alloc_n at which to drop the dropped GCs' */
     gcs_gc_process pub;    /* filled by the final pass */
 } gcs_gc_runtime;
+
+/* GC i of rt (list position; base <= i < n). */
+static inline gcs_gc_info *gcs_rt_info(const gcs_gc_runtime *rt, size_t i)
+{
+    assert(i >= rt->base && i < rt->n);
+    return &rt->info[i - rt->base];
+}
+
+static inline gcs_gc_priv *gcs_rt_priv(const gcs_gc_runtime *rt, size_t i)
+{
+    assert(i >= rt->base && i < rt->n);
+    return &rt->priv[i - rt->base];
+}
+
+#define RT_INFO(rt, i) (*gcs_rt_info((rt), (size_t)(i)))
+#define RT_PRIV(rt, i) (*gcs_rt_priv((rt), (size_t)(i)))
 
 struct gcs_gc_analyzer {
     gcs_gc_options opts;
@@ -102,6 +162,8 @@ struct gcs_gc_analyzer {
     double first_event_ms, last_event_ms;
     gcs_status failed;
     bool finished;
+    int spill_fd;         /* opts.spill_gcs: the unlinked temporary file, else -1 */
+    uint64_t spill_end;   /* bytes written to it */
 };
 
 /* The final pass: derived values, rollups, percentiles (gc_derive.c). */
@@ -113,6 +175,15 @@ void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt);
  * (0 at first) remembers how far the GCs were seen to pause before the end
  * (their pause start never changes), so each GC is looked at once. */
 size_t gcs_gc_derive_first_unread(const gcs_gc_runtime *rt, size_t i, size_t *scan);
+
+/* GC i made final, as gcs_gc_derive_copy gives it, for a spilling
+ * analyzer: the problems it shows are counted (bad times, implausible
+ * values, incomplete). */
+void gcs_gc_derive_settle(gcs_gc_runtime *rt, size_t i, gcs_gc_info *out);
+
+/* Adds a final GC to the runtime's fold (in list order). */
+void gcs_gc_fold_add(gcs_gc_fold *f, const gcs_gc_info *gc);
+void gcs_gc_fold_free(gcs_gc_fold *f);
 
 /* GC i as the final pass will leave it (derived values, or the blanks of
  * an incomplete GC), written to *out; the analyzer's state is unchanged. */

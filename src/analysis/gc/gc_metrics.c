@@ -391,10 +391,12 @@ static size_t heap_values(const gcs_gc_analyzer *an, const gcs_gc_process *p, si
 {
     for (size_t r = 0; r < an->runtime_count; r++) {
         const gcs_gc_runtime *rt = an->runtimes[r];
-        if (&rt->pub != p || gc_index >= rt->n)
+        if (&rt->pub != p)
             continue;
+        if (an->spill_fd >= 0 || gc_index >= rt->n)
+            return 0; /* spilled: not kept */
         size_t n = 0;
-        for (int64_t h = rt->priv[gc_index].ph_first; h >= 0; h = rt->heap_allocs[h].next) {
+        for (int64_t h = RT_PRIV(rt, gc_index).ph_first; h >= 0; h = rt->heap_allocs[h].next) {
             if (n < cap) {
                 const gcs_gc_heap_alloc *ha = &rt->heap_allocs[h];
                 const int64_t *o = ha->obj_space_before;
