@@ -203,8 +203,9 @@ typedef struct gcs_gc_options {
      * it out), and memory holds only the GCs still in flight, whatever the
      * trace's length. gcs_gc_process.gcs is then NULL: read the records
      * with gcs_gc_process_gcs. The summary (rollups, percentiles at 10
-     * bytes a GC, histogram, problems) is the same; next_settled hands out
-     * nothing, and the per-heap values of gc_insight.h are not kept. The
+     * bytes a GC, histogram, problems) is the same, next_settled hands out
+     * the same GCs (read back from the file when asked for late), and the
+     * per-heap values of gc_insight.h are not kept. The
      * file is made in $TMPDIR (else /tmp) and removed at once. */
     bool spill_gcs;
 } gcs_gc_options;

@@ -176,6 +176,12 @@ typedef struct gcs_watch_options {
     const char *out_path;     /* save the stream to this file (NULL: do not) */
     double duration_s;        /* stop after this long (0: no limit) */
     double stop_on_pause_ms;  /* stop after the first GC whose pause is longer (0: never) */
+    /* Keep the GC records in a temporary file (gcs_gc_options.spill_gcs):
+     * memory stays that of the GCs in flight however long the session.
+     * gcs_watch_analyzer's runtimes then have no gcs array (read them with
+     * gcs_gc_process_gcs), which the HTML report needs. Without a
+     * temporary file, the records stay in memory. */
+    bool spill_gcs;
     gcs_session_config config;
 } gcs_watch_options;
 

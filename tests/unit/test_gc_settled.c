@@ -86,8 +86,9 @@ static void take_settled(gcs_gc_analyzer *an, settled_list *l, bool finished)
 }
 
 /* Reads path into an analyzer that spills its GC records
- * (gcs_gc_options.spill_gcs), finished; NULL when there is no reader. */
-static gcs_gc_analyzer *spilled_analysis(const char *path)
+ * (gcs_gc_options.spill_gcs), pulling settled GCs after every event into
+ * *l, finished; NULL when there is no reader. */
+static gcs_gc_analyzer *spilled_analysis(const char *path, settled_list *l)
 {
     gcs_error err;
     gcs_error_clear(&err);
@@ -97,13 +98,16 @@ static gcs_gc_analyzer *spilled_analysis(const char *path)
     gcs_gc_analyzer *an = r ? gcs_gc_analyzer_new(&o, &err) : NULL;
     if (an) {
         const gcs_event *ev;
-        while (gcs_reader_next(r, &ev, &err) == GCS_OK)
+        while (gcs_reader_next(r, &ev, &err) == GCS_OK) {
             CHECK_EQ_INT(gcs_gc_analyzer_feed(an, ev), GCS_OK);
+            take_settled(an, l, false);
+        }
         gcs_gc_analyzer_set_lost_events(an, gcs_reader_get_stats(r)->lost_events);
         gcs_gc_analyzer_finish(an);
+        take_settled(an, l, true);
         CHECK_EQ_INT(gcs_gc_analyzer_status(an), GCS_OK);
         gcs_gc_settled none;
-        CHECK(!gcs_gc_analyzer_next_settled(an, &none)); /* spilled instead */
+        CHECK(!gcs_gc_analyzer_next_settled(an, &none)); /* each GC once */
     }
     gcs_reader_free(r);
     gcs_source_free(src);
@@ -147,13 +151,25 @@ static void check_spilled_against(const gcs_gc_analyzer *sp, const gcs_gc_analyz
     }
 }
 
-static void check_spilled(const char *path, const gcs_gc_analyzer *mem)
+/* The spilled analysis of path against the one in memory (mem), and the
+ * GCs it handed out while reading against those mem's reading handed
+ * out (mem_l): the same GCs, in the same order, as early. */
+static void check_spilled(const char *path, const gcs_gc_analyzer *mem, const settled_list *mem_l)
 {
-    gcs_gc_analyzer *sp = spilled_analysis(path);
+    settled_list l = {0};
+    gcs_gc_analyzer *sp = spilled_analysis(path, &l);
     CHECK(sp != NULL);
     if (!sp)
         return;
     check_spilled_against(sp, mem, path);
+    CHECK_EQ_U64(l.n, mem_l->n);
+    CHECK_EQ_U64(l.early, mem_l->early);
+    for (size_t i = 0; i < l.n && i < mem_l->n; i++) {
+        CHECK_EQ_U64(l.v[i].pid, mem_l->v[i].pid);
+        CHECK_EQ_U64(l.v[i].clr_instance_id, mem_l->v[i].clr_instance_id);
+        CHECK(same_gc(path, &l.v[i].info, &mem_l->v[i].info));
+    }
+    free(l.v);
     gcs_gc_analyzer_free(sp);
 }
 
@@ -204,7 +220,7 @@ static long check_trace(const char *path, size_t *early_out, settled_list *out)
     CHECK_EQ_U64(l.n, total);
     CHECK_EQ_U64(at, total);
     *early_out = l.early;
-    check_spilled(path, an);
+    check_spilled(path, an, &l);
     gcs_gc_analyzer_free(an);
     gcs_reader_free(r);
     gcs_source_free(src);
@@ -613,6 +629,7 @@ static void test_bgc_waits_for_gcs_paused_inside(void)
  * spills: the same summary and records. */
 typedef struct synth {
     gcs_gc_analyzer *an[2];
+    settled_list handed[2]; /* what next_settled handed out after each record */
     double ms;
     uint64_t rng;
     int32_t number;
@@ -629,8 +646,10 @@ static void synth_feed(synth *s, gcs_gc_record *r, uint64_t tid)
 {
     gcs_gc_event_ctx ctx = {4242, tid, s->ms};
     s->ms += 0.125 + (double)(synth_next(s) % 100) / 64.0;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         CHECK_EQ_INT(gcs_gc_analyzer_feed_record(s->an[k], &ctx, r), GCS_OK);
+        take_settled(s->an[k], &s->handed[k], false);
+    }
 }
 
 static void synth_suspend(synth *s, uint32_t reason, uint64_t tid)
@@ -751,8 +770,16 @@ static void test_spill_synthetic(void)
         else
             synth_blocking(&s, GCS_GC_NONCONCURRENT, 4, synth_next(&s) % 50 != 0);
     }
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         gcs_gc_analyzer_finish(s.an[k]);
+        take_settled(s.an[k], &s.handed[k], true);
+    }
+    /* The same GCs handed out while feeding, as early, in memory or spilled. */
+    CHECK_EQ_U64(s.handed[1].n, s.handed[0].n);
+    CHECK_EQ_U64(s.handed[1].early, s.handed[0].early);
+    CHECK(s.handed[0].early * 10 >= s.handed[0].n * 9);
+    for (size_t i = 0; i < s.handed[0].n && i < s.handed[1].n; i++)
+        CHECK(same_gc("synthetic", &s.handed[1].v[i].info, &s.handed[0].v[i].info));
     const gcs_gc_runtime *rt = s.an[1]->runtimes[0];
     printf("synthetic: %zu GCs, %zu dropped from memory, %zu per-heap records kept\n", rt->n,
            rt->base, rt->heap_alloc_n);
@@ -762,8 +789,10 @@ static void test_spill_synthetic(void)
     /* The lookback really reached a dropped GC's heap stats. */
     CHECK(rt->dropped_hs_index > 0);
     check_spilled_against(s.an[1], s.an[0], "synthetic");
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         gcs_gc_analyzer_free(s.an[k]);
+        free(s.handed[k].v);
+    }
 }
 
 int main(void)

@@ -264,9 +264,12 @@ static uint64_t count_gcs(const gc_rows *w, const gcs_gc_analyzer *an, uint64_t 
     if (an) {
         for (size_t i = 0; i < gcs_gc_process_count(an); i++) {
             const gcs_gc_process *p = gcs_gc_process_at(an, i);
-            for (size_t k = 0; k < p->gc_count; k++) {
-                count[p->gcs[k].generation < 2 ? p->gcs[k].generation : 2]++;
-                total++;
+            gcs_gc_info gcs[64]; /* in memory or spilled: read alike */
+            size_t n;
+            for (size_t k = 0; (n = gcs_gc_process_gcs(an, p, k, gcs, 64)) > 0; k += n) {
+                for (size_t j = 0; j < n; j++)
+                    count[gcs[j].generation < 2 ? gcs[j].generation : 2]++;
+                total += n;
             }
         }
     } else {
@@ -362,6 +365,9 @@ int live_run(const live_opts *o)
     gcs_watch_options wo = o->watch;
     if (wo.out_path && !strcmp(wo.out_path, "-"))
         wo.out_path = "/dev/stdout";
+    /* A session of any length in bounded memory, unless the HTML report
+     * (which reads every GC's per-heap values) is asked for. */
+    wo.spill_gcs = !o->report_path;
     gcs_watch *w = gcs_watch_start(&wo, &err);
     if (!w) {
         fprintf(stderr, "gcscope %s: %s\n", o->cmd, err.reason);

@@ -1040,21 +1040,24 @@ static gcs_status settle_spilled(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     return st;
 }
 
-size_t gcs_gc_process_gcs(const gcs_gc_analyzer *an, const gcs_gc_process *p, size_t first,
-                          gcs_gc_info *out, size_t n)
+/* Copies up to n spilled GCs of rt from list position first (all
+ * written, or waiting in spill_buf); returns how many it copied (fewer
+ * when the file cannot be read). */
+static size_t spill_read(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt, size_t first,
+                         gcs_gc_info *out, size_t n)
 {
-    const gcs_gc_runtime *rt = NULL;
-    for (size_t r = 0; r < an->runtime_count && !rt; r++)
-        if (&an->runtimes[r]->pub == p)
-            rt = an->runtimes[r];
-    if (!rt || !an->finished || first >= rt->n)
-        return 0;
-    if (n > rt->n - first)
-        n = rt->n - first;
-    if (an->spill_fd < 0) {
-        memcpy(out, &RT_INFO(rt, first), n * sizeof *out);
+    size_t written = rt->settled - rt->spill_buf_n;
+    if (first >= written) {
+        /* Not written yet: in the buffer. */
+        if (first >= rt->settled)
+            return 0;
+        if (n > rt->settled - first)
+            n = rt->settled - first;
+        memcpy(out, &rt->spill_buf[first - written], n * sizeof *out);
         return n;
     }
+    if (n > written - first)
+        n = written - first;
     /* The chunk holding GC first: the last whose first GC is not after it. */
     size_t lo = 0, hi = rt->spill_chunk_n;
     while (hi - lo > 1) {
@@ -1089,10 +1092,50 @@ size_t gcs_gc_process_gcs(const gcs_gc_analyzer *an, const gcs_gc_process *p, si
     return done;
 }
 
+size_t gcs_gc_process_gcs(const gcs_gc_analyzer *an, const gcs_gc_process *p, size_t first,
+                          gcs_gc_info *out, size_t n)
+{
+    const gcs_gc_runtime *rt = NULL;
+    for (size_t r = 0; r < an->runtime_count && !rt; r++)
+        if (&an->runtimes[r]->pub == p)
+            rt = an->runtimes[r];
+    if (!rt || !an->finished || first >= rt->n)
+        return 0;
+    if (n > rt->n - first)
+        n = rt->n - first;
+    if (an->spill_fd < 0) {
+        memcpy(out, &RT_INFO(rt, first), n * sizeof *out);
+        return n;
+    }
+    return spill_read(an, rt, first, out, n);
+}
+
+/* Spilling: the next GC spilled and not handed out yet, read back (from
+ * the buffer when it was asked for in time, as a watch does after each
+ * event). */
+static bool next_spilled(gcs_gc_analyzer *an, gcs_gc_settled *out)
+{
+    for (size_t r = 0; r < an->runtime_count; r++) {
+        gcs_gc_runtime *rt = an->runtimes[r];
+        if (rt->handed >= rt->settled)
+            continue;
+        if (spill_read(an, rt, rt->handed, &out->info, 1) != 1) {
+            if (!an->failed)
+                an->failed = GCS_ERR_IO;
+            return false;
+        }
+        out->pid = rt->pid;
+        out->clr_instance_id = rt->clr_instance_id;
+        rt->handed++;
+        return true;
+    }
+    return false;
+}
+
 bool gcs_gc_analyzer_next_settled(gcs_gc_analyzer *an, gcs_gc_settled *out)
 {
     if (an->spill_fd >= 0)
-        return false; /* handed to the spill file instead */
+        return next_spilled(an, out);
     for (size_t r = 0; r < an->runtime_count; r++) {
         gcs_gc_runtime *rt = an->runtimes[r];
         size_t i = rt->settled;

@@ -102,6 +102,7 @@ typedef struct gcs_gc_runtime {
     size_t spill_buf_n, spill_buf_cap;
     gcs_gc_spill_chunk *spill_chunks;
     size_t spill_chunk_n, spill_chunk_cap;
+    size_t handed; /* spilling: GCs handed out by gcs_gc_analyzer_next_settled */
     gcs_gc_heap_alloc *heap_allocs; /* every per-heap history's allocation data */
     size_t heap_alloc_n, heap_alloc_cap;
     int64_t suspend_tid_gc, suspend_tid_bgc, suspend_tid_other; /* -1: none */
