@@ -8,7 +8,10 @@
  * and the same GC report (JSON, every figure printed), whatever the
  * bytes: the tap rows are released and handed out where delivery would
  * have put them (docs/reader.md), and a spilled GC is the GC the
- * analysis in memory finishes with (docs/gc-stats.md). Inputs
+ * analysis in memory finishes with (docs/gc-stats.md); the GCs
+ * next_settled hands out while reading are the same, each runtime's in
+ * the same order.
+ * Inputs
  * of odd size are read through a source that copies at most 1000 bytes
  * a read and says GCS_AGAIN before every other read (both reads alike:
  * the reader releases what it may when the source waits).
@@ -21,12 +24,61 @@
 #include "gcscope.h"
 #include "unit/copy_source.h"
 
+enum { MAX_RUNTIMES = 16 };
+
 typedef struct reading {
     gcs_status status;
     gcs_reader_stats stats;
     char *report;
     size_t report_len;
+    /* The GCs next_settled handed out: per runtime (pid, ClrInstanceID) a
+     * digest of them in order (runtimes interleave as the pulls fall);
+     * runtimes past MAX_RUNTIMES only counted. */
+    uint64_t handed;
+    size_t n_runtimes;
+    struct { uint64_t key, digest; } runtimes[MAX_RUNTIMES];
 } reading;
+
+/* Pulls what the analyzer settled into the reading's digests. */
+static void pull_settled(gcs_gc_analyzer *gc, reading *out)
+{
+    gcs_gc_settled s;
+    while (gcs_gc_analyzer_next_settled(gc, &s)) {
+        out->handed++;
+        uint64_t key = (uint64_t)s.pid << 16 | s.clr_instance_id;
+        size_t r = 0;
+        while (r < out->n_runtimes && out->runtimes[r].key != key)
+            r++;
+        if (r == out->n_runtimes) {
+            if (r == MAX_RUNTIMES)
+                continue;
+            out->runtimes[r].key = key;
+            out->runtimes[r].digest = 0xcbf29ce484222325ull;
+            out->n_runtimes++;
+        }
+        uint64_t pause;
+        memcpy(&pause, &s.info.pause_ms, sizeof pause);
+        const uint64_t fields[] = {(uint32_t)s.info.number, s.info.generation, s.info.type,
+                                   s.info.is_complete, pause};
+        for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
+            out->runtimes[r].digest = (out->runtimes[r].digest ^ fields[k]) * 0x100000001b3ull;
+    }
+}
+
+/* Both readings handed out the same GCs, each runtime's in the same order. */
+static bool same_handed(const reading *a, const reading *b)
+{
+    if (a->handed != b->handed || a->n_runtimes != b->n_runtimes)
+        return false;
+    for (size_t i = 0; i < a->n_runtimes; i++) {
+        size_t j = 0;
+        while (j < b->n_runtimes && b->runtimes[j].key != a->runtimes[i].key)
+            j++;
+        if (j == b->n_runtimes || b->runtimes[j].digest != a->runtimes[i].digest)
+            return false;
+    }
+    return true;
+}
 
 static void read_once(const uint8_t *data, size_t size, bool tap, reading *out)
 {
@@ -49,9 +101,13 @@ static void read_once(const uint8_t *data, size_t size, bool tap, reading *out)
     FUZZ_REQUIRE(src && r);
     const gcs_event *ev;
     gcs_status st;
-    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK || st == GCS_AGAIN)
+    out->handed = 0;
+    out->n_runtimes = 0;
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK || st == GCS_AGAIN) {
         if (st == GCS_OK && gcs_gc_analyzer_feed(gc, ev) < 0)
             break;
+        pull_settled(gc, out);
+    }
     out->status = st == GCS_OK ? gcs_gc_analyzer_status(gc) : st;
     out->stats = *gcs_reader_get_stats(r);
     gcs_gc_analyzer_set_lost_events(gc, out->stats.lost_events);
@@ -59,6 +115,7 @@ static void read_once(const uint8_t *data, size_t size, bool tap, reading *out)
         gcs_gc_analyzer_set_span(gc, gcs_reader_msec(r, out->stats.first_timestamp),
                                  gcs_reader_msec(r, out->stats.last_timestamp));
     gcs_gc_analyzer_finish(gc);
+    pull_settled(gc, out);
     FILE *f = open_memstream(&out->report, &out->report_len);
     FUZZ_REQUIRE(f);
     gcs_gc_report_options ro = {.format = GCS_GC_FORMAT_JSON, .trace_name = "fuzz"};
@@ -82,6 +139,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  a->sort_overflows == b->sort_overflows &&
                  a->first_timestamp == b->first_timestamp &&
                  a->last_timestamp == b->last_timestamp && a->bytes_read == b->bytes_read);
+    /* The same GCs handed out while reading, in the same order (when each
+     * came may differ: taps offer no pull between them). */
+    FUZZ_REQUIRE(same_handed(&delivered, &tapped));
     FUZZ_REQUIRE(delivered.report_len == tapped.report_len &&
                  memcmp(delivered.report, tapped.report, delivered.report_len) == 0);
     free(delivered.report);
