@@ -206,12 +206,12 @@ typedef struct gcs_gc_options {
      * bytes a GC, histogram, problems) is the same, next_settled hands out
      * the same GCs (read back from the file when asked for late), and the
      * per-heap values of gc_insight.h are not kept. The
-     * file is made in $TMPDIR (else /tmp) and removed at once. */
+     * file is made in $TMPDIR (else /tmp) and removed at once; when it
+     * cannot be made, the records stay in memory (gcs is then set). */
     bool spill_gcs;
 } gcs_gc_options;
 
-/* A new analyzer (opts may be NULL). NULL on out-of-memory, or (err:
- * GCS_ERR_IO) when spill_gcs asks for a temporary file that cannot be made. */
+/* A new analyzer (opts may be NULL). NULL on out-of-memory. */
 gcs_gc_analyzer *gcs_gc_analyzer_new(const gcs_gc_options *opts, gcs_error *err);
 
 /* Feeds one event in timestamp order. Non-GC events are ignored cheaply.

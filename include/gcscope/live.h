@@ -179,8 +179,7 @@ typedef struct gcs_watch_options {
     /* Keep the GC records in a temporary file (gcs_gc_options.spill_gcs):
      * memory stays that of the GCs in flight however long the session.
      * gcs_watch_analyzer's runtimes then have no gcs array (read them with
-     * gcs_gc_process_gcs), which the HTML report needs. Without a
-     * temporary file, the records stay in memory. */
+     * gcs_gc_process_gcs), which the HTML report needs. */
     bool spill_gcs;
     gcs_session_config config;
 } gcs_watch_options;

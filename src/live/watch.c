@@ -150,13 +150,6 @@ gcs_watch *gcs_watch_start(const gcs_watch_options *opts, gcs_error *err)
     }
     gcs_gc_options go = {.spill_gcs = opts->spill_gcs};
     w->an = gcs_gc_analyzer_new(&go, err);
-    if (!w->an && go.spill_gcs) {
-        /* No temporary file: the records in memory. */
-        go.spill_gcs = false;
-        if (err)
-            gcs_error_clear(err);
-        w->an = gcs_gc_analyzer_new(&go, err);
-    }
     if (!w->an)
         goto fail;
     w->fz = gcs_finalized_new(); /* the report's table; the watch goes on without it */

@@ -795,11 +795,53 @@ static void test_spill_synthetic(void)
     }
 }
 
+/* A spilling analyzer with no temporary file to be had ($TMPDIR a
+ * folder that does not exist) keeps its records in memory: gcs set, the
+ * same analysis, the same GCs handed out. */
+static void test_spill_without_file(void)
+{
+    const char *path = TEST_DATA("wks-concurrent.nettrace");
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("TMPDIR", "/nonexistent/gcscope-no-such-folder", 1);
+    settled_list l = {0};
+    gcs_gc_analyzer *sp = spilled_analysis(path, &l);
+    if (saved) {
+        setenv("TMPDIR", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("TMPDIR");
+    }
+    CHECK(sp != NULL);
+    if (!sp)
+        return;
+    CHECK(gcs_gc_process_count(sp) > 0);
+    for (size_t p = 0; p < gcs_gc_process_count(sp); p++)
+        CHECK(gcs_gc_process_at(sp, p)->gcs != NULL);
+    CHECK(l.n > 30);
+    /* The same as the analysis that spills to a file. */
+    settled_list l2 = {0};
+    gcs_gc_analyzer *spilled = spilled_analysis(path, &l2);
+    CHECK(spilled != NULL);
+    if (spilled) {
+        CHECK(gcs_gc_process_at(spilled, 0)->gcs == NULL);
+        check_spilled_against(spilled, sp, path);
+        CHECK_EQ_U64(l2.n, l.n);
+        for (size_t i = 0; i < l.n && i < l2.n; i++)
+            CHECK(same_gc(path, &l2.v[i].info, &l.v[i].info));
+        gcs_gc_analyzer_free(spilled);
+    }
+    free(l.v);
+    free(l2.v);
+    gcs_gc_analyzer_free(sp);
+}
+
 int main(void)
 {
     RUN(test_bgc_waits_for_gcs_paused_inside);
     RUN(test_every_fixture);
     RUN(test_spill_synthetic);
+    RUN(test_spill_without_file);
     RUN(test_wks_concurrent_bgc);
     RUN(test_watch_replay_fixtures);
     RUN(test_watch_pause_and_save);

@@ -91,12 +91,6 @@ gcs_gc_analyzer *cli_gc_load(const char *who, const char *path, const cli_gc_loa
     gcs_error_clear(&err);
     gcs_gc_options gc_opts = {.spill_gcs = hooks && hooks->spill_gcs};
     gcs_gc_analyzer *an = gcs_gc_analyzer_new(&gc_opts, &err);
-    if (!an && gc_opts.spill_gcs) {
-        /* No temporary file: the same report, from memory. */
-        gc_opts.spill_gcs = false;
-        gcs_error_clear(&err);
-        an = gcs_gc_analyzer_new(&gc_opts, &err);
-    }
     if (!an) {
         cli_report_error(path, &err);
         *rc = CLI_FAILED;

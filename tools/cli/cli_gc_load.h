@@ -17,8 +17,7 @@ typedef struct cli_gc_load_hooks {
     gcs_finalized *finalized;
     const char *archive_member; /* --member: a zip's or tar's member (NULL: the first trace) */
     /* The GC records go to a temporary file (gcs_gc_options.spill_gcs):
-     * for a caller that reads them with gcs_gc_process_gcs only. Without
-     * a temporary file they stay in memory. */
+     * for a caller that reads them with gcs_gc_process_gcs only. */
     bool spill_gcs;
 } cli_gc_load_hooks;
 

@@ -593,13 +593,9 @@ gcs_gc_analyzer *gcs_gc_analyzer_new(const gcs_gc_options *opts, gcs_error *err)
     if (opts)
         an->opts = *opts;
     an->max_gcs = an->opts.max_gcs ? an->opts.max_gcs : DEFAULT_MAX_GCS;
-    an->spill_fd = -1;
-    if (an->opts.spill_gcs && (an->spill_fd = spill_open()) < 0) {
-        GCS_FAIL(err, GCS_ERR_IO, 0, "cannot make a temporary file for the GC records (%s)",
-                 strerror(errno));
-        free(an);
-        return NULL;
-    }
+    /* Without a temporary file the records stay in memory: the same
+     * results, only more memory (gcs_gc_process.gcs then says so). */
+    an->spill_fd = an->opts.spill_gcs ? spill_open() : -1;
     gcs_gc_kind_cache_init(&an->kinds);
     an->first_event_ms = NAN;
     an->last_event_ms = NAN;
