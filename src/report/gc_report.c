@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "gcscope/finalized.h"
 #include "gcscope/gc.h"
 #include "report/csv.h"
@@ -264,10 +265,10 @@ bool gcs_gc_filter_match(const gcs_gc_filter *f, const gcs_gc_info *gc)
 }
 
 /* The GCs of one runtime as the report reads them: p->gcs, or when the
- * analyzer spilled them (gcs_gc_options.spill_gcs) a chunk at a time from
- * its file, 512 at a time; each section reads them in order, so a chunk
- * is read once a pass. A record that cannot be read back reads as zeros and the report
- * fails (gcs_gc_report_write returns -1). */
+ * analyzer spilled them (gcs_gc_options.spill_gcs) read back from its file
+ * 512 at a time; each section reads them in order, so a chunk is read
+ * once a pass. A record that cannot be read back reads as zeros and the
+ * report fails (gcs_gc_report_write returns -1). */
 enum { GC_LIST_CHUNK = 512 }; /* 250 KB: the analyzer's largest chunk */
 typedef struct gc_list {
     const gcs_gc_analyzer *an;
@@ -465,14 +466,9 @@ static bool scan_gcs(gc_list *gl, double threshold, gc_scan *sc)
         if (len > sc->reason_width)
             sc->reason_width = len;
         if (is_long_pause(gc, threshold)) {
-            if (sc->n_long == sc->cap_long) {
-                size_t cap = sc->cap_long ? 2 * sc->cap_long : 16;
-                size_t *grown = realloc(sc->long_gcs, cap * sizeof *grown);
-                if (!grown)
-                    return false; /* the caller frees long_gcs */
-                sc->long_gcs = grown;
-                sc->cap_long = cap;
-            }
+            if (!gcs_array_reserve((void **)&sc->long_gcs, &sc->cap_long, sc->n_long + 1,
+                                   sizeof *sc->long_gcs, 16))
+                return false; /* the caller frees long_gcs */
             sc->long_gcs[sc->n_long++] = i;
         }
         if (!gc->has_global_history)

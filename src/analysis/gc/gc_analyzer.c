@@ -927,15 +927,11 @@ static gcs_status spill_flush(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
         (gcs_gc_spill_chunk){an->spill_end, rt->settled - rt->spill_buf_n, rt->spill_buf_n};
     an->spill_end += len;
     rt->spill_buf_n = 0;
-    /* The next chunk twice as large, up to GCS_GC_SPILL_MAX. */
-    if (rt->spill_buf_cap < GCS_GC_SPILL_MAX) {
-        size_t cap = 2 * rt->spill_buf_cap;
-        gcs_gc_info *grown = realloc(rt->spill_buf, cap * sizeof *grown);
-        if (grown) {
-            rt->spill_buf = grown;
-            rt->spill_buf_cap = cap;
-        }
-    }
+    /* The next chunk twice as large, up to GCS_GC_SPILL_MAX (else as it
+     * was: only more writes). */
+    if (rt->spill_buf_cap < GCS_GC_SPILL_MAX)
+        (void)gcs_array_reserve((void **)&rt->spill_buf, &rt->spill_buf_cap,
+                                2 * rt->spill_buf_cap, sizeof *rt->spill_buf, GCS_GC_SPILL_FIRST);
     return GCS_OK;
 }
 
@@ -1004,11 +1000,9 @@ static gcs_status spill_settled(gcs_gc_analyzer *an, gcs_gc_runtime *rt, bool al
 {
     while (rt->settled < rt->n && (all || gc_settled(an, rt, rt->settled))) {
         size_t i = rt->settled;
-        if (!rt->spill_buf) {
-            if (!(rt->spill_buf = malloc(GCS_GC_SPILL_FIRST * sizeof *rt->spill_buf)))
-                return GCS_ERR_NOMEM;
-            rt->spill_buf_cap = GCS_GC_SPILL_FIRST;
-        }
+        if (!gcs_array_reserve((void **)&rt->spill_buf, &rt->spill_buf_cap, 1,
+                               sizeof *rt->spill_buf, GCS_GC_SPILL_FIRST))
+            return GCS_ERR_NOMEM;
         gcs_gc_info *out = &rt->spill_buf[rt->spill_buf_n++];
         gcs_gc_derive_settle(rt, i, out);
         gcs_gc_fold_add(&rt->fold, out);

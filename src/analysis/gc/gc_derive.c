@@ -11,6 +11,7 @@
 #include "analysis/gc/gc_internal.h"
 #include "analysis/gc/gc_survival.h"
 #include "analysis/gc/nearest_rank.h"
+#include "base/buf.h"
 #include "base/sat_math.h"
 
 #define MB 1000000.0
@@ -306,9 +307,9 @@ static void percentiles(const gcs_gc_fold *f, int by, uint32_t key, double *scra
 {
     size_t m = 0;
     for (size_t i = 0; i < f->pause_n; i++) {
-        if (by == 1 && f->pause_gen[i] != key)
+        if (by == 1 && (uint32_t)(f->pause_key[i] & 0xff) != key)
             continue;
-        if (by == 2 && f->pause_type[i] != key)
+        if (by == 2 && (uint32_t)(f->pause_key[i] >> 8) != key)
             continue;
         scratch[m++] = f->pause_ms[i];
     }
@@ -356,34 +357,24 @@ void gcs_gc_fold_add(gcs_gc_fold *f, const gcs_gc_info *gc)
     f->histogram[b]++;
     if (f->pause_failed)
         return;
-    if (f->pause_n == f->pause_cap) {
-        size_t cap = f->pause_cap ? f->pause_cap * 2 : 256;
-        double *ms = realloc(f->pause_ms, cap * sizeof *ms);
-        if (ms)
-            f->pause_ms = ms;
-        uint8_t *gen = ms ? realloc(f->pause_gen, cap) : NULL;
-        if (gen)
-            f->pause_gen = gen;
-        uint8_t *type = gen ? realloc(f->pause_type, cap) : NULL;
-        if (type)
-            f->pause_type = type;
-        if (!type) {
-            f->pause_failed = true;
-            return;
-        }
-        f->pause_cap = cap;
+    if (!gcs_array_reserve((void **)&f->pause_ms, &f->pause_ms_cap, f->pause_n + 1,
+                           sizeof *f->pause_ms, 256) ||
+        !gcs_array_reserve((void **)&f->pause_key, &f->pause_key_cap, f->pause_n + 1,
+                           sizeof *f->pause_key, 256)) {
+        f->pause_failed = true;
+        return;
     }
+    uint32_t gen = gc->generation < 255 ? gc->generation : 255;
+    uint32_t type = gc->type < 255 ? gc->type : 255;
     f->pause_ms[f->pause_n] = gc->pause_ms;
-    f->pause_gen[f->pause_n] = (uint8_t)(gc->generation < 255 ? gc->generation : 255);
-    f->pause_type[f->pause_n] = (uint8_t)(gc->type < 255 ? gc->type : 255);
+    f->pause_key[f->pause_n] = (uint16_t)(gen | type << 8);
     f->pause_n++;
 }
 
 void gcs_gc_fold_free(gcs_gc_fold *f)
 {
     free(f->pause_ms);
-    free(f->pause_gen);
-    free(f->pause_type);
+    free(f->pause_key);
     memset(f, 0, sizeof *f);
 }
 

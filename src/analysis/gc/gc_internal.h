@@ -63,9 +63,9 @@ typedef struct gcs_gc_fold {
     double first_pause_start;
     /* The pauses of complete GCs, for the percentiles: 10 bytes a GC. */
     double *pause_ms;
-    uint8_t *pause_gen, *pause_type; /* generation, gcs_gc_type (255: another value) */
-    size_t pause_n, pause_cap;
-    bool pause_failed;               /* out of memory: percentiles unknown */
+    uint16_t *pause_key; /* generation | gcs_gc_type << 8 (255: another value) */
+    size_t pause_n, pause_ms_cap, pause_key_cap;
+    bool pause_failed;   /* out of memory: percentiles unknown */
 } gcs_gc_fold;
 
 /* GCs a spilling runtime writes to the spill file at a time: 64 at
