@@ -905,6 +905,23 @@ static int spill_open(void)
     return fd;
 }
 
+/* len bytes at offset off of the spill file, written from or read into
+ * buf whole (a short transfer goes on, EINTR retried); false if not. */
+static bool spill_io(int fd, bool write, void *buf, size_t len, uint64_t off)
+{
+    char *p = buf;
+    for (size_t done = 0; done < len;) {
+        ssize_t r = write ? pwrite(fd, p + done, len - done, (off_t)(off + done))
+                          : pread(fd, p + done, len - done, (off_t)(off + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        done += (size_t)r;
+    }
+    return true;
+}
+
 /* Writes the runtime's waiting final GCs to the spill file as one chunk. */
 static gcs_status spill_flush(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
 {
@@ -913,16 +930,9 @@ static gcs_status spill_flush(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     if (!gcs_array_reserve((void **)&rt->spill_chunks, &rt->spill_chunk_cap, rt->spill_chunk_n + 1,
                            sizeof *rt->spill_chunks, 16))
         return GCS_ERR_NOMEM;
-    const char *bytes = (const char *)rt->spill_buf;
-    size_t len = rt->spill_buf_n * sizeof *rt->spill_buf, done = 0;
-    while (done < len) {
-        ssize_t w = pwrite(an->spill_fd, bytes + done, len - done, (off_t)(an->spill_end + done));
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return GCS_ERR_IO;
-        done += (size_t)w;
-    }
+    size_t len = rt->spill_buf_n * sizeof *rt->spill_buf;
+    if (!spill_io(an->spill_fd, true, rt->spill_buf, len, an->spill_end))
+        return GCS_ERR_IO;
     rt->spill_chunks[rt->spill_chunk_n++] =
         (gcs_gc_spill_chunk){an->spill_end, rt->settled - rt->spill_buf_n, rt->spill_buf_n};
     an->spill_end += len;
@@ -1066,17 +1076,9 @@ static size_t spill_read(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt, si
         size_t take = end - i;
         if (take > n - done)
             take = n - done;
-        char *dst = (char *)(out + done);
-        size_t len = take * sizeof *out, got = 0;
-        uint64_t off = ck->offset + at * sizeof *out;
-        while (got < len) {
-            ssize_t r = pread(an->spill_fd, dst + got, len - got, (off_t)(off + got));
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0)
-                return done;
-            got += (size_t)r;
-        }
+        if (!spill_io(an->spill_fd, false, out + done, take * sizeof *out,
+                      ck->offset + at * sizeof *out))
+            return done;
         done += take;
     }
     return done;
