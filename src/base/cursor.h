@@ -153,6 +153,16 @@ static inline bool gcs_cur_peek_u64(const gcs_cursor *c, uint64_t *v)
 #endif
     return true;
 }
+/* The 8 bytes `at` bytes past the position, as gcs_cur_peek_u64 reads
+ * them (a loop that checks a row ahead before stepping to it). */
+static inline bool gcs_cur_peek_u64_at(const gcs_cursor *c, size_t at, uint64_t *v)
+{
+    if (at > (size_t)(c->end - c->p) || 8 > (size_t)(c->end - c->p) - at)
+        return false;
+    gcs_cursor ahead = *c;
+    ahead.p += at;
+    return gcs_cur_peek_u64(&ahead, v);
+}
 static inline bool gcs_cur_i16(gcs_cursor *c, int16_t *v)
 {
     uint16_t u;

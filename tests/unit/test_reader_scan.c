@@ -201,7 +201,7 @@ static void synth_metadata_row(bb *body, uint32_t id, uint32_t event_id)
     bb_u32(&meta, id);
     bb_utf16z(&meta, "Synth");
     bb_u32(&meta, event_id);
-    bb_utf16z(&meta, event_id == 1 ? "Tick" : "Wanted");
+    bb_utf16z(&meta, event_id == 1 ? "Tick" : event_id == 3 ? "Tock" : "Wanted");
     bb_u64(&meta, 0);
     bb_u32(&meta, 0);
     bb_u32(&meta, 5);
@@ -212,9 +212,9 @@ static void synth_metadata_row(bb *body, uint32_t id, uint32_t event_id)
     tb_row_v4(body, &row, meta.data, (uint32_t)meta.len, 0);
 }
 
-/* Starts a trace of Tick (metadata id 1) and Wanted (2) rows: the trace
- * header, the metadata block, and the header of an event block whose
- * body it returns (compressed rows). */
+/* Starts a trace of Tick (metadata id 1), Wanted (2) and Tock (3) rows:
+ * the trace header, the metadata block, and the header of an event block
+ * whose body it returns (compressed rows). */
 static bb *synth_start(bb *b)
 {
     const tb_trace tr = {{2024, 2, 4, 29, 13, 14, 15, 16}, 5000, 1000000, 8, 4242, 16, 1000};
@@ -223,10 +223,27 @@ static bb *synth_start(bb *b)
     tb_block_header(body, 0);
     synth_metadata_row(body, 1, 1);
     synth_metadata_row(body, 2, 2);
+    synth_metadata_row(body, 3, 3);
     tb_block_object(b, "MetadataBlock", 2, body);
     memset(body, 0, sizeof *body);
     tb_block_header(body, 1);
     return body;
+}
+
+/* A Tick row with every field set, its time delta `delta` (the first row
+ * of a block: its time). */
+static void full_tick_row(bb *body, uint64_t delta)
+{
+    bb_u8(body, 1 | 2 | 4 | 8 | 128);
+    bb_varu(body, 1);     /* metadata id */
+    bb_varu(body, 0);     /* sequence delta */
+    bb_varu(body, 7);     /* capture thread */
+    bb_varu(body, 0);     /* processor */
+    bb_varu(body, 99999); /* thread */
+    bb_varu(body, 5);     /* stack */
+    bb_varu(body, delta);
+    bb_varu(body, 4); /* payload size */
+    bb_u32(body, 0);
 }
 
 /* Rows of Tick (id 1) whose header changes only the thread id, as the
@@ -414,7 +431,7 @@ typedef struct run_reading {
     gcs_status status;
     uint64_t error_offset;
     gcs_reader_stats stats;
-    uint64_t tick_count;
+    uint64_t tick_count, tock_count;
     int n_wanted;
     uint64_t wanted_tid[64], wanted_ts[64];
     uint32_t wanted_stack[64];
@@ -449,8 +466,49 @@ static void read_runs(const bb *b, int mode, run_reading *out)
     for (uint32_t i = 0; (type = gcs_reader_event_type(r, i)) != NULL; i++)
         if (type->event_id == 1)
             out->tick_count = type->count;
+        else if (type->event_id == 3)
+            out->tock_count = type->count;
     gcs_reader_free(r);
     gcs_source_free(src);
+}
+
+/* Ends the trace with the event block `body` and reads it the three
+ * ways of read_runs. */
+static void end_and_read(bb *b, const bb *body, run_reading *all, run_reading *counted,
+                         run_reading *scanned)
+{
+    tb_block_object(b, "EventBlock", 2, body);
+    bb_u8(b, 1); /* NullReference: end of stream */
+    read_runs(b, 0, all);
+    read_runs(b, 1, counted);
+    read_runs(b, 2, scanned);
+}
+
+/* Counting in the container (mode 1) and scanning (mode 2) see what
+ * delivering every row (mode 0) sees: status and offset of a fault,
+ * counts per type and in total, the time span, the Wanted rows' fields. */
+static void check_runs_agree(const run_reading *all, const run_reading *counted,
+                             const run_reading *scanned)
+{
+    for (int m = 0; m < 2; m++) {
+        const run_reading *o = m ? scanned : counted;
+        CHECK_EQ_INT(o->status, all->status);
+        CHECK_EQ_U64(o->error_offset, all->error_offset);
+        CHECK_EQ_U64(o->stats.events, all->stats.events);
+        CHECK_EQ_U64(o->stats.lost_events, all->stats.lost_events);
+        CHECK_EQ_U64(o->stats.undecodable_events, all->stats.undecodable_events);
+        CHECK_EQ_U64(o->stats.unknown_events, all->stats.unknown_events);
+        CHECK_EQ_U64(o->tick_count, all->tick_count);
+        CHECK_EQ_U64(o->tock_count, all->tock_count);
+        CHECK_EQ_U64((uint64_t)o->stats.first_timestamp, (uint64_t)all->stats.first_timestamp);
+        CHECK_EQ_U64((uint64_t)o->stats.last_timestamp, (uint64_t)all->stats.last_timestamp);
+    }
+    CHECK_EQ_INT(counted->n_wanted, all->n_wanted);
+    for (int i = 0; i < all->n_wanted && i < counted->n_wanted; i++) {
+        CHECK_EQ_U64(counted->wanted_tid[i], all->wanted_tid[i]);
+        CHECK_EQ_U64(counted->wanted_stack[i], all->wanted_stack[i]);
+        CHECK_EQ_U64(counted->wanted_ts[i], all->wanted_ts[i]);
+    }
 }
 
 /*
@@ -472,17 +530,8 @@ static void test_same_type_runs_in_every_encoding(void)
         uint64_t rnd = 0x9E3779B97F4A7C15ull * (uint64_t)(variant + 1);
         bb *b = calloc(1, sizeof *b);
         bb *body = synth_start(b);
-        /* The first Tick: every field; variant 1 starts near INT64_MAX. */
-        bb_u8(body, 1 | 2 | 4 | 8 | 128);
-        bb_varu(body, 1);
-        bb_varu(body, 0);
-        bb_varu(body, 7);
-        bb_varu(body, 0);
-        bb_varu(body, 99999);
-        bb_varu(body, 5);
-        bb_varu(body, variant == 1 ? (uint64_t)INT64_MAX - 3000 : 10);
-        bb_varu(body, 4);
-        bb_u32(body, 0);
+        /* Variant 1 starts near INT64_MAX. */
+        full_tick_row(body, variant == 1 ? (uint64_t)INT64_MAX - 3000 : 10);
         int wanted = 0;
         for (int sub = 0; sub < 40; sub++) {
             /* One encoding for a while: flags and each varuint's length. */
@@ -564,35 +613,117 @@ static void test_same_type_runs_in_every_encoding(void)
             bb_varu(body, 1);
             bb_u16(body, 0);
         }
-        tb_block_object(b, "EventBlock", 2, body);
-        bb_u8(b, 1); /* NullReference: end of stream */
-
         const int failed_before = check_failed_in_test;
         run_reading all, counted, scanned;
-        read_runs(b, 0, &all);
-        read_runs(b, 1, &counted);
-        read_runs(b, 2, &scanned);
+        end_and_read(b, body, &all, &counted, &scanned);
         const bool faulty = variant == 2 || variant == 3;
         CHECK_EQ_INT(all.status, faulty ? GCS_ERR_CORRUPT : GCS_END);
         CHECK(all.tick_count > 40);
         if (!faulty)
             CHECK_EQ_INT(all.n_wanted, wanted);
-        for (int m = 0; m < 2; m++) {
-            const run_reading *o = m ? &scanned : &counted;
-            CHECK_EQ_INT(o->status, all.status);
-            CHECK_EQ_U64(o->error_offset, all.error_offset);
-            CHECK_EQ_U64(o->stats.events, all.stats.events);
-            CHECK_EQ_U64(o->stats.lost_events, all.stats.lost_events);
-            CHECK_EQ_U64(o->tick_count, all.tick_count);
-            CHECK_EQ_U64((uint64_t)o->stats.first_timestamp, (uint64_t)all.stats.first_timestamp);
-            CHECK_EQ_U64((uint64_t)o->stats.last_timestamp, (uint64_t)all.stats.last_timestamp);
+        check_runs_agree(&all, &counted, &scanned);
+        if (check_failed_in_test != failed_before)
+            fprintf(stderr, "  ^ variant %d\n", variant);
+        free(body);
+        free(b);
+    }
+}
+
+/* A row of type `id` in the runtime's usual 5-byte encoding (flags,
+ * 1-byte metadata id, 2-byte time delta, 1-byte size), payload zeros. A
+ * delta under 128 is padded to 2 bytes (a valid, longer encoding). */
+static void five_byte_row(bb *body, uint32_t id, uint32_t delta, uint32_t size)
+{
+    bb_u8(body, 1 | 128);
+    bb_u8(body, (uint8_t)id);
+    varu_of_len(body, delta, 2);
+    bb_u8(body, (uint8_t)size);
+    for (uint32_t k = 0; k < size; k++)
+        bb_u8(body, 0);
+}
+
+/*
+ * Two types written in turn, each row naming its type and size (Tick and
+ * Tock in the 5-byte encoding: the counting loop takes such a cycle a
+ * pair at a time), in random runs broken every way: a row whose delta
+ * takes 1 byte or 3, a size that changes, the same type twice, a third
+ * type, Wanted rows, runs up to the block's end, a start near the largest
+ * timestamp (the time wraps), short payloads, and a payload past the
+ * block's end. Counting the Ticks and Tocks in the container (Wanted rows
+ * delivered) and scanning must see what delivering every row sees.
+ */
+static void test_pair_runs_in_every_encoding(void)
+{
+    for (int variant = 0; variant < 24; variant++) {
+        uint64_t rnd = 0xD1B54A32D192ED03ull * (uint64_t)(variant + 1);
+        bb *b = calloc(1, sizeof *b);
+        bb *body = synth_start(b);
+        /* Variant 1 starts near INT64_MAX. */
+        full_tick_row(body, variant == 1 ? (uint64_t)INT64_MAX - 200000 : 10);
+        int wanted = 0;
+        uint64_t cycle_rows = 0;
+        for (int sub = 0; sub < 20; sub++) {
+            /* A run of the cycle: sizes of each type for the run. */
+            const uint32_t tick_size = variant % 5 == 2 ? 2 : 4;
+            const uint32_t tock_size = 4 + (uint32_t)(next_random(&rnd) % 40);
+            const int pairs = 1 + (int)(next_random(&rnd) % 40);
+            const bool tock_first = next_random(&rnd) % 2;
+            for (int i = 0; i < pairs; i++) {
+                const unsigned odd = (unsigned)(next_random(&rnd) % 64);
+                for (int half = 0; half < 2; half++) {
+                    const bool tick = (half == 0) != tock_first;
+                    uint32_t id = tick ? 1 : 3, size = tick ? tick_size : tock_size;
+                    uint32_t delta = (uint32_t)(next_random(&rnd) % 16384);
+                    if (odd == 0 && half == 1) {
+                        /* A 1-byte or 3-byte delta: not the 5-byte shape. */
+                        bb_u8(body, 1 | 128);
+                        bb_varu(body, id);
+                        varu_of_len(body, delta, next_random(&rnd) % 2 ? 1 : 3);
+                        bb_varu(body, size);
+                        for (uint32_t k = 0; k < size; k++)
+                            bb_u8(body, 0);
+                    } else {
+                        if (odd == 1 && half == 1)
+                            size += 1; /* the size changes once */
+                        if (odd == 2)
+                            id = 1; /* the same type twice */
+                        if (odd == 3 && half == 0)
+                            id = 2 + (uint32_t)(next_random(&rnd) % 2) * 2; /* Wanted, or 4: no type */
+                        five_byte_row(body, id, delta, size);
+                        if (id == 2)
+                            wanted++;
+                    }
+                    cycle_rows++;
+                }
+            }
+            if (next_random(&rnd) % 3 == 0 && !(variant % 4 == 0 && sub == 19)) {
+                /* Wanted, the thread left out. */
+                bb_u8(body, 1 | 128);
+                bb_varu(body, 2);
+                bb_varu(body, 1 + next_random(&rnd) % 300);
+                bb_varu(body, 4);
+                bb_u32(body, 0xC0FFEE);
+                wanted++;
+            }
         }
-        CHECK_EQ_INT(counted.n_wanted, all.n_wanted);
-        for (int i = 0; i < all.n_wanted && i < counted.n_wanted; i++) {
-            CHECK_EQ_U64(counted.wanted_tid[i], all.wanted_tid[i]);
-            CHECK_EQ_U64(counted.wanted_stack[i], all.wanted_stack[i]);
-            CHECK_EQ_U64(counted.wanted_ts[i], all.wanted_ts[i]);
+        if (variant == 3) {
+            /* A row whose payload runs past the block's end. */
+            bb_u8(body, 1 | 128);
+            bb_u8(body, 3);
+            varu_of_len(body, 200, 2);
+            bb_u8(body, 40);
+            bb_u16(body, 0);
         }
+        const int failed_before = check_failed_in_test;
+        run_reading all, counted, scanned;
+        end_and_read(b, body, &all, &counted, &scanned);
+        const bool faulty = variant == 3;
+        CHECK_EQ_INT(all.status, faulty ? GCS_ERR_CORRUPT : GCS_END);
+        CHECK(all.tick_count > 40 && all.tock_count > 40);
+        CHECK(cycle_rows > 100);
+        if (!faulty && wanted <= 64)
+            CHECK_EQ_INT(all.n_wanted, wanted);
+        check_runs_agree(&all, &counted, &scanned);
         if (check_failed_in_test != failed_before)
             fprintf(stderr, "  ^ variant %d\n", variant);
         free(body);
@@ -605,6 +736,7 @@ int main(void)
     RUN(test_scan_counts_what_next_delivers);
     RUN(test_fields_after_counted_runs);
     RUN(test_same_type_runs_in_every_encoding);
+    RUN(test_pair_runs_in_every_encoding);
     RUN(test_slots_grown_inside_a_block);
     return check_report("test_reader_scan");
 }

@@ -282,6 +282,48 @@ static inline bool is_shape(uint64_t head)
     return (head & COMMON_SHAPE_MASK) == COMMON_SHAPE_BITS;
 }
 
+/* What two rows of the usual 5-byte encoding share when they have the
+ * same type and size: all but the time delta's value bits. */
+#define SHAPE_KEY_MASK (COMMON_SHAPE_MASK | 0x7full << 8 | 0x7full << 32)
+
+/* A delta of the 5-byte encoding has at most 14 bits. */
+#define SHAPE_DELTA_BITS 14
+
+/*
+ * Rows that repeat a cycle of two 5-byte headers (key_a's row, then
+ * key_b's: two types written in turn, each row naming its type and size
+ * because the row before had the other's), a pair at a time: the position
+ * moves by the pair's fixed length, so no pair waits for the one before it
+ * to be read. Only while a pair and the longest header after it fit, so
+ * that each row meets take_shape_rows's own conditions. Returns the pairs
+ * taken; *timestamp moves past them. When the pairs cannot carry the
+ * timestamp past INT64_MAX (checked once), the timestamps only go up: the
+ * latest is the last row's.
+ */
+static __attribute__((noinline)) uint64_t take_pair_rows(gcs_cursor *block, uint64_t key_a,
+                                                         uint64_t key_b, int64_t *timestamp)
+{
+    const size_t stride_a = COMMON_SHAPE_BYTES + shape_size(key_a);
+    const size_t stride = stride_a + COMMON_SHAPE_BYTES + shape_size(key_b);
+    const int64_t ts0 = *timestamp;
+    if (ts0 >= 0 && gcs_cur_left(block) / stride >
+                        (uint64_t)(INT64_MAX - ts0) >> (SHAPE_DELTA_BITS + 1))
+        return 0; /* rare: take_shape_rows watches every timestamp */
+    gcs_cursor c = *block;
+    uint64_t ts = (uint64_t)ts0, pairs = 0, head_a, head_b;
+    while (gcs_cur_left(&c) >= stride + COMPRESSED_HEADER_MAX &&
+           gcs_cur_peek_u64(&c, &head_a) && gcs_cur_peek_u64_at(&c, stride_a, &head_b) &&
+           (head_a & SHAPE_KEY_MASK) == key_a && (head_b & SHAPE_KEY_MASK) == key_b) {
+        gcs_cur_skip(&c, stride); /* fits: checked above */
+        gcs_cur_prefetch(&c, PREFETCH_AHEAD);
+        ts += shape_delta(head_a) + shape_delta(head_b);
+        pairs++;
+    }
+    *block = c;
+    *timestamp = (int64_t)ts;
+    return pairs;
+}
+
 /*
  * The innermost loop: rows of the usual 5-byte encoding (COMMON_SHAPE_*)
  * of plainly counted types, entered at such a row (slots has 128 entries
@@ -296,9 +338,25 @@ static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tal
     gcs_cursor c = *block;
     int64_t ts = *timestamp;
     tally_acc a = *acc;
-    uint64_t head, last = 0;
+    uint64_t head, last = 0, before_last = 0;
     while (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head) &&
            is_shape(head)) {
+        if (before_last && (head & SHAPE_KEY_MASK) == (before_last & SHAPE_KEY_MASK)) {
+            /* The two rows before repeat: a cycle of two (both counted,
+             * both plain). */
+            const uint64_t key_a = before_last & SHAPE_KEY_MASK, key_b = last & SHAPE_KEY_MASK;
+            const uint64_t pairs = take_pair_rows(&c, key_a, key_b, &ts);
+            if (pairs) {
+                gcs_tally_slot *sa = &slots[shape_id(key_a)], *sb = &slots[shape_id(key_b)];
+                sa->count += pairs;
+                sb->count += pairs;
+                a.short_rows += pairs * ((shape_size(key_a) < sa->min_size) +
+                                         (shape_size(key_b) < sb->min_size));
+                a.taken += 2 * pairs;
+                a.hi = ts > a.hi ? ts : a.hi;
+                continue; /* the last two rows are again a's and b's */
+            }
+        }
         const uint32_t id = shape_id(head), row_size = shape_size(head);
         if (slots[id].counted != GCS_TALLY_PLAIN ||
             !gcs_cur_skip(&c, COMMON_SHAPE_BYTES + row_size))
@@ -306,6 +364,7 @@ static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tal
         gcs_cur_prefetch(&c, PREFETCH_AHEAD);
         ts = (int64_t)((uint64_t)ts + shape_delta(head));
         acc_count(&a, &slots[id], row_size, ts);
+        before_last = last;
         last = head;
     }
     *block = c;
