@@ -246,6 +246,16 @@ static void full_tick_row(bb *body, uint64_t delta)
     bb_u32(body, 0);
 }
 
+/* synth_start, then the first Tick: at time 10, or for variant 1
+ * `below_max` before INT64_MAX (the random runs after it make the time
+ * wrap). Returns the event block's body. */
+static bb *start_variant(bb *b, int variant, uint64_t below_max)
+{
+    bb *body = synth_start(b);
+    full_tick_row(body, variant == 1 ? (uint64_t)INT64_MAX - below_max : 10);
+    return body;
+}
+
 /* Rows of Tick (id 1) whose header changes only the thread id, as the
  * sample profiler writes them. */
 static void thread_only_rows(bb *body, uint64_t first_tid, int n)
@@ -529,9 +539,7 @@ static void test_same_type_runs_in_every_encoding(void)
     for (int variant = 0; variant < 24; variant++) {
         uint64_t rnd = 0x9E3779B97F4A7C15ull * (uint64_t)(variant + 1);
         bb *b = calloc(1, sizeof *b);
-        bb *body = synth_start(b);
-        /* Variant 1 starts near INT64_MAX. */
-        full_tick_row(body, variant == 1 ? (uint64_t)INT64_MAX - 3000 : 10);
+        bb *body = start_variant(b, variant, 3000);
         int wanted = 0;
         for (int sub = 0; sub < 40; sub++) {
             /* One encoding for a while: flags and each varuint's length. */
@@ -657,9 +665,7 @@ static void test_pair_runs_in_every_encoding(void)
     for (int variant = 0; variant < 24; variant++) {
         uint64_t rnd = 0xD1B54A32D192ED03ull * (uint64_t)(variant + 1);
         bb *b = calloc(1, sizeof *b);
-        bb *body = synth_start(b);
-        /* Variant 1 starts near INT64_MAX. */
-        full_tick_row(body, variant == 1 ? (uint64_t)INT64_MAX - 200000 : 10);
+        bb *body = start_variant(b, variant, 200000);
         int wanted = 0;
         uint64_t cycle_rows = 0;
         for (int sub = 0; sub < 20; sub++) {

@@ -342,8 +342,8 @@ static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tal
     while (gcs_cur_left(&c) >= COMPRESSED_HEADER_MAX && gcs_cur_peek_u64(&c, &head) &&
            is_shape(head)) {
         if (before_last && (head & SHAPE_KEY_MASK) == (before_last & SHAPE_KEY_MASK)) {
-            /* The two rows before repeat: a cycle of two (both counted,
-             * both plain). */
+            /* This row has the header of the row two back: a cycle of
+             * two (both rows before it taken here: plain slots). */
             const uint64_t key_a = before_last & SHAPE_KEY_MASK, key_b = last & SHAPE_KEY_MASK;
             const uint64_t pairs = take_pair_rows(&c, key_a, key_b, &ts);
             if (pairs) {
