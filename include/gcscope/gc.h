@@ -186,7 +186,11 @@ typedef struct gcs_gc_process {
     gcs_gc_problems problems;
     size_t gc_count;
     const gcs_gc_info *gcs;     /* in GCStart order, incomplete ones included;
-                                   NULL when spilled (gcs_gc_options.spill_gcs) */
+                                   NULL when spilled (gcs_gc_options.spill_gcs):
+                                   gcs_gc_process_read reads them either way */
+    /* The analyzer whose spill file holds the records when gcs is NULL; NULL
+     * in a list built by hand (gcs set). */
+    const struct gcs_gc_analyzer *source;
 } gcs_gc_process;
 
 typedef struct gcs_gc_analyzer gcs_gc_analyzer;
@@ -200,12 +204,13 @@ typedef struct gcs_gc_options {
     size_t max_gcs;
     /* Keep the GC records in a temporary file, not in memory: each GC is
      * written there once final (as gcs_gc_analyzer_next_settled would hand
-     * it out), and memory holds only the GCs still in flight, whatever the
-     * trace's length. gcs_gc_process.gcs is then NULL: read the records
-     * with gcs_gc_process_gcs. The summary (rollups, percentiles at 10
-     * bytes a GC, histogram, problems) is the same, next_settled hands out
-     * the same GCs (read back from the file when asked for late), and the
-     * per-heap values of gc_insight.h are not kept. The
+     * it out), with its per-heap values (gc_insight.h), and memory holds
+     * only the GCs still in flight, whatever the trace's length.
+     * gcs_gc_process.gcs is then NULL: read the records with
+     * gcs_gc_process_read (every function of gc_insight.h does). The
+     * summary (rollups, percentiles at 10 bytes a GC, histogram, problems)
+     * is the same, and next_settled hands out the same GCs (read back from
+     * the file when asked for late). The
      * file is made in $TMPDIR (else /tmp) and removed at once; when it
      * cannot be made, the records stay in memory (gcs is then set). */
     bool spill_gcs;
@@ -289,6 +294,14 @@ const gcs_gc_process *gcs_gc_process_at(const gcs_gc_analyzer *an, size_t index)
  */
 size_t gcs_gc_process_gcs(const gcs_gc_analyzer *an, const gcs_gc_process *p, size_t first,
                           gcs_gc_info *out, size_t n);
+
+/*
+ * The same for any runtime: p->gcs when set (a list built by hand, or an
+ * analyzer that keeps its GCs in memory), else the spill file of
+ * p->source. Returns how many it copied; fewer than asked before the last
+ * GC means the spill file could not be read.
+ */
+size_t gcs_gc_process_read(const gcs_gc_process *p, size_t first, gcs_gc_info *out, size_t n);
 
 void gcs_gc_analyzer_free(gcs_gc_analyzer *an);
 

@@ -7,7 +7,12 @@
  *
  * Every function reads a gcs_gc_process (from gcs_gc_process_at, or built
  * by hand: only pid, the GC list and problems.lost_events are read besides
- * the counts the analyzer derives, so synthetic GC lists work).
+ * the counts the analyzer derives, so synthetic GC lists work). The GC
+ * list is read with gcs_gc_process_read, a pass at a time: an analyzer
+ * that spills its GCs (gcs_gc_options.spill_gcs) serves them all with
+ * memory that grows by at most 16 bytes a GC (pauses for percentiles and
+ * tests, the MMU's intervals), and a spill file that cannot be read fails
+ * the call (false, -1) as out-of-memory does.
  */
 #ifndef GCSCOPE_GC_INSIGHT_H
 #define GCSCOPE_GC_INSIGHT_H
@@ -45,7 +50,8 @@ typedef struct gcs_gc_kpis {
     uint32_t induced_count;    /* every Induced* reason */
 } gcs_gc_kpis;
 
-/* Computes the headline numbers of p's GCs. Returns false on out-of-memory. */
+/* Computes the headline numbers of p's GCs. Returns false on out-of-memory
+ * or when p's spill file cannot be read (gcs_gc_process_read). */
 bool gcs_gc_kpis_compute(const gcs_gc_process *p, gcs_gc_kpis *out);
 
 /*
@@ -57,6 +63,11 @@ bool gcs_gc_kpis_compute(const gcs_gc_process *p, gcs_gc_kpis *out);
  */
 bool gcs_gc_mmu(const gcs_gc_info *gcs, size_t n, double from_ms, double to_ms,
                 const double *windows_ms, size_t n_windows, double *out);
+
+/* The same over the complete GCs of p, in memory or spilled (false also
+ * when its spill file cannot be read). */
+bool gcs_gc_process_mmu(const gcs_gc_process *p, double from_ms, double to_ms,
+                        const double *windows_ms, size_t n_windows, double *out);
 
 /* The window sizes the report draws the MMU at: 1, 2, 5, 10, 20, 50 ... ms
  * up to span_ms; returns how many were written (at most cap). */
@@ -245,8 +256,9 @@ typedef struct gcs_gc_html_options {
 
 /* Writes the self-contained HTML report (inline SVG, CSS and a small
  * script; no network) of the runtimes of a finished analyzer that ran a
- * GC. Deterministic for the same input. Returns the number of runtimes
- * written (0: no GC), or -1 when writing failed. */
+ * GC, spilled or not (the same bytes). Deterministic for the same input.
+ * Returns the number of runtimes written (0: no GC), or -1 when writing
+ * failed, memory ran out or the spill file could not be read. */
 int gcs_gc_html_write(FILE *out, const gcs_gc_analyzer *an, const gcs_gc_html_options *opts);
 
 /* The same over runtimes given by the caller (processes[i], n of them),

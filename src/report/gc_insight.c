@@ -1,13 +1,15 @@
 /*
  * report/gc_insight.c - findings (docs/findings.md), the comparison of two
- * runs and the CI limits (gcscope/gc_insight.h). Over the GC records only:
- * the unit tests drive them with synthetic GC lists.
+ * runs and the CI limits (gcscope/gc_insight.h). Over the GC records only,
+ * a pass at a time (gc_walk.h), in memory or spilled: the unit tests drive
+ * them with synthetic GC lists.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "analysis/gc/gc_walk.h"
 #include "gcscope/gc_insight.h"
 
 /* ------------------------------------------------------------- findings */
@@ -93,8 +95,9 @@ int gcs_gc_findings(const gcs_gc_process *p, const gcs_gc_finding_options *opts,
         return -1;
     }
     size_t g2n = 0;
-    for (size_t i = 0; i < p->gc_count; i++) {
-        const gcs_gc_info *gc = &p->gcs[i];
+    gcs_gc_walk walk;
+    gcs_gc_walk_start(&walk, p);
+    for (const gcs_gc_info *gc; (gc = gcs_gc_walk_next(&walk));) {
         if (!complete(gc))
             continue;
         if (gc->pause_ms > threshold) {
@@ -133,6 +136,11 @@ int gcs_gc_findings(const gcs_gc_process *p, const gcs_gc_finding_options *opts,
             if (gc->pinned_objects > pinned_max)
                 pinned_max = gc->pinned_objects;
         }
+    }
+    if (!gcs_gc_walk_end(&walk)) {
+        free(gx);
+        free(gy);
+        return -1;
     }
 
     if (long_n > 0) {
@@ -311,16 +319,23 @@ gcs_gc_pairing gcs_gc_pair_runtimes(const gcs_gc_process *const *base,
     return GCS_PAIRED_IN_ORDER;
 }
 
-/* Complete GCs' pauses (caller frees); *n their count. */
+/* Complete GCs' pauses (caller frees); *n their count. NULL on
+ * out-of-memory or a spill file that cannot be read. */
 static double *pauses_of(const gcs_gc_process *p, size_t *n)
 {
     double *v = malloc((p->gc_count ? p->gc_count : 1) * sizeof *v);
     *n = 0;
     if (!v)
         return NULL;
-    for (size_t i = 0; i < p->gc_count; i++)
-        if (complete(&p->gcs[i]))
-            v[(*n)++] = p->gcs[i].pause_ms;
+    gcs_gc_walk walk;
+    gcs_gc_walk_start(&walk, p);
+    for (const gcs_gc_info *gc; (gc = gcs_gc_walk_next(&walk));)
+        if (complete(gc))
+            v[(*n)++] = gc->pause_ms;
+    if (!gcs_gc_walk_end(&walk)) {
+        free(v);
+        return NULL;
+    }
     return v;
 }
 

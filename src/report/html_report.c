@@ -9,11 +9,16 @@
  * per-GC table is rendered by the script, a page at a time, from compact
  * column arrays embedded as JSON (numbers and start times delta-encoded).
  * Deterministic: no time of the run, ids from the runtime's index.
+ *
+ * Memory does not grow with the GC count: each chart, table and column
+ * of the per-GC arrays is a pass over the GCs (gc_walk.h), which an
+ * analyzer that spills reads back from its file 512 records at a time.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/gc/gc_walk.h"
 #include "gcscope/allocs.h"
 #include "gcscope/finalized.h"
 #include "gcscope/gc_insight.h"
@@ -176,19 +181,22 @@ static void legend(char *buf, size_t cap, const int *classes, int n, const char 
 }
 
 /* Pause timeline: per pixel column and class the longest pause (its GC
- * in data-i for the hover); background GC spans as a band on top. */
-static void chart_timeline(FILE *f, int pi, const gcs_gc_process *p, const axis *a, double max_pause)
+ * in data-i for the hover); background GC spans as a band on top. False
+ * when p's spill file could not be read. */
+static bool chart_timeline(FILE *f, int pi, const gcs_gc_process *p, const axis *a, double max_pause)
 {
     enum { COLS = CHART_W - PAD_L - 4 };
     long best[COLS][N_CLASSES];
+    double best_pause[COLS][N_CLASSES];
     unsigned char span_on[COLS];
     memset(span_on, 0, sizeof span_on);
     for (int c = 0; c < COLS; c++)
         for (int k = 0; k < N_CLASSES; k++)
             best[c][k] = -1;
     bool any_bgc = false;
-    for (size_t i = 0; i < p->gc_count; i++) {
-        const gcs_gc_info *gc = &p->gcs[i];
+    gcs_gc_walk walk;
+    gcs_gc_walk_start(&walk, p);
+    for (const gcs_gc_info *gc; (gc = gcs_gc_walk_next(&walk));) {
         if (gc->type == GCS_GC_BACKGROUND && isfinite(gc->start_ms)) {
             double end = gc->start_ms + (isfinite(gc->duration_ms) ? gc->duration_ms : 0);
             for (int c = col_of(a, gc->start_ms); c <= col_of(a, end); c++)
@@ -198,9 +206,13 @@ static void chart_timeline(FILE *f, int pi, const gcs_gc_process *p, const axis 
         if (!complete(gc))
             continue;
         int c = col_of(a, gc_time(gc)), k = class_of(gc);
-        if (best[c][k] < 0 || gc->pause_ms > p->gcs[best[c][k]].pause_ms)
-            best[c][k] = (long)i;
+        if (best[c][k] < 0 || gc->pause_ms > best_pause[c][k]) {
+            best[c][k] = (long)gcs_gc_walk_index(&walk);
+            best_pause[c][k] = gc->pause_ms;
+        }
     }
+    if (!gcs_gc_walk_end(&walk))
+        return false;
     char id[32];
     snprintf(id, sizeof id, "p%d-timeline", pi);
     svg_open(f, id, "Pause timeline (each GC at its pause start; height = pause; band: background GCs running)",
@@ -228,7 +240,7 @@ static void chart_timeline(FILE *f, int pi, const gcs_gc_process *p, const axis 
             long i = best[c][k];
             if (i < 0)
                 continue;
-            double y = y_of(p->gcs[i].pause_ms, vmax);
+            double y = y_of(best_pause[c][k], vmax);
             double h = CHART_H - PAD_B - y;
             if (h < 1)
                 h = 1, y = CHART_H - PAD_B - 1;
@@ -239,88 +251,101 @@ static void chart_timeline(FILE *f, int pi, const gcs_gc_process *p, const axis 
     char leg[1024];
     legend(leg, sizeof leg, NULL, N_CLASSES, class_name, class_color);
     svg_close(f, leg);
+    return true;
 }
 
-/* A size series over time, drawn as its per-column min/max envelope. */
-typedef double (*series_fn)(const gcs_gc_info *gc, size_t i, const void *ctx);
+/* A size series over time, drawn as its per-column min/max envelope:
+ * values added in list order, each in its GC's column. */
+enum { ENVELOPE_COLS = CHART_W - PAD_L - 4 };
+typedef struct envelope {
+    double lo[ENVELOPE_COLS], hi[ENVELOPE_COLS], first[ENVELOPE_COLS], last[ENVELOPE_COLS];
+} envelope;
 
-static double s_before(const gcs_gc_info *gc, size_t i, const void *ctx)
+static void envelope_init(envelope *e)
+{
+    for (int c = 0; c < ENVELOPE_COLS; c++)
+        e->lo[c] = INFINITY, e->hi[c] = -INFINITY, e->first[c] = e->last[c] = NAN;
+}
+
+/* Adds v (skipped unless finite) in column c. */
+static void envelope_add(envelope *e, int c, double v)
+{
+    if (!isfinite(v))
+        return;
+    if (!isfinite(e->first[c]))
+        e->first[c] = v;
+    e->last[c] = v;
+    e->lo[c] = fmin(e->lo[c], v);
+    e->hi[c] = fmax(e->hi[c], v);
+}
+
+static void envelope_draw(FILE *f, const envelope *e, double vmax, const char *color, const char *cls)
+{
+    fprintf(f, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" points=\"", cls, color);
+    for (int c = 0; c < ENVELOPE_COLS; c++) {
+        if (!isfinite(e->first[c]))
+            continue;
+        double x = PAD_L + c, first = e->first[c], last = e->last[c], lo = e->lo[c], hi = e->hi[c];
+        /* Enter at the column's first value, visit its extremes, leave at its last. */
+        fprintf(f, "%.0f,%.1f ", x, y_of(first, vmax));
+        if (lo != hi)
+            fprintf(f, "%.0f,%.1f %.0f,%.1f ", x, y_of(first <= last ? lo : hi, vmax), x,
+                    y_of(first <= last ? hi : lo, vmax));
+        if (last != first)
+            fprintf(f, "%.0f,%.1f ", x, y_of(last, vmax));
+    }
+    fputs("\"/>\n", f);
+}
+
+/* The heap size before a GC (its peak when known), NaN without heap stats. */
+static double size_before(const gcs_gc_info *gc)
 {
     if (!gc->has_heap_stats)
         return NAN;
     return isfinite(gc->heap_size_peak_mb) ? gc->heap_size_peak_mb : gc->heap_size_before_mb;
 }
 
-static double s_after(const gcs_gc_info *gc, size_t i, const void *ctx)
-{
-    return gc->has_heap_stats ? gc->heap_size_after_mb : NAN;
-}
-
-static double s_gen_after(const gcs_gc_info *gc, size_t i, const void *ctx)
-{
-    return gc->has_heap_stats ? gc->gen_size_after_mb[*(const int *)ctx] : NAN;
-}
-
-/* ctx: one value per GC (NaN: none). */
-static double s_values(const gcs_gc_info *gc, size_t i, const void *ctx)
-{
-    return ((const double *)ctx)[i];
-}
-
-static void polyline(FILE *f, const gcs_gc_process *p, const axis *a, series_fn fn, const void *ctx,
-                     double vmax, const char *color, const char *cls)
-{
-    enum { COLS = CHART_W - PAD_L - 4 };
-    double lo[COLS], hi[COLS], first[COLS], last[COLS];
-    for (int c = 0; c < COLS; c++)
-        lo[c] = INFINITY, hi[c] = -INFINITY, first[c] = last[c] = NAN;
-    for (size_t i = 0; i < p->gc_count; i++) {
-        const gcs_gc_info *gc = &p->gcs[i];
-        double v = fn(gc, i, ctx);
-        if (!isfinite(v))
-            continue;
-        int c = col_of(a, gc_time(gc));
-        if (!isfinite(first[c]))
-            first[c] = v;
-        last[c] = v;
-        lo[c] = fmin(lo[c], v);
-        hi[c] = fmax(hi[c], v);
-    }
-    fprintf(f, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" points=\"", cls, color);
-    for (int c = 0; c < COLS; c++) {
-        if (!isfinite(first[c]))
-            continue;
-        double x = PAD_L + c;
-        /* Enter at the column's first value, visit its extremes, leave at its last. */
-        fprintf(f, "%.0f,%.1f ", x, y_of(first[c], vmax));
-        if (lo[c] != hi[c])
-            fprintf(f, "%.0f,%.1f %.0f,%.1f ", x, y_of(first[c] <= last[c] ? lo[c] : hi[c], vmax), x,
-                    y_of(first[c] <= last[c] ? hi[c] : lo[c], vmax));
-        if (last[c] != first[c])
-            fprintf(f, "%.0f,%.1f ", x, y_of(last[c], vmax));
-    }
-    fputs("\"/>\n", f);
-}
-
-static void chart_heap(FILE *f, int pi, const gcs_gc_process *p, const axis *a, double peak)
+static bool chart_heap(FILE *f, int pi, const gcs_gc_process *p, const axis *a, double peak)
 {
     static const char *const names[7] = {"before (peak)", "after", "gen0 after", "gen1 after",
                                          "gen2 after", "LOH after", "POH after"};
     static const char *const colors[7] = {"#9c755f", "#222222", "#4e79a7", "#59a14f",
                                           "#e15759", "#edc948", "#76b7b2"};
+    /* Before, after, and after per generation, from one pass. */
+    envelope *e = malloc(7 * sizeof *e);
+    if (!e)
+        return false;
+    for (int s = 0; s < 7; s++)
+        envelope_init(&e[s]);
+    gcs_gc_walk walk;
+    gcs_gc_walk_start(&walk, p);
+    for (const gcs_gc_info *gc; (gc = gcs_gc_walk_next(&walk));) {
+        if (!gc->has_heap_stats)
+            continue;
+        int c = col_of(a, gc_time(gc));
+        envelope_add(&e[0], c, size_before(gc));
+        envelope_add(&e[1], c, gc->heap_size_after_mb);
+        for (int g = 0; g < GCS_GEN_COUNT; g++)
+            envelope_add(&e[2 + g], c, gc->gen_size_after_mb[g]);
+    }
+    if (!gcs_gc_walk_end(&walk)) {
+        free(e);
+        return false;
+    }
     char id[32];
     snprintf(id, sizeof id, "p%d-heap", pi);
     svg_open(f, id, "Heap size before and after each GC, and per generation after it (MB)", CHART_H);
     double vmax = nice_max(peak);
     svg_axes(f, vmax, " MB", a);
-    polyline(f, p, a, s_before, NULL, vmax, colors[0], "s0");
-    polyline(f, p, a, s_after, NULL, vmax, colors[1], "s1");
-    static const int gens[GCS_GEN_COUNT] = {0, 1, 2, 3, 4};
+    envelope_draw(f, &e[0], vmax, colors[0], "s0");
+    envelope_draw(f, &e[1], vmax, colors[1], "s1");
     for (int g = 0; g < GCS_GEN_COUNT; g++)
-        polyline(f, p, a, s_gen_after, &gens[g], vmax, colors[2 + g], "s2");
+        envelope_draw(f, &e[2 + g], vmax, colors[2 + g], "s2");
+    free(e);
     char leg[1024];
     legend(leg, sizeof leg, NULL, 7, names, colors);
     svg_close(f, leg);
+    return true;
 }
 
 /* Server GC: per heap (its per-heap history, in arrival order) the object
@@ -328,31 +353,40 @@ static void chart_heap(FILE *f, int pi, const gcs_gc_process *p, const axis *a, 
  * after (solid), one colour a heap (the first 16). */
 enum { MAX_HEAP_LINES = 16 };
 
-static void chart_heaps(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_gc_process *p,
+static bool chart_heaps(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_gc_process *p,
                         const axis *a)
 {
     static const char *const palette[8] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
                                            "#59a14f", "#edc948", "#b07aa1", "#9c755f"};
     int heaps = p->max_heap_count > MAX_HEAP_LINES ? MAX_HEAP_LINES : p->max_heap_count;
     if (!an || heaps <= 1 || p->gc_count == 0)
-        return;
-    /* [before | after][heap][gc] */
-    size_t per_side = (size_t)heaps * p->gc_count;
-    double *vals = malloc(2 * per_side * sizeof *vals);
-    if (!vals)
-        return;
+        return true;
+    /* [before | after][heap], from one pass over the GCs. */
+    envelope *e = malloc(2 * (size_t)heaps * sizeof *e);
+    if (!e)
+        return false;
+    for (int s = 0; s < 2 * heaps; s++)
+        envelope_init(&e[s]);
     double vmax = 0, one[MAX_HEAP_LINES];
-    for (int side = 0; side < 2; side++)
-        for (size_t i = 0; i < p->gc_count; i++) {
+    gcs_gc_walk walk;
+    gcs_gc_walk_start(&walk, p);
+    for (const gcs_gc_info *gc; (gc = gcs_gc_walk_next(&walk));) {
+        size_t i = gcs_gc_walk_index(&walk);
+        int c = col_of(a, gc_time(gc));
+        for (int side = 0; side < 2; side++) {
             size_t k = side ? gcs_gc_heap_object_size_after(an, p, i, one, MAX_HEAP_LINES)
                             : gcs_gc_heap_object_space(an, p, i, one, MAX_HEAP_LINES);
-            for (int h = 0; h < heaps; h++) {
-                double v = (size_t)h < k ? one[h] : NAN;
-                vals[side * per_side + (size_t)h * p->gc_count + i] = v;
-                if (isfinite(v) && v > vmax)
-                    vmax = v;
+            for (int h = 0; h < heaps && (size_t)h < k; h++) {
+                envelope_add(&e[side * heaps + h], c, one[h]);
+                if (isfinite(one[h]) && one[h] > vmax)
+                    vmax = one[h];
             }
         }
+    }
+    if (!gcs_gc_walk_end(&walk)) {
+        free(e);
+        return false;
+    }
     char id[32];
     snprintf(id, sizeof id, "p%d-heaps", pi);
     svg_open(f, id,
@@ -364,27 +398,28 @@ static void chart_heaps(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_gc
     char names[MAX_HEAP_LINES][24];
     const char *name_of[MAX_HEAP_LINES], *color_of[MAX_HEAP_LINES];
     for (int h = 0; h < heaps; h++) {
-        polyline(f, p, a, s_values, vals + (size_t)h * p->gc_count, vmax, palette[h % 8], "hb");
-        polyline(f, p, a, s_values, vals + per_side + (size_t)h * p->gc_count, vmax, palette[h % 8],
-                 "ha");
+        envelope_draw(f, &e[h], vmax, palette[h % 8], "hb");
+        envelope_draw(f, &e[heaps + h], vmax, palette[h % 8], "ha");
         snprintf(names[h], sizeof names[h], "heap %d", h);
         name_of[h] = names[h];
         color_of[h] = palette[h % 8];
     }
+    free(e);
     char leg[2048];
     legend(leg, sizeof leg, NULL, heaps, name_of, color_of);
     svg_close(f, leg);
-    free(vals);
+    return true;
 }
 
 /* Allocation rate: what the GCs report allocated since the GC before,
  * summed per time bucket, over the bucket's length. */
-static void chart_alloc(FILE *f, int pi, const gcs_gc_process *p, const axis *a)
+static bool chart_alloc(FILE *f, int pi, const gcs_gc_process *p, const axis *a)
 {
     enum { BUCKETS = 120 };
     double mb[BUCKETS] = {0};
-    for (size_t i = 0; i < p->gc_count; i++) {
-        const gcs_gc_info *gc = &p->gcs[i];
+    gcs_gc_walk walk;
+    gcs_gc_walk_start(&walk, p);
+    for (const gcs_gc_info *gc; (gc = gcs_gc_walk_next(&walk));) {
         if (!isfinite(gc->allocated_since_last_gc_mb))
             continue;
         double span = a->t1 - a->t0;
@@ -392,6 +427,8 @@ static void chart_alloc(FILE *f, int pi, const gcs_gc_process *p, const axis *a)
         b = b < 0 ? 0 : b >= BUCKETS ? BUCKETS - 1 : b;
         mb[b] += gc->allocated_since_last_gc_mb;
     }
+    if (!gcs_gc_walk_end(&walk))
+        return false;
     double bucket_s = (a->t1 - a->t0) / BUCKETS / 1000.0, rmax = 0;
     for (int b = 0; b < BUCKETS; b++)
         rmax = fmax(rmax, bucket_s > 0 ? mb[b] / bucket_s : 0);
@@ -412,6 +449,7 @@ static void chart_alloc(FILE *f, int pi, const gcs_gc_process *p, const axis *a)
         fputs(" MB/s</title></rect>\n", f);
     }
     svg_close(f, NULL);
+    return true;
 }
 
 static void chart_histogram(FILE *f, int pi, const uint64_t *hist)
@@ -521,13 +559,14 @@ static void rollup_row(FILE *f, const char *name, const gcs_gc_process *p, const
 
 enum { LONG_ROWS_MAX = 500 };
 
-static void table_long_pauses(FILE *f, const gcs_gc_process *p, double threshold)
+static bool table_long_pauses(FILE *f, const gcs_gc_process *p, double threshold)
 {
     char b[48];
     fprintf(f, "<h3>Pauses over %s ms</h3>\n", num(b, threshold, threshold < 10 ? 1 : 0, "-"));
     size_t shown = 0, total = 0;
-    for (size_t i = 0; i < p->gc_count; i++) {
-        const gcs_gc_info *gc = &p->gcs[i];
+    gcs_gc_walk walk;
+    gcs_gc_walk_start(&walk, p);
+    for (const gcs_gc_info *gc; (gc = gcs_gc_walk_next(&walk));) {
         if (!complete(gc) || !(gc->pause_ms > threshold))
             continue;
         if (total++ == 0)
@@ -550,23 +589,28 @@ static void table_long_pauses(FILE *f, const gcs_gc_process *p, double threshold
         fputs("</table>\n", f);
     if (total > shown)
         fprintf(f, "<p>%zu more: sort the per-GC table by pause.</p>\n", total - shown);
+    return gcs_gc_walk_end(&walk);
 }
 
-static void table_condemned(FILE *f, const gcs_gc_process *p)
+static bool table_condemned(FILE *f, const gcs_gc_process *p)
 {
     uint32_t counts[GCS_GC_CONDEMNED_GROUPS] = {0}, with = 0;
-    for (size_t i = 0; i < p->gc_count; i++) {
-        if (!p->gcs[i].has_global_history)
+    gcs_gc_walk walk;
+    gcs_gc_walk_start(&walk, p);
+    for (const gcs_gc_info *gc; (gc = gcs_gc_walk_next(&walk));) {
+        if (!gc->has_global_history)
             continue;
         with++;
         for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++)
-            if (p->gcs[i].condemned_reasons & (1u << g))
+            if (gc->condemned_reasons & (1u << g))
                 counts[g]++;
     }
+    if (!gcs_gc_walk_end(&walk))
+        return false;
     fputs("<h3>Condemned reasons</h3>\n", f);
     if (!with) {
         fputs("<p>No GC carries a global heap history.</p>\n", f);
-        return;
+        return true;
     }
     fputs("<table class=\"t\"><tr><th>reason</th><th>GCs</th><th>% of GCs with reasons</th></tr>\n", f);
     for (uint32_t g = 0; g < GCS_GC_CONDEMNED_GROUPS; g++) {
@@ -577,6 +621,7 @@ static void table_condemned(FILE *f, const gcs_gc_process *p)
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);
+    return true;
 }
 
 /* Finalized objects by type (docs/gc-stats.md): TraceEvent's rows, the
@@ -743,8 +788,83 @@ static void section_allocs(FILE *f, const gcs_gc_html_options *o)
     section_triggers(f, o->allocs);
 }
 
+/* The per-GC columns of data_json, each written by a pass over the GCs:
+ * n (GC number, delta from the previous), t (pause start in 0.01 ms,
+ * delta), p pause ms, c code (generation + 4 type + 16 induced + 32
+ * incomplete), r reason, k compaction, h heap count, b size before/peak,
+ * a after, o promoted, l gen0 allocated (MB). */
+typedef enum gc_column {
+    COL_N, COL_T, COL_P, COL_C, COL_R, COL_K, COL_H, COL_B, COL_A, COL_O, COL_L
+} gc_column;
+
+static bool column_json(FILE *f, const gcs_gc_process *p, gc_column col)
+{
+    /* Deltas in 64 bits: a trace's GC numbers are any 32-bit values. */
+    int64_t prev_n = 0;
+    long long prev_t = 0;
+    gcs_gc_walk walk;
+    gcs_gc_walk_start(&walk, p);
+    for (const gcs_gc_info *gc; (gc = gcs_gc_walk_next(&walk));) {
+        const char *sep = gcs_gc_walk_index(&walk) ? "," : "";
+        switch (col) {
+        case COL_N:
+            fprintf(f, "%s%lld", sep, (long long)(gc->number - prev_n));
+            prev_n = gc->number;
+            break;
+        case COL_T: {
+            /* Clamped to +-1e15 (317 years in 0.01 ms), so that llround and
+             * the delta stay in range whatever a trace's timestamps say. */
+            double t = gc_time(gc);
+            long long tt = isfinite(t) ? llround(fmax(-1e15, fmin(1e15, t * 100))) : prev_t;
+            fprintf(f, "%s%lld", sep, tt - prev_t);
+            prev_t = tt;
+            break;
+        }
+        case COL_P:
+            fputs(sep, f);
+            put_num(f, complete(gc) ? gc->pause_ms : NAN, 3);
+            break;
+        case COL_C: {
+            unsigned code = (gc->generation & 3) + 4 * (gc->type & 3) +
+                            16 * (gcs_gc_reason_is_induced(gc->reason) ? 1 : 0) + 32 * !complete(gc);
+            fprintf(f, "%s%u", sep, code);
+            break;
+        }
+        case COL_R:
+            fprintf(f, "%s%u", sep, gc->reason);
+            break;
+        case COL_K: {
+            /* 0 no history, 1 swept, 2 compacted for no named reason,
+             * 3 + r for reason r, named by kn. */
+            int code = gc->compacting < 0     ? 0
+                       : !gc->compacting        ? 1
+                       : gc->compact_reason < 0 ? 2
+                                                : 3 + gc->compact_reason;
+            fprintf(f, "%s%d", sep, code);
+            break;
+        }
+        case COL_H:
+            if (gc->num_heaps >= 0)
+                fprintf(f, "%s%d", sep, (int)gc->num_heaps);
+            else
+                fprintf(f, "%snull", sep);
+            break;
+        default: {
+            double v = col == COL_B   ? size_before(gc)
+                       : col == COL_A ? gc->heap_size_after_mb
+                       : col == COL_O ? gc->promoted_mb
+                                      : gc->user_allocated_mb[GCS_GEN0];
+            fputs(sep, f);
+            put_num(f, v, 1); /* 0.1 MB: enough for a table, 400 kB less at 100k GCs */
+            break;
+        }
+        }
+    }
+    return gcs_gc_walk_end(&walk);
+}
+
 /* The per-GC columns, JSON arrays the script turns into the table. */
-static void data_json(FILE *f, const gcs_gc_process *p, const gcs_gc_kpis *k, const uint64_t *hist,
+static bool data_json(FILE *f, const gcs_gc_process *p, const gcs_gc_kpis *k, const uint64_t *hist,
                       const double *win, const double *mmu, size_t nw)
 {
     fprintf(f, "{\"pid\":%u,\"heaps\":%d,\"kpi\":{\"gc_count\":%u,\"incomplete\":%u,\"max_pause_ms\":", p->pid,
@@ -771,52 +891,15 @@ static void data_json(FILE *f, const gcs_gc_process *p, const gcs_gc_kpis *k, co
         put_num(f, mmu[i], 4);
         fputc(']', f);
     }
-    /* Columns: n (GC number, delta from the previous), t (pause start in
-     * 0.01 ms, delta), p pause ms, c code (generation + 4 type + 16 induced
-     * + 32 incomplete), r reason, b size before/peak, a after, o promoted,
-     * l gen0 allocated (MB). */
-    fputs("],\"gcs\":{\"n\":[", f);
-    /* Deltas in 64 bits: a trace's GC numbers are any 32-bit values. */
-    int64_t prev_n = 0;
-    for (size_t i = 0; i < p->gc_count; i++) {
-        fprintf(f, "%s%lld", i ? "," : "", (long long)(p->gcs[i].number - prev_n));
-        prev_n = p->gcs[i].number;
-    }
-    fputs("],\"t\":[", f);
-    long long prev_t = 0;
-    for (size_t i = 0; i < p->gc_count; i++) {
-        /* Clamped to +-1e15 (317 years in 0.01 ms), so that llround and
-         * the delta stay in range whatever a trace's timestamps say. */
-        double t = gc_time(&p->gcs[i]);
-        long long tt = isfinite(t) ? llround(fmax(-1e15, fmin(1e15, t * 100))) : prev_t;
-        fprintf(f, "%s%lld", i ? "," : "", tt - prev_t);
-        prev_t = tt;
-    }
-    fputs("],\"p\":[", f);
-    for (size_t i = 0; i < p->gc_count; i++) {
-        fputs(i ? "," : "", f);
-        put_num(f, complete(&p->gcs[i]) ? p->gcs[i].pause_ms : NAN, 3);
-    }
-    fputs("],\"c\":[", f);
-    for (size_t i = 0; i < p->gc_count; i++) {
-        const gcs_gc_info *gc = &p->gcs[i];
-        unsigned code = (gc->generation & 3) + 4 * (gc->type & 3) +
-                        16 * (gcs_gc_reason_is_induced(gc->reason) ? 1 : 0) + 32 * !complete(gc);
-        fprintf(f, "%s%u", i ? "," : "", code);
-    }
-    fputs("],\"r\":[", f);
-    for (size_t i = 0; i < p->gc_count; i++)
-        fprintf(f, "%s%u", i ? "," : "", p->gcs[i].reason);
-    /* k: compaction, 0 no history, 1 swept, 2 compacted for no named
-     * reason, 3 + r for reason r, named by kn (gcs_gc_compact_reason_name). */
-    fputs("],\"k\":[", f);
-    for (size_t i = 0; i < p->gc_count; i++) {
-        const gcs_gc_info *gc = &p->gcs[i];
-        int code = gc->compacting < 0     ? 0
-                   : !gc->compacting        ? 1
-                   : gc->compact_reason < 0 ? 2
-                                            : 3 + gc->compact_reason;
-        fprintf(f, "%s%d", i ? "," : "", code);
+    bool ok = true;
+    static const struct {
+        const char *key;
+        gc_column col;
+    } before_kn[] = {{"n", COL_N}, {"t", COL_T}, {"p", COL_P}, {"c", COL_C}, {"r", COL_R}, {"k", COL_K}};
+    fputs("],\"gcs\":{", f);
+    for (size_t c = 0; c < sizeof before_kn / sizeof before_kn[0]; c++) {
+        fprintf(f, "%s\"%s\":[", c ? "]," : "", before_kn[c].key);
+        ok = ok && column_json(f, p, before_kn[c].col);
     }
     fputs("],\"kn\":[", f);
     for (uint32_t r = 0; gcs_gc_compact_reason_name(r); r++)
@@ -825,62 +908,59 @@ static void data_json(FILE *f, const gcs_gc_process *p, const gcs_gc_kpis *k, co
      * (DATAS); else the script shows "heaps" for every row. */
     if (p->min_heap_count != p->max_heap_count) {
         fputs("],\"h\":[", f);
-        for (size_t i = 0; i < p->gc_count; i++) {
-            if (p->gcs[i].num_heaps >= 0)
-                fprintf(f, "%s%d", i ? "," : "", (int)p->gcs[i].num_heaps);
-            else
-                fputs(i ? ",null" : "null", f);
-        }
+        ok = ok && column_json(f, p, COL_H);
     }
-    static const char *const size_keys[4] = {"b", "a", "o", "l"};
-    for (int s = 0; s < 4; s++) {
-        fprintf(f, "],\"%s\":[", size_keys[s]);
-        for (size_t i = 0; i < p->gc_count; i++) {
-            const gcs_gc_info *gc = &p->gcs[i];
-            double v = s == 0   ? s_before(gc, i, NULL)
-                       : s == 1 ? gc->heap_size_after_mb
-                       : s == 2 ? gc->promoted_mb
-                                : gc->user_allocated_mb[GCS_GEN0];
-            fputs(i ? "," : "", f);
-            put_num(f, v, 1); /* 0.1 MB: enough for a table, 400 kB less at 100k GCs */
-        }
+    static const struct {
+        const char *key;
+        gc_column col;
+    } sizes[] = {{"b", COL_B}, {"a", COL_A}, {"o", COL_O}, {"l", COL_L}};
+    for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++) {
+        fprintf(f, "],\"%s\":[", sizes[c].key);
+        ok = ok && column_json(f, p, sizes[c].col);
     }
     fputs("]}}", f);
+    return ok;
 }
 
-static void write_process(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_gc_process *p,
+/* One runtime's section; false when a pass over its GCs failed (out of
+ * memory, a spill file that could not be read). */
+static bool write_process(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_gc_process *p,
                           const gcs_gc_html_options *o)
 {
     gcs_gc_kpis k;
-    gcs_gc_kpis_compute(p, &k);
+    if (!gcs_gc_kpis_compute(p, &k))
+        return false;
     double threshold = o->long_pause_ms > 0 ? o->long_pause_ms : 200.0;
-    /* The time axis: the runtime's span (its GCs' when unknown). */
+    /* The time axis: the runtime's span (its GCs' when unknown), and the
+     * pause histogram. */
     axis a = {INFINITY, -INFINITY};
-    for (size_t i = 0; i < p->gc_count; i++) {
-        double t = gc_time(&p->gcs[i]);
+    uint64_t hist[GCS_GC_HIST_BUCKETS] = {0};
+    gcs_gc_walk walk;
+    gcs_gc_walk_start(&walk, p);
+    for (const gcs_gc_info *gc; (gc = gcs_gc_walk_next(&walk));) {
+        double t = gc_time(gc);
         if (isfinite(t)) {
             a.t0 = fmin(a.t0, t);
-            a.t1 = fmax(a.t1, t + (isfinite(p->gcs[i].pause_ms) ? p->gcs[i].pause_ms : 0));
+            a.t1 = fmax(a.t1, t + (isfinite(gc->pause_ms) ? gc->pause_ms : 0));
         }
+        if (!complete(gc))
+            continue;
+        int b = 0;
+        while (b < GCS_GC_HIST_BUCKETS - 1 && !(gc->pause_ms < gcs_gc_hist_bounds_ms[b]))
+            b++;
+        hist[b]++;
     }
+    if (!gcs_gc_walk_end(&walk))
+        return false;
     if (isfinite(p->first_event_ms) && isfinite(p->last_event_ms) && p->last_event_ms > p->first_event_ms) {
         a.t0 = fmin(a.t0, p->first_event_ms);
         a.t1 = fmax(a.t1, p->last_event_ms);
     }
     if (!(a.t1 > a.t0))
         a.t1 = a.t0 + 1;
-    uint64_t hist[GCS_GC_HIST_BUCKETS] = {0};
-    for (size_t i = 0; i < p->gc_count; i++) {
-        if (!complete(&p->gcs[i]))
-            continue;
-        int b = 0;
-        while (b < GCS_GC_HIST_BUCKETS - 1 && !(p->gcs[i].pause_ms < gcs_gc_hist_bounds_ms[b]))
-            b++;
-        hist[b]++;
-    }
     double win[32], mmu[32];
     size_t nw = gcs_gc_mmu_windows(a.t1 - a.t0, win, 32);
-    if (!gcs_gc_mmu(p->gcs, p->gc_count, a.t0, a.t1, win, nw, mmu))
+    if (!gcs_gc_process_mmu(p, a.t0, a.t1, win, nw, mmu))
         nw = 0;
 
     fprintf(f, "<section class=\"proc\" id=\"p%d\">\n<h2>Process %u", pi, p->pid);
@@ -913,6 +993,8 @@ static void write_process(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_
     gcs_gc_finding fs[16];
     gcs_gc_finding_options fo = {.long_pause_ms = threshold};
     int nf = gcs_gc_findings(p, &fo, fs, 16);
+    if (nf < 0)
+        return false;
     fputs("<h3>Findings</h3>\n", f);
     if (nf <= 0)
         fputs("<p>No rule fired (docs/findings.md lists them).</p>\n", f);
@@ -931,10 +1013,9 @@ static void write_process(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_
     }
 
     fputs("<h3>Charts</h3>\n", f);
-    chart_timeline(f, pi, p, &a, k.max_pause_ms);
-    chart_heap(f, pi, p, &a, k.peak_heap_mb);
-    chart_heaps(f, pi, an, p, &a);
-    chart_alloc(f, pi, p, &a);
+    if (!chart_timeline(f, pi, p, &a, k.max_pause_ms) || !chart_heap(f, pi, p, &a, k.peak_heap_mb) ||
+        !chart_heaps(f, pi, an, p, &a) || !chart_alloc(f, pi, p, &a))
+        return false;
     chart_histogram(f, pi, hist);
     chart_mmu(f, pi, win, mmu, nw);
 
@@ -949,16 +1030,17 @@ static void write_process(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_
         rollup_row(f, name, p, &p->gen[g]);
     }
     fputs("</table>\n", f);
-    table_long_pauses(f, p, threshold);
-    table_condemned(f, p);
+    if (!table_long_pauses(f, p, threshold) || !table_condemned(f, p))
+        return false;
     table_finalized(f, o, p->pid);
 
     fprintf(f, "<h3>Every GC (%zu)</h3>\n<div class=\"gctable\" id=\"p%d-gcs\"></div>\n"
                "<noscript>The per-GC table needs JavaScript; `gcscope stats` prints it.</noscript>\n",
             p->gc_count, pi);
     fprintf(f, "<script type=\"application/json\" class=\"gcs-data\" id=\"p%d-data\">", pi);
-    data_json(f, p, &k, hist, win, mmu, nw);
+    bool ok = data_json(f, p, &k, hist, win, mmu, nw);
     fputs("</script>\n</section>\n", f);
+    return ok;
 }
 
 static const char CSS[] =
@@ -1030,13 +1112,16 @@ static int write_page(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_process *
     }
     fputs("</h1>\n<div id=\"tip\"></div>\n", f);
     int written = 0;
-    for (size_t i = 0; i < n; i++) {
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
         const gcs_gc_process *p = ps[i];
         if ((o->filter_pid && p->pid != o->pid) || p->gc_count == 0)
             continue;
-        write_process(f, (int)i, an, p, o);
+        ok = write_process(f, (int)i, an, p, o);
         written++;
     }
+    if (!ok)
+        return -1;
     if (!written)
         fputs("<p>No GC in this trace.</p>\n", f);
     section_allocs(f, o);

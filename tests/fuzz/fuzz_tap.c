@@ -5,7 +5,9 @@
  * (gcs_gc_taps, gcs_gc_analyzer_tap) into an analyzer that spills its
  * GC records to a file (gcs_gc_options.spill_gcs), as `gcscope stats`
  * reads. Both must end with the same status, the same reader counters
- * and the same GC report (JSON, every figure printed), whatever the
+ * and the same GC report (JSON, every figure printed) and HTML report
+ * (the spilled one read a pass at a time from the file, per-heap values
+ * included: gc_insight.h), whatever the
  * bytes: the tap rows are released and handed out where delivery would
  * have put them (docs/reader.md), and a spilled GC is the GC the
  * analysis in memory finishes with (docs/gc-stats.md); the GCs
@@ -120,6 +122,8 @@ static void read_once(const uint8_t *data, size_t size, bool tap, reading *out)
     FUZZ_REQUIRE(f);
     gcs_gc_report_options ro = {.format = GCS_GC_FORMAT_JSON, .trace_name = "fuzz"};
     FUZZ_REQUIRE(gcs_gc_report_write(f, gc, &ro) >= 0);
+    gcs_gc_html_options ho = {.trace_name = "fuzz"};
+    FUZZ_REQUIRE(gcs_gc_html_write(f, gc, &ho) >= 0);
     fclose(f);
     gcs_reader_free(r);
     gcs_source_free(src);

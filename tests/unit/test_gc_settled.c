@@ -116,20 +116,115 @@ static gcs_gc_analyzer *spilled_analysis(const char *path, settled_list *l)
 
 static size_t spilled_gcs_seen, spilled_gcs_dropped;
 
+static size_t spilled_heap_values_seen;
+
+/* What gc_insight.h gives of runtime p of the analyzer in memory (mem)
+ * and of the one that spills (sp), read a pass at a time from its file:
+ * the same headline numbers, MMU, findings, per-heap values, comparison
+ * and CI verdicts. */
+static void check_insight_spilled(const gcs_gc_analyzer *sp, const gcs_gc_analyzer *mem, size_t p)
+{
+    const gcs_gc_process *a = gcs_gc_process_at(mem, p), *b = gcs_gc_process_at(sp, p);
+    gcs_gc_kpis ka, kb;
+    CHECK(gcs_gc_kpis_compute(a, &ka));
+    CHECK(gcs_gc_kpis_compute(b, &kb));
+    CHECK(memcmp(&ka, &kb, sizeof ka) == 0);
+    double win[32], mmu_a[32], mmu_b[32];
+    size_t nw = gcs_gc_mmu_windows(ka.span_ms, win, 32);
+    double t0 = a->first_event_ms, t1 = a->last_event_ms;
+    CHECK(gcs_gc_process_mmu(a, t0, t1, win, nw, mmu_a));
+    CHECK(gcs_gc_process_mmu(b, t0, t1, win, nw, mmu_b));
+    CHECK(gcs_gc_mmu(a->gcs, a->gc_count, t0, t1, win, nw, mmu_b + 16) || nw > 16);
+    for (size_t w = 0; w < nw; w++)
+        CHECK(same(mmu_a[w], mmu_b[w]));
+    gcs_gc_finding fa[16], fb[16];
+    gcs_gc_finding_options fo = {.long_pause_ms = 1}; /* long pauses fire too */
+    int na = gcs_gc_findings(a, &fo, fa, 16), nb = gcs_gc_findings(b, &fo, fb, 16);
+    CHECK(na >= 0);
+    CHECK_EQ_INT(nb, na);
+    for (int i = 0; i < na && i < nb && i < 16; i++) {
+        CHECK_EQ_STR(fb[i].rule, fa[i].rule);
+        CHECK_EQ_INT(fb[i].score, fa[i].score);
+        CHECK_EQ_STR(fb[i].evidence, fa[i].evidence);
+    }
+    double ha[64], hb[64];
+    for (size_t i = 0; i < a->gc_count; i++) {
+        for (int after = 0; after < 2; after++) {
+            size_t n1 = after ? gcs_gc_heap_object_size_after(mem, a, i, ha, 64)
+                              : gcs_gc_heap_object_space(mem, a, i, ha, 64);
+            size_t n2 = after ? gcs_gc_heap_object_size_after(sp, b, i, hb, 64)
+                              : gcs_gc_heap_object_space(sp, b, i, hb, 64);
+            CHECK_EQ_U64(n2, n1);
+            for (size_t h = 0; h < n1 && h < n2 && h < 64; h++)
+                CHECK(same(ha[h], hb[h]));
+            spilled_heap_values_seen += n1 < 64 ? n1 : 64;
+        }
+    }
+    /* Against itself and across: every delta 0, the same rows. */
+    gcs_gc_compare_row ra[GCS_GC_COMPARE_ROWS], rb[GCS_GC_COMPARE_ROWS];
+    CHECK_EQ_INT(gcs_gc_compare(a, a, NULL, ra), GCS_GC_COMPARE_ROWS);
+    CHECK_EQ_INT(gcs_gc_compare(a, b, NULL, rb), GCS_GC_COMPARE_ROWS);
+    for (int i = 0; i < GCS_GC_COMPARE_ROWS; i++) {
+        CHECK(same(rb[i].next, ra[i].next) && same(rb[i].delta, ra[i].delta));
+        CHECK(same(rb[i].ci_lo, ra[i].ci_lo) && same(rb[i].p_value, ra[i].p_value));
+        CHECK_EQ_INT(rb[i].verdict, ra[i].verdict);
+    }
+    gcs_gc_limits lim = {.has_max_pause = true, .has_max_p99 = true, .has_max_gc_pct = true,
+                         .has_max_gen2 = true, .has_max_regression = true};
+    gcs_gc_violation va[8], vb[8];
+    int nva = gcs_gc_check(a, a, &lim, va, 8), nvb = gcs_gc_check(b, b, &lim, vb, 8);
+    CHECK(nva >= 0);
+    CHECK_EQ_INT(nvb, nva);
+    for (int i = 0; i < nva && i < nvb && i < 8; i++)
+        CHECK_EQ_STR(vb[i].text, va[i].text);
+}
+
+/* The HTML report of both analyzers, byte for byte. */
+static void check_html_spilled(const gcs_gc_analyzer *sp, const gcs_gc_analyzer *mem,
+                               const char *path)
+{
+    char *text[2] = {NULL, NULL};
+    size_t len[2] = {0, 0};
+    int written[2];
+    for (int k = 0; k < 2; k++) {
+        FILE *f = open_memstream(&text[k], &len[k]);
+        CHECK(f != NULL);
+        if (!f)
+            return;
+        gcs_gc_html_options ho = {.trace_name = "t", .long_pause_ms = 1};
+        written[k] = gcs_gc_html_write(f, k ? sp : mem, &ho);
+        fclose(f);
+    }
+    CHECK(written[0] >= 0);
+    CHECK_EQ_INT(written[1], written[0]);
+    CHECK_EQ_U64(len[1], len[0]);
+    bool equal = len[0] == len[1] && memcmp(text[0], text[1], len[0]) == 0;
+    if (!equal && shown++ < 20)
+        fprintf(stderr, "%s: the HTML report of the spilled analysis differs\n", path);
+    CHECK(equal);
+    free(text[0]);
+    free(text[1]);
+}
+
 /* The spilled analysis of path against the one in memory (mem): the same
  * runtimes, summaries (rollups, percentiles, histogram, problems) and GC
- * records, read back with gcs_gc_process_gcs in pieces of every size. */
+ * records, read back with gcs_gc_process_gcs in pieces of every size;
+ * the same insight (gc_insight.h) and HTML report. */
 static void check_spilled_against(const gcs_gc_analyzer *sp, const gcs_gc_analyzer *mem,
                                   const char *path)
 {
     CHECK_EQ_U64(gcs_gc_process_count(sp), gcs_gc_process_count(mem));
+    check_html_spilled(sp, mem, path);
     for (size_t p = 0; p < gcs_gc_process_count(sp) && p < gcs_gc_process_count(mem); p++) {
         gcs_gc_process a = *gcs_gc_process_at(mem, p), b = *gcs_gc_process_at(sp, p);
         CHECK(a.gcs != NULL || a.gc_count == 0);
         CHECK(b.gcs == NULL);
+        CHECK(b.source == sp);
         const gcs_gc_info *records = a.gcs;
         a.gcs = b.gcs = NULL;
+        a.source = b.source = NULL;
         CHECK(memcmp(&a, &b, sizeof a) == 0);
+        check_insight_spilled(sp, mem, p);
         /* Read back in pieces of 1, 7, 64 and 1000 GCs. */
         static const size_t piece[] = {1, 7, 64, 1000};
         gcs_gc_info *buf = malloc(1000 * sizeof *buf);
@@ -274,6 +369,9 @@ static void test_every_fixture(void)
     printf("spilled: %zu GCs, %zu of them dropped from memory before the end\n", spilled_gcs_seen,
            spilled_gcs_dropped);
     CHECK_EQ_U64(spilled_gcs_seen, gcs);
+    /* The server-GC fixtures' per-heap values came back from the file. */
+    printf("spilled: %zu per-heap values read back\n", spilled_heap_values_seen);
+    CHECK(spilled_heap_values_seen >= 1000);
     /* wks-service alone has 586 GCs: most are dropped long before the end. */
     CHECK(spilled_gcs_dropped >= 512);
     CHECK(traces >= 8);

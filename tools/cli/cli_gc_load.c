@@ -192,7 +192,10 @@ int cli_gc_load_named(const char *who, const char *path, bool filter_pid, uint32
         fprintf(cli_messages(), "%s: out of memory\n", who);
         return CLI_FAILED;
     }
-    cli_gc_load_hooks hooks = {.want = names_want, .on_event = names_feed, .ctx = out->processes};
+    /* Compare and check read the GCs a pass at a time (gc_insight.h): they
+     * stay in a temporary file, whatever the trace's length. */
+    cli_gc_load_hooks hooks = {.want = names_want, .on_event = names_feed, .ctx = out->processes,
+                               .spill_gcs = true};
     int rc;
     out->an = cli_gc_load(who, path, &hooks, &rc);
     if (!out->an || rc != CLI_OK)

@@ -101,7 +101,9 @@ static int run_report(int argc, char **argv)
         fprintf(stderr, "gcscope report: out of memory\n");
         return CLI_FAILED;
     }
-    cli_gc_load_hooks hooks = {.finalized = fz};
+    /* The GCs stay in a temporary file: the report reads them a pass at a
+     * time (gc_insight.h), in memory that does not grow with the trace. */
+    cli_gc_load_hooks hooks = {.finalized = fz, .spill_gcs = true};
     gcs_gc_analyzer *an = cli_gc_load("gcscope report", path, &hooks, &rc);
     if (!an) {
         gcs_finalized_free(fz);

@@ -365,9 +365,9 @@ int live_run(const live_opts *o)
     gcs_watch_options wo = o->watch;
     if (wo.out_path && !strcmp(wo.out_path, "-"))
         wo.out_path = "/dev/stdout";
-    /* A session of any length in bounded memory, unless the HTML report
-     * (which reads every GC's per-heap values) is asked for. */
-    wo.spill_gcs = !o->report_path;
+    /* A session of any length in bounded memory, the HTML report too (it
+     * reads the GCs back from the spill file, a pass at a time). */
+    wo.spill_gcs = true;
     gcs_watch *w = gcs_watch_start(&wo, &err);
     if (!w) {
         fprintf(stderr, "gcscope %s: %s\n", o->cmd, err.reason);

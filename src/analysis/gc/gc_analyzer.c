@@ -930,13 +930,19 @@ static gcs_status spill_flush(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     if (!gcs_array_reserve((void **)&rt->spill_chunks, &rt->spill_chunk_cap, rt->spill_chunk_n + 1,
                            sizeof *rt->spill_chunks, 16))
         return GCS_ERR_NOMEM;
+    /* The records, where each one's per-heap pairs start, the pairs. */
     size_t len = rt->spill_buf_n * sizeof *rt->spill_buf;
-    if (!spill_io(an->spill_fd, true, rt->spill_buf, len, an->spill_end))
+    size_t at_len = (rt->spill_buf_n + 1) * sizeof *rt->spill_heap_at;
+    size_t pairs_len = rt->spill_heap_n * sizeof *rt->spill_heap;
+    if (!spill_io(an->spill_fd, true, rt->spill_buf, len, an->spill_end) ||
+        !spill_io(an->spill_fd, true, rt->spill_heap_at, at_len, an->spill_end + len) ||
+        !spill_io(an->spill_fd, true, rt->spill_heap, pairs_len, an->spill_end + len + at_len))
         return GCS_ERR_IO;
     rt->spill_chunks[rt->spill_chunk_n++] =
         (gcs_gc_spill_chunk){an->spill_end, rt->settled - rt->spill_buf_n, rt->spill_buf_n};
-    an->spill_end += len;
+    an->spill_end += len + at_len + pairs_len;
     rt->spill_buf_n = 0;
+    rt->spill_heap_n = 0;
     /* The next chunk twice as large, up to GCS_GC_SPILL_MAX (else as it
      * was: only more writes). */
     if (rt->spill_buf_cap < GCS_GC_SPILL_MAX)
@@ -1004,6 +1010,27 @@ static void drop_before(gcs_gc_runtime *rt, size_t keep)
     compact_heap_allocs(rt);
 }
 
+/* Appends the per-heap pairs of GC i (settling, next in spill_buf) to
+ * spill_heap, and where its successor's start to spill_heap_at. */
+static gcs_status spill_heap_pairs(gcs_gc_runtime *rt, size_t i)
+{
+    size_t j = rt->spill_buf_n;
+    if (!gcs_array_reserve((void **)&rt->spill_heap_at, &rt->spill_heap_at_cap, j + 2,
+                           sizeof *rt->spill_heap_at, GCS_GC_SPILL_FIRST + 1))
+        return GCS_ERR_NOMEM;
+    rt->spill_heap_at[j] = rt->spill_heap_n;
+    for (int64_t h = RT_PRIV(rt, i).ph_first; h >= 0; h = rt->heap_allocs[h].next) {
+        if (!gcs_array_reserve((void **)&rt->spill_heap, &rt->spill_heap_cap,
+                               rt->spill_heap_n + 1, sizeof *rt->spill_heap, 64))
+            return GCS_ERR_NOMEM;
+        const gcs_gc_heap_alloc *ha = &rt->heap_allocs[h];
+        rt->spill_heap[rt->spill_heap_n++] =
+            (gcs_gc_heap_pair){gcs_gc_heap_value_mb(ha, false), gcs_gc_heap_value_mb(ha, true)};
+    }
+    rt->spill_heap_at[j + 1] = rt->spill_heap_n;
+    return GCS_OK;
+}
+
 /* Spilling: hands out the GCs of rt that have settled (all: every one
  * left, at the end), each made final, folded and written. */
 static gcs_status spill_settled(gcs_gc_analyzer *an, gcs_gc_runtime *rt, bool all)
@@ -1013,6 +1040,9 @@ static gcs_status spill_settled(gcs_gc_analyzer *an, gcs_gc_runtime *rt, bool al
         if (!gcs_array_reserve((void **)&rt->spill_buf, &rt->spill_buf_cap, 1,
                                sizeof *rt->spill_buf, GCS_GC_SPILL_FIRST))
             return GCS_ERR_NOMEM;
+        gcs_status hs = spill_heap_pairs(rt, i);
+        if (hs != GCS_OK)
+            return hs;
         gcs_gc_info *out = &rt->spill_buf[rt->spill_buf_n++];
         gcs_gc_derive_settle(rt, i, out);
         gcs_gc_fold_add(&rt->fold, out);
@@ -1040,6 +1070,21 @@ static gcs_status settle_spilled(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     return st;
 }
 
+/* The index of the chunk of rt that would hold list position i: the last
+ * whose first GC is not after it (0 when there is none). */
+static size_t spill_chunk_index(const gcs_gc_runtime *rt, size_t i)
+{
+    size_t lo = 0, hi = rt->spill_chunk_n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rt->spill_chunks[mid].first <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Copies up to n spilled GCs of rt from list position first (all
  * written, or waiting in spill_buf); returns how many it copied (fewer
  * when the file cannot be read). */
@@ -1058,17 +1103,8 @@ static size_t spill_read(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt, si
     }
     if (n > written - first)
         n = written - first;
-    /* The chunk holding GC first: the last whose first GC is not after it. */
-    size_t lo = 0, hi = rt->spill_chunk_n;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (rt->spill_chunks[mid].first <= first)
-            lo = mid;
-        else
-            hi = mid;
-    }
     size_t done = 0;
-    for (size_t chunk = lo; done < n && chunk < rt->spill_chunk_n; chunk++) {
+    for (size_t chunk = spill_chunk_index(rt, first); done < n && chunk < rt->spill_chunk_n; chunk++) {
         const gcs_gc_spill_chunk *ck = &rt->spill_chunks[chunk];
         size_t end = ck->first + ck->n, i = first + done, at = i - ck->first;
         if (i < ck->first || i >= end)
@@ -1082,6 +1118,54 @@ static size_t spill_read(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt, si
         done += take;
     }
     return done;
+}
+
+size_t gcs_gc_spilled_heap_values(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt, size_t i,
+                                  bool after, double *out_mb, size_t cap)
+{
+    /* After finish every GC is in the file (spill_flush); a chunk that
+     * could not be written holds none. */
+    if (rt->spill_chunk_n == 0 || an->spill_fd < 0)
+        return 0;
+    const gcs_gc_spill_chunk *ck = &rt->spill_chunks[spill_chunk_index(rt, i)];
+    if (i < ck->first || i - ck->first >= ck->n)
+        return 0;
+    uint64_t records_len = (uint64_t)ck->n * sizeof(gcs_gc_info);
+    uint64_t at_off = ck->offset + records_len;
+    uint64_t at[2];
+    if (!spill_io(an->spill_fd, false, at, sizeof at, at_off + (i - ck->first) * sizeof at[0]) ||
+        at[1] < at[0])
+        return 0;
+    uint64_t pairs_off = at_off + ((uint64_t)ck->n + 1) * sizeof at[0];
+    size_t n = (size_t)(at[1] - at[0]);
+    gcs_gc_heap_pair pairs[64];
+    for (size_t done = 0; done < n && done < cap;) {
+        size_t take = n - done;
+        if (take > cap - done)
+            take = cap - done;
+        if (take > sizeof pairs / sizeof pairs[0])
+            take = sizeof pairs / sizeof pairs[0];
+        if (!spill_io(an->spill_fd, false, pairs, take * sizeof pairs[0],
+                      pairs_off + (at[0] + done) * sizeof pairs[0]))
+            return 0;
+        for (size_t k = 0; k < take; k++)
+            out_mb[done + k] = after ? pairs[k].after_mb : pairs[k].before_mb;
+        done += take;
+    }
+    return n;
+}
+
+size_t gcs_gc_process_read(const gcs_gc_process *p, size_t first, gcs_gc_info *out, size_t n)
+{
+    if (first >= p->gc_count)
+        return 0;
+    if (n > p->gc_count - first)
+        n = p->gc_count - first;
+    if (p->gcs) {
+        memcpy(out, p->gcs + first, n * sizeof *out);
+        return n;
+    }
+    return p->source ? gcs_gc_process_gcs(p->source, p, first, out, n) : 0;
 }
 
 size_t gcs_gc_process_gcs(const gcs_gc_analyzer *an, const gcs_gc_process *p, size_t first,
@@ -1176,6 +1260,7 @@ void gcs_gc_analyzer_finish(gcs_gc_analyzer *an)
                 an->failed = st; /* the records read back stop there */
         }
         gcs_gc_derive(an, rt);
+        rt->pub.source = an;
     }
     /* Problems that are not per runtime go to the first one. */
     if (an->runtime_count > 0) {
@@ -1205,6 +1290,8 @@ void gcs_gc_analyzer_free(gcs_gc_analyzer *an)
         gcs_gc_fold_free(&an->runtimes[i]->fold);
         free(an->runtimes[i]->spill_buf);
         free(an->runtimes[i]->spill_chunks);
+        free(an->runtimes[i]->spill_heap);
+        free(an->runtimes[i]->spill_heap_at);
         free(an->runtimes[i]);
     }
     free(an->runtimes);

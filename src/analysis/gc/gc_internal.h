@@ -53,6 +53,17 @@ typedef struct gcs_gc_heap_alloc {
     int64_t next;                                /* next history of the same GC, -1: none */
 } gcs_gc_heap_alloc;
 
+/* A per-heap history's value the report draws, MB: the object space of
+ * gen0 + LOH + POH before the GC, or (after) their object size after it.
+ * Summed as doubles: exact below 2^53 bytes, and no overflow on the values
+ * a hostile trace gives. */
+static inline double gcs_gc_heap_value_mb(const gcs_gc_heap_alloc *ha, bool after)
+{
+    const int64_t *o = ha->obj_space_before;
+    double bytes = after ? (double)ha->obj_size_after : (double)o[0] + (double)o[1] + (double)o[2];
+    return bytes / 1000000.0;
+}
+
 /* What the report's summary needs of the GCs, summed as each GC is final
  * (in list order: the rollups' sums are those of TraceEvent's final pass,
  * added in the same order), so that a spilled runtime needs no GC kept. */
@@ -74,7 +85,14 @@ typedef struct gcs_gc_fold {
 #define GCS_GC_SPILL_FIRST 64
 #define GCS_GC_SPILL_MAX 512
 
-/* A chunk of a runtime's GCs in the spill file. */
+/* One per-heap history's values the report draws (gcs_gc_heap_value_mb). */
+typedef struct gcs_gc_heap_pair {
+    double before_mb, after_mb;
+} gcs_gc_heap_pair;
+
+/* A chunk of a runtime's GCs in the spill file: n records, then n + 1
+ * uint64 (where each GC's per-heap pairs start, counted from the chunk's
+ * first pair; the last one: the chunk's pair count), then the pairs. */
 typedef struct gcs_gc_spill_chunk {
     uint64_t offset; /* in the file */
     size_t first, n; /* list position of its first GC, and its GCs */
@@ -102,6 +120,12 @@ typedef struct gcs_gc_runtime {
     size_t spill_buf_n, spill_buf_cap;
     gcs_gc_spill_chunk *spill_chunks;
     size_t spill_chunk_n, spill_chunk_cap;
+    /* Their per-heap values: GC j of spill_buf has pairs spill_heap_at[j] ..
+     * spill_heap_at[j + 1] - 1 of spill_heap. */
+    gcs_gc_heap_pair *spill_heap;
+    size_t spill_heap_n, spill_heap_cap;
+    uint64_t *spill_heap_at;
+    size_t spill_heap_at_cap;
     size_t handed; /* spilling: GCs handed out by gcs_gc_analyzer_next_settled */
     gcs_gc_heap_alloc *heap_allocs; /* every per-heap history's allocation data */
     size_t heap_alloc_n, heap_alloc_cap;
@@ -189,5 +213,10 @@ void gcs_gc_fold_free(gcs_gc_fold *f);
 /* GC i as the final pass will leave it (derived values, or the blanks of
  * an incomplete GC), written to *out; the analyzer's state is unchanged. */
 void gcs_gc_derive_copy(gcs_gc_runtime *rt, size_t i, gcs_gc_info *out);
+
+/* Per-heap values of spilled GC i of rt (after finish): as many as it has
+ * histories, at most cap written; 0 also when the file cannot be read. */
+size_t gcs_gc_spilled_heap_values(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt,
+                                  size_t i, bool after, double *out_mb, size_t cap);
 
 #endif

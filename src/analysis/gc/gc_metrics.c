@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/gc/gc_internal.h"
+#include "analysis/gc/gc_walk.h"
 #include "analysis/gc/nearest_rank.h"
 #include "gcscope/gc_insight.h"
 
@@ -45,8 +46,9 @@ bool gcs_gc_kpis_compute(const gcs_gc_process *p, gcs_gc_kpis *k)
         return false;
     size_t n = 0;
     double first = INFINITY, last = -INFINITY, allocated = 0;
-    for (size_t i = 0; i < p->gc_count; i++) {
-        const gcs_gc_info *gc = &p->gcs[i];
+    gcs_gc_walk walk;
+    gcs_gc_walk_start(&walk, p);
+    for (const gcs_gc_info *gc; (gc = gcs_gc_walk_next(&walk));) {
         double t = isfinite(gc->pause_start_ms) ? gc->pause_start_ms : gc->start_ms;
         if (isfinite(t) && t < first)
             first = t;
@@ -70,6 +72,10 @@ bool gcs_gc_kpis_compute(const gcs_gc_process *p, gcs_gc_kpis *k)
             k->peak_heap_mb = peak;
         if (isfinite(gc->allocated_since_last_gc_mb))
             allocated += gc->allocated_since_last_gc_mb;
+    }
+    if (!gcs_gc_walk_end(&walk)) {
+        free(pauses);
+        return false;
     }
     k->complete_count = (uint32_t)n;
     /* The runtime's own span when the analyzer knows it, else the GCs'. */
@@ -126,6 +132,18 @@ static double paused_before(const interval *iv, const double *prefix, size_t n, 
 bool gcs_gc_mmu(const gcs_gc_info *gcs, size_t n, double from_ms, double to_ms,
                 const double *windows_ms, size_t n_windows, double *out)
 {
+    gcs_gc_process p;
+    memset(&p, 0, sizeof p);
+    p.gcs = gcs;
+    p.gc_count = n;
+    return gcs_gc_process_mmu(&p, from_ms, to_ms, windows_ms, n_windows, out);
+}
+
+bool gcs_gc_process_mmu(const gcs_gc_process *p, double from_ms, double to_ms,
+                        const double *windows_ms, size_t n_windows, double *out)
+{
+    /* The pauses as intervals: 16 bytes a GC, not the records. */
+    size_t n = p->gc_count;
     interval *iv = malloc((n ? n : 1) * sizeof *iv);
     double *prefix = malloc((n + 1) * sizeof *prefix);
     if (!iv || !prefix) {
@@ -134,13 +152,19 @@ bool gcs_gc_mmu(const gcs_gc_info *gcs, size_t n, double from_ms, double to_ms,
         return false;
     }
     size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        const gcs_gc_info *gc = &gcs[i];
+    gcs_gc_walk walk;
+    gcs_gc_walk_start(&walk, p);
+    for (const gcs_gc_info *gc; (gc = gcs_gc_walk_next(&walk));) {
         if (!counted_pause(gc) || !isfinite(gc->pause_start_ms) || gc->pause_ms <= 0)
             continue;
         double s = fmax(gc->pause_start_ms, from_ms), e = fmin(gc->pause_start_ms + gc->pause_ms, to_ms);
         if (e > s)
             iv[m++] = (interval){s, e};
+    }
+    if (!gcs_gc_walk_end(&walk)) {
+        free(iv);
+        free(prefix);
+        return false;
     }
     qsort(iv, m, sizeof *iv, cmp_interval);
     /* Merge overlaps (a background GC's pause can overlap nothing, but a
@@ -393,19 +417,15 @@ static size_t heap_values(const gcs_gc_analyzer *an, const gcs_gc_process *p, si
         const gcs_gc_runtime *rt = an->runtimes[r];
         if (&rt->pub != p)
             continue;
-        if (an->spill_fd >= 0 || gc_index >= rt->n)
-            return 0; /* spilled: not kept */
+        if (gc_index >= rt->n)
+            return 0;
+        if (an->spill_fd >= 0) /* written to the file by finish */
+            return an->finished ? gcs_gc_spilled_heap_values(an, rt, gc_index, after, out_mb, cap)
+                                : 0;
         size_t n = 0;
         for (int64_t h = RT_PRIV(rt, gc_index).ph_first; h >= 0; h = rt->heap_allocs[h].next) {
-            if (n < cap) {
-                const gcs_gc_heap_alloc *ha = &rt->heap_allocs[h];
-                const int64_t *o = ha->obj_space_before;
-                /* Summed as doubles: exact below 2^53 bytes, and no
-                 * overflow on the values a hostile trace gives. */
-                double bytes = after ? (double)ha->obj_size_after
-                                     : (double)o[0] + (double)o[1] + (double)o[2];
-                out_mb[n] = bytes / 1000000.0;
-            }
+            if (n < cap)
+                out_mb[n] = gcs_gc_heap_value_mb(&rt->heap_allocs[h], after);
             n++;
         }
         return n;
