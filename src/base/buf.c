@@ -19,11 +19,21 @@ void gcs_buf_init(gcs_buf *b, size_t max_cap)
     b->data = NULL;
     b->len = b->cap = 0;
     b->max_cap = max_cap;
+    b->big = false;
+}
+
+void gcs_buf_init_big(gcs_buf *b, size_t max_cap)
+{
+    gcs_buf_init(b, max_cap);
+    b->big = true;
 }
 
 void gcs_buf_free(gcs_buf *b)
 {
-    free(b->data);
+    if (b->big)
+        gcs_big_free(b->data, b->cap);
+    else
+        free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }
@@ -36,12 +46,12 @@ gcs_status gcs_buf_reserve(gcs_buf *b, size_t extra)
     if (extra > b->max_cap - b->len)
         return GCS_ERR_LIMIT;
     size_t need = b->len + extra;
-    size_t ncap = b->cap ? b->cap : 4096;
+    size_t ncap = b->cap ? b->cap : b->big ? GCS_BIG_BYTES : 4096;
     while (ncap < need)
         ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
     if (ncap > b->max_cap)
         ncap = b->max_cap;
-    uint8_t *nd = realloc(b->data, ncap);
+    uint8_t *nd = b->big ? gcs_big_resize(b->data, b->cap, ncap) : realloc(b->data, ncap);
     if (!nd)
         return GCS_ERR_NOMEM;
     b->data = nd;

@@ -18,9 +18,15 @@ typedef struct gcs_buf {
     size_t len;
     size_t cap;      /* allocated */
     size_t max_cap;  /* never grow beyond this */
+    bool big;        /* gcs_buf_init_big: gcs_big_resize's memory, GCS_BIG_BYTES at least */
 } gcs_buf;
 
 void gcs_buf_init(gcs_buf *b, size_t max_cap);
+/* A buffer that lives long and is touched whole (the sorter's store): its
+ * first reserve takes GCS_BIG_BYTES (or max_cap, if less) of gcs_big_resize's
+ * memory, a mapping of its own offered for a transparent huge page, so
+ * filling it costs one page fault instead of one per 4 KiB. */
+void gcs_buf_init_big(gcs_buf *b, size_t max_cap);
 void gcs_buf_free(gcs_buf *b);
 /* Ensures room for `extra` more bytes. GCS_ERR_LIMIT past max_cap,
  * GCS_ERR_NOMEM if malloc fails. */

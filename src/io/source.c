@@ -178,7 +178,9 @@ void gcs_stream_init(gcs_stream *s, gcs_source *src)
     memset(s, 0, sizeof *s);
     s->src = src;
     s->data = stream_empty;
-    gcs_buf_init(&s->buf, GCS_STREAM_MAX_UNIT + GCS_STREAM_READ_CHUNK);
+    /* One mapping of its own, a huge page where the kernel has one: filling
+     * it costs a page fault, not one per 4 KiB (buf.h). */
+    gcs_buf_init_big(&s->buf, GCS_STREAM_MAX_UNIT + GCS_STREAM_READ_CHUNK);
     if (src->read == mem_read) {
         /* The caller's bytes are the view; the stream takes them all. */
         mem_ctx *m = src->ctx;
@@ -247,7 +249,14 @@ static gcs_status read_need(gcs_stream *s, size_t n, gcs_error *err)
             return GCS_FAIL(err, st, gcs_stream_offset(s), "cannot buffer %zu bytes", n);
         s->data = s->buf.data;
         size_t got = 0;
-        st = gcs_source_read(s->src, s->buf.data + s->buf.len, s->buf.cap - s->buf.len, &got);
+        /* Bytes to hold after the read: 2 x GCS_STREAM_READ_CHUNK (or what
+         * is wanted, when more), not the whole buffer, which is one huge
+         * page (GCS_BIG_BYTES): read bytes stay in L2 until parsed. */
+        size_t fill_to = s->buf.len + want > 2 * GCS_STREAM_READ_CHUNK ? s->buf.len + want
+                                                                      : 2 * GCS_STREAM_READ_CHUNK;
+        if (fill_to > s->buf.cap)
+            fill_to = s->buf.cap;
+        st = gcs_source_read(s->src, s->buf.data + s->buf.len, fill_to - s->buf.len, &got);
         if (st == GCS_OK) {
             s->buf.len += got;
             s->len = s->buf.len;

@@ -43,7 +43,9 @@ gcs_source *gcs_source_open_file_reads(const char *path, size_t max_read, gcs_er
  * Copies: a memory source is viewed whole, in place, with no copy at all.
  * Every other medium (a file by path, a descriptor, a live socket, custom
  * read functions) is read into one growable buffer, GCS_STREAM_READ_CHUNK
- * bytes a read at least, its consumed bytes dropped before each read.
+ * bytes a read at least, up to 2 x GCS_STREAM_READ_CHUNK held, its
+ * consumed bytes dropped before each read. The buffer is GCS_BIG_BYTES
+ * from the start (gcs_buf_init_big): one huge page, one page fault.
  *
  * Regular files are read, not mapped: on the machine measured a mapped
  * file cost a page fault per 16-64 KiB of trace, which took `info` 1.7-4.6x

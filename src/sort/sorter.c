@@ -33,6 +33,12 @@
  * least (compact). */
 #define COMPACT_MIN_RECORDS 4096u
 #define COMPACT_MIN_GARBAGE ((size_t)1 << 20)
+/* The record and tap row arrays start at GCS_BIG_BYTES: a mapping of
+ * their own offered for a transparent huge page (gcs_big_resize), filled
+ * at one page fault instead of one per 4 KiB (each ~15 us in a
+ * paravirtualized guest: docs/performance.md, twenty-third landing). */
+#define BIG_RECORDS (GCS_BIG_BYTES / sizeof(gcs_sorted_event))
+#define LANE_ROWS (GCS_BIG_BYTES / sizeof(gcs_tap_row))
 /* A watermark release happens once this many payload bytes arrived since
  * the last one. Small: events released in the step that brought them are
  * never copied. */
@@ -53,7 +59,8 @@ gcs_sorter *gcs_sorter_new(size_t window_bytes)
     /* One block past the window may arrive before the release. */
     /* Live bytes stay under the window plus one unit (settle releases past
      * it); released bytes under max(COMPACT_MIN_GARBAGE, twice the live). */
-    gcs_buf_init(&s->data, 3 * s->window + 4 * GCS_MAX_BLOCK_SIZE + COMPACT_MIN_GARBAGE);
+    gcs_buf_init_big(&s->data, 3 * s->window + 4 * GCS_MAX_BLOCK_SIZE + COMPACT_MIN_GARBAGE);
+    gcs_buf_init_big(&s->spare, s->data.max_cap);
     return s;
 }
 
@@ -61,14 +68,15 @@ void gcs_sorter_free(gcs_sorter *s)
 {
     if (!s)
         return;
-    free(s->recs);
+    gcs_big_free(s->recs, s->cap * sizeof *s->recs);
     gcs_buf_free(&s->data);
+    gcs_buf_free(&s->spare);
     free(s->runs);
     free(s->heap);
     free(s->heap_limit);
     free(s->ready);
     free(s->threads);
-    free(s->lane.io.rows);
+    gcs_big_free(s->lane.io.rows, s->lane.rows_alloc * sizeof *s->lane.io.rows);
     free(s->lane.runs);
     free(s->lane.heap);
     free(s->lane.heap_limit);
@@ -173,7 +181,7 @@ static inline void note_added(gcs_sorter *s, const gcs_raw_event *ev)
 static __attribute__((noinline)) gcs_status add_slow(gcs_sorter *s, const gcs_raw_event *ev,
                                                      uint32_t key, gcs_error *err)
 {
-    if (!gcs_array_reserve((void **)&s->recs, &s->cap, s->n + 1, sizeof *s->recs, 4096))
+    if (!gcs_big_reserve((void **)&s->recs, &s->cap, s->n + 1, sizeof *s->recs, BIG_RECORDS))
         return GCS_FAIL(err, GCS_ERR_NOMEM, ev->offset, "out of memory buffering events");
     /* Containers pass NULL for absent ids; zero ids are not kept either. */
     bool has_activity = (ev->activity_id || ev->related_activity_id) &&
@@ -248,9 +256,12 @@ gcs_status gcs_sorter_add_keyed(gcs_sorter *s, const gcs_raw_event *ev, uint32_t
 #define LANE_SPARE_ROWS 4096u
 static bool lane_reserve(gcs_sorter_lane *l, size_t rows)
 {
-    if (!gcs_array_reserve((void **)&l->io.rows, &l->io.cap, l->io.n + rows, sizeof *l->io.rows,
-                           LANE_SPARE_ROWS))
-        return false;
+    if (l->io.n + rows > l->rows_alloc) {
+        if (!gcs_big_reserve((void **)&l->io.rows, &l->rows_alloc, l->io.n + rows,
+                             sizeof *l->io.rows, LANE_ROWS))
+            return false;
+    }
+    l->io.cap = l->rows_alloc;
     if (!gcs_array_reserve((void **)&l->runs, &l->runs_cap, l->io.cap, sizeof *l->runs,
                            LANE_SPARE_ROWS)) {
         /* Rows only as far as runs go (a capacity the next growth exceeds). */
@@ -453,12 +464,10 @@ static void compact(gcs_sorter *s)
             }
             last = r->at.data_offset;
         }
-    gcs_buf fresh;
     uint8_t *dst = s->data.data;
     if (!in_order) {
-        gcs_buf_init(&fresh, s->data.max_cap);
-        if (gcs_buf_reserve(&fresh, s->live_bytes ? s->live_bytes : 1) != GCS_OK) {
-            gcs_buf_free(&fresh);
+        s->spare.len = 0;
+        if (gcs_buf_reserve(&s->spare, s->live_bytes ? s->live_bytes : 1) != GCS_OK) {
             /* No memory for it: keep the garbage (still bounded by the cap). */
             size_t wr = 0;
             for (size_t k = 0; k < s->n_runs; k++)
@@ -467,7 +476,7 @@ static void compact(gcs_sorter *s)
             s->n_runs = wr;
             return;
         }
-        dst = fresh.data;
+        dst = s->spare.data;
     }
     size_t w = 0, out = 0, wr = 0;
     size_t step_first = SIZE_MAX;
@@ -496,8 +505,10 @@ static void compact(gcs_sorter *s)
     s->n_runs = wr;
     s->step_first = step_first == SIZE_MAX ? w : step_first;
     if (!in_order) {
-        gcs_buf_free(&s->data);
-        s->data = fresh;
+        gcs_buf old = s->data;
+        s->data = s->spare;
+        s->spare = old;
+        s->spare.len = 0;
     }
     s->data.len = out;
     assert(out == s->live_bytes);

@@ -64,6 +64,7 @@ typedef struct gcs_sorted_event {
  */
 typedef struct gcs_sorter_lane {
     gcs_tap_lane io;
+    size_t rows_alloc; /* rows io.rows has room for (io.cap may be less) */
     size_t absorbed;
     struct gcs_sorter_run *runs;
     size_t n_runs, runs_cap;
@@ -168,6 +169,8 @@ struct gcs_sorter {
     gcs_sorted_event *recs;
     size_t n, cap;
     gcs_buf data;
+    gcs_buf spare; /* where a compaction out of arrival order writes, then swapped with
+                      data: kept, so that its pages are not mapped and faulted again */
     gcs_sorter_run *runs;
     size_t n_runs, runs_cap;
     gcs_sorter_heap_item *heap;
