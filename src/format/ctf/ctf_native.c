@@ -27,7 +27,8 @@
  * metadata rows in order of first appearance, payloads in the manifest's
  * layout, pid/tid from vpid/vtid, processor from cpu_id, procname names.
  * Memory: one packet per stream file (LTTng's sub-buffers, 512 KiB to a few
- * MiB), not the trace. A stream file cut by another process while it is
+ * MiB), not the trace; the first 8 MiB of them carved from one mapping
+ * offered for huge pages (CTF_ARENA_BYTES). A stream file cut by another process while it is
  * read is a read error at the packet that is gone.
  */
 #include <assert.h>
@@ -61,6 +62,36 @@
 #define CTF_MAX_PACKET_BYTES ((uint64_t)256 << 20)
 /* The first read of a packet, to find its size. */
 #define CTF_PACKET_PROBE 4096u
+/* The packet buffers of the stream files are carved from one mapping of
+ * this many bytes (virtual; a 2 MiB huge page is taken where first
+ * touched, gcs_big_resize): the first packets of the files (LTTng's
+ * sub-buffers, 512 KiB-1 MiB, one file per CPU) fault a few huge pages
+ * when the trace is opened instead of one 4 KiB page after another
+ * (~15 us each in a paravirtualized guest: docs/performance.md,
+ * twenty-third landing). Buffers that do not fit are malloc's. */
+#define CTF_ARENA_BYTES ((size_t)8 << 20)
+
+/* Under AddressSanitizer the arena's bytes are poisoned but for the
+ * blocks carved, each followed by a poisoned red zone: a read past a
+ * packet buffer is caught as past a malloc'd one is. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CTF_ARENA_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(CTF_ARENA_ASAN)
+#define CTF_ARENA_ASAN 1
+#endif
+#if defined(CTF_ARENA_ASAN)
+#include <sanitizer/asan_interface.h>
+#define CTF_ARENA_REDZONE 64u
+#define ARENA_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define ARENA_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define CTF_ARENA_REDZONE 0u
+#define ARENA_POISON(p, n) ((void)(p), (void)(n))
+#define ARENA_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 /* Events reported in one step at most (released together at its end). */
 #define CTF_EVENTS_PER_STEP 1024u
 /* Rebuilt payloads of one step (the buffer never moves during a step). */
@@ -161,6 +192,7 @@ typedef struct ctf_file {
     const uint8_t *data; /* the bytes read_at made available (buf) */
     uint8_t *buf;
     size_t buf_cap;
+    bool buf_in_arena; /* buf is carved from the container's arena (not freed alone) */
     uint64_t buf_at, buf_len; /* buf holds file bytes [buf_at, buf_at + buf_len) */
     ctf_decoder d;
     uint64_t *regs;
@@ -214,6 +246,8 @@ typedef struct native_container {
     size_t n_traces;
     ctf_file *files;
     size_t n_files;
+    uint8_t *arena;    /* CTF_ARENA_BYTES for packet buffers (read_at); NULL: none */
+    size_t arena_used;
     char *tmp_dir;
     bool has_deferred;
     gcs_error deferred;
@@ -368,11 +402,43 @@ static gcs_status read_at(native_container *c, ctf_file *f, uint64_t at, uint64_
 {
     uint64_t got = f->buf_at == at && f->buf_len <= n ? f->buf_len : 0;
     if (n > f->buf_cap) {
-        uint8_t *b = realloc(f->buf, (size_t)n);
-        if (!b)
-            return GCS_FAIL(err, GCS_ERR_NOMEM, at, "out of memory");
+        /* A packet's content: from the arena while it has room, the whole
+         * packet's size up to a power of two (LTTng's sub-buffers are one,
+         * so the next packets' content fits it; a block outgrown stays
+         * unused); a probe, or past the arena: malloc's. The bytes kept
+         * move along. */
+        size_t need = 64, cap = (size_t)n;
+        while (need < n || need < f->packet_bytes)
+            need *= 2; /* n is at most CTF_MAX_PACKET_BYTES: no overflow */
+        uint8_t *b;
+        if (n <= CTF_PACKET_PROBE)
+            need = SIZE_MAX; /* not from the arena */
+        else if (!c->arena && c->arena_used == 0) {
+            c->arena = gcs_big_resize(NULL, 0, CTF_ARENA_BYTES);
+            c->arena_used = c->arena ? 0 : CTF_ARENA_BYTES; /* none: do not ask again */
+            if (c->arena)
+                ARENA_POISON(c->arena, CTF_ARENA_BYTES);
+        }
+        if (c->arena && need <= CTF_ARENA_BYTES - CTF_ARENA_REDZONE - c->arena_used) {
+            b = c->arena + c->arena_used;
+            c->arena_used += need + CTF_ARENA_REDZONE;
+            ARENA_UNPOISON(b, need);
+            if (got)
+                memcpy(b, f->buf, (size_t)got);
+            if (!f->buf_in_arena)
+                free(f->buf);
+            f->buf_in_arena = true;
+            cap = need; /* the block's size */
+        } else {
+            b = f->buf_in_arena ? malloc((size_t)n) : realloc(f->buf, (size_t)n);
+            if (!b)
+                return GCS_FAIL(err, GCS_ERR_NOMEM, at, "out of memory");
+            if (f->buf_in_arena && got)
+                memcpy(b, f->buf, (size_t)got);
+            f->buf_in_arena = false;
+        }
         f->buf = b;
-        f->buf_cap = (size_t)n;
+        f->buf_cap = cap;
     }
     f->data = f->buf;
     f->buf_at = at;
@@ -1650,11 +1716,15 @@ static void native_destroy(gcs_container *base)
         if (f->fd >= 0)
             close(f->fd);
         free(f->path);
-        free(f->buf);
+        if (!f->buf_in_arena)
+            free(f->buf);
         free(f->regs);
         gcs_buf_free(&f->payload);
     }
     free(c->files);
+    if (c->arena)
+        ARENA_UNPOISON(c->arena, CTF_ARENA_BYTES);
+    gcs_big_free(c->arena, CTF_ARENA_BYTES);
     free(c->heap);
     free(c->step_buf);
     for (size_t i = 0; i < c->n_traces; i++) {
