@@ -10,8 +10,8 @@
  * the counts the analyzer derives, so synthetic GC lists work). The GC
  * list is read with gcs_gc_process_read, a pass at a time: an analyzer
  * that spills its GCs (gcs_gc_options.spill_gcs) serves them all with
- * memory that grows by at most 16 bytes a GC (pauses for percentiles and
- * tests, the MMU's intervals), and a spill file that cannot be read fails
+ * memory that grows by at most 24 bytes a GC (pauses for percentiles and
+ * tests: 8; the MMU's intervals and their running sums: 24), and a spill file that cannot be read fails
  * the call (false, -1) as out-of-memory does.
  */
 #ifndef GCSCOPE_GC_INSIGHT_H

@@ -142,7 +142,7 @@ bool gcs_gc_mmu(const gcs_gc_info *gcs, size_t n, double from_ms, double to_ms,
 bool gcs_gc_process_mmu(const gcs_gc_process *p, double from_ms, double to_ms,
                         const double *windows_ms, size_t n_windows, double *out)
 {
-    /* The pauses as intervals: 16 bytes a GC, not the records. */
+    /* The pauses as intervals with running sums: 24 bytes a GC, not the records. */
     size_t n = p->gc_count;
     interval *iv = malloc((n ? n : 1) * sizeof *iv);
     double *prefix = malloc((n + 1) * sizeof *prefix);
