@@ -367,22 +367,29 @@ static bool chart_heaps(FILE *f, int pi, const gcs_gc_analyzer *an, const gcs_gc
         return false;
     for (int s = 0; s < 2 * heaps; s++)
         envelope_init(&e[s]);
-    double vmax = 0, one[MAX_HEAP_LINES];
+    /* Both sides of a GC from one read of a spill file (heap_index keeps
+     * the chunk's index). */
+    gcs_gc_heap_index *heap_index = calloc(1, sizeof *heap_index);
+    if (!heap_index) {
+        free(e);
+        return false;
+    }
+    double vmax = 0, side_mb[2][MAX_HEAP_LINES];
     gcs_gc_walk walk;
     gcs_gc_walk_start(&walk, p);
     for (const gcs_gc_info *gc; (gc = gcs_gc_walk_next(&walk));) {
-        size_t i = gcs_gc_walk_index(&walk);
+        size_t k = gcs_gc_heap_values(an, p, gcs_gc_walk_index(&walk), heap_index, side_mb[0],
+                                      side_mb[1], MAX_HEAP_LINES);
         int c = col_of(a, gc_time(gc));
-        for (int side = 0; side < 2; side++) {
-            size_t k = side ? gcs_gc_heap_object_size_after(an, p, i, one, MAX_HEAP_LINES)
-                            : gcs_gc_heap_object_space(an, p, i, one, MAX_HEAP_LINES);
+        for (int side = 0; side < 2; side++)
             for (int h = 0; h < heaps && (size_t)h < k; h++) {
-                envelope_add(&e[side * heaps + h], c, one[h]);
-                if (isfinite(one[h]) && one[h] > vmax)
-                    vmax = one[h];
+                double v = side_mb[side][h];
+                envelope_add(&e[side * heaps + h], c, v);
+                if (isfinite(v) && v > vmax)
+                    vmax = v;
             }
-        }
     }
+    free(heap_index);
     if (!gcs_gc_walk_end(&walk)) {
         free(e);
         return false;

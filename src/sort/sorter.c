@@ -256,11 +256,9 @@ gcs_status gcs_sorter_add_keyed(gcs_sorter *s, const gcs_raw_event *ev, uint32_t
 #define LANE_SPARE_ROWS 4096u
 static bool lane_reserve(gcs_sorter_lane *l, size_t rows)
 {
-    if (l->io.n + rows > l->rows_alloc) {
-        if (!gcs_big_reserve((void **)&l->io.rows, &l->rows_alloc, l->io.n + rows,
-                             sizeof *l->io.rows, LANE_ROWS))
-            return false;
-    }
+    if (!gcs_big_reserve((void **)&l->io.rows, &l->rows_alloc, l->io.n + rows, sizeof *l->io.rows,
+                         LANE_ROWS))
+        return false;
     l->io.cap = l->rows_alloc;
     if (!gcs_array_reserve((void **)&l->runs, &l->runs_cap, l->io.cap, sizeof *l->runs,
                            LANE_SPARE_ROWS)) {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "analysis/gc/gc_internal.h"
+#include "analysis/gc/gc_walk.h"
 #include "analysis/gc/gc_survival.h"
 #include "base/buf.h"
 #include "base/error.h"
@@ -1120,21 +1121,38 @@ static size_t spill_read(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt, si
     return done;
 }
 
+_Static_assert(GCS_GC_SPILL_MAX <= GCS_GC_HEAP_INDEX_MAX, "a chunk's index fits the kept one");
+
 size_t gcs_gc_spilled_heap_values(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt, size_t i,
-                                  bool after, double *out_mb, size_t cap)
+                                  gcs_gc_heap_index *index, double *before, double *after,
+                                  size_t cap)
 {
     /* After finish every GC is in the file (spill_flush); a chunk that
      * could not be written holds none. */
     if (rt->spill_chunk_n == 0 || an->spill_fd < 0)
         return 0;
-    const gcs_gc_spill_chunk *ck = &rt->spill_chunks[spill_chunk_index(rt, i)];
+    const size_t chunk = spill_chunk_index(rt, i);
+    const gcs_gc_spill_chunk *ck = &rt->spill_chunks[chunk];
     if (i < ck->first || i - ck->first >= ck->n)
         return 0;
     uint64_t records_len = (uint64_t)ck->n * sizeof(gcs_gc_info);
     uint64_t at_off = ck->offset + records_len;
-    uint64_t at[2];
-    if (!spill_io(an->spill_fd, false, at, sizeof at, at_off + (i - ck->first) * sizeof at[0]) ||
-        at[1] < at[0])
+    uint64_t one[2], *at = one;
+    if (index) {
+        /* The chunk's whole index, once. */
+        if (index->runtime != rt || index->chunk != chunk) {
+            index->runtime = NULL;
+            if (!spill_io(an->spill_fd, false, index->at, (ck->n + 1) * sizeof index->at[0], at_off))
+                return 0;
+            index->runtime = rt;
+            index->chunk = chunk;
+        }
+        at = &index->at[i - ck->first];
+    } else if (!spill_io(an->spill_fd, false, one, sizeof one,
+                         at_off + (i - ck->first) * sizeof one[0])) {
+        return 0;
+    }
+    if (at[1] < at[0])
         return 0;
     uint64_t pairs_off = at_off + ((uint64_t)ck->n + 1) * sizeof at[0];
     size_t n = (size_t)(at[1] - at[0]);
@@ -1148,8 +1166,12 @@ size_t gcs_gc_spilled_heap_values(const gcs_gc_analyzer *an, const gcs_gc_runtim
         if (!spill_io(an->spill_fd, false, pairs, take * sizeof pairs[0],
                       pairs_off + (at[0] + done) * sizeof pairs[0]))
             return 0;
-        for (size_t k = 0; k < take; k++)
-            out_mb[done + k] = after ? pairs[k].after_mb : pairs[k].before_mb;
+        for (size_t k = 0; k < take; k++) {
+            if (before)
+                before[done + k] = pairs[k].before_mb;
+            if (after)
+                after[done + k] = pairs[k].after_mb;
+        }
         done += take;
     }
     return n;

@@ -214,9 +214,11 @@ void gcs_gc_fold_free(gcs_gc_fold *f);
  * an incomplete GC), written to *out; the analyzer's state is unchanged. */
 void gcs_gc_derive_copy(gcs_gc_runtime *rt, size_t i, gcs_gc_info *out);
 
-/* Per-heap values of spilled GC i of rt (after finish): as many as it has
- * histories, at most cap written; 0 also when the file cannot be read. */
-size_t gcs_gc_spilled_heap_values(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt,
-                                  size_t i, bool after, double *out_mb, size_t cap);
+/* Per-heap values of spilled GC i of rt (after finish), as
+ * gcs_gc_heap_values (gc_walk.h) gives them; index may be NULL. */
+struct gcs_gc_heap_index;
+size_t gcs_gc_spilled_heap_values(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt, size_t i,
+                                  struct gcs_gc_heap_index *index, double *before, double *after,
+                                  size_t cap);
 
 #endif

@@ -408,10 +408,8 @@ bool gcs_bootstrap_diff_ci(const double *a, size_t na, const double *b, size_t n
 
 /* ------------------------------------------------------------ per heap */
 
-/* Per-heap values of GC gc_index of p: object space before, or object
- * size after. */
-static size_t heap_values(const gcs_gc_analyzer *an, const gcs_gc_process *p, size_t gc_index,
-                          bool after, double *out_mb, size_t cap)
+size_t gcs_gc_heap_values(const gcs_gc_analyzer *an, const gcs_gc_process *p, size_t gc_index,
+                          gcs_gc_heap_index *index, double *before, double *after, size_t cap)
 {
     for (size_t r = 0; r < an->runtime_count; r++) {
         const gcs_gc_runtime *rt = an->runtimes[r];
@@ -420,12 +418,15 @@ static size_t heap_values(const gcs_gc_analyzer *an, const gcs_gc_process *p, si
         if (gc_index >= rt->n)
             return 0;
         if (an->spill_fd >= 0) /* written to the file by finish */
-            return an->finished ? gcs_gc_spilled_heap_values(an, rt, gc_index, after, out_mb, cap)
+            return an->finished ? gcs_gc_spilled_heap_values(an, rt, gc_index, index, before,
+                                                             after, cap)
                                 : 0;
         size_t n = 0;
         for (int64_t h = RT_PRIV(rt, gc_index).ph_first; h >= 0; h = rt->heap_allocs[h].next) {
-            if (n < cap)
-                out_mb[n] = gcs_gc_heap_value_mb(&rt->heap_allocs[h], after);
+            if (n < cap && before)
+                before[n] = gcs_gc_heap_value_mb(&rt->heap_allocs[h], false);
+            if (n < cap && after)
+                after[n] = gcs_gc_heap_value_mb(&rt->heap_allocs[h], true);
             n++;
         }
         return n;
@@ -436,11 +437,11 @@ static size_t heap_values(const gcs_gc_analyzer *an, const gcs_gc_process *p, si
 size_t gcs_gc_heap_object_space(const gcs_gc_analyzer *an, const gcs_gc_process *p,
                                 size_t gc_index, double *out_mb, size_t cap)
 {
-    return heap_values(an, p, gc_index, false, out_mb, cap);
+    return gcs_gc_heap_values(an, p, gc_index, NULL, out_mb, NULL, cap);
 }
 
 size_t gcs_gc_heap_object_size_after(const gcs_gc_analyzer *an, const gcs_gc_process *p,
                                      size_t gc_index, double *out_mb, size_t cap)
 {
-    return heap_values(an, p, gc_index, true, out_mb, cap);
+    return gcs_gc_heap_values(an, p, gc_index, NULL, NULL, out_mb, cap);
 }

@@ -76,6 +76,25 @@ static inline size_t gcs_gc_walk_index(const gcs_gc_walk *w)
     return w->next - 1;
 }
 
+/*
+ * The per-heap values of a runtime's GCs (gcs_gc_heap_object_space and
+ * _size_after), both at once, for a pass over its GCs: a spilled
+ * analyzer's chunk index is read once per chunk and kept here, so a GC
+ * costs one read of the file, not four. Start it zeroed.
+ */
+#define GCS_GC_HEAP_INDEX_MAX 512 /* GCs a spill chunk holds at most (GCS_GC_SPILL_MAX) */
+typedef struct gcs_gc_heap_index {
+    const void *runtime; /* whose chunk is kept (NULL: none) */
+    size_t chunk;
+    uint64_t at[GCS_GC_HEAP_INDEX_MAX + 1];
+} gcs_gc_heap_index;
+
+/* GC gc_index's per-heap object space before (before[], may be NULL) and
+ * object size after (after[], may be NULL), MB, at most cap of each;
+ * returns how many histories it has (0: none, or the file unreadable). */
+size_t gcs_gc_heap_values(const gcs_gc_analyzer *an, const gcs_gc_process *p, size_t gc_index,
+                          gcs_gc_heap_index *index, double *before, double *after, size_t cap);
+
 /* Ends the pass (frees the buffer); false when it stopped early (a read
  * failed or memory ran out): what it computed is then incomplete. */
 static inline bool gcs_gc_walk_end(gcs_gc_walk *w)
