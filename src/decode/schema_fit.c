@@ -14,7 +14,12 @@
  *                   uint16/varuint prefix): n must not exceed the bytes
  *                   left (the walker's rule), then n times the element:
  *                   fixed size e (one compare for all), a string, or a
- *                   sub-program (a struct of variable size)
+ *                   sub-program (a struct of variable size; one of fixed
+ *                   runs and padding only is of fixed size)
+ * Two shapes skip the interpreter: strings between fixed runs
+ * (gcs_fit_string_shape) and one array counted by the field before it
+ * (note_counted: the bulk GC events, ~5 per GC, were a fifth of the
+ * instructions of `info` on a trace of many GCs).
  */
 #include "decode/schema_fit.h"
 
@@ -54,6 +59,13 @@ struct gcs_fit_prog {
      * (UTF-16), 1 (ANSI); strings: how many; before, after: the fixed
      * bytes around them. */
     uint32_t string_unit, strings, before, after;
+    /* An array counted by the field before it (a bulk GC event:
+     * PerHeapHistory, GlobalHeapHistory, FitBucketInfo; a name and its
+     * data: DynamicTraceEvent): see note_counted. counted: 0 (not that
+     * shape), 1 (fixed head), 2 (a UTF-16 string, then the fixed head);
+     * head: the fixed bytes before the count, count_width its bytes,
+     * elem_size each element's, tail the fixed bytes after them. */
+    uint32_t counted, head, count_width, elem_size, tail;
 };
 
 /* The ops are [SKIP] string... [SKIP], the strings all UTF-16 or all
@@ -77,6 +89,56 @@ static void note_strings(gcs_fit_prog *p)
     p->strings = strings;
     p->before = before;
     p->after = after;
+}
+
+/* The ops are [UTF16Z] [SKIP head] COUNT ELEMENTS [SKIP tail], the
+ * elements fixed-size and counted by that COUNT: note the shape (see
+ * gcs_fit_prog), checked without the interpreter (check_counted). */
+static void note_counted(gcs_fit_prog *p)
+{
+    uint32_t i = 0, head = 0, tail = 0, counted = 1;
+    if (i < p->n_ops && p->ops[i].kind == OP_UTF16Z) {
+        counted = 2;
+        i++;
+    }
+    if (i < p->n_ops && p->ops[i].kind == OP_SKIP)
+        head = p->ops[i++].arg;
+    if (p->n_ops - i < 2 || p->ops[i].kind != OP_COUNT)
+        return;
+    const fit_op *count = &p->ops[i], *elements = &p->ops[i + 1];
+    i += 2;
+    if (elements->kind != OP_ELEMENTS || elements->count_from != COUNT_SLOT ||
+        elements->slot != count->slot || elements->elem != ELEM_FIXED || elements->arg == 0 ||
+        count->arg > 8)
+        return;
+    if (i < p->n_ops && p->ops[i].kind == OP_SKIP)
+        tail = p->ops[i++].arg;
+    if (i != p->n_ops)
+        return;
+    p->counted = counted;
+    p->head = head;
+    p->count_width = count->arg;
+    p->elem_size = elements->arg;
+    p->tail = tail;
+}
+
+/* run's answer for a program of the counted shape: the count (little
+ * endian, count_width bytes) after the string and head, then as many
+ * elements as the bytes left hold at most (the walker's rule: no more
+ * elements than bytes, and all of them present), then the tail. */
+static bool check_counted(const gcs_fit_prog *p, const uint8_t *payload, uint32_t size)
+{
+    gcs_cursor c = gcs_cur_make(size ? payload : (const uint8_t *)"", size, 0);
+    if (p->counted == 2 && !gcs_cur_skip_utf16z(&c))
+        return false;
+    const uint8_t *b;
+    if (!gcs_cur_skip(&c, p->head) || !gcs_cur_bytes(&c, p->count_width, &b))
+        return false;
+    uint64_t n = 0;
+    for (uint32_t j = p->count_width; j-- > 0;)
+        n = n << 8 | b[j];
+    const uint64_t left = gcs_cur_left(&c);
+    return n <= left / p->elem_size && left - n * p->elem_size >= p->tail;
 }
 
 static bool is_count_type(gcs_type t)
@@ -139,6 +201,27 @@ static bool emit_op(compiler *k, fit_op op)
 static const gcs_fit_prog *compile_list(const gcs_field *fields, uint32_t count,
                                         uint32_t pointer_size, gcs_arena *arena, unsigned depth);
 
+/* A struct's program of fixed runs and padding only (FitBucketInfo's
+ * element: 2 bytes, padding to 4, 12 bytes): its padding counts from the
+ * element's start, so every element takes the same bytes; *size them. */
+static bool fixed_struct_size(const gcs_fit_prog *p, uint32_t *size)
+{
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < p->n_ops; i++) {
+        const fit_op *op = &p->ops[i];
+        if (op->kind == OP_SKIP)
+            at += op->arg;
+        else if (op->kind == OP_PAD)
+            at += (op->arg - at % op->arg) % op->arg;
+        else
+            return false;
+        if (at > UINT32_MAX)
+            return false;
+    }
+    *size = (uint32_t)at;
+    return true;
+}
+
 /* The element step of an array field (or of a single struct). */
 static bool element_op(const gcs_field *f, uint32_t pointer_size, gcs_arena *arena,
                        unsigned depth, fit_op *op)
@@ -164,7 +247,12 @@ static bool element_op(const gcs_field *f, uint32_t pointer_size, gcs_arena *are
         return false;
     op->elem = ELEM_PROG;
     op->child = compile_list(f->children, f->child_count, pointer_size, arena, depth + 1);
-    return op->child != NULL;
+    if (op->child && fixed_struct_size(op->child, &size) && size > 0) {
+        op->elem = ELEM_FIXED; /* the same bytes for every element */
+        op->arg = size;
+        op->child = NULL;
+    }
+    return op->child != NULL || op->elem == ELEM_FIXED;
 }
 
 static const gcs_fit_prog *compile_list(const gcs_field *fields, uint32_t count,
@@ -257,7 +345,9 @@ static const gcs_fit_prog *compile_list(const gcs_field *fields, uint32_t count,
             prog->ops = ops;
             prog->n_ops = k->n;
             prog->string_unit = prog->strings = prog->before = prog->after = 0;
+            prog->counted = prog->head = prog->count_width = prog->elem_size = prog->tail = 0;
             note_strings(prog);
+            note_counted(prog);
         } else {
             prog = NULL;
         }
@@ -395,6 +485,8 @@ bool gcs_fit_flat(const gcs_fit_prog *prog, uint32_t max_strings, uint32_t *n_st
 
 bool gcs_fit_check(const gcs_fit_prog *prog, const uint8_t *payload, uint32_t size)
 {
+    if (prog->counted)
+        return check_counted(prog, payload, size);
     gcs_fit_string_shape shape = gcs_fit_string_shape_of(prog);
     if (gcs_fit_string_surely_fits(&shape, payload, size))
         return true;
