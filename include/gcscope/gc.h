@@ -214,6 +214,11 @@ typedef struct gcs_gc_options {
      * file is made in $TMPDIR (else /tmp) and removed at once; when it
      * cannot be made, the records stay in memory (gcs is then set). */
     bool spill_gcs;
+    /* With spill_gcs: how many of the spill's first bytes stay in memory
+     * (in 2 MiB pages) before it goes on in the file (0: 16 MiB, some
+     * 34,000 GCs). Writing to the file costs more than the memory it
+     * saves for short traces; a long one still holds at most this much. */
+    size_t spill_memory_bytes;
 } gcs_gc_options;
 
 /* A new analyzer (opts may be NULL). NULL on out-of-memory. */

@@ -3,8 +3,8 @@
  * twice for GC analysis (options.want = gcs_gc_wants): once with every
  * wanted event delivered, once with the allocation ticks tapped
  * (gcs_gc_taps, gcs_gc_analyzer_tap) into an analyzer that spills its
- * GC records to a file (gcs_gc_options.spill_gcs), as `gcscope stats`
- * reads. Both must end with the same status, the same reader counters
+ * GC records (gcs_gc_options.spill_gcs), as `gcscope stats` reads: the
+ * first 1,500 bytes to memory, the rest to a file. Both must end with the same status, the same reader counters
  * and the same GC report (JSON, every figure printed) and HTML report
  * (the spilled one read a pass at a time from the file, per-heap values
  * included: gc_insight.h), whatever the
@@ -86,7 +86,9 @@ static void read_once(const uint8_t *data, size_t size, bool tap, reading *out)
 {
     gcs_error err;
     gcs_error_clear(&err);
-    gcs_gc_options gopts = {.spill_gcs = tap};
+    /* The spill's first 1,500 bytes in memory, the rest in the file (a
+     * record cut in two where they meet), as a long trace's. */
+    gcs_gc_options gopts = {.spill_gcs = tap, .spill_memory_bytes = 1500};
     gcs_gc_analyzer *gc = gcs_gc_analyzer_new(&gopts, &err);
     FUZZ_REQUIRE(gc);
     copy_src slow = {.data = data, .size = size, .max_chunk = 1000, .at_end = GCS_END,

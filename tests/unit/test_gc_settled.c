@@ -85,6 +85,13 @@ static void take_settled(gcs_gc_analyzer *an, settled_list *l, bool finished)
     }
 }
 
+/* The bytes of the spill the analyses below keep in memory
+ * (gcs_gc_options.spill_memory_bytes; 0: the default, 16 MiB, where every
+ * fixture's spill fits). SPILL_MEMORY_SMALL puts the rest in the file,
+ * the record it stops in cut in two. */
+#define SPILL_MEMORY_SMALL 3001
+static size_t spill_memory;
+
 /* Reads path into an analyzer that spills its GC records
  * (gcs_gc_options.spill_gcs), pulling settled GCs after every event into
  * *l, finished; NULL when there is no reader. */
@@ -94,7 +101,7 @@ static gcs_gc_analyzer *spilled_analysis(const char *path, settled_list *l)
     gcs_error_clear(&err);
     gcs_source *src = gcs_source_open_file(path, &err);
     gcs_reader *r = src ? gcs_reader_new(src, NULL, &err) : NULL;
-    gcs_gc_options o = {.spill_gcs = true};
+    gcs_gc_options o = {.spill_gcs = true, .spill_memory_bytes = spill_memory};
     gcs_gc_analyzer *an = r ? gcs_gc_analyzer_new(&o, &err) : NULL;
     if (an) {
         const gcs_event *ev;
@@ -115,6 +122,7 @@ static gcs_gc_analyzer *spilled_analysis(const char *path, settled_list *l)
 }
 
 static size_t spilled_gcs_seen, spilled_gcs_dropped;
+static size_t spilled_to_file; /* traces whose small memory spill went on in the file */
 
 static size_t spilled_heap_values_seen;
 
@@ -241,17 +249,26 @@ static void check_spilled_against(const gcs_gc_analyzer *sp, const gcs_gc_analyz
             CHECK_EQ_U64(at, a.gc_count);
         }
         free(buf);
-        /* The records the spilled analyzer dropped from memory. */
+        /* The records the spilled analyzer dropped from memory (counted
+         * in the pass with the spill in memory). */
         const gcs_gc_runtime *rt = sp->runtimes[p];
-        spilled_gcs_seen += rt->n;
-        spilled_gcs_dropped += rt->base;
+        if (spill_memory == 0) {
+            spilled_gcs_seen += rt->n;
+            spilled_gcs_dropped += rt->base;
+        }
     }
+    /* Where the spill went: memory alone, or on into the file. */
+    if (spill_memory == 0)
+        CHECK(sp->spill_end <= sp->spill_mem_max);
+    else if (sp->spill_end > sp->spill_mem_max)
+        spilled_to_file++;
 }
 
 /* The spilled analysis of path against the one in memory (mem), and the
  * GCs it handed out while reading against those mem's reading handed
  * out (mem_l): the same GCs, in the same order, as early. */
-static void check_spilled(const char *path, const gcs_gc_analyzer *mem, const settled_list *mem_l)
+static void check_spilled_with(const char *path, const gcs_gc_analyzer *mem,
+                               const settled_list *mem_l)
 {
     settled_list l = {0};
     gcs_gc_analyzer *sp = spilled_analysis(path, &l);
@@ -268,6 +285,17 @@ static void check_spilled(const char *path, const gcs_gc_analyzer *mem, const se
     }
     free(l.v);
     gcs_gc_analyzer_free(sp);
+}
+
+/* check_spilled_with the spill in memory (the default), then mostly in
+ * the file. */
+static void check_spilled(const char *path, const gcs_gc_analyzer *mem, const settled_list *mem_l)
+{
+    spill_memory = 0;
+    check_spilled_with(path, mem, mem_l);
+    spill_memory = SPILL_MEMORY_SMALL;
+    check_spilled_with(path, mem, mem_l);
+    spill_memory = 0;
 }
 
 /* Reads path pulling settled GCs after every event; compares them with the
@@ -371,6 +399,9 @@ static void test_every_fixture(void)
     printf("spilled: %zu GCs, %zu of them dropped from memory before the end\n", spilled_gcs_seen,
            spilled_gcs_dropped);
     CHECK_EQ_U64(spilled_gcs_seen, gcs);
+    printf("spilled: %zu traces past %d bytes of memory, into the file\n", spilled_to_file,
+           SPILL_MEMORY_SMALL);
+    CHECK(spilled_to_file >= 8);
     /* The server-GC fixtures' per-heap values came back from the file. */
     printf("spilled: %zu per-heap values read back\n", spilled_heap_values_seen);
     CHECK(spilled_heap_values_seen >= 1000);

@@ -11,6 +11,7 @@
  */
 #include "analysis/gc/gc_analyzer.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -597,6 +598,8 @@ gcs_gc_analyzer *gcs_gc_analyzer_new(const gcs_gc_options *opts, gcs_error *err)
     /* Without a temporary file the records stay in memory: the same
      * results, only more memory (gcs_gc_process.gcs then says so). */
     an->spill_fd = an->opts.spill_gcs ? spill_open() : -1;
+    an->spill_mem_max = an->opts.spill_memory_bytes ? an->opts.spill_memory_bytes
+                                                    : GCS_GC_SPILL_MEMORY;
     gcs_gc_kind_cache_init(&an->kinds);
     an->first_event_ms = NAN;
     an->last_event_ms = NAN;
@@ -908,7 +911,7 @@ static int spill_open(void)
 
 /* len bytes at offset off of the spill file, written from or read into
  * buf whole (a short transfer goes on, EINTR retried); false if not. */
-static bool spill_io(int fd, bool write, void *buf, size_t len, uint64_t off)
+static bool spill_file_io(int fd, bool write, void *buf, size_t len, uint64_t off)
 {
     char *p = buf;
     for (size_t done = 0; done < len;) {
@@ -923,6 +926,42 @@ static bool spill_io(int fd, bool write, void *buf, size_t len, uint64_t off)
     return true;
 }
 
+/* len bytes at offset off of the spill, written from or read into buf
+ * whole: those before spill_mem_max in memory, the rest in the file;
+ * false if not (no memory, the file failed, or a read past what was
+ * written). */
+static bool spill_write(gcs_gc_analyzer *an, const void *buf, size_t len, uint64_t off)
+{
+    const uint8_t *p = buf;
+    if (off < an->spill_mem_max && len > 0) {
+        size_t take = an->spill_mem_max - off < len ? (size_t)(an->spill_mem_max - off) : len;
+        if (!gcs_big_reserve((void **)&an->spill_mem, &an->spill_mem_cap, (size_t)off + take, 1,
+                             GCS_BIG_BYTES))
+            return false;
+        memcpy(an->spill_mem + off, p, take);
+        p += take;
+        len -= take;
+        off += take;
+    }
+    return len == 0 || spill_file_io(an->spill_fd, true, (void *)p, len, off);
+}
+
+static bool spill_read_at(const gcs_gc_analyzer *an, void *buf, size_t len, uint64_t off)
+{
+    uint8_t *p = buf;
+    if (off > an->spill_end || len > an->spill_end - off)
+        return false;
+    if (off < an->spill_mem_max && len > 0) {
+        size_t take = an->spill_mem_max - off < len ? (size_t)(an->spill_mem_max - off) : len;
+        assert(off + take <= an->spill_mem_cap);
+        memcpy(p, an->spill_mem + off, take);
+        p += take;
+        len -= take;
+        off += take;
+    }
+    return len == 0 || spill_file_io(an->spill_fd, false, p, len, off);
+}
+
 /* Writes the runtime's waiting final GCs to the spill file as one chunk. */
 static gcs_status spill_flush(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
 {
@@ -935,9 +974,9 @@ static gcs_status spill_flush(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     size_t len = rt->spill_buf_n * sizeof *rt->spill_buf;
     size_t at_len = (rt->spill_buf_n + 1) * sizeof *rt->spill_heap_at;
     size_t pairs_len = rt->spill_heap_n * sizeof *rt->spill_heap;
-    if (!spill_io(an->spill_fd, true, rt->spill_buf, len, an->spill_end) ||
-        !spill_io(an->spill_fd, true, rt->spill_heap_at, at_len, an->spill_end + len) ||
-        !spill_io(an->spill_fd, true, rt->spill_heap, pairs_len, an->spill_end + len + at_len))
+    if (!spill_write(an, rt->spill_buf, len, an->spill_end) ||
+        !spill_write(an, rt->spill_heap_at, at_len, an->spill_end + len) ||
+        !spill_write(an, rt->spill_heap, pairs_len, an->spill_end + len + at_len))
         return GCS_ERR_IO;
     rt->spill_chunks[rt->spill_chunk_n++] =
         (gcs_gc_spill_chunk){an->spill_end, rt->settled - rt->spill_buf_n, rt->spill_buf_n};
@@ -1113,8 +1152,7 @@ static size_t spill_read(const gcs_gc_analyzer *an, const gcs_gc_runtime *rt, si
         size_t take = end - i;
         if (take > n - done)
             take = n - done;
-        if (!spill_io(an->spill_fd, false, out + done, take * sizeof *out,
-                      ck->offset + at * sizeof *out))
+        if (!spill_read_at(an, out + done, take * sizeof *out, ck->offset + at * sizeof *out))
             return done;
         done += take;
     }
@@ -1142,14 +1180,13 @@ size_t gcs_gc_spilled_heap_values(const gcs_gc_analyzer *an, const gcs_gc_runtim
         /* The chunk's whole index, once. */
         if (index->runtime != rt || index->chunk != chunk) {
             index->runtime = NULL;
-            if (!spill_io(an->spill_fd, false, index->at, (ck->n + 1) * sizeof index->at[0], at_off))
+            if (!spill_read_at(an, index->at, (ck->n + 1) * sizeof index->at[0], at_off))
                 return 0;
             index->runtime = rt;
             index->chunk = chunk;
         }
         at = &index->at[i - ck->first];
-    } else if (!spill_io(an->spill_fd, false, one, sizeof one,
-                         at_off + (i - ck->first) * sizeof one[0])) {
+    } else if (!spill_read_at(an, one, sizeof one, at_off + (i - ck->first) * sizeof one[0])) {
         return 0;
     }
     if (at[1] < at[0])
@@ -1163,8 +1200,8 @@ size_t gcs_gc_spilled_heap_values(const gcs_gc_analyzer *an, const gcs_gc_runtim
             take = cap - done;
         if (take > sizeof pairs / sizeof pairs[0])
             take = sizeof pairs / sizeof pairs[0];
-        if (!spill_io(an->spill_fd, false, pairs, take * sizeof pairs[0],
-                      pairs_off + (at[0] + done) * sizeof pairs[0]))
+        if (!spill_read_at(an, pairs, take * sizeof pairs[0],
+                           pairs_off + (at[0] + done) * sizeof pairs[0]))
             return 0;
         for (size_t k = 0; k < take; k++) {
             if (before)
@@ -1319,5 +1356,6 @@ void gcs_gc_analyzer_free(gcs_gc_analyzer *an)
     free(an->runtimes);
     if (an->spill_fd >= 0)
         close(an->spill_fd);
+    gcs_big_free(an->spill_mem, an->spill_mem_cap);
     free(an);
 }

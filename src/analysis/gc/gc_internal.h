@@ -85,6 +85,13 @@ typedef struct gcs_gc_fold {
 #define GCS_GC_SPILL_FIRST 64
 #define GCS_GC_SPILL_MAX 512
 
+/* The spill's first bytes kept in memory by default
+ * (gcs_gc_options.spill_memory_bytes): 16 MiB, some 34,000 GCs. Written
+ * to the file, the records cost the system calls, a copy into the page
+ * cache and one back, and fresh page-cache pages; in memory eight 2 MiB
+ * pages (docs/performance.md, twenty-fourth landing). */
+#define GCS_GC_SPILL_MEMORY ((size_t)16 << 20)
+
 /* One per-heap history's values the report draws (gcs_gc_heap_value_mb). */
 typedef struct gcs_gc_heap_pair {
     double before_mb, after_mb;
@@ -188,7 +195,12 @@ struct gcs_gc_analyzer {
     gcs_status failed;
     bool finished;
     int spill_fd;         /* opts.spill_gcs: the unlinked temporary file, else -1 */
-    uint64_t spill_end;   /* bytes written to it */
+    uint64_t spill_end;   /* bytes of the spill written */
+    /* The spill's first spill_mem_max bytes live here, not in the file
+     * (which holds the rest at the same offsets): gcs_big_resize's
+     * memory, spill_mem_cap bytes so far. */
+    uint8_t *spill_mem;
+    size_t spill_mem_cap, spill_mem_max;
 };
 
 /* The final pass: derived values, rollups, percentiles (gc_derive.c). */
