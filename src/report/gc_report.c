@@ -278,6 +278,16 @@ typedef struct gc_list {
     gcs_gc_info chunk[GC_LIST_CHUNK];
 } gc_list;
 
+/* A list in one 2 MiB page (gcs_big_resize): one page fault, not 60 for
+ * the chunk's 250 KB of fresh memory. NULL when memory is short. */
+static gc_list *gc_list_new(void)
+{
+    _Static_assert(sizeof(gc_list) <= GCS_BIG_BYTES, "a list fits its page");
+    return gcs_big_resize(NULL, 0, GCS_BIG_BYTES);
+}
+
+static void gc_list_free(gc_list *l) { gcs_big_free(l, GCS_BIG_BYTES); }
+
 static void gc_list_begin(gc_list *l, const gcs_gc_analyzer *an, const gcs_gc_process *p)
 {
     l->an = an;
@@ -1571,7 +1581,7 @@ const char *gcs_gc_report_no_gcs_line(void)
 long gcs_gc_report_selected(const gcs_gc_analyzer *an, const gcs_gc_report_options *opts)
 {
     long total = 0;
-    gc_list *gl = malloc(sizeof *gl);
+    gc_list *gl = gc_list_new();
     if (!gl)
         return -1;
     for (size_t i = 0; i < gcs_gc_process_count(an); i++) {
@@ -1584,12 +1594,12 @@ long gcs_gc_report_selected(const gcs_gc_analyzer *an, const gcs_gc_report_optio
         long n = select_gcs(gl, &opts->filter, &sel, &width);
         free(sel);
         if (n < 0) {
-            free(gl);
+            gc_list_free(gl);
             return -1;
         }
         total += n;
     }
-    free(gl);
+    gc_list_free(gl);
     return total;
 }
 
@@ -1623,7 +1633,7 @@ int gcs_gc_report_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_report_
     } else if (opts->format == GCS_GC_FORMAT_CSV) {
         csv_header(f);
     }
-    gc_list *gl = malloc(sizeof *gl);
+    gc_list *gl = gc_list_new();
     if (!gl)
         return -1;
     bool unread = false;
@@ -1637,7 +1647,7 @@ int gcs_gc_report_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_report_
         int sel_reason_width;
         long n_sel = select_gcs(gl, &opts->filter, &sel, &sel_reason_width);
         if (n_sel < 0) {
-            free(gl);
+            gc_list_free(gl);
             return -1;
         }
         gc_scan sc;
@@ -1645,7 +1655,7 @@ int gcs_gc_report_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_report_
         if (opts->format != GCS_GC_FORMAT_CSV && !scan_gcs(gl, long_pause_ms(opts), &sc)) {
             free(sc.long_gcs);
             free(sel);
-            free(gl);
+            gc_list_free(gl);
             return -1;
         }
         sc.sel_reason_width = sel_reason_width;
@@ -1661,7 +1671,7 @@ int gcs_gc_report_write(FILE *f, const gcs_gc_analyzer *an, const gcs_gc_report_
         free(sel);
         unread |= gl->failed;
     }
-    free(gl);
+    gc_list_free(gl);
     if (opts->format == GCS_GC_FORMAT_JSON) {
         fputs("  ]\n}\n", f);
     } else if (opts->format == GCS_GC_FORMAT_TABLE && written == 0) {

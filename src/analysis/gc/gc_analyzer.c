@@ -962,6 +962,29 @@ static bool spill_read_at(const gcs_gc_analyzer *an, void *buf, size_t len, uint
     return len == 0 || spill_file_io(an->spill_fd, false, p, len, off);
 }
 
+/* The bytes of a spill buffer of cap records: GCS_GC_SPILL_MAX of them
+ * take a whole 2 MiB page (gcs_big_resize gives one from GCS_BIG_BYTES). */
+static size_t spill_buf_bytes(size_t cap)
+{
+    return cap < GCS_GC_SPILL_MAX ? cap * sizeof(gcs_gc_info) : GCS_BIG_BYTES;
+}
+
+_Static_assert(GCS_GC_SPILL_MAX * sizeof(gcs_gc_info) <= GCS_BIG_BYTES,
+               "the largest spill buffer fits its page");
+
+/* The empty spill buffer of rt (GCS_GC_SPILL_FIRST records) made
+ * GCS_GC_SPILL_MAX long; left as it is when memory is short. */
+static void spill_buf_grow(gcs_gc_runtime *rt)
+{
+    assert(rt->spill_buf_n == 0);
+    void *p = gcs_big_resize(NULL, 0, spill_buf_bytes(GCS_GC_SPILL_MAX));
+    if (!p)
+        return;
+    gcs_big_free(rt->spill_buf, spill_buf_bytes(rt->spill_buf_cap));
+    rt->spill_buf = p;
+    rt->spill_buf_cap = GCS_GC_SPILL_MAX;
+}
+
 /* Writes the runtime's waiting final GCs to the spill file as one chunk. */
 static gcs_status spill_flush(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
 {
@@ -983,28 +1006,25 @@ static gcs_status spill_flush(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     an->spill_end += len + at_len + pairs_len;
     rt->spill_buf_n = 0;
     rt->spill_heap_n = 0;
-    /* The next chunk twice as large, up to GCS_GC_SPILL_MAX (else as it
-     * was: only more writes). */
+    /* The next chunks GCS_GC_SPILL_MAX large (else as it was: only more
+     * writes). */
     if (rt->spill_buf_cap < GCS_GC_SPILL_MAX)
-        (void)gcs_array_reserve((void **)&rt->spill_buf, &rt->spill_buf_cap,
-                                2 * rt->spill_buf_cap, sizeof *rt->spill_buf, GCS_GC_SPILL_FIRST);
+        spill_buf_grow(rt);
     return GCS_OK;
 }
 
-/* Moves the per-heap records of the GCs in memory to a fresh array (in
+/* Moves the per-heap records of the GCs in memory to the spare array (in
  * list order), dropping those of dropped GCs; when they are half of it. */
 static void compact_heap_allocs(gcs_gc_runtime *rt)
 {
     if (rt->heap_alloc_n < rt->heap_compact_at)
         return;
-    size_t live = 0;
-    for (size_t i = rt->base; i < rt->n; i++)
-        for (int64_t h = RT_PRIV(rt, i).ph_first; h >= 0; h = rt->heap_allocs[h].next)
-            live++;
-    size_t cap = live < 64 ? 64 : live;
-    gcs_gc_heap_alloc *fresh = gcs_big_resize(NULL, 0, cap * sizeof *fresh);
-    if (!fresh)
+    /* Into the spare, as large as the array (the live records are fewer):
+     * the appends until the next compaction then need no more room. */
+    if (!gcs_big_reserve((void **)&rt->heap_spare, &rt->heap_spare_cap, rt->heap_alloc_cap,
+                         sizeof *rt->heap_spare, 64))
         return; /* kept as it is: only memory is lost */
+    gcs_gc_heap_alloc *fresh = rt->heap_spare;
     size_t k = 0;
     for (size_t i = rt->base; i < rt->n; i++) {
         gcs_gc_priv *pv = &RT_PRIV(rt, i);
@@ -1021,10 +1041,12 @@ static void compact_heap_allocs(gcs_gc_runtime *rt)
             k++;
         }
     }
-    gcs_big_free(rt->heap_allocs, rt->heap_alloc_cap * sizeof *rt->heap_allocs);
+    rt->heap_spare = rt->heap_allocs;
     rt->heap_allocs = fresh;
-    rt->heap_alloc_n = k;
+    size_t cap = rt->heap_spare_cap;
+    rt->heap_spare_cap = rt->heap_alloc_cap;
     rt->heap_alloc_cap = cap;
+    rt->heap_alloc_n = k;
     rt->heap_compact_at = 2 * k > 1024 ? 2 * k : 1024;
 }
 
@@ -1077,9 +1099,12 @@ static gcs_status spill_settled(gcs_gc_analyzer *an, gcs_gc_runtime *rt, bool al
 {
     while (rt->settled < rt->n && (all || gc_settled(an, rt, rt->settled))) {
         size_t i = rt->settled;
-        if (!gcs_array_reserve((void **)&rt->spill_buf, &rt->spill_buf_cap, 1,
-                               sizeof *rt->spill_buf, GCS_GC_SPILL_FIRST))
-            return GCS_ERR_NOMEM;
+        if (!rt->spill_buf) {
+            rt->spill_buf = gcs_big_resize(NULL, 0, spill_buf_bytes(GCS_GC_SPILL_FIRST));
+            if (!rt->spill_buf)
+                return GCS_ERR_NOMEM;
+            rt->spill_buf_cap = GCS_GC_SPILL_FIRST;
+        }
         gcs_status hs = spill_heap_pairs(rt, i);
         if (hs != GCS_OK)
             return hs;
@@ -1347,7 +1372,9 @@ void gcs_gc_analyzer_free(gcs_gc_analyzer *an)
         gcs_big_free(an->runtimes[i]->heap_allocs,
                      an->runtimes[i]->heap_alloc_cap * sizeof(gcs_gc_heap_alloc));
         gcs_gc_fold_free(&an->runtimes[i]->fold);
-        free(an->runtimes[i]->spill_buf);
+        gcs_big_free(an->runtimes[i]->spill_buf, spill_buf_bytes(an->runtimes[i]->spill_buf_cap));
+        gcs_big_free(an->runtimes[i]->heap_spare,
+                     an->runtimes[i]->heap_spare_cap * sizeof(gcs_gc_heap_alloc));
         free(an->runtimes[i]->spill_chunks);
         free(an->runtimes[i]->spill_heap);
         free(an->runtimes[i]->spill_heap_at);

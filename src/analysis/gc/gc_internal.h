@@ -80,8 +80,9 @@ typedef struct gcs_gc_fold {
 } gcs_gc_fold;
 
 /* GCs a spilling runtime writes to the spill file at a time: 64 at
- * first, twice as many each time up to 512 (250 KB), so that a runtime
- * of a few GCs holds a small buffer and a long one makes few writes. */
+ * first, then 512 (250 KB), so that a runtime of a few GCs holds a small
+ * buffer and a long one makes few writes. The 512 live in one 2 MiB page
+ * (gcs_big_resize): one page fault, not 60. */
 #define GCS_GC_SPILL_FIRST 64
 #define GCS_GC_SPILL_MAX 512
 
@@ -136,6 +137,11 @@ typedef struct gcs_gc_runtime {
     size_t handed; /* spilling: GCs handed out by gcs_gc_analyzer_next_settled */
     gcs_gc_heap_alloc *heap_allocs; /* every per-heap history's allocation data */
     size_t heap_alloc_n, heap_alloc_cap;
+    /* Spilling: what compact_heap_allocs copies the live ones into (then
+     * swapped with heap_allocs), kept so that each compaction writes
+     * memory already touched, not fresh pages. */
+    gcs_gc_heap_alloc *heap_spare;
+    size_t heap_spare_cap;
     int64_t suspend_tid_gc, suspend_tid_bgc, suspend_tid_other; /* -1: none */
     double suspend_start_ms, suspend_end_ms;
     uint32_t last_suspend_reason;
