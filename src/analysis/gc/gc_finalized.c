@@ -49,6 +49,7 @@ typedef struct row {
 typedef struct process_acc {
     uint32_t pid;
     uint64_t objects, private_objects;
+    uint32_t unnamed_row; /* its row of objects of no BulkType name (NO_ROW: none yet) */
 } process_acc;
 
 struct gcs_finalized {
@@ -211,7 +212,7 @@ static process_acc *process_of(gcs_finalized *fz, uint32_t pid)
                            sizeof *fz->procs, 4))
         return NULL;
     fz->last_proc = fz->procs_n;
-    fz->procs[fz->procs_n] = (process_acc){pid, 0, 0};
+    fz->procs[fz->procs_n] = (process_acc){pid, 0, 0, NO_ROW};
     return &fz->procs[fz->procs_n++];
 }
 
@@ -290,11 +291,17 @@ static gcs_status on_finalize(gcs_finalized *fz, uint32_t pid, const gcs_gc_reco
         return GCS_ERR_NOMEM;
     uint32_t proc = (uint32_t)(p - fz->procs);
     const char *name = t && t->bulk_name ? t->bulk_name : EMPTY_NAME;
-    uint32_t r = t && t->bulk_name && t->row != NO_ROW ? t->row : row_of(fz, pid, proc, false, name);
+    /* The row is kept where it is found again: in the type entry, or (no
+     * name: a trace without BulkType events, the usual one) the process. */
+    uint32_t r = t && t->bulk_name ? t->row : p->unnamed_row;
+    if (r == NO_ROW)
+        r = row_of(fz, pid, proc, false, name);
     if (r == NO_ROW)
         return GCS_ERR_NOMEM;
     if (t && t->bulk_name)
         t->row = r;
+    else
+        p->unnamed_row = r;
     fz->sequence++;
     fz->rows[r].count++;
     p->objects++;
