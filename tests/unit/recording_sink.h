@@ -129,7 +129,13 @@ static inline void rec_block(void *ctx)
     if (r->stream && r->nblock_starts < sizeof r->block_starts / sizeof r->block_starts[0])
         r->block_starts[r->nblock_starts++] = gcs_stream_offset(r->stream);
 }
-static inline void rec_stack(void *ctx, uint32_t id) { ((rec_sink *)ctx)->stacks++; }
+static inline void rec_stack(void *ctx, uint32_t id, const uint8_t *ips, uint32_t size)
+{
+    (void)id;
+    (void)ips;
+    (void)size;
+    ((rec_sink *)ctx)->stacks++;
+}
 static inline void rec_anomaly(void *ctx, uint64_t off, const char *why) { ((rec_sink *)ctx)->anomalies++; }
 
 static inline void rec_init(rec_sink *r)
