@@ -212,7 +212,32 @@ static void synth_metadata_row(bb *body, uint32_t id, uint32_t event_id)
     tb_row_v4(body, &row, meta.data, (uint32_t)meta.len, 0);
 }
 
-/* Starts a trace of Tick (metadata id 1), Wanted (2) and Tock (3) rows:
+/* A metadata row defining `id` as Synth/Named (event 5): UInt32, a
+ * UTF-16 string, UInt16 (the counting loop counts a row when the unit
+ * before the last 2 bytes is zero: GCS_TALLY_ZERO_TAIL, as AllocationTick). */
+static void named_metadata_row(bb *body, uint32_t id)
+{
+    bb meta = {0};
+    bb_u32(&meta, id);
+    bb_utf16z(&meta, "Synth");
+    bb_u32(&meta, 5);
+    bb_utf16z(&meta, "Named");
+    bb_u64(&meta, 0);
+    bb_u32(&meta, 0);
+    bb_u32(&meta, 5);
+    bb_u32(&meta, 3);
+    bb_u32(&meta, GCS_EP_TC_UINT32);
+    bb_utf16z(&meta, "a");
+    bb_u32(&meta, GCS_EP_TC_STRING);
+    bb_utf16z(&meta, "Name");
+    bb_u32(&meta, GCS_EP_TC_UINT16);
+    bb_utf16z(&meta, "b");
+    const tb_row row = {0, 0, 0, 0, 0, 0, 0, NULL};
+    tb_row_v4(body, &row, meta.data, (uint32_t)meta.len, 0);
+}
+
+/* Starts a trace of Tick (metadata id 1), Wanted (2), Tock (3) and Named
+ * (5) rows:
  * the trace header, the metadata block, and the header of an event block
  * whose body it returns (compressed rows). */
 static bb *synth_start(bb *b)
@@ -224,6 +249,7 @@ static bb *synth_start(bb *b)
     synth_metadata_row(body, 1, 1);
     synth_metadata_row(body, 2, 2);
     synth_metadata_row(body, 3, 3);
+    named_metadata_row(body, 5);
     tb_block_object(b, "MetadataBlock", 2, body);
     memset(body, 0, sizeof *body);
     tb_block_header(body, 1);
@@ -441,7 +467,7 @@ typedef struct run_reading {
     gcs_status status;
     uint64_t error_offset;
     gcs_reader_stats stats;
-    uint64_t tick_count, tock_count;
+    uint64_t tick_count, tock_count, named_count;
     int n_wanted;
     uint64_t wanted_tid[64], wanted_ts[64];
     uint32_t wanted_stack[64];
@@ -478,6 +504,8 @@ static void read_runs(const bb *b, int mode, run_reading *out)
             out->tick_count = type->count;
         else if (type->event_id == 3)
             out->tock_count = type->count;
+        else if (type->event_id == 5)
+            out->named_count = type->count;
     gcs_reader_free(r);
     gcs_source_free(src);
 }
@@ -510,6 +538,7 @@ static void check_runs_agree(const run_reading *all, const run_reading *counted,
         CHECK_EQ_U64(o->stats.unknown_events, all->stats.unknown_events);
         CHECK_EQ_U64(o->tick_count, all->tick_count);
         CHECK_EQ_U64(o->tock_count, all->tock_count);
+        CHECK_EQ_U64(o->named_count, all->named_count);
         CHECK_EQ_U64((uint64_t)o->stats.first_timestamp, (uint64_t)all->stats.first_timestamp);
         CHECK_EQ_U64((uint64_t)o->stats.last_timestamp, (uint64_t)all->stats.last_timestamp);
     }
@@ -737,12 +766,122 @@ static void test_pair_runs_in_every_encoding(void)
     }
 }
 
+/* A Named payload of `size` bytes (at least 8): kind 0 ends its string
+ * just before the last 2 bytes (counted in the loop), 1 ends it earlier
+ * with a nonzero unit there (it fits: trailing bytes), 2 has no zero unit
+ * (it does not fit), 3 has a zero byte before the last 2 bytes but not a
+ * zero unit there (odd offsets). */
+static void named_payload(bb *body, uint32_t size, unsigned kind)
+{
+    bb_u32(body, 0x11223344);
+    const uint32_t units = (size - 6) / 2, odd = (size - 6) % 2;
+    for (uint32_t u = 0; u < units; u++) {
+        bool last = u + 1 == units;
+        if ((kind == 0 && last) || (kind == 1 && u == 0))
+            bb_u16(body, 0);
+        else if (kind == 3 && last)
+            bb_u16(body, 0x4100); /* a zero byte, not a zero unit */
+        else
+            bb_u16(body, (uint16_t)(0x41 + u % 26));
+    }
+    if (odd)
+        bb_u8(body, 0);
+    bb_u16(body, 0x0707);
+}
+
+/*
+ * Runs of Named rows that keep their type and size and change only the
+ * thread, the stack or the time (allocation ticks between CPU samples),
+ * each run's rows of every kind of named_payload, in random encodings and
+ * sizes (odd ones too: no whole unit before the last 2 bytes), between
+ * Ticks and Wanted rows. Counting them in the container (the loop takes
+ * those whose string surely ends; the rest are counted as delivery would,
+ * fitting or undecodable) and scanning must see what delivering every row
+ * sees.
+ */
+static void test_named_runs_in_every_encoding(void)
+{
+    for (int variant = 0; variant < 24; variant++) {
+        uint64_t rnd = 0xA0761D6478BD642Full * (uint64_t)(variant + 1);
+        bb *b = calloc(1, sizeof *b);
+        bb *body = start_variant(b, variant, 3000);
+        uint64_t named = 0, in_loop = 0;
+        for (int sub = 0; sub < 40; sub++) {
+            const uint32_t size = 8 + (uint32_t)(next_random(&rnd) % 24);
+            /* The run's first row: type and size. */
+            bb_u8(body, 1 | 128);
+            bb_varu(body, 5);
+            bb_varu(body, 1 + next_random(&rnd) % 300);
+            bb_varu(body, size);
+            named_payload(body, size, 0);
+            named++;
+            const uint8_t flags = (uint8_t)((next_random(&rnd) % 4) << 2);
+            const bool mixed = next_random(&rnd) % 4 == 0; /* encodings change every row */
+            const unsigned tid_len = 1 + (unsigned)(next_random(&rnd) % 9);
+            const unsigned delta_len = 1 + (unsigned)(next_random(&rnd) % 4);
+            const int rows = 1 + (int)(next_random(&rnd) % 60);
+            for (int i = 0; i < rows; i++) {
+                const unsigned tl = mixed ? 1 + (unsigned)(next_random(&rnd) % 9) : tid_len;
+                const unsigned dl = mixed ? 1 + (unsigned)(next_random(&rnd) % 4) : delta_len;
+                const unsigned r = (unsigned)(next_random(&rnd) % 16);
+                const unsigned kind = variant % 3 == 0 ? 0 : r < 13 ? 0 : r - 12;
+                bb_u8(body, flags);
+                if (flags & 4)
+                    varu_of_len(body, value_of_len(&rnd, tl), tl);
+                if (flags & 8)
+                    varu_of_len(body, value_of_len(&rnd, 2), 2);
+                varu_of_len(body, value_of_len(&rnd, dl) % (1u << 20), dl);
+                named_payload(body, size, kind);
+                named++;
+                in_loop += kind == 0 && size % 2 == 0;
+            }
+            if (next_random(&rnd) % 3 == 0) {
+                /* Wanted, then a Tick. */
+                bb_u8(body, 1 | 128);
+                bb_varu(body, 2);
+                bb_varu(body, 1 + next_random(&rnd) % 300);
+                bb_varu(body, 4);
+                bb_u32(body, 0xC0FFEE);
+                bb_u8(body, 1 | 128);
+                bb_varu(body, 1);
+                bb_varu(body, 1);
+                bb_varu(body, 4);
+                bb_u32(body, 0);
+            }
+        }
+        if (variant == 3) {
+            /* A Named row whose payload runs past the block's end. */
+            bb_u8(body, 4);
+            bb_varu(body, 5);
+            bb_varu(body, 1);
+            bb_u16(body, 0);
+        }
+        const int failed_before = check_failed_in_test;
+        run_reading all, counted, scanned;
+        end_and_read(b, body, &all, &counted, &scanned);
+        const bool faulty = variant == 3;
+        CHECK_EQ_INT(all.status, faulty ? GCS_ERR_CORRUPT : GCS_END);
+        if (!faulty)
+            CHECK_EQ_U64(all.named_count, named);
+        CHECK(in_loop > 200);
+        /* Rows that do not fit were seen (every variant but the clean ones). */
+        if (variant % 3 != 0 && !faulty)
+            CHECK(all.stats.undecodable_events > 0);
+        check_runs_agree(&all, &counted, &scanned);
+        if (check_failed_in_test != failed_before)
+            fprintf(stderr, "  ^ variant %d\n", variant);
+        free(body);
+        free(b);
+    }
+}
+
 int main(void)
 {
     RUN(test_scan_counts_what_next_delivers);
     RUN(test_fields_after_counted_runs);
     RUN(test_same_type_runs_in_every_encoding);
     RUN(test_pair_runs_in_every_encoding);
+    RUN(test_named_runs_in_every_encoding);
     RUN(test_slots_grown_inside_a_block);
     return check_report("test_reader_scan");
 }
