@@ -550,6 +550,23 @@ static void check_runs_agree(const run_reading *all, const run_reading *counted,
     }
 }
 
+/* Ends a variant's trace (its event block `body`), reads it the three
+ * ways of read_runs and checks that they agree and end as expected (a
+ * fault when `faulty`), naming the variant when not; *all for the
+ * caller's own checks. Frees both. */
+static void read_variant(bb *b, bb *body, int variant, bool faulty, run_reading *all)
+{
+    const int failed_before = check_failed_in_test;
+    run_reading counted, scanned;
+    end_and_read(b, body, all, &counted, &scanned);
+    CHECK_EQ_INT(all->status, faulty ? GCS_ERR_CORRUPT : GCS_END);
+    check_runs_agree(all, &counted, &scanned);
+    if (check_failed_in_test != failed_before)
+        fprintf(stderr, "  ^ variant %d\n", variant);
+    free(body);
+    free(b);
+}
+
 /*
  * Runs of rows that keep their type and size and change only the thread,
  * the stack or the time (the sample profiler's), in random encodings:
@@ -650,19 +667,12 @@ static void test_same_type_runs_in_every_encoding(void)
             bb_varu(body, 1);
             bb_u16(body, 0);
         }
-        const int failed_before = check_failed_in_test;
-        run_reading all, counted, scanned;
-        end_and_read(b, body, &all, &counted, &scanned);
         const bool faulty = variant == 2 || variant == 3;
-        CHECK_EQ_INT(all.status, faulty ? GCS_ERR_CORRUPT : GCS_END);
+        run_reading all;
+        read_variant(b, body, variant, faulty, &all);
         CHECK(all.tick_count > 40);
         if (!faulty)
             CHECK_EQ_INT(all.n_wanted, wanted);
-        check_runs_agree(&all, &counted, &scanned);
-        if (check_failed_in_test != failed_before)
-            fprintf(stderr, "  ^ variant %d\n", variant);
-        free(body);
-        free(b);
     }
 }
 
@@ -749,20 +759,13 @@ static void test_pair_runs_in_every_encoding(void)
             bb_u8(body, 40);
             bb_u16(body, 0);
         }
-        const int failed_before = check_failed_in_test;
-        run_reading all, counted, scanned;
-        end_and_read(b, body, &all, &counted, &scanned);
         const bool faulty = variant == 3;
-        CHECK_EQ_INT(all.status, faulty ? GCS_ERR_CORRUPT : GCS_END);
+        run_reading all;
+        read_variant(b, body, variant, faulty, &all);
         CHECK(all.tick_count > 40 && all.tock_count > 40);
         CHECK(cycle_rows > 100);
         if (!faulty && wanted <= 64)
             CHECK_EQ_INT(all.n_wanted, wanted);
-        check_runs_agree(&all, &counted, &scanned);
-        if (check_failed_in_test != failed_before)
-            fprintf(stderr, "  ^ variant %d\n", variant);
-        free(body);
-        free(b);
     }
 }
 
@@ -856,22 +859,15 @@ static void test_named_runs_in_every_encoding(void)
             bb_varu(body, 1);
             bb_u16(body, 0);
         }
-        const int failed_before = check_failed_in_test;
-        run_reading all, counted, scanned;
-        end_and_read(b, body, &all, &counted, &scanned);
         const bool faulty = variant == 3;
-        CHECK_EQ_INT(all.status, faulty ? GCS_ERR_CORRUPT : GCS_END);
+        run_reading all;
+        read_variant(b, body, variant, faulty, &all);
         if (!faulty)
             CHECK_EQ_U64(all.named_count, named);
         CHECK(in_loop > 200);
         /* Rows that do not fit were seen (every variant but the clean ones). */
         if (variant % 3 != 0 && !faulty)
             CHECK(all.stats.undecodable_events > 0);
-        check_runs_agree(&all, &counted, &scanned);
-        if (check_failed_in_test != failed_before)
-            fprintf(stderr, "  ^ variant %d\n", variant);
-        free(body);
-        free(b);
     }
 }
 
