@@ -927,23 +927,24 @@ static bool spill_file_io(int fd, bool write, void *buf, size_t len, uint64_t of
 }
 
 /* len bytes at offset off of the spill, written from or read into buf
- * whole: those before spill_mem_max in memory, the rest in the file;
- * false if not (no memory, the file failed, or a read past what was
- * written). */
-static bool spill_write(gcs_gc_analyzer *an, const void *buf, size_t len, uint64_t off)
+ * whole: those before spill_mem_max in memory, the rest in the file.
+ * Writing: GCS_OK, GCS_ERR_NOMEM or GCS_ERR_IO; reading: false when the
+ * file failed or the bytes were not written. */
+static gcs_status spill_write(gcs_gc_analyzer *an, const void *buf, size_t len, uint64_t off)
 {
     const uint8_t *p = buf;
     if (off < an->spill_mem_max && len > 0) {
         size_t take = an->spill_mem_max - off < len ? (size_t)(an->spill_mem_max - off) : len;
         if (!gcs_big_reserve((void **)&an->spill_mem, &an->spill_mem_cap, (size_t)off + take, 1,
                              GCS_BIG_BYTES))
-            return false;
+            return GCS_ERR_NOMEM;
         memcpy(an->spill_mem + off, p, take);
         p += take;
         len -= take;
         off += take;
     }
-    return len == 0 || spill_file_io(an->spill_fd, true, (void *)p, len, off);
+    return len == 0 || spill_file_io(an->spill_fd, true, (void *)p, len, off) ? GCS_OK
+                                                                             : GCS_ERR_IO;
 }
 
 static bool spill_read_at(const gcs_gc_analyzer *an, void *buf, size_t len, uint64_t off)
@@ -997,10 +998,13 @@ static gcs_status spill_flush(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     size_t len = rt->spill_buf_n * sizeof *rt->spill_buf;
     size_t at_len = (rt->spill_buf_n + 1) * sizeof *rt->spill_heap_at;
     size_t pairs_len = rt->spill_heap_n * sizeof *rt->spill_heap;
-    if (!spill_write(an, rt->spill_buf, len, an->spill_end) ||
-        !spill_write(an, rt->spill_heap_at, at_len, an->spill_end + len) ||
-        !spill_write(an, rt->spill_heap, pairs_len, an->spill_end + len + at_len))
-        return GCS_ERR_IO;
+    gcs_status st = spill_write(an, rt->spill_buf, len, an->spill_end);
+    if (st == GCS_OK)
+        st = spill_write(an, rt->spill_heap_at, at_len, an->spill_end + len);
+    if (st == GCS_OK)
+        st = spill_write(an, rt->spill_heap, pairs_len, an->spill_end + len + at_len);
+    if (st != GCS_OK)
+        return st;
     rt->spill_chunks[rt->spill_chunk_n++] =
         (gcs_gc_spill_chunk){an->spill_end, rt->settled - rt->spill_buf_n, rt->spill_buf_n};
     an->spill_end += len + at_len + pairs_len;
