@@ -1581,6 +1581,16 @@ const char *gcs_gc_report_no_gcs_line(void)
 long gcs_gc_report_selected(const gcs_gc_analyzer *an, const gcs_gc_report_options *opts)
 {
     long total = 0;
+    if (!filter_active(&opts->filter)) {
+        /* Every GC of every runtime reported (select_gcs' answer without
+         * reading one): no list to make. */
+        for (size_t i = 0; i < gcs_gc_process_count(an); i++) {
+            const gcs_gc_process *p = gcs_gc_process_at(an, i);
+            if (wanted(p, opts))
+                total += (long)p->gc_count;
+        }
+        return total;
+    }
     gc_list *gl = gc_list_new();
     if (!gl)
         return -1;

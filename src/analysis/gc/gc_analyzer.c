@@ -926,15 +926,24 @@ static bool spill_file_io(int fd, bool write, void *buf, size_t len, uint64_t of
     return true;
 }
 
+/* Of len bytes at offset off of the spill, how many lie in memory (the
+ * first spill_mem_max bytes of the spill); the rest are in the file. */
+static size_t spill_mem_part(const gcs_gc_analyzer *an, size_t len, uint64_t off)
+{
+    if (off >= an->spill_mem_max)
+        return 0;
+    return an->spill_mem_max - off < len ? (size_t)(an->spill_mem_max - off) : len;
+}
+
 /* len bytes at offset off of the spill, written from or read into buf
- * whole: those before spill_mem_max in memory, the rest in the file.
- * Writing: GCS_OK, GCS_ERR_NOMEM or GCS_ERR_IO; reading: false when the
- * file failed or the bytes were not written. */
+ * whole, those in memory then those in the file. Writing: GCS_OK,
+ * GCS_ERR_NOMEM or GCS_ERR_IO; reading: false when the file failed or the
+ * bytes were not written. */
 static gcs_status spill_write(gcs_gc_analyzer *an, const void *buf, size_t len, uint64_t off)
 {
     const uint8_t *p = buf;
-    if (off < an->spill_mem_max && len > 0) {
-        size_t take = an->spill_mem_max - off < len ? (size_t)(an->spill_mem_max - off) : len;
+    const size_t take = spill_mem_part(an, len, off);
+    if (take > 0) {
         if (!gcs_big_reserve((void **)&an->spill_mem, &an->spill_mem_cap, (size_t)off + take, 1,
                              GCS_BIG_BYTES))
             return GCS_ERR_NOMEM;
@@ -952,8 +961,8 @@ static bool spill_read_at(const gcs_gc_analyzer *an, void *buf, size_t len, uint
     uint8_t *p = buf;
     if (off > an->spill_end || len > an->spill_end - off)
         return false;
-    if (off < an->spill_mem_max && len > 0) {
-        size_t take = an->spill_mem_max - off < len ? (size_t)(an->spill_mem_max - off) : len;
+    const size_t take = spill_mem_part(an, len, off);
+    if (take > 0) {
         assert(off + take <= an->spill_mem_cap);
         memcpy(p, an->spill_mem + off, take);
         p += take;
