@@ -126,6 +126,25 @@ static void test_fixed(void)
             compare_fixed(((double)k + 0.5) / (double)gcs_pow10_u64[d], d);
         for (int b = -60; b < 60; b++)
             compare_fixed(ldexp(1.0, b), d);
+        /* A few ulps either side of ties and of whole units of the last
+         * decimal, at random magnitudes up to 2^52 units and past it
+         * (where a product in doubles would round otherwise than the
+         * exact value, docs/performance.md "Measured, not kept"). */
+        for (int k = 0; k < 20000; k++) {
+            double units = (double)(next_random() >> (10 + next_random() % 54));
+            double offsets[] = {0.5, 0.0, 1.0};
+            double tie = (units + offsets[k % 3]) / (double)gcs_pow10_u64[d];
+            double v = tie;
+            for (int step = 0; step < 3; step++)
+                v = nextafter(v, 0.0);
+            for (int step = 0; step < 7; step++, v = nextafter(v, INFINITY)) {
+                compare_fixed(v, d);
+                compare_fixed(-v, d);
+            }
+        }
+        for (int k = -3; k <= 3; k++)
+            compare_fixed(nextafter(0x1p52 / (double)gcs_pow10_u64[d], k < 0 ? 0.0 : INFINITY) +
+                              (double)k / (double)gcs_pow10_u64[d], d);
     }
     printf("  fixed: %llu of %llu values by the fast path\n", fixed_fast, fixed_asked);
     CHECK(fixed_fast * 10 > fixed_asked * 8); /* the rest: |v| >= 2^53 or too many digits */
