@@ -187,13 +187,28 @@ static GCS_ALWAYS_INLINE char *gcs_put_fixed(char *w, double v, unsigned decimal
     }
     if (bits >> 63)
         *w++ = '-';
-    w = gcs_put_u64(w, n / scale);
-    if (decimals) {
-        *w = '.';
-        gcs_put_digits_back(w + 1 + decimals, n % scale, decimals);
-        w += 1 + decimals;
+    /* n's digits from the last, the point after the first `decimals`:
+     * the loop's divisions by constants leave the integer part, with no
+     * division by 10^decimals (a real divide where decimals is not a
+     * constant: 17.9 -> 14.3 ns a number, docs/performance.md). */
+    const unsigned all = gcs_u64_digits(n);
+    const unsigned int_digits = all > decimals ? all - decimals : 1;
+    char *end = w + int_digits + (decimals ? 1 + decimals : 0);
+    char *at = end;
+    unsigned left = decimals;
+    for (; left >= 2; left -= 2) {
+        at -= 2;
+        memcpy(at, gcs_digit_pairs + 2 * (n % 100), 2);
+        n /= 100;
     }
-    return w;
+    if (left) {
+        *--at = (char)('0' + n % 10);
+        n /= 10;
+    }
+    if (decimals)
+        *--at = '.';
+    gcs_put_digits_back(at, n, int_digits);
+    return end;
 #else
     (void)w;
     (void)v;
