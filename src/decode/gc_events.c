@@ -274,7 +274,9 @@ static gcs_status take_array(dec *d, uint32_t count, uint32_t stride, gcs_gc_arr
                              const char *name)
 {
     const uint8_t *p;
-    if (stride != 0 && count > gcs_cur_left(&d->c) / stride) {
+    /* count * stride < 2^64: a product, not a divide (a GC's histories
+     * take two or three arrays). */
+    if ((uint64_t)count * stride > gcs_cur_left(&d->c)) {
         uint32_t fit = (uint32_t)(gcs_cur_left(&d->c) / stride);
         gcs_cursor rest = d->c;
         bool at = gcs_cur_bytes(&rest, (size_t)fit * stride, &p);

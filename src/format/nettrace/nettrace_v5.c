@@ -300,14 +300,23 @@ static inline bool is_shape(uint64_t head)
  * timestamp past INT64_MAX (checked once), the timestamps only go up: the
  * latest is the last row's.
  */
+/* left / stride > most (stride > 0): more rows of stride bytes fit in
+ * left than most. A product, not a divide (a run's loop is entered a
+ * few times a block); (most + 1) * stride past 2^64 is past left. */
+static inline bool rows_may_pass(uint64_t left, uint64_t stride, uint64_t most)
+{
+    uint64_t need;
+    return !__builtin_mul_overflow(most + 1, stride, &need) && left >= need;
+}
+
 static __attribute__((noinline)) uint64_t take_pair_rows(gcs_cursor *block, uint64_t key_a,
                                                          uint64_t key_b, int64_t *timestamp)
 {
     const size_t stride_a = COMMON_SHAPE_BYTES + shape_size(key_a);
     const size_t stride = stride_a + COMMON_SHAPE_BYTES + shape_size(key_b);
     const int64_t ts0 = *timestamp;
-    if (ts0 >= 0 && gcs_cur_left(block) / stride >
-                        (uint64_t)(INT64_MAX - ts0) >> (SHAPE_DELTA_BITS + 1))
+    if (ts0 >= 0 && rows_may_pass(gcs_cur_left(block), stride,
+                                  (uint64_t)(INT64_MAX - ts0) >> (SHAPE_DELTA_BITS + 1)))
         return 0; /* rare: take_shape_rows watches every timestamp */
     gcs_cursor c = *block;
     uint64_t ts = (uint64_t)ts0, pairs = 0, head_a, head_b;
@@ -478,7 +487,7 @@ static __attribute__((noinline)) uint64_t take_shaped_rows(gcs_cursor *block, co
 {
     const size_t stride = (size_t)shape->header + size;
     const int64_t ts0 = *timestamp;
-    if (ts0 < 0 || gcs_cur_left(block) / stride > (uint64_t)(INT64_MAX - ts0) >> 28)
+    if (ts0 < 0 || rows_may_pass(gcs_cur_left(block), stride, (uint64_t)(INT64_MAX - ts0) >> 28))
         return 0; /* rare: the general loop watches every timestamp */
     const gcs_cursor start = *block;
     const uint64_t mask = shape->mask, bits = shape->bits;
