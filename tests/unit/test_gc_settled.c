@@ -859,6 +859,18 @@ static void synth_blocking(synth *s, uint32_t type, int heaps, bool heap_stats)
     synth_restart(s, 7);
 }
 
+/* A blocking GC whose pause spans a day: times no pause has, refused as
+ * bad times (incomplete) whether the GC is made final in the list or in
+ * the copy a spilling analyzer writes. */
+static void synth_day_long(synth *s)
+{
+    synth_suspend(s, 1, 7);
+    synth_start(s, GCS_GC_NONCONCURRENT, 0, 7);
+    s->ms += 25.0 * 3600.0 * 1000.0;
+    synth_end(s, true, 7);
+    synth_restart(s, 7);
+}
+
 /* A background GC with `inside` foreground GCs during it. */
 static void synth_background(synth *s, int heaps, int inside)
 {
@@ -888,7 +900,8 @@ static void test_spill_synthetic(void)
         return;
     /* Without histories: 20 GCs, 300 whose heap stats are lost, 20 more
      * (their sizes before look back 300 GCs). Then server GCs of 4 heaps,
-     * with background GCs holding up to 150 foreground GCs. */
+     * with background GCs holding up to 150 foreground GCs, and six GCs
+     * pausing a day. */
     for (int i = 0; i < 20; i++)
         synth_blocking(&s, GCS_GC_NONCONCURRENT, 0, true);
     for (int i = 0; i < 300; i++)
@@ -898,6 +911,8 @@ static void test_spill_synthetic(void)
     for (int i = 0; i < 3000; i++) {
         if (i % 200 == 100)
             synth_background(&s, 4, (int)(synth_next(&s) % 150));
+        else if (i % 500 == 250)
+            synth_day_long(&s);
         else
             synth_blocking(&s, GCS_GC_NONCONCURRENT, 4, synth_next(&s) % 50 != 0);
     }
@@ -917,8 +932,10 @@ static void test_spill_synthetic(void)
     CHECK(rt->n > 3300);
     CHECK(rt->base > 3000);
     CHECK(rt->heap_alloc_n < 4 * 400);
-    /* The lookback really reached a dropped GC's heap stats. */
+    /* The lookback really reached a dropped GC's heap stats; the day-long
+     * pauses were refused. */
     CHECK(rt->dropped_hs_index > 0);
+    CHECK_EQ_U64(s.an[1]->runtimes[0]->pub.problems.bad_times, 6);
     check_spilled_against(s.an[1], s.an[0], "synthetic");
     for (int k = 0; k < 2; k++) {
         gcs_gc_analyzer_free(s.an[k]);

@@ -113,10 +113,10 @@ static double user_allocated_mb(const gcs_gc_runtime *rt, size_t i, uint32_t g)
 static bool is_induced(uint32_t reason) { return reason == 1 || reason == 7; }
 
 /* Marks GCs whose times cannot be a pause: TraceEvent would print them;
- * we refuse (docs/gc-stats.md). */
-static void check_times(gcs_gc_runtime *rt, size_t i)
+ * we refuse (docs/gc-stats.md). gc: a GC of rt, or its copy being made
+ * final (gcs_gc_derive_settle), as in the functions below. */
+static void check_times(gcs_gc_runtime *rt, gcs_gc_info *gc)
 {
-    gcs_gc_info *gc = &RT_INFO(rt, i);
     if (!gc->is_complete)
         return;
     double t[3] = {gc->pause_ms, gc->suspend_ms, gc->duration_ms};
@@ -131,9 +131,8 @@ static void check_times(gcs_gc_runtime *rt, size_t i)
     }
 }
 
-static void incomplete_reason(gcs_gc_runtime *rt, size_t i)
+static void incomplete_reason(gcs_gc_runtime *rt, size_t i, gcs_gc_info *gc)
 {
-    gcs_gc_info *gc = &RT_INFO(rt, i);
     const gcs_gc_priv *pv = &RT_PRIV(rt, i);
     if (gc->is_complete || gc->incomplete_reason != GCS_GC_INC_NONE)
         return;
@@ -152,9 +151,8 @@ static void incomplete_reason(gcs_gc_runtime *rt, size_t i)
 
 /* Values of an incomplete GC that TraceEvent never computes: NaN. Times
  * that are negative (missing pieces) become NaN too. */
-static void blank_incomplete(gcs_gc_runtime *rt, size_t i)
+static void blank_incomplete(gcs_gc_runtime *rt, size_t i, gcs_gc_info *gc)
 {
-    gcs_gc_info *gc = &RT_INFO(rt, i);
     const gcs_gc_priv *pv = &RT_PRIV(rt, i);
     double *times[] = {&gc->pause_ms, &gc->suspend_ms, &gc->duration_ms, &gc->pause_start_ms,
                        &gc->duration_since_last_restart_ms};
@@ -172,10 +170,11 @@ static void blank_incomplete(gcs_gc_runtime *rt, size_t i)
     gc->heap_size_after_mb = gc->promoted_mb = gc->finalization_promoted_mb = NAN;
 }
 
-/* TraceGC.OnEnd for a complete GC. */
-static void derive_one(gcs_gc_runtime *rt, size_t i)
+/* TraceGC.OnEnd for complete GC i, into gc (RT_INFO(rt, i), or a copy of
+ * it: what it reads of GC i through rt, as of the others, are recorded
+ * values, which it does not change). */
+static void derive_one(gcs_gc_runtime *rt, size_t i, gcs_gc_info *gc)
 {
-    gcs_gc_info *gc = &RT_INFO(rt, i);
     const gcs_gc_priv *pv = &RT_PRIV(rt, i);
     size_t n = rt->n;
 
@@ -209,7 +208,8 @@ static void derive_one(gcs_gc_runtime *rt, size_t i)
         /* SurvivalPercent: integer average of per-heap integer rates. */
         double surv = NAN;
         if (valid_gen(pv, g) && gcs_gc_survival_reported(g, gc->generation))
-            surv = (double)(pv->ph_surv_rate_sum[g] / (int64_t)pv->ph_count);
+            surv = (double)(pv->ph_count == 1 ? pv->ph_surv_rate_sum[g] /* one heap: no divide */
+                                              : pv->ph_surv_rate_sum[g] / (int64_t)pv->ph_count);
         gc->survival_pct[g] = surv;
         gc->user_allocated_mb[g] = 0;
     }
@@ -418,15 +418,15 @@ void gcs_gc_derive(gcs_gc_analyzer *an, gcs_gc_runtime *rt)
     size_t n = rt->n;
     if (an->spill_fd < 0) {
         for (size_t i = 0; i < n; i++)
-            check_times(rt, i);
+            check_times(rt, &RT_INFO(rt, i));
         for (size_t i = 0; i < n; i++) {
             if (RT_INFO(rt, i).is_complete)
-                derive_one(rt, i);
+                derive_one(rt, i, &RT_INFO(rt, i));
         }
         for (size_t i = 0; i < n; i++) {
             if (!RT_INFO(rt, i).is_complete) {
-                incomplete_reason(rt, i);
-                blank_incomplete(rt, i);
+                incomplete_reason(rt, i, &RT_INFO(rt, i));
+                blank_incomplete(rt, i, &RT_INFO(rt, i));
                 rt->problems.incomplete_gcs++;
             }
         }
@@ -491,17 +491,18 @@ size_t gcs_gc_derive_first_unread(const gcs_gc_runtime *rt, size_t i, size_t *sc
 
 void gcs_gc_derive_settle(gcs_gc_runtime *rt, size_t i, gcs_gc_info *out)
 {
-    gcs_gc_info saved = RT_INFO(rt, i);
-    check_times(rt, i);
-    if (RT_INFO(rt, i).is_complete) {
-        derive_one(rt, i);
+    /* Made final in out, the GC in the list left as recorded: one copy
+     * of the record, not three (a copy, the GC made final in place, the
+     * copy put back). */
+    *out = RT_INFO(rt, i);
+    check_times(rt, out);
+    if (out->is_complete) {
+        derive_one(rt, i, out);
     } else {
-        incomplete_reason(rt, i);
-        blank_incomplete(rt, i);
+        incomplete_reason(rt, i, out);
+        blank_incomplete(rt, i, out);
         rt->problems.incomplete_gcs++;
     }
-    *out = RT_INFO(rt, i);
-    RT_INFO(rt, i) = saved;
 }
 
 /* derive_one(i) reads only recorded (not derived) values of the other
