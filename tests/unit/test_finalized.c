@@ -172,6 +172,39 @@ out:
     gcs_finalized_free(fz);
 }
 
+/* The private events of one type id whose name changes, comes back, is
+ * a prefix of the one before, as long as the one before, has characters
+ * past ASCII or none: each
+ * object counted under the name its own event gives (the row of the name
+ * before is reused only for the same name). */
+static void test_private_names_change(void)
+{
+    gcs_finalized *fz = gcs_finalized_new();
+    const char *names[] = {"Ns.Beta", "Ns.Beta", "Ns.Beta2", "Ns.Beta", "Ns.Bet",
+                           "Ns.B\xe9ta", "Ns.B\xe9ta", "Ns.B\xc3\xa9ta", "Ns.Beta2", "", "",
+                           "Ns.Beta"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        private_finalize(fz, 4, 0xA0, names[i]);
+    private_finalize(fz, 4, 0xB0, "Ns.Beta"); /* another id, the same name: the same row */
+    CHECK_EQ_INT(gcs_finalized_finish(fz), GCS_OK);
+    const gcs_finalized_process *p = gcs_finalized_find(fz, 4);
+    CHECK(p != NULL);
+    if (p) {
+        /* (U+00C3 U+00A9 after U+00E9: units whose low bytes are the
+         * UTF-8 of the name before) */
+        const char *want[] = {"Ns.Beta", "Ns.Beta2", "Ns.B\xc3\xa9ta", "", "Ns.Bet",
+                              "Ns.B\xc3\x83\xc2\xa9ta"};
+        const uint64_t count[] = {5, 2, 2, 2, 1, 1};
+        CHECK_EQ_U64(p->private_objects, 13);
+        CHECK_EQ_U64(p->private_type_count, 6);
+        for (size_t i = 0; i < 6 && i < p->private_type_count; i++) {
+            CHECK_EQ_STR(p->private_types[i].name, want[i]);
+            CHECK_EQ_U64(p->private_types[i].count, count[i]);
+        }
+    }
+    gcs_finalized_free(fz);
+}
+
 /* A trace with only the private events (gcscope record's default):
  * TraceEvent's table is empty, the private one counts them by name. */
 static void test_private_only(void)
@@ -377,6 +410,7 @@ int main(void)
     RUN(test_named_before);
     RUN(test_ties);
     RUN(test_private_only);
+    RUN(test_private_names_change);
     RUN(test_cut_payloads);
     RUN(test_report_sections);
     return check_report("test_finalized");

@@ -31,6 +31,9 @@ typedef struct type_entry {
     uint32_t row;              /* the row of bulk_name (NO_ROW: not looked up yet) */
     const char *bulk_name;     /* the last BulkType's name so far; NULL none */
     const char *private_name;  /* the last private FinalizeObject's TypeName; NULL none */
+    uint32_t private_row;      /* the private row of private_name (NO_ROW: not looked up) */
+    const uint8_t *private_utf16; /* private_name as it came (UTF-16LE), for private_row */
+    uint32_t private_units;
     uint64_t unnamed_count;    /* objects counted under "" */
     uint64_t unnamed_order;    /* the first of them (objects' sequence number) */
     uint32_t proc;             /* its process (procs), set with unnamed_count */
@@ -64,6 +67,7 @@ struct gcs_finalized {
     size_t last_proc;
     uint64_t sequence; /* runtime-provider objects so far (unnamed_order) */
     gcs_arena names;
+    gcs_arena utf16_names; /* type_entry.private_utf16 (apart: names' limit unchanged) */
     char *scratch; /* UTF-8 of a name being compared */
     size_t scratch_cap;
     gcs_finalized_stats stats;
@@ -83,6 +87,7 @@ gcs_finalized *gcs_finalized_new(void)
         return NULL;
     gcs_gc_kind_cache_init(&fz->kinds);
     gcs_arena_init(&fz->names, GCS_FINALIZED_MAX_NAME_BYTES);
+    gcs_arena_init(&fz->utf16_names, 2 * GCS_FINALIZED_MAX_NAME_BYTES);
     return fz;
 }
 
@@ -99,6 +104,7 @@ void gcs_finalized_free(gcs_finalized *fz)
     free(fz->result_types);
     free(fz->result_unnamed);
     gcs_arena_reset(&fz->names);
+    gcs_arena_reset(&fz->utf16_names);
     free(fz);
 }
 
@@ -162,6 +168,7 @@ static type_entry *type_of(gcs_finalized *fz, uint32_t pid, uint64_t type_id, bo
     e->pid = pid;
     e->type_id = type_id;
     e->row = NO_ROW;
+    e->private_row = NO_ROW;
     fz->types_n++;
     return e;
 }
@@ -249,6 +256,26 @@ static bool set_name(gcs_finalized *fz, const char **slot, gcs_gc_utf16 s)
     return true;
 }
 
+/* Remembers row r as t's private row for the name s just set, with s's
+ * bytes (the next event's name is compared with them); not when the name
+ * or its bytes could not be kept (each event then looks its row up). */
+static void keep_private_row(gcs_finalized *fz, type_entry *t, gcs_gc_utf16 s, uint32_t r)
+{
+    t->private_row = NO_ROW;
+    if (!t->private_name || r == NO_ROW)
+        return;
+    if (t->private_utf16 == NULL || t->private_units != s.units ||
+        memcmp(t->private_utf16, s.data, (size_t)s.units * 2) != 0) {
+        uint8_t *copy = gcs_arena_alloc(&fz->utf16_names, (size_t)s.units * 2 + 1);
+        if (!copy)
+            return;
+        memcpy(copy, s.data, (size_t)s.units * 2);
+        t->private_utf16 = copy;
+        t->private_units = s.units;
+    }
+    t->private_row = r;
+}
+
 static gcs_status on_bulk_type(gcs_finalized *fz, uint32_t pid, const gcs_gc_record *rec)
 {
     gcs_gc_bulk_type_iter it;
@@ -324,10 +351,22 @@ static gcs_status on_private_finalize(gcs_finalized *fz, uint32_t pid, const gcs
     process_acc *p;
     if (object_of(fz, pid, rec, &t, &p) != GCS_OK)
         return GCS_ERR_NOMEM;
-    if (t)
-        set_name(fz, &t->private_name, rec->u.finalize_object.type_name);
-    const char *name = t && t->private_name ? t->private_name : EMPTY_NAME;
-    uint32_t r = row_of(fz, pid, (uint32_t)(p - fz->procs), true, name);
+    /* The type's name the same bytes as the one before: its row is the
+     * one before (no conversion, hash and lookup an object); else the name
+     * is kept and looked up. */
+    const gcs_gc_utf16 s = rec->u.finalize_object.type_name;
+    uint32_t r = NO_ROW;
+    if (t && t->private_row != NO_ROW && s.units == t->private_units &&
+        memcmp(s.data, t->private_utf16, (size_t)s.units * 2) == 0) {
+        r = t->private_row;
+    } else {
+        if (t)
+            set_name(fz, &t->private_name, s);
+        const char *name = t && t->private_name ? t->private_name : EMPTY_NAME;
+        r = row_of(fz, pid, (uint32_t)(p - fz->procs), true, name);
+        if (t)
+            keep_private_row(fz, t, s, r);
+    }
     if (r == NO_ROW)
         return GCS_ERR_NOMEM;
     fz->rows[r].count++;
