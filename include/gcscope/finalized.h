@@ -25,7 +25,9 @@
  * Memory: a table entry per type id the BulkType and FinalizeObject events
  * name (at most GCS_FINALIZED_MAX_TYPES) and their names (at most
  * GCS_FINALIZED_MAX_NAME_BYTES); past a limit, types are counted without a
- * name and `over_limit` says how often.
+ * name and `over_limit` says how often. The private events' names are
+ * also kept as they came, to know the next one again (at most as many
+ * bytes more; past that each event's name is looked up).
  */
 #ifndef GCSCOPE_FINALIZED_H
 #define GCSCOPE_FINALIZED_H

@@ -87,7 +87,7 @@ gcs_finalized *gcs_finalized_new(void)
         return NULL;
     gcs_gc_kind_cache_init(&fz->kinds);
     gcs_arena_init(&fz->names, GCS_FINALIZED_MAX_NAME_BYTES);
-    gcs_arena_init(&fz->utf16_names, 2 * GCS_FINALIZED_MAX_NAME_BYTES);
+    gcs_arena_init(&fz->utf16_names, GCS_FINALIZED_MAX_NAME_BYTES);
     return fz;
 }
 
@@ -258,11 +258,12 @@ static bool set_name(gcs_finalized *fz, const char **slot, gcs_gc_utf16 s)
 
 /* Remembers row r as t's private row for the name s just set, with s's
  * bytes (the next event's name is compared with them); not when the name
- * or its bytes could not be kept (each event then looks its row up). */
+ * (s.data NULL) or its bytes could not be kept: each event then looks its
+ * row up. */
 static void keep_private_row(gcs_finalized *fz, type_entry *t, gcs_gc_utf16 s, uint32_t r)
 {
     t->private_row = NO_ROW;
-    if (!t->private_name || r == NO_ROW)
+    if (!s.data || !t->private_name || r == NO_ROW)
         return;
     if (t->private_utf16 == NULL || t->private_units != s.units ||
         memcmp(t->private_utf16, s.data, (size_t)s.units * 2) != 0) {
@@ -360,12 +361,13 @@ static gcs_status on_private_finalize(gcs_finalized *fz, uint32_t pid, const gcs
         memcmp(s.data, t->private_utf16, (size_t)s.units * 2) == 0) {
         r = t->private_row;
     } else {
-        if (t)
-            set_name(fz, &t->private_name, s);
+        /* (A name that could not be kept is tried again by each event, and
+         * counted each time, as before the row was remembered.) */
+        const bool named = t && set_name(fz, &t->private_name, s);
         const char *name = t && t->private_name ? t->private_name : EMPTY_NAME;
         r = row_of(fz, pid, (uint32_t)(p - fz->procs), true, name);
         if (t)
-            keep_private_row(fz, t, s, r);
+            keep_private_row(fz, t, named ? s : (gcs_gc_utf16){NULL, 0}, r);
     }
     if (r == NO_ROW)
         return GCS_ERR_NOMEM;

@@ -289,6 +289,15 @@ static inline bool is_shape(uint64_t head)
 /* A delta of the 5-byte encoding has at most 14 bits. */
 #define SHAPE_DELTA_BITS 14
 
+/* left / stride > most (stride > 0): more rows of stride bytes fit in
+ * left than most. A product, not a divide (a run's loop is entered a
+ * few times a block); (most + 1) * stride past 2^64 is past left. */
+static inline bool rows_may_pass(uint64_t left, uint64_t stride, uint64_t most)
+{
+    uint64_t need;
+    return !__builtin_mul_overflow(most + 1, stride, &need) && left >= need;
+}
+
 /*
  * Rows that repeat a cycle of two 5-byte headers (key_a's row, then
  * key_b's: two types written in turn, each row naming its type and size
@@ -300,15 +309,6 @@ static inline bool is_shape(uint64_t head)
  * timestamp past INT64_MAX (checked once), the timestamps only go up: the
  * latest is the last row's.
  */
-/* left / stride > most (stride > 0): more rows of stride bytes fit in
- * left than most. A product, not a divide (a run's loop is entered a
- * few times a block); (most + 1) * stride past 2^64 is past left. */
-static inline bool rows_may_pass(uint64_t left, uint64_t stride, uint64_t most)
-{
-    uint64_t need;
-    return !__builtin_mul_overflow(most + 1, stride, &need) && left >= need;
-}
-
 static __attribute__((noinline)) uint64_t take_pair_rows(gcs_cursor *block, uint64_t key_a,
                                                          uint64_t key_b, int64_t *timestamp)
 {
