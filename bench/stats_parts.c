@@ -13,9 +13,12 @@
  *
  * The steps (each includes the ones before it):
  *   scan     gcs_reader_scan: every event counted (what `info` reads)
- *   sorted   GC analysis' events sorted and delivered, its taps (ticks,
- *            suspensions) laid into the sorter's lane and handed out, to
- *            callbacks that do nothing: the reader's share
+ *   noticks  GC analysis' events but the allocation ticks sorted and
+ *            delivered, the suspensions laid into the sorter's lane and
+ *            handed out, to callbacks that do nothing; the ticks counted
+ *            as `info` counts them
+ *   sorted   the ticks laid into the lane and handed out too: the
+ *            reader's whole share
  *   gcs      the delivered GC events and the suspension and restart taps
  *            fed to a spilling analyzer: decoding, the per-event state
  *            machine, and each GC settled (final values, rollups, spill)
@@ -34,8 +37,8 @@
 
 #include "gcscope.h"
 
-enum step { STEP_SCAN, STEP_SORTED, STEP_GCS, STEP_TICKS, STEP_STATS, STEPS };
-static const char *const step_names[STEPS] = {"scan", "sorted", "gcs", "ticks", "stats"};
+enum step { STEP_SCAN, STEP_NOTICKS, STEP_SORTED, STEP_GCS, STEP_TICKS, STEP_STATS, STEPS };
+static const char *const step_names[STEPS] = {"scan", "noticks", "sorted", "gcs", "ticks", "stats"};
 
 /* The allocation tick's event id in the runtime's manifest. */
 #define ALLOCATION_TICK_ID 10
@@ -53,6 +56,17 @@ static void tap_all_but_ticks(void *ctx, const gcs_tap_event *ev)
         gcs_gc_analyzer_tap(ctx, ev);
 }
 
+/* GC analysis' events and taps but the allocation ticks (STEP_NOTICKS). */
+static bool wants_but_ticks(void *ctx, const gcs_event_type *t)
+{
+    return gcs_gc_wants(ctx, t) && t->event_id != ALLOCATION_TICK_ID;
+}
+
+static bool taps_but_ticks(void *ctx, const gcs_event_type *t)
+{
+    return gcs_gc_taps(ctx, t) && t->event_id != ALLOCATION_TICK_ID;
+}
+
 /* One step over the trace in this process; 0 on success. */
 static int run_step(enum step step, const char *path)
 {
@@ -63,7 +77,10 @@ static int run_step(enum step step, const char *path)
         return 1;
     gcs_gc_options go = {.spill_gcs = true};
     gcs_gc_analyzer *an = gcs_gc_analyzer_new(&go, &err);
-    gcs_reader_options opts = {.want = gcs_gc_wants, .tap = gcs_gc_taps, .tap_ctx = an};
+    const bool ticks = step != STEP_NOTICKS;
+    gcs_reader_options opts = {.want = ticks ? gcs_gc_wants : wants_but_ticks,
+                               .tap = ticks ? gcs_gc_taps : taps_but_ticks,
+                               .tap_ctx = an};
     opts.on_tap = step == STEP_TICKS ? gcs_gc_analyzer_tap
                   : step == STEP_GCS ? tap_all_but_ticks
                                      : tap_nothing;
