@@ -31,6 +31,15 @@ static size_t fixed_len(char *buf, size_t cap, double v, int decimals)
         buf[0] = 0;
         return 0;
     }
+    /* The usual value straight from gcs_put_fixed (it needs 40 bytes):
+     * no wrapper, and no "-0" to look for. */
+    if (cap >= 40 && !signbit(v) && decimals >= 0) {
+        char *end = gcs_put_fixed(buf, v, (unsigned)decimals);
+        if (end) {
+            *end = 0;
+            return (size_t)(end - buf);
+        }
+    }
     size_t len = gcs_format_fixed_len(buf, cap, v, decimals);
     /* "-0.000000" -> "0.000000" */
     if (buf[0] == '-') {
@@ -958,15 +967,6 @@ static size_t tnum_len(char *buf, size_t cap, double v, int decimals)
         buf[0] = '-';
         buf[1] = 0;
         return 1;
-    }
-    /* The usual value straight from gcs_put_fixed (needs 40 bytes);
-     * negative ones through fixed_len, which also drops "-0.0". */
-    if (cap >= 40 && !signbit(v)) {
-        char *end = gcs_put_fixed(buf, v, (unsigned)decimals);
-        if (end) {
-            *end = 0;
-            return (size_t)(end - buf);
-        }
     }
     return fixed_len(buf, cap, v, decimals);
 }
