@@ -567,6 +567,17 @@ static void read_variant(bb *b, bb *body, int variant, bool faulty, run_reading 
     free(b);
 }
 
+/* A row naming its type (id) and size (4: the u32 value), the time delta
+ * given, the thread and stack the previous row's. */
+static void id_size_row(bb *body, uint32_t id, uint64_t delta, uint32_t value)
+{
+    bb_u8(body, 1 | 128);
+    bb_varu(body, id);
+    bb_varu(body, delta);
+    bb_varu(body, 4);
+    bb_u32(body, value);
+}
+
 /*
  * Runs of rows that keep their type and size and change only the thread,
  * the stack or the time (the sample profiler's), in random encodings:
@@ -652,12 +663,7 @@ static void test_same_type_runs_in_every_encoding(void)
                 bb_varu(body, 1 + next_random(&rnd) % 300);
                 bb_u32(body, 0xC0FFEE);
                 wanted++;
-                /* Back to Ticks. */
-                bb_u8(body, 1 | 128);
-                bb_varu(body, 1);
-                bb_varu(body, 1);
-                bb_varu(body, 4);
-                bb_u32(body, 0);
+                id_size_row(body, 1, 1, 0); /* back to Ticks */
             }
         }
         if (variant == 3) {
@@ -743,11 +749,7 @@ static void test_pair_runs_in_every_encoding(void)
             }
             if (next_random(&rnd) % 3 == 0 && !(variant % 4 == 0 && sub == 19)) {
                 /* Wanted, the thread left out. */
-                bb_u8(body, 1 | 128);
-                bb_varu(body, 2);
-                bb_varu(body, 1 + next_random(&rnd) % 300);
-                bb_varu(body, 4);
-                bb_u32(body, 0xC0FFEE);
+                id_size_row(body, 2, 1 + next_random(&rnd) % 300, 0xC0FFEE);
                 wanted++;
             }
         }
@@ -840,16 +842,8 @@ static void test_named_runs_in_every_encoding(void)
             }
             if (next_random(&rnd) % 3 == 0) {
                 /* Wanted, then a Tick. */
-                bb_u8(body, 1 | 128);
-                bb_varu(body, 2);
-                bb_varu(body, 1 + next_random(&rnd) % 300);
-                bb_varu(body, 4);
-                bb_u32(body, 0xC0FFEE);
-                bb_u8(body, 1 | 128);
-                bb_varu(body, 1);
-                bb_varu(body, 1);
-                bb_varu(body, 4);
-                bb_u32(body, 0);
+                id_size_row(body, 2, 1 + next_random(&rnd) % 300, 0xC0FFEE);
+                id_size_row(body, 1, 1, 0);
             }
         }
         if (variant == 3) {
