@@ -153,6 +153,15 @@ static inline bool gcs_cur_peek_u64(const gcs_cursor *c, uint64_t *v)
 #endif
     return true;
 }
+/* The 2 bytes `at` bytes past the position, little-endian, without
+ * stepping (a loop that checks a byte pair inside a row before taking it). */
+static inline bool gcs_cur_peek_u16_at(const gcs_cursor *c, size_t at, uint16_t *v)
+{
+    if (at > (size_t)(c->end - c->p) || 2 > (size_t)(c->end - c->p) - at)
+        return false;
+    *v = (uint16_t)(c->p[at] | (unsigned)c->p[at + 1] << 8);
+    return true;
+}
 /* The 8 bytes `at` bytes past the position, as gcs_cur_peek_u64 reads
  * them (a loop that checks a row ahead before stepping to it). */
 static inline bool gcs_cur_peek_u64_at(const gcs_cursor *c, size_t at, uint64_t *v)

@@ -454,15 +454,57 @@ static row_shape shape_of(uint8_t flags, uint32_t tid_len, uint32_t stack_len, u
     return sh;
 }
 
-/* The loop of take_shaped_rows for a time delta of delta_len bytes (a
- * constant at each call: one body each). Returns the rows taken. */
+/*
+ * What a same-type run checks in each row's payload before it counts the
+ * row. A GCS_TALLY_ZERO_TAIL slot counts a row when its string surely ends
+ * (gcs_cur_string_surely_ends): with the size the same for the whole run,
+ * that is the UTF-16 unit `at` bytes into the payload being zero. Not on
+ * for a GCS_TALLY_PLAIN slot: nothing to check.
+ */
+typedef struct tail_zero {
+    uint32_t at;
+    bool on;
+} tail_zero;
+
+/* The check for rows of `size` bytes of a plain or zero-tail slot; false
+ * when the slot counts no row of that size (the general decoder hands
+ * such rows over). */
+static bool tail_zero_of(const gcs_tally_slot *slot, uint32_t size, tail_zero *tz)
+{
+    *tz = (tail_zero){0, false};
+    if (slot->counted == GCS_TALLY_PLAIN)
+        return true;
+    assert(slot->counted == GCS_TALLY_ZERO_TAIL);
+    /* EventPipe's strings are UTF-16: 2-byte units. */
+    const uint32_t before = slot->zero_before, after = slot->zero_after;
+    if (slot->zero_unit != 2 || (uint64_t)before + 2 + after > size)
+        return false;
+    const uint32_t last = size - after - 2; /* the string's last unit */
+    if (((last - before) & 1) != 0)
+        return false;
+    *tz = (tail_zero){last, true};
+    return true;
+}
+
+/* Does the row whose payload starts `at` bytes past c pass tz? */
+static inline bool tail_zero_passes(const gcs_cursor *c, size_t at, const tail_zero *tz)
+{
+    uint16_t pair;
+    return gcs_cur_peek_u16_at(c, at + tz->at, &pair) && pair == 0;
+}
+
+/* The loop of take_shaped_rows for a time delta of delta_len bytes and a
+ * payload check or none (constants at each call: one body each). Returns
+ * the rows taken. */
 static inline __attribute__((always_inline)) uint64_t
 shaped_loop(gcs_cursor *block, uint64_t mask, uint64_t bits, uint32_t delta_shift, size_t stride,
-            uint64_t *timestamp, unsigned delta_len)
+            uint32_t header, const tail_zero *tz, uint64_t *timestamp, unsigned delta_len,
+            bool check_tail)
 {
     gcs_cursor c = *block;
     uint64_t ts = *timestamp, head, taken = 0;
-    while (gcs_cur_peek_u64(&c, &head) && (head & mask) == bits && gcs_cur_skip(&c, stride)) {
+    while (gcs_cur_peek_u64(&c, &head) && (head & mask) == bits &&
+           (!check_tail || tail_zero_passes(&c, header, tz)) && gcs_cur_skip(&c, stride)) {
         gcs_cur_prefetch(&c, PREFETCH_AHEAD);
         ts += gcs_varuint_pack(head >> delta_shift, delta_len);
         taken++;
@@ -481,9 +523,9 @@ shaped_loop(gcs_cursor *block, uint64_t mask, uint64_t bits, uint32_t delta_shif
  * earliest is the first row's and the latest the last row's.
  */
 static __attribute__((noinline)) uint64_t take_shaped_rows(gcs_cursor *block, const row_shape *shape,
-                                                           uint32_t size, int64_t *timestamp,
-                                                           int64_t *lo, int64_t *hi,
-                                                           gcs_cursor *last)
+                                                           uint32_t size, const tail_zero *tz,
+                                                           int64_t *timestamp, int64_t *lo,
+                                                           int64_t *hi, gcs_cursor *last)
 {
     const size_t stride = (size_t)shape->header + size;
     const int64_t ts0 = *timestamp;
@@ -492,13 +534,25 @@ static __attribute__((noinline)) uint64_t take_shaped_rows(gcs_cursor *block, co
     const gcs_cursor start = *block;
     const uint64_t mask = shape->mask, bits = shape->bits;
     const uint32_t shift = shape->delta_shift;
+    const uint32_t header = shape->header;
     uint64_t ts = (uint64_t)ts0, taken;
-    switch (shape->delta_len) {
-    case 1: taken = shaped_loop(block, mask, bits, shift, stride, &ts, 1); break;
-    case 2: taken = shaped_loop(block, mask, bits, shift, stride, &ts, 2); break;
-    case 3: taken = shaped_loop(block, mask, bits, shift, stride, &ts, 3); break;
-    default: taken = shaped_loop(block, mask, bits, shift, stride, &ts, 4); break;
+#define SHAPED(n, check) shaped_loop(block, mask, bits, shift, stride, header, tz, &ts, n, check)
+    if (!tz->on) {
+        switch (shape->delta_len) {
+        case 1: taken = SHAPED(1, false); break;
+        case 2: taken = SHAPED(2, false); break;
+        case 3: taken = SHAPED(3, false); break;
+        default: taken = SHAPED(4, false); break;
+        }
+    } else {
+        switch (shape->delta_len) {
+        case 1: taken = SHAPED(1, true); break;
+        case 2: taken = SHAPED(2, true); break;
+        case 3: taken = SHAPED(3, true); break;
+        default: taken = SHAPED(4, true); break;
+        }
     }
+#undef SHAPED
     if (taken) {
         *last = start;
         uint64_t first_head = 0;
@@ -517,27 +571,32 @@ static __attribute__((noinline)) uint64_t take_shaped_rows(gcs_cursor *block, co
  * The innermost loop for a run of rows that keep the previous row's type
  * and size and change only the thread, the stack or the time (flags within
  * CF_THREAD_ID | CF_STACK_ID; the sample profiler writes such a row for
- * each sampled thread), of a counted type: the slot and the size are the
- * same for the whole run, so they are counted once at its end. A row is
- * decoded as read_row_fields does for these flags, and its shape kept:
- * the rows after it that have the same shape go to take_shaped_rows (the
- * thread and stack ids of its last row read at the end). Stops before the
- * first row it cannot take, leaving it unread.
+ * each sampled thread, the runtime such AllocationTicks for one type), of
+ * a counted type: the slot and the size are the same for the whole run,
+ * so they are counted once at its end, and a zero-tail slot's check is
+ * two bytes at one offset (tz). A row is decoded as read_row_fields does
+ * for these flags. When two rows in turn have one shape (flags and field
+ * lengths), the rows after them that have it too go to take_shaped_rows
+ * (the thread and stack ids of its last row read at the end): a shape
+ * that changes every row or two (the allocation ticks' time deltas) costs
+ * no shape made and no call. Stops before the first row it cannot take,
+ * leaving it unread.
  */
 static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs_tally_slot *slot,
-                                                          uint32_t size, sticky_fields *state,
-                                                          tally_acc *acc)
+                                                          uint32_t size, const tail_zero *tz,
+                                                          sticky_fields *state, tally_acc *acc)
 {
     gcs_cursor c = *block;
     int64_t ts = state->timestamp, lo = acc->lo, hi = acc->hi;
     uint64_t tid = state->tid, taken = 0;
     uint32_t stack_id = state->stack_id;
     row_shape shape = NO_SHAPE;
+    uint32_t last_key = 0; /* the row before's flags and field lengths; 0: none */
     uint64_t head;
     while (gcs_cur_peek_u64(&c, &head)) {
         if ((head & shape.mask) == shape.bits) {
             gcs_cursor last;
-            uint64_t n = take_shaped_rows(&c, &shape, size, &ts, &lo, &hi, &last);
+            uint64_t n = take_shaped_rows(&c, &shape, size, tz, &ts, &lo, &hi, &last);
             if (n == 0)
                 break;
             taken += n;
@@ -571,9 +630,16 @@ static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs
             c = row;
             break;
         }
-        shape = shape_of(flags, (uint32_t)(stack_at - tid_at), (uint32_t)(delta_at - stack_at),
-                         (uint32_t)(gcs_cur_offset(&c) - delta_at));
-        if (!gcs_cur_skip(&c, size)) {
+        /* Lengths of at most 10 bytes each: 4 bits. */
+        const uint32_t tid_len = (uint32_t)(stack_at - tid_at),
+                       stack_len = (uint32_t)(delta_at - stack_at),
+                       delta_len = (uint32_t)(gcs_cur_offset(&c) - delta_at);
+        const uint32_t key = 1u << 24 | (uint32_t)flags << 12 | tid_len << 8 | stack_len << 4 |
+                             delta_len;
+        if (key == last_key)
+            shape = shape_of(flags, tid_len, stack_len, delta_len);
+        last_key = key;
+        if ((tz->on && !tail_zero_passes(&c, 0, tz)) || !gcs_cur_skip(&c, size)) {
             c = row;
             break;
         }
@@ -601,7 +667,8 @@ static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs
  * after another, while the longest header fits. A run of rows in the
  * usual 5-byte encoding (COMMON_SHAPE_*; only when slots has an entry for
  * every 7-bit id) goes to take_shape_rows, a run of rows that keep the
- * type and size (the sample profiler's) to take_same_type_rows; any other
+ * type and size (the sample profiler's; allocation ticks of one type) to
+ * take_same_type_rows; any other
  * simple row is decoded here, its payload looked into when its slot asks
  * (gcs_tally_takes); a row of a GCS_TALLY_TAP slot that surely fits goes
  * to tap->lane when it may (acc->tapped counts it, for its sequence
@@ -650,11 +717,14 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
         const uint8_t flags = (uint8_t)head;
         if ((flags & ~SIMPLE_ROW_FLAGS) != 0)
             break;
+        tail_zero tz;
         if ((flags & ~SAME_TYPE_ROW_FLAGS) == 0 && s.metadata_id != 0 &&
-            s.metadata_id < n_slots && slots[s.metadata_id].counted == GCS_TALLY_PLAIN &&
-            s.size <= GCS_MAX_PAYLOAD_SIZE) {
+            s.metadata_id < n_slots &&
+            (slots[s.metadata_id].counted == GCS_TALLY_PLAIN ||
+             slots[s.metadata_id].counted == GCS_TALLY_ZERO_TAIL) &&
+            s.size <= GCS_MAX_PAYLOAD_SIZE && tail_zero_of(&slots[s.metadata_id], s.size, &tz)) {
             const uint64_t taken = a.taken;
-            take_same_type_rows(&c, &slots[s.metadata_id], s.size, &s, &a);
+            take_same_type_rows(&c, &slots[s.metadata_id], s.size, &tz, &s, &a);
             if (a.taken != taken)
                 continue;
             /* Not even one: the general decoding below says why. */
