@@ -889,6 +889,84 @@ static void test_feed_suspensions_as_records(void)
     gcs_gc_analyzer_free(typed);
 }
 
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* p50, p90, p99 and the maximum of the n values, sorted here, by the
+ * nearest-rank rule (ceil(p / 100 * n), 1-based). */
+static void sorted_ranks(double *v, size_t n, double out[4])
+{
+    static const double pct[3] = {50, 90, 99};
+    qsort(v, n, sizeof *v, by_value);
+    for (int k = 0; k < 3; k++) {
+        size_t rank = (size_t)ceil(pct[k] / 100 * (double)n);
+        out[k] = v[(rank < 1 ? 1 : rank > n ? n : rank) - 1];
+    }
+    out[3] = v[n - 1];
+}
+
+static void check_group(const gcs_gc_percentiles *got, double *v, size_t n)
+{
+    CHECK_EQ_U64(got->count, n);
+    if (n == 0)
+        return;
+    double want[4];
+    sorted_ranks(v, n, want);
+    CHECK_NEAR(got->p50, want[0], 0.0);
+    CHECK_NEAR(got->p90, want[1], 0.0);
+    CHECK_NEAR(got->p99, want[2], 0.0);
+    CHECK_NEAR(got->max, want[3], 0.0);
+}
+
+/*
+ * Past 131,072 GCs the fold's pause list (8 bytes a GC), its keys (2
+ * bytes) and the percentiles' scratch have all left malloc for huge
+ * pages, each at its own point (the values moved along): the seven
+ * groups' percentiles must be those of the GC list's complete GCs,
+ * sorted here.
+ */
+static void test_percentiles_of_many_gcs(void)
+{
+    fresh();
+    enum { N = 132000 };
+    static const uint64_t size[5] = {1000000, 2000000, 3000000, 4000000, 500000};
+    static const uint64_t promoted[5] = {100000, 200000, 300000, 0, 0};
+    uint32_t seed = 99;
+    double t = 10;
+    for (uint32_t i = 1; i <= N; i++) {
+        const uint32_t gen = rnd(&seed) % 3;
+        const double work = (double)(rnd(&seed) % 5000) / 1000.0; /* 0 to 5 ms */
+        suspend(t, 1, 1);
+        suspend_end(t + 0.2, 1);
+        gc_start(t + 0.3, 1, i, gen, 0, 0);
+        gc_end(t + 0.3 + work, 1, i);
+        heap_stats(t + 0.4 + work, 1, size, promoted, 0, 0);
+        restart_end(t + 0.5 + work, 1);
+        t += 10;
+    }
+    const gcs_gc_process *p = finish_one();
+    CHECK_EQ_U64(p->gc_count, N);
+    double *v = malloc(N * sizeof *v);
+    CHECK(v != NULL);
+    for (int by = 0; by < 2 && v; by++)
+        for (uint32_t key = 0; key < (by ? 3u : 1u); key++) {
+            size_t n = 0;
+            for (size_t i = 0; i < p->gc_count; i++)
+                if (p->gcs[i].is_complete && (by == 0 || p->gcs[i].generation == key))
+                    v[n++] = p->gcs[i].pause_ms;
+            check_group(by ? &p->pct_gen[key] : &p->pct_all, v, n);
+        }
+    /* Every GC blocking: the kind groups are all and none. */
+    CHECK(p->pct_all.count > N - 100);
+    CHECK_EQ_U64(p->pct_kind[GCS_GC_NONCONCURRENT].count, p->pct_all.count);
+    CHECK_EQ_U64(p->pct_kind[GCS_GC_BACKGROUND].count, 0);
+    CHECK_NEAR(p->pct_kind[GCS_GC_NONCONCURRENT].p99, p->pct_all.p99, 0.0);
+    free(v);
+}
+
 /* Random sequences of GC events (lost, duplicated, out of order, odd
  * values): never a crash, never a negative or absurd time on a complete GC. */
 static void test_random_sequences(void)
@@ -953,6 +1031,7 @@ int main(void)
     RUN(test_feed_events);
     RUN(test_feed_ticks);
     RUN(test_feed_suspensions_as_records);
+    RUN(test_percentiles_of_many_gcs);
     gcs_gc_analyzer_free(an);
     return check_report("test_gc_analysis");
 }
