@@ -197,6 +197,18 @@ bool gcs_big_reserve(void **arr, size_t *cap, size_t need, size_t elem_size, siz
     return true;
 }
 
+bool gcs_big_reserve_early(void **arr, size_t *cap, size_t need, size_t elem_size,
+                           size_t min_cap)
+{
+    if (need <= *cap)
+        return true;
+    assert(elem_size > 0 && elem_size <= GCS_BIG_BYTES);
+    if (need >= GCS_BIG_EARLY_BYTES / elem_size && *cap < GCS_BIG_BYTES / elem_size &&
+        need < GCS_BIG_BYTES / elem_size)
+        need = GCS_BIG_BYTES / elem_size;
+    return gcs_big_reserve(arr, cap, need, elem_size, min_cap);
+}
+
 struct gcs_arena_chunk {
     gcs_arena_chunk *next;
     size_t used, size;

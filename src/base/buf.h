@@ -59,6 +59,19 @@ void gcs_big_free(void *p, size_t bytes);
  * *cap * elem_size)). */
 bool gcs_big_reserve(void **arr, size_t *cap, size_t need, size_t elem_size, size_t min_cap);
 
+/*
+ * gcs_big_reserve for an array that is small in most traces and large in
+ * some (a value per GC, per death, per range): malloc's below
+ * GCS_BIG_EARLY_BYTES, then in one step GCS_BIG_BYTES of huge pages, then
+ * doubling. Past its first quarter MiB an array faulted 4 KiB at a time
+ * costs more than one huge page (docs/performance.md, "Twenty-sixth
+ * landing"); below it a huge page would zero more than it saves. Free it
+ * with gcs_big_free(*arr, *cap * elem_size).
+ */
+#define GCS_BIG_EARLY_BYTES ((size_t)256 << 10)
+bool gcs_big_reserve_early(void **arr, size_t *cap, size_t need, size_t elem_size,
+                           size_t min_cap);
+
 /* Bump allocator: many small objects freed together. */
 typedef struct gcs_arena_chunk gcs_arena_chunk;
 typedef struct gcs_arena {

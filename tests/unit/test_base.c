@@ -234,6 +234,47 @@ static void test_big_resize(void)
     gcs_big_free(s, 0);
 }
 
+/*
+ * gcs_big_reserve_early grows an array one element at a time as its
+ * callers do: malloc's doubling up to GCS_BIG_EARLY_BYTES, then one step
+ * to GCS_BIG_BYTES (not one past it), then doubling; every value kept
+ * across each step, for elements of 2, 8 and 32 bytes.
+ */
+static void test_big_reserve_early(void)
+{
+    static const size_t elems[] = {2, 8, 32};
+    for (size_t e = 0; e < sizeof elems / sizeof elems[0]; e++) {
+        const size_t elem = elems[e], n = 3 * GCS_BIG_BYTES / elem + 7;
+        uint8_t *a = NULL;
+        size_t cap = 0, steps_past_early = 0, first_past_early = 0;
+        bool kept = true;
+        for (size_t i = 0; i < n; i++) {
+            const size_t before = cap;
+            CHECK(gcs_big_reserve_early((void **)&a, &cap, i + 1, elem, 64));
+            if (!a)
+                break;
+            if (cap != before) {
+                CHECK(cap >= i + 1);
+                if (before * elem < GCS_BIG_EARLY_BYTES)
+                    CHECK(cap * elem <= GCS_BIG_EARLY_BYTES);
+                else if (steps_past_early++ == 0)
+                    first_past_early = cap * elem;
+                /* Every value so far survived the step. */
+                for (size_t k = 0; k < i; k++)
+                    if (a[k * elem] != (uint8_t)(k * 31) || a[k * elem + elem - 1] != (uint8_t)k)
+                        kept = false;
+            }
+            a[i * elem] = (uint8_t)(i * 31);
+            a[i * elem + elem - 1] = (uint8_t)i;
+        }
+        CHECK(kept);
+        CHECK(cap * elem == 4 * GCS_BIG_BYTES); /* 2 MiB, then doubled once */
+        CHECK_EQ_U64(first_past_early, GCS_BIG_BYTES);
+        CHECK_EQ_U64(steps_past_early, 3);
+        gcs_big_free(a, cap * elem);
+    }
+}
+
 static void test_error_line(void)
 {
     gcs_error e;
@@ -253,6 +294,7 @@ int main(void)
     RUN(test_buf_cap);
     RUN(test_array_reserve);
     RUN(test_big_resize);
+    RUN(test_big_reserve_early);
     RUN(test_error_line);
     return check_report("test_base");
 }

@@ -300,25 +300,6 @@ static void rollup_means(gcs_gc_rollup *r)
     r->mean_size_after_mb = r->total_size_after_mb / n;
 }
 
-/* From this many bytes on, a fold's pause arrays and the percentiles'
- * scratch go to gcs_big's huge pages at once (a fault per 2 MiB) instead
- * of 4 KiB pages: on the machines measured a page fault per 4 KiB cost
- * more than the fold (docs/performance.md, "Twenty-sixth landing"). Below
- * it a huge page would zero more than the array's faults cost. */
-#define FOLD_BIG_FROM ((size_t)256 << 10)
-
-/* gcs_big_reserve for the fold's arrays: past FOLD_BIG_FROM bytes, one
- * step to GCS_BIG_BYTES (then doubling, as gcs_big_reserve grows). */
-static bool fold_reserve(void **arr, size_t *cap, size_t need, size_t elem_size)
-{
-    if (need <= *cap)
-        return true;
-    if (need * elem_size >= FOLD_BIG_FROM && *cap * elem_size < GCS_BIG_BYTES &&
-        need < GCS_BIG_BYTES / elem_size)
-        need = GCS_BIG_BYTES / elem_size;
-    return gcs_big_reserve(arr, cap, need, elem_size, 256);
-}
-
 /* Percentiles of the folded pauses selected by (by: 0 all, 1 generation,
  * 2 type; key), scratch holding f->pause_n doubles. */
 static void percentiles(const gcs_gc_fold *f, int by, uint32_t key, double *scratch,
@@ -347,18 +328,16 @@ static bool all_percentiles(const gcs_gc_fold *f, gcs_gc_process *p)
     if (f->pause_failed)
         return false;
     /* One more than needed: malloc(0) may say NULL. */
-    size_t bytes = (f->pause_n + 1) * sizeof(double);
-    if (bytes >= FOLD_BIG_FROM && bytes < GCS_BIG_BYTES)
-        bytes = GCS_BIG_BYTES;
-    double *scratch = gcs_big_resize(NULL, 0, bytes);
-    if (!scratch)
+    double *scratch = NULL;
+    size_t cap = 0;
+    if (!gcs_big_reserve_early((void **)&scratch, &cap, f->pause_n + 1, sizeof *scratch, 1))
         return false;
     percentiles(f, 0, 0, scratch, &p->pct_all);
     for (uint32_t g = 0; g < 3; g++)
         percentiles(f, 1, g, scratch, &p->pct_gen[g]);
     for (uint32_t k = 0; k < 3; k++)
         percentiles(f, 2, k, scratch, &p->pct_kind[k]);
-    gcs_big_free(scratch, bytes);
+    gcs_big_free(scratch, cap * sizeof *scratch);
     return true;
 }
 
@@ -379,10 +358,10 @@ void gcs_gc_fold_add(gcs_gc_fold *f, const gcs_gc_info *gc)
     f->histogram[b]++;
     if (f->pause_failed)
         return;
-    if (!fold_reserve((void **)&f->pause_ms, &f->pause_ms_cap, f->pause_n + 1,
-                      sizeof *f->pause_ms) ||
-        !fold_reserve((void **)&f->pause_key, &f->pause_key_cap, f->pause_n + 1,
-                      sizeof *f->pause_key)) {
+    if (!gcs_big_reserve_early((void **)&f->pause_ms, &f->pause_ms_cap, f->pause_n + 1,
+                               sizeof *f->pause_ms, 256) ||
+        !gcs_big_reserve_early((void **)&f->pause_key, &f->pause_key_cap, f->pause_n + 1,
+                               sizeof *f->pause_key, 256)) {
         f->pause_failed = true;
         return;
     }

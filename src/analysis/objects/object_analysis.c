@@ -357,9 +357,10 @@ static void on_death(void *ctx, const gcs_tracked_object *o, gcs_death_kind kind
         a->sum.lifetimes_over_limit++;
         return;
     }
-    if (!gcs_array_reserve((void **)&t->life_gcs, &t->cl_gcs, t->nl + 1, sizeof *t->life_gcs,
-                           64) ||
-        !gcs_array_reserve((void **)&t->life_ms, &t->cl_ms, t->nl + 1, sizeof *t->life_ms, 64)) {
+    if (!gcs_big_reserve_early((void **)&t->life_gcs, &t->cl_gcs, t->nl + 1,
+                               sizeof *t->life_gcs, 64) ||
+        !gcs_big_reserve_early((void **)&t->life_ms, &t->cl_ms, t->nl + 1, sizeof *t->life_ms,
+                               64)) {
         a->callback_status = GCS_ERR_NOMEM;
         return;
     }
@@ -399,8 +400,11 @@ void gcs_objects_free(gcs_objects *a)
     if (!a)
         return;
     gcs_objtrack_free(a->tracker);
-    for (size_t i = 0; i < a->ntypes; i++)
-        free(a->types[i].life_gcs), free(a->types[i].life_ms);
+    for (size_t i = 0; i < a->ntypes; i++) {
+        type_entry *t = &a->types[i];
+        gcs_big_free(t->life_gcs, t->cl_gcs * sizeof *t->life_gcs);
+        gcs_big_free(t->life_ms, t->cl_ms * sizeof *t->life_ms);
+    }
     free(a->types);
     free(a->slots);
     map_free(&a->by_type_id);

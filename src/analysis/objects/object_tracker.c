@@ -333,13 +333,13 @@ void gcs_objtrack_free(gcs_objtrack *t)
     gcs_big_free(t->recent, t->recent_cap * sizeof *t->recent);
     free(t->flagged);
     free(t->pending);
-    free(t->ranges);
+    gcs_big_free(t->ranges, t->rcap * sizeof *t->ranges);
     free(t->blocks);
     gcs_big_free(t->old, t->old_cap * sizeof *t->old);
     free(t->pre);
     free(t->inside);
     free(t->runs);
-    free(t->ranges_spare);
+    gcs_big_free(t->ranges_spare, t->ranges_spare_cap * sizeof *t->ranges_spare);
     free(t->old_layout);
     free(t->at);
     gcs_big_free(t->table, t->table_cap * sizeof *t->table);
@@ -1125,8 +1125,8 @@ push_ranges(gcs_objtrack *t, const gcs_moved_range *moved, const gcs_surviving_r
     const size_t max = t->opts.max_ranges_per_gc;
     size_t rn = t->rn;
     const size_t room = rn < max ? max - rn : 0, want = n < room ? n : room;
-    if (want > 0 && !gcs_array_reserve((void **)&t->ranges, &t->rcap, rn + want,
-                                       sizeof *t->ranges, 1024))
+    if (want > 0 && !gcs_big_reserve_early((void **)&t->ranges, &t->rcap, rn + want,
+                                           sizeof *t->ranges, 1024))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory storing GC ranges");
     range *const r = t->ranges;
     /* The stretch state in registers ("Stretches", above). */
@@ -1406,8 +1406,8 @@ static bool order_by_stretches(gcs_objtrack *t)
     }
     if (ordered)
         return true;
-    if (!gcs_array_reserve((void **)&t->ranges_spare, &t->ranges_spare_cap, t->rn,
-                           sizeof *t->ranges, 1024))
+    if (!gcs_big_reserve_early((void **)&t->ranges_spare, &t->ranges_spare_cap, t->rn,
+                               sizeof *t->ranges, 1024))
         return false;
     range *to = t->ranges_spare;
     for (size_t q = 0; q < nruns; q++) {
