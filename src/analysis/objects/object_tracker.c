@@ -184,6 +184,12 @@ static bool spare_at_least(gcs_tracked_object **spare, size_t *spare_cap, size_t
 {
     if (*spare_cap >= n)
         return true;
+    /* Doubled, and a huge page at once past a quarter MiB (as
+     * gcs_big_reserve_early): each fresh spare is faulted in anew. */
+    if (n < *spare_cap * 2)
+        n = *spare_cap * 2;
+    if (n * sizeof **spare >= GCS_BIG_EARLY_BYTES && n * sizeof **spare < GCS_BIG_BYTES)
+        n = GCS_BIG_BYTES / sizeof **spare;
     gcs_tracked_object *grown = gcs_big_resize(NULL, 0, n * sizeof *grown);
     if (!grown)
         return false;
@@ -505,7 +511,7 @@ static gcs_tracked_object *find_in(gcs_tracked_object *a, size_t n, uint64_t add
 static bool merge_into(gcs_tracked_object **a, size_t *n, size_t *cap, const gcs_tracked_object *b,
                        size_t bn)
 {
-    if (!gcs_big_reserve((void **)a, cap, *n + bn, sizeof **a, 1024))
+    if (!gcs_big_reserve_early((void **)a, cap, *n + bn, sizeof **a, 1024))
         return false;
     gcs_tracked_object *x = *a;
     size_t i = *n, j = bn, out = *n + bn;
@@ -610,7 +616,8 @@ static void settle_old(gcs_objtrack *t)
     if (waiting == 0 || waiting < t->settle_min || waiting < t->old_n / 8)
         return;
     if (!spare_at_least(&t->spare, &t->spare_cap, waiting) ||
-        !gcs_big_reserve((void **)&t->old, &t->old_cap, t->old_n + waiting, sizeof *t->old, 1024))
+        !gcs_big_reserve_early((void **)&t->old, &t->old_cap, t->old_n + waiting, sizeof *t->old,
+                               1024))
         return;
     size_t m = move_settled(t->objs, &t->n, t->spare, true);
     bool merged = merge_into(&t->old, &t->old_n, &t->old_cap, t->spare, m); /* reserved above */
@@ -705,6 +712,10 @@ static bool hashed_reserve(gcs_objtrack *t, size_t n)
         cap *= 2;
     if (cap > SIZE_MAX / sizeof(hash_entry))
         return false;
+    /* Each table is fresh memory: past a quarter MiB, a huge page at once
+     * (a power of two: hash_entry is 8 bytes). */
+    if (cap * sizeof(hash_entry) >= GCS_BIG_EARLY_BYTES && cap * sizeof(hash_entry) < GCS_BIG_BYTES)
+        cap = GCS_BIG_BYTES / sizeof(hash_entry);
     hash_entry *table = gcs_big_resize(NULL, 0, cap * sizeof *table);
     if (!table)
         return false;
@@ -735,7 +746,7 @@ static gcs_status merge_pending_hashed(gcs_objtrack *t, gcs_error *err)
     if (!sort_objects(t->pending, t->pn))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory sorting new objects");
     if (!hashed_reserve(t, t->n + t->pn) ||
-        !gcs_big_reserve((void **)&t->objs, &t->cap, t->n + t->pn, sizeof *t->objs, 1024))
+        !gcs_big_reserve_early((void **)&t->objs, &t->cap, t->n + t->pn, sizeof *t->objs, 1024))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory merging new objects");
     /* A probe costs two cache misses in large arrays: the table's entry,
      * then the object it names. Both are asked for ahead, in two stages
