@@ -203,10 +203,9 @@ bool gcs_big_reserve_early(void **arr, size_t *cap, size_t need, size_t elem_siz
     if (need <= *cap)
         return true;
     assert(elem_size > 0 && elem_size <= GCS_BIG_BYTES);
-    if (need >= GCS_BIG_EARLY_BYTES / elem_size && *cap < GCS_BIG_BYTES / elem_size &&
-        need < GCS_BIG_BYTES / elem_size)
-        need = GCS_BIG_BYTES / elem_size;
-    return gcs_big_reserve(arr, cap, need, elem_size, min_cap);
+    /* need > *cap: an array already at GCS_BIG_BYTES needs more, and
+     * grows by doubling. */
+    return gcs_big_reserve(arr, cap, gcs_big_early_count(need, elem_size), elem_size, min_cap);
 }
 
 struct gcs_arena_chunk {

@@ -72,6 +72,16 @@ bool gcs_big_reserve(void **arr, size_t *cap, size_t need, size_t elem_size, siz
 bool gcs_big_reserve_early(void **arr, size_t *cap, size_t need, size_t elem_size,
                            size_t min_cap);
 
+/* Its rule for a fresh array of n elements (a spare, a table made anew at
+ * each growth): GCS_BIG_BYTES' worth when n's bytes lie from
+ * GCS_BIG_EARLY_BYTES up to GCS_BIG_BYTES, else n. */
+static inline size_t gcs_big_early_count(size_t n, size_t elem_size)
+{
+    return n >= GCS_BIG_EARLY_BYTES / elem_size && n < GCS_BIG_BYTES / elem_size
+               ? GCS_BIG_BYTES / elem_size
+               : n;
+}
+
 /* Bump allocator: many small objects freed together. */
 typedef struct gcs_arena_chunk gcs_arena_chunk;
 typedef struct gcs_arena {

@@ -184,12 +184,9 @@ static bool spare_at_least(gcs_tracked_object **spare, size_t *spare_cap, size_t
 {
     if (*spare_cap >= n)
         return true;
-    /* Doubled, and a huge page at once past a quarter MiB (as
-     * gcs_big_reserve_early): each fresh spare is faulted in anew. */
-    if (n < *spare_cap * 2)
-        n = *spare_cap * 2;
-    if (n * sizeof **spare >= GCS_BIG_EARLY_BYTES && n * sizeof **spare < GCS_BIG_BYTES)
-        n = GCS_BIG_BYTES / sizeof **spare;
+    /* Doubled, and a huge page at once past a quarter MiB: each fresh
+     * spare is faulted in anew. */
+    n = gcs_big_early_count(n > *spare_cap * 2 ? n : *spare_cap * 2, sizeof **spare);
     gcs_tracked_object *grown = gcs_big_resize(NULL, 0, n * sizeof *grown);
     if (!grown)
         return false;
@@ -714,8 +711,7 @@ static bool hashed_reserve(gcs_objtrack *t, size_t n)
         return false;
     /* Each table is fresh memory: past a quarter MiB, a huge page at once
      * (a power of two: hash_entry is 8 bytes). */
-    if (cap * sizeof(hash_entry) >= GCS_BIG_EARLY_BYTES && cap * sizeof(hash_entry) < GCS_BIG_BYTES)
-        cap = GCS_BIG_BYTES / sizeof(hash_entry);
+    cap = gcs_big_early_count(cap, sizeof(hash_entry));
     hash_entry *table = gcs_big_resize(NULL, 0, cap * sizeof *table);
     if (!table)
         return false;
