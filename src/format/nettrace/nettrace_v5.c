@@ -591,7 +591,8 @@ static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs
     uint64_t tid = state->tid, taken = 0;
     uint32_t stack_id = state->stack_id;
     row_shape shape = NO_SHAPE;
-    uint32_t last_key = 0; /* the row before's flags and field lengths; 0: none */
+    uint32_t last_key = 0; /* the row before's flags and field lengths; 0: none (a row's
+                            * time delta has a byte at least) */
     uint64_t head;
     while (gcs_cur_peek_u64(&c, &head)) {
         if ((head & shape.mask) == shape.bits) {
@@ -634,8 +635,7 @@ static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs
         const uint32_t tid_len = (uint32_t)(stack_at - tid_at),
                        stack_len = (uint32_t)(delta_at - stack_at),
                        delta_len = (uint32_t)(gcs_cur_offset(&c) - delta_at);
-        const uint32_t key = 1u << 24 | (uint32_t)flags << 12 | tid_len << 8 | stack_len << 4 |
-                             delta_len;
+        const uint32_t key = (uint32_t)flags << 12 | tid_len << 8 | stack_len << 4 | delta_len;
         if (key == last_key)
             shape = shape_of(flags, tid_len, stack_len, delta_len);
         last_key = key;
