@@ -1699,16 +1699,28 @@ static int cmp_generation_range(const void *pa, const void *pb)
     return (a->generation > b->generation) - (a->generation < b->generation);
 }
 
-/* Are they in cmp_generation_range's order already? The runtime mostly
- * writes a layout so; no field the layout reads tells apart two ranges
- * that compare equal, so leaving their order is what any sort gives. */
-static bool generation_ranges_sorted(const gcs_generation_range *g, size_t n)
+/* cmp_generation_range(a, b) < 0, in line (starts differ in almost every
+ * compare). */
+static inline bool generation_range_less(const gcs_generation_range *a,
+                                         const gcs_generation_range *b)
 {
-    for (size_t i = 1; i < n; i++)
-        if (cmp_generation_range(&g[i - 1], &g[i]) > 0)
-            return false;
-    return true;
+    if (a->start != b->start)
+        return a->start < b->start;
+    return cmp_generation_range(a, b) < 0;
 }
+#define GENERATION_RANGE_LESS(x, y) generation_range_less((x), (y))
+/*
+ * A layout in cmp_generation_range's order. The runtime writes one
+ * generation after the other (POH, LOH, gen 2, gen 1, gen 0), each in
+ * the order of its region list: a few ascending runs of a few regions
+ * each, which qsort took ~30 k instructions a layout to sort (22 % of
+ * `objects` on a service trace of 7,504 GCs and 757 k ranges); the
+ * natural merge sort takes a pass per halving of the runs, none when the
+ * layout is in order. No field the layout reads tells apart two ranges
+ * that compare equal, so any sort gives the same layout; qsort when
+ * memory is short.
+ */
+DEFINE_NATURAL_SORT(merge_sort_generation_ranges, gcs_generation_range, GENERATION_RANGE_LESS)
 
 /*
  * Gives the objects of the sorted objs[0..n) inside the ascending,
@@ -1769,7 +1781,7 @@ gcs_status gcs_objtrack_set_generation_ranges(gcs_objtrack *t, const gcs_generat
             r.used_length = UINT64_MAX - r.start;
         g[gn++] = r;
     }
-    if (gn > 1 && !generation_ranges_sorted(g, gn)) /* g is NULL when n is 0 */
+    if (gn > 1 && !merge_sort_generation_ranges(g, gn)) /* g is NULL when n is 0 */
         qsort(g, gn, sizeof *g, cmp_generation_range);
     /* Same overlap rule as GC ranges: the lowest start owns an address. */
     size_t k = 0;
