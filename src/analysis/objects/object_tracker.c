@@ -1738,25 +1738,31 @@ static size_t apply_layout(gcs_tracked_object *objs, size_t n_objs, const gcs_ge
         const uint64_t end = g[i].start + g[i].used_length;
         if (objs[at].address >= end)
             continue; /* the next object lies past it: none inside (kn catches up below) */
-        size_t lo = at + lower_bound(objs + at, n_objs - at, g[i].start);
-        size_t hi = lo + lower_bound(objs + lo, n_objs - lo, end);
+        /* The range's first object: galloping, as the objects between
+         * two ranges are few. */
+        size_t lo = at + gallop_lower_bound(objs + at, n_objs - at, g[i].start);
         *outside += lo - at;
-        at = hi;
         /* A range of the known layout (both ascend): its objects have its
-         * generation already. */
+         * generation already, and are stepped over by galloping. */
         while (kn < known_n && known[kn].start < g[i].start)
             kn++;
         if (kn < known_n && known[kn].start == g[i].start &&
-            known[kn].used_length == g[i].used_length && known[kn].generation == g[i].generation)
+            known[kn].used_length == g[i].used_length && known[kn].generation == g[i].generation) {
+            at = lo + gallop_lower_bound(objs + lo, n_objs - lo, end);
             continue;
+        }
+        /* Any other is walked to its end: its objects are each visited
+         * anyway, so its end is found by the walk, not a search. */
         const uint8_t generation = g[i].generation;
-        for (size_t p = lo; p < hi; p++) {
+        size_t p = lo;
+        for (; p < n_objs && objs[p].address < end; p++) {
             if (objs[p].generation != generation) {
                 ++*changes;
                 younger += objs[p].generation >= GCS_GEN2 && generation < GCS_GEN2;
                 objs[p].generation = generation;
             }
         }
+        at = p;
     }
     *outside += n_objs - at;
     return younger;
