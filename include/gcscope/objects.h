@@ -404,6 +404,27 @@ bool gcs_objects_wants(void *ctx, const gcs_event_type *type);
  * counted, never fatal; < 0 only for out-of-memory. */
 gcs_status gcs_objects_feed(gcs_objects *a, const gcs_event *ev, gcs_error *err);
 
+/*
+ * The events the analysis reads from their first bytes only, in time
+ * order: GenerationRange (with regions, .NET 7+, hundreds a GC: most of
+ * the events an objects analysis reads). Pass it as
+ * gcs_reader_options.tap, with gcs_objects_tap as on_tap (tap_ctx the
+ * analysis): the reader hands them over apart, for a fraction of a
+ * delivered event's cost, in the order gcs_reader_next would have had,
+ * and the analysis comes out the same. Only RangeReservedLength, which
+ * the tracker does not read, ends past the head with 8-byte pointers: 0
+ * in the ranges then.
+ */
+bool gcs_objects_taps(void *ctx, const gcs_event_type *type);
+
+/* Feeds a tapped event (options.on_tap; ctx is the gcs_objects). A
+ * failure (out of memory) is returned by the next gcs_objects_feed, by
+ * gcs_objects_finish and by gcs_objects_status. */
+void gcs_objects_tap(void *ctx, const gcs_tap_event *ev);
+
+/* GCS_OK, or why a tapped event failed (out of memory). */
+gcs_status gcs_objects_status(const gcs_objects *a);
+
 /* Ends the trace: closes an open GC (without applying it), counts what is
  * still alive and builds the per-type table. Call once, before the
  * queries below. */

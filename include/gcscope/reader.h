@@ -203,6 +203,8 @@ typedef struct gcs_tap_event {
     uint32_t head_size;       /* min(payload_size, GCS_TAP_HEAD_BYTES) */
     uint32_t payload_size;    /* the whole payload's */
     uint32_t pointer_size;    /* as in gcs_event */
+    const char *process_name; /* as in gcs_event (NULL: the trace gives none);
+                                 valid during the call */
 } gcs_tap_event;
 
 typedef struct gcs_reader_options {

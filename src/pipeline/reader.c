@@ -941,6 +941,9 @@ static __attribute__((noinline)) void feed_tap_rows(gcs_reader *r)
     const uint32_t trace_pointer_size = r->info.pointer_size;
     const int64_t start_ticks = (int64_t)r->info.start_ticks;
     const double ticks_per_sec = r->ticks_per_sec;
+    /* (the names a container gave, as deliver_rest looks them up: none
+     * but in an LTTng trace) */
+    const bool named = r->pid_names_n != 0;
     uint64_t unknown = 0, undecodable = 0;
     for (size_t i = 0; i < n; i++) {
         const gcs_tap_row *row = &rows[idx[i]];
@@ -954,7 +957,8 @@ static __attribute__((noinline)) void feed_tap_rows(gcs_reader *r)
                                   msec_of(row->timestamp, start_ticks, ticks_per_sec),
                                   row->pid, row->tid, row->head,
                                   row->head_size, row->payload_size,
-                                  row->pointer_size ? row->pointer_size : trace_pointer_size};
+                                  row->pointer_size ? row->pointer_size : trace_pointer_size,
+                                  named ? pid_name(r, row->pid) : NULL};
         on_tap(ctx, &ev);
     }
     r->stats.unknown_events += unknown;
@@ -977,7 +981,8 @@ static __attribute__((noinline)) void feed_tap_record(gcs_reader *r, type_entry 
     const gcs_tap_event ev = {&te->pub, se->timestamp, gcs_reader_msec(r, se->timestamp),
                               se->pid, se->tid, data,
                               size < GCS_TAP_HEAD_BYTES ? size : GCS_TAP_HEAD_BYTES, size,
-                              se->pointer_size ? se->pointer_size : r->info.pointer_size};
+                              se->pointer_size ? se->pointer_size : r->info.pointer_size,
+                              r->pid_names_n != 0 ? pid_name(r, se->pid) : NULL};
     hand_tap(r, te, &ev, tap_flaw(r, te, &raw));
 }
 

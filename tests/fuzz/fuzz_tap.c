@@ -13,6 +13,9 @@
  * analysis in memory finishes with (docs/gc-stats.md); the GCs
  * next_settled hands out while reading are the same, each runtime's in
  * the same order.
+ * And the same input read twice for the object analysis, its
+ * GenerationRange events delivered, then tapped (gcs_objects_taps): the
+ * same status, summary and report.
  * Inputs
  * of odd size are read through a source that copies at most 1000 bytes
  * a read and says GCS_AGAIN before every other read (both reads alike:
@@ -132,8 +135,62 @@ static void read_once(const uint8_t *data, size_t size, bool tap, reading *out)
     gcs_gc_analyzer_free(gc);
 }
 
+/* The same input read for the object analysis (gcs_objects_wants), with
+ * its GenerationRange events delivered or tapped (gcs_objects_taps,
+ * gcs_objects_tap): the reader's status, the summary and the JSON report. */
+typedef struct objects_reading {
+    gcs_status status, finish;
+    gcs_objects_summary summary;
+    char *report;
+    size_t report_len;
+} objects_reading;
+
+static void read_objects_once(const uint8_t *data, size_t size, bool tap, objects_reading *out)
+{
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_objects *a = gcs_objects_new(&err);
+    FUZZ_REQUIRE(a);
+    gcs_source *src = gcs_source_from_memory(data, size, &err);
+    gcs_reader_options opts = {.want = gcs_objects_wants};
+    if (tap) {
+        opts.tap = gcs_objects_taps;
+        opts.on_tap = gcs_objects_tap;
+        opts.tap_ctx = a;
+    }
+    gcs_reader *r = src ? gcs_reader_new(src, &opts, &err) : NULL;
+    FUZZ_REQUIRE(src && r);
+    const gcs_event *ev;
+    gcs_status st;
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
+        if (gcs_objects_feed(a, ev, &err) < 0)
+            break;
+    out->status = st;
+    out->finish = gcs_objects_finish(a, &err);
+    memset(&out->summary, 0, sizeof out->summary); /* (padding too) */
+    out->summary = *gcs_objects_get_summary(a);
+    FILE *f = open_memstream(&out->report, &out->report_len);
+    FUZZ_REQUIRE(f);
+    if (out->finish == GCS_OK)
+        (void)gcs_objects_report(a, f, GCS_OBJECTS_JSON, &err);
+    fclose(f);
+    gcs_reader_free(r);
+    gcs_source_free(src);
+    gcs_objects_free(a);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    objects_reading od, ot;
+    read_objects_once(data, size, false, &od);
+    read_objects_once(data, size, true, &ot);
+    FUZZ_REQUIRE(od.status == ot.status && od.finish == ot.finish);
+    FUZZ_REQUIRE(memcmp(&od.summary, &ot.summary, sizeof od.summary) == 0);
+    FUZZ_REQUIRE(od.report_len == ot.report_len &&
+                 memcmp(od.report, ot.report, od.report_len) == 0);
+    free(od.report);
+    free(ot.report);
+
     reading delivered, tapped;
     read_once(data, size, false, &delivered);
     read_once(data, size, true, &tapped);

@@ -245,6 +245,36 @@ static gcs_status write_per_process(objects_by_process *op, const gcs_process_ta
     return GCS_OK;
 }
 
+/* GenerationRange events come apart (options.tap, gcs_objects_taps):
+ * each goes where the loop of cli_objects_report sends a delivered event,
+ * in the same order. */
+typedef struct objects_taps {
+    objects_by_process *op;
+    cli_process_filter *pf;
+    gcs_error err;
+    gcs_status status; /* the first failure (out of memory) */
+} objects_taps;
+
+static void objects_on_tap(void *ctx, const gcs_tap_event *tev)
+{
+    objects_taps *t = ctx;
+    if (t->status != GCS_OK)
+        return;
+    /* What the process filter and objects_for read of an event. */
+    const gcs_event ev = {.type = tev->type, .timestamp = tev->timestamp, .msec = tev->msec,
+                          .pid = tev->pid, .tid = tev->tid, .pointer_size = tev->pointer_size,
+                          .process_name = tev->process_name};
+    if (!cli_process_selected(t->pf, &ev))
+        return;
+    gcs_objects *an = objects_for(t->op, &ev, &t->err);
+    if (!an) {
+        if (t->err.status < 0)
+            t->status = t->err.status;
+        return;
+    }
+    gcs_objects_tap(an, tev);
+}
+
 /* The events the report reads: the analysis' and the process table's
  * (names, command lines, --process); the reader only counts the others. */
 static bool objects_want(void *ctx, const gcs_event_type *type)
@@ -256,12 +286,16 @@ int cli_objects_report(const char *path, const cli_objects_view *v)
 {
     cli_format fmt = v->format;
     cli_process_filter pf = {.spec = v->process_spec};
-    gcs_reader_options ropts = {.archive_member = v->archive_member, .want = objects_want};
     objects_by_process *op = calloc(1, sizeof *op);
     if (!op) {
         fprintf(stderr, "gcscope objects: out of memory\n");
         return CLI_FAILED;
     }
+    objects_taps taps = {.op = op, .pf = &pf, .status = GCS_OK};
+    gcs_error_clear(&taps.err);
+    gcs_reader_options ropts = {.archive_member = v->archive_member, .want = objects_want,
+                                .tap = gcs_objects_taps, .on_tap = objects_on_tap,
+                                .tap_ctx = &taps};
     op->has_from = v->has_from;
     op->from_ms = v->from_ms;
     op->has_to = v->has_to;
@@ -300,7 +334,7 @@ int cli_objects_report(const char *path, const cli_objects_view *v)
     }
     const gcs_event *ev;
     gcs_status st;
-    while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK) {
+    while ((st = gcs_reader_next(tr.reader, &ev, &err)) == GCS_OK && taps.status == GCS_OK) {
         if (!cli_process_selected(&pf, ev))
             continue;
         gcs_objects *an = objects_for(op, ev, &err);
@@ -314,6 +348,10 @@ int cli_objects_report(const char *path, const cli_objects_view *v)
         st = gcs_objects_feed(an, ev, &err);
         if (st != GCS_OK)
             break;
+    }
+    if (taps.status != GCS_OK) { /* (a tap failed, before or after the last event) */
+        st = taps.status;
+        err = taps.err;
     }
     int rc = CLI_OK;
     if (st < 0) {

@@ -130,6 +130,7 @@ struct gcs_objects {
     const gcs_object_type_stats **order; /* report order */
     size_t ntypes_reported;
     gcs_status callback_status;
+    gcs_status tap_status; /* why a tapped event failed (gcs_objects_tap) */
 };
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -905,6 +906,59 @@ bool gcs_objects_wants(void *ctx, const gcs_event_type *type)
     return uses_kind(gcs_gc_classify(type));
 }
 
+bool gcs_objects_taps(void *ctx, const gcs_event_type *type)
+{
+    (void)ctx;
+    return gcs_gc_classify(type) == GCS_GCK_GENERATION_RANGE;
+}
+
+/*
+ * A tapped GenerationRange's record as gcs_gc_decode gives it, from the
+ * head; false when the whole payload is shorter than the event's fields
+ * (the decoder's short payload). RangeReservedLength ends at byte 25 with
+ * 8-byte pointers, past the head: 0 then (nothing reads it).
+ */
+static bool generation_range_of_tap(const gcs_tap_event *ev, gcs_gc_record *rec)
+{
+    const uint32_t ps = ev->pointer_size == 4 ? 4 : 8; /* as the decoder takes it */
+    /* Generation, RangeStart, RangeUsedLength, RangeReservedLength, ClrInstanceID */
+    if (ev->payload_size < 1 + ps + 8 + 8 + 2)
+        return false;
+    memset(rec, 0, sizeof *rec);
+    gcs_cursor c = gcs_cur_make(ev->head, ev->head_size, 0);
+    uint8_t generation;
+    if (!gcs_cur_u8(&c, &generation) || !gcs_cur_ptr(&c, ps, &rec->u.generation_range.range_start) ||
+        !gcs_cur_u64(&c, &rec->u.generation_range.range_used_length))
+        return false; /* (a head holds them: GCS_TAP_HEAD_BYTES) */
+    rec->u.generation_range.generation = generation;
+    (void)gcs_cur_u64(&c, &rec->u.generation_range.range_reserved_length);
+    return true;
+}
+
+void gcs_objects_tap(void *ctx, const gcs_tap_event *ev)
+{
+    gcs_objects *a = ctx;
+    assert(!a->finished);
+    if (a->tap_status != GCS_OK)
+        return;
+    /* What gcs_objects_feed does for a GenerationRange (which closes no
+     * batch). */
+    a->sum.events_seen++;
+    if (ev->msec > a->sum.trace_end_ms)
+        a->sum.trace_end_ms = ev->msec;
+    if (gcs_gc_classify(ev->type) != GCS_GCK_GENERATION_RANGE)
+        return; /* not one of gcs_objects_taps' */
+    a->sum.events_used++;
+    gcs_gc_record rec;
+    gcs_error err;
+    a->tap_status = on_generation_range(a, generation_range_of_tap(ev, &rec) ? &rec : NULL, &err);
+}
+
+gcs_status gcs_objects_status(const gcs_objects *a)
+{
+    return a->tap_status;
+}
+
 /* The events that bring an object to follow (and count for its type). */
 static bool is_allocation(gcs_gc_kind kind)
 {
@@ -927,9 +981,17 @@ void gcs_objects_set_time_range(gcs_objects *a, bool has_from, double from_ms, b
     a->sum.to_ms = has_to ? to_ms : 0;
 }
 
+/* A tapped event's failure, for the next feed or the finish. */
+static gcs_status tap_failure(const gcs_objects *a, gcs_error *err)
+{
+    return GCS_FAIL(err, a->tap_status, 0, "out of memory storing generation ranges");
+}
+
 gcs_status gcs_objects_feed(gcs_objects *a, const gcs_event *ev, gcs_error *err)
 {
     assert(!a->finished);
+    if (a->tap_status != GCS_OK)
+        return tap_failure(a, err);
     a->sum.events_seen++;
     if (ev->msec > a->sum.trace_end_ms)
         a->sum.trace_end_ms = ev->msec;
@@ -1243,6 +1305,8 @@ const gcs_objects_symbols_info *gcs_objects_get_symbols_info(const gcs_objects *
 gcs_status gcs_objects_finish(gcs_objects *a, gcs_error *err)
 {
     assert(!a->finished);
+    if (a->tap_status != GCS_OK)
+        return tap_failure(a, err);
     gcs_status st = close_batch(a, err);
     if (st != GCS_OK)
         return st;
