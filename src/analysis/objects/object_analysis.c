@@ -82,6 +82,7 @@ struct gcs_objects {
     gcs_gc_kind_cache kinds;
     const gcs_event_type *last_type;
     gcs_gc_kind last_kind;
+    const gcs_event_type *tap_type; /* the type gcs_objects_tap last found a GenerationRange */
     gcs_objects_summary sum;
     gcs_arena names;
     type_entry *types;
@@ -635,7 +636,8 @@ static gcs_status on_generation_range(gcs_objects *a, const gcs_gc_record *rec, 
         a->gc_got_generation_ranges = true;
     if (a->nbatch >= MAX_GENERATION_BATCH)
         return GCS_OK;
-    if (!gcs_array_reserve((void **)&a->batch, &a->cbatch, a->nbatch + 1, sizeof *a->batch, 64))
+    if (a->nbatch == a->cbatch && /* (the call only to grow: hundreds of ranges a GC) */
+        !gcs_array_reserve((void **)&a->batch, &a->cbatch, a->nbatch + 1, sizeof *a->batch, 64))
         return GCS_FAIL(err, GCS_ERR_NOMEM, 0, "out of memory storing generation ranges");
     gcs_generation_range *r = &a->batch[a->nbatch++];
     r->generation = rec->u.generation_range.generation;
@@ -946,8 +948,11 @@ void gcs_objects_tap(void *ctx, const gcs_tap_event *ev)
     a->sum.events_seen++;
     if (ev->msec > a->sum.trace_end_ms)
         a->sum.trace_end_ms = ev->msec;
-    if (gcs_gc_classify(ev->type) != GCS_GCK_GENERATION_RANGE)
-        return; /* not one of gcs_objects_taps' */
+    if (ev->type != a->tap_type) {
+        if (gcs_gc_kind_cached(&a->kinds, ev->type) != GCS_GCK_GENERATION_RANGE)
+            return; /* not one of gcs_objects_taps' */
+        a->tap_type = ev->type;
+    }
     a->sum.events_used++;
     gcs_gc_record rec;
     gcs_error err;
