@@ -968,6 +968,37 @@ static void test_large_arrays(void)
     gcs_objtrack_hashed = hashed_was;
 }
 
+/* Layouts far out of order (a long descending run, then ranges whose
+ * starts tie), past the insertion sort's budget: the merge sort finishes
+ * them and every object gets its range's generation, the lowest start
+ * (then the longest range) owning an address. */
+static void test_layout_out_of_order(void)
+{
+    enum { N = 64 };
+    deaths ds;
+    gcs_objtrack *t = new_tracker(&ds);
+    for (uint64_t i = 0; i < N; i++)
+        add(t, 0x100000 + i * 0x1000 + 0x10, GCS_GEN0);
+    gcs_generation_range g[N + 2];
+    for (size_t i = 0; i < N; i++) { /* descending: N(N-1)/2 inversions */
+        uint64_t k = N - 1 - i;
+        g[i] = (gcs_generation_range){(uint8_t)(k % 3), 0x100000 + k * 0x1000, 0x800, 0x1000};
+    }
+    /* The first object's start twice more: the longer range wins, then
+     * the lower generation. */
+    g[N] = (gcs_generation_range){2, 0x100000, 0x400, 0x1000};
+    g[N + 1] = (gcs_generation_range){1, 0x100000, 0x900, 0x1000};
+    gcs_error err;
+    CHECK_EQ_INT(gcs_objtrack_set_generation_ranges(t, g, N + 2, &err), GCS_OK);
+    CHECK_EQ_INT(generation_of(t, 0x100010), 1);
+    for (uint64_t k = 1; k < N; k++)
+        CHECK_EQ_INT(generation_of(t, 0x100000 + k * 0x1000 + 0x10), (int)(k % 3));
+    const gcs_objtrack_stats *s = gcs_objtrack_get_stats(t);
+    CHECK_EQ_U64(s->objects_outside_generation_ranges, 0);
+    CHECK_EQ_U64(s->generation_overlaps, 2);
+    gcs_objtrack_free(t);
+}
+
 int main(void)
 {
     RUN(test_article_example);
@@ -986,6 +1017,7 @@ int main(void)
     RUN(test_against_model);
     RUN(test_gcs_without_ranges_against_model);
     RUN(test_generation_ranges_against_model);
+    RUN(test_layout_out_of_order);
     RUN(test_many_reused_addresses);
     RUN(test_large_arrays);
     return check_report("test_objects_tracker");

@@ -1723,6 +1723,35 @@ static inline bool generation_range_less(const gcs_generation_range *a,
 DEFINE_NATURAL_SORT(merge_sort_generation_ranges, gcs_generation_range, GENERATION_RANGE_LESS)
 
 /*
+ * A layout's few dozen ranges are fewer inversions than elements (a
+ * region out of its list's order here and there): sorted by insertion in
+ * about a pass, where the merge sort takes one per halving of the runs.
+ * false when more than `budget` moves would be needed (a layout far out
+ * of order, hostile or not): g is then a permutation of what it was, for
+ * the merge sort to finish in O(n log runs).
+ */
+static bool insertion_sort_generation_ranges(gcs_generation_range *g, size_t n, size_t budget)
+{
+    for (size_t i = 1; i < n; i++) {
+        if (!generation_range_less(&g[i], &g[i - 1]))
+            continue;
+        const gcs_generation_range x = g[i];
+        size_t j = i;
+        do {
+            if (budget == 0) {
+                g[j] = x;
+                return false;
+            }
+            budget--;
+            g[j] = g[j - 1];
+            j--;
+        } while (j > 0 && generation_range_less(&x, &g[j - 1]));
+        g[j] = x;
+    }
+    return true;
+}
+
+/*
  * Gives the objects of the sorted objs[0..n) inside the ascending,
  * disjoint layout ranges g[0..gn) their range's generation, each range's
  * objects found by binary search (objects between ranges are counted, not
@@ -1787,7 +1816,8 @@ gcs_status gcs_objtrack_set_generation_ranges(gcs_objtrack *t, const gcs_generat
             r.used_length = UINT64_MAX - r.start;
         g[gn++] = r;
     }
-    if (gn > 1 && !merge_sort_generation_ranges(g, gn)) /* g is NULL when n is 0 */
+    if (gn > 1 && !insertion_sort_generation_ranges(g, gn, 4 * gn) && /* g is NULL when n is 0 */
+        !merge_sort_generation_ranges(g, gn))
         qsort(g, gn, sizeof *g, cmp_generation_range);
     /* Same overlap rule as GC ranges: the lowest start owns an address. */
     size_t k = 0;
