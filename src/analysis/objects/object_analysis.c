@@ -926,7 +926,8 @@ static bool generation_range_of_tap(const gcs_tap_event *ev, gcs_gc_record *rec)
     /* Generation, RangeStart, RangeUsedLength, RangeReservedLength, ClrInstanceID */
     if (ev->payload_size < 1 + ps + 8 + 8 + 2)
         return false;
-    memset(rec, 0, sizeof *rec);
+    /* (only the fields on_generation_range reads: the record is large) */
+    rec->u.generation_range.range_reserved_length = 0;
     gcs_cursor c = gcs_cur_make(ev->head, ev->head_size, 0);
     uint8_t generation;
     if (!gcs_cur_u8(&c, &generation) || !gcs_cur_ptr(&c, ps, &rec->u.generation_range.range_start) ||
