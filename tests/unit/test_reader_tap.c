@@ -31,7 +31,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 static void note(seen *s, const gcs_event_type *type, int64_t ts, uint32_t pid, uint64_t tid,
-                 const uint8_t *payload, uint32_t head, uint32_t size)
+                 const uint8_t *payload, uint32_t head, uint32_t size, const char *process_name)
 {
     uint64_t h = mix(s->hash, type->index);
     h = mix(h, (uint64_t)ts);
@@ -40,6 +40,10 @@ static void note(seen *s, const gcs_event_type *type, int64_t ts, uint32_t pid, 
     h = mix(h, size);
     for (uint32_t i = 0; i < head; i++)
         h = mix(h, payload[i]);
+    /* the process name delivery gives (an LTTng procname), or none */
+    h = mix(h, process_name != NULL);
+    for (const char *c = process_name; c && *c; c++)
+        h = mix(h, (uint8_t)*c);
     s->hash = h;
     s->events++;
 }
@@ -48,7 +52,7 @@ static void on_tap(void *ctx, const gcs_tap_event *ev)
 {
     seen *s = ctx;
     note(s, ev->type, ev->timestamp, ev->pid, ev->tid, ev->head, ev->head_size,
-         ev->payload_size);
+         ev->payload_size, ev->process_name);
     s->tapped++;
 }
 
@@ -100,7 +104,7 @@ static void read_with(const uint8_t *data, size_t size,
         uint32_t head = ev->payload_size < GCS_TAP_HEAD_BYTES ? ev->payload_size
                                                              : GCS_TAP_HEAD_BYTES;
         note(&out->seen, ev->type, ev->timestamp, ev->pid, ev->tid, ev->payload, head,
-             ev->payload_size);
+             ev->payload_size, ev->process_name);
     }
     if (out->seen.events >= first)
         while ((st = gcs_reader_scan(r, &err)) == GCS_AGAIN)
@@ -166,6 +170,57 @@ static void test_taps_come_where_delivery_puts_them(void)
         free(data);
     }
     CHECK(seen_traces >= READER_TRACES_COMMITTED);
+}
+
+/* read_with's delivery and taps from a file or folder (an LTTng trace). */
+static bool read_path(const char *path, bool (*tap)(void *, const gcs_event_type *),
+                      reading *out)
+{
+    memset(out, 0, sizeof *out);
+    gcs_error err;
+    gcs_source *src = gcs_source_open_file(path, &err);
+    if (!src)
+        return false;
+    gcs_reader_options opts = {.want = gcs_gc_wants, .tap = tap, .on_tap = on_tap,
+                               .tap_ctx = &out->seen};
+    gcs_reader *r = gcs_reader_new(src, &opts, &err);
+    CHECK(r != NULL);
+    const gcs_event *ev;
+    gcs_status st;
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
+        uint32_t head = ev->payload_size < GCS_TAP_HEAD_BYTES ? ev->payload_size
+                                                             : GCS_TAP_HEAD_BYTES;
+        note(&out->seen, ev->type, ev->timestamp, ev->pid, ev->tid, ev->payload, head,
+             ev->payload_size, ev->process_name);
+    }
+    out->status = st;
+    out->stats = *gcs_reader_get_stats(r);
+    const gcs_event_type *t;
+    for (uint32_t i = 0; i < 64 && (t = gcs_reader_event_type(r, i)) != NULL; i++)
+        out->type_counts[i] = t->count;
+    gcs_reader_free(r);
+    gcs_source_free(src);
+    return true;
+}
+
+/* LTTng traces, whose events carry their process's name: a tapped event
+ * carries the one its delivery would have (three processes in ust-gc). */
+static void test_taps_carry_process_names(void)
+{
+    static const char *const traces[] = {"tests/data/ctf/ust-gc", "tests/data/ctf/ust-be",
+                                         "../shared/traces/ctf/clr-only.trace.zip",
+                                         "../shared/traces/ctf/netcoreapp31.trace.zip"};
+    size_t read = 0;
+    for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
+        reading delivered, tapped;
+        if (!read_path(traces[i], NULL, &delivered))
+            continue;
+        CHECK(read_path(traces[i], gcs_gc_taps, &tapped));
+        read++;
+        CHECK(tapped.seen.tapped > 0);
+        check_same_reading(traces[i], &delivered, &tapped, true);
+    }
+    CHECK(read >= 2);
 }
 
 /* A metadata row: Synth/`name` (event id `event_id`) with one UInt32 and
@@ -289,6 +344,7 @@ static void test_synthetic_taps(void)
 int main(void)
 {
     RUN(test_taps_come_where_delivery_puts_them);
+    RUN(test_taps_carry_process_names);
     RUN(test_synthetic_taps);
     return check_report("test_reader_tap");
 }
