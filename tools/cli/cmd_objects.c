@@ -260,13 +260,21 @@ static void objects_on_tap(void *ctx, const gcs_tap_event *tev)
     objects_taps *t = ctx;
     if (t->status != GCS_OK)
         return;
+    objects_by_process *op = t->op;
+    /* The usual one: no name to note, no filter, the last process's
+     * (cli_process_selected and objects_for would change nothing). */
+    if (!tev->process_name && !t->pf->spec && !gcs_process_table_wants(tev->type) && op->n > 0 &&
+        op->p[op->last].pid == tev->pid) {
+        gcs_objects_tap(op->p[op->last].an, tev);
+        return;
+    }
     /* What the process filter and objects_for read of an event. */
     const gcs_event ev = {.type = tev->type, .timestamp = tev->timestamp, .msec = tev->msec,
                           .pid = tev->pid, .tid = tev->tid, .pointer_size = tev->pointer_size,
                           .process_name = tev->process_name};
     if (!cli_process_selected(t->pf, &ev))
         return;
-    gcs_objects *an = objects_for(t->op, &ev, &t->err);
+    gcs_objects *an = objects_for(op, &ev, &t->err);
     if (!an) {
         if (t->err.status < 0)
             t->status = t->err.status;
