@@ -85,6 +85,22 @@ static bool same_handed(const reading *a, const reading *b)
     return true;
 }
 
+/* A reader of the input with opts: inputs of odd size through *slow (at
+ * most 1000 bytes a read, GCS_AGAIN before every other read), the others
+ * from memory. *src: its source (free it after the reader). */
+static gcs_reader *open_reader(const uint8_t *data, size_t size, copy_src *slow,
+                               const gcs_reader_options *opts, gcs_source **src)
+{
+    gcs_error err;
+    *slow = (copy_src){.data = data, .size = size, .max_chunk = 1000, .at_end = GCS_END,
+                       .again_every_other = true};
+    *src = size % 2 ? gcs_source_custom(copy_src_read, NULL, slow, &err)
+                    : gcs_source_from_memory(data, size, &err);
+    gcs_reader *r = *src ? gcs_reader_new(*src, opts, &err) : NULL;
+    FUZZ_REQUIRE(*src && r);
+    return r;
+}
+
 static void read_once(const uint8_t *data, size_t size, bool tap, reading *out)
 {
     gcs_error err;
@@ -94,18 +110,15 @@ static void read_once(const uint8_t *data, size_t size, bool tap, reading *out)
     gcs_gc_options gopts = {.spill_gcs = tap, .spill_memory_bytes = 1500};
     gcs_gc_analyzer *gc = gcs_gc_analyzer_new(&gopts, &err);
     FUZZ_REQUIRE(gc);
-    copy_src slow = {.data = data, .size = size, .max_chunk = 1000, .at_end = GCS_END,
-                     .again_every_other = true};
-    gcs_source *src = size % 2 ? gcs_source_custom(copy_src_read, NULL, &slow, &err)
-                               : gcs_source_from_memory(data, size, &err);
     gcs_reader_options opts = {.want = gcs_gc_wants};
     if (tap) {
         opts.tap = gcs_gc_taps;
         opts.on_tap = gcs_gc_analyzer_tap;
         opts.tap_ctx = gc;
     }
-    gcs_reader *r = src ? gcs_reader_new(src, &opts, &err) : NULL;
-    FUZZ_REQUIRE(src && r);
+    copy_src slow;
+    gcs_source *src;
+    gcs_reader *r = open_reader(data, size, &slow, &opts, &src);
     const gcs_event *ev;
     gcs_status st;
     out->handed = 0;
@@ -151,19 +164,19 @@ static void read_objects_once(const uint8_t *data, size_t size, bool tap, object
     gcs_error_clear(&err);
     gcs_objects *a = gcs_objects_new(&err);
     FUZZ_REQUIRE(a);
-    gcs_source *src = gcs_source_from_memory(data, size, &err);
     gcs_reader_options opts = {.want = gcs_objects_wants};
     if (tap) {
         opts.tap = gcs_objects_taps;
         opts.on_tap = gcs_objects_tap;
         opts.tap_ctx = a;
     }
-    gcs_reader *r = src ? gcs_reader_new(src, &opts, &err) : NULL;
-    FUZZ_REQUIRE(src && r);
+    copy_src slow;
+    gcs_source *src;
+    gcs_reader *r = open_reader(data, size, &slow, &opts, &src);
     const gcs_event *ev;
     gcs_status st;
-    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK)
-        if (gcs_objects_feed(a, ev, &err) < 0)
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK || st == GCS_AGAIN)
+        if (st == GCS_OK && gcs_objects_feed(a, ev, &err) < 0)
             break;
     out->status = st;
     out->finish = gcs_objects_finish(a, &err);

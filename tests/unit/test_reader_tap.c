@@ -77,24 +77,23 @@ typedef struct reading {
     uint64_t type_counts[64];
 } reading;
 
-/* Reads with `want`, tapping `tap`'s types or delivering them; the first
- * `first` events (all: SIZE_MAX) handed out, the rest scanned. */
-static void read_with(const uint8_t *data, size_t size,
-                      bool (*want)(void *, const gcs_event_type *),
-                      bool (*tap)(void *, const gcs_event_type *), size_t first, bool slow,
-                      reading *out)
+/* Reads src with `want`, tapping `tap`'s types or delivering them; the
+ * first `first` events (all: SIZE_MAX) handed out, the rest scanned.
+ * Frees src. */
+static void read_source(gcs_source *src, bool (*want)(void *, const gcs_event_type *),
+                        bool (*tap)(void *, const gcs_event_type *), size_t first,
+                        reading *out)
 {
     memset(out, 0, sizeof *out);
     gcs_error err;
-    /* slow: 4 KiB a read, GCS_AGAIN before every other read. */
-    copy_src cs = {.data = data, .size = size, .max_chunk = 4096, .at_end = GCS_END,
-                   .again_every_other = true};
-    gcs_source *src = slow ? gcs_source_custom(copy_src_read, NULL, &cs, &err)
-                           : gcs_source_from_memory(data, size, &err);
     gcs_reader_options opts = {.want = want, .tap = tap, .on_tap = on_tap,
                                .tap_ctx = &out->seen};
-    gcs_reader *r = gcs_reader_new(src, &opts, &err);
+    gcs_reader *r = src ? gcs_reader_new(src, &opts, &err) : NULL;
     CHECK(r != NULL);
+    if (!r) {
+        gcs_source_free(src);
+        return;
+    }
     const gcs_event *ev;
     gcs_status st = GCS_OK;
     while (out->seen.events < first &&
@@ -116,6 +115,21 @@ static void read_with(const uint8_t *data, size_t size,
         out->type_counts[i] = t->count;
     gcs_reader_free(r);
     gcs_source_free(src);
+}
+
+/* read_source of a trace's bytes; slow: 4 KiB a read, GCS_AGAIN before
+ * every other read. */
+static void read_with(const uint8_t *data, size_t size,
+                      bool (*want)(void *, const gcs_event_type *),
+                      bool (*tap)(void *, const gcs_event_type *), size_t first, bool slow,
+                      reading *out)
+{
+    gcs_error err;
+    copy_src cs = {.data = data, .size = size, .max_chunk = 4096, .at_end = GCS_END,
+                   .again_every_other = true};
+    gcs_source *src = slow ? gcs_source_custom(copy_src_read, NULL, &cs, &err)
+                           : gcs_source_from_memory(data, size, &err);
+    read_source(src, want, tap, first, out);
 }
 
 static void check_same_reading(const char *what, const reading *a, const reading *b,
@@ -172,34 +186,16 @@ static void test_taps_come_where_delivery_puts_them(void)
     CHECK(seen_traces >= READER_TRACES_COMMITTED);
 }
 
-/* read_with's delivery and taps from a file or folder (an LTTng trace). */
+/* read_source of a file or folder (an LTTng trace), every event handed
+ * out; false when it is absent. */
 static bool read_path(const char *path, bool (*tap)(void *, const gcs_event_type *),
                       reading *out)
 {
-    memset(out, 0, sizeof *out);
     gcs_error err;
     gcs_source *src = gcs_source_open_file(path, &err);
     if (!src)
         return false;
-    gcs_reader_options opts = {.want = gcs_gc_wants, .tap = tap, .on_tap = on_tap,
-                               .tap_ctx = &out->seen};
-    gcs_reader *r = gcs_reader_new(src, &opts, &err);
-    CHECK(r != NULL);
-    const gcs_event *ev;
-    gcs_status st;
-    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
-        uint32_t head = ev->payload_size < GCS_TAP_HEAD_BYTES ? ev->payload_size
-                                                             : GCS_TAP_HEAD_BYTES;
-        note(&out->seen, ev->type, ev->timestamp, ev->pid, ev->tid, ev->payload, head,
-             ev->payload_size, ev->process_name);
-    }
-    out->status = st;
-    out->stats = *gcs_reader_get_stats(r);
-    const gcs_event_type *t;
-    for (uint32_t i = 0; i < 64 && (t = gcs_reader_event_type(r, i)) != NULL; i++)
-        out->type_counts[i] = t->count;
-    gcs_reader_free(r);
-    gcs_source_free(src);
+    read_source(src, gcs_gc_wants, tap, SIZE_MAX, out);
     return true;
 }
 
