@@ -908,6 +908,14 @@ bool gcs_objects_wants(void *ctx, const gcs_event_type *type)
     return uses_kind(gcs_gc_classify(type));
 }
 
+/* An event fed or tapped, at msec: counted, the trace's end moved. */
+static inline void count_seen(gcs_objects *a, double msec)
+{
+    a->sum.events_seen++;
+    if (msec > a->sum.trace_end_ms)
+        a->sum.trace_end_ms = msec;
+}
+
 bool gcs_objects_taps(void *ctx, const gcs_event_type *type)
 {
     (void)ctx;
@@ -946,9 +954,7 @@ void gcs_objects_tap(void *ctx, const gcs_tap_event *ev)
         return;
     /* What gcs_objects_feed does for a GenerationRange (which closes no
      * batch). */
-    a->sum.events_seen++;
-    if (ev->msec > a->sum.trace_end_ms)
-        a->sum.trace_end_ms = ev->msec;
+    count_seen(a, ev->msec);
     if (ev->type != a->tap_type) {
         if (gcs_gc_kind_cached(&a->kinds, ev->type) != GCS_GCK_GENERATION_RANGE)
             return; /* not one of gcs_objects_taps' */
@@ -998,9 +1004,7 @@ gcs_status gcs_objects_feed(gcs_objects *a, const gcs_event *ev, gcs_error *err)
     assert(!a->finished);
     if (a->tap_status != GCS_OK)
         return tap_failure(a, err);
-    a->sum.events_seen++;
-    if (ev->msec > a->sum.trace_end_ms)
-        a->sum.trace_end_ms = ev->msec;
+    count_seen(a, ev->msec);
     gcs_gc_kind kind;
     if (ev->type == a->last_type) {
         kind = a->last_kind; /* consecutive events often share a type */

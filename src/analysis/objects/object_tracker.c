@@ -253,8 +253,8 @@ static bool sort_disjoint_blocks(gcs_tracked_object **array, size_t *cap,
  * over input already in order; false when out of memory (a untouched).
  * And `static size_t NAME##_run_end(const TYPE *a, size_t i, size_t n)`:
  * the end of the ascending run that starts at i. One definition for the
- * objects (by address) and a GC's ranges (cmp_range), which both arrive
- * nearly in order.
+ * objects (by address), a GC's ranges (cmp_range) and a generation
+ * layout (cmp_generation_range), which all arrive nearly in order.
  */
 #define DEFINE_NATURAL_SORT(NAME, TYPE, LESS)                                           \
     static size_t NAME##_run_end(const TYPE *a, size_t i, size_t n)                     \
