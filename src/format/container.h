@@ -243,6 +243,13 @@ typedef struct gcs_tally {
     uint64_t rows;         /* rows counted in slots */
     uint64_t short_rows;   /* of them, payload shorter than the slot's min_size */
     int64_t first_timestamp, last_timestamp; /* of counted rows, when rows > 0 */
+    /* With has_until, a row is counted here only when its timestamp is in
+     * [0, until); any other goes to sink->event as if its type were not
+     * counted. The reader counts so the rows before a window's start, of
+     * every type (gcs_reader_options.from_msec); only a container whose
+     * ops have counts_until is given such a tally. */
+    bool has_until;
+    int64_t until;
 } gcs_tally;
 
 /* One thread's entry in a sequence point. */
@@ -306,6 +313,9 @@ typedef struct gcs_container_ops {
      * that ends without its end marker is GCS_ERR_TRUNCATED. */
     gcs_status (*step)(gcs_container *c, gcs_error *err);
     void (*destroy)(gcs_container *c);
+    /* Honors gcs_tally.has_until: tells each row's time before it counts
+     * the row. */
+    bool counts_until;
 } gcs_container_ops;
 
 /* Common head of every container object. */

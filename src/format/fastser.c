@@ -297,8 +297,8 @@ static void fs_destroy(gcs_container *base)
     free(r);
 }
 
-static const gcs_container_ops nettrace_ops = {"nettrace-v4v5", fs_step, fs_destroy};
-static const gcs_container_ops netperf_ops = {"netperf", fs_step, fs_destroy};
+static const gcs_container_ops nettrace_ops = {"nettrace-v4v5", fs_step, fs_destroy, true};
+static const gcs_container_ops netperf_ops = {"netperf", fs_step, fs_destroy, false};
 
 gcs_status gcs_fs_create(gcs_stream *s, const gcs_sink *sink, bool nettrace,
                          gcs_status (*parse_block)(gcs_fs_reader *, gcs_fs_kind, gcs_cursor *,

@@ -10,6 +10,7 @@
  * buffered are released and delivered first; the error comes after them.
  */
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,11 @@ struct gcs_reader {
      * metadata id (see gcs_tally); folded into types and stats by
      * fold_tally. */
     gcs_tally tally;
+    /* tally.has_until (count_before_window): an event at or after the
+     * window's start arrived since the last block began, and the events
+     * counted by then (counted + tally.rows). */
+    bool window_arrived;
+    uint64_t window_counted;
     /* options.stacks: the distinct stacks, and the current span's ids. */
     gcs_stack_table stacks;
 };
@@ -206,6 +212,54 @@ static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
     return GCS_OK;
 }
 
+static inline double msec_of(int64_t timestamp, int64_t start_ticks, double ticks_per_sec);
+static void on_sequence_run(void *ctx, uint64_t capture_tid, uint32_t first, uint32_t last);
+
+/* The first raw timestamp of [0, INT64_MAX] whose msec (msec_of, as
+ * before_from reads it) is at or after options.from_msec, INT64_MAX when
+ * none is: every timestamp of [0, *until) is before the window. False
+ * when msec_of may not grow with the timestamp over that range (a start
+ * below 0, no clock) or from_msec is no number. */
+static bool window_start_ticks(const gcs_reader *r, int64_t *until)
+{
+    const int64_t start = r->info.start_ticks;
+    const double from = r->opts.from_msec, tps = r->ticks_per_sec;
+    /* With 0 <= start, timestamp - start does not wrap for a timestamp of
+     * [0, INT64_MAX]; (double), x 1000 and / tps (> 0) keep the order. */
+    if (start < 0 || !(tps > 0) || isnan(from))
+        return false;
+    if (!(msec_of(INT64_MAX, start, tps) >= from)) {
+        *until = INT64_MAX;
+        return true;
+    }
+    int64_t lo = 0, hi = INT64_MAX; /* the answer lies in [lo, hi] */
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (msec_of(mid, start, tps) >= from)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    *until = lo;
+    return true;
+}
+
+/* options.from_msec of a gcs_reader_next read with no options.want: the
+ * container counts the rows before the window itself (of the types
+ * count_before_from hands it), when it tells a row's time before counting
+ * it (counts_until); else every event comes to count_before_from. */
+static void count_before_window(gcs_reader *r)
+{
+    int64_t until;
+    if (!r->opts.has_from_msec || r->opts.want || r->scanning || !r->container ||
+        !r->container->ops->counts_until || !window_start_ticks(r, &until))
+        return;
+    r->tally.has_until = true;
+    r->tally.until = until;
+    r->sink.tally = &r->tally;
+    r->sink.sequence_run = on_sequence_run;
+}
+
 static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err)
 {
     gcs_reader *r = ctx;
@@ -213,6 +267,7 @@ static gcs_status on_trace(void *ctx, const gcs_trace_info *info, gcs_error *err
     r->have_info = true;
     r->ticks_per_sec = info->clock_frequency > 0 ? (double)info->clock_frequency : 0.0;
     r->current.pointer_size = info->pointer_size; /* unless an event says otherwise */
+    count_before_window(r);
     return GCS_OK;
 }
 
@@ -282,7 +337,6 @@ static bool payload_walk_fits(const type_entry *te, const uint8_t *payload, uint
 static bool payload_fits_slow(const gcs_reader *r, const type_entry *te, const uint8_t *payload,
                               uint32_t size);
 static inline type_entry *resolve_type(gcs_reader *r, uint32_t id);
-static void on_sequence_run(void *ctx, uint64_t capture_tid, uint32_t first, uint32_t last);
 
 /* Does the caller want events of this type (options.want, asked once)? */
 static bool wanted(gcs_reader *r, type_entry *te)
@@ -353,6 +407,24 @@ static uint8_t tap_flaw(const gcs_reader *r, const type_entry *te, const gcs_raw
     return fits ? TAP_CLEAN : TAP_UNDECODABLE;
 }
 
+static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te);
+
+/* May the container count this type's rows (tally_take)? Known types of
+ * fixed size, or of strings between fixed fields; or of a layout (fixed
+ * fields and strings) a container may prove a row has. */
+static inline bool container_may_count(const type_entry *te)
+{
+    return te->quick || (te->pub.known && te->fit_shape.unit != 0) || te->layout;
+}
+
+/* Does the container count rows of this metadata id already (or know
+ * its layout)? */
+static inline bool tally_taken(const gcs_reader *r, uint32_t id)
+{
+    return id < r->tally.n_slots &&
+           (r->tally.slots[id].counted != GCS_TALLY_NO || r->tally.slots[id].layout);
+}
+
 /* Is a wanted event before options.from_msec (by the msec delivery
  * would give it)? */
 static inline bool before_from(const gcs_reader *r, const gcs_raw_event *ev)
@@ -361,14 +433,18 @@ static inline bool before_from(const gcs_reader *r, const gcs_raw_event *ev)
 }
 
 /* A wanted event before options.from_msec: counted as a refused type's
- * (on_event_scan_slow), but its type is never handed to the container to
- * count, which would then count the later events too. */
+ * (on_event_scan_slow). Its type is handed to the container to count only
+ * with a tally that stops at the window (count_before_window): else the
+ * container would count the later events too. */
 static __attribute__((noinline)) gcs_status count_before_from(gcs_reader *r, type_entry *te,
                                                               const gcs_raw_event *ev)
 {
     if (ev->has_sequence)
         gcs_sorter_note_sequence_run(r->sorter, ev->capture_tid, ev->sequence, ev->sequence);
     scan_count_type(r, te, ev->payload, ev->payload_size, ev->pointer_size, ev->timestamp);
+    if (r->tally.has_until && r->sink.tally && container_may_count(te) &&
+        ev->pointer_size == 0 && !tally_taken(r, ev->metadata_id))
+        tally_take(r, ev->metadata_id, te);
     return GCS_OK;
 }
 
@@ -398,6 +474,7 @@ static __attribute__((noinline)) gcs_status on_event_slow(gcs_reader *r, const g
         return on_event_scan(r, ev, err); /* counted, not delivered */
     if (before_from(r, ev))
         return count_before_from(r, te, ev);
+    r->window_arrived = true;
     if (r->opts.tap)
         return on_event_tap(r, te, ev, err);
     return add_event(r, te, ev, err);
@@ -416,6 +493,7 @@ static gcs_status on_event(void *ctx, const gcs_raw_event *ev, gcs_error *err)
                                    : on_event_slow(r, ev, err);
     if (__builtin_expect(before_from(r, ev), 0))
         return count_before_from(r, te, ev);
+    r->window_arrived = true;
     if (r->opts.tap && te->tap != WANT_NO)
         return on_event_tap(r, te, ev, err);
     return add_event(r, te, ev, err);
@@ -432,10 +510,25 @@ static gcs_status on_sequence_point(void *ctx, int64_t timestamp, const gcs_seq_
     return GCS_OK;
 }
 
+/* The container's counting of the rows before the window ends after a
+ * block of events in the window and none before it: each row then leaves
+ * the counting loops only to be handed over. A row of a thread that lags
+ * still comes to count_before_from, counted exactly. */
+static void end_window_count(gcs_reader *r)
+{
+    const uint64_t counted = r->counted + r->tally.rows;
+    if (r->window_arrived && counted == r->window_counted)
+        r->sink.tally = NULL;
+    r->window_arrived = false;
+    r->window_counted = counted;
+}
+
 static void on_block(void *ctx)
 {
     gcs_reader *r = ctx;
     r->stats.blocks++;
+    if (r->sink.tally && r->tally.has_until)
+        end_window_count(r);
 }
 
 static void on_anomaly(void *ctx, uint64_t offset, const char *reason)
@@ -788,24 +881,6 @@ static inline type_entry *scan_count(gcs_reader *r, uint32_t metadata_id, const 
     type_entry *te = resolve_type(r, metadata_id);
     scan_count_type(r, te, payload, size, pointer_size, timestamp);
     return te;
-}
-
-static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te);
-
-/* May the container count this type's rows (tally_take)? Known types of
- * fixed size, or of strings between fixed fields; or of a layout (fixed
- * fields and strings) a container may prove a row has. */
-static inline bool container_may_count(const type_entry *te)
-{
-    return te->quick || (te->pub.known && te->fit_shape.unit != 0) || te->layout;
-}
-
-/* Does the container count rows of this metadata id already (or know
- * its layout)? */
-static inline bool tally_taken(const gcs_reader *r, uint32_t id)
-{
-    return id < r->tally.n_slots &&
-           (r->tally.slots[id].counted != GCS_TALLY_NO || r->tally.slots[id].layout);
 }
 
 /* on_event_scan's general case: the type not cached, another thread than
@@ -1352,6 +1427,7 @@ static void start_scanning(gcs_reader *r)
         gcs_sorter_flush(r->sorter);
     }
     r->scanning = true;
+    r->tally.has_until = false; /* every row counted from now on */
     /* Tapped types are counted as any other from now on. */
     r->sink.lane = NULL;
     for (size_t i = 0; i < r->tally.n_slots; i++)

@@ -2,7 +2,9 @@
  * Harness: the ways of reading one input agree. gcs_reader_scan (counts
  * without delivering), filtered reads (options.want = gcs_gc_wants, as
  * `stats`; gcs_objects_wants, as `objects`) and a read told to start at
- * the third event's msec (options.from_msec, as `events --from-ms`) end
+ * an event's msec (options.from_msec, as `events --from-ms`: the third
+ * event's, or one up to 40 events later picked by the input's last byte,
+ * so that cuts fall inside the runs the container counts at once) end
  * with the status, error offset and counters of the full gcs_reader_next
  * read; a filtered or cut read delivers exactly the full read's events of
  * its filter or after its cut (the same multiset, and the same sequence
@@ -26,6 +28,8 @@ typedef struct outcome {
     bool in_order;
     bool has_third; /* full read: the third event's msec, a place to cut */
     double third_msec;
+    bool has_later; /* full read: the msec of the event the input picks (cut_index) */
+    double later_msec;
 } outcome;
 
 static uint64_t event_hash(const gcs_event *ev)
@@ -41,6 +45,13 @@ static bool want_all(void *ctx, const gcs_event_type *t)
     (void)ctx;
     (void)t;
     return true;
+}
+
+/* The event (1-based, in delivery order) whose msec the second cut takes:
+ * 4 to 43, by the input's last byte. */
+static uint64_t cut_index(const uint8_t *data, size_t size)
+{
+    return 4 + (size ? data[size - 1] % 40 : 0);
 }
 
 /* has_from: sums over the events at or after `from` only (READ_ALL), or
@@ -72,6 +83,10 @@ static outcome read_mode_of(const uint8_t *data, size_t size, read_mode mode, fi
             if (o.events == 3) {
                 o.has_third = true;
                 o.third_msec = ev->msec;
+            }
+            if (o.events == cut_index(data, size)) {
+                o.has_later = true;
+                o.later_msec = ev->msec;
             }
             if (mode == READ_FROM)
                 FUZZ_REQUIRE(ev->msec >= from);
@@ -131,11 +146,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         outcome want = read_mode_of(data, size, READ_WANT, filters[f], false, 0);
         require_same(&full, &want, READ_WANT);
     }
-    /* Told to start at the third event's msec, the reader delivers the
-     * full read's events from there, and counts the rest. */
-    if (first.has_third) {
-        outcome full = read_mode_of(data, size, READ_ALL, want_all, true, first.third_msec);
-        outcome cut = read_mode_of(data, size, READ_FROM, want_all, true, first.third_msec);
+    /* Told to start at an event's msec, the reader delivers the full
+     * read's events from there, and counts the rest. */
+    for (int k = 0; k < 2; k++) {
+        if (!(k == 0 ? first.has_third : first.has_later))
+            continue;
+        const double from = k == 0 ? first.third_msec : first.later_msec;
+        outcome full = read_mode_of(data, size, READ_ALL, want_all, true, from);
+        outcome cut = read_mode_of(data, size, READ_FROM, want_all, true, from);
         require_same(&full, &cut, READ_FROM);
     }
     return 0;

@@ -4,7 +4,11 @@
  * ends with the same counters, type counts and time span; with a `want`
  * filter and with taps as well (the tapped events pass the same test). On
  * every committed fixture and the shared traces (trace_list.h), at three
- * cuts: the first event, a third of the way, and past the last event.
+ * cuts: the first event, a third of the way, and past the last event; and
+ * without a filter (where a nettrace V4/V5 container counts the rows
+ * before the cut itself, each row's time compared with the cut's ticks) at
+ * two more: an event's msec halfway, and between the msec of the event
+ * two thirds of the way and the next later one.
  */
 #include <math.h>
 #include <stdio.h>
@@ -127,15 +131,23 @@ static void cut_one(size_t i, const unsigned char *data, size_t size, void *ctx)
     /* Where to cut: from the full read's own msec values. */
     reading all;
     read_trace(data, size, NULL, false, NAN, false, &all);
-    double cuts[3] = {-1.0, 0.0, 1e300};
+    double cuts[5] = {-1.0, 0.0, 1e300, 0.5, 0.5};
     if (all.n_msec > 0) {
         cuts[0] = all.msec[0];
         cuts[1] = all.msec[all.n_msec / 3];
         cuts[2] = all.msec[all.n_msec - 1] + 1.0;
+        cuts[3] = all.msec[all.n_msec / 2];
+        /* The delivery's msec values come in order: the next later one. */
+        const double at = all.msec[2 * all.n_msec / 3];
+        size_t next = 2 * all.n_msec / 3;
+        while (next < all.n_msec && !(all.msec[next] > at))
+            next++;
+        cuts[4] = next < all.n_msec ? at + (all.msec[next] - at) / 2 : at + 0.5;
     }
-    for (int k = 0; k < 3; k++) {
-        /* Every event, the GC analysis' filter, and its taps too. */
-        for (int mode = 0; mode < 3; mode++) {
+    for (int k = 0; k < 5; k++) {
+        /* Every event, the GC analysis' filter, and its taps too; at the
+         * last two cuts every event only. */
+        for (int mode = 0; mode < (k < 3 ? 3 : 1); mode++) {
             bool (*want)(void *, const gcs_event_type *) = mode == 0 ? NULL : want_gc;
             bool tap = mode == 2;
             reading full, cut;
@@ -160,8 +172,52 @@ static void test_from_delivers_the_full_reads_tail(void)
     CHECK(cut_some * 2 > read);
 }
 
+/* Cuts spread over one committed trace, every event read (the reads whose
+ * rows before the cut a nettrace V4/V5 container counts itself): at
+ * CUTS_PER_TRACE events' msec and between each and the next later msec,
+ * so that cuts fall inside the runs its counting loops take at once. */
+#define CUTS_PER_TRACE 12
+
+static void cut_many(size_t i, const unsigned char *data, size_t size, void *ctx)
+{
+    size_t *cuts_made = ctx;
+    if (i >= READER_TRACES_COMMITTED)
+        return;
+    reading all;
+    read_trace(data, size, NULL, false, NAN, false, &all);
+    for (size_t k = 1; k <= CUTS_PER_TRACE && all.n_msec > 1; k++) {
+        const size_t at = k * (all.n_msec - 1) / (CUTS_PER_TRACE + 1);
+        size_t next = at;
+        while (next < all.n_msec && !(all.msec[next] > all.msec[at]))
+            next++;
+        const double cut[2] = {all.msec[at], next < all.n_msec
+                                                 ? all.msec[at] + (all.msec[next] - all.msec[at]) / 2
+                                                 : all.msec[at] + 0.5};
+        for (int h = 0; h < 2; h++) {
+            reading full, part;
+            read_trace(data, size, NULL, false, cut[h], false, &full);
+            read_trace(data, size, NULL, false, cut[h], true, &part);
+            char what[512];
+            snprintf(what, sizeof what, "%s, cut at %.6f ms", reader_traces[i], cut[h]);
+            check_cut(what, &full, &part);
+            free(full.msec);
+            free(part.msec);
+            (*cuts_made)++;
+        }
+    }
+    free(all.msec);
+}
+
+static void test_cuts_inside_counted_runs(void)
+{
+    size_t cuts_made = 0;
+    reader_traces_each(cut_many, &cuts_made);
+    CHECK(cuts_made >= 2 * CUTS_PER_TRACE * (READER_TRACES_COMMITTED - 2));
+}
+
 int main(void)
 {
     RUN(test_from_delivers_the_full_reads_tail);
+    RUN(test_cuts_inside_counted_runs);
     return check_report("test_reader_from");
 }

@@ -8,6 +8,8 @@
  * type's index is its place in gcs_reader_event_type's list. (Cut and corrupted inputs: the same
  * comparison runs in test_reader_robust.)
  */
+#include <math.h>
+
 #include "check.h"
 #include "copy_source.h"
 #include "format/eventpipe_metadata.h"
@@ -473,6 +475,27 @@ typedef struct run_reading {
     uint32_t wanted_stack[64];
 } run_reading;
 
+/* How a read of a synthetic trace ended (st, err): into out, with its
+ * counters and the counts of its Tick (id 1), Tock (3) and Named (5)
+ * types. Frees the reader and its source. */
+static void end_reading(gcs_reader *r, gcs_source *src, gcs_status st, const gcs_error *err,
+                        run_reading *out)
+{
+    out->status = st;
+    out->error_offset = st < 0 ? err->offset : 0;
+    out->stats = *gcs_reader_get_stats(r);
+    const gcs_event_type *type;
+    for (uint32_t i = 0; (type = gcs_reader_event_type(r, i)) != NULL; i++)
+        if (type->event_id == 1)
+            out->tick_count = type->count;
+        else if (type->event_id == 3)
+            out->tock_count = type->count;
+        else if (type->event_id == 5)
+            out->named_count = type->count;
+    gcs_reader_free(r);
+    gcs_source_free(src);
+}
+
 /* Reads the trace delivering every event (mode 0), only Wanted rows
  * (mode 1: the container counts the Ticks) or scanning (mode 2). */
 static void read_runs(const bb *b, int mode, run_reading *out)
@@ -495,19 +518,7 @@ static void read_runs(const bb *b, int mode, run_reading *out)
                 out->wanted_ts[out->n_wanted++] = (uint64_t)ev->timestamp;
             }
     }
-    out->status = st;
-    out->error_offset = st < 0 ? err.offset : 0;
-    out->stats = *gcs_reader_get_stats(r);
-    const gcs_event_type *type;
-    for (uint32_t i = 0; (type = gcs_reader_event_type(r, i)) != NULL; i++)
-        if (type->event_id == 1)
-            out->tick_count = type->count;
-        else if (type->event_id == 3)
-            out->tock_count = type->count;
-        else if (type->event_id == 5)
-            out->named_count = type->count;
-    gcs_reader_free(r);
-    gcs_source_free(src);
+    end_reading(r, src, st, &err, out);
 }
 
 /* Ends the trace with the event block `body` and reads it the three
@@ -522,26 +533,31 @@ static void end_and_read(bb *b, const bb *body, run_reading *all, run_reading *c
     read_runs(b, 2, scanned);
 }
 
+/* Read o ended as read `all` did: status and offset of a fault, counts
+ * per type and in total, the time span. */
+static void check_same_ending(const run_reading *o, const run_reading *all)
+{
+    CHECK_EQ_INT(o->status, all->status);
+    CHECK_EQ_U64(o->error_offset, all->error_offset);
+    CHECK_EQ_U64(o->stats.events, all->stats.events);
+    CHECK_EQ_U64(o->stats.lost_events, all->stats.lost_events);
+    CHECK_EQ_U64(o->stats.undecodable_events, all->stats.undecodable_events);
+    CHECK_EQ_U64(o->stats.unknown_events, all->stats.unknown_events);
+    CHECK_EQ_U64(o->tick_count, all->tick_count);
+    CHECK_EQ_U64(o->tock_count, all->tock_count);
+    CHECK_EQ_U64(o->named_count, all->named_count);
+    CHECK_EQ_U64((uint64_t)o->stats.first_timestamp, (uint64_t)all->stats.first_timestamp);
+    CHECK_EQ_U64((uint64_t)o->stats.last_timestamp, (uint64_t)all->stats.last_timestamp);
+}
+
 /* Counting in the container (mode 1) and scanning (mode 2) see what
- * delivering every row (mode 0) sees: status and offset of a fault,
- * counts per type and in total, the time span, the Wanted rows' fields. */
+ * delivering every row (mode 0) sees: the same ending, and the Wanted
+ * rows' fields. */
 static void check_runs_agree(const run_reading *all, const run_reading *counted,
                              const run_reading *scanned)
 {
-    for (int m = 0; m < 2; m++) {
-        const run_reading *o = m ? scanned : counted;
-        CHECK_EQ_INT(o->status, all->status);
-        CHECK_EQ_U64(o->error_offset, all->error_offset);
-        CHECK_EQ_U64(o->stats.events, all->stats.events);
-        CHECK_EQ_U64(o->stats.lost_events, all->stats.lost_events);
-        CHECK_EQ_U64(o->stats.undecodable_events, all->stats.undecodable_events);
-        CHECK_EQ_U64(o->stats.unknown_events, all->stats.unknown_events);
-        CHECK_EQ_U64(o->tick_count, all->tick_count);
-        CHECK_EQ_U64(o->tock_count, all->tock_count);
-        CHECK_EQ_U64(o->named_count, all->named_count);
-        CHECK_EQ_U64((uint64_t)o->stats.first_timestamp, (uint64_t)all->stats.first_timestamp);
-        CHECK_EQ_U64((uint64_t)o->stats.last_timestamp, (uint64_t)all->stats.last_timestamp);
-    }
+    check_same_ending(counted, all);
+    check_same_ending(scanned, all);
     CHECK_EQ_INT(counted->n_wanted, all->n_wanted);
     for (int i = 0; i < all->n_wanted && i < counted->n_wanted; i++) {
         CHECK_EQ_U64(counted->wanted_tid[i], all->wanted_tid[i]);
@@ -550,9 +566,73 @@ static void check_runs_agree(const run_reading *all, const run_reading *counted,
     }
 }
 
+/* A read delivering every event at or after `from` (options.from_msec
+ * when `cut`; else every event, those before `from` left out here): how
+ * it ended, its counters, and a hash over the events kept, in order. */
+typedef struct cut_reading {
+    run_reading end; /* how it ended, counters and type counts */
+    uint64_t kept, hash;
+    double msec[8]; /* of the events 1/8, 2/8 ... 7/8 of the way (full read) */
+} cut_reading;
+
+static void read_cut(const bb *b, double from, bool cut, cut_reading *out)
+{
+    memset(out, 0, sizeof *out);
+    gcs_error err;
+    gcs_error_clear(&err);
+    gcs_source *src = gcs_source_from_memory(b->data, b->len, &err);
+    gcs_reader_options opts = {.has_from_msec = cut, .from_msec = from};
+    gcs_reader *r = gcs_reader_new(src, &opts, &err);
+    const gcs_event *ev;
+    gcs_status st;
+    double *all_msec = NULL;
+    size_t n = 0, cap = 0;
+    while ((st = gcs_reader_next(r, &ev, &err)) == GCS_OK) {
+        if (!cut) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 1024;
+                all_msec = realloc(all_msec, cap * sizeof *all_msec);
+                CHECK(all_msec != NULL);
+            }
+            all_msec[n++] = ev->msec;
+        }
+        if (!(ev->msec >= from))
+            continue;
+        out->kept++;
+        out->hash = mix(mix(mix(mix(out->hash, ev->type->index), (uint64_t)ev->timestamp), ev->tid),
+                        (uint64_t)ev->stack_id * 131 + ev->payload_size);
+    }
+    for (int k = 1; k < 8 && n > 0; k++)
+        out->msec[k] = all_msec[(size_t)k * (n - 1) / 8];
+    free(all_msec);
+    end_reading(r, src, st, &err, &out->end);
+}
+
+/* A read told to start at a cut (the container counting every row before
+ * it, each row's time compared with the cut's ticks, in every loop these
+ * runs go through) ends as a full read does and delivers the full read's
+ * events from the cut on: at seven events' msec spread over the trace,
+ * and between each and the next. */
+static void check_cuts(const bb *b)
+{
+    cut_reading all;
+    read_cut(b, -INFINITY, false, &all);
+    for (int k = 1; k < 8; k++)
+        for (int h = 0; h < 2; h++) {
+            const double from = all.msec[k] + (h ? 1e-4 : 0.0);
+            cut_reading full, part;
+            read_cut(b, from, false, &full);
+            read_cut(b, from, true, &part);
+            check_same_ending(&part.end, &full.end);
+            CHECK_EQ_U64(part.kept, full.kept);
+            CHECK_EQ_U64(part.hash, full.hash);
+        }
+}
+
 /* Ends a variant's trace (its event block `body`), reads it the three
  * ways of read_runs and checks that they agree and end as expected (a
- * fault when `faulty`), naming the variant when not; *all for the
+ * fault when `faulty`), and that reads cut at a window's start agree with
+ * the full read (check_cuts), naming the variant when not; *all for the
  * caller's own checks. Frees both. */
 static void read_variant(bb *b, bb *body, int variant, bool faulty, run_reading *all)
 {
@@ -561,6 +641,7 @@ static void read_variant(bb *b, bb *body, int variant, bool faulty, run_reading 
     end_and_read(b, body, all, &counted, &scanned);
     CHECK_EQ_INT(all->status, faulty ? GCS_ERR_CORRUPT : GCS_END);
     check_runs_agree(all, &counted, &scanned);
+    check_cuts(b);
     if (check_failed_in_test != failed_before)
         fprintf(stderr, "  ^ variant %d\n", variant);
     free(body);

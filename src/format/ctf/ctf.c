@@ -420,7 +420,7 @@ static void ctf_destroy(gcs_container *base)
     free(c);
 }
 
-static const gcs_container_ops ctf_ops = {"ctf", ctf_step, ctf_destroy};
+static const gcs_container_ops ctf_ops = {"ctf", ctf_step, ctf_destroy, false};
 
 /* A component class of a babeltrace2 plugin; the plugin reference is
  * dropped (the class keeps its plugin loaded). */

@@ -1744,7 +1744,7 @@ static void native_destroy(gcs_container *base)
     free(c);
 }
 
-static const gcs_container_ops native_ops = {"ctf", native_step, native_destroy};
+static const gcs_container_ops native_ops = {"ctf", native_step, native_destroy, false};
 
 /* The stream ids babeltrace2 gives the files without a stream_instance_id:
  * 0, 1, ... in path order within each trace (the files are listed so). */

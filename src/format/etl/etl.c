@@ -1032,7 +1032,7 @@ static void etl_destroy(gcs_container *base)
     free(r);
 }
 
-static const gcs_container_ops etl_ops = {"etl", etl_step, etl_destroy};
+static const gcs_container_ops etl_ops = {"etl", etl_step, etl_destroy, false};
 
 bool gcs_etl_sniff(const uint8_t *p, size_t n)
 {

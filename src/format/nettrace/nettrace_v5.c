@@ -242,6 +242,25 @@ static inline tally_acc acc_start(const gcs_tally *t)
                        t->rows ? t->last_timestamp : INT64_MIN, 0, 0, 0};
 }
 
+/*
+ * A tally with until (gcs_tally.has_until: the reader counting the rows
+ * before a window) counts a row only when its timestamp, compared
+ * unsigned (one below 0 is past any until), is below until. The loops
+ * below take `cut` (and until) as a constant of their inlined bodies: a
+ * body for such a tally and one for any other, which compares nothing.
+ */
+static inline bool before_until(bool cut, uint64_t until, int64_t timestamp)
+{
+    return !cut || (uint64_t)timestamp < until;
+}
+
+/* The tally's until, for a tally with has_until. */
+static inline uint64_t tally_until(const gcs_tally *t)
+{
+    assert(t->has_until && t->until >= 0);
+    return (uint64_t)t->until;
+}
+
 /* Where take_counted_rows writes the rows of GCS_TALLY_TAP slots: lane
  * NULL when it may not (no lane, or the rows carry activity ids, which
  * repeat from an earlier row). */
@@ -309,8 +328,32 @@ static inline bool rows_may_pass(uint64_t left, uint64_t stride, uint64_t most)
  * timestamp past INT64_MAX (checked once), the timestamps only go up: the
  * latest is the last row's.
  */
+static inline __attribute__((always_inline)) uint64_t
+pair_loop(gcs_cursor *block, uint64_t key_a, uint64_t key_b, size_t stride_a, size_t stride,
+          uint64_t *timestamp, uint64_t until, bool cut)
+{
+    gcs_cursor c = *block;
+    uint64_t ts = *timestamp, pairs = 0, head_a, head_b;
+    while (gcs_cur_left(&c) >= stride + COMPRESSED_HEADER_MAX &&
+           gcs_cur_peek_u64(&c, &head_a) && gcs_cur_peek_u64_at(&c, stride_a, &head_b) &&
+           (head_a & SHAPE_KEY_MASK) == key_a && (head_b & SHAPE_KEY_MASK) == key_b &&
+           (!cut || ts + shape_delta(head_a) + shape_delta(head_b) < until)) {
+        gcs_cur_skip(&c, stride); /* fits: checked above */
+        gcs_cur_prefetch(&c, PREFETCH_AHEAD);
+        ts += shape_delta(head_a) + shape_delta(head_b);
+        pairs++;
+    }
+    *block = c;
+    *timestamp = ts;
+    return pairs;
+}
+
+/* With cut, only pairs whose second row's timestamp is before until (the
+ * first's is not later: the deltas add, and the run stays below
+ * INT64_MAX; a timestamp below 0 is past any until, compared unsigned). */
 static __attribute__((noinline)) uint64_t take_pair_rows(gcs_cursor *block, uint64_t key_a,
-                                                         uint64_t key_b, int64_t *timestamp)
+                                                         uint64_t key_b, int64_t *timestamp,
+                                                         bool cut, uint64_t until)
 {
     const size_t stride_a = COMMON_SHAPE_BYTES + shape_size(key_a);
     const size_t stride = stride_a + COMMON_SHAPE_BYTES + shape_size(key_b);
@@ -318,17 +361,11 @@ static __attribute__((noinline)) uint64_t take_pair_rows(gcs_cursor *block, uint
     if (ts0 >= 0 && rows_may_pass(gcs_cur_left(block), stride,
                                   (uint64_t)(INT64_MAX - ts0) >> (SHAPE_DELTA_BITS + 1)))
         return 0; /* rare: take_shape_rows watches every timestamp */
-    gcs_cursor c = *block;
-    uint64_t ts = (uint64_t)ts0, pairs = 0, head_a, head_b;
-    while (gcs_cur_left(&c) >= stride + COMPRESSED_HEADER_MAX &&
-           gcs_cur_peek_u64(&c, &head_a) && gcs_cur_peek_u64_at(&c, stride_a, &head_b) &&
-           (head_a & SHAPE_KEY_MASK) == key_a && (head_b & SHAPE_KEY_MASK) == key_b) {
-        gcs_cur_skip(&c, stride); /* fits: checked above */
-        gcs_cur_prefetch(&c, PREFETCH_AHEAD);
-        ts += shape_delta(head_a) + shape_delta(head_b);
-        pairs++;
-    }
-    *block = c;
+    if (cut && ts0 < 0)
+        return 0;
+    uint64_t ts = (uint64_t)ts0;
+    const uint64_t pairs = cut ? pair_loop(block, key_a, key_b, stride_a, stride, &ts, until, true)
+                               : pair_loop(block, key_a, key_b, stride_a, stride, &ts, 0, false);
     *timestamp = (int64_t)ts;
     return pairs;
 }
@@ -340,9 +377,9 @@ static __attribute__((noinline)) uint64_t take_pair_rows(gcs_cursor *block, uint
  * dozen live values stay in registers. Stops before the first row it
  * cannot take, leaving it unread.
  */
-static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tally_slot *slots,
-                                                      int64_t *timestamp, tally_acc *acc,
-                                                      uint64_t *last_head)
+static inline __attribute__((always_inline)) void
+shape_rows_loop(gcs_cursor *block, gcs_tally_slot *slots, int64_t *timestamp, tally_acc *acc,
+                uint64_t *last_head, uint64_t until, bool cut)
 {
     gcs_cursor c = *block;
     int64_t ts = *timestamp;
@@ -354,7 +391,7 @@ static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tal
             /* This row has the header of the row two back: a cycle of
              * two (both rows before it taken here: plain slots). */
             const uint64_t key_a = before_last & SHAPE_KEY_MASK, key_b = last & SHAPE_KEY_MASK;
-            const uint64_t pairs = take_pair_rows(&c, key_a, key_b, &ts);
+            const uint64_t pairs = take_pair_rows(&c, key_a, key_b, &ts, cut, until);
             if (pairs) {
                 gcs_tally_slot *sa = &slots[shape_id(key_a)], *sb = &slots[shape_id(key_b)];
                 sa->count += pairs;
@@ -367,11 +404,12 @@ static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tal
             }
         }
         const uint32_t id = shape_id(head), row_size = shape_size(head);
-        if (slots[id].counted != GCS_TALLY_PLAIN ||
+        const int64_t row_ts = (int64_t)((uint64_t)ts + shape_delta(head));
+        if (slots[id].counted != GCS_TALLY_PLAIN || !before_until(cut, until, row_ts) ||
             !gcs_cur_skip(&c, COMMON_SHAPE_BYTES + row_size))
             break;
         gcs_cur_prefetch(&c, PREFETCH_AHEAD);
-        ts = (int64_t)((uint64_t)ts + shape_delta(head));
+        ts = row_ts;
         acc_count(&a, &slots[id], row_size, ts);
         before_last = last;
         last = head;
@@ -380,6 +418,22 @@ static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tal
     *timestamp = ts;
     *acc = a;
     *last_head = last;
+}
+
+static __attribute__((noinline)) void take_shape_rows(gcs_cursor *block, gcs_tally_slot *slots,
+                                                      int64_t *timestamp, tally_acc *acc,
+                                                      uint64_t *last_head)
+{
+    shape_rows_loop(block, slots, timestamp, acc, last_head, 0, false);
+}
+
+/* take_shape_rows for a tally with until. */
+static __attribute__((noinline)) void take_shape_rows_until(gcs_cursor *block,
+                                                            gcs_tally_slot *slots,
+                                                            int64_t *timestamp, tally_acc *acc,
+                                                            uint64_t *last_head, uint64_t until)
+{
+    shape_rows_loop(block, slots, timestamp, acc, last_head, until, true);
 }
 
 /* The header fields a compressed row may leave out (they keep the
@@ -679,12 +733,15 @@ static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs
  * (the cursor at its payload, checked to fit), *other filled and its
  * thread and stack id in *state. Returns false at a row it cannot take,
  * left unread for the general decoder, which reports any fault exactly.
+ * With cut (a tally with until), a row at or after until is handed over
+ * as a row of a type not counted here, and same-type runs are decoded row
+ * by row (take_same_type_rows, the sample profiler's path, stays as it is
+ * for every other tally).
  */
-static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_tally_slot *slots,
-                                                        size_t n_slots, bool shape_ok,
-                                                        const tap_target *tap,
-                                                        sticky_fields *state, tally_acc *acc,
-                                                        other_row *other)
+static inline __attribute__((always_inline)) bool
+counted_rows_body(gcs_cursor *block, gcs_tally_slot *slots, size_t n_slots, bool shape_ok,
+                  const tap_target *tap, sticky_fields *state, tally_acc *acc, other_row *other,
+                  uint64_t until, bool cut)
 {
     gcs_cursor c = *block;
     sticky_fields s = *state;
@@ -695,7 +752,9 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
         /* A 5-byte row of a slot that looks into payloads (ZERO_TAIL,
          * STRINGS) goes below. */
         if (shape_ok && is_shape(head) && slots[shape_id(head)].counted < GCS_TALLY_ZERO_TAIL) {
-            if (slots[shape_id(head)].counted == GCS_TALLY_NO) {
+            /* Not counted: its type's, or (a tally with until) its time. */
+            if (slots[shape_id(head)].counted == GCS_TALLY_NO ||
+                !before_until(cut, until, (int64_t)((uint64_t)s.timestamp + shape_delta(head)))) {
                 const uint32_t row_size = shape_size(head);
                 if (gcs_cur_left(&c) - COMMON_SHAPE_BYTES < row_size)
                     break;
@@ -706,7 +765,10 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
             }
             /* A run of them, one peek each: most rows of most traces. */
             uint64_t last;
-            take_shape_rows(&c, slots, &s.timestamp, &a, &last);
+            if (cut)
+                take_shape_rows_until(&c, slots, &s.timestamp, &a, &last, until);
+            else
+                take_shape_rows(&c, slots, &s.timestamp, &a, &last);
             if (!last)
                 break; /* its payload overruns the block: the general decoder says so */
             s.metadata_id = shape_id(last);
@@ -718,7 +780,7 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
         if ((flags & ~SIMPLE_ROW_FLAGS) != 0)
             break;
         tail_zero tz;
-        if ((flags & ~SAME_TYPE_ROW_FLAGS) == 0 && s.metadata_id != 0 &&
+        if (!cut && (flags & ~SAME_TYPE_ROW_FLAGS) == 0 && s.metadata_id != 0 &&
             s.metadata_id < n_slots &&
             (slots[s.metadata_id].counted == GCS_TALLY_PLAIN ||
              slots[s.metadata_id].counted == GCS_TALLY_ZERO_TAIL) &&
@@ -744,7 +806,8 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
         }
         s.tid = tid;
         s.stack_id = stack_id;
-        if (id == 0 || id >= n_slots || !gcs_tally_takes(&slots[id], &c, row_size)) {
+        if (id == 0 || id >= n_slots || !gcs_tally_takes(&slots[id], &c, row_size) ||
+            !before_until(cut, until, (int64_t)((uint64_t)s.timestamp + delta_ts))) {
             gcs_tap_lane *lane = tap->lane;
             if (id != 0 && id < n_slots && slots[id].counted == GCS_TALLY_TAP && lane &&
                 lane->n < lane->cap && gcs_tap_fits(&slots[id], &c, row_size)) {
@@ -778,6 +841,25 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
     *state = s;
     *acc = a;
     return found_other;
+}
+
+static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_tally_slot *slots,
+                                                        size_t n_slots, bool shape_ok,
+                                                        const tap_target *tap,
+                                                        sticky_fields *state, tally_acc *acc,
+                                                        other_row *other)
+{
+    return counted_rows_body(block, slots, n_slots, shape_ok, tap, state, acc, other, 0, false);
+}
+
+/* take_counted_rows for a tally with until: a row at or after it is
+ * handed over as a row of a type not counted here. */
+static __attribute__((noinline)) bool
+take_counted_rows_until(gcs_cursor *block, gcs_tally_slot *slots, size_t n_slots, bool shape_ok,
+                        const tap_target *tap, sticky_fields *state, tally_acc *acc,
+                        other_row *other, uint64_t until)
+{
+    return counted_rows_body(block, slots, n_slots, shape_ok, tap, state, acc, other, until, true);
 }
 
 /* A row not counted here goes to sink->event, its sequence number after
@@ -841,7 +923,9 @@ static __attribute__((noinline)) bool tally_common_rows(const gcs_sink *sink, gc
         other_row other;
         const tap_target tap = {rs->activity_set ? NULL : sink->lane, rs->ev.pid};
         const bool found_other =
-            take_counted_rows(&c, slots, n_slots, shape_ok, &tap, &s, &acc, &other);
+            t->has_until ? take_counted_rows_until(&c, slots, n_slots, shape_ok, &tap, &s, &acc,
+                                                   &other, tally_until(t))
+                         : take_counted_rows(&c, slots, n_slots, shape_ok, &tap, &s, &acc, &other);
         if (acc.taken + acc.tapped) {
             const uint32_t sequence = rs->ev.sequence + (uint32_t)(acc.taken + acc.tapped);
             rs->ev.metadata_id = s.metadata_id;
@@ -925,7 +1009,8 @@ static gcs_status tally_compressed_rows(gcs_fs_reader *r, gcs_cursor *block, gcs
         gcs_tally *t = sink->tally;
         uint32_t id = rs.ev.metadata_id;
         if (id != 0 && id < t->n_slots &&
-            gcs_tally_takes(&t->slots[id], &at_payload, rs.ev.payload_size)) {
+            gcs_tally_takes(&t->slots[id], &at_payload, rs.ev.payload_size) &&
+            (!t->has_until || (uint64_t)rs.ev.timestamp < tally_until(t))) {
             tally_acc acc = acc_start(t);
             acc_count(&acc, &t->slots[id], rs.ev.payload_size, rs.ev.timestamp);
             acc_finish(t, &acc);

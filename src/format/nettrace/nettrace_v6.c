@@ -847,7 +847,7 @@ static void v6_destroy(gcs_container *base)
     free(r);
 }
 
-static const gcs_container_ops v6_ops = {"nettrace-v6", v6_step, v6_destroy};
+static const gcs_container_ops v6_ops = {"nettrace-v6", v6_step, v6_destroy, false};
 
 const gcs_v6_anomalies *gcs_nettrace_v6_anomalies(const gcs_container *c)
 {

@@ -668,7 +668,7 @@ static void profile_destroy(gcs_container *base)
     free(r);
 }
 
-static const gcs_container_ops profile_ops = {"profile", profile_step, profile_destroy};
+static const gcs_container_ops profile_ops = {"profile", profile_step, profile_destroy, false};
 
 gcs_status gcs_profile_open(gcs_stream *s, const gcs_sink *sink, gcs_container **out,
                             gcs_error *err)
