@@ -141,6 +141,10 @@ typedef struct gcs_tally_slot {
     uint8_t zero_unit;
     uint8_t zero_strings;
     uint8_t counted; /* gcs_tally_mode */
+    /* With the tally's has_until: the slot's rows are counted only before
+     * until (a type the reader delivers from a window's start on); 0: at
+     * any time (a type it never delivers). */
+    uint8_t until_only;
     /* The type's layout, when its schema is of that form (else NULL),
      * whatever `counted` says: a container that builds payloads itself
      * (LTTng's CTF, rebuilt in the manifest's layout) may count a row it
@@ -243,11 +247,12 @@ typedef struct gcs_tally {
     uint64_t rows;         /* rows counted in slots */
     uint64_t short_rows;   /* of them, payload shorter than the slot's min_size */
     int64_t first_timestamp, last_timestamp; /* of counted rows, when rows > 0 */
-    /* With has_until, a row is counted here only when its timestamp is in
-     * [0, until); any other goes to sink->event as if its type were not
-     * counted. The reader counts so the rows before a window's start, of
-     * every type (gcs_reader_options.from_msec); only a container whose
-     * ops have counts_until is given such a tally. */
+    /* With has_until, a row of a slot marked until_only is counted here
+     * only when its timestamp is in [0, until); any other goes to
+     * sink->event as if its type were not counted. The reader counts so
+     * the rows before a window's start of the types it delivers from there
+     * on (gcs_reader_options.from_msec); only a container whose ops have
+     * counts_until is given such a tally. */
     bool has_until;
     int64_t until;
 } gcs_tally;

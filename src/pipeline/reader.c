@@ -172,6 +172,7 @@ static gcs_status type_insert(gcs_reader *r, gcs_event_type *t, gcs_error *err)
     if (t->metadata_id < r->tally.n_slots) {
         fold_tally(r);
         r->tally.slots[t->metadata_id].counted = GCS_TALLY_NO;
+        r->tally.slots[t->metadata_id].until_only = 0;
         r->tally.slots[t->metadata_id].layout = NULL;
     }
     if ((r->types_n + 1) * 2 > r->type_slots_cap) {
@@ -244,14 +245,14 @@ static bool window_start_ticks(const gcs_reader *r, int64_t *until)
     return true;
 }
 
-/* options.from_msec of a gcs_reader_next read with no options.want: the
- * container counts the rows before the window itself (of the types
- * count_before_from hands it), when it tells a row's time before counting
- * it (counts_until); else every event comes to count_before_from. */
+/* options.from_msec of a gcs_reader_next read: the container counts the
+ * rows before the window itself (of the types count_before_from hands it,
+ * their slots until_only), when it tells a row's time before counting it
+ * (counts_until); else every such event comes to count_before_from. */
 static void count_before_window(gcs_reader *r)
 {
     int64_t until;
-    if (!r->opts.has_from_msec || r->opts.want || r->scanning || !r->container ||
+    if (!r->opts.has_from_msec || r->scanning || !r->container ||
         !r->container->ops->counts_until || !window_start_ticks(r, &until))
         return;
     r->tally.has_until = true;
@@ -407,7 +408,7 @@ static uint8_t tap_flaw(const gcs_reader *r, const type_entry *te, const gcs_raw
     return fits ? TAP_CLEAN : TAP_UNDECODABLE;
 }
 
-static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te);
+static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te, bool until_only);
 
 /* May the container count this type's rows (tally_take)? Known types of
  * fixed size, or of strings between fixed fields; or of a layout (fixed
@@ -444,7 +445,7 @@ static __attribute__((noinline)) gcs_status count_before_from(gcs_reader *r, typ
     scan_count_type(r, te, ev->payload, ev->payload_size, ev->pointer_size, ev->timestamp);
     if (r->tally.has_until && r->sink.tally && container_may_count(te) &&
         ev->pointer_size == 0 && !tally_taken(r, ev->metadata_id))
-        tally_take(r, ev->metadata_id, te);
+        tally_take(r, ev->metadata_id, te, true);
     return GCS_OK;
 }
 
@@ -513,12 +514,24 @@ static gcs_status on_sequence_point(void *ctx, int64_t timestamp, const gcs_seq_
 /* The container's counting of the rows before the window ends after a
  * block of events in the window and none before it: each row then leaves
  * the counting loops only to be handed over. A row of a thread that lags
- * still comes to count_before_from, counted exactly. */
+ * still comes to count_before_from, counted exactly. Without options.want
+ * the reader takes the tally back; with it, the tally keeps counting the
+ * refused types, and the slots of the delivered ones count no more. */
 static void end_window_count(gcs_reader *r)
 {
     const uint64_t counted = r->counted + r->tally.rows;
-    if (r->window_arrived && counted == r->window_counted)
-        r->sink.tally = NULL;
+    if (r->window_arrived && counted == r->window_counted) {
+        if (!r->opts.want) {
+            r->sink.tally = NULL;
+        } else {
+            for (size_t i = 0; i < r->tally.n_slots; i++)
+                if (r->tally.slots[i].until_only) {
+                    r->tally.slots[i].counted = GCS_TALLY_NO;
+                    r->tally.slots[i].until_only = 0;
+                }
+            r->tally.has_until = false;
+        }
+    }
     r->window_arrived = false;
     r->window_counted = counted;
 }
@@ -897,7 +910,7 @@ static __attribute__((noinline)) gcs_status on_event_scan_slow(gcs_reader *r,
      * checks sizes made with the trace's pointer size). */
     if (container_may_count(te) && r->sink.tally && ev->pointer_size == 0 &&
         !tally_taken(r, ev->metadata_id))
-        tally_take(r, ev->metadata_id, te);
+        tally_take(r, ev->metadata_id, te, false);
     return GCS_OK;
 }
 
@@ -1348,11 +1361,14 @@ static void tap_slot(gcs_reader *r, uint32_t id, const type_entry *te)
     slot->zero_after = te->fit_string.after;
 }
 
-static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te)
+/* until_only: the type's rows are counted only before the window's start
+ * (gcs_tally.has_until), a type delivered from there on. */
+static void tally_take(gcs_reader *r, uint32_t id, const type_entry *te, bool until_only)
 {
     gcs_tally_slot *slot = slot_for(r, id);
     if (!slot)
         return; /* counted one by one instead */
+    slot->until_only = until_only;
     slot->min_size = te->min_size;
     slot->layout = te->layout;
     if (te->quick) {

@@ -244,14 +244,16 @@ static inline tally_acc acc_start(const gcs_tally *t)
 
 /*
  * A tally with until (gcs_tally.has_until: the reader counting the rows
- * before a window) counts a row only when its timestamp, compared
- * unsigned (one below 0 is past any until), is below until. The loops
- * below take `cut` (and until) as a constant of their inlined bodies: a
- * body for such a tally and one for any other, which compares nothing.
+ * before a window) counts a row of an until_only slot only when its
+ * timestamp, compared unsigned (one below 0 is past any until), is below
+ * until. The loops below take `cut` (and until) as a constant of their
+ * inlined bodies: a body for such a tally and one for any other, which
+ * compares nothing.
  */
-static inline bool before_until(bool cut, uint64_t until, int64_t timestamp)
+static inline bool counts_at(bool cut, uint64_t until, const gcs_tally_slot *slot,
+                             int64_t timestamp)
 {
-    return !cut || (uint64_t)timestamp < until;
+    return !cut || !slot->until_only || (uint64_t)timestamp < until;
 }
 
 /* The tally's until, for a tally with has_until. */
@@ -348,9 +350,10 @@ pair_loop(gcs_cursor *block, uint64_t key_a, uint64_t key_b, size_t stride_a, si
     return pairs;
 }
 
-/* With cut, only pairs whose second row's timestamp is before until (the
- * first's is not later: the deltas add, and the run stays below
- * INT64_MAX; a timestamp below 0 is past any until, compared unsigned). */
+/* With cut (either slot until_only), only pairs whose second row's
+ * timestamp is before until (the first's is not later: the deltas add,
+ * and the run stays below INT64_MAX; a timestamp below 0 is past any
+ * until, compared unsigned). */
 static __attribute__((noinline)) uint64_t take_pair_rows(gcs_cursor *block, uint64_t key_a,
                                                          uint64_t key_b, int64_t *timestamp,
                                                          bool cut, uint64_t until)
@@ -391,7 +394,10 @@ shape_rows_loop(gcs_cursor *block, gcs_tally_slot *slots, int64_t *timestamp, ta
             /* This row has the header of the row two back: a cycle of
              * two (both rows before it taken here: plain slots). */
             const uint64_t key_a = before_last & SHAPE_KEY_MASK, key_b = last & SHAPE_KEY_MASK;
-            const uint64_t pairs = take_pair_rows(&c, key_a, key_b, &ts, cut, until);
+            const uint64_t pairs = take_pair_rows(
+                &c, key_a, key_b, &ts,
+                cut && (slots[shape_id(key_a)].until_only || slots[shape_id(key_b)].until_only),
+                until);
             if (pairs) {
                 gcs_tally_slot *sa = &slots[shape_id(key_a)], *sb = &slots[shape_id(key_b)];
                 sa->count += pairs;
@@ -405,7 +411,7 @@ shape_rows_loop(gcs_cursor *block, gcs_tally_slot *slots, int64_t *timestamp, ta
         }
         const uint32_t id = shape_id(head), row_size = shape_size(head);
         const int64_t row_ts = (int64_t)((uint64_t)ts + shape_delta(head));
-        if (slots[id].counted != GCS_TALLY_PLAIN || !before_until(cut, until, row_ts) ||
+        if (slots[id].counted != GCS_TALLY_PLAIN || !counts_at(cut, until, &slots[id], row_ts) ||
             !gcs_cur_skip(&c, COMMON_SHAPE_BYTES + row_size))
             break;
         gcs_cur_prefetch(&c, PREFETCH_AHEAD);
@@ -733,10 +739,10 @@ static __attribute__((noinline)) void take_same_type_rows(gcs_cursor *block, gcs
  * (the cursor at its payload, checked to fit), *other filled and its
  * thread and stack id in *state. Returns false at a row it cannot take,
  * left unread for the general decoder, which reports any fault exactly.
- * With cut (a tally with until), a row at or after until is handed over
- * as a row of a type not counted here, and same-type runs are decoded row
- * by row (take_same_type_rows, the sample profiler's path, stays as it is
- * for every other tally).
+ * With cut (a tally with until), a row of an until_only slot at or after
+ * until is handed over as a row of a type not counted here, and such a
+ * slot's same-type runs are decoded row by row (take_same_type_rows, the
+ * sample profiler's path, stays as it is for every other slot).
  */
 static inline __attribute__((always_inline)) bool
 counted_rows_body(gcs_cursor *block, gcs_tally_slot *slots, size_t n_slots, bool shape_ok,
@@ -754,7 +760,8 @@ counted_rows_body(gcs_cursor *block, gcs_tally_slot *slots, size_t n_slots, bool
         if (shape_ok && is_shape(head) && slots[shape_id(head)].counted < GCS_TALLY_ZERO_TAIL) {
             /* Not counted: its type's, or (a tally with until) its time. */
             if (slots[shape_id(head)].counted == GCS_TALLY_NO ||
-                !before_until(cut, until, (int64_t)((uint64_t)s.timestamp + shape_delta(head)))) {
+                !counts_at(cut, until, &slots[shape_id(head)],
+                           (int64_t)((uint64_t)s.timestamp + shape_delta(head)))) {
                 const uint32_t row_size = shape_size(head);
                 if (gcs_cur_left(&c) - COMMON_SHAPE_BYTES < row_size)
                     break;
@@ -780,8 +787,8 @@ counted_rows_body(gcs_cursor *block, gcs_tally_slot *slots, size_t n_slots, bool
         if ((flags & ~SIMPLE_ROW_FLAGS) != 0)
             break;
         tail_zero tz;
-        if (!cut && (flags & ~SAME_TYPE_ROW_FLAGS) == 0 && s.metadata_id != 0 &&
-            s.metadata_id < n_slots &&
+        if ((flags & ~SAME_TYPE_ROW_FLAGS) == 0 && s.metadata_id != 0 &&
+            s.metadata_id < n_slots && !(cut && slots[s.metadata_id].until_only) &&
             (slots[s.metadata_id].counted == GCS_TALLY_PLAIN ||
              slots[s.metadata_id].counted == GCS_TALLY_ZERO_TAIL) &&
             s.size <= GCS_MAX_PAYLOAD_SIZE && tail_zero_of(&slots[s.metadata_id], s.size, &tz)) {
@@ -807,7 +814,7 @@ counted_rows_body(gcs_cursor *block, gcs_tally_slot *slots, size_t n_slots, bool
         s.tid = tid;
         s.stack_id = stack_id;
         if (id == 0 || id >= n_slots || !gcs_tally_takes(&slots[id], &c, row_size) ||
-            !before_until(cut, until, (int64_t)((uint64_t)s.timestamp + delta_ts))) {
+            !counts_at(cut, until, &slots[id], (int64_t)((uint64_t)s.timestamp + delta_ts))) {
             gcs_tap_lane *lane = tap->lane;
             if (id != 0 && id < n_slots && slots[id].counted == GCS_TALLY_TAP && lane &&
                 lane->n < lane->cap && gcs_tap_fits(&slots[id], &c, row_size)) {
@@ -852,8 +859,8 @@ static __attribute__((noinline)) bool take_counted_rows(gcs_cursor *block, gcs_t
     return counted_rows_body(block, slots, n_slots, shape_ok, tap, state, acc, other, 0, false);
 }
 
-/* take_counted_rows for a tally with until: a row at or after it is
- * handed over as a row of a type not counted here. */
+/* take_counted_rows for a tally with until: a row of an until_only slot
+ * at or after it is handed over as a row of a type not counted here. */
 static __attribute__((noinline)) bool
 take_counted_rows_until(gcs_cursor *block, gcs_tally_slot *slots, size_t n_slots, bool shape_ok,
                         const tap_target *tap, sticky_fields *state, tally_acc *acc,
@@ -1010,7 +1017,8 @@ static gcs_status tally_compressed_rows(gcs_fs_reader *r, gcs_cursor *block, gcs
         uint32_t id = rs.ev.metadata_id;
         if (id != 0 && id < t->n_slots &&
             gcs_tally_takes(&t->slots[id], &at_payload, rs.ev.payload_size) &&
-            (!t->has_until || (uint64_t)rs.ev.timestamp < tally_until(t))) {
+            (!t->has_until || !t->slots[id].until_only ||
+             (uint64_t)rs.ev.timestamp < tally_until(t))) {
             tally_acc acc = acc_start(t);
             acc_count(&acc, &t->slots[id], rs.ev.payload_size, rs.ev.timestamp);
             acc_finish(t, &acc);
