@@ -511,27 +511,18 @@ static gcs_status on_sequence_point(void *ctx, int64_t timestamp, const gcs_seq_
     return GCS_OK;
 }
 
-/* The container's counting of the rows before the window ends after a
- * block of events in the window and none before it: each row then leaves
- * the counting loops only to be handed over. A row of a thread that lags
- * still comes to count_before_from, counted exactly. Without options.want
- * the reader takes the tally back; with it, the tally keeps counting the
- * refused types, and the slots of the delivered ones count no more. */
+/* Without options.want, the container's counting of the rows before the
+ * window ends after a block of events in the window and none before it:
+ * each row would then leave the counting loops only to be handed over. A
+ * row of a thread that lags still comes to count_before_from, counted
+ * exactly. (With a filter the tally stays: it counts the refused types,
+ * and the rows of the delivered ones are handed over as they would be
+ * without a window.) */
 static void end_window_count(gcs_reader *r)
 {
     const uint64_t counted = r->counted + r->tally.rows;
-    if (r->window_arrived && counted == r->window_counted) {
-        if (!r->opts.want) {
-            r->sink.tally = NULL;
-        } else {
-            for (size_t i = 0; i < r->tally.n_slots; i++)
-                if (r->tally.slots[i].until_only) {
-                    r->tally.slots[i].counted = GCS_TALLY_NO;
-                    r->tally.slots[i].until_only = 0;
-                }
-            r->tally.has_until = false;
-        }
-    }
+    if (r->window_arrived && counted == r->window_counted)
+        r->sink.tally = NULL;
     r->window_arrived = false;
     r->window_counted = counted;
 }
@@ -540,7 +531,7 @@ static void on_block(void *ctx)
 {
     gcs_reader *r = ctx;
     r->stats.blocks++;
-    if (r->sink.tally && r->tally.has_until)
+    if (r->sink.tally && r->tally.has_until && !r->opts.want)
         end_window_count(r);
 }
 

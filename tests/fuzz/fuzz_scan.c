@@ -4,7 +4,8 @@
  * `stats`; gcs_objects_wants, as `objects`) and a read told to start at
  * an event's msec (options.from_msec, as `events --from-ms`: the third
  * event's, or one up to 40 events later picked by the input's last byte,
- * so that cuts fall inside the runs the container counts at once) end
+ * so that cuts fall inside the runs the container counts at once; there
+ * also with gcs_gc_wants, as `events --event` with `--from-ms`) end
  * with the status, error offset and counters of the full gcs_reader_next
  * read; a filtered or cut read delivers exactly the full read's events of
  * its filter or after its cut (the same multiset, and the same sequence
@@ -65,7 +66,9 @@ static outcome read_mode_of(const uint8_t *data, size_t size, read_mode mode, fi
     gcs_error err;
     gcs_error_clear(&err);
     gcs_source *src = gcs_source_from_memory(data, size, &err);
-    gcs_reader_options opts = {.want = mode == READ_WANT ? wants : NULL,
+    /* A cut read filters too unless it wants every event. */
+    const bool filtered = mode == READ_WANT || (mode == READ_FROM && wants != want_all);
+    gcs_reader_options opts = {.want = filtered ? wants : NULL,
                                .has_from_msec = mode == READ_FROM, .from_msec = from};
     gcs_reader *r = src ? gcs_reader_new(src, &opts, &err) : NULL;
     FUZZ_REQUIRE(r != NULL);
@@ -147,13 +150,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         require_same(&full, &want, READ_WANT);
     }
     /* Told to start at an event's msec, the reader delivers the full
-     * read's events from there, and counts the rest. */
-    for (int k = 0; k < 2; k++) {
+     * read's events from there, and counts the rest; at the later cut also
+     * with the GC analysis' filter (the refused types counted at any time,
+     * the wanted ones only before the cut). */
+    for (int k = 0; k < 3; k++) {
         if (!(k == 0 ? first.has_third : first.has_later))
             continue;
         const double from = k == 0 ? first.third_msec : first.later_msec;
-        outcome full = read_mode_of(data, size, READ_ALL, want_all, true, from);
-        outcome cut = read_mode_of(data, size, READ_FROM, want_all, true, from);
+        const filter_fn filter = k == 2 ? gcs_gc_wants : want_all;
+        outcome full = read_mode_of(data, size, READ_ALL, filter, true, from);
+        outcome cut = read_mode_of(data, size, READ_FROM, filter, true, from);
         require_same(&full, &cut, READ_FROM);
     }
     return 0;
