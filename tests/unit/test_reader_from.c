@@ -124,6 +124,35 @@ static bool want_gc(void *ctx, const gcs_event_type *t)
     return gcs_gc_wants(ctx, t);
 }
 
+/* Halfway between the msec of the event `at` of a full read and the next
+ * later msec (the delivery's msec values come in order); half a ms after
+ * it when none is later. */
+static double halfway_to_next(const reading *all, size_t at)
+{
+    size_t next = at;
+    while (next < all->n_msec && !(all->msec[next] > all->msec[at]))
+        next++;
+    return next < all->n_msec ? all->msec[at] + (all->msec[next] - all->msec[at]) / 2
+                              : all->msec[at] + 0.5;
+}
+
+/* A full read of a trace and a read told to start at `from` (the filter
+ * and taps given), compared by check_cut under the name `what`. Returns
+ * whether the cut leaves events out. */
+static bool compare_at_cut(const unsigned char *data, size_t size,
+                           bool (*want)(void *, const gcs_event_type *), bool tap, double from,
+                           const char *what)
+{
+    reading full, cut;
+    read_trace(data, size, want, tap, from, false, &full);
+    read_trace(data, size, want, tap, from, true, &cut);
+    check_cut(what, &full, &cut);
+    const bool left_out = full.d.events < full.n_msec;
+    free(full.msec);
+    free(cut.msec);
+    return left_out;
+}
+
 /* The three cuts of one trace, in every mode; counts in *cut_some the
  * traces a third of the way leaves events out of. */
 static void cut_one(size_t i, const unsigned char *data, size_t size, void *ctx)
@@ -138,28 +167,17 @@ static void cut_one(size_t i, const unsigned char *data, size_t size, void *ctx)
         cuts[1] = all.msec[all.n_msec / 3];
         cuts[2] = all.msec[all.n_msec - 1] + 1.0;
         cuts[3] = all.msec[all.n_msec / 2];
-        /* The delivery's msec values come in order: the next later one. */
-        const double at = all.msec[2 * all.n_msec / 3];
-        size_t next = 2 * all.n_msec / 3;
-        while (next < all.n_msec && !(all.msec[next] > at))
-            next++;
-        cuts[4] = next < all.n_msec ? at + (all.msec[next] - at) / 2 : at + 0.5;
+        cuts[4] = halfway_to_next(&all, 2 * all.n_msec / 3);
     }
     for (int k = 0; k < 5; k++) {
         /* Every event, the GC analysis' filter, and its taps too; at the
          * last two cuts every event only. */
         for (int mode = 0; mode < (k < 3 ? 3 : 1); mode++) {
             bool (*want)(void *, const gcs_event_type *) = mode == 0 ? NULL : want_gc;
-            bool tap = mode == 2;
-            reading full, cut;
-            read_trace(data, size, want, tap, cuts[k], false, &full);
-            read_trace(data, size, want, tap, cuts[k], true, &cut);
             char what[512];
             snprintf(what, sizeof what, "%s, cut %d, mode %d", reader_traces[i], k, mode);
-            check_cut(what, &full, &cut);
-            *cut_some += mode == 0 && k == 1 && full.d.events < full.n_msec;
-            free(full.msec);
-            free(cut.msec);
+            const bool left_out = compare_at_cut(data, size, want, mode == 2, cuts[k], what);
+            *cut_some += mode == 0 && k == 1 && left_out;
         }
     }
     free(all.msec);
@@ -198,24 +216,13 @@ static void cut_many(size_t i, const unsigned char *data, size_t size, void *ctx
     read_trace(data, size, NULL, false, NAN, false, &all);
     for (size_t k = 1; k <= CUTS_PER_TRACE && all.n_msec > 1; k++) {
         const size_t at = k * (all.n_msec - 1) / (CUTS_PER_TRACE + 1);
-        size_t next = at;
-        while (next < all.n_msec && !(all.msec[next] > all.msec[at]))
-            next++;
-        const double cut[2] = {all.msec[at], next < all.n_msec
-                                                 ? all.msec[at] + (all.msec[next] - all.msec[at]) / 2
-                                                 : all.msec[at] + 0.5};
+        const double cut[2] = {all.msec[at], halfway_to_next(&all, at)};
         for (int h = 0; h < 2; h++)
             for (int filtered = 0; filtered < (k % 2 ? 2 : 1); filtered++) {
-                bool (*want)(void *, const gcs_event_type *) = filtered ? want_runtime : NULL;
-                reading full, part;
-                read_trace(data, size, want, false, cut[h], false, &full);
-                read_trace(data, size, want, false, cut[h], true, &part);
                 char what[512];
                 snprintf(what, sizeof what, "%s, cut at %.6f ms%s", reader_traces[i], cut[h],
                          filtered ? ", the runtime's events" : "");
-                check_cut(what, &full, &part);
-                free(full.msec);
-                free(part.msec);
+                compare_at_cut(data, size, filtered ? want_runtime : NULL, false, cut[h], what);
                 *cuts_made += !filtered;
             }
     }
