@@ -27,6 +27,11 @@
 # and formatted as text: the work `events` does, for a fair second
 # figure without a target) and bench-gc (TraceLoadedDotNetRuntime's GC
 # analysis). The best time of each counts; ratios come from the same run.
+# cat and gcscope's commands (0.05-4 s each) go on for more rounds than
+# TraceEvent's (5-35 s each) without it (GCSCOPE_BENCH_FAST_ROUNDS,
+# default ROUNDS + 4): the targets between them (info against cat, stats
+# against info) compare runs of 50-200 ms, which one slow neighbour of
+# this shared host moves by 5-10 %.
 # Then peak RSS of each command (/usr/bin/time), and instructions per
 # event (callgrind on the shape's first 30 MB), which do not move with
 # the load of this shared machine as seconds do.
@@ -42,6 +47,8 @@ GCSCOPE=${1:-build/gcscope}
 OUT=bench/out
 SHAPES=${GCSCOPE_BENCH_SHAPES:-alloc service cpu server netperf ctf}
 ROUNDS=${GCSCOPE_BENCH_ROUNDS:-3}
+FAST_ROUNDS=${GCSCOPE_BENCH_FAST_ROUNDS:-$((ROUNDS + 4))}
+[ "$FAST_ROUNDS" -ge "$ROUNDS" ] || FAST_ROUNDS=$ROUNDS
 ORACLE=build/oracle/bin/oracle/release/oracle.dll
 TMP=${TMPDIR:-/tmp}/gcscope-bench.$$
 mkdir -p "$TMP" "$OUT"
@@ -143,7 +150,7 @@ for shape in $SHAPES; do
     events=$(json_events "$trace")
     for v in cat info stats events objects te_events te_format te_gc; do eval "t_$v=''; m_$v=''"; done
     r=0
-    while [ $r -lt "$ROUNDS" ]; do
+    while [ $r -lt "$FAST_ROUNDS" ]; do
         measure cat sh -c "$cat_cmd"
         measure info "$GCSCOPE" info "$trace"
         measure stats "$GCSCOPE" stats "$trace"
@@ -171,7 +178,7 @@ for shape in $SHAPES; do
     # GCs (complete and not) of every process: stats keeps a record of each.
     gcs=$("$GCSCOPE" stats "$trace" 2>/dev/null | awk '$1 == "GCs" { n += $2 + $4 } END { print n + 0 }')
     echo
-    echo "== $shape: $trace, $mb MB, $events events; one core (${pin:-no taskset}), best of $ROUNDS interleaved rounds$([ "$te_rounds" = "$ROUNDS" ] || echo "; TraceEvent one round, on $te_trace")"
+    echo "== $shape: $trace, $mb MB, $events events; one core (${pin:-no taskset}), best of $FAST_ROUNDS interleaved rounds (TraceEvent: of the first $te_rounds$([ "$te_trace" = "$trace" ] || echo ", on $te_trace"))"
     row() { # name seconds rss_kb note
         awk -v n="$1" -v s="$2" -v r="$3" -v note="$4" -v mb="$mb" -v ev="$events" 'BEGIN {
             if (s == "") { printf "  %-28s %s\n", n, "-"; exit }
