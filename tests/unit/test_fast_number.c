@@ -142,6 +142,21 @@ static void test_fixed(void)
                 compare_fixed(-v, d);
             }
         }
+        /* The double product's path (gcs_put_fixed: units below 2^52,
+         * the exact path when the product's fraction is one half):
+         * fractions within 2^-6 of one half at magnitudes up to 2^53
+         * units (where the product strays most from the exact value, and
+         * the fraction is cut to fewer bits), and units either side of
+         * 2^52 in halves. */
+        for (int k = 0; k < 40000; k++) {
+            double units = (double)(next_random() >> (11 + next_random() % 33));
+            double frac = 0.5 + ((double)(next_random() % 2049) - 1024.0) * 0x1p-16;
+            double v = (units + frac) / (double)gcs_pow10_u64[d];
+            compare_fixed(v, d);
+            compare_fixed(-v, d);
+        }
+        for (int k = -8; k <= 8; k++)
+            compare_fixed((0x1p52 + (double)k * 0.5) / (double)gcs_pow10_u64[d], d);
         for (int k = -3; k <= 3; k++)
             compare_fixed(nextafter(0x1p52 / (double)gcs_pow10_u64[d], k < 0 ? 0.0 : INFINITY) +
                               (double)k / (double)gcs_pow10_u64[d], d);
