@@ -70,7 +70,7 @@ static inline void gcs_put_digits_back(char *end, uint64_t v, unsigned digits)
         *--p = (char)('0' + v % 10);
 }
 
-/* Decimal digits of v < 10^8 by compares whose outcomes the branch
+/* Decimal digits of v by compares whose outcomes the branch
  * predictor learns: the numbers of a column or of a trace's times have
  * one length for long runs, and a predicted length lets every store after
  * the number go ahead before its digits are known (gcs_u64_digits' count
@@ -84,7 +84,9 @@ static inline unsigned gcs_u32_digits_predicted(uint32_t v)
     }
     if (v < 1000000u)
         return v < 100000u ? 5 : 6;
-    return v < 10000000u ? 7 : 8;
+    if (v < 100000000u)
+        return v < 10000000u ? 7 : 8;
+    return v < 1000000000u ? 9 : 10;
 }
 
 /* printf's "%" PRIu64 at w; returns the end. */
@@ -362,7 +364,8 @@ static inline char *gcs_put_msec3(char *w, double ms)
     memcpy(&bits, &ms, sizeof bits);
     const uint64_t m = (bits & (((uint64_t)1 << 52) - 1)) | (uint64_t)1 << 52;
     const unsigned s = 1075u - ((unsigned)(bits >> 52) & 0x7ff); /* 23..52 here */
-    const unsigned int_digits = gcs_u64_digits((uint64_t)ms);
+    /* (predicted: a trace's times keep one length for long runs) */
+    const unsigned int_digits = gcs_u32_digits_predicted((uint32_t)ms);
     const unsigned d = 15 - int_digits; /* decimals of the 15 digits: 6..14 */
     const unsigned __int128 p = (unsigned __int128)m * gcs_pow10_u64[d]; /* < 2^100 */
     const unsigned __int128 r = p & (((unsigned __int128)1 << s) - 1);
@@ -380,9 +383,23 @@ static inline char *gcs_put_msec3(char *w, double ms)
     uint64_t thousandths = q / 10;
     if (q % 10 >= 5)
         thousandths++;
-    w = gcs_put_u64(w, thousandths / 1000);
+    const uint64_t int_part = thousandths / 1000;
+    const uint32_t frac = (uint32_t)(thousandths % 1000);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (int_part < 100000000u) { /* as gcs_put_fixed writes its digits */
+        const uint64_t int_word = gcs_digits8((uint32_t)int_part);
+        const uint64_t frac_word = gcs_digits8(frac);
+        const unsigned int_len = gcs_u32_digits_predicted((uint32_t)int_part);
+        gcs_store_digits8_tail(w, int_word, int_len);
+        w += int_len;
+        *w++ = '.';
+        gcs_store_digits8_tail(w, frac_word, 3);
+        return w + 3;
+    }
+#endif
+    w = gcs_put_u64(w, int_part);
     *w = '.';
-    gcs_put_digits_back(w + 4, thousandths % 1000, 3);
+    gcs_put_digits_back(w + 4, frac, 3);
     return w + 4;
 #else
     (void)w;
