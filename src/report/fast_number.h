@@ -204,7 +204,7 @@ static inline uint64_t gcs_digits8(uint32_t v)
 
 /* The last `keep` (1..8) of those digits, stored as 8 bytes at w (the
  * bytes after the kept ones are zeros, to be written over or left past
- * the end). Little-endian machines only (gcs_put_fixed checks). */
+ * the end). Little-endian machines only (its callers check). */
 static inline void gcs_store_digits8_tail(char *w, uint64_t word, unsigned keep)
 {
     word >>= 8 * (8 - keep);
@@ -269,8 +269,8 @@ static const double gcs_pow10_f64[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
  * (printf's rounding). Below 2^52 it comes from the double product x:
  * x's spacing there is at most 1/2, so the half between two integers is
  * one of x's values, and x, within half a spacing of P, lies on the same
- * side of it as P unless x is that half itself (then, about one value in
- * a thousand, gcs_fixed_scaled_exact computes N, as it does above 2^52).
+ * side of it as P unless x is that half itself (then, rarely,
+ * gcs_fixed_scaled_exact computes N, as it does above 2^52).
  * Measured alone this product is no faster than the exact integers
  * (docs/performance.md, "Rounding by the product in doubles"); in the
  * event printer, where each event's writes wait for its time's text,
@@ -343,7 +343,6 @@ static GCS_ALWAYS_INLINE char *gcs_put_fixed(char *w, double v, unsigned decimal
     return NULL;
 #endif
 }
-
 
 /*
  * gcs_msec_format's text of ms at w (room for 40 bytes), for 1 <= ms <
