@@ -204,11 +204,52 @@ static inline uint64_t gcs_digits8(uint32_t v)
 
 /* The last `keep` (1..8) of those digits, stored as 8 bytes at w (the
  * bytes after the kept ones are zeros, to be written over or left past
- * the end). Little-endian machines only (its callers check). */
+ * the end). Little-endian machines only (gcs_put_int_frac checks). */
 static inline void gcs_store_digits8_tail(char *w, uint64_t word, unsigned keep)
 {
     word >>= 8 * (8 - keep);
     memcpy(w, &word, sizeof word);
+}
+
+#if defined(__GNUC__)
+#define GCS_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define GCS_ALWAYS_INLINE inline
+#endif
+
+/* int_part, then a point and frac's `decimals` digits (none, and no
+ * point, with 0), zero-padded, at w (room for 40 bytes); returns the
+ * end. The usual number (int_part < 10^8, at most 8 decimals, a
+ * little-endian machine) from two gcs_digits8 words, its length by
+ * predicted compares; the rest two digits at a time from the last. */
+static GCS_ALWAYS_INLINE char *gcs_put_int_frac(char *w, uint64_t int_part, uint32_t frac,
+                                                unsigned decimals)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (int_part < 100000000u && decimals <= 8) {
+        /* Both words first: their divisions overlap. */
+        const uint64_t int_word = gcs_digits8((uint32_t)int_part);
+        const uint64_t frac_word = gcs_digits8(frac);
+        const unsigned int_digits = gcs_u32_digits_predicted((uint32_t)int_part);
+        gcs_store_digits8_tail(w, int_word, int_digits);
+        w += int_digits;
+        if (decimals) {
+            *w++ = '.';
+            gcs_store_digits8_tail(w, frac_word, decimals);
+            w += decimals;
+        }
+        return w;
+    }
+#endif
+    const unsigned int_digits = gcs_u64_digits(int_part);
+    gcs_put_digits_back(w + int_digits, int_part, int_digits);
+    w += int_digits;
+    if (decimals) {
+        *w++ = '.';
+        gcs_put_digits_back(w + decimals, frac, decimals);
+        w += decimals;
+    }
+    return w;
 }
 
 /* N = v * 10^decimals rounded half to even, exactly, from v's bits (v =
@@ -276,16 +317,10 @@ static const double gcs_pow10_f64[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
  * event printer, where each event's writes wait for its time's text,
  * it is (events JSON 4-8 % faster, twenty-ninth landing).
  *
- * The digits: the integer part and the decimals each from a word of 8
- * made two divisions deep (gcs_digits8), not two at a time from the last
- * (a chain as long as the number), and the integer part's length by
- * predicted compares (gcs_u32_digits_predicted).
+ * The digits: gcs_put_int_frac (two words of 8 made two divisions deep,
+ * not two digits at a time from the last, a chain as long as the number;
+ * the integer part's length by predicted compares).
  */
-#if defined(__GNUC__)
-#define GCS_ALWAYS_INLINE __attribute__((always_inline)) inline
-#else
-#define GCS_ALWAYS_INLINE inline
-#endif
 static GCS_ALWAYS_INLINE char *gcs_put_fixed(char *w, double v, unsigned decimals)
 {
 #if defined(__SIZEOF_INT128__)
@@ -310,32 +345,8 @@ static GCS_ALWAYS_INLINE char *gcs_put_fixed(char *w, double v, unsigned decimal
     if (bits >> 63)
         *w++ = '-';
     const uint64_t int_part = gcs_div_pow10(n, decimals);
-    const uint32_t frac = (uint32_t)(n - int_part * gcs_pow10_u64[decimals]);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (int_part < 100000000u && decimals <= 8) {
-        /* Both words first: their divisions overlap. */
-        const uint64_t int_word = gcs_digits8((uint32_t)int_part);
-        const uint64_t frac_word = gcs_digits8(frac);
-        const unsigned int_digits = gcs_u32_digits_predicted((uint32_t)int_part);
-        gcs_store_digits8_tail(w, int_word, int_digits);
-        w += int_digits;
-        if (decimals) {
-            *w++ = '.';
-            gcs_store_digits8_tail(w, frac_word, decimals);
-            w += decimals;
-        }
-        return w;
-    }
-#endif
-    const unsigned int_digits = gcs_u64_digits(int_part);
-    gcs_put_digits_back(w + int_digits, int_part, int_digits);
-    w += int_digits;
-    if (decimals) {
-        *w++ = '.';
-        gcs_put_digits_back(w + decimals, frac, decimals);
-        w += decimals;
-    }
-    return w;
+    return gcs_put_int_frac(w, int_part, (uint32_t)(n - int_part * gcs_pow10_u64[decimals]),
+                            decimals);
 #else
     (void)w;
     (void)v;
@@ -382,24 +393,7 @@ static inline char *gcs_put_msec3(char *w, double ms)
     uint64_t thousandths = q / 10;
     if (q % 10 >= 5)
         thousandths++;
-    const uint64_t int_part = thousandths / 1000;
-    const uint32_t frac = (uint32_t)(thousandths % 1000);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (int_part < 100000000u) { /* as gcs_put_fixed writes its digits */
-        const uint64_t int_word = gcs_digits8((uint32_t)int_part);
-        const uint64_t frac_word = gcs_digits8(frac);
-        const unsigned int_len = gcs_u32_digits_predicted((uint32_t)int_part);
-        gcs_store_digits8_tail(w, int_word, int_len);
-        w += int_len;
-        *w++ = '.';
-        gcs_store_digits8_tail(w, frac_word, 3);
-        return w + 3;
-    }
-#endif
-    w = gcs_put_u64(w, int_part);
-    *w = '.';
-    gcs_put_digits_back(w + 4, frac, 3);
-    return w + 4;
+    return gcs_put_int_frac(w, thousandths / 1000, (uint32_t)(thousandths % 1000), 3);
 #else
     (void)w;
     (void)ms;
